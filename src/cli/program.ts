@@ -1,0 +1,48 @@
+import { Command, CommanderError } from 'commander';
+import { TelformError, formatPlace } from '../errors.js';
+import { ExitCode, exitCodeHelp } from './exit-codes.js';
+import { commands } from './commands.js';
+
+/** Builds the commander program with every command of `commands.ts` registered. */
+export function buildProgram(): Command {
+  const program = new Command('telform')
+    .description('Infrastructure as code for SIP authentication, SIP trunking and US 10DLC registration.')
+    .option('--debug', 'print stack traces of internal errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .addHelpText('after', `\n${exitCodeHelp}`);
+  for (const create of commands) program.addCommand(create());
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code. User errors (`TelformError`) become one line on stderr;
+ * anything else is a bug: a short message, with the stack only under `--debug`.
+ */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
+  } catch (error) {
+    return reportError(error, argv.includes('--debug'));
+  }
+}
+
+function reportError(error: unknown, debug: boolean): number {
+  if (error instanceof CommanderError) {
+    // commander already printed the message (or the help/version text).
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.error;
+  }
+  if (error instanceof TelformError) {
+    const place = formatPlace(error.place);
+    process.stderr.write(`error: ${place ? `${place}  ` : ''}${error.message}\n`);
+    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`internal error: ${message}\nThis is a bug in telform; please report it with the command you ran.\n`);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  else process.stderr.write('Run again with --debug for the stack trace.\n');
+  return ExitCode.error;
+}

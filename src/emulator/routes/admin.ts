@@ -1,0 +1,94 @@
+import { ApiError, json, type JsonObject, type Reply } from '../http.js';
+import type { RequestLogEntry } from '../request-log.js';
+import type { Runtime } from '../runtime.js';
+
+/**
+ * Admin routes under `/__emulator/`: not part of the API, for tests and demos (seed data, read the
+ * request log, move the clock). They need no auth: the emulator serves loopback only.
+ */
+export interface AdminRouteContext {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: JsonObject;
+  runtime: Runtime;
+}
+
+export interface AdminRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Full path, e.g. `/__emulator/requests/`. */
+  path: string;
+  handle(context: AdminRouteContext): Reply | Promise<Reply>;
+}
+
+/** The account named in an admin path, or 404. */
+export function requireAccount(runtime: Runtime, authId: string) {
+  const account = runtime.state.accounts.get(authId);
+  if (!account) throw new ApiError(404, `no account ${authId}`);
+  return account;
+}
+
+export const adminRoutes: AdminRoute[] = [
+  {
+    method: 'GET',
+    path: '/__emulator/health/',
+    handle: ({ runtime }) => json(200, { status: 'ok', now: runtime.nowIso(), accounts: [...runtime.state.accounts.keys()] }),
+  },
+  {
+    method: 'GET',
+    path: '/__emulator/requests/',
+    handle: ({ runtime, query }) => {
+      const type = query.get('type');
+      const since = query.get('since_seq');
+      const requests: RequestLogEntry[] = runtime.log.list({
+        ...(query.get('account') ? { account: query.get('account') as string } : {}),
+        ...(type === 'request' || type === 'callback' ? { type } : {}),
+        ...(since ? { sinceSeq: Number(since) } : {}),
+      });
+      return json(200, { requests });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/__emulator/requests/',
+    handle: ({ runtime }) => {
+      runtime.log.clear();
+      return json(200, { message: 'request log cleared' });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__emulator/clock/',
+    handle: ({ runtime, body }) => {
+      const advance = body.advance_ms;
+      if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) {
+        throw new ApiError(400, 'advance_ms must be a non-negative number of milliseconds');
+      }
+      runtime.advanceClock(advance);
+      return json(200, { now: runtime.nowIso() });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/__emulator/accounts/',
+    handle: ({ runtime, body }) => {
+      const { auth_id: authId, auth_token: authToken } = body;
+      if (typeof authId !== 'string' || !/^[A-Za-z0-9]{1,64}$/.test(authId)) {
+        throw new ApiError(400, 'auth_id must be 1 to 64 letters or digits');
+      }
+      if (typeof authToken !== 'string' || authToken.length < 1) throw new ApiError(400, 'auth_token is required');
+      const existing = runtime.state.accounts.get(authId);
+      if (existing && existing.authToken !== authToken) throw new ApiError(409, `account ${authId} exists with another token`);
+      runtime.ensureAccount(authId, authToken);
+      return json(existing ? 200 : 201, { auth_id: authId });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/__emulator/accounts/:auth_id/billing/',
+    handle: ({ runtime, params }) => {
+      const account = requireAccount(runtime, params.auth_id as string);
+      const total = account.billing.reduce((sum, item) => sum + item.amount_usd, 0);
+      return json(200, { total_usd: total, items: account.billing });
+    },
+  },
+];
