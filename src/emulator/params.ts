@@ -68,9 +68,3 @@ export function queryEnum<T extends string>(query: URLSearchParams, name: string
   if (!(allowed as readonly string[]).includes(raw)) throw new ApiError(400, `${name} must be one of ${allowed.join(', ')}`);
   return raw as T;
 }
-
-/** Rejects body fields the endpoint does not know, so a client's typo is a 400 rather than ignored. */
-export function rejectUnknownFields(body: JsonObject, allowed: readonly string[]): void {
-  const unknown = Object.keys(body).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) throw new ApiError(400, `unknown parameter: ${unknown.join(', ')}`);
-}
