@@ -1,0 +1,87 @@
+import { TelformError, type ErrorPlace, type JsonValue } from '../errors.js';
+
+/** What the client knows about the request behind an error; never a secret. */
+export interface RequestSummary {
+  method: string;
+  /** Path relative to the base URL, without query string. */
+  path: string;
+}
+
+/**
+ * The API answered with an error status. Keeps the status, the API's own message and the request,
+ * so the CLI can say exactly what the API refused and why.
+ */
+export class ApiRequestError extends TelformError {
+  readonly status: number;
+  readonly apiMessage: string;
+  readonly request: RequestSummary;
+
+  constructor(status: number, apiMessage: string, request: RequestSummary, place?: ErrorPlace) {
+    super('api_error', `the API answered ${status} to ${request.method} ${request.path}: ${apiMessage}`, {
+      ...(place ? { place } : {}),
+      details: { status, api_message: apiMessage, method: request.method, path: request.path },
+    });
+    this.name = 'ApiRequestError';
+    this.status = status;
+    this.apiMessage = apiMessage;
+    this.request = request;
+  }
+}
+
+/**
+ * The request may or may not have taken effect: it was sent and then the connection failed, timed
+ * out, or the server answered 5xx. Writes that are not idempotent must be reconciled by reading
+ * (DESIGN.md section 7), never re-sent blindly.
+ */
+export class OutcomeUnknownError extends TelformError {
+  readonly request: RequestSummary;
+
+  constructor(request: RequestSummary, reason: string, cause?: unknown) {
+    super('outcome_unknown', `no answer to ${request.method} ${request.path} (${reason}); it may or may not have taken effect`, {
+      details: { method: request.method, path: request.path, reason },
+      cause,
+    });
+    this.name = 'OutcomeUnknownError';
+    this.request = request;
+  }
+}
+
+/** Retries ran out (attempts or time) on a request that kept failing with a retryable error. */
+export class RetriesExhaustedError extends TelformError {
+  constructor(request: RequestSummary, attempts: number, lastReason: string, cause?: unknown) {
+    super('retries_exhausted', `${request.method} ${request.path} failed after ${attempts} attempts: ${lastReason}`, {
+      details: { method: request.method, path: request.path, attempts, last_reason: lastReason },
+      cause,
+    });
+    this.name = 'RetriesExhaustedError';
+  }
+}
+
+/** A list could not be read whole; nothing may be planned from a partial view (DESIGN.md section 6). */
+export class PartialListError extends TelformError {
+  constructor(path: string, reason: string, details: Record<string, JsonValue> = {}) {
+    super('partial_list', `could not read the whole list ${path}: ${reason}`, { details: { path, ...details } });
+    this.name = 'PartialListError';
+  }
+}
+
+/** Endpoint or credentials are missing or inconsistent (DESIGN.md section 7). */
+export class ConnectionConfigError extends TelformError {
+  constructor(message: string) {
+    super('connection_config', message);
+    this.name = 'ConnectionConfigError';
+  }
+}
+
+/** Extracts the API's message from an error body, tolerant of the shapes production uses (api-facts.md 2e). */
+export function apiMessageOf(body: unknown, fallback: string): string {
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    for (const key of ['error', 'message', 'global_error']) {
+      const value = record[key];
+      if (typeof value === 'string' && value !== '') return value;
+      if (value && typeof value === 'object') return JSON.stringify(value);
+    }
+  }
+  return fallback;
+}

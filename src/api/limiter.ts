@@ -1,0 +1,80 @@
+import type { Clock } from './clock.js';
+
+export interface LimiterOptions {
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** At most `requests` started in any window of `periodMs` (production: 300 per 5 s, api-facts.md section 6). */
+  requests: number;
+  periodMs: number;
+}
+
+export const defaultLimiterOptions: LimiterOptions = { concurrency: 8, requests: 300, periodMs: 5_000 };
+
+/**
+ * One limiter shared by every request of a run: bounds concurrency and keeps the request rate under
+ * the account's limit (a sliding window of start times), so parallel branches of an apply never
+ * trip the API's 429 on their own.
+ */
+export class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly starts: number[] = [];
+
+  constructor(
+    private readonly options: LimiterOptions,
+    private readonly clock: Clock,
+  ) {
+    if (options.concurrency < 1 || options.requests < 1 || options.periodMs <= 0) {
+      throw new RangeError('limiter needs concurrency ≥ 1, requests ≥ 1 and a positive period');
+    }
+  }
+
+  /** Runs `task` once a slot is free and the rate allows; the slot is released when it settles. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    await this.acquireSlot();
+    try {
+      await this.waitForRate();
+      return await task();
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  private acquireSlot(): Promise<void> {
+    if (this.active < this.options.concurrency) {
+      this.active += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active -= 1;
+  }
+
+  private async waitForRate(): Promise<void> {
+    for (;;) {
+      const now = this.clock.now();
+      while (this.starts.length > 0 && (this.starts[0] as number) <= now - this.options.periodMs) this.starts.shift();
+      if (this.starts.length < this.options.requests) {
+        this.starts.push(now);
+        return;
+      }
+      await this.clock.sleep((this.starts[0] as number) + this.options.periodMs - now);
+    }
+  }
+}
+
+/** Parses `N/PERIOD` (`300/5s`, `10/1s`, `100/500ms`, `60/1m`) into requests and milliseconds. */
+export function parseRateLimit(text: string): { requests: number; periodMs: number } | undefined {
+  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)?\s*(ms|s|m)?\s*$/.exec(text);
+  if (!match) return undefined;
+  const requests = Number(match[1]);
+  const amount = match[2] === undefined ? 1 : Number(match[2]);
+  const unit = match[3] ?? 's';
+  const periodMs = amount * (unit === 'ms' ? 1 : unit === 's' ? 1_000 : 60_000);
+  if (requests < 1 || periodMs <= 0) return undefined;
+  return { requests, periodMs };
+}
