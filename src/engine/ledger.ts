@@ -1,0 +1,125 @@
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { TelformError } from '../errors.js';
+
+/**
+ * The ownership ledger (DESIGN.md section 4): which live objects telform manages, bound to one
+ * endpoint and account. It never holds a secret: write-only fields are kept as HMAC-SHA256
+ * fingerprints keyed from the account's auth token, with the key's id, so a changed secret is
+ * detectable and a token change makes fingerprints unverifiable rather than wrong.
+ */
+
+export const ledgerFormatVersion = 1;
+
+export interface SecretFingerprint {
+  hmac: string;
+  key_id: string;
+}
+
+export interface LedgerEntry {
+  kind: string;
+  name: string;
+  /** The live object's id. */
+  id: string;
+  /** The last applied normalised spec, secrets left out. */
+  applied_spec: Record<string, unknown>;
+  /** Fingerprint of each write-only field, by field path. */
+  secrets: Record<string, SecretFingerprint>;
+  updated_at: string;
+}
+
+export interface Ledger {
+  format_version: number;
+  /** Random id of this ledger's history; a saved plan names it so it cannot be applied to another. */
+  lineage: string;
+  /** `local` for the embedded emulator, else the base URL. */
+  endpoint: string;
+  account: string;
+  /** Incremented by every apply that changed the ledger. */
+  serial: number;
+  /** Keyed by address `Kind/name`, sorted on write. */
+  resources: Record<string, LedgerEntry>;
+}
+
+export function emptyLedger(endpoint: string, account: string): Ledger {
+  return { format_version: ledgerFormatVersion, lineage: randomUUID(), endpoint, account, serial: 0, resources: {} };
+}
+
+export function addressOf(kind: string, name: string): string {
+  return `${kind}/${name}`;
+}
+
+/** Refuses a ledger that belongs to another endpoint or account (DESIGN.md section 4). */
+export function assertLedgerBinding(ledger: Ledger, endpoint: string, account: string, file: string): void {
+  if (ledger.endpoint !== endpoint || ledger.account !== account) {
+    throw new TelformError(
+      'ledger_mismatch',
+      `the state file ${file} belongs to account ${ledger.account} at ${ledger.endpoint}, not to account ${account} at ${endpoint}; use --state to pick the right file`,
+    );
+  }
+}
+
+/** The fingerprint key: derived from the auth token, so the ledger proves nothing without it. */
+export class SecretFingerprinter {
+  readonly keyId: string;
+  private readonly key: Buffer;
+
+  constructor(authToken: string) {
+    this.key = createHmac('sha256', authToken).update('telform secret fingerprint v1').digest();
+    this.keyId = createHash('sha256').update(this.key).digest('hex').slice(0, 16);
+  }
+
+  fingerprint(address: string, field: string, secret: string): SecretFingerprint {
+    // The address and field are mixed in so equal passwords of two resources do not look equal.
+    const hmac = createHmac('sha256', this.key).update(`${address}\0${field}\0${secret}`).digest('hex');
+    return { hmac, key_id: this.keyId };
+  }
+
+  /** `same`/`changed` when the stored fingerprint was made with this key, else `unverifiable`. */
+  compare(
+    stored: SecretFingerprint | undefined,
+    address: string,
+    field: string,
+    secret: string,
+  ): 'same' | 'changed' | 'unverifiable' {
+    if (!stored || stored.key_id !== this.keyId) return 'unverifiable';
+    return stored.hmac === this.fingerprint(address, field, secret).hmac ? 'same' : 'changed';
+  }
+}
+
+/** Parses and checks a ledger read from disk; a damaged file is an error, never an empty ledger. */
+export function parseLedger(text: string, file: string): Ledger {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new TelformError('ledger_corrupt', `the state file ${file} is not valid JSON; restore it from version control or a backup`);
+  }
+  const ledger = data as Partial<Ledger>;
+  if (
+    typeof ledger !== 'object' ||
+    ledger === null ||
+    typeof ledger.format_version !== 'number' ||
+    typeof ledger.endpoint !== 'string' ||
+    typeof ledger.account !== 'string' ||
+    typeof ledger.serial !== 'number' ||
+    typeof ledger.lineage !== 'string' ||
+    typeof ledger.resources !== 'object' ||
+    ledger.resources === null
+  ) {
+    throw new TelformError('ledger_corrupt', `the state file ${file} is not a telform state file`);
+  }
+  if (ledger.format_version > ledgerFormatVersion) {
+    throw new TelformError(
+      'ledger_version',
+      `the state file ${file} has format ${ledger.format_version}, newer than this telform understands (${ledgerFormatVersion}); upgrade telform`,
+    );
+  }
+  return ledger as Ledger;
+}
+
+/** Serialises with sorted resource keys, so the committed file diffs cleanly. */
+export function serializeLedger(ledger: Ledger): string {
+  const resources: Record<string, LedgerEntry> = {};
+  for (const address of Object.keys(ledger.resources).sort()) resources[address] = ledger.resources[address] as LedgerEntry;
+  return `${JSON.stringify({ ...ledger, resources }, null, 2)}\n`;
+}
