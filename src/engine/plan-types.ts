@@ -1,0 +1,117 @@
+import type { Operation } from 'fast-json-patch';
+import type { SourcePlace } from '../errors.js';
+
+/**
+ * A plan is versioned, serialisable data (STYLE.md 5). Renderers turn it into text, JSON or
+ * markdown; `apply plan.json` executes exactly it. Changes are in execution order.
+ */
+export const planFormatVersion = 1;
+
+/** DESIGN.md section 5. */
+export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'wait' | 'blocked' | 'noop';
+
+export interface ChangeFlags {
+  /** Cost of this change in USD (campaign vetting reviews: 15 each). */
+  billable_usd: number;
+  /** Brand/campaign delete or replace: cannot be undone. */
+  irreversible: boolean;
+  /** Deleting an ACL or credential a live trunk or application still uses. */
+  breaks_auth: boolean;
+  /** Deleting an origination URI a trunk uses, or a trunk numbers are attached to. */
+  breaks_calls: boolean;
+  /** An application binding must be cleared before this delete (telform does it when it manages the binding). */
+  needs_unassign: boolean;
+}
+
+/** Registry outcome of a 10DLC object, reported with the plan, never acted on. */
+export interface RegistryStatus {
+  registration_status: string;
+  declined_reasons?: Array<{ code: string; message: string }>;
+  error_code?: string;
+  error_reason?: string;
+}
+
+export interface PlannedChange {
+  /** `Kind/name` for manifest and ledger resources; `Kind/#id` for unmanaged objects. */
+  address: string;
+  kind: string;
+  name: string;
+  action: PlanAction;
+  /** Live id, when the object exists. */
+  id?: string;
+  /** For `replace`: both may exist at once (create first) or not (delete first). */
+  replace_strategy?: 'create_before_delete' | 'delete_before_create';
+  /** Why this action: one sentence each. */
+  reasons: string[];
+  flags: ChangeFlags;
+  /** RFC 6902 operations from the normalised live spec to the desired one; secrets as `(sensitive)`. */
+  patch: Operation[];
+  /** Normalised live spec (absent for create). */
+  before?: Record<string, unknown>;
+  /** Desired spec (absent for delete). */
+  after?: Record<string, unknown>;
+  /** Write-only fields that will be sent: `changed` or `unverifiable` (first set after import or token change). */
+  secrets?: Record<string, 'changed' | 'unverifiable'>;
+  /** Addresses this change must wait for. */
+  depends_on: string[];
+  /** Where the resource is declared. */
+  source?: SourcePlace;
+  registry?: RegistryStatus;
+  /** Whether the live account differs from what telform last applied (drift), not only the manifest. */
+  drifted?: boolean;
+  /** Requests the apply of this change will send (estimate). */
+  api_requests: number;
+}
+
+export interface UnmanagedObject {
+  kind: string;
+  id: string;
+  /** The API's name field, if any. */
+  name: string;
+  /** Will be deleted (`--prune-unmanaged`). */
+  prune: boolean;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  replace: number;
+  delete: number;
+  adopt: number;
+  wait: number;
+  blocked: number;
+  noop: number;
+  cost_usd: number;
+  irreversible: number;
+  api_requests: number;
+}
+
+export interface PlanApprovals {
+  allow_irreversible: string[];
+  max_cost_usd: number | null;
+  force_deletes: boolean;
+  allow_empty: boolean;
+  prune_unmanaged: string[];
+}
+
+/** Fingerprint of what a saved plan was computed from, so `apply plan.json` can refuse if it changed. */
+export interface PlanBasis {
+  ledger_lineage: string;
+  ledger_serial: number;
+  /** By address: a hash of the live object (registry statuses left out), or `absent:<natural key>` for creates. */
+  objects: Record<string, string>;
+}
+
+export interface Plan {
+  format_version: number;
+  created_at: string;
+  endpoint: string;
+  account: string;
+  changes: PlannedChange[];
+  unmanaged: UnmanagedObject[];
+  summary: PlanSummary;
+  /** Non-blocking observations (literal secrets, short passwords, pending registrations). */
+  warnings: string[];
+  approvals: PlanApprovals;
+  basis: PlanBasis;
+}

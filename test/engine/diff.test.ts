@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { comparable, diffSpecs, type DiffRules } from '../../src/engine/diff.js';
+
+const rules: DiffRules = {
+  setFields: {
+    ip_addresses: (member) => String(member),
+    entries: (member) => {
+      const entry = member as { ip: string; cidr_prefix: number };
+      return `${entry.ip}/${entry.cidr_prefix}`;
+    },
+  },
+  secretFields: ['password'],
+};
+
+describe('comparable', () => {
+  it('treats "", null and absent alike and drops secrets', () => {
+    expect(comparable({ name: 'a', fallback_uri_uuid: null, ip_acl_uuid: '', password: 'x' }, rules)).toEqual({ name: 'a' });
+  });
+});
+
+describe('diffSpecs', () => {
+  it('is empty for equal specs whatever the set order', () => {
+    const diff = diffSpecs({ ip_addresses: ['10.0.0.2', '10.0.0.1'] }, { ip_addresses: ['10.0.0.1', '10.0.0.2'] }, rules);
+    expect(diff).toEqual({ patch: [], changedFields: [] });
+  });
+
+  it('adds one set member as one add operation', () => {
+    const diff = diffSpecs(
+      { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11'] },
+      { name: 'office', ip_addresses: ['203.0.113.9', '203.0.113.10', '203.0.113.11'] },
+      rules,
+    );
+    expect(diff.patch).toEqual([{ op: 'add', path: '/ip_addresses/203.0.113.9', value: '203.0.113.9' }]);
+    expect(diff.changedFields).toEqual(['ip_addresses']);
+  });
+
+  it('keys entries by address and prefix, so a description change is one replace', () => {
+    const diff = diffSpecs(
+      { entries: [{ ip: '10.0.0.1', cidr_prefix: 32, description: 'old' }] },
+      { entries: [{ ip: '10.0.0.1', cidr_prefix: 32, description: 'new' }] },
+      rules,
+    );
+    expect(diff.patch).toEqual([{ op: 'replace', path: '/entries/10.0.0.1~132/description', value: 'new' }]);
+  });
+
+  it('reports scalar replaces, additions and removals', () => {
+    const diff = diffSpecs({ secure: false, fallback_uri_uuid: 'u1' }, { secure: true, name: 'x' }, rules);
+    expect(diff.changedFields).toEqual(['fallback_uri_uuid', 'name', 'secure']);
+    expect(diff.patch).toEqual(
+      expect.arrayContaining([
+        { op: 'remove', path: '/fallback_uri_uuid' },
+        { op: 'replace', path: '/secure', value: true },
+        { op: 'add', path: '/name', value: 'x' },
+      ]),
+    );
+  });
+});
