@@ -1,0 +1,118 @@
+import type { Operation } from 'fast-json-patch';
+import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
+
+/** Pieces shared by the text and markdown renderers; pure functions, no I/O. */
+
+/** A JSON pointer as a readable field path: `/entries/10.0.0.1~132/description` → `entries["10.0.0.1/32"].description`. */
+export function fieldPath(pointer: string): string {
+  const segments = pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return segments
+    .map((segment, index) => {
+      if (index === 0) return segment;
+      if (/^\d+$/.test(segment)) return `[${segment}]`;
+      if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return `.${segment}`;
+      return `[${JSON.stringify(segment)}]`;
+    })
+    .join('');
+}
+
+export function formatValue(value: unknown): string {
+  if (value === undefined) return '(none)';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
+    const text = JSON.stringify(value);
+    return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  }
+  return String(value);
+}
+
+export function valueAt(document: unknown, pointer: string): unknown {
+  let current: unknown = document;
+  for (const raw of pointer.split('/').slice(1)) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+export interface FieldLine {
+  marker: '+' | '-' | '~';
+  text: string;
+}
+
+/** One line per patch operation, with the old value where there is one. */
+export function patchLines(change: PlannedChange): FieldLine[] {
+  return change.patch.map((operation: Operation) => {
+    const path = fieldPath(operation.path);
+    switch (operation.op) {
+      case 'add':
+        return { marker: '+', text: `${path} = ${formatValue(operation.value)}` };
+      case 'remove':
+        return { marker: '-', text: `${path} = ${formatValue(valueAt(change.before, operation.path))}` };
+      case 'replace':
+        return { marker: '~', text: `${path}: ${formatValue(valueAt(change.before, operation.path))} → ${formatValue(operation.value)}` };
+      default:
+        return { marker: '~', text: `${path}: ${operation.op}` };
+    }
+  });
+}
+
+/** Lines for a create: every desired field. */
+export function createLines(change: PlannedChange): FieldLine[] {
+  return Object.entries(change.after ?? {}).map(([key, value]) => ({ marker: '+', text: `${key} = ${formatValue(value)}` }));
+}
+
+export function secretLines(change: PlannedChange): FieldLine[] {
+  return Object.entries(change.secrets ?? {}).map(([field, state]) => ({
+    marker: '~',
+    text: `${field} = (sensitive) ${state === 'unverifiable' ? 'will be set (cannot be compared)' : 'changed'}`,
+  }));
+}
+
+export const actionOrder: readonly PlanAction[] = ['create', 'adopt', 'update', 'replace', 'delete', 'wait', 'blocked', 'noop'];
+
+export const actionMarker: Record<PlanAction, string> = {
+  create: '+',
+  adopt: '<=',
+  update: '~',
+  replace: '-/+',
+  delete: '-',
+  wait: '…',
+  blocked: '!',
+  noop: ' ',
+};
+
+export const actionHeading: Record<PlanAction, string> = {
+  create: 'will be created',
+  adopt: 'will be adopted (it exists and matches by name)',
+  update: 'will be updated in place',
+  replace: 'must be replaced',
+  delete: 'will be deleted',
+  wait: 'waits for the registry',
+  blocked: 'cannot be changed',
+  noop: 'is up to date',
+};
+
+export function summaryLine(summary: PlanSummary): string {
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete. Cost: ${formatUsd(summary.cost_usd)} USD. Irreversible: ${summary.irreversible}.`;
+}
+
+export function formatUsd(amount: number): string {
+  return Number.isInteger(amount) ? String(amount) : amount.toFixed(2);
+}
+
+/** Flags of a change as short words, for headings. */
+export function flagWords(change: PlannedChange): string[] {
+  const words: string[] = [];
+  if (change.flags.irreversible) words.push('irreversible');
+  if (change.flags.billable_usd > 0) words.push(`billable ${formatUsd(change.flags.billable_usd)} USD`);
+  if (change.flags.breaks_auth) words.push('breaks auth');
+  if (change.flags.breaks_calls) words.push('breaks calls');
+  if (change.flags.needs_unassign) words.push('needs unassign');
+  if (change.drifted) words.push('drift');
+  return words;
+}

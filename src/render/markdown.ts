@@ -1,0 +1,87 @@
+import type { Plan, PlannedChange } from '../engine/plan-types.js';
+import { actionHeading, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine } from './format.js';
+
+/** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
+export const markdownLimit = 65_000;
+const tailReserve = 2_000;
+
+/**
+ * A pull-request comment: a summary table, irreversible and billable changes first, each
+ * resource's field changes folded in `<details>`. However large the plan, the output stays under
+ * `markdownLimit`; changes that do not fit are counted in a closing line.
+ */
+export function renderMarkdown(plan: Plan): string {
+  const changes = plan.changes.filter((change) => change.action !== 'noop');
+  const head: string[] = ['### telform plan', '', summaryLine(plan.summary), ''];
+  head.push('| Action | Count |', '|---|---:|');
+  for (const [label, count] of [
+    ['create', plan.summary.create],
+    ['update', plan.summary.update],
+    ['replace', plan.summary.replace],
+    ['delete', plan.summary.delete],
+    ['adopt', plan.summary.adopt],
+    ['wait (registry)', plan.summary.wait],
+    ['blocked', plan.summary.blocked],
+  ] as const) {
+    if (count > 0) head.push(`| ${label} | ${count} |`);
+  }
+  head.push(`| **cost** | **${formatUsd(plan.summary.cost_usd)} USD** |`, `| **irreversible** | **${plan.summary.irreversible}** |`, '');
+
+  const critical = changes.filter((change) => change.flags.irreversible || change.flags.billable_usd > 0);
+  if (critical.length > 0) {
+    head.push('#### ⚠️ Irreversible or billable', '');
+    for (const change of critical) head.push(`- **${change.address}** ${actionHeading[change.action]} — ${flagWords(change).join(', ')}`);
+    head.push('');
+  }
+  for (const warning of plan.warnings) head.push(`> ${escapeMarkdown(warning)}`);
+  if (plan.warnings.length > 0) head.push('');
+  if (changes.length === 0) head.push('No changes. The account matches the manifests.', '');
+
+  let output = head.join('\n');
+  const ordered = [...critical, ...changes.filter((change) => !critical.includes(change))];
+  let shown = 0;
+  for (const change of ordered) {
+    const block = renderBlock(change);
+    if (output.length + block.length > markdownLimit - tailReserve) break;
+    output += block;
+    shown += 1;
+  }
+  if (shown < ordered.length) {
+    const rest = ordered.slice(shown);
+    const counts = new Map<string, number>();
+    for (const change of rest) counts.set(change.action, (counts.get(change.action) ?? 0) + 1);
+    const parts = [...counts].map(([action, count]) => `${count} ${action}`).join(', ');
+    output += `\n_…and ${rest.length} more changes not shown (${parts}); run \`telform plan\` for the full plan._\n`;
+  }
+  if (plan.unmanaged.length > 0) {
+    output += `\n${plan.unmanaged.length} unmanaged object(s) in the account are left alone.\n`;
+  }
+  return output;
+}
+
+function renderBlock(change: PlannedChange): string {
+  const flags = flagWords(change);
+  const lines = [
+    `<details><summary><code>${escapeHtml(change.address)}</code> ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
+    '',
+  ];
+  for (const reason of change.reasons) lines.push(`- ${escapeMarkdown(reason)}`);
+  if (change.registry) lines.push(`- registry status: \`${change.registry.registration_status}\``);
+  const fields =
+    change.action === 'create' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];
+  if (fields.length > 0) {
+    lines.push('', '```diff');
+    for (const field of fields) lines.push(`${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`);
+    lines.push('```');
+  }
+  lines.push('', '</details>', '');
+  return `${lines.join('\n')}\n`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function escapeMarkdown(text: string): string {
+  return text.replace(/([\\`*_<>[\]])/g, '\\$1');
+}

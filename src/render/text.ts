@@ -1,0 +1,97 @@
+import type { Plan, PlanAction, PlannedChange } from '../engine/plan-types.js';
+import {
+  actionHeading,
+  actionMarker,
+  actionOrder,
+  createLines,
+  flagWords,
+  patchLines,
+  secretLines,
+  summaryLine,
+  type FieldLine,
+} from './format.js';
+
+export interface TextOptions {
+  color: boolean;
+  /** Also list resources that are up to date. */
+  showNoop?: boolean;
+}
+
+const ansi = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, bold: 1, dim: 2 } as const;
+type Style = keyof typeof ansi;
+
+const actionStyle: Record<PlanAction, Style> = {
+  create: 'green',
+  adopt: 'cyan',
+  update: 'yellow',
+  replace: 'magenta',
+  delete: 'red',
+  wait: 'blue',
+  blocked: 'red',
+  noop: 'dim',
+};
+
+const markerStyle: Record<FieldLine['marker'], Style> = { '+': 'green', '-': 'red', '~': 'yellow' };
+
+/** Terraform-like text: grouped by action, markers, only changed fields, a summary line. */
+export function renderText(plan: Plan, options: TextOptions): string {
+  const paint = (style: Style, text: string): string => (options.color ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text);
+  const lines: string[] = [];
+  const visible = plan.changes.filter((change) => change.action !== 'noop' || options.showNoop);
+  if (visible.length === 0) {
+    lines.push('No changes. The account matches the manifests.');
+  } else {
+    for (const action of actionOrder) {
+      const group = visible.filter((change) => change.action === action);
+      if (group.length === 0) continue;
+      for (const change of group) lines.push(...renderChange(change, paint), '');
+    }
+  }
+  if (plan.unmanaged.length > 0) {
+    lines.push(paint('bold', 'Unmanaged objects (neither in the manifests nor in the state):'));
+    for (const object of plan.unmanaged) {
+      const marker = object.prune ? paint('red', '-') : ' ';
+      lines.push(`  ${marker} ${object.kind} ${object.id}${object.name ? ` (${object.name})` : ''}${object.prune ? ' will be deleted (--prune-unmanaged)' : ''}`);
+    }
+    lines.push('');
+  }
+  for (const warning of plan.warnings) lines.push(`${paint('yellow', 'warning:')} ${warning}`);
+  if (plan.warnings.length > 0) lines.push('');
+  lines.push(paint('bold', summaryLine(plan.summary)));
+  if (plan.summary.wait > 0 || plan.summary.blocked > 0) {
+    lines.push(`Waiting on the registry: ${plan.summary.wait}. Blocked: ${plan.summary.blocked}.`);
+  }
+  lines.push(`API requests to apply: about ${plan.summary.api_requests}.`);
+  return `${lines.join('\n')}\n`;
+}
+
+function renderChange(change: PlannedChange, paint: (style: Style, text: string) => string): string[] {
+  const style = actionStyle[change.action];
+  const flags = flagWords(change);
+  const strategy =
+    change.action === 'replace' && change.replace_strategy
+      ? change.replace_strategy === 'create_before_delete'
+        ? ' (create the new one, then delete the old)'
+        : ' (delete the old one first, then create)'
+      : '';
+  const heading = `  # ${change.address} ${actionHeading[change.action]}${strategy}${flags.length > 0 ? ` [${flags.join(', ')}]` : ''}`;
+  const lines = [paint('bold', heading)];
+  for (const reason of change.reasons) lines.push(`  #   ${reason}`);
+  if (change.registry) {
+    const registry = change.registry;
+    lines.push(`  #   registry status: ${registry.registration_status}`);
+    for (const reason of registry.declined_reasons ?? []) lines.push(`  #   declined: ${reason.code}: ${reason.message}`);
+    if (registry.error_code || registry.error_reason) {
+      lines.push(`  #   error: ${[registry.error_code, registry.error_reason].filter(Boolean).join(': ')}`);
+    }
+  }
+  lines.push(`  ${paint(style, actionMarker[change.action])} ${change.address}${change.id ? ` (id ${change.id})` : ''}`);
+  const fields =
+    change.action === 'create'
+      ? createLines(change)
+      : change.action === 'delete' || change.action === 'noop'
+        ? []
+        : [...patchLines(change), ...secretLines(change)];
+  for (const field of fields) lines.push(`      ${paint(markerStyle[field.marker], field.marker)} ${field.text}`);
+  return lines;
+}

@@ -1,0 +1,45 @@
+import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
+
+/** Small builders for plans in renderer tests. */
+export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, 'address' | 'action'>): PlannedChange {
+  const [kind = '', name = ''] = overrides.address.split('/');
+  return {
+    kind,
+    name,
+    reasons: [],
+    flags: { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false },
+    patch: [],
+    depends_on: [],
+    api_requests: 1,
+    ...overrides,
+  };
+}
+
+export function plan(changes: PlannedChange[], overrides: Partial<Plan> = {}): Plan {
+  const count = (action: string) => changes.filter((item) => item.action === action).length;
+  return {
+    format_version: 1,
+    created_at: '2026-11-25T00:00:00.000Z',
+    endpoint: 'local',
+    account: 'MAEMULATOR0000000001',
+    changes,
+    unmanaged: [],
+    summary: {
+      create: count('create'),
+      update: count('update'),
+      replace: count('replace'),
+      delete: count('delete'),
+      adopt: count('adopt'),
+      wait: count('wait'),
+      blocked: count('blocked'),
+      noop: count('noop'),
+      cost_usd: changes.reduce((sum, item) => sum + item.flags.billable_usd, 0),
+      irreversible: changes.filter((item) => item.flags.irreversible).length,
+      api_requests: changes.reduce((sum, item) => sum + item.api_requests, 0),
+    },
+    warnings: [],
+    approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: [] },
+    basis: { ledger_lineage: 'l', ledger_serial: 0, objects: {} },
+    ...overrides,
+  };
+}

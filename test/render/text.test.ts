@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { renderText } from '../../src/render/text.js';
+import { change, plan } from './plan-builder.js';
+
+const sample = plan([
+  change({ address: 'TrunkIpAcl/office', action: 'create', after: { name: 'office', ip_addresses: ['203.0.113.10'] } }),
+  change({
+    address: 'Trunk/pbx-out',
+    action: 'update',
+    id: '123',
+    before: { secure: false, ip_addresses: { '10.0.0.1': '10.0.0.1' } },
+    patch: [
+      { op: 'replace', path: '/secure', value: true },
+      { op: 'add', path: '/ip_addresses/10.0.0.2', value: '10.0.0.2' },
+    ],
+    secrets: { password: 'unverifiable' },
+  }),
+  change({
+    address: 'Campaign/promo',
+    action: 'delete',
+    id: 'CABC123',
+    reasons: ['removed from the manifests'],
+    flags: { billable_usd: 0, irreversible: true, breaks_auth: false, breaks_calls: false, needs_unassign: false },
+  }),
+  change({ address: 'SipCredential/ok', action: 'noop', id: 'u1' }),
+]);
+
+describe('renderText', () => {
+  it('renders grouped changes, changed fields only, and the summary line', () => {
+    expect(renderText(sample, { color: false })).toBe(
+      [
+        '  # TrunkIpAcl/office will be created',
+        '  + TrunkIpAcl/office',
+        '      + name = "office"',
+        '      + ip_addresses = ["203.0.113.10"]',
+        '',
+        '  # Trunk/pbx-out will be updated in place',
+        '  ~ Trunk/pbx-out (id 123)',
+        '      ~ secure: false → true',
+        '      + ip_addresses["10.0.0.2"] = "10.0.0.2"',
+        '      ~ password = (sensitive) will be set (cannot be compared)',
+        '',
+        '  # Campaign/promo will be deleted [irreversible]',
+        '  #   removed from the manifests',
+        '  - Campaign/promo (id CABC123)',
+        '',
+        'Plan: 1 to create, 1 to update, 0 to replace, 1 to delete. Cost: 0 USD. Irreversible: 1.',
+        'API requests to apply: about 4.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says so when nothing changes, and colours only when asked', () => {
+    const empty = plan([change({ address: 'SipCredential/ok', action: 'noop' })]);
+    expect(renderText(empty, { color: false })).toContain('No changes. The account matches the manifests.\n');
+    expect(renderText(empty, { color: false })).not.toContain('\u001b[');
+    expect(renderText(sample, { color: true })).toContain('\u001b[32m+\u001b[0m');
+  });
+});
