@@ -1,0 +1,92 @@
+import type { ApiClient } from '../api/client.js';
+import type { RegistryStatus } from '../engine/plan-types.js';
+
+/**
+ * The live side of a kind (the API client issue): how to read, normalise, create, update and
+ * delete its objects, and — as data — which fields can change how. The engine is generic over it
+ * (STYLE.md 2): kinds add knowledge, not branches in the engine.
+ *
+ * Failure semantics (as Pulumi's providers state them): a failed `create` leaves nothing behind or
+ * is recovered by natural key before it returns (so a retried apply never duplicates); after a
+ * failed `delete` the object is assumed to exist; `update` may have applied part of its requests
+ * (the next plan shows what is left).
+ */
+
+/** A live object normalised to the manifest's spec shape. */
+export interface LiveObject {
+  id: string;
+  /**
+   * Same shape as a validated manifest spec: defaults filled, comma lists as arrays, `""`/`null`
+   * as absent; reference fields hold live ids (the engine turns them back into refs); secrets absent.
+   */
+  spec: Record<string, unknown>;
+  /** 10DLC registration outcome, kept for the plan. */
+  registry?: RegistryStatus;
+  /** Facts the plan's flags and refusals need (numbers on a trunk, numbers processing on a campaign…). */
+  facts?: LiveFacts;
+}
+
+export interface LiveFacts {
+  /** Phone numbers attached (inbound trunk) or linked (campaign). */
+  numbers?: number;
+  /** Linked numbers whose link is still processing (a campaign delete is refused meanwhile). */
+  numbersProcessing?: number;
+}
+
+export interface LiveContext {
+  client: ApiClient;
+}
+
+/** A spec ready to send: refs resolved to ids, secrets resolved to their values. */
+export type ResolvedSpec = Record<string, unknown>;
+
+export interface UpdateRequest {
+  id: string;
+  desired: ResolvedSpec;
+  live: LiveObject;
+  /** Top-level spec fields that differ. */
+  changedFields: readonly string[];
+  /** Write-only fields to (re)send. */
+  secretFields: readonly string[];
+}
+
+export interface FieldRules {
+  /** Changed in place by `update`. */
+  updatable: readonly string[];
+  /** A change forces a replace (create a new object, delete the old). */
+  replaceOn: readonly string[];
+  /** Cannot change at all: a change is `blocked` (e.g. every brand field). */
+  immutable: readonly string[];
+  /** Create-only inputs a read does not return (callback `url`/`method`): compared with the ledger. */
+  unreadable: readonly string[];
+}
+
+export interface LiveSide {
+  /** The natural key of a spec (desired or live-normalised), for matching and lost-create recovery. */
+  naturalKey(spec: Record<string, unknown>): string | undefined;
+  /** Every object of the kind in the account, whole or an error (never a partial list). */
+  list(context: LiveContext): Promise<LiveObject[]>;
+  /** One object by id; undefined when it does not exist. */
+  read(context: LiveContext, id: string): Promise<LiveObject | undefined>;
+  /** Creates and returns the new object's id. Recovers a lost response by natural key. */
+  create(context: LiveContext, spec: ResolvedSpec): Promise<{ id: string }>;
+  update(context: LiveContext, request: UpdateRequest): Promise<void>;
+  /** Deletes; an object already gone is not an error. */
+  delete(context: LiveContext, id: string, live: LiveObject | undefined): Promise<void>;
+  fields: FieldRules;
+  /** USD billed by each update (campaign vetting review: 15). */
+  billableUpdateUsd: number;
+  /** Whether old and new can exist at once during a replace. */
+  replaceStrategy: 'create_before_delete' | 'delete_before_create';
+  /** Deletes cannot be undone (brands, campaigns). */
+  irreversibleDelete: boolean;
+  /** Why the API would refuse an update of this object in its live state (campaign not FAILED). */
+  updateRefusal?(live: LiveObject): string | undefined;
+  /** Why the API would refuse deleting it in its live state (numbers processing, active campaigns). */
+  deleteRefusal?(live: LiveObject): string | undefined;
+  /**
+   * 10DLC readiness: objects of kinds that reference this one wait until it is `ready`
+   * (campaigns wait for their brand's COMPLETED). Kinds without registration are always ready.
+   */
+  readiness?(live: LiveObject): 'ready' | 'pending' | 'failed';
+}
