@@ -1,6 +1,7 @@
 import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { Runtime } from '../runtime.js';
+import { adminSeedRoutes } from './admin-seed.js';
 
 /**
  * Admin routes under `/__emulator/`: not part of the API, for tests and demos (seed data, read the
@@ -91,4 +92,5 @@ export const adminRoutes: AdminRoute[] = [
       return json(200, { total_usd: total, items: account.billing });
     },
   },
+  ...adminSeedRoutes,
 ];

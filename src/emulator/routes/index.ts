@@ -1,12 +1,29 @@
 import type { Route } from '../router.js';
 import type { AccountInitializer } from '../runtime.js';
+import { applicationRoutes, seedApplications } from './applications.js';
+import { numberRoutes } from './numbers.js';
+import { originationUriRoutes } from './origination-uris.js';
+import { sipAclRoutes } from './sipauth-acls.js';
+import { sipCredentialRoutes } from './sipauth-credentials.js';
+import { trunkAclRoutes } from './trunk-acls.js';
+import { trunkCredentialRoutes } from './trunk-credentials.js';
+import { trunkRoutes } from './trunks.js';
 
 /**
  * Every account route of the emulator, by area. An area is one module exporting its routes;
  * registering it here is all it takes. Order matters only where two patterns overlap
  * (a literal segment such as `Import` must come before `:campaign_id`).
  */
-export const accountRoutes: Route[] = [];
+export const accountRoutes: Route[] = [
+  ...sipCredentialRoutes,
+  ...sipAclRoutes,
+  ...applicationRoutes,
+  ...trunkRoutes,
+  ...trunkCredentialRoutes,
+  ...trunkAclRoutes,
+  ...originationUriRoutes,
+  ...numberRoutes,
+];
 
 /** Run for every new account (e.g. the seeded 10DLC profiles). */
-export const accountInitializers: AccountInitializer[] = [];
+export const accountInitializers: AccountInitializer[] = [seedApplications];
