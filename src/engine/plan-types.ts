@@ -54,6 +54,8 @@ export interface PlannedChange {
   secrets?: Record<string, 'changed' | 'unverifiable'>;
   /** Addresses this change must wait for. */
   depends_on: string[];
+  /** For a replace: what must be re-pointed or removed before the old object is deleted. */
+  delete_after?: string[];
   /** Where the resource is declared. */
   source?: SourcePlace;
   registry?: RegistryStatus;

@@ -1,0 +1,104 @@
+import { TelformError } from '../errors.js';
+import type { LiveObject } from '../resources/live-side.js';
+import type { Ledger, LedgerEntry } from './ledger.js';
+import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
+
+/**
+ * Matching manifest resources to live objects (DESIGN.md section 4): by the id the ledger recorded,
+ * then by natural key among objects nobody owns. Two live objects matching one resource is an
+ * error naming both ids, never a silent pick.
+ */
+
+export type Match =
+  /** In the manifests and in the account (`adopted`: found by natural key, not yet in the ledger). */
+  | { type: 'matched'; desired: DesiredResource; live: LiveObject; entry: LedgerEntry | undefined; adopted: boolean }
+  /** In the manifests only (`vanished`: the ledger owned it, but it was deleted outside telform). */
+  | { type: 'missing'; desired: DesiredResource; entry: LedgerEntry | undefined; vanished: boolean }
+  /** In the ledger, no longer in the manifests; `live` undefined when it is gone already. */
+  | { type: 'orphaned'; address: string; entry: LedgerEntry; live: LiveObject | undefined }
+  /** In the account only. */
+  | { type: 'unmanaged'; kind: string; live: LiveObject };
+
+export interface MatchInputs {
+  kinds: readonly PlannerKind[];
+  desired: readonly DesiredResource[];
+  live: LiveModel;
+  ledger: Ledger;
+  /**
+   * Ledger ids missing from the lists, fetched one by one before planning (lists shift while
+   * paged): the object, or null when it is really gone. Keyed by address.
+   */
+  fetchedById: ReadonlyMap<string, LiveObject | null>;
+}
+
+export function matchResources(inputs: MatchInputs): Match[] {
+  const matches: Match[] = [];
+  for (const kind of inputs.kinds) {
+    const liveObjects = inputs.live.get(kind.kind) ?? [];
+    const byId = new Map(liveObjects.map((object) => [object.id, object]));
+    const ledgerEntries = Object.entries(inputs.ledger.resources).filter(([, entry]) => entry.kind === kind.kind);
+    const ownedIds = new Set(ledgerEntries.map(([, entry]) => entry.id));
+    const claimed = new Set<string>();
+    const findOwned = (address: string, entry: LedgerEntry): LiveObject | undefined =>
+      byId.get(entry.id) ?? inputs.fetchedById.get(address) ?? undefined;
+
+    const desiredOfKind = inputs.desired.filter((resource) => resource.kind === kind.kind);
+    const desiredAddresses = new Set(desiredOfKind.map((resource) => resource.address));
+    for (const desired of desiredOfKind) {
+      const entry = inputs.ledger.resources[desired.address];
+      if (entry && entry.kind === kind.kind) {
+        const live = findOwned(desired.address, entry);
+        if (live) {
+          claimed.add(live.id);
+          matches.push({ type: 'matched', desired, live, entry, adopted: false });
+        } else {
+          matches.push({ type: 'missing', desired, entry, vanished: true });
+        }
+        continue;
+      }
+      const key = kind.live.naturalKey(desired.spec);
+      const candidates =
+        key === undefined
+          ? []
+          : liveObjects.filter(
+              (object) => !ownedIds.has(object.id) && !claimed.has(object.id) && kind.live.naturalKey(object.spec) === key,
+            );
+      if (candidates.length > 1) {
+        throw new TelformError(
+          'ambiguous_match',
+          `${candidates.length} live objects match ${desired.address} by name (${candidates.map((object) => object.id).join(', ')}); delete or rename all but one, or record the right one with \`telform state\``,
+          { place: { address: desired.address, ...(desired.source ? { source: desired.source } : {}) } },
+        );
+      }
+      const [candidate] = candidates;
+      if (candidate) {
+        claimed.add(candidate.id);
+        matches.push({ type: 'matched', desired, live: candidate, entry: undefined, adopted: true });
+      } else {
+        matches.push({ type: 'missing', desired, entry: undefined, vanished: false });
+      }
+    }
+
+    for (const [address, entry] of ledgerEntries) {
+      if (desiredAddresses.has(address)) continue;
+      const live = findOwned(address, entry);
+      if (live) claimed.add(live.id);
+      matches.push({ type: 'orphaned', address, entry, live });
+    }
+
+    for (const object of liveObjects) {
+      if (!claimed.has(object.id) && !ownedIds.has(object.id)) matches.push({ type: 'unmanaged', kind: kind.kind, live: object });
+    }
+  }
+  return matches;
+}
+
+/** Ledger entries whose id is absent from its kind's list: to be fetched by id before planning. */
+export function ledgerIdsToFetch(ledger: Ledger, live: LiveModel): Array<{ address: string; kind: string; id: string }> {
+  const result: Array<{ address: string; kind: string; id: string }> = [];
+  for (const [address, entry] of Object.entries(ledger.resources)) {
+    const listed = live.get(entry.kind);
+    if (listed && !listed.some((object) => object.id === entry.id)) result.push({ address, kind: entry.kind, id: entry.id });
+  }
+  return result;
+}

@@ -1,0 +1,89 @@
+import { TelformError } from '../errors.js';
+import { isReference, type DesiredResource, type PlannerKind } from './model.js';
+import type { PlannedChange } from './plan-types.js';
+import { referencedNames } from './references.js';
+
+/**
+ * Execution order (DESIGN.md section 5, STYLE.md 6): creates and updates in dependency order
+ * (ACL/credential/URI before trunk, brand before campaign, credential/ACL before the application
+ * binding), deletes in reverse. Each change gets `depends_on`: the changes that must succeed first.
+ */
+export function orderChanges(
+  changes: readonly PlannedChange[],
+  kinds: ReadonlyMap<string, PlannerKind>,
+  desiredByAddress: ReadonlyMap<string, DesiredResource>,
+): PlannedChange[] {
+  const rank = kindRanks([...kinds.values()]);
+  const byAddress = new Map(changes.map((change) => [change.address, change]));
+  const producing = new Set(['create', 'replace', 'wait']);
+  const releasing = new Set(['update', 'replace', 'delete']);
+
+  for (const change of changes) {
+    const kind = kinds.get(change.kind);
+    if (!kind) continue;
+    const depends = new Set<string>();
+    if (change.action !== 'delete') {
+      const desired = desiredByAddress.get(change.address);
+      for (const { target, name } of desired ? referencedNames(kind, desired.spec) : []) {
+        const address = `${target}/${name}`;
+        const targetChange = byAddress.get(address);
+        if (targetChange && producing.has(targetChange.action)) depends.add(address);
+      }
+    }
+    // Whatever stops using the old object (re-pointed, replaced or deleted) goes before its delete.
+    const releasedBy = new Set<string>();
+    if (change.action === 'delete' || change.action === 'replace') {
+      for (const other of changes) {
+        if (other === change || !releasing.has(other.action)) continue;
+        const otherKind = kinds.get(other.kind);
+        if (otherKind && usesAddress(otherKind, other.before, change)) releasedBy.add(other.address);
+      }
+    }
+    if (change.action === 'delete') for (const address of releasedBy) depends.add(address);
+    change.depends_on = [...depends].sort();
+    if (change.action === 'replace') change.delete_after = [...releasedBy].sort();
+  }
+
+  const forward = (a: PlannedChange, b: PlannedChange): number =>
+    (rank.get(a.kind) ?? 0) - (rank.get(b.kind) ?? 0) || compare(a.address, b.address);
+  const creates = changes.filter((change) => change.action !== 'delete').sort(forward);
+  const deletes = changes.filter((change) => change.action === 'delete').sort((a, b) => -forward(a, b));
+  return [...creates, ...deletes];
+}
+
+/** Whether a live spec (canonical, refs as `{ ref }`) points at `target`. */
+function usesAddress(kind: PlannerKind, before: Record<string, unknown> | undefined, target: PlannedChange): boolean {
+  if (!before) return false;
+  return kind.references.some(({ field, target: targetKind }) => {
+    const value = before[field];
+    if (targetKind !== target.kind) return false;
+    return (isReference(value) && value.ref === target.name) || (target.id !== undefined && value === target.id);
+  });
+}
+
+/** Ranks kinds so that every kind comes after the kinds it references; a cycle is an error. */
+export function kindRanks(kinds: readonly PlannerKind[]): Map<string, number> {
+  const rank = new Map<string, number>();
+  const visiting = new Set<string>();
+  const byName = new Map(kinds.map((kind) => [kind.kind, kind]));
+  const visit = (name: string, path: string[]): number => {
+    const known = rank.get(name);
+    if (known !== undefined) return known;
+    if (visiting.has(name)) throw new TelformError('kind_cycle', `kinds reference each other in a cycle: ${[...path, name].join(' → ')}`);
+    visiting.add(name);
+    const kind = byName.get(name);
+    let level = 0;
+    for (const reference of kind?.references ?? []) {
+      if (reference.target !== name) level = Math.max(level, visit(reference.target, [...path, name]) + 1);
+    }
+    visiting.delete(name);
+    rank.set(name, level);
+    return level;
+  };
+  for (const kind of [...kinds].sort((a, b) => compare(a.kind, b.kind))) visit(kind.kind, []);
+  return rank;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,391 @@
+import { createHash } from 'node:crypto';
+import type { LiveObject } from '../resources/live-side.js';
+import { diffSpecs } from './diff.js';
+import type { Ledger, LedgerEntry } from './ledger.js';
+import { matchResources, type Match } from './match.js';
+import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
+import { orderChanges } from './order.js';
+import {
+  planFormatVersion,
+  type ChangeFlags,
+  type Plan,
+  type PlanApprovals,
+  type PlannedChange,
+  type PlanSummary,
+  type UnmanagedObject,
+} from './plan-types.js';
+import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
+import type { UncertainOperation } from './state-store.js';
+
+export type SecretState = 'same' | 'changed' | 'unverifiable';
+
+export interface PlanInputs {
+  kinds: readonly PlannerKind[];
+  desired: readonly DesiredResource[];
+  live: LiveModel;
+  /** Ledger ids missing from the lists, fetched by id: the object or null when gone. */
+  fetchedById: ReadonlyMap<string, LiveObject | null>;
+  ledger: Ledger;
+  /** Per address and secret field, compared through the ledger's fingerprints. */
+  secretStates: ReadonlyMap<string, Readonly<Record<string, SecretState>>>;
+  uncertain: readonly UncertainOperation[];
+  endpoint: string;
+  account: string;
+  approvals: PlanApprovals;
+  now: Date;
+}
+
+const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
+
+/**
+ * The pure planner (STYLE.md 1): `(desired, live, ledger, options) → Plan`. It decides one action
+ * per resource (DESIGN.md section 5), with reasons, flags and an RFC 6902 patch, and orders the
+ * changes for apply. It sends nothing and prints nothing.
+ */
+export function buildPlan(inputs: PlanInputs): Plan {
+  const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
+  const matches = matchResources(inputs);
+  const references = new ReferenceIndex(matches);
+  const usage = new UsageIndex(inputs.kinds, inputs.live);
+  const uncertain = new Set(inputs.uncertain.map((operation) => operation.address));
+  const desiredByAddress = new Map(inputs.desired.map((resource) => [resource.address, resource]));
+  const context: DecideContext = { kinds, references, usage, inputs, uncertain, desiredByAddress, matches };
+
+  const changes: PlannedChange[] = [];
+  const unmanaged: UnmanagedObject[] = [];
+  const basis: Record<string, string> = {};
+  for (const match of matches) {
+    const kind = kinds.get(match.type === 'orphaned' ? match.entry.kind : match.type === 'unmanaged' ? match.kind : match.desired.kind);
+    if (!kind) continue;
+    switch (match.type) {
+      case 'matched':
+        changes.push(decideMatched(match, kind, context));
+        basis[match.desired.address] = fingerprintLive(match.live);
+        break;
+      case 'missing':
+        changes.push(decideMissing(match, kind, context));
+        basis[match.desired.address] = `absent:${kind.live.naturalKey(match.desired.spec) ?? ''}`;
+        break;
+      case 'orphaned':
+        changes.push(decideOrphaned(match, kind, context));
+        if (match.live) basis[match.address] = fingerprintLive(match.live);
+        break;
+      case 'unmanaged': {
+        const prune = inputs.approvals.prune_unmanaged.includes(kind.kind);
+        const name = kind.live.naturalKey(match.live.spec) ?? '';
+        unmanaged.push({ kind: kind.kind, id: match.live.id, name, prune });
+        if (prune) {
+          const address = `${kind.kind}/#${match.live.id}`;
+          changes.push(deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context));
+          basis[address] = fingerprintLive(match.live);
+        }
+        break;
+      }
+      default: {
+        const unreachable: never = match;
+        throw new Error(`unhandled match ${String(unreachable)}`);
+      }
+    }
+  }
+  addRepointing(changes, context);
+  const ordered = orderChanges(changes, kinds, context.desiredByAddress);
+  return {
+    format_version: planFormatVersion,
+    created_at: inputs.now.toISOString(),
+    endpoint: inputs.endpoint,
+    account: inputs.account,
+    changes: ordered,
+    unmanaged,
+    summary: summarize(ordered),
+    warnings: pendingWarnings(ordered),
+    approvals: inputs.approvals,
+    basis: { ledger_lineage: inputs.ledger.lineage, ledger_serial: inputs.ledger.serial, objects: basis },
+  };
+}
+
+interface DecideContext {
+  kinds: ReadonlyMap<string, PlannerKind>;
+  references: ReferenceIndex;
+  usage: UsageIndex;
+  inputs: PlanInputs;
+  uncertain: ReadonlySet<string>;
+  desiredByAddress: ReadonlyMap<string, DesiredResource>;
+  matches: readonly Match[];
+}
+
+function baseChange(address: string, kind: PlannerKind, name: string): PlannedChange {
+  return { address, kind: kind.kind, name, action: 'noop', reasons: [], flags: { ...noFlags }, patch: [], depends_on: [], api_requests: 0 };
+}
+
+/** The live spec as the diff sees it: canonical refs, unreadable inputs taken from the ledger (or the manifest). */
+function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | undefined, desired: DesiredResource | undefined, context: DecideContext) {
+  const spec = context.references.canonical(kind, live.spec);
+  for (const field of kind.live.fields.unreadable) {
+    const known = entry?.applied_spec[field] ?? desired?.spec[field];
+    if (known === undefined) delete spec[field];
+    else spec[field] = known;
+  }
+  return spec;
+}
+
+function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
+  const { desired, live, entry } = match;
+  const change = baseChange(desired.address, kind, desired.name);
+  change.id = live.id;
+  if (desired.source) change.source = desired.source;
+  if (live.registry) change.registry = live.registry;
+  const before = liveView(kind, live, entry, desired, context);
+  const after = context.references.canonical(kind, desired.spec);
+  const diff = diffSpecs(before, after, kind);
+  const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
+  change.before = before;
+  change.after = withSensitive(after, desired);
+  change.patch = diff.patch;
+  if (Object.keys(secrets).length > 0) change.secrets = secrets;
+  if (entry) {
+    const drift = diffSpecs(before, context.references.canonical(kind, entry.applied_spec), kind);
+    if (drift.changedFields.length > 0) change.drifted = true;
+  }
+  if (match.adopted) change.reasons.push(`exists in the account with the same ${naturalKeyWord(kind)}; telform takes it over`);
+
+  if (diff.changedFields.length === 0 && Object.keys(secrets).length === 0) {
+    change.action = match.adopted ? 'adopt' : 'noop';
+    change.api_requests = 0;
+    return change;
+  }
+  const fields = kind.live.fields;
+  const immutable = diff.changedFields.filter((field) => fields.immutable.includes(field));
+  const replacing = diff.changedFields.filter((field) => fields.replaceOn.includes(field));
+  if (immutable.length > 0) {
+    change.action = 'blocked';
+    change.reasons.push(`${immutable.join(', ')} cannot be changed on an existing ${kind.kind} (the API has no update for it); delete it or revert the manifest`);
+    return change;
+  }
+  if (replacing.length > 0) {
+    change.action = 'replace';
+    change.replace_strategy = kind.live.replaceStrategy;
+    change.reasons.push(`${replacing.join(', ')} cannot be updated in place, so a new ${kind.kind} is created and the old one deleted`);
+    change.flags.irreversible = kind.live.irreversibleDelete;
+    change.api_requests = 2;
+    addDeleteFlags(change, kind, live, context, { replacing: true });
+    return change;
+  }
+  const refusal = kind.live.updateRefusal?.(live);
+  if (refusal) {
+    change.action = 'blocked';
+    change.reasons.push(refusal);
+    return change;
+  }
+  change.action = 'update';
+  change.flags.billable_usd = diff.changedFields.length > 0 ? kind.live.billableUpdateUsd : 0;
+  change.api_requests = 1;
+  if (Object.keys(secrets).some((field) => secrets[field] === 'unverifiable')) {
+    change.reasons.push('the secret cannot be compared with the account (never applied by telform with this token), so it will be set');
+  }
+  return change;
+}
+
+function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
+  const { desired } = match;
+  const change = baseChange(desired.address, kind, desired.name);
+  if (desired.source) change.source = desired.source;
+  const after = context.references.canonical(kind, desired.spec);
+  change.after = withSensitive(after, desired);
+  change.action = 'create';
+  change.api_requests = 1;
+  if (match.vanished) {
+    change.drifted = true;
+    change.reasons.push(`was deleted outside telform (id ${match.entry?.id ?? '?'} is gone); it will be created again`);
+    change.flags.billable_usd = kind.live.billableUpdateUsd;
+  }
+  if (context.uncertain.has(desired.address)) {
+    change.reasons.push('an earlier apply stopped while creating it; it was not found by name, so it will be created');
+  }
+  for (const { target, name } of referencedNames(kind, desired.spec)) {
+    const targetKind = context.kinds.get(target);
+    if (!targetKind?.live.readiness) continue;
+    const targetAddress = `${target}/${name}`;
+    const targetMatch = context.matches.find((item) => item.type !== 'unmanaged' && item.type !== 'orphaned' && item.desired.address === targetAddress);
+    if (!targetMatch) continue;
+    if (targetMatch.type === 'missing') {
+      change.action = 'wait';
+      change.reasons.push(`waits for ${targetAddress}, which is created in this apply and must be approved by the registry first`);
+      continue;
+    }
+    if (targetMatch.type !== 'matched') continue;
+    const readiness = targetKind.live.readiness(targetMatch.live);
+    if (readiness === 'pending') {
+      change.action = 'wait';
+      change.reasons.push(`waits for ${targetAddress} to be approved by the registry (now ${targetMatch.live.registry?.registration_status ?? 'pending'})`);
+    } else if (readiness === 'failed') {
+      change.action = 'blocked';
+      change.reasons.push(`${targetAddress} was declined by the registry; fix it before registering under it`);
+    }
+  }
+  return change;
+}
+
+function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
+  if (!match.live) {
+    const change = baseChange(match.address, kind, match.entry.name);
+    change.action = 'delete';
+    change.id = match.entry.id;
+    change.reasons.push('removed from the manifests and already gone from the account; it is only forgotten');
+    return change;
+  }
+  return deleteChange(match.address, kind, match.live, ['removed from the manifests'], context, match.entry.name);
+}
+
+function deleteChange(
+  address: string,
+  kind: PlannerKind,
+  live: LiveObject,
+  reasons: string[],
+  context: DecideContext,
+  name = `#${live.id}`,
+): PlannedChange {
+  const change = baseChange(address, kind, name);
+  change.action = 'delete';
+  change.id = live.id;
+  change.reasons.push(...reasons);
+  change.before = context.references.canonical(kind, live.spec);
+  if (live.registry) change.registry = live.registry;
+  change.flags.irreversible = kind.live.irreversibleDelete;
+  change.api_requests = 1;
+  const refusal = kind.live.deleteRefusal?.(live);
+  if (refusal) {
+    change.action = 'blocked';
+    change.reasons.push(refusal);
+    return change;
+  }
+  addDeleteFlags(change, kind, live, context, { replacing: false });
+  return change;
+}
+
+/**
+ * Flags of deleting `live` (or replacing it): who still uses it after this plan. A referrer that
+ * telform manages and re-points or deletes in this plan does not count; an assignment telform does
+ * not manage blocks a SipAuth delete, with an explanation (DESIGN.md section 5).
+ */
+function addDeleteFlags(change: PlannedChange, kind: PlannerKind, live: LiveObject, context: DecideContext, options: { replacing: boolean }): void {
+  const remaining = context.usage.of(kind.kind, live).filter((referrer) => {
+    const referrerName = context.references.nameOf(referrer.kind, referrer.id);
+    if (referrerName === undefined) return true;
+    const desired = context.desiredByAddress.get(`${referrer.kind}/${referrerName}`);
+    if (!desired) return false; // the referrer itself is deleted in this plan
+    if (options.replacing) return false; // re-pointed to the new object by this plan
+    // Still used after the plan only if the manifest keeps pointing at this object.
+    const value = desired.spec[referrer.field];
+    return value === live.id || (isReference(value) && value.ref === change.name);
+  });
+  const unmanagedUsers = remaining.filter((referrer) => context.references.nameOf(referrer.kind, referrer.id) === undefined);
+  if (remaining.length > 0 && kind.live.whenInUse) {
+    const users = remaining.map((referrer) => `${referrer.kind} ${referrer.id}`).join(', ');
+    if (kind.live.whenInUse === 'needs_unassign') {
+      change.flags.needs_unassign = true;
+      if (unmanagedUsers.length > 0) {
+        change.action = 'blocked';
+        change.reasons.push(
+          `assigned to ${unmanagedUsers.map((referrer) => `${referrer.kind} ${referrer.id}`).join(', ')}, which telform does not manage; clear its sip_auth_type first (the API refuses the delete until then)`,
+        );
+      }
+    } else {
+      change.flags[kind.live.whenInUse] = true;
+      change.reasons.push(`still used by ${users}`);
+    }
+  }
+  if (kind.live.whenNumbersAttached && (live.facts?.numbers ?? 0) > 0) {
+    change.flags[kind.live.whenNumbersAttached] = true;
+    change.reasons.push(`${live.facts?.numbers} phone number(s) are attached to it`);
+  }
+}
+
+/**
+ * A replaced object gets a new id: every managed resource that refers to it must be re-pointed
+ * (an update after the new object exists, before the old one is deleted).
+ */
+function addRepointing(changes: PlannedChange[], context: DecideContext): void {
+  const replaced = changes.filter((change) => change.action === 'replace');
+  for (const target of replaced) {
+    for (const change of changes) {
+      if (change.action !== 'noop' && change.action !== 'adopt') continue;
+      const kind = context.kinds.get(change.kind);
+      const desired = context.desiredByAddress.get(change.address);
+      if (!kind || !desired) continue;
+      const refersToTarget = referencedNames(kind, desired.spec).some(
+        (reference) => `${reference.target}/${reference.name}` === target.address,
+      );
+      if (!refersToTarget) continue;
+      change.action = 'update';
+      change.api_requests = 1;
+      change.reasons.push(`re-pointed to the new ${target.address}`);
+    }
+  }
+}
+
+function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined): Record<string, 'changed' | 'unverifiable'> {
+  const out: Record<string, 'changed' | 'unverifiable'> = {};
+  for (const [field, state] of Object.entries(states ?? {})) if (state !== 'same') out[field] = state;
+  return out;
+}
+
+/** The desired spec for display: secrets shown as `(sensitive)`, never their value. */
+function withSensitive(spec: Record<string, unknown>, desired: DesiredResource): Record<string, unknown> {
+  const out = { ...spec };
+  for (const field of Object.keys(desired.secretSources)) out[field] = '(sensitive)';
+  return out;
+}
+
+function naturalKeyWord(kind: PlannerKind): string {
+  return kind.kind === 'Brand' ? 'profile' : 'name';
+}
+
+function fingerprintLive(live: LiveObject): string {
+  return createHash('sha256').update(stableJson(live.spec)).digest('hex').slice(0, 32);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function summarize(changes: readonly PlannedChange[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, wait: 0, blocked: 0, noop: 0, cost_usd: 0, irreversible: 0, api_requests: 0 };
+  for (const change of changes) {
+    summary[change.action] += 1;
+    if (change.action === 'blocked' || change.action === 'noop') continue;
+    summary.cost_usd += change.flags.billable_usd;
+    if (change.flags.irreversible) summary.irreversible += 1;
+    summary.api_requests += change.api_requests;
+  }
+  return summary;
+}
+
+function pendingWarnings(changes: readonly PlannedChange[]): string[] {
+  const warnings: string[] = [];
+  for (const change of changes) {
+    const registry = change.registry;
+    if (!registry) continue;
+    const status = registry.registration_status.toUpperCase();
+    if (status === 'FAILED') {
+      const why = [
+        ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
+        ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
+      ];
+      warnings.push(`${change.address} was declined by the registry${why.length > 0 ? ` (${why.join('; ')})` : ''}`);
+    } else if (status === 'EXPIRED') {
+      warnings.push(`${change.address} has expired at the registry`);
+    } else if (status === 'PROCESSING') {
+      warnings.push(`${change.address} is still being reviewed by the registry`);
+    }
+  }
+  return warnings;
+}
+
+export type { Ledger };

@@ -1,0 +1,87 @@
+import type { Ledger } from './ledger.js';
+import type { DesiredResource } from './model.js';
+import type { Plan, PlanApprovals } from './plan-types.js';
+
+/**
+ * Safety gates (DESIGN.md section 6), checked on the plan before any request is sent. Each
+ * violation says which flag approves it, so an approval covers exactly what was reviewed.
+ */
+export interface SafetyViolation {
+  code: 'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty';
+  address?: string;
+  message: string;
+}
+
+/** Kinds with at least this many managed resources are subject to the 30% rule. */
+const massDeleteMinimum = 10;
+const massDeleteRatio = 0.3;
+
+export function checkSafety(
+  plan: Plan,
+  approvals: PlanApprovals,
+  desired: readonly DesiredResource[],
+  ledger: Ledger,
+): SafetyViolation[] {
+  const violations: SafetyViolation[] = [];
+  if (desired.length === 0 && !approvals.allow_empty) {
+    violations.push({
+      code: 'empty',
+      message: 'the manifests hold no resource at all (a wrong -f path looks exactly like this); pass --allow-empty to delete everything telform manages',
+    });
+  }
+  const protectedAddresses = new Set(desired.filter((resource) => resource.protect).map((resource) => resource.address));
+  const allowAll = approvals.allow_irreversible.includes('all');
+  for (const change of plan.changes) {
+    const destructive = change.action === 'delete' || change.action === 'replace';
+    if (!destructive) continue;
+    if (protectedAddresses.has(change.address)) {
+      violations.push({
+        code: 'protected',
+        address: change.address,
+        message: `${change.address} has metadata.protect: true and would be ${change.action === 'delete' ? 'deleted' : 'replaced'}; remove the protection first`,
+      });
+    }
+    if (change.flags.irreversible && !allowAll && !approvals.allow_irreversible.includes(change.address)) {
+      violations.push({
+        code: 'irreversible',
+        address: change.address,
+        message: `${change.address} would be ${change.action === 'delete' ? 'deleted' : 'replaced'}, which cannot be undone; approve it with --allow-irreversible ${change.address}`,
+      });
+    }
+  }
+  const cost = plan.summary.cost_usd;
+  const allowed = approvals.max_cost_usd ?? 0;
+  if (cost > allowed) {
+    violations.push({
+      code: 'cost',
+      message: `the plan costs ${cost} USD (campaign vetting reviews) and the approved maximum is ${allowed} USD; approve it with --max-cost ${cost}`,
+    });
+  }
+  if (!approvals.force_deletes) violations.push(...massDeletes(plan, ledger));
+  return violations;
+}
+
+function massDeletes(plan: Plan, ledger: Ledger): SafetyViolation[] {
+  const managed = new Map<string, number>();
+  for (const entry of Object.values(ledger.resources)) managed.set(entry.kind, (managed.get(entry.kind) ?? 0) + 1);
+  const removing = new Map<string, number>();
+  for (const change of plan.changes) {
+    if ((change.action === 'delete' || change.action === 'replace') && !change.address.includes('/#')) {
+      removing.set(change.kind, (removing.get(change.kind) ?? 0) + 1);
+    }
+  }
+  const violations: SafetyViolation[] = [];
+  for (const [kind, count] of removing) {
+    const total = managed.get(kind) ?? 0;
+    if (total === 0) continue;
+    const all = count >= total;
+    const tooMany = total >= massDeleteMinimum && count / total > massDeleteRatio;
+    if (all || tooMany) {
+      violations.push({
+        code: 'mass_delete',
+        message: `the plan deletes or replaces ${count} of the ${total} managed ${kind} resources${all ? ' (all of them)' : ` (more than ${massDeleteRatio * 100}%)`}; check the -f paths, then pass --force-deletes`,
+      });
+    }
+  }
+  return violations;
+}
