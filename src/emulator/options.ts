@@ -1,3 +1,9 @@
+import { resolveFaults, type FaultOptions, type FaultSettings } from './faults.js';
+import { resolveLatency, type LatencyOption, type LatencySettings } from './latency.js';
+import { resolveRateLimit, type RateLimitOption, type RateLimitSettings } from './rate-limit.js';
+import type { SeedInput } from './seed.js';
+import { invalidOption } from './start-error.js';
+
 /**
  * Options of `startEmulator` and of `telform emulator`. Every option has a default, so
  * `startEmulator()` alone gives a working emulator with the documented default account.
@@ -18,15 +24,33 @@ export interface EmulatorOptions {
   registryDelayMs?: number;
   /** Shape of the trunk GET body: production nests it under `object` (api-facts.md section 2b). */
   trunkGetShape?: 'object' | 'flat';
+  /** File the state is loaded from (if it exists) and saved to before each write is acknowledged; default none (memory only). */
+  dataFile?: string;
+  /** Delay of every account request: ms, `MIN-MAX` or `{ minMs, maxMs }`; default none. */
+  latency?: LatencyOption;
+  /** Per-account limit, `N/PERIOD` (e.g. `300/5s`) or `{ limit, periodMs }`; default none. */
+  rateLimit?: RateLimitOption;
+  /** Injected faults: a `--faults` spec (`500=0.1,reset=0.05,lost=0.2,methods=POST+DELETE,seed=42`) or an object; default none. */
+  faults?: string | FaultOptions | null;
+  /** YAML or JSON file of profiles, applications and numbers to start with (see seed.ts). */
+  seedFile?: string;
+  /** The same content as a seed file, already parsed; applied after `seedFile`. */
+  seedData?: SeedInput;
 }
 
-/** The options with every default filled in. */
+/** The options with every default filled in and every value checked. */
 export interface EmulatorConfig {
   host: string;
   port: number;
   accounts: EmulatorAccount[];
   registryDelayMs: number;
   trunkGetShape: 'object' | 'flat';
+  dataFile: string | null;
+  latency: LatencySettings | null;
+  rateLimit: RateLimitSettings | null;
+  faults: FaultSettings | null;
+  seedFile: string | null;
+  seedData: SeedInput | null;
 }
 
 /** The account served when none is configured; documented in the README. */
@@ -35,12 +59,39 @@ export const defaultAccount: EmulatorAccount = {
   authToken: 'emulator-auth-token-0000000000000000001',
 };
 
+/** The same rule as the admin accounts route: Auth IDs are path segments, so letters and digits only. */
+export const authIdPattern = /^[A-Za-z0-9]{1,64}$/;
+
+/** Fills in defaults and checks every value; a bad value is an `EmulatorStartError` naming the option. */
 export function resolveOptions(options: EmulatorOptions = {}): EmulatorConfig {
   return {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
-    accounts: options.accounts && options.accounts.length > 0 ? options.accounts : [defaultAccount],
+    accounts: resolveAccounts(options.accounts),
     registryDelayMs: options.registryDelayMs ?? 5_000,
     trunkGetShape: options.trunkGetShape ?? 'object',
+    dataFile: options.dataFile ?? null,
+    latency: resolveLatency(options.latency),
+    rateLimit: resolveRateLimit(options.rateLimit),
+    faults: resolveFaults(options.faults),
+    seedFile: options.seedFile ?? null,
+    seedData: options.seedData ?? null,
   };
+}
+
+function resolveAccounts(accounts: EmulatorAccount[] | undefined): EmulatorAccount[] {
+  if (!accounts || accounts.length === 0) return [defaultAccount];
+  const byId = new Map<string, EmulatorAccount>();
+  for (const account of accounts) {
+    if (!authIdPattern.test(account.authId)) {
+      throw invalidOption(`the Auth ID "${account.authId}" must be 1 to 64 letters or digits`);
+    }
+    if (account.authToken.length === 0) throw invalidOption(`the account ${account.authId} needs a non-empty Auth Token`);
+    const existing = byId.get(account.authId);
+    if (existing && existing.authToken !== account.authToken) {
+      throw invalidOption(`the account ${account.authId} is given twice with different Auth Tokens`);
+    }
+    byId.set(account.authId, account);
+  }
+  return [...byId.values()];
 }

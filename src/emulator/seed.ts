@@ -1,0 +1,217 @@
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument } from 'yaml';
+import { ApiError, type JsonObject, type Reply } from './http.js';
+import { Router, matchSegments, segmentsOf, type Route } from './router.js';
+import type { Runtime } from './runtime.js';
+import type { AdminRoute } from './routes/admin.js';
+import { EmulatorStartError } from './start-error.js';
+
+/**
+ * Seed data (`--seed FILE`, issue #4): profiles, applications and numbers an account starts with.
+ * Each item is replayed through the emulator's own routes (`POST /Profile/`, `POST /Application/`,
+ * and the admin route that adds numbers), so seeded data passes the same validation as data sent
+ * over HTTP and this module knows nothing of the records' internals.
+ *
+ * ```yaml
+ * profiles: [ { profile_alias: acme, … } ]         # for the first account served
+ * applications: [ { app_name: ivr, answer_url: … } ]
+ * numbers: [ "14155550100", { number: "14155550101", app_id: "…" } ]
+ * accounts:                                         # other accounts, created if not served yet
+ *   - auth_id: MATEAM00000000000002
+ *     auth_token: team-token
+ *     applications: [ … ]
+ * ```
+ * An account is seeded only when it starts empty: one loaded from `--data` is left as it was, so a
+ * restart never seeds twice.
+ */
+export interface SeedAccountInput {
+  profiles?: JsonObject[];
+  applications?: JsonObject[];
+  numbers?: Array<string | JsonObject>;
+}
+
+export interface SeedInput extends SeedAccountInput {
+  accounts?: Array<SeedAccountInput & { auth_id: string; auth_token?: string }>;
+}
+
+/** Turns a path inside the seed (`accounts.0.profiles.1`) into a place for messages. */
+export type Locate = (path: ReadonlyArray<string | number>) => string;
+
+export interface LoadedSeed {
+  input: SeedInput;
+  locate: Locate;
+}
+
+const sectionKeys = ['profiles', 'applications', 'numbers'] as const;
+const accountKeys = [...sectionKeys, 'auth_id', 'auth_token'];
+const topKeys = [...sectionKeys, 'accounts'];
+
+/** Reads and checks a YAML or JSON seed file (JSON is YAML); errors name file:line:column. */
+export async function readSeedFile(file: string): Promise<LoadedSeed> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new EmulatorStartError('seed_file_invalid', `Cannot read the seed file ${file}: ${code}.`, { cause: error });
+  }
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: true });
+  const at = (offset: number): string => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${file}:${line}:${col}`;
+  };
+  const [problem] = document.errors;
+  if (problem) {
+    throw new EmulatorStartError('seed_file_invalid', `${at(problem.pos[0])}: the seed file is not valid YAML or JSON (${firstLine(problem.message)}).`);
+  }
+  const locate: Locate = (path) => {
+    for (let length = path.length; length >= 0; length -= 1) {
+      const node = document.getIn(path.slice(0, length), true) as { range?: [number, number, number] } | undefined;
+      if (node && typeof node === 'object' && node.range) return `${at(node.range[0])} (${formatPath(path)})`;
+    }
+    return `${file} (${formatPath(path)})`;
+  };
+  const input: unknown = document.toJS();
+  checkSeedShape(input ?? {}, locate);
+  return { input: (input ?? {}) as SeedInput, locate };
+}
+
+/** The place of a path in seed data given as an object (no file positions). */
+export const locateInObject: Locate = (path) => `seed data (${formatPath(path)})`;
+
+function formatPath(path: ReadonlyArray<string | number>): string {
+  return path.length === 0 ? 'top level' : path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${part}`)).join('');
+}
+
+function firstLine(message: string): string {
+  return (message.split('\n')[0] ?? message).replace(/\s+at line \d+, column \d+:?$/, '').trim();
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Checks the seed's structure (not the items: the routes check those). */
+export function checkSeedShape(input: unknown, locate: Locate): asserts input is SeedInput {
+  const fail = (path: Array<string | number>, why: string): never => {
+    throw new EmulatorStartError('seed_file_invalid', `${locate(path)}: ${why}.`);
+  };
+  if (!isObject(input)) fail([], 'the seed must be a mapping with profiles, applications, numbers or accounts');
+  const checkSections = (section: Record<string, unknown>, prefix: Array<string | number>, allowed: string[]): void => {
+    for (const key of Object.keys(section)) {
+      if (!allowed.includes(key)) fail([...prefix, key], `unknown key "${key}" (expected ${allowed.join(', ')})`);
+    }
+    for (const key of sectionKeys) {
+      const items = section[key];
+      if (items === undefined || items === null) continue;
+      if (!Array.isArray(items)) fail([...prefix, key], `${key} must be a list`);
+      (items as unknown[]).forEach((item, index) => {
+        const isNumber = key === 'numbers' && (typeof item === 'string' || typeof item === 'number');
+        if (!isNumber && !isObject(item)) {
+          fail([...prefix, key, index], key === 'numbers' ? 'a number is a string of digits or a mapping' : `each of ${key} must be a mapping of the create request's parameters`);
+        }
+      });
+    }
+  };
+  const top = input as Record<string, unknown>;
+  checkSections(top, [], topKeys);
+  const accounts = top.accounts;
+  if (accounts === undefined || accounts === null) return;
+  if (!Array.isArray(accounts)) fail(['accounts'], 'accounts must be a list');
+  (accounts as unknown[]).forEach((account, index) => {
+    if (!isObject(account)) fail(['accounts', index], 'each account must be a mapping with auth_id');
+    const entry = account as Record<string, unknown>;
+    if (typeof entry.auth_id !== 'string' || !/^[A-Za-z0-9]{1,64}$/.test(entry.auth_id)) {
+      fail(['accounts', index, 'auth_id'], 'auth_id must be 1 to 64 letters or digits');
+    }
+    if (entry.auth_token !== undefined && (typeof entry.auth_token !== 'string' || entry.auth_token === '')) {
+      fail(['accounts', index, 'auth_token'], 'auth_token must be a non-empty string');
+    }
+    checkSections(entry, ['accounts', index], accountKeys);
+  });
+}
+
+export interface ApplySeedContext {
+  runtime: Runtime;
+  routes: readonly Route[];
+  adminRoutes: readonly AdminRoute[];
+  /** The account the top-level sections go to: the first one served. */
+  defaultAuthId: string;
+  /** Accounts that existed before this start (loaded from `--data`): never seeded again. */
+  loadedAccounts: ReadonlySet<string>;
+  locate: Locate;
+}
+
+/** The admin routes (routes/admin-seed.ts) that add a number, and an application with a chosen id. */
+export const seedNumberPath = '/__emulator/accounts/:auth_id/numbers/';
+export const seedApplicationPath = '/__emulator/accounts/:auth_id/applications/';
+
+/** Replays the seed through the routes; the first refused item stops the start with its place and the API's message. */
+export async function applySeed(input: SeedInput, context: ApplySeedContext): Promise<void> {
+  const { runtime } = context;
+  const router = new Router(context.routes);
+  const seedAccount = async (authId: string, section: SeedAccountInput, prefix: Array<string | number>): Promise<void> => {
+    if (context.loadedAccounts.has(authId)) return;
+    const account = runtime.state.accounts.get(authId);
+    if (!account) throw new Error(`seeded account ${authId} does not exist`);
+    const accountBase = `/v1/Account/${authId}`;
+    const call = async (method: 'POST', path: string, body: JsonObject, place: Array<string | number>): Promise<Reply> => {
+      try {
+        const { route, params } = router.match(method, path);
+        const reply = await route.handle({ account, params, query: new URLSearchParams(), body, accountBase, runtime });
+        return checkReply(reply, place);
+      } catch (error) {
+        throw asSeedError(error, place);
+      }
+    };
+    const checkReply = (reply: Reply, place: Array<string | number>): Reply => {
+      if (reply.status >= 400) throw asSeedError(new ApiError(reply.status, String(reply.body?.error ?? 'refused')), place);
+      return reply;
+    };
+    const asSeedError = (error: unknown, place: Array<string | number>): unknown => {
+      if (error instanceof EmulatorStartError) return error;
+      if (error instanceof ApiError) {
+        return new EmulatorStartError('seed_file_invalid', `${context.locate(place)}: the emulator refused this item (${error.status}): ${error.message}.`);
+      }
+      return error;
+    };
+    for (const [index, profile] of (section.profiles ?? []).entries()) {
+      await call('POST', '/Profile/', profile, [...prefix, 'profiles', index]);
+    }
+    const callAdmin = async (path: string, body: JsonObject, place: Array<string | number>): Promise<Reply> => {
+      const route = context.adminRoutes.find((candidate) => candidate.method === 'POST' && candidate.path === path);
+      if (!route) throw new EmulatorStartError('seed_file_invalid', `${context.locate(place)}: this emulator cannot seed this item.`);
+      try {
+        const params = matchSegments(segmentsOf(path), segmentsOf(path.replace(':auth_id', authId))) ?? {};
+        return checkReply(await route.handle({ params, query: new URLSearchParams(), body, runtime }), place);
+      } catch (error) {
+        throw asSeedError(error, place);
+      }
+    };
+    for (const [index, application] of (section.applications ?? []).entries()) {
+      const place = [...prefix, 'applications', index];
+      // The API chooses app_id itself; an application that names one (so that seeded numbers can be
+      // attached to it) goes through the admin route that accepts a chosen id.
+      if (application.app_id !== undefined) await callAdmin(seedApplicationPath, application, place);
+      else await call('POST', '/Application/', application, place);
+    }
+    for (const [index, number] of (section.numbers ?? []).entries()) {
+      const body: JsonObject = typeof number === 'object' ? number : { number: String(number) };
+      await callAdmin(seedNumberPath, body, [...prefix, 'numbers', index]);
+    }
+  };
+  await seedAccount(context.defaultAuthId, input, []);
+  for (const [index, entry] of (input.accounts ?? []).entries()) {
+    const existing = runtime.state.accounts.get(entry.auth_id);
+    if (!existing) {
+      if (entry.auth_token === undefined) {
+        throw new EmulatorStartError('seed_file_invalid', `${context.locate(['accounts', index])}: the account ${entry.auth_id} is not served, so it needs an auth_token.`);
+      }
+      runtime.ensureAccount(entry.auth_id, entry.auth_token);
+    } else if (entry.auth_token !== undefined && entry.auth_token !== existing.authToken) {
+      throw new EmulatorStartError('seed_file_invalid', `${context.locate(['accounts', index, 'auth_token'])}: the account ${entry.auth_id} is served with another auth token.`);
+    }
+    await seedAccount(entry.auth_id, entry, ['accounts', index]);
+  }
+}
