@@ -99,22 +99,154 @@ export interface NumberRecord {
   created_at: string;
 }
 
-/** 10DLC records are kept as the API returns them plus the inputs the registry rules read. */
+/** A postal address of a 10DLC profile or brand (api-facts.md section 8). */
+export interface PostalAddress {
+  street: string;
+  city: string;
+  /** State or region code, e.g. `TX`. */
+  state: string;
+  postal_code: string;
+  /** ISO 3166 alpha-2. */
+  country: string;
+}
+
+/** The person who answers for a profile or brand (api-facts.md sections 3c and 8). */
+export interface AuthorizedContact {
+  first_name: string;
+  last_name: string;
+  email: string;
+  /** E.164. */
+  phone: string;
+  title: string;
+  seniority: string;
+}
+
+/** A 10DLC profile (`/Profile/`): the business data a brand is registered from (api-facts.md section 8). */
 export interface ProfileRecord {
   profile_uuid: string;
-  [field: string]: unknown;
+  profile_alias: string;
+  profile_type: 'PRIMARY' | 'SECONDARY';
+  /** The account's primary profile (itself for the primary one). */
+  primary_profile: string;
+  customer_type: string;
+  entity_type: string;
+  company_name: string;
+  vertical: string;
+  /** `""` when the profile holds no EIN; a `STANDARD` brand needs one. */
+  ein: string;
+  ein_issuing_country: string;
+  stock_symbol: string;
+  stock_exchange: string;
+  alt_business_id: string;
+  alt_business_id_type: string;
+  website: string;
+  plivo_subaccount: string;
+  business_contact_email: string;
+  doing_business_as: string;
+  address: PostalAddress;
+  authorized_contact: AuthorizedContact;
+  /** The brand made from this profile, kept after that brand is deleted: a profile makes one brand, ever. */
+  used_by_brand_id: string | null;
+  created_at: string;
 }
 
+/** Where a 10DLC registration's status callbacks go (api.md, Events). */
+export interface CallbackTarget {
+  url: string;
+  method: 'GET' | 'POST';
+}
+
+/** One status a registration reaches, and when. */
+export interface RegistrationStep<S extends string> {
+  at: string;
+  status: S;
+}
+
+/**
+ * A registration with the campaign registry, as the registry simulator decided it on submission:
+ * the status is that of the last step whose time has come (computed from timestamps, never
+ * timers, DESIGN.md section 8). A new submission (a campaign update) replaces the steps.
+ */
+export interface Registration<S extends string> {
+  /** In time order; the first is `PROCESSING` at submission. */
+  steps: RegistrationStep<S>[];
+  /** How many steps have had their status callback fired (each fires once). */
+  notified: number;
+}
+
+export type BrandStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED';
+export type CampaignStatus = 'PROCESSING' | 'ACTIVE' | 'FAILED' | 'EXPIRED';
+
+export interface DeclinedReason {
+  code: string;
+  message: string;
+}
+
+/** A 10DLC brand: the profile's data copied at create time, plus its registration. */
 export interface BrandRecord {
   brand_id: string;
+  brand_alias: string;
+  brand_type: 'STANDARD';
   profile_uuid: string;
-  [field: string]: unknown;
+  company_name: string;
+  ein: string;
+  ein_issuing_country: string;
+  entity_type: string;
+  vertical: string;
+  website: string;
+  address: PostalAddress;
+  authorized_contact: AuthorizedContact;
+  secondary_vetting: boolean;
+  callback: CallbackTarget | null;
+  registration: Registration<BrandStatus>;
+  /** Shown only while the registration is `FAILED`. */
+  declined_reasons: DeclinedReason[];
+  created_at: string;
 }
 
+export interface CampaignAttributes {
+  affiliate_marketing: boolean;
+  age_gated: boolean;
+  direct_lending: boolean;
+  embedded_link: boolean;
+  embedded_phone: boolean;
+  subscriber_help: boolean;
+  subscriber_optin: boolean;
+  subscriber_optout: boolean;
+}
+
+/** A 10DLC campaign. Optional text fields are absent unless supplied (api.md, Campaign). */
 export interface CampaignRecord {
   campaign_id: string;
   brand_id: string;
-  [field: string]: unknown;
+  campaign_alias: string;
+  vertical: string;
+  usecase: string;
+  /** Empty unless `usecase` is `MIXED` or `LOW_VOLUME`. */
+  sub_usecases: string[];
+  description: string;
+  sample1: string;
+  sample2: string;
+  sample3?: string;
+  sample4?: string;
+  sample5?: string;
+  message_flow: string;
+  help_message: string;
+  optout_message: string;
+  optin_message?: string;
+  optin_keywords?: string;
+  optout_keywords?: string;
+  help_keywords?: string;
+  terms_and_conditions_link?: string;
+  privacy_policy_link?: string;
+  campaign_attributes: CampaignAttributes;
+  campaign_source: 'plivo' | 'shared';
+  reseller_id: string;
+  callback: CallbackTarget | null;
+  registration: Registration<CampaignStatus>;
+  /** Shown only while the registration is `FAILED`. */
+  decline: { error_code: string; error_reason: string } | null;
+  created_at: string;
 }
 
 /** One billed event, e.g. a campaign update's vetting review (15 USD). */

@@ -2,6 +2,7 @@ import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { Runtime } from '../runtime.js';
 import { adminSeedRoutes } from './admin-seed.js';
+import { syncAllRegistries } from '../registry-sync.js';
 
 /**
  * Admin routes under `/__emulator/`: not part of the API, for tests and demos (seed data, read the
@@ -65,6 +66,8 @@ export const adminRoutes: AdminRoute[] = [
         throw new ApiError(400, 'advance_ms must be a non-negative number of milliseconds');
       }
       runtime.advanceClock(advance);
+      // Registrations that came due fire their status callbacks now (registry-sync.ts).
+      syncAllRegistries(runtime);
       return json(200, { now: runtime.nowIso() });
     },
   },

@@ -1,8 +1,12 @@
 import type { Route } from '../router.js';
 import type { AccountInitializer } from '../runtime.js';
 import { applicationRoutes, seedApplications } from './applications.js';
+import { brandRoutes } from './brands.js';
+import { campaignRoutes } from './campaigns.js';
 import { numberRoutes } from './numbers.js';
 import { originationUriRoutes } from './origination-uris.js';
+import { seedProfiles } from './profile-seed.js';
+import { profileRoutes } from './profiles.js';
 import { sipAclRoutes } from './sipauth-acls.js';
 import { sipCredentialRoutes } from './sipauth-credentials.js';
 import { trunkAclRoutes } from './trunk-acls.js';
@@ -23,7 +27,10 @@ export const accountRoutes: Route[] = [
   ...trunkAclRoutes,
   ...originationUriRoutes,
   ...numberRoutes,
+  ...profileRoutes,
+  ...brandRoutes,
+  ...campaignRoutes,
 ];
 
 /** Run for every new account (e.g. the seeded 10DLC profiles). */
-export const accountInitializers: AccountInitializer[] = [seedApplications];
+export const accountInitializers: AccountInitializer[] = [seedApplications, seedProfiles];

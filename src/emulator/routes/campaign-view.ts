@@ -1,0 +1,82 @@
+import type { JsonObject } from '../http.js';
+import { statusAt } from '../registry.js';
+import type { Runtime } from '../runtime.js';
+import type { AccountState, CampaignRecord, CampaignStatus } from '../state.js';
+import { multiUseCases } from './tendlc-codes.js';
+
+/**
+ * How a campaign is returned (api.md, Campaign; api-facts.md section 3d): `sub_usecase` as a comma
+ * list only for `MIXED`/`LOW_VOLUME`, optional texts only when supplied, `error_code` and
+ * `error_reason` only while `FAILED`, and the carriers' `mno_metadata` (the emulator gives every
+ * campaign the same throughput figures).
+ */
+
+const mnoMetadata = {
+  'AT&T': { tpm: 4500 },
+  'T-Mobile': { brand_tier: 'TOP' },
+  'US Cellular': { tpm: 4500 },
+  'Verizon Wireless': { tpm: 4500 },
+} as const;
+
+const optionalTexts = [
+  'sample3',
+  'sample4',
+  'sample5',
+  'optin_message',
+  'optin_keywords',
+  'optout_keywords',
+  'help_keywords',
+  'terms_and_conditions_link',
+  'privacy_policy_link',
+] as const;
+
+export function campaignStatus(campaign: CampaignRecord, runtime: Runtime): CampaignStatus {
+  return statusAt(campaign.registration, runtime.now());
+}
+
+export function presentCampaign(campaign: CampaignRecord, runtime: Runtime): JsonObject {
+  const status = campaignStatus(campaign, runtime);
+  const optional: JsonObject = {};
+  for (const field of optionalTexts) {
+    const value = campaign[field];
+    if (value !== undefined) optional[field] = value;
+  }
+  return {
+    campaign_id: campaign.campaign_id,
+    campaign_alias: campaign.campaign_alias,
+    brand_id: campaign.brand_id,
+    reseller_id: campaign.reseller_id,
+    usecase: campaign.usecase,
+    ...(multiUseCases.includes(campaign.usecase) ? { sub_usecase: campaign.sub_usecases.join(',') } : {}),
+    registration_status: status,
+    vertical: campaign.vertical,
+    description: campaign.description,
+    sample1: campaign.sample1,
+    sample2: campaign.sample2,
+    message_flow: campaign.message_flow,
+    help_message: campaign.help_message,
+    optout_message: campaign.optout_message,
+    ...optional,
+    campaign_attributes: { ...campaign.campaign_attributes },
+    mno_metadata: structuredClone(mnoMetadata) as unknown as JsonObject,
+    ...(status === 'FAILED' && campaign.decline ? { ...campaign.decline } : {}),
+    created_at: campaign.created_at,
+    campaign_source: campaign.campaign_source,
+  };
+}
+
+/** Numbers of `campaignId` whose link is still `PROCESSING` (they block a delete). */
+export function numbersBeingLinked(account: AccountState, campaignId: string): string[] {
+  return [...account.numbers.values()]
+    .filter((number) => number.campaign_id === campaignId && number.campaign_link_status === 'PROCESSING')
+    .map((number) => number.number);
+}
+
+/** A deactivated campaign no longer holds its numbers. */
+export function releaseNumbers(account: AccountState, campaignId: string): void {
+  for (const number of account.numbers.values()) {
+    if (number.campaign_id !== campaignId) continue;
+    number.campaign_id = null;
+    number.campaign_link_status = null;
+  }
+}

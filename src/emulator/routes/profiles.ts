@@ -1,0 +1,237 @@
+import { ApiError, json, type JsonObject } from '../http.js';
+import type { Route } from '../router.js';
+import type { AccountState, AuthorizedContact, PostalAddress, ProfileRecord } from '../state.js';
+import {
+  altBusinessIdTypes,
+  customerTypes,
+  entityTypes,
+  profileTypes,
+  stockExchanges,
+  verticals,
+} from './tendlc-codes.js';
+import {
+  checkEnum,
+  checkMaxLength,
+  findOr404,
+  freshId,
+  object,
+  queryEnumAnyCase,
+  requiredText,
+  tendlcList,
+  text,
+} from './tendlc-input.js';
+
+/**
+ * `/Profile/`: the business data brands are registered from (api-facts.md section 8). Length
+ * limits are those of the official Go SDK's validators; `authorized_contact.title` and
+ * `seniority` take any text (api-facts.md section 3c). Status codes (production's are not
+ * documented): 200 for every success, like the rest of the 10DLC area.
+ */
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const e164Pattern = /^\+[1-9]\d{1,14}$/;
+const countryPattern = /^[A-Z]{2}$/;
+
+/** Fields `POST /Profile/{uuid}/` changes (api-facts.md section 8, docs plus SDK changelog). */
+const updatableTextFields = [
+  'entity_type',
+  'company_name',
+  'vertical',
+  'website',
+  'plivo_subaccount',
+  'ein',
+  'ein_issuing_country',
+  'alt_business_id',
+  'alt_business_id_type',
+  'business_contact_email',
+  'doing_business_as',
+  'stock_symbol',
+  'stock_exchange',
+] as const;
+
+export function presentProfile(profile: ProfileRecord): JsonObject {
+  const { used_by_brand_id: _internal, ...visible } = profile;
+  return { ...visible, address: { ...profile.address }, authorized_contact: { ...profile.authorized_contact } };
+}
+
+function readAddress(value: JsonObject | undefined, current: PostalAddress | undefined): PostalAddress {
+  if (value === undefined && current === undefined) throw new ApiError(400, 'address is required');
+  const read = (field: keyof PostalAddress): string => {
+    const given = value === undefined ? undefined : text(value, field, `address.${field}`);
+    const result = given ?? current?.[field];
+    if (result === undefined) throw new ApiError(400, `address.${field} is required`);
+    return result;
+  };
+  const address = { street: read('street'), city: read('city'), state: read('state'), postal_code: read('postal_code'), country: read('country') };
+  checkMaxLength('address.street', address.street, 100);
+  checkMaxLength('address.city', address.city, 100);
+  checkMaxLength('address.state', address.state, 20);
+  checkMaxLength('address.postal_code', address.postal_code, 10);
+  if (!countryPattern.test(address.country)) throw new ApiError(400, 'address.country must be an ISO 3166 alpha-2 code such as US');
+  return address;
+}
+
+function readContact(value: JsonObject | undefined, current: AuthorizedContact | undefined): AuthorizedContact {
+  if (value === undefined && current === undefined) throw new ApiError(400, 'authorized_contact is required');
+  const read = (field: keyof AuthorizedContact, required: boolean): string => {
+    const given = value === undefined ? undefined : text(value, field, `authorized_contact.${field}`);
+    const result = given ?? current?.[field];
+    if (result === undefined && required) throw new ApiError(400, `authorized_contact.${field} is required`);
+    return result ?? '';
+  };
+  const contact = {
+    first_name: read('first_name', true),
+    last_name: read('last_name', true),
+    email: read('email', true),
+    phone: read('phone', true),
+    title: read('title', false),
+    seniority: read('seniority', false),
+  };
+  checkMaxLength('authorized_contact.email', contact.email, 100);
+  if (!emailPattern.test(contact.email)) throw new ApiError(400, 'authorized_contact.email must be an email address');
+  if (!e164Pattern.test(contact.phone)) throw new ApiError(400, 'authorized_contact.phone must be an E.164 number such as +12025550123');
+  return contact;
+}
+
+/** The checks every profile passes, after create and after update. */
+function checkProfile(profile: ProfileRecord): void {
+  checkEnum('customer_type', profile.customer_type, customerTypes);
+  checkEnum('entity_type', profile.entity_type, entityTypes);
+  checkMaxLength('company_name', profile.company_name, 100);
+  checkEnum('vertical', profile.vertical, verticals);
+  checkMaxLength('ein', profile.ein, 100);
+  if (profile.ein_issuing_country !== '' && !countryPattern.test(profile.ein_issuing_country)) {
+    throw new ApiError(400, 'ein_issuing_country must be an ISO 3166 alpha-2 code such as US');
+  }
+  if (profile.entity_type === 'PUBLIC') {
+    if (profile.stock_symbol === '') throw new ApiError(400, 'stock_symbol is required when entity_type is PUBLIC');
+    if (profile.stock_exchange === '') throw new ApiError(400, 'stock_exchange is required when entity_type is PUBLIC');
+  }
+  if (profile.stock_exchange !== '') checkEnum('stock_exchange', profile.stock_exchange, stockExchanges);
+  checkMaxLength('alt_business_id', profile.alt_business_id, 50);
+  if (profile.alt_business_id_type !== '') checkEnum('alt_business_id_type', profile.alt_business_id_type, altBusinessIdTypes);
+  checkMaxLength('website', profile.website, 100);
+  checkMaxLength('plivo_subaccount', profile.plivo_subaccount, 20);
+  if (profile.business_contact_email !== '') {
+    checkMaxLength('business_contact_email', profile.business_contact_email, 255);
+    if (!emailPattern.test(profile.business_contact_email)) throw new ApiError(400, 'business_contact_email must be an email address');
+  }
+  checkMaxLength('doing_business_as', profile.doing_business_as, 100);
+}
+
+function primaryProfileOf(account: AccountState): ProfileRecord | undefined {
+  return [...account.profiles.values()].find((profile) => profile.profile_type === 'PRIMARY');
+}
+
+function createProfile(account: AccountState, body: JsonObject, uuid: string, now: string): ProfileRecord {
+  const profileAlias = requiredText(body, 'profile_alias');
+  const customerType = requiredText(body, 'customer_type');
+  const entityType = requiredText(body, 'entity_type');
+  const companyName = requiredText(body, 'company_name');
+  const vertical = requiredText(body, 'vertical');
+  const primary = primaryProfileOf(account);
+  const optional = (field: string): string => text(body, field) ?? '';
+  const profile: ProfileRecord = {
+    profile_uuid: uuid,
+    profile_alias: profileAlias,
+    profile_type: primary ? 'SECONDARY' : 'PRIMARY',
+    primary_profile: primary?.profile_uuid ?? uuid,
+    customer_type: customerType,
+    entity_type: entityType,
+    company_name: companyName,
+    vertical,
+    ein: optional('ein'),
+    ein_issuing_country: optional('ein_issuing_country'),
+    stock_symbol: optional('stock_symbol'),
+    stock_exchange: optional('stock_exchange'),
+    alt_business_id: optional('alt_business_id'),
+    alt_business_id_type: optional('alt_business_id_type'),
+    website: optional('website'),
+    plivo_subaccount: optional('plivo_subaccount'),
+    business_contact_email: optional('business_contact_email'),
+    doing_business_as: optional('doing_business_as'),
+    address: readAddress(object(body, 'address'), undefined),
+    authorized_contact: readContact(object(body, 'authorized_contact'), undefined),
+    used_by_brand_id: null,
+    created_at: now,
+  };
+  checkProfile(profile);
+  return profile;
+}
+
+function updatedProfile(current: ProfileRecord, body: JsonObject): ProfileRecord {
+  const next: ProfileRecord = { ...current };
+  for (const field of updatableTextFields) {
+    const value = text(body, field);
+    if (value !== undefined) next[field] = value;
+  }
+  const address = object(body, 'address');
+  if (address !== undefined) next.address = readAddress(address, current.address);
+  const contact = object(body, 'authorized_contact');
+  if (contact !== undefined) next.authorized_contact = readContact(contact, current.authorized_contact);
+  checkProfile(next);
+  return next;
+}
+
+export const profileRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/Profile/',
+    writes: true,
+    handle: ({ account, body, runtime }) => {
+      const uuid = freshId(account.profiles, () => runtime.uuid());
+      const profile = createProfile(account, body, uuid, runtime.nowIso());
+      account.profiles.set(uuid, profile);
+      return json(200, { message: 'Profile created successfully.', profile_uuid: uuid });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/Profile/',
+    handle: ({ account, query, accountBase }) => {
+      const entityType = queryEnumAnyCase(query, 'entity_type', entityTypes);
+      const type = queryEnumAnyCase(query, 'type', profileTypes);
+      const vertical = queryEnumAnyCase(query, 'vertical', verticals);
+      const profiles = [...account.profiles.values()].filter(
+        (profile) =>
+          (entityType === undefined || profile.entity_type === entityType) &&
+          (type === undefined || profile.profile_type === type) &&
+          (vertical === undefined || profile.vertical === vertical),
+      );
+      // Production's profile list carries no total_count (api-facts.md section 7).
+      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, false);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/Profile/:profile_uuid/',
+    handle: ({ account, params }) => {
+      const profile = findOr404(account.profiles, params.profile_uuid as string, 'profile');
+      return json(200, { profile: presentProfile(profile) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/Profile/:profile_uuid/',
+    writes: true,
+    handle: ({ account, params, body }) => {
+      const current = findOr404(account.profiles, params.profile_uuid as string, 'profile');
+      const next = updatedProfile(current, body);
+      account.profiles.set(next.profile_uuid, next);
+      return json(200, { profile: presentProfile(next) });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/Profile/:profile_uuid/',
+    writes: true,
+    handle: ({ account, params }) => {
+      const profile = findOr404(account.profiles, params.profile_uuid as string, 'profile');
+      if (profile.profile_type === 'PRIMARY') {
+        throw new ApiError(400, `profile ${profile.profile_uuid} is the primary profile of the account and cannot be deleted`);
+      }
+      account.profiles.delete(profile.profile_uuid);
+      return json(200, { message: 'Profile deleted successfully.' });
+    },
+  },
+];

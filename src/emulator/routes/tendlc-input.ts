@@ -1,0 +1,146 @@
+import { ApiError, json, type JsonObject, type Reply } from '../http.js';
+import { paginate } from '../pagination.js';
+import type { CallbackTarget } from '../state.js';
+
+/**
+ * Input readers and reply helpers shared by the Profile, Brand and Campaign routes. In this area
+ * `""` counts as "not provided" (api-facts.md section 7, quirk 2: the Python SDK sends `''` for every
+ * field it was not given), every refusal is a 400 naming the field, and lists are paginated with
+ * links that start with a slash (api-facts.md section 7).
+ */
+
+/**
+ * A string parameter; `""` and `null` are absent, any other non-string is a 400. `label` names
+ * the field in messages (`address.city` for a nested one).
+ */
+export function text(body: JsonObject, field: string, label = field): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new ApiError(400, `${label} must be a string`);
+  return value;
+}
+
+export function requiredText(body: JsonObject, field: string, label = field): string {
+  const value = text(body, field, label);
+  if (value === undefined) throw new ApiError(400, `${label} is required`);
+  return value;
+}
+
+/** Length in characters (code points), as a reader of the spec's "at least N characters" counts. */
+export function characterCount(value: string): number {
+  return [...value].length;
+}
+
+export function checkMinLength(field: string, value: string | undefined, minimum: number): void {
+  if (value !== undefined && characterCount(value) < minimum) {
+    throw new ApiError(400, `${field} must be at least ${minimum} characters`);
+  }
+}
+
+export function checkMaxLength(field: string, value: string | undefined, maximum: number): void {
+  if (value !== undefined && characterCount(value) > maximum) {
+    throw new ApiError(400, `${field} must be at most ${maximum} characters`);
+  }
+}
+
+export function checkEnum(field: string, value: string | undefined, allowed: readonly string[]): void {
+  if (value !== undefined && !allowed.includes(value)) {
+    throw new ApiError(400, `${field} must be one of ${allowed.join(', ')}`);
+  }
+}
+
+/** A boolean parameter; `null` is absent, any other non-boolean is a 400. */
+export function flag(body: JsonObject, field: string): boolean | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new ApiError(400, `${field} must be true or false`);
+  return value;
+}
+
+export function requiredFlag(body: JsonObject, field: string): boolean {
+  const value = flag(body, field);
+  if (value === undefined) throw new ApiError(400, `${field} is required`);
+  return value;
+}
+
+/** A nested object parameter (address, authorized_contact); `null` is absent. */
+export function object(body: JsonObject, field: string): JsonObject | undefined {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, `${field} must be an object`);
+  return value as JsonObject;
+}
+
+/** True for an absolute `http:` or `https:` URL with a host. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export function checkHttpUrl(field: string, value: string | undefined): void {
+  if (value !== undefined && !isHttpUrl(value)) {
+    throw new ApiError(400, `${field} must be a fully qualified http or https URL`);
+  }
+}
+
+/**
+ * The status callback of a brand create, campaign register or import (api.md, Events): `url`
+ * fully qualified, `method` `GET` or `POST` (default `POST`, any case accepted).
+ */
+export function callbackTarget(body: JsonObject): CallbackTarget | null {
+  const url = text(body, 'url');
+  const method = text(body, 'method')?.toUpperCase();
+  checkHttpUrl('url', url);
+  if (method !== undefined && method !== 'GET' && method !== 'POST') throw new ApiError(400, 'method must be GET or POST');
+  if (url === undefined) return null;
+  return { url, method: method === 'GET' ? 'GET' : 'POST' };
+}
+
+/**
+ * An enumerated list filter compared without regard to case (the campaign list documents
+ * `Active`, records say `ACTIVE`: api-facts.md section 3d); answers the canonical value.
+ */
+export function queryEnumAnyCase<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  const found = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());
+  if (found === undefined) throw new ApiError(400, `${name} must be one of ${allowed.join(', ')}`);
+  return found;
+}
+
+/** The record with `id`, or a 404 naming it. */
+export function findOr404<T>(collection: ReadonlyMap<string, T>, id: string, what: string): T {
+  const record = collection.get(id);
+  if (record === undefined) throw new ApiError(404, `${what} ${id} not found`);
+  return record;
+}
+
+/** An id not yet used in `collection` (ids are random; a clash only repeats the draw). */
+export function freshId(collection: ReadonlyMap<string, unknown>, make: () => string): string {
+  let id = make();
+  while (collection.has(id)) id = make();
+  return id;
+}
+
+/**
+ * A list reply `{ api_id, meta, <key>: [...] }` (api.md, Shared conventions: `brands`,
+ * `campaigns`; api-facts.md section 8: `profiles`). `withTotal: false` drops `meta.total_count`,
+ * as production's profile list does (api-facts.md section 7).
+ */
+export function tendlcList<T>(
+  items: readonly T[],
+  query: URLSearchParams,
+  listPath: string,
+  key: string,
+  present: (item: T) => JsonObject,
+  withTotal = true,
+): Reply {
+  const page = paginate(items, query, listPath, { leadingSlash: true });
+  const meta: JsonObject = { ...page.meta };
+  if (!withTotal) delete meta.total_count;
+  return json(200, { meta, [key]: page.items.map(present) });
+}
