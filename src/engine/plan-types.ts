@@ -1,5 +1,6 @@
 import type { Operation } from 'fast-json-patch';
 import type { SourcePlace } from '../errors.js';
+import type { SecretSourceRef } from './model.js';
 
 /**
  * A plan is versioned, serialisable data (STYLE.md 5). Renderers turn it into text, JSON or
@@ -58,6 +59,10 @@ export interface PlannedChange {
   delete_after?: string[];
   /** Where the resource is declared. */
   source?: SourcePlace;
+  /** How each secret of the desired resource is obtained (never its value), so a saved plan can be applied. */
+  secret_sources?: Record<string, SecretSourceRef>;
+  /** `metadata.protect` of the desired resource. */
+  protect?: boolean;
   registry?: RegistryStatus;
   /** Whether the live account differs from what telform last applied (drift), not only the manifest. */
   drifted?: boolean;

@@ -140,6 +140,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;
   change.after = withSensitive(after, desired);
+  describeDesired(change, desired);
   change.patch = diff.patch;
   if (Object.keys(secrets).length > 0) change.secrets = secrets;
   if (entry) {
@@ -191,6 +192,7 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
   if (desired.source) change.source = desired.source;
   const after = context.references.canonical(kind, desired.spec);
   change.after = withSensitive(after, desired);
+  describeDesired(change, desired);
   change.action = 'create';
   change.api_requests = 1;
   if (match.vanished) {
@@ -330,6 +332,11 @@ function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined
 }
 
 /** The desired spec for display: secrets shown as `(sensitive)`, never their value. */
+function describeDesired(change: PlannedChange, desired: DesiredResource): void {
+  if (Object.keys(desired.secretSources).length > 0) change.secret_sources = { ...desired.secretSources };
+  if (desired.protect) change.protect = true;
+}
+
 function withSensitive(spec: Record<string, unknown>, desired: DesiredResource): Record<string, unknown> {
   const out = { ...spec };
   for (const field of Object.keys(desired.secretSources)) out[field] = '(sensitive)';

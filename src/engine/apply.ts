@@ -1,0 +1,347 @@
+import type { Clock } from '../api/clock.js';
+import { TelformError } from '../errors.js';
+import type { LiveContext, LiveObject } from '../resources/live-side.js';
+import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
+import { isReference, type DesiredResource, type PlannerKind } from './model.js';
+import type { Plan, PlannedChange } from './plan-types.js';
+import type { StateStore } from './state-store.js';
+
+/**
+ * The applier: runs a plan's changes in dependency waves with bounded parallelism. A failure stops
+ * only the changes that depend on it; everything else completes. Each operation is journaled
+ * (intent before the request, result after), so an interrupted apply converges on the next run.
+ */
+
+export type ChangeOutcome =
+  | { status: 'done'; id?: string }
+  | { status: 'failed'; error: string }
+  | { status: 'skipped'; reason: string }
+  /** A `wait` change left for a later apply (no --wait, or the registry did not answer in time). */
+  | { status: 'pending'; reason: string }
+  | { status: 'blocked'; reason: string };
+
+export type ApplyEvent =
+  | { type: 'started'; change: PlannedChange }
+  | { type: 'finished'; change: PlannedChange; outcome: ChangeOutcome }
+  | { type: 'waiting'; change: PlannedChange; on: string; status: string; elapsedMs: number };
+
+export interface ApplyOptions {
+  parallelism: number;
+  /** How long to wait for registry approvals (`--wait`); 0: do not wait. */
+  waitMs: number;
+  clock: Clock;
+  onEvent?: (event: ApplyEvent) => void;
+}
+
+export interface ApplyInputs {
+  plan: Plan;
+  kinds: ReadonlyMap<string, PlannerKind>;
+  /** Desired resources by address (from the manifests, or rebuilt from a saved plan). */
+  desired: ReadonlyMap<string, DesiredResource>;
+  store: StateStore;
+  live: LiveContext;
+  fingerprinter: SecretFingerprinter;
+  /** Resolves a resource's secrets to their values (never logged). */
+  resolveSecrets(resource: DesiredResource): Promise<Record<string, string>>;
+}
+
+export interface ApplyResult {
+  outcomes: Map<string, ChangeOutcome>;
+  failed: number;
+  pending: number;
+  blocked: number;
+}
+
+type Step = { change: PlannedChange; part: 'main' | 'replace-delete'; after: string[] };
+
+export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Promise<ApplyResult> {
+  const ids = new Map<string, string>();
+  for (const [address, entry] of Object.entries(inputs.store.ledger.resources)) ids.set(address, entry.id);
+  for (const change of inputs.plan.changes) if (change.id && change.action !== 'delete') ids.set(change.address, change.id);
+
+  const outcomes = new Map<string, ChangeOutcome>();
+  const steps: Step[] = [];
+  for (const change of inputs.plan.changes) {
+    if (change.action === 'blocked') outcomes.set(change.address, { status: 'blocked', reason: change.reasons.join('; ') });
+    else if (change.action === 'noop') await refreshLedger(change, inputs);
+    else steps.push({ change, part: 'main', after: change.depends_on });
+    if (change.action === 'replace' && change.replace_strategy === 'create_before_delete') {
+      steps.push({ change, part: 'replace-delete', after: [change.address, ...(change.delete_after ?? [])] });
+    }
+  }
+
+  const runner = new StepRunner(steps, outcomes, options, async (step) => {
+    if (step.part === 'replace-delete') return deleteOld(step.change, inputs);
+    return runChange(step.change, inputs, ids, options);
+  });
+  await runner.run();
+  await inputs.store.compact();
+
+  let failed = 0;
+  let pending = 0;
+  let blocked = 0;
+  for (const outcome of outcomes.values()) {
+    if (outcome.status === 'failed' || outcome.status === 'skipped') failed += 1;
+    if (outcome.status === 'pending') pending += 1;
+    if (outcome.status === 'blocked') blocked += 1;
+  }
+  return { outcomes, failed, pending, blocked };
+}
+
+/**
+ * Schedules steps: main steps of creates/updates first (each once its dependencies are done),
+ * deletes once every main step has settled; a dependency that failed, was skipped or is pending
+ * skips its dependents.
+ */
+class StepRunner {
+  private readonly settled = new Map<string, ChangeOutcome>();
+
+  constructor(
+    private readonly steps: Step[],
+    private readonly outcomes: Map<string, ChangeOutcome>,
+    private readonly options: ApplyOptions,
+    private readonly execute: (step: Step) => Promise<ChangeOutcome>,
+  ) {}
+
+  async run(): Promise<void> {
+    const mainSteps = this.steps.filter((step) => step.part === 'main' && step.change.action !== 'delete');
+    const deleteSteps = this.steps.filter((step) => !mainSteps.includes(step));
+    await this.runWave(mainSteps);
+    await this.runWave(deleteSteps);
+  }
+
+  private key(step: Step): string {
+    return step.part === 'main' ? step.change.address : `${step.change.address}#delete`;
+  }
+
+  private async runWave(steps: Step[]): Promise<void> {
+    const remaining = new Set(steps);
+    const inWave = new Set(steps.map((step) => step.change.address));
+    const running = new Set<Promise<void>>();
+    while (remaining.size > 0 || running.size > 0) {
+      for (const step of [...remaining]) {
+        if (running.size >= this.options.parallelism) break;
+        const blockers = step.after.filter((address) => address !== step.change.address || step.part === 'replace-delete');
+        const unsettled = blockers.filter((address) => inWave.has(address) && !this.settled.has(address));
+        if (unsettled.length > 0) continue;
+        remaining.delete(step);
+        const failedDependency = blockers.find((address) => {
+          const outcome = this.settled.get(address) ?? this.outcomes.get(address);
+          return outcome !== undefined && outcome.status !== 'done';
+        });
+        if (failedDependency) {
+          const dependencyOutcome = this.settled.get(failedDependency) ?? this.outcomes.get(failedDependency);
+          const outcome: ChangeOutcome =
+            dependencyOutcome?.status === 'pending'
+              ? { status: 'pending', reason: `waits for ${failedDependency}` }
+              : { status: 'skipped', reason: `${failedDependency} did not complete` };
+          this.finish(step, outcome);
+          continue;
+        }
+        const task = this.start(step).finally(() => running.delete(task));
+        running.add(task);
+      }
+      if (running.size === 0 && remaining.size > 0) {
+        // Only unsatisfiable steps are left (a dependency outside any wave): report, never hang.
+        for (const step of remaining) this.finish(step, { status: 'skipped', reason: 'its dependencies could not be ordered' });
+        remaining.clear();
+      }
+      if (running.size > 0) await Promise.race(running);
+    }
+  }
+
+  private async start(step: Step): Promise<void> {
+    this.options.onEvent?.({ type: 'started', change: step.change });
+    let outcome: ChangeOutcome;
+    try {
+      outcome = await this.execute(step);
+    } catch (error) {
+      outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+    }
+    this.finish(step, outcome);
+  }
+
+  private finish(step: Step, outcome: ChangeOutcome): void {
+    this.settled.set(this.key(step), outcome);
+    if (step.part === 'main') this.settled.set(step.change.address, outcome);
+    const previous = this.outcomes.get(step.change.address);
+    if (!previous || previous.status === 'done') this.outcomes.set(step.change.address, outcome);
+    this.options.onEvent?.({ type: 'finished', change: step.change, outcome });
+  }
+}
+
+async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<string, string>, options: ApplyOptions): Promise<ChangeOutcome> {
+  const kind = requireKind(inputs, change);
+  switch (change.action) {
+    case 'create':
+      return createResource(change, kind, inputs, ids);
+    case 'wait': {
+      const waited = await waitForDependencies(change, inputs, ids, options);
+      if (waited) return waited;
+      return createResource(change, kind, inputs, ids);
+    }
+    case 'adopt':
+      await recordEntry(change, kind, inputs, requireId(change), {});
+      return { status: 'done', id: requireId(change) };
+    case 'update': {
+      const desired = requireDesired(inputs, change);
+      const id = requireId(change);
+      const live = (await kind.live.read(inputs.live, id)) ?? missingObject(change);
+      const resolved = resolveReferences(kind, desired, ids);
+      const secrets = await inputs.resolveSecrets(desired);
+      const secretFields = Object.keys(change.secrets ?? {});
+      await inputs.store.recordIntent(change.address, 'update');
+      await kind.live.update(inputs.live, {
+        id,
+        desired: { ...resolved, ...secrets },
+        live,
+        changedFields: changedFieldsOf(change),
+        secretFields,
+      });
+      await recordEntry(change, kind, inputs, id, secrets);
+      return { status: 'done', id };
+    }
+    case 'replace': {
+      if (change.replace_strategy === 'delete_before_create') {
+        const deleted = await deleteOld(change, inputs);
+        if (deleted.status !== 'done') return deleted;
+      }
+      return createResource(change, kind, inputs, ids);
+    }
+    case 'delete': {
+      const id = requireId(change);
+      await inputs.store.recordIntent(change.address, 'delete');
+      await kind.live.delete(inputs.live, id, undefined);
+      await inputs.store.recordResult(change.address, null);
+      return { status: 'done' };
+    }
+    case 'blocked':
+    case 'noop':
+      return { status: 'done' };
+    default: {
+      const unreachable: never = change.action;
+      throw new Error(`unhandled action ${String(unreachable)}`);
+    }
+  }
+}
+
+async function createResource(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
+  const desired = requireDesired(inputs, change);
+  const resolved = resolveReferences(kind, desired, ids);
+  const secrets = await inputs.resolveSecrets(desired);
+  await inputs.store.recordIntent(change.address, 'create');
+  const { id } = await kind.live.create(inputs.live, { ...resolved, ...secrets });
+  ids.set(change.address, id);
+  await recordEntry(change, kind, inputs, id, secrets);
+  return { status: 'done', id };
+}
+
+/** Deletes the object a replace superseded (its old id). */
+async function deleteOld(change: PlannedChange, inputs: ApplyInputs): Promise<ChangeOutcome> {
+  const kind = requireKind(inputs, change);
+  const oldId = requireId(change);
+  await kind.live.delete(inputs.live, oldId, undefined);
+  return { status: 'done' };
+}
+
+/**
+ * `--wait`: polls the registry status of what this change waits for (a brand) with backoff until it
+ * is approved. Returns an outcome when the change cannot go on now, undefined when it can.
+ */
+async function waitForDependencies(change: PlannedChange, inputs: ApplyInputs, ids: Map<string, string>, options: ApplyOptions): Promise<ChangeOutcome | undefined> {
+  const kind = requireKind(inputs, change);
+  const desired = requireDesired(inputs, change);
+  for (const { field, target } of kind.references) {
+    const value = desired.spec[field];
+    if (!isReference(value)) continue;
+    const targetKind = inputs.kinds.get(target);
+    if (!targetKind?.live.readiness) continue;
+    const address = `${target}/${value.ref}`;
+    const id = ids.get(address);
+    if (!id) return { status: 'skipped', reason: `${address} does not exist` };
+    if (options.waitMs <= 0) return { status: 'pending', reason: `waits for ${address} to be approved by the registry; run apply again later (or use --wait)` };
+    const started = options.clock.now();
+    let delay = 1_000;
+    for (;;) {
+      const live: LiveObject | undefined = await targetKind.live.read(inputs.live, id);
+      const readiness = live ? targetKind.live.readiness(live) : 'failed';
+      if (readiness === 'ready') break;
+      if (readiness === 'failed') return { status: 'skipped', reason: `${address} was declined by the registry` };
+      const elapsed = options.clock.now() - started;
+      options.onEvent?.({ type: 'waiting', change, on: address, status: live?.registry?.registration_status ?? 'PROCESSING', elapsedMs: elapsed });
+      if (elapsed + delay > options.waitMs) {
+        return { status: 'pending', reason: `${address} was still ${live?.registry?.registration_status ?? 'pending'} after the wait; run apply again later` };
+      }
+      await options.clock.sleep(delay);
+      delay = Math.min(delay * 2, 30_000);
+    }
+  }
+  return undefined;
+}
+
+/** The spec to send: `{ ref }` replaced by the target's live id. */
+function resolveReferences(kind: PlannerKind, desired: DesiredResource, ids: ReadonlyMap<string, string>): Record<string, unknown> {
+  const spec: Record<string, unknown> = { ...desired.spec };
+  for (const { field, target } of kind.references) {
+    const value = spec[field];
+    if (!isReference(value)) continue;
+    const id = ids.get(`${target}/${value.ref}`);
+    if (!id) throw new TelformError('unresolved_reference', `${desired.address}: ${field} refers to ${target}/${value.ref}, which has no id yet`);
+    spec[field] = id;
+  }
+  return spec;
+}
+
+async function recordEntry(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, id: string, secrets: Record<string, string>): Promise<void> {
+  const desired = requireDesired(inputs, change);
+  const previous = inputs.store.ledger.resources[change.address];
+  const fingerprints: LedgerEntry['secrets'] = { ...(previous?.secrets ?? {}) };
+  for (const [field, value] of Object.entries(secrets)) fingerprints[field] = inputs.fingerprinter.fingerprint(change.address, field, value);
+  for (const field of Object.keys(fingerprints)) if (!kind.secretFields.includes(field)) delete fingerprints[field];
+  await inputs.store.recordResult(change.address, {
+    kind: change.kind,
+    name: change.name,
+    id,
+    applied_spec: { ...desired.spec },
+    secrets: fingerprints,
+    updated_at: new Date().toISOString(),
+  });
+}
+
+/** A noop whose manifest differs from the ledger's last applied spec only refreshes the ledger. */
+async function refreshLedger(change: PlannedChange, inputs: ApplyInputs): Promise<void> {
+  const entry = inputs.store.ledger.resources[change.address];
+  const desired = inputs.desired.get(change.address);
+  if (!entry || !desired || JSON.stringify(entry.applied_spec) === JSON.stringify(desired.spec)) return;
+  await inputs.store.recordResult(change.address, { ...entry, applied_spec: { ...desired.spec }, updated_at: new Date().toISOString() });
+}
+
+function changedFieldsOf(change: PlannedChange): string[] {
+  const fields = new Set<string>();
+  for (const operation of change.patch) {
+    const [first] = operation.path.split('/').slice(1);
+    if (first) fields.add(first.replace(/~1/g, '/').replace(/~0/g, '~'));
+  }
+  return [...fields].sort();
+}
+
+function requireKind(inputs: ApplyInputs, change: PlannedChange): PlannerKind {
+  const kind = inputs.kinds.get(change.kind);
+  if (!kind) throw new Error(`unknown kind ${change.kind}`);
+  return kind;
+}
+
+function requireDesired(inputs: ApplyInputs, change: PlannedChange): DesiredResource {
+  const desired = inputs.desired.get(change.address);
+  if (!desired) throw new Error(`no desired resource for ${change.address}`);
+  return desired;
+}
+
+function requireId(change: PlannedChange): string {
+  if (!change.id) throw new Error(`no live id for ${change.address}`);
+  return change.id;
+}
+
+function missingObject(change: PlannedChange): never {
+  throw new TelformError('vanished', `${change.address} (id ${change.id ?? '?'}) disappeared from the account during the apply; run plan again`);
+}
