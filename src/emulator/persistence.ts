@@ -192,6 +192,9 @@ export class StateStore {
  * telform commands sharing `.telform/`) never write one file. A lock left by a process that no longer
  * runs (killed) is taken over.
  */
+/** Lock files held by this process (several emulators can run in one process, e.g. in tests). */
+const heldLocks = new Set<string>();
+
 export class DataFileLock {
   private constructor(readonly path: string) {}
 
@@ -205,6 +208,7 @@ export class DataFileLock {
       try {
         await writeFile(draft, `${process.pid}\n`, { encoding: 'utf8', mode: 0o600 });
         await link(draft, path);
+        heldLocks.add(path);
         return new DataFileLock(path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -216,7 +220,10 @@ export class DataFileLock {
         await unlink(draft).catch(() => undefined);
       }
       const owner = await readOwner(path);
-      if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
+      // Our own pid in a lock we do not hold is a leftover of an earlier process that had our pid
+      // (containers reuse low pids after a restart); another emulator of this process holds its path.
+      const held = owner === process.pid ? heldLocks.has(path) : owner !== undefined && isRunning(owner);
+      if (held) {
         throw new EmulatorStartError(
           'data_file_locked',
           `The emulator data file ${file} is in use by another process (pid ${owner}); wait for it to finish or use another data file.`,
@@ -229,6 +236,7 @@ export class DataFileLock {
   }
 
   async release(): Promise<void> {
+    if (!heldLocks.delete(this.path)) return;
     if ((await readOwner(this.path)) === process.pid) await unlink(this.path).catch(() => undefined);
   }
 }
