@@ -1,0 +1,31 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Option value parsers shared by commands; each refuses bad input with one sentence. */
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return parsed;
+}
+
+export function usdAmount(value: string): number {
+  if (!/^\d+(\.\d{1,2})?$/.test(value)) throw new InvalidArgumentError('expected an amount in USD, e.g. 15 or 30.00');
+  return Number(value);
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `15m`, `90s`, `1h30m`, `500ms`; a bare number is seconds. */
+export function duration(value: string): number {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) {
+    throw new InvalidArgumentError('expected a duration such as 15m, 90s or 1h30m');
+  }
+  return parts.reduce((total, part) => total + Number(part[1]) * (durationUnits[part[2] as string] ?? 0), 0);
+}

@@ -1,0 +1,86 @@
+import { ApiClient } from '../api/client.js';
+import { resolveConnection } from '../api/connection.js';
+import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.js';
+import { systemClock } from '../api/clock.js';
+import { startEmbeddedEmulator } from '../emulator/embedded.js';
+import { TelformError } from '../errors.js';
+
+/** Global options every API command accepts (program-level flags). */
+export interface GlobalOptions {
+  endpoint?: string;
+  state?: string;
+  color?: boolean;
+  quiet?: boolean;
+  logHttp?: boolean;
+  debug?: boolean;
+  parallelism?: number;
+  rateLimit?: string;
+}
+
+/** What a command talks to: the client, and how the ledger names the endpoint and account. */
+export interface Session {
+  client: ApiClient;
+  /** `local` for the embedded emulator, else the base URL (the ledger is bound to it). */
+  endpointLabel: string;
+  account: string;
+  /** Keys the secret fingerprints (never printed). */
+  authToken: string;
+  close(): Promise<void>;
+}
+
+export interface SessionIo {
+  env: Readonly<Record<string, string | undefined>>;
+  /** Notes for the user (stderr), e.g. that the embedded emulator is used. */
+  note(line: string): void;
+  /** `--log-http` lines (stderr). */
+  logHttp(line: string): void;
+}
+
+/**
+ * Resolves endpoint and credentials (DESIGN.md section 7), starts the embedded emulator when that is
+ * where the run goes (the only place besides `telform emulator` that knows the emulator), and
+ * builds the client with the run's one shared limiter.
+ */
+export async function openSession(options: GlobalOptions, io: SessionIo): Promise<Session> {
+  const target = resolveConnection({ endpointFlag: options.endpoint, env: io.env });
+  const rate = options.rateLimit === undefined ? defaultLimiterOptions : parseRateLimit(options.rateLimit);
+  if (!rate) throw new TelformError('bad_option', `--rate-limit "${options.rateLimit}" is not N/PERIOD (e.g. 300/5s)`);
+  const limiter = new Limiter(
+    { concurrency: options.parallelism ?? defaultLimiterOptions.concurrency, requests: rate.requests, periodMs: rate.periodMs },
+    systemClock,
+  );
+  const logHttp = options.logHttp ? io.logHttp : undefined;
+
+  if (target.kind === 'local') {
+    const embedded = await startEmbeddedEmulator();
+    io.note(
+      target.reason === 'requested'
+        ? `using the embedded emulator (state in ${embedded.dataFile})`
+        : `no API credentials set: using the embedded emulator (state in ${embedded.dataFile}); set TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN for a real account`,
+    );
+    const client = new ApiClient({
+      baseUrl: embedded.url,
+      credentials: { authId: embedded.authId, authToken: embedded.authToken },
+      limiter,
+      ...(logHttp ? { logHttp } : {}),
+    });
+    return {
+      client,
+      endpointLabel: 'local',
+      account: embedded.authId,
+      authToken: embedded.authToken,
+      close: async () => {
+        await client.close();
+        await embedded.close();
+      },
+    };
+  }
+  const client = new ApiClient({ baseUrl: target.baseUrl, credentials: target.credentials, limiter, ...(logHttp ? { logHttp } : {}) });
+  return {
+    client,
+    endpointLabel: target.baseUrl,
+    account: target.credentials.authId,
+    authToken: target.credentials.authToken,
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,85 @@
+import type { LiveContext, LiveObject } from '../resources/live-side.js';
+import type { SecretFingerprinter } from './ledger.js';
+import { ledgerIdsToFetch } from './match.js';
+import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
+import type { Plan, PlanApprovals } from './plan-types.js';
+import { buildPlan, type SecretState } from './planner.js';
+import type { StateStore } from './state-store.js';
+
+/**
+ * The one glue function between the edges and the pure planner (STYLE.md 1): reads every kind's
+ * live list (whole, concurrently), fetches by id the ledger's objects the lists did not show,
+ * compares secrets through fingerprints, then plans.
+ */
+export interface PrepareInputs {
+  kinds: readonly PlannerKind[];
+  desired: readonly DesiredResource[];
+  live: LiveContext;
+  store: StateStore;
+  fingerprinter: SecretFingerprinter;
+  /** Resolves the secrets of one resource (an error names the resource and the source, never a value). */
+  resolveSecrets(resource: DesiredResource): Promise<Record<string, string>>;
+  approvals: PlanApprovals;
+  endpoint: string;
+  account: string;
+  now: Date;
+}
+
+export interface Prepared {
+  plan: Plan;
+  live: LiveModel;
+}
+
+export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
+  const live = await readLiveModel(inputs.kinds, inputs.live);
+  const fetchedById = await fetchMissingLedgerObjects(inputs, live);
+  const secretStates = await compareSecrets(inputs);
+  const plan = buildPlan({
+    kinds: inputs.kinds,
+    desired: inputs.desired,
+    live,
+    fetchedById,
+    ledger: inputs.store.ledger,
+    secretStates,
+    uncertain: inputs.store.uncertain,
+    endpoint: inputs.endpoint,
+    account: inputs.account,
+    approvals: inputs.approvals,
+    now: inputs.now,
+  });
+  return { plan, live };
+}
+
+/** Every kind's list, read whole; one failure fails the read (never a partial view). */
+export async function readLiveModel(kinds: readonly PlannerKind[], context: LiveContext): Promise<Map<string, LiveObject[]>> {
+  const lists = await Promise.all(kinds.map(async (kind) => [kind.kind, await kind.live.list(context)] as const));
+  return new Map(lists);
+}
+
+async function fetchMissingLedgerObjects(inputs: PrepareInputs, live: LiveModel): Promise<Map<string, LiveObject | null>> {
+  const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
+  const result = new Map<string, LiveObject | null>();
+  await Promise.all(
+    ledgerIdsToFetch(inputs.store.ledger, live).map(async ({ address, kind, id }) => {
+      const definition = kinds.get(kind);
+      if (!definition) return;
+      result.set(address, (await definition.live.read(inputs.live, id)) ?? null);
+    }),
+  );
+  return result;
+}
+
+async function compareSecrets(inputs: PrepareInputs): Promise<Map<string, Record<string, SecretState>>> {
+  const states = new Map<string, Record<string, SecretState>>();
+  for (const resource of inputs.desired) {
+    if (Object.keys(resource.secretSources).length === 0) continue;
+    const values = await inputs.resolveSecrets(resource);
+    const entry = inputs.store.ledger.resources[resource.address];
+    const fieldStates: Record<string, SecretState> = {};
+    for (const [field, value] of Object.entries(values)) {
+      fieldStates[field] = inputs.fingerprinter.compare(entry?.secrets[field], resource.address, field, value);
+    }
+    states.set(resource.address, fieldStates);
+  }
+  return states;
+}
