@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
 import { ApiError, type JsonObject, type Reply } from './http.js';
 import { Router, matchSegments, segmentsOf, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
@@ -34,8 +34,11 @@ export interface SeedInput extends SeedAccountInput {
   accounts?: Array<SeedAccountInput & { auth_id: string; auth_token?: string }>;
 }
 
-/** Turns a path inside the seed (`accounts.0.profiles.1`) into a place for messages. */
-export type Locate = (path: ReadonlyArray<string | number>) => string;
+/**
+ * Turns a path inside the seed (`accounts.0.profiles.1`) into a place for messages; with `atKey`, the
+ * place of the last key itself rather than of its value (for unknown keys).
+ */
+export type Locate = (path: ReadonlyArray<string | number>, options?: { atKey?: boolean }) => string;
 
 export interface LoadedSeed {
   input: SeedInput;
@@ -65,7 +68,15 @@ export async function readSeedFile(file: string): Promise<LoadedSeed> {
   if (problem) {
     throw new EmulatorStartError('seed_file_invalid', `${at(problem.pos[0])}: the seed file is not valid YAML or JSON (${firstLine(problem.message)}).`);
   }
-  const locate: Locate = (path) => {
+  const locate: Locate = (path, options = {}) => {
+    if (options.atKey && path.length > 0) {
+      const parent = (path.length === 1 ? document.contents : document.getIn(path.slice(0, -1), true)) as unknown;
+      if (isMap(parent)) {
+        const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === path[path.length - 1]);
+        const range = pair && isScalar(pair.key) ? pair.key.range : undefined;
+        if (range) return `${at(range[0])} (${formatPath(path)})`;
+      }
+    }
     for (let length = path.length; length >= 0; length -= 1) {
       const node = document.getIn(path.slice(0, length), true) as { range?: [number, number, number] } | undefined;
       if (node && typeof node === 'object' && node.range) return `${at(node.range[0])} (${formatPath(path)})`;
@@ -94,13 +105,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Checks the seed's structure (not the items: the routes check those). */
 export function checkSeedShape(input: unknown, locate: Locate): asserts input is SeedInput {
-  const fail = (path: Array<string | number>, why: string): never => {
-    throw new EmulatorStartError('seed_file_invalid', `${locate(path)}: ${why}.`);
+  const fail = (path: Array<string | number>, why: string, atKey = false): never => {
+    throw new EmulatorStartError('seed_file_invalid', `${locate(path, { atKey })}: ${why}.`);
   };
   if (!isObject(input)) fail([], 'the seed must be a mapping with profiles, applications, numbers or accounts');
   const checkSections = (section: Record<string, unknown>, prefix: Array<string | number>, allowed: string[]): void => {
     for (const key of Object.keys(section)) {
-      if (!allowed.includes(key)) fail([...prefix, key], `unknown key "${key}" (expected ${allowed.join(', ')})`);
+      if (!allowed.includes(key)) fail([...prefix, key], `unknown key "${key}" (expected ${allowed.join(', ')})`, true);
     }
     for (const key of sectionKeys) {
       const items = section[key];
