@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccount } from '../../src/emulator/index.js';
+import { call } from '../emulator/fixtures/http.js';
+
+/** `telform emulator` as a user runs it: the built CLI (`npm run build`) in a child process. */
+const cli = resolve('dist/cli/main.js');
+let directory: string;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  expect(existsSync(cli), 'run `npm run build` first: this test drives the built CLI').toBe(true);
+  directory = await mkdtemp(join(tmpdir(), 'telform-cli-emulator-'));
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** Runs the command to its end (for refused flags); returns its exit code and output. */
+function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [cli, 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** Starts the command and resolves with its URL once it prints `listening on`. */
+function startServing(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [cli, 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((found, fail) => {
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /^listening on (http:\/\/\S+)\n$/.exec(stdout);
+      if (match) {
+        found({
+          url: match[1] as string,
+          stop: async () => {
+            child.kill('SIGTERM');
+            const code = await exited;
+            children.delete(child);
+            return code;
+          },
+        });
+      }
+    });
+    void exited.then(() => fail(new Error(`exited before listening: ${stderr}`)));
+  });
+}
+
+describe('telform emulator flags', () => {
+  it.each([
+    [['--faults', 'lost=2'], `error: option '--faults <spec>' argument 'lost=2' is invalid. lost must be a probability from 0 to 1 or a percentage such as 5%, not "2".`],
+    [['--latency', '9-3'], `error: option '--latency <ms>' argument '9-3' is invalid. the latency range 9-3 must not start above its end.`],
+    [['--rate-limit', '300'], `error: option '--rate-limit <n/period>' argument '300' is invalid. rate limit must be REQUESTS/PERIOD such as 300/5s, 10/s or 1000/1m, not "300".`],
+    [['--account', 'MAX:'], 'error: --account value number 1 must be ID:TOKEN, with an Auth ID of 1 to 64 letters or digits and a non-empty token.'],
+  ])('refuses %j with one line and exit code 1', async (args, message) => {
+    const { code, stdout, stderr } = await runToEnd(args);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(message);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('never echoes a token of a refused --account', async () => {
+    const { code, stderr } = await runToEnd(['--account', 'bad id:very-secret-token']);
+    expect(code).toBe(1);
+    expect(stderr).not.toContain('very-secret-token');
+  });
+
+  it('refuses an unreadable data file in one sentence', async () => {
+    const dataFile = join(directory, 'corrupt.json');
+    await writeFile(dataFile, 'not json');
+    const { code, stderr } = await runToEnd(['--data', dataFile]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`error: The emulator data file ${dataFile} is not valid JSON; move it away to start fresh.\n`);
+  });
+
+  it('serves several accounts, applies --faults, --latency and --rate-limit, and stops cleanly on SIGTERM', async () => {
+    const dataFile = join(directory, 'served.json');
+    const running = await startServing([
+      '--data', dataFile,
+      '--account', 'MATEAMA0000000000001:token-a',
+      '--account', 'MATEAMB0000000000002:token-b',
+      '--faults', '500=0.25,methods=DELETE,seed=11',
+      '--latency', '1-2',
+      '--rate-limit', '300/5s',
+    ]);
+    const path = (authId: string): string => `/v1/Account/${authId}/Zentrunk/IPAccessControlList/`;
+    expect(await call(running.url, path('MATEAMA0000000000001'), { auth: ['MATEAMA0000000000001', 'token-a'] })).toMatchObject({ status: 200 });
+    expect(await call(running.url, path('MATEAMB0000000000002'), { auth: ['MATEAMB0000000000002', 'token-b'] })).toMatchObject({ status: 200 });
+    // With only --account flags, the default account is not served.
+    expect(await call(running.url, path(defaultAccount.authId), { auth: [defaultAccount.authId, defaultAccount.authToken] })).toMatchObject({
+      status: 401,
+    });
+    expect(await call(running.url, '/__emulator/faults/')).toMatchObject({
+      status: 200,
+      body: {
+        faults: { spec: '500=0.25,reset=0,lost=0,methods=DELETE,seed=11' },
+        latency: { spec: '1-2' },
+        rate_limit: { spec: '300/5s', limit: 300, period_ms: 5000 },
+      },
+    });
+    expect(await running.stop()).toBe(0);
+    // A clean stop releases the data file.
+    expect(existsSync(`${dataFile}.lock`)).toBe(false);
+  });
+
+  it('starts from a --seed file', async () => {
+    const running = await startServing(['--seed', resolve('test/emulator/fixtures/seed.yaml')]);
+    const answer = await call(running.url, `/v1/Account/${defaultAccount.authId}/Application/88800000000000001/`, {
+      auth: [defaultAccount.authId, defaultAccount.authToken],
+    });
+    expect(answer).toMatchObject({ status: 200, body: { app_name: 'seeded-fixed' } });
+    expect(await running.stop()).toBe(0);
+  });
+});
