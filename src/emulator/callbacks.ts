@@ -34,9 +34,17 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 export function sendCallback(runtime: Runtime, authId: string, target: CallbackTarget, payload: CallbackPayload): Promise<void> {
   const previous = queues.get(runtime) ?? Promise.resolve();
-  const next = previous.then(() => deliver(runtime, authId, target, payload));
+  const next = previous.then(() => deliver(runtime, authId, target, payload)).catch((error: unknown) => {
+    // A bug here must not stop later callbacks; say so where an operator looks.
+    process.stderr.write(`emulator: status callback failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  });
   queues.set(runtime, next);
   return next;
+}
+
+/** Settles once every callback queued so far has been attempted and logged (for tests). */
+export function callbacksSettled(runtime: Runtime): Promise<void> {
+  return queues.get(runtime) ?? Promise.resolve();
 }
 
 async function deliver(runtime: Runtime, authId: string, target: CallbackTarget, payload: CallbackPayload): Promise<void> {
