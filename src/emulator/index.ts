@@ -66,7 +66,12 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
 
     const store = dataFile === null ? null : new StateStore(dataFile, state, () => runtime.nowIso());
     // The first save makes the file exist (and records the seed) before anything is served.
-    if (store) await store.save();
+    if (store) {
+      await store.save().catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        throw new EmulatorStartError('data_file_unreadable', `Cannot write the emulator data file ${store.file}: ${code}.`, { cause: error });
+      });
+    }
     const server = new EmulatorServer(runtime, { routes, adminRoutes: allAdminRoutes, controls, store });
     const address = await server.listen(config.host, config.port).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);

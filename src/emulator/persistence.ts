@@ -200,7 +200,11 @@ export class DataFileLock {
 
   static async acquire(file: string): Promise<DataFileLock> {
     const path = `${file}.lock`;
-    await mkdir(dirname(file), { recursive: true });
+    await mkdir(dirname(file), { recursive: true }).catch((error: unknown) => {
+      throw new EmulatorStartError('data_file_unreadable', `Cannot create the directory of the data file ${file}: ${describe(error)}.`, {
+        cause: error,
+      });
+    });
     for (let attempt = 0; attempt < 5; attempt += 1) {
       // The pid is written to a private file first and hard-linked into place, so the lock appears
       // atomically with its owner in it (a half-written lock would look stale to another starter).

@@ -134,6 +134,14 @@ describe('--data', () => {
     expect(answer).toMatchObject({ status: 500, body: { error: 'the emulator could not save its state (EISDIR)' } });
   });
 
+  it('refuses to start when the data file cannot be written or placed', async () => {
+    await mkdir(`${dataFile}.tmp`);
+    await expect(start()).rejects.toThrow(`Cannot write the emulator data file ${dataFile}: EISDIR.`);
+    await writeFile(join(directory, 'plain-file'), '');
+    const nested = join(directory, 'plain-file', 'state.json');
+    await expect(startEmulator({ dataFile: nested })).rejects.toThrow(`Cannot create the directory of the data file ${nested}: EEXIST.`);
+  });
+
   it('serves the token given now for an account saved with another one', async () => {
     const first = await start();
     await stop(first);
