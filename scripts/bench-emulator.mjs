@@ -40,8 +40,17 @@ const starter = `
   const emulator = await startEmulator({ accounts: [{ authId: ${JSON.stringify(authId)}, authToken: ${JSON.stringify(authToken)} }] });
   process.stdout.write('listening on ' + emulator.url + '\\n');
   process.on('SIGTERM', () => { void emulator.close().then(() => process.exit(0)); });
+  process.on('message', () => process.send(process.cpuUsage()));
 `;
-const child = spawn(process.execPath, ['--input-type=module', '-e', starter], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--input-type=module', '-e', starter], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+
+/** CPU time the emulator process has used so far, in microseconds (user + system). */
+function serverCpuMicros() {
+  return new Promise((resolveUsage) => {
+    child.once('message', (usage) => resolveUsage(usage.user + usage.system));
+    child.send('cpu');
+  });
+}
 const url = await new Promise((resolveUrl, reject) => {
   const lines = createInterface({ input: child.stdout });
   lines.once('line', (line) => {
@@ -65,10 +74,18 @@ async function send(method, path, body) {
   return text === '' ? undefined : JSON.parse(text);
 }
 
-/** Runs `make(index)` from `connections` concurrent loops until the time or the request budget is spent. */
+/**
+ * Runs `make(index)` from `connections` concurrent loops until the time or the request budget is
+ * spent, after an unmeasured warm-up of the same requests (so the JIT has settled on both sides).
+ */
 async function phase(label, make) {
+  let warm = 0;
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (warm < 3000) await make(1_000_000_000 + warm++);
+  }));
   let issued = 0;
   let completed = 0;
+  const cpuBefore = await serverCpuMicros();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const loop = async () => {
@@ -80,8 +97,15 @@ async function phase(label, make) {
   };
   await Promise.all(Array.from({ length: connections }, loop));
   const elapsed = (performance.now() - started) / 1000;
+  const cpuPerRequest = ((await serverCpuMicros()) - cpuBefore) / completed;
   const rate = completed / elapsed;
-  process.stdout.write(`${label.padEnd(34)} ${String(completed).padStart(7)} requests in ${elapsed.toFixed(2)} s = ${Math.round(rate).toLocaleString('en-US')} req/s\n`);
+  // The server's own CPU per request is steadier than the rate on a shared machine: it says how many
+  // requests one core would serve if the client and other processes left it alone.
+  process.stdout.write(
+    `${label.padEnd(34)} ${String(completed).padStart(7)} requests in ${elapsed.toFixed(2)} s = ` +
+      `${Math.round(rate).toLocaleString('en-US').padStart(6)} req/s; server CPU ${Math.round(cpuPerRequest)} µs/request ` +
+      `(${Math.round(1e6 / cpuPerRequest).toLocaleString('en-US')} req/s per core)\n`,
+  );
   return rate;
 }
 
@@ -91,8 +115,6 @@ try {
   let uri;
   for (let index = 0; index < 25; index += 1) uri = (await send('POST', '/Zentrunk/URI/', { name: `u${index}`, uri: `u${index}.example.com` })).uri_uuid;
   const trunk = (await send('POST', '/Zentrunk/Trunk/', { name: 'bench', trunk_direction: 'inbound', primary_uri_uuid: uri })).trunk_id;
-  // Warm-up: let both processes reach steady state before measuring.
-  for (let index = 0; index < 500; index += 1) await send('GET', `/Zentrunk/Trunk/${trunk}/`);
 
   process.stdout.write(`emulator ${url}, node ${process.version}, ${connections} keep-alive connections, ${seconds} s per phase\n`);
   const getOne = await phase('GET /Zentrunk/Trunk/{id}/', () => send('GET', `/Zentrunk/Trunk/${trunk}/`));
