@@ -77,6 +77,10 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new EmulatorStartError('listen_failed', `Cannot listen on ${config.host}:${config.port}: ${code}.`, { cause: error });
     });
+    // Changes made outside write routes (the registry's callback bookkeeping on reads and timers) are
+    // saved within a second; unref'd, so it never keeps a process alive.
+    const sweeper = store ? setInterval(() => void store.saveIfChanged(), 1_000) : undefined;
+    sweeper?.unref();
     const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     let closed: Promise<void> | undefined;
     return {
@@ -88,6 +92,7 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
       controls,
       close: () => {
         closed ??= (async () => {
+          clearInterval(sweeper);
           await server.close();
           await store?.close();
           await lock?.release();

@@ -27,8 +27,17 @@ interface SnapshotFile {
 }
 
 export function serialiseState(state: EmulatorState, savedAt: string): string {
-  const file: SnapshotFile = { format: formatName, version: formatVersion, saved_at: savedAt, state };
-  return `${JSON.stringify(file, encodeValue)}\n`;
+  return wrapState(encodeState(state), savedAt);
+}
+
+/** The state alone as JSON (what a save writes, without the header), also used to tell whether it changed. */
+function encodeState(state: EmulatorState): string {
+  return JSON.stringify(state, encodeValue);
+}
+
+function wrapState(stateJson: string, savedAt: string): string {
+  const header: Omit<SnapshotFile, 'state'> = { format: formatName, version: formatVersion, saved_at: savedAt };
+  return `${JSON.stringify(header).slice(0, -1)},"state":${stateJson}}\n`;
 }
 
 function encodeValue(_key: string, value: unknown): unknown {
@@ -143,6 +152,8 @@ export class StateStore {
   private inFlight: Promise<void> | null = null;
   private waiting: Waiter[] = [];
   private closed = false;
+  /** The state as last written, to skip saves that would change nothing. */
+  private lastSaved: string | undefined;
 
   constructor(
     readonly file: string,
@@ -161,8 +172,26 @@ export class StateStore {
     return promise;
   }
 
-  /** Waits for every save already requested; later saves are refused. */
+  /**
+   * Saves if the state differs from the last save, for changes made outside write routes (the
+   * registry's callback bookkeeping on reads and timers); the emulator calls it periodically.
+   * Resolves true when it saved. Never rejects: a failure is reported on stderr and retried next time.
+   */
+  async saveIfChanged(): Promise<boolean> {
+    if (this.closed || this.inFlight || encodeState(this.state) === this.lastSaved) return false;
+    try {
+      await this.save();
+      return true;
+    } catch (error) {
+      if (!this.closed) process.stderr.write(`emulator: could not save the state to ${this.file}: ${describe(error)}\n`);
+      return false;
+    }
+  }
+
+  /** Waits for every save already requested, saves any change not yet saved; later saves are refused. */
   async close(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+    await this.saveIfChanged();
     this.closed = true;
     while (this.inFlight) await this.inFlight;
   }
@@ -171,9 +200,10 @@ export class StateStore {
     const batch = this.waiting;
     this.waiting = [];
     // The snapshot is taken now, synchronously: after every change its waiters made.
-    const text = serialiseState(this.state, this.now());
-    this.inFlight = writeFileAtomically(this.file, text).then(
+    const stateJson = encodeState(this.state);
+    this.inFlight = writeFileAtomically(this.file, wrapState(stateJson, this.now())).then(
       () => {
+        this.lastSaved = stateJson;
         for (const waiter of batch) waiter.resolve();
       },
       (error: unknown) => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { json } from '../../src/emulator/http.js';
 import { EmulatorStartError, defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { deserialiseState, serialiseState } from '../../src/emulator/persistence.js';
+import { StateStore, deserialiseState, serialiseState } from '../../src/emulator/persistence.js';
 import type { Route } from '../../src/emulator/router.js';
 import { createAccountState, createEmulatorState } from '../../src/emulator/state.js';
 import { call, callMany, type HttpAnswer } from './fixtures/http.js';
@@ -181,6 +181,31 @@ describe('--data', () => {
     expect((await readFile(`${dataFile}.lock`, 'utf8')).trim()).toBe(String(process.pid));
     await stop(emulator);
     await expect(readFile(`${dataFile}.lock`, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('changes made outside write routes', () => {
+  it('are saved when they happen (checked each second) and at close', async () => {
+    const state = createEmulatorState();
+    state.accounts.set('MAX', createAccountState('MAX', 'token'));
+    const store = new StateStore(dataFile, state, () => 'now');
+    await store.save();
+    expect(await store.saveIfChanged()).toBe(false);
+    // Like the registry's callback bookkeeping, which a read or a timer changes.
+    state.clockOffsetMs = 7;
+    expect(await store.saveIfChanged()).toBe(true);
+    expect(deserialiseState(await readFile(dataFile, 'utf8'), dataFile).clockOffsetMs).toBe(7);
+    state.clockOffsetMs = 8;
+    await store.close();
+    expect(deserialiseState(await readFile(dataFile, 'utf8'), dataFile).clockOffsetMs).toBe(8);
+    await expect(store.save()).rejects.toThrow('the emulator is shutting down');
+  });
+
+  it('are saved when a running emulator stops', async () => {
+    const emulator = await start();
+    emulator.runtime.state.clockOffsetMs = 99;
+    await stop(emulator);
+    expect(deserialiseState(await readFile(dataFile, 'utf8'), dataFile).clockOffsetMs).toBe(99);
   });
 });
 
