@@ -86,7 +86,8 @@ async function deliver(runtime: Runtime, authId: string, target: CallbackTarget,
   runtime.log.record({
     ...base,
     path: `${url.origin}${url.pathname}`,
-    query: target.method === 'GET' ? new URL(request.url).search : '',
+    // The query string is left out: it may carry the receiver's own token.
+    query: '',
     status,
     duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
     delivered: status !== null,

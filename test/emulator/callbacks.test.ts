@@ -189,7 +189,7 @@ describe('campaign status callbacks', () => {
     const brandId = await client.completedBrand();
     const campaignId = await client.createCampaign(brandId, {
       campaign_alias: 'will-expire',
-      url: `${receiver.url}/campaign-status`,
+      url: `${receiver.url}/campaign-status?key=rcv-token`,
       method: 'GET',
     });
     const statuses: string[] = [];
@@ -202,9 +202,13 @@ describe('campaign status callbacks', () => {
       expect(received.url.searchParams.get('type')).toBe('campaign');
       expect(received.url.searchParams.get('campaign_id')).toBe(campaignId);
       expect(received.url.searchParams.get('brand_id')).toBe(brandId);
+      expect(received.url.searchParams.get('key')).toBe('rcv-token');
       statuses.push(`${received.url.searchParams.get('status')}:${received.url.searchParams.get('registration_status')}`);
     }
     expect(statuses).toEqual(['created:PROCESSING', 'registered:ACTIVE', 'expired:EXPIRED']);
+    const log = await callbackLog(client);
+    expect(log.filter((entry) => entry.path === `${receiver.url}/campaign-status`)).toHaveLength(3);
+    expect(JSON.stringify(log)).not.toContain('rcv-token');
   });
 
   it('sends rejected with error_code and error_reason, and a new round after an update', async () => {

@@ -11,12 +11,15 @@ import { multiUseCases } from './tendlc-codes.js';
  * campaign the same throughput figures).
  */
 
-const mnoMetadata = {
-  'AT&T': { tpm: 4500 },
-  'T-Mobile': { brand_tier: 'TOP' },
-  'US Cellular': { tpm: 4500 },
-  'Verizon Wireless': { tpm: 4500 },
-} as const;
+/** Keys and value shapes of production's fixtures (api-facts.md 3d); a fresh object per reply. */
+function mnoMetadata(): JsonObject {
+  return {
+    'AT&T': { tpm: 4500 },
+    'T-Mobile': { brand_tier: 'TOP' },
+    'US Cellular': { tpm: 4500 },
+    'Verizon Wireless': { tpm: 4500 },
+  };
+}
 
 const optionalTexts = [
   'sample3',
@@ -58,7 +61,7 @@ export function presentCampaign(campaign: CampaignRecord, runtime: Runtime): Jso
     optout_message: campaign.optout_message,
     ...optional,
     campaign_attributes: { ...campaign.campaign_attributes },
-    mno_metadata: structuredClone(mnoMetadata) as unknown as JsonObject,
+    mno_metadata: mnoMetadata(),
     ...(status === 'FAILED' && campaign.decline ? { ...campaign.decline } : {}),
     created_at: campaign.created_at,
     campaign_source: campaign.campaign_source,
