@@ -1,0 +1,61 @@
+import { Command, Option } from 'commander';
+import { loadManifests } from '../manifest/load.js';
+import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
+import { registry } from '../resources/index.js';
+import { ExitCode } from './exit-codes.js';
+
+/** `-f` may be repeated; commander calls this once per occurrence. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+const renderers: Record<'text' | 'json', (summary: ValidationSummary) => string> = {
+  text: renderValidationText,
+  json: renderValidationJson,
+};
+
+interface ValidateOptions {
+  file: string[];
+  format: 'text' | 'json';
+  checkSecrets?: boolean;
+}
+
+/**
+ * `telform validate` (issue #5, item 7): checks manifests offline and prints every problem at
+ * once. It never contacts the API or starts the emulator. Exit 0 when valid (warnings allowed),
+ * 1 when not.
+ */
+export function validateCommand(): Command {
+  return new Command('validate')
+    .description('Check manifests offline: YAML, every field rule, references and (with --check-secrets) secrets. Sends no request.')
+    .requiredOption('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect, [])
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets and apply the password rules')
+    .addHelpText(
+      'after',
+      `
+Each problem is printed as
+  file:line:col  Kind/name  field: message
+
+Kinds: ${registry.names.join(', ')}
+
+Examples:
+  $ telform validate -f examples/
+  $ telform validate -f base/ -f prod/trunks.yaml --format json
+  $ PBX_PASSWORD=... telform validate -f examples/ --check-secrets
+
+Exit codes: 0 valid (warnings allowed), 1 invalid.`,
+    )
+    .action(async (options: ValidateOptions) => {
+      const result = await loadManifests(options.file, { cwd: process.cwd(), checkSecrets: options.checkSecrets === true });
+      const summary: ValidationSummary = {
+        problems: result.problems,
+        errorCount: result.errorCount,
+        warningCount: result.warningCount,
+        resourceCount: result.model.resources.length,
+        files: result.model.files,
+      };
+      process.stdout.write(renderers[options.format](summary));
+      process.exitCode = result.errorCount > 0 ? ExitCode.error : ExitCode.ok;
+    });
+}

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import type { KindRegistry } from '../resources/index.js';
+import type { Kind, PathSegment } from '../resources/kind.js';
+import { metadataName } from '../resources/fields.js';
+import type { DesiredResource, ResourceSource } from './model.js';
+import type { ProblemList } from './problems.js';
+import type { Candidate } from './references.js';
+import { checkRules } from './rules.js';
+import { toSecretSource } from './secrets.js';
+import { childPointer, formatPath, placeOf, positionAt, toPointer } from './source.js';
+import { didYouMean } from './suggest.js';
+import type { YamlDocument } from './yaml.js';
+import { describeValue, validateWith, type IssueContext } from './zod-issues.js';
+
+/**
+ * One YAML document to one resource (DESIGN.md section 3): the envelope (`apiVersion`, `kind`,
+ * `metadata`, `spec`), then the kind's spec schema, its conditional rules, set members, literal
+ * secrets and checks. Every problem is collected; a document that has any error yields no
+ * resource, but still a candidate for the checks across resources when its kind and name are known.
+ */
+
+export const apiVersion = 'telform/v1';
+
+/** The envelope of every document. `kind` is checked by hand, for a "did you mean" over the kinds. */
+export const envelopeSchema = z
+  .strictObject({
+    apiVersion: z.literal(apiVersion, { error: `must be ${apiVersion}` }).describe(`Always ${apiVersion}.`),
+    kind: z.string().describe('The kind of resource.'),
+    metadata: z
+      .strictObject({
+        name: metadataName,
+        protect: z.boolean().optional().describe('true: telform refuses to delete or replace this resource.'),
+      })
+      .describe('Manifest identity of the resource.'),
+    spec: z.record(z.string(), z.unknown()).describe("The resource's fields, with the API's names."),
+  })
+  .describe('A telform manifest document.');
+
+export interface DocumentResult {
+  candidate?: Candidate;
+  resource?: DesiredResource;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function checkDocument(document: YamlDocument, registry: KindRegistry, problems: ProblemList): DocumentResult {
+  const positions = document.positions as Map<string, { value: { line: number; column: number }; key?: { line: number; column: number } }>;
+  const at = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => placeOf(document.file, positionAt(positions, toPointer(path), role));
+  const value = document.value;
+  if (!isPlainObject(value)) {
+    problems.error('not_a_mapping', `a manifest document must be a mapping with apiVersion, kind, metadata and spec (got ${describeValue(value)})`, {
+      source: at([]),
+    });
+    return {};
+  }
+  const errorsBefore = problems.errorCount;
+
+  // The kind first: it decides the spec schema and makes the address for every later message.
+  const kindName = value['kind'];
+  let kind: Kind | undefined;
+  if (typeof kindName === 'string') {
+    kind = registry.get(kindName);
+    if (!kind) {
+      const hint = didYouMean(kindName, registry.names) || `; known kinds: ${registry.names.join(', ')}`;
+      problems.error('invalid_value', `unknown kind "${kindName}"${hint}`, { source: at(['kind']), field: 'kind' });
+    }
+  }
+  const metadata = isPlainObject(value['metadata']) ? value['metadata'] : undefined;
+  const name = typeof metadata?.['name'] === 'string' ? metadata['name'] : undefined;
+  const address = typeof kindName === 'string' && name !== undefined ? `${kindName}/${name}` : undefined;
+
+  const context = (base: readonly PathSegment[], input: unknown, schema: z.ZodType, secretFields: readonly string[]): IssueContext => ({
+    file: document.file,
+    positions,
+    address,
+    base,
+    input,
+    schema,
+    isSecret: (path) => path.length > 0 && secretFields.includes(String(path[0])),
+    problems,
+  });
+  const envelope = validateWith(envelopeSchema, value, context([], value, envelopeSchema, []));
+  const nameValid = name !== undefined && metadataName.safeParse(name).success;
+  if (!kind) return {};
+
+  const specInput = isPlainObject(value['spec']) ? { ...value['spec'] } : undefined;
+  const notes = new Map<string, string>();
+  if (specInput && kind.nameField !== undefined && !Object.hasOwn(specInput, kind.nameField) && name !== undefined) {
+    notes.set(toPointer([kind.nameField]), `${kind.nameField} defaults to metadata.name`);
+    // The API name field defaults to metadata.name (DESIGN.md section 3); its problems point there.
+    specInput[kind.nameField] = name;
+    const namePosition = positions.get('/metadata/name');
+    if (namePosition) positions.set(childPointer('/spec', kind.nameField), namePosition);
+  }
+  const source: ResourceSource = { file: document.file, absolute: document.absolute, document: document.index, positions };
+  const candidate: Candidate | undefined = specInput && address !== undefined && nameValid ? { kind, name: name as string, address, spec: specInput, source } : undefined;
+  if (!specInput) return candidate ? { candidate } : {};
+
+  const secretFields = Object.keys(kind.secrets);
+  const parsed = validateWith(kind.spec, specInput, { ...context(['spec'], specInput, kind.spec, secretFields), notes });
+  const where = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => {
+    const full = ['spec', ...path];
+    return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
+  };
+  for (const violation of checkRules(kind, specInput)) {
+    if (violation.field === undefined) problems.error('rule', violation.message, where([], 'key'));
+    else if (violation.kind === 'missing') problems.error('missing_field', violation.message, where([violation.field]));
+    else problems.error('rule', violation.message, where([violation.field], 'key'));
+  }
+  checkLiteralSecrets(kind, specInput, problems, where);
+  if (!parsed.ok || problems.errorCount > errorsBefore) return candidate ? { candidate } : {};
+
+  const spec = parsed.value as Record<string, unknown>;
+  checkSetMembers(kind, spec, problems, where);
+  for (const check of kind.checks) {
+    check(spec, (path, finding) => {
+      if (finding.severity === 'error') problems.error('rule', finding.message, where(path));
+      else problems.warning('advice', finding.message, where(path));
+    });
+  }
+  if (!envelope.ok || problems.errorCount > errorsBefore || !candidate) return candidate ? { candidate } : {};
+
+  for (const field of secretFields) {
+    if (spec[field] !== undefined) spec[field] = toSecretSource(spec[field], document.absolute);
+  }
+  const resource: DesiredResource = {
+    kind: kind.name,
+    name: candidate.name,
+    address: candidate.address,
+    protect: envelope.value.metadata.protect === true,
+    spec,
+    source,
+  };
+  return { candidate, resource };
+}
+
+type Where = (path: readonly PathSegment[], role?: 'value' | 'key') => { source: ReturnType<typeof placeOf>; address?: string; field: string };
+
+/**
+ * A literal secret is accepted with a warning (DESIGN.md section 3) and, since its value is at
+ * hand, checked against the password rules now; `fromEnv` / `fromFile` wait for `--check-secrets`.
+ */
+function checkLiteralSecrets(kind: Kind, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
+  for (const [field, rules] of Object.entries(kind.secrets)) {
+    const value = spec[field];
+    if (typeof value !== 'string' || value === '') continue;
+    problems.warning('literal_secret', 'is a literal secret in the manifest; prefer { fromEnv: VARIABLE } or { fromFile: path } so it stays out of git', where([field]));
+    for (const finding of rules.check(value)) {
+      if (finding.severity === 'error') problems.error('secret_rule', finding.message, where([field]));
+      else problems.warning('secret_rule', finding.message, where([field]));
+    }
+  }
+}
+
+/** Two members of a set with one key (DESIGN.md section 5) would collapse into one: an error. */
+function checkSetMembers(kind: Kind, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
+  for (const [field, keyOf] of Object.entries(kind.setFields)) {
+    const members = spec[field];
+    if (!Array.isArray(members)) continue;
+    const firstIndex = new Map<string, number>();
+    members.forEach((member, index) => {
+      const key = keyOf(member);
+      const first = firstIndex.get(key);
+      if (first === undefined) {
+        firstIndex.set(key, index);
+        return;
+      }
+      const firstWhere = where([field, first]).source;
+      problems.error('duplicate_member', `${key} is listed twice (first at line ${firstWhere.line}); ${field} is a set`, {
+        ...where([field, index]),
+        related: firstWhere,
+      });
+    });
+  }
+}

@@ -1,0 +1,66 @@
+import type { KindRegistry } from '../resources/index.js';
+import { registry as defaultRegistry } from '../resources/index.js';
+import { checkDocument } from './document.js';
+import { displayPath, listManifestFiles, readManifestFile } from './files.js';
+import type { DesiredModel, DesiredResource } from './model.js';
+import { ProblemList, type Problem } from './problems.js';
+import { checkAcrossResources, type Candidate, type ReferenceEdge } from './references.js';
+import { checkSecretValues } from './secret-check.js';
+import type { SecretEnvironment } from './secrets.js';
+import { parseYamlDocuments } from './yaml.js';
+
+/**
+ * Manifests in, desired model and problems out: the one glue function of the manifest side
+ * (STYLE.md "What that means here" 1). It reads files and, with `checkSecrets`, secret sources;
+ * it sends no request and starts nothing.
+ */
+
+export interface LoadOptions {
+  /** Paths are resolved and shown relative to it. */
+  cwd: string;
+  /** Resolve `fromEnv` / `fromFile` secrets and apply the password rules to them. */
+  checkSecrets?: boolean;
+  /** Where `fromEnv` secrets are read from (default: `process.env`). */
+  env?: SecretEnvironment['env'];
+  /** The kinds (default: every kind telform manages); tests pass their own. */
+  registry?: KindRegistry;
+}
+
+export interface LoadResult {
+  /** Complete only when `errorCount` is 0; otherwise the resources that were valid. */
+  model: DesiredModel;
+  /** Every problem, sorted by file, line and column. */
+  problems: Problem[];
+  errorCount: number;
+  warningCount: number;
+  /** `{ ref }` edges between resources, for ordering (see `references.ts`). */
+  references: ReferenceEdge[];
+}
+
+export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
+  const registry = options.registry ?? defaultRegistry;
+  const problems = new ProblemList();
+  const absoluteFiles = await listManifestFiles(paths, options.cwd, problems);
+  const files: string[] = [];
+  const resources: DesiredResource[] = [];
+  const candidates: Candidate[] = [];
+  for (const absolute of absoluteFiles) {
+    files.push(displayPath(absolute, options.cwd));
+    const text = await readManifestFile(absolute, options.cwd, problems);
+    if (!text) continue;
+    for (const document of parseYamlDocuments(text, problems)) {
+      const result = checkDocument(document, registry, problems);
+      if (result.candidate) candidates.push(result.candidate);
+      if (result.resource) resources.push(result.resource);
+    }
+  }
+  if (problems.errorCount === 0 && candidates.length === 0) {
+    problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
+  }
+  const references = checkAcrossResources(candidates, registry, problems);
+  const model: DesiredModel = { resources, files };
+  if (options.checkSecrets) await checkSecretValues(model, registry, { env: options.env ?? process.env }, problems);
+  const sorted = problems.sorted(files);
+  const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
+  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, references };
+}

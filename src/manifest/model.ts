@@ -1,0 +1,63 @@
+import type { SourcePlace } from '../errors.js';
+import type { SecretSource } from './secrets.js';
+import { placeOf, positionAt, toPointer, type PathSegment, type PositionMap, type PositionRole } from './source.js';
+
+/**
+ * The desired model: what loading and validating manifests produces and the planner consumes
+ * (DESIGN.md section 2: manifest → desired model → plan). Plain data, no behaviour, except that
+ * secrets are sources whose literal values print as `(sensitive)`.
+ */
+
+/** A field referring to another manifest resource by `metadata.name`; the engine resolves it to an id. */
+export interface RefValue {
+  ref: string;
+}
+
+export function isRef(value: unknown): value is RefValue {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as RefValue).ref === 'string' && Object.keys(value).length === 1;
+}
+
+/** Where a resource was declared, with the position of every value in its document. */
+export interface ResourceSource {
+  /** The file as shown to the user (relative to the working directory when inside it). */
+  file: string;
+  absolute: string;
+  /** 0-based index of the YAML document in its file. */
+  document: number;
+  /** By JSON pointer into the document: `/spec/ip_addresses/0`, `/metadata/name`. */
+  positions: PositionMap;
+}
+
+export interface DesiredResource {
+  kind: string;
+  /** `metadata.name`: the manifest identity, unique per kind. */
+  name: string;
+  /** `Kind/name`. */
+  address: string;
+  /** `metadata.protect`: delete and replace are refused (DESIGN.md section 6). */
+  protect: boolean;
+  /**
+   * The spec, with the API's defaults filled (DESIGN.md section 3) and the API name field
+   * defaulted to `metadata.name`. Reference fields hold `{ ref: name }` or a literal id; secret
+   * fields hold a `SecretSource`, never a resolved value.
+   */
+  spec: Record<string, unknown>;
+  source: ResourceSource;
+}
+
+export interface DesiredModel {
+  /** In the order declared: files in `-f` order (folders sorted), documents in file order. */
+  resources: DesiredResource[];
+  /** Every manifest file read, as shown to the user. */
+  files: string[];
+}
+
+/** Where a value of the resource is written; `path` is from the document root, e.g. `['spec', 'name']`. */
+export function placeOfValue(resource: DesiredResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
+  return placeOf(resource.source.file, positionAt(resource.source.positions, toPointer(path), role));
+}
+
+/** Where the resource is declared: its `metadata.name`. */
+export function placeOfResource(resource: DesiredResource): SourcePlace {
+  return placeOfValue(resource, ['metadata', 'name']);
+}

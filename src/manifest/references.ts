@@ -1,0 +1,169 @@
+import type { SourcePlace } from '../errors.js';
+import type { KindRegistry } from '../resources/index.js';
+import type { Kind } from '../resources/kind.js';
+import { DependencyGraph } from './graph.js';
+import { isRef, type ResourceSource } from './model.js';
+import type { ProblemList } from './problems.js';
+import { didYouMean } from './suggest.js';
+import { formatPath, placeOf, positionAt, toPointer, type PathSegment } from './source.js';
+
+/**
+ * Checks across resources (issue #5, item 4): duplicate `metadata.name` within a kind, duplicate
+ * values of a kind's unique fields, `{ ref: name }` naming a missing resource or one of the wrong
+ * kind, and reference cycles. Every message names both places. The reference graph is built
+ * here so the engine orders its work by the same edges.
+ */
+
+/** A resource as far as it was understood: even one with spec errors takes part, so every problem shows at once. */
+export interface Candidate {
+  kind: Kind;
+  name: string;
+  address: string;
+  /** The spec as written, plus the API name field defaulted to `metadata.name`. */
+  spec: Readonly<Record<string, unknown>>;
+  source: ResourceSource;
+}
+
+/** A resolved `{ ref }` of one resource to another. */
+export interface ReferenceEdge {
+  from: string;
+  field: string;
+  to: string;
+}
+
+function place(candidate: Candidate, path: readonly PathSegment[], role: 'value' | 'key' = 'value'): SourcePlace {
+  return placeOf(candidate.source.file, positionAt(candidate.source.positions, toPointer(path), role));
+}
+
+function formatPlace(where: SourcePlace): string {
+  return `${where.file}:${where.line}:${where.column}`;
+}
+
+export function checkAcrossResources(candidates: readonly Candidate[], registry: KindRegistry, problems: ProblemList): ReferenceEdge[] {
+  const byAddress = checkDuplicateNames(candidates, problems);
+  checkUniqueFields(candidates, problems);
+  const edges = checkRefs(candidates, byAddress, registry, problems);
+  checkCycles(edges, byAddress, problems);
+  return edges;
+}
+
+function checkDuplicateNames(candidates: readonly Candidate[], problems: ProblemList): Map<string, Candidate> {
+  const byAddress = new Map<string, Candidate>();
+  for (const candidate of candidates) {
+    const first = byAddress.get(candidate.address);
+    if (!first) {
+      byAddress.set(candidate.address, candidate);
+      continue;
+    }
+    problems.error('duplicate_name', `${candidate.address} is already defined at ${formatPlace(place(first, ['metadata', 'name']))}; metadata.name must be unique per kind`, {
+      source: place(candidate, ['metadata', 'name']),
+      address: candidate.address,
+      field: 'metadata.name',
+      related: place(first, ['metadata', 'name']),
+    });
+  }
+  return byAddress;
+}
+
+function valueAtPath(spec: Readonly<Record<string, unknown>>, dotted: string): unknown {
+  let current: unknown = spec;
+  for (const key of dotted.split('.')) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemList): void {
+  const seen = new Map<string, Candidate>();
+  for (const candidate of candidates) {
+    for (const field of candidate.kind.uniqueFields) {
+      const value = valueAtPath(candidate.spec, field);
+      if (typeof value !== 'string' && typeof value !== 'number') continue;
+      const key = `${candidate.kind.name}\u0000${field}\u0000${String(value)}`;
+      const first = seen.get(key);
+      if (!first) {
+        seen.set(key, candidate);
+        continue;
+      }
+      if (first.address === candidate.address) continue; // already a duplicate name
+      const path = ['spec', ...field.split('.')];
+      problems.error(
+        'duplicate_value',
+        `${field} ${JSON.stringify(value)} is also used by ${first.address} (${formatPlace(place(first, path))}); telform tells ${candidate.kind.name} resources apart by it`,
+        { source: place(candidate, path), address: candidate.address, field: formatPath(path), related: place(first, path) },
+      );
+    }
+  }
+}
+
+function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, registry: KindRegistry, problems: ProblemList): ReferenceEdge[] {
+  const namesByKind = new Map<string, string[]>();
+  const kindsByName = new Map<string, Candidate[]>();
+  for (const candidate of byAddress.values()) {
+    const names = namesByKind.get(candidate.kind.name);
+    if (names) names.push(candidate.name);
+    else namesByKind.set(candidate.kind.name, [candidate.name]);
+    const same = kindsByName.get(candidate.name);
+    if (same) same.push(candidate);
+    else kindsByName.set(candidate.name, [candidate]);
+  }
+  const edges: ReferenceEdge[] = [];
+  for (const candidate of candidates) {
+    if (byAddress.get(candidate.address) !== candidate) continue; // a duplicate: reported already
+    for (const [field, targetKind] of Object.entries(candidate.kind.references)) {
+      const value = candidate.spec[field];
+      if (!isRef(value)) continue;
+      const targetAddress = `${targetKind}/${value.ref}`;
+      const path = ['spec', field, 'ref'];
+      const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path) };
+      if (byAddress.has(targetAddress)) {
+        edges.push({ from: candidate.address, field, to: targetAddress });
+        continue;
+      }
+      const sameName = (kindsByName.get(value.ref) ?? []).filter((other) => registry.get(other.kind.name) !== undefined);
+      const other = sameName[0];
+      if (other) {
+        const otherPlace = place(other, ['metadata', 'name']);
+        problems.error(
+          'ref_wrong_kind',
+          `"${value.ref}" is a ${other.kind.name} (${formatPlace(otherPlace)}), but ${field} needs a ${targetKind}`,
+          { ...where, related: otherPlace },
+        );
+        continue;
+      }
+      const hint = didYouMean(value.ref, namesByKind.get(targetKind) ?? []);
+      problems.error('ref_missing', `no ${targetKind} named "${value.ref}" in these manifests${hint}`, where);
+    }
+  }
+  return edges;
+}
+
+function checkCycles(edges: readonly ReferenceEdge[], byAddress: ReadonlyMap<string, Candidate>, problems: ProblemList): void {
+  const graph = referenceGraph(edges);
+  const fieldOf = new Map(edges.map((edge) => [`${edge.from}\u0000${edge.to}`, edge.field]));
+  for (const cycle of graph.findCycles()) {
+    const steps = cycle.slice(0, -1).map((from, index) => {
+      const to = cycle[index + 1] as string;
+      const field = fieldOf.get(`${from}\u0000${to}`) as string;
+      const candidate = byAddress.get(from) as Candidate;
+      return { from, to, field, place: place(candidate, ['spec', field, 'ref']) };
+    });
+    const first = steps[0] as (typeof steps)[number];
+    const chain = steps.map((step) => `${step.from} ${step.field} (${formatPlace(step.place)}) → ${step.to}`).join(', ');
+    problems.error('ref_cycle', `reference cycle: ${chain}; no order can create these`, {
+      source: first.place,
+      address: first.from,
+      field: `spec.${first.field}.ref`,
+      ...(steps[1] ? { related: steps[1].place } : {}),
+    });
+  }
+}
+
+/** The dependency graph of references: an edge from each resource to what it refers to. */
+export function referenceGraph(edges: readonly ReferenceEdge[], nodes: Iterable<string> = []): DependencyGraph {
+  const graph = new DependencyGraph();
+  for (const node of nodes) graph.addNode(node);
+  for (const edge of edges) graph.addEdge(edge.from, edge.to);
+  return graph;
+}

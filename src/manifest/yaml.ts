@@ -1,0 +1,210 @@
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import type { ManifestText } from './files.js';
+import type { ProblemList } from './problems.js';
+import { childPointer, type LineColumn, type PositionMap, type ValuePosition } from './source.js';
+
+/**
+ * YAML to plain values with the position of every value (issue #5, item 1; STYLE.md 9).
+ *
+ * The `yaml` package parses (YAML 1.2 core schema, so `yes` stays a string; duplicate keys and
+ * tab indentation are its errors); this module walks the node tree itself instead of calling
+ * `toJS()`, so that it can record positions by JSON pointer and bound what a hostile file costs:
+ * aliases are expanded within a budget (an "alias bomb" of nested aliases is refused at the alias
+ * that exceeds it) and nesting deeper than `maxDepth` is refused.
+ */
+
+/** One non-empty YAML document of a file. */
+export interface YamlDocument {
+  file: string;
+  /** Absolute path of the file, to resolve `fromFile` secrets against. */
+  absolute: string;
+  /** 0-based index among the file's documents (empty ones included), for messages and ordering. */
+  index: number;
+  value: unknown;
+  positions: PositionMap;
+}
+
+/** Deeper than any manifest needs (a campaign is 3 levels deep); bounds recursion. */
+export const maxDepth = 64;
+/** Values one document may expand to, counting every copy an alias makes. */
+export const maxValuesPerDocument = 100_000;
+
+class WalkLimit extends Error {
+  constructor(
+    readonly code: 'yaml_alias' | 'yaml_too_deep' | 'yaml_key',
+    message: string,
+    readonly at: LineColumn,
+  ) {
+    super(message);
+  }
+}
+
+export function parseYamlDocuments(source: ManifestText, problems: ProblemList): YamlDocument[] {
+  const lineCounter = new LineCounter();
+  const at = (offset: number): { source: { file: string; line: number; column: number } } => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { source: { file: source.file, line, column: col } };
+  };
+  let documents: Document.Parsed[];
+  try {
+    documents = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true }) as Document.Parsed[];
+  } catch (error) {
+    // The parser recurses on flow collections; tens of thousands of `[` exhaust the stack.
+    if (error instanceof RangeError) {
+      problems.error('yaml_too_deep', `the YAML is nested too deeply to parse (more than ${maxDepth} levels are refused anyway)`, at(0));
+      return [];
+    }
+    throw error;
+  }
+  const result: YamlDocument[] = [];
+  documents.forEach((document, index) => {
+    if (document.errors.length > 0) {
+      for (const error of document.errors) {
+        // The composer catches its own stack overflow on absurdly nested flow collections.
+        if (/call stack/i.test(error.message)) {
+          const offset = firstTooDeepBracket(source.text, document.range[0]);
+          problems.error('yaml_too_deep', `values are nested more than ${maxDepth} levels deep`, at(offset));
+        } else {
+          problems.error('yaml_syntax', syntaxMessage(error.code, error.message, source.text, error.pos[0]), at(error.pos[0]));
+        }
+      }
+      return;
+    }
+    for (const warning of document.warnings) problems.warning('yaml_warning', yamlMessage(warning.message), at(warning.pos[0]));
+    const contents = document.contents;
+    // An empty document (`---` alone, or only comments) is ignored, as are explicit nulls.
+    if (contents === null || (isScalar(contents) && contents.value === null)) return;
+    const positions = new Map<string, ValuePosition>();
+    const walker = new Walker(document, lineCounter, positions);
+    try {
+      const value = walker.walk(contents, '', 0, undefined);
+      result.push({ file: source.file, absolute: source.absolute, index, value, positions });
+    } catch (error) {
+      if (!(error instanceof WalkLimit)) throw error;
+      problems.error(error.code, error.message, { source: { file: source.file, ...error.at } });
+    }
+  });
+  return result;
+}
+
+/**
+ * Where flow brackets first nest deeper than `maxDepth`, scanning from `start` (quotes and
+ * comments roughly skipped): a stable place for the error, unlike where the stack ran out.
+ */
+function firstTooDeepBracket(text: string, start: number): number {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let index = start; index < text.length; index++) {
+    const char = text[index];
+    if (quote !== undefined) {
+      if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === '"' || char === "'") quote = char;
+    else if (char === '#') index = text.indexOf('\n', index) === -1 ? text.length : text.indexOf('\n', index);
+    else if (char === '[' || char === '{') {
+      if (++depth > maxDepth) return index;
+    } else if (char === ']' || char === '}') depth--;
+  }
+  return start;
+}
+
+/** Clearer words for the syntax errors people make most; the `yaml` package's message otherwise. */
+function syntaxMessage(code: string, message: string, text: string, offset: number): string {
+  switch (code) {
+    case 'DUPLICATE_KEY': {
+      const key = /^[^:\n]*/.exec(text.slice(offset))?.[0].trim() ?? '';
+      return `duplicate key ${JSON.stringify(key)}: the keys of a mapping must be unique`;
+    }
+    case 'TAB_AS_INDENT':
+      return 'a tab is used for indentation; YAML indents with spaces only';
+    default:
+      return yamlMessage(message);
+  }
+}
+
+/** The `yaml` package's message without its trailing position or code excerpt. */
+function yamlMessage(message: string): string {
+  const firstLine = message.split('\n')[0] ?? message;
+  const trimmed = firstLine.replace(/ at line \d+, column \d+:?$/, '').trim();
+  return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
+}
+
+class Walker {
+  #values = 0;
+  readonly #aliasesInProgress = new Set<Node>();
+
+  constructor(
+    private readonly document: Document.Parsed,
+    private readonly lineCounter: LineCounter,
+    private readonly positions: Map<string, ValuePosition>,
+  ) {}
+
+  #at(offset: number | undefined): LineColumn {
+    const { line, col } = this.lineCounter.linePos(offset ?? 0);
+    return { line, column: col };
+  }
+
+  walk(node: unknown, pointer: string, depth: number, key: LineColumn | undefined): unknown {
+    if (depth > maxDepth) {
+      throw new WalkLimit('yaml_too_deep', `values are nested more than ${maxDepth} levels deep`, this.#at((node as Node | null)?.range?.[0]));
+    }
+    if (++this.#values > maxValuesPerDocument) {
+      throw new WalkLimit(
+        'yaml_alias',
+        `the document expands to more than ${maxValuesPerDocument} values (an alias bomb?)`,
+        this.#at((node as Node | null)?.range?.[0]),
+      );
+    }
+    if (node === null || node === undefined) {
+      // `key:` with nothing after it: a null written where the key is.
+      if (key) this.positions.set(pointer, { value: key, key });
+      return null;
+    }
+    if (isAlias(node)) return this.#walkAlias(node, pointer, depth, key);
+    const start = this.#at((node as Node).range?.[0]);
+    this.positions.set(pointer, key ? { value: start, key } : { value: start });
+    if (isScalar(node)) return scalarValue(node.value);
+    if (isSeq(node)) return node.items.map((item, index) => this.walk(item, childPointer(pointer, index), depth + 1, undefined));
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      for (const pair of node.items) {
+        const keyNode = pair.key as Node | null;
+        const keyAt = this.#at(keyNode?.range?.[0] ?? (pair.value as Node | null)?.range?.[0]);
+        if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
+          throw new WalkLimit('yaml_key', 'a mapping key must be a plain word, not a list, mapping or null', keyAt);
+        }
+        const name = String(keyNode.value);
+        // `__proto__` as a key must stay an ordinary field, not reach the prototype.
+        Object.defineProperty(out, name, {
+          value: this.walk(pair.value, childPointer(pointer, name), depth + 1, keyAt),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+    throw new WalkLimit('yaml_key', 'unsupported YAML node', start);
+  }
+
+  #walkAlias(node: Node & { source: string; resolve(document: Document): Node | undefined }, pointer: string, depth: number, key: LineColumn | undefined): unknown {
+    const at = this.#at(node.range?.[0]);
+    const target = node.resolve(this.document);
+    if (!target) throw new WalkLimit('yaml_alias', `the alias *${node.source} names no anchor defined before it`, at);
+    if (this.#aliasesInProgress.has(target)) throw new WalkLimit('yaml_alias', `the alias *${node.source} refers to a value containing itself`, at);
+    this.#aliasesInProgress.add(target);
+    try {
+      return this.walk(target, pointer, depth, key ?? at);
+    } finally {
+      this.#aliasesInProgress.delete(target);
+    }
+  }
+}
+
+/** Scalars as JSON-like values: binary (`!!binary`) and other non-JSON values become strings. */
+function scalarValue(value: unknown): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  return String(value);
+}

@@ -1,0 +1,61 @@
+import { applicationSipAuth } from './application-sip-auth.js';
+import { brand } from './brand.js';
+import { campaign } from './campaign.js';
+import type { Kind } from './kind.js';
+import { originationUri } from './origination-uri.js';
+import { sipCredential } from './sip-credential.js';
+import { sipIpAcl } from './sip-ip-acl.js';
+import { trunk } from './trunk.js';
+import { trunkCredential } from './trunk-credential.js';
+import { trunkIpAcl } from './trunk-ip-acl.js';
+
+export type { Kind } from './kind.js';
+
+/** The kinds of a registry by name; built by `createRegistry`, which refuses duplicates. */
+export interface KindRegistry {
+  readonly kinds: readonly Kind[];
+  get(name: string): Kind | undefined;
+  readonly names: readonly string[];
+}
+
+/**
+ * Builds a registry from a list of kinds. A duplicate name, or a reference to a kind the list
+ * does not hold, is a programming error and throws at start-up.
+ */
+export function createRegistry(kinds: readonly Kind[]): KindRegistry {
+  const byName = new Map<string, Kind>();
+  for (const kind of kinds) {
+    if (byName.has(kind.name)) throw new Error(`kind ${kind.name} is registered twice`);
+    byName.set(kind.name, kind);
+  }
+  for (const kind of kinds) {
+    for (const [field, target] of Object.entries(kind.references)) {
+      if (!byName.has(target)) throw new Error(`kind ${kind.name}: ${field} refers to unknown kind ${target}`);
+      if (!(field in kind.spec.shape)) throw new Error(`kind ${kind.name}: reference field ${field} is not in its spec`);
+    }
+    for (const field of [...Object.keys(kind.secrets), ...Object.keys(kind.setFields)]) {
+      if (!(field in kind.spec.shape)) throw new Error(`kind ${kind.name}: field ${field} is not in its spec`);
+    }
+    if (kind.nameField !== undefined && !(kind.nameField in kind.spec.shape)) {
+      throw new Error(`kind ${kind.name}: name field ${kind.nameField} is not in its spec`);
+    }
+  }
+  return { kinds: [...kinds], get: (name) => byName.get(name), names: [...byName.keys()] };
+}
+
+/**
+ * Every kind telform manages, in dependency order (what is referred to before what refers to it),
+ * which is also the order of the JSON Schema and of the README. Adding a kind: its file, this
+ * list, examples and tests.
+ */
+export const registry: KindRegistry = createRegistry([
+  sipCredential,
+  sipIpAcl,
+  trunkCredential,
+  trunkIpAcl,
+  originationUri,
+  trunk,
+  brand,
+  campaign,
+  applicationSipAuth,
+]);

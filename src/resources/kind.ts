@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+
+/**
+ * A kind of resource telform manages (`Trunk`, `Brand`, …): one plain object per kind, in its own
+ * file in this folder, registered once in `index.ts` (STYLE.md "What that means here" 2–4).
+ * Everything the generic code needs to know about a kind is data here; the manifest loader,
+ * validator, JSON Schema generator (and later the planner) never branch on a kind's name.
+ *
+ * ## Manifest side (this file)
+ * The members below describe a kind's `spec` as written in manifests: its schema, defaults,
+ * references, secrets, sets and the rules that hold without the network.
+ *
+ * ## Live side (added by the API client issue, to the same objects)
+ * Room is left, on purpose without stubs, for what a kind knows about the live API:
+ * - the natural key a live object is matched by when the ledger has no id (DESIGN.md section 4;
+ *   usually `nameField`, a brand's `profile_uuid`, an application binding's `app_id`);
+ * - which fields are updatable in place, which force a replace (and whether create-before-delete
+ *   is possible), which are immutable, which updates are billable (campaigns: 15 USD);
+ * - `list` / `read` / `normalise` / `create` / `update` / `delete`, with their failure contracts
+ *   (a failed create leaves nothing; after a failed delete the object is assumed to exist).
+ * Those members will read the spec produced here: defaults filled, refs resolved to ids by the
+ * engine, secrets resolved from their sources.
+ */
+export interface Kind {
+  /** The `kind:` of a manifest document, PascalCase. Unique in the registry. */
+  readonly name: string;
+  /** One line, shown in `--help`, the README and the JSON Schema. */
+  readonly description: string;
+  /**
+   * The zod schema of `spec`: a strict object (unknown fields are errors, so a typo is never
+   * silently ignored), with the API's own parameter names. Static defaults (DESIGN.md section 3:
+   * a field left out means the API's default) are zod `.default()`s, so they are filled in the
+   * parsed spec and shown in the JSON Schema. Fields needed only in some shapes are `.optional()`
+   * here and required or forbidden by `rules`. No transforms: the schema must convert to JSON Schema.
+   */
+  readonly spec: SpecSchema;
+  /**
+   * The API's own name field (`name`, `username`, `brand_alias`, `campaign_alias`), which defaults
+   * to `metadata.name` (DESIGN.md section 3). Optional in `spec`; filled before validation, so its
+   * rules apply to the default too. Undefined for kinds without one.
+   */
+  readonly nameField: string | undefined;
+  /**
+   * Fields holding another resource's identifier, and the kind each points to. Such a field takes
+   * a literal id (a resource telform does not manage) or `{ ref: <metadata.name> }` of a resource
+   * of that kind in the manifests. Top-level fields of `spec` only.
+   */
+  readonly references: Readonly<Record<string, string>>;
+  /**
+   * Write-only fields (never returned by the API; never printed by telform), each a
+   * `{ fromEnv }`, `{ fromFile }` or literal in the manifest, with the rules its value obeys.
+   */
+  readonly secrets: Readonly<Record<string, SecretField>>;
+  /**
+   * Set-valued fields (order carries no meaning) and the key of a member: two members with one
+   * key are a duplicate, and the planner compares sets by key (DESIGN.md section 5).
+   */
+  readonly setFields: Readonly<Record<string, (member: unknown) => string>>;
+  /**
+   * Fields (dotted paths into `spec`) whose value must differ between resources of this kind:
+   * telform matches live objects by them (the API's name field; a profile makes one brand only).
+   */
+  readonly uniqueFields: readonly string[];
+  /** Conditional requirements between fields, as data (also written into the JSON Schema). */
+  readonly rules: readonly SpecRule[];
+  /**
+   * Checks that need the whole parsed spec (defaults filled). They run only when the spec
+   * matched its schema and `rules` held, and report through `report`; they must not throw.
+   */
+  readonly checks: readonly SpecCheck[];
+}
+
+/** A strict zod object: the shape of every kind's `spec`. */
+export type SpecSchema = z.ZodObject<Record<string, z.ZodType>, z.core.$strict>;
+
+export type Primitive = string | number | boolean | null;
+
+/**
+ * When a rule applies, judged on the spec with defaults filled: `in` / `notIn` compare the
+ * field's value (a rule with `notIn` does not apply while the field is absent); `present` asks
+ * whether the field is given at all.
+ */
+export type Condition =
+  | { readonly field: string; readonly in: readonly Primitive[] }
+  | { readonly field: string; readonly notIn: readonly Primitive[] }
+  | { readonly field: string; readonly present: boolean };
+
+/**
+ * A conditional requirement: when `when` holds, each `require` field must be given, at least one
+ * of `requireOneOf`, and none of `forbid`. `reason` completes the message ("is required: <reason>"),
+ * citing the spec rule behind it.
+ */
+export interface SpecRule {
+  readonly when: Condition;
+  readonly require?: readonly string[];
+  readonly requireOneOf?: readonly string[];
+  readonly forbid?: readonly string[];
+  readonly reason: string;
+}
+
+export type PathSegment = string | number;
+
+export interface Finding {
+  readonly severity: 'error' | 'warning';
+  /** One sentence; never the secret or any part of it. */
+  readonly message: string;
+}
+
+/** A check of the parsed spec; `path` is relative to `spec`. */
+export type SpecCheck = (spec: Readonly<Record<string, unknown>>, report: (path: readonly PathSegment[], finding: Finding) => void) => void;
+
+export interface SecretField {
+  /**
+   * The rules a resolved value must meet, applied to literals by plain `validate` and to
+   * `fromEnv` / `fromFile` values by `validate --check-secrets` (and by plan/apply).
+   */
+  readonly check: (value: string) => readonly Finding[];
+}

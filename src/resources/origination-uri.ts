@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { friendlyName, secret } from './fields.js';
+import type { Kind } from './kind.js';
+import { checkAnyPassword } from './passwords.js';
+
+const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/**
+ * The documented forms (api-facts.md section 1): `host`, `host:port`, `sip:user@host`, `sips:host`,
+ * `[ipv6]:port`, then optional `;param=value` parameters such as `;transport=tls`.
+ */
+const uriPattern = new RegExp(
+  `^(?:sips?:)?(?:[A-Za-z0-9+._~!$&'()*,=-]+@)?(?:${label}(?:\\.${label})*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(?:;[A-Za-z0-9_.-]+(?:=[A-Za-z0-9_.-]+)?)*$`,
+);
+
+/**
+ * An origination URI: where an inbound trunk sends calls (api-facts.md section 1; api.md only
+ * names `primary_uri_uuid` / `fallback_uri_uuid`). Username and password go with
+ * `authentication_needed: true` only.
+ */
+export const originationUri = {
+  name: 'OriginationUri',
+  description: 'Origination URI: the address of your PBX that an inbound SIP trunk sends calls to.',
+  spec: z
+    .strictObject({
+      name: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
+      uri: z
+        .string()
+        .max(255)
+        .regex(uriPattern, { error: 'must be a host name or IP address with optional sip:/sips: scheme, user@, :port (1–65535) and ;parameters' })
+        .describe('FQDN or IP of your PBX: host, host:port, sip:user@host, sips:host, [ipv6]:port, optionally ;transport=udp|tcp|tls.'),
+      authentication_needed: z.boolean().default(false).describe('Whether calls to the URI authenticate with username and password.'),
+      username: z.string().min(1, { error: 'must not be empty' }).optional().describe('Username; only with authentication_needed: true.'),
+      password: secret.optional().describe('Password (write-only); only with authentication_needed: true.'),
+    })
+    .describe('OriginationUri spec.'),
+  nameField: 'name',
+  references: {},
+  secrets: { password: { check: checkAnyPassword } },
+  setFields: {},
+  uniqueFields: ['name'],
+  rules: [
+    {
+      when: { field: 'authentication_needed', in: [true] },
+      require: ['username', 'password'],
+      reason: 'authentication_needed is true (api-facts.md section 1)',
+    },
+    {
+      when: { field: 'authentication_needed', in: [false] },
+      forbid: ['username', 'password'],
+      reason: 'it is used only when authentication_needed is true',
+    },
+  ],
+  checks: [
+    (spec, report) => {
+      const host = /^(?:sips?:)?(?:[^@]+@)?([0-9.]+)(?::|;|$)/.exec(spec['uri'] as string)?.[1];
+      // A host of digits and dots only is an IPv4 address, and must be a valid one.
+      if (host !== undefined && !/^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/.test(host)) {
+        report(['uri'], { severity: 'error', message: `${host} is not a valid IPv4 address` });
+      }
+    },
+  ],
+} as const satisfies Kind;
