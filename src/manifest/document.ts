@@ -8,7 +8,7 @@ import type { Candidate } from './references.js';
 import { checkRules } from './rules.js';
 import { toSecretSource } from './secrets.js';
 import { childPointer, formatPath, placeOf, positionAt, toPointer } from './source.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, suggest } from './suggest.js';
 import type { YamlDocument } from './yaml.js';
 import { describeValue, validateWith, type IssueContext } from './zod-issues.js';
 
@@ -104,7 +104,10 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
     const full = ['spec', ...path];
     return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
   };
+  // A misspelled field is reported as unknown, with its suggestion; not again as missing.
+  const misspelled = new Set(Object.keys(specInput).flatMap((key) => (key in kind.spec.shape ? [] : [suggest(key, Object.keys(kind.spec.shape)) ?? []].flat())));
   for (const violation of checkRules(kind, specInput)) {
+    if (violation.kind === 'missing' && violation.fields.some((field) => misspelled.has(field))) continue;
     if (violation.field === undefined) problems.error('rule', violation.message, where([], 'key'));
     else if (violation.kind === 'missing') problems.error('missing_field', violation.message, where([violation.field]));
     else problems.error('rule', violation.message, where([violation.field], 'key'));

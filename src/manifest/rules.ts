@@ -9,8 +9,10 @@ import type { Condition, Kind, SpecRule } from '../resources/kind.js';
  */
 
 export interface RuleViolation {
-  /** The field the message is about; for `requireOneOf`, undefined (the spec as a whole). */
+  /** The field the message is about; undefined when it is about several (the spec as a whole). */
   field: string | undefined;
+  /** Every field the violation names. */
+  fields: readonly string[];
   kind: 'missing' | 'forbidden';
   message: string;
 }
@@ -25,16 +27,16 @@ export function checkRules(kind: Kind, spec: Readonly<Record<string, unknown>>):
     const missing = (rule.require ?? []).filter((field) => !given(spec, field));
     if (missing.length > groupMissingOver) {
       // Many missing fields of one rule (an empty campaign) read better as one line.
-      violations.push({ field: undefined, kind: 'missing', message: `missing ${missing.join(', ')}: ${rule.reason}` });
+      violations.push({ field: undefined, fields: missing, kind: 'missing', message: `missing ${missing.join(', ')}: ${rule.reason}` });
     } else {
-      for (const field of missing) violations.push({ field, kind: 'missing', message: `is required: ${rule.reason}` });
+      for (const field of missing) violations.push({ field, fields: [field], kind: 'missing', message: `is required: ${rule.reason}` });
     }
     const oneOf = rule.requireOneOf ?? [];
     if (oneOf.length > 0 && !oneOf.some((field) => given(spec, field))) {
-      violations.push({ field: undefined, kind: 'missing', message: `needs ${oneOf.join(' or ')}: ${rule.reason}` });
+      violations.push({ field: undefined, fields: oneOf, kind: 'missing', message: `needs ${oneOf.join(' or ')}: ${rule.reason}` });
     }
     for (const field of rule.forbid ?? []) {
-      if (given(spec, field)) violations.push({ field, kind: 'forbidden', message: `is not allowed: ${rule.reason}` });
+      if (given(spec, field)) violations.push({ field, fields: [field], kind: 'forbidden', message: `is not allowed: ${rule.reason}` });
     }
   }
   return dropRepeats(violations);

@@ -47,7 +47,7 @@ export function parseYamlDocuments(source: ManifestText, problems: ProblemList):
   };
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true }) as Document.Parsed[];
+    documents = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true, intAsBigInt: true }) as Document.Parsed[];
   } catch (error) {
     // The parser recurses on flow collections; tens of thousands of `[` exhaust the stack.
     if (error instanceof RangeError) {
@@ -133,6 +133,7 @@ function yamlMessage(message: string): string {
 class Walker {
   #values = 0;
   readonly #aliasesInProgress = new Set<Node>();
+  #outermostAlias: LineColumn | undefined;
 
   constructor(
     private readonly document: Document.Parsed,
@@ -150,11 +151,9 @@ class Walker {
       throw new WalkLimit('yaml_too_deep', `values are nested more than ${maxDepth} levels deep`, this.#at((node as Node | null)?.range?.[0]));
     }
     if (++this.#values > maxValuesPerDocument) {
-      throw new WalkLimit(
-        'yaml_alias',
-        `the document expands to more than ${maxValuesPerDocument} values (an alias bomb?)`,
-        this.#at((node as Node | null)?.range?.[0]),
-      );
+      // Blame the outermost alias being expanded: that is what the reader wrote to cause it.
+      const at = this.#outermostAlias ?? this.#at((node as Node | null)?.range?.[0]);
+      throw new WalkLimit('yaml_alias', `the document expands to more than ${maxValuesPerDocument} values (an alias bomb?)`, at);
     }
     if (node === null || node === undefined) {
       // `key:` with nothing after it: a null written where the key is.
@@ -194,17 +193,24 @@ class Walker {
     if (!target) throw new WalkLimit('yaml_alias', `the alias *${node.source} names no anchor defined before it`, at);
     if (this.#aliasesInProgress.has(target)) throw new WalkLimit('yaml_alias', `the alias *${node.source} refers to a value containing itself`, at);
     this.#aliasesInProgress.add(target);
+    const outermost = this.#outermostAlias === undefined;
+    if (outermost) this.#outermostAlias = at;
     try {
       return this.walk(target, pointer, depth, key ?? at);
     } finally {
       this.#aliasesInProgress.delete(target);
+      if (outermost) this.#outermostAlias = undefined;
     }
   }
 }
 
-/** Scalars as JSON-like values: binary (`!!binary`) and other non-JSON values become strings. */
+/**
+ * Scalars as JSON-like values: binary (`!!binary`) and other non-JSON values become strings.
+ * Integers are parsed as bigint and kept so only when a number would lose digits (an app_id
+ * written unquoted), so the message shows what was written, not a rounded number.
+ */
 function scalarValue(value: unknown): unknown {
   if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
-  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'bigint') return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
   return String(value);
 }

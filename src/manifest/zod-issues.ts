@@ -81,6 +81,11 @@ function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueConte
   const custom = issue.message !== defaultMessage ? issue.message : undefined;
   const actual = valueAt(context.input, path);
   const got = (): string => (context.isSecret(path) ? '' : ` (got ${describeValue(actual.value)})`);
+  if (!actual.present && issue.code !== 'unrecognized_keys') {
+    // Whatever the schema expected, a field that is not there is simply missing.
+    if (!explained.has(toPointer(path))) report('missing_field', 'is required');
+    return;
+  }
   switch (issue.code) {
     case 'unrecognized_keys': {
       const known = knownKeys(context.schema, path);
@@ -91,12 +96,8 @@ function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueConte
       return;
     }
     case 'invalid_type': {
-      if (!actual.present) {
-        if (explained.has(toPointer(path))) return;
-        report('missing_field', custom ?? 'is required');
-        return;
-      }
-      const hint = issue.expected === 'string' && (typeof actual.value === 'number' || typeof actual.value === 'boolean') ? '; quote it to make it a string' : '';
+      const scalar = typeof actual.value === 'number' || typeof actual.value === 'bigint' || typeof actual.value === 'boolean';
+      const hint = issue.expected === 'string' && scalar ? '; quote it to make it a string' : '';
       report('invalid_type', custom ?? `must be ${expectedName(issue.expected)}${got().replace(/\)$/, `${hint})`)}`);
       return;
     }
@@ -149,7 +150,10 @@ function pickUnionBranch(branches: readonly (readonly Issue[])[]): readonly Issu
     (issues) => !issues.some((issue) => (issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.path.length === 0),
   );
   if (candidates.length === 0) return undefined;
-  return candidates.reduce((best, issues) => (issues.length < best.length ? issues : best));
+  const fewest = Math.min(...candidates.map((issues) => issues.length));
+  const best = candidates.filter((issues) => issues.length === fewest);
+  // A tie (`{ fromEnv, fromFile }` fits neither object better) is explained by the union's own message.
+  return best.length === 1 ? best[0] : undefined;
 }
 
 function valueAt(root: unknown, path: readonly PathSegment[]): { present: boolean; value: unknown } {
@@ -205,6 +209,7 @@ function expectedName(expected: string): string {
     case 'boolean':
       return 'true or false';
     case 'object':
+    case 'record':
       return 'a mapping (field: value)';
     case 'array':
       return 'a list';
