@@ -7,6 +7,11 @@ import { commands } from './commands.js';
 export function buildProgram(): Command {
   const program = new Command('telform')
     .description('Infrastructure as code for SIP authentication, SIP trunking and US 10DLC registration.')
+    .option('--endpoint <url>', 'API base URL, or "local" for the embedded emulator (default: TELFORM_ENDPOINT, else production with credentials, else local)')
+    .option('--state <file>', 'the ownership ledger (default telform.state.json)')
+    .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
+    .option('--quiet', 'print only errors and the final summary')
+    .option('--log-http', 'print every API request and response on stderr (secrets redacted)')
     .option('--debug', 'print stack traces of internal errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

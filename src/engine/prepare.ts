@@ -33,7 +33,7 @@ export interface Prepared {
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const live = await readLiveModel(inputs.kinds, inputs.live);
   const fetchedById = await fetchMissingLedgerObjects(inputs, live);
-  const secretStates = await compareSecrets(inputs);
+  const { states: secretStates, fingerprints } = await compareSecrets(inputs);
   const plan = buildPlan({
     kinds: inputs.kinds,
     desired: inputs.desired,
@@ -47,6 +47,8 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     approvals: inputs.approvals,
     now: inputs.now,
   });
+  // A saved plan must not be applied with other secret values than it was made with.
+  Object.assign(plan.basis.objects, fingerprints);
   return { plan, live };
 }
 
@@ -69,8 +71,11 @@ async function fetchMissingLedgerObjects(inputs: PrepareInputs, live: LiveModel)
   return result;
 }
 
-async function compareSecrets(inputs: PrepareInputs): Promise<Map<string, Record<string, SecretState>>> {
+async function compareSecrets(
+  inputs: PrepareInputs,
+): Promise<{ states: Map<string, Record<string, SecretState>>; fingerprints: Record<string, string> }> {
   const states = new Map<string, Record<string, SecretState>>();
+  const fingerprints: Record<string, string> = {};
   for (const resource of inputs.desired) {
     if (Object.keys(resource.secretSources).length === 0) continue;
     const values = await inputs.resolveSecrets(resource);
@@ -78,8 +83,9 @@ async function compareSecrets(inputs: PrepareInputs): Promise<Map<string, Record
     const fieldStates: Record<string, SecretState> = {};
     for (const [field, value] of Object.entries(values)) {
       fieldStates[field] = inputs.fingerprinter.compare(entry?.secrets[field], resource.address, field, value);
+      fingerprints[`${resource.address}#${field}`] = `secret:${inputs.fingerprinter.fingerprint(resource.address, field, value).hmac}`;
     }
     states.set(resource.address, fieldStates);
   }
-  return states;
+  return { states, fingerprints };
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { LiveSide } from './live-side.js';
 
 /**
  * A kind of resource telform manages (`Trunk`, `Brand`, …): one plain object per kind, in its own
@@ -63,6 +64,12 @@ export interface Kind {
   readonly uniqueFields: readonly string[];
   /** Conditional requirements between fields, as data (also written into the JSON Schema). */
   readonly rules: readonly SpecRule[];
+  /**
+   * The live side (see `live-side.ts`): reading, normalising, creating, updating and deleting the
+   * kind's objects through the API, and which fields can change how. Optional only while kinds
+   * are being given theirs; the engine refuses a kind without one.
+   */
+  readonly live?: LiveSide;
   /**
    * Checks that need the whole parsed spec (defaults filled). They run only when the spec
    * matched its schema and `rules` held, and report through `report`; they must not throw.

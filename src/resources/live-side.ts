@@ -80,6 +80,14 @@ export interface LiveSide {
   replaceStrategy: 'create_before_delete' | 'delete_before_create';
   /** Deletes cannot be undone (brands, campaigns). */
   irreversibleDelete: boolean;
+  /**
+   * What deleting an object that a live object still references does: trunk ACLs and credentials
+   * are deleted anyway and break the trunk's auth; origination URIs break calls; SipAuth objects are
+   * refused by the API (409) until the application's assignment is cleared.
+   */
+  whenInUse?: 'breaks_auth' | 'breaks_calls' | 'needs_unassign';
+  /** What deleting it does while phone numbers are attached (an inbound trunk: calls break). */
+  whenNumbersAttached?: 'breaks_calls';
   /** Why the API would refuse an update of this object in its live state (campaign not FAILED). */
   updateRefusal?(live: LiveObject): string | undefined;
   /** Why the API would refuse deleting it in its live state (numbers processing, active campaigns). */

@@ -1,0 +1,177 @@
+import { createInterface } from 'node:readline/promises';
+import { Command } from 'commander';
+import { systemClock } from '../api/clock.js';
+import { applyPlan, type ApplyResult } from '../engine/apply.js';
+import type { Plan, PlanApprovals } from '../engine/plan-types.js';
+import { checkSafety } from '../engine/safety.js';
+import { TelformError } from '../errors.js';
+import { renderText } from '../render/text.js';
+import { ExitCode } from './exit-codes.js';
+import { processIo, useColor } from './io.js';
+import { duration, positiveInteger } from './option-parsers.js';
+import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
+import { forDisplay, hasChanges } from './plan.js';
+import { ApplyProgress, describeOutcome } from './progress.js';
+import { approvalsFrom, desiredByAddress, reconcile, type CommandIo, type Reconciliation } from './reconcile.js';
+import { assertPlanApplies, desiredFromPlan, readSavedPlan, secretResolverForPlan } from './saved-plan.js';
+import type { GlobalOptions } from './session.js';
+
+interface ApplyOptions extends ApprovalOptionValues {
+  autoApprove?: boolean;
+  parallelism: number;
+  wait?: number;
+}
+
+export function applyCommand(): Command {
+  const command = new Command('apply')
+    .description('Change the account to match the manifests (or apply a saved plan exactly).')
+    .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
+  addApprovalOptions(command)
+    .option('--auto-approve', 'apply without asking (for pipelines)')
+    .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
+    .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
+    .addHelpText(
+      'after',
+      `
+Without --auto-approve it shows the plan and asks on a terminal; elsewhere it refuses.
+Irreversible changes (brand/campaign deletes and replaces) need --allow-irreversible ADDRESS,
+billable ones (campaign vetting reviews, 15 USD each) --max-cost USD.
+
+Examples:
+  $ telform apply -f examples/
+  $ telform apply -f manifests/ --auto-approve --wait 15m
+  $ telform plan -f manifests/ -o plan.json && telform apply plan.json
+  $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15`,
+    )
+    .action(async (planFile: string | undefined, options: ApplyOptions, cmd: Command) => {
+      process.exitCode = await runApply(planFile, options, cmd.optsWithGlobals<GlobalOptions>());
+    });
+  return command;
+}
+
+async function runApply(planFile: string | undefined, options: ApplyOptions, globals: GlobalOptions): Promise<number> {
+  const io = processIo();
+  if (planFile && options.file.length > 0) {
+    throw new TelformError('bad_option', 'give either a saved plan file or -f manifests, not both');
+  }
+  const sessionGlobals = { ...globals, parallelism: options.parallelism };
+  const flagApprovals = approvalsFrom(options);
+  let run: Reconciliation;
+  let plan: Plan;
+  let approvals: PlanApprovals;
+  if (planFile) {
+    const saved = await readSavedPlan(planFile);
+    approvals = mergeApprovals(saved.approvals, flagApprovals);
+    const desired = { resources: desiredFromPlan(saved), resolveSecrets: secretResolverForPlan(io.env) };
+    run = await reconcile({ desired }, sessionGlobals, approvals, io, { lock: true });
+    try {
+      assertPlanApplies(saved, run.plan, planFile);
+    } catch (error) {
+      await run.close();
+      throw error;
+    }
+    plan = saved;
+  } else {
+    if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
+    approvals = flagApprovals;
+    run = await reconcile({ paths: options.file }, sessionGlobals, approvals, io, { lock: true });
+    plan = run.plan;
+  }
+  try {
+    return await execute(plan, approvals, run, { planFile, options, globals, io });
+  } finally {
+    await run.close();
+  }
+}
+
+async function execute(
+  plan: Plan,
+  approvals: PlanApprovals,
+  run: Reconciliation,
+  context: { planFile: string | undefined; options: ApplyOptions; globals: GlobalOptions; io: CommandIo },
+): Promise<number> {
+  const { options, globals, io } = context;
+  const violations = checkSafety(plan, approvals, run.desired.resources, run.store.ledger);
+  if (!globals.quiet) io.stdout(renderText(forDisplay(plan, false, []), { color: useColor(globals, io) }));
+  if (violations.length > 0) {
+    for (const violation of violations) io.stderr(`refused: ${violation.message}`);
+    throw new TelformError('unsafe_plan', `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'} (listed above); nothing was sent`);
+  }
+  if (!hasChanges(plan)) {
+    io.stdout('Nothing to apply.\n');
+    return ExitCode.ok;
+  }
+  if (!context.planFile && !options.autoApprove) {
+    if (!io.isTty || !process.stdin.isTTY) {
+      throw new TelformError('not_approved', 'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve');
+    }
+    if (!(await confirm())) {
+      io.stderr('Apply cancelled; nothing was sent.');
+      return ExitCode.error;
+    }
+  }
+  const executable = plan.changes.filter((change) => change.action !== 'noop').length;
+  const progress = new ApplyProgress(executable, {
+    line: (text) => {
+      if (!globals.quiet) io.stderr(text);
+    },
+  });
+  const result = await applyPlan(
+    {
+      plan,
+      kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
+      desired: desiredByAddress(run.desired.resources),
+      store: run.store,
+      live: { client: run.session.client },
+      fingerprinter: run.fingerprinter,
+      resolveSecrets: run.desired.resolveSecrets,
+    },
+    { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent },
+  );
+  io.stdout(`${summarize(plan, result)}\n`);
+  const problems = plan.changes.filter((change) => {
+    const outcome = result.outcomes.get(change.address);
+    return outcome && outcome.status !== 'done' && outcome.status !== 'pending';
+  });
+  if (problems.length > 0) {
+    io.stderr('Not applied:');
+    for (const change of problems) io.stderr(`  ${describeOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`);
+  }
+  return result.failed > 0 || result.blocked > 0 ? ExitCode.error : ExitCode.ok;
+}
+
+function summarize(plan: Plan, result: ApplyResult): string {
+  const counts = { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0 };
+  for (const change of plan.changes) {
+    if (result.outcomes.get(change.address)?.status !== 'done') continue;
+    if (change.action === 'create' || change.action === 'wait') counts.created += 1;
+    else if (change.action === 'update') counts.updated += 1;
+    else if (change.action === 'replace') counts.replaced += 1;
+    else if (change.action === 'delete') counts.deleted += 1;
+    else if (change.action === 'adopt') counts.adopted += 1;
+  }
+  return (
+    `Apply complete: ${counts.created} created, ${counts.updated} updated, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.adopted} adopted. ` +
+    `Pending: ${result.pending}. Blocked: ${result.blocked}. Failed: ${result.failed}.`
+  );
+}
+
+function mergeApprovals(saved: PlanApprovals, flags: PlanApprovals): PlanApprovals {
+  return {
+    allow_irreversible: [...new Set([...saved.allow_irreversible, ...flags.allow_irreversible])].sort(),
+    max_cost_usd: Math.max(saved.max_cost_usd ?? 0, flags.max_cost_usd ?? 0) || null,
+    force_deletes: saved.force_deletes || flags.force_deletes,
+    allow_empty: saved.allow_empty || flags.allow_empty,
+    prune_unmanaged: [...new Set([...saved.prune_unmanaged, ...flags.prune_unmanaged])].sort(),
+  };
+}
+
+async function confirm(): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question('Apply these changes? Only "yes" is accepted: ');
+    return answer.trim() === 'yes';
+  } finally {
+    prompt.close();
+  }
+}

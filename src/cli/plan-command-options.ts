@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { collect, usdAmount } from './option-parsers.js';
+
+/** The approval flags shared by `plan` (recorded in a saved plan) and `apply`. */
+export function addApprovalOptions(command: Command): Command {
+  return command
+    .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
+    .option('--allow-irreversible <address>', 'approve deleting or replacing this brand/campaign (repeatable; "all" for everything)', collect, [])
+    .option('--max-cost <usd>', 'approve billable changes up to this many USD', usdAmount)
+    .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
+    .option('--allow-empty', 'approve manifests that hold no resource (deletes everything telform manages)')
+    .option('--prune-unmanaged <kind>', 'also delete objects of this kind that neither the manifests nor the state know (repeatable)', collect, []);
+}
+
+export interface ApprovalOptionValues {
+  file: string[];
+  allowIrreversible: string[];
+  maxCost?: number;
+  forceDeletes?: boolean;
+  allowEmpty?: boolean;
+  pruneUnmanaged: string[];
+}

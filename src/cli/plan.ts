@@ -1,0 +1,68 @@
+import { Command, Option } from 'commander';
+import { writeAtomically } from '../engine/state-store.js';
+import type { Plan } from '../engine/plan-types.js';
+import { planFormats, planRenderers, type PlanFormat } from '../render/index.js';
+import { ExitCode } from './exit-codes.js';
+import { processIo, useColor } from './io.js';
+import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
+import { approvalsFrom, reconcile } from './reconcile.js';
+import type { GlobalOptions } from './session.js';
+
+interface PlanOptions extends ApprovalOptionValues {
+  format: PlanFormat;
+  out?: string;
+  detailedExitcode?: boolean;
+  showUnmanaged?: boolean;
+}
+
+export function planCommand(): Command {
+  const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
+  addApprovalOptions(command)
+    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--show-unmanaged', 'list objects in the account that neither the manifests nor the state know')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ telform plan -f examples/
+  $ telform plan -f manifests/ --format markdown > plan.md       # a pull-request comment
+  $ telform plan -f manifests/ -o plan.json --allow-irreversible Campaign/old-promo
+  $ telform plan -f manifests/ --detailed-exitcode || echo "changes pending"`,
+    )
+    .action(async (options: PlanOptions, cmd: Command) => {
+      process.exitCode = await runPlan(options, cmd.optsWithGlobals<GlobalOptions>());
+    });
+  return command;
+}
+
+async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<number> {
+  const io = processIo();
+  const approvals = approvalsFrom(options);
+  const run = await reconcile({ paths: options.file }, globals, approvals, io, { lock: false });
+  try {
+    const plan = run.plan;
+    if (options.out) await writeAtomically(options.out, `${JSON.stringify(plan, null, 2)}\n`);
+    const shown = forDisplay(plan, options.showUnmanaged ?? false, run.violations.map((violation) => `apply will refuse: ${violation.message}`));
+    if (!globals.quiet || options.format !== 'text') io.stdout(planRenderers[options.format](shown, { color: useColor(globals, io) }));
+    if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
+    if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
+    return ExitCode.ok;
+  } finally {
+    await run.close();
+  }
+}
+
+/** Unmanaged objects are listed only when asked (or when they will be pruned); refusals are warned about. */
+export function forDisplay(plan: Plan, showUnmanaged: boolean, extraWarnings: string[]): Plan {
+  return {
+    ...plan,
+    unmanaged: showUnmanaged ? plan.unmanaged : plan.unmanaged.filter((object) => object.prune),
+    warnings: [...plan.warnings, ...extraWarnings],
+  };
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.some((change) => change.action !== 'noop');
+}

@@ -1,0 +1,115 @@
+import { TelformError } from '../errors.js';
+import { SecretFingerprinter } from '../engine/ledger.js';
+import { plannerKinds } from '../engine/kinds.js';
+import type { DesiredResource, PlannerKind } from '../engine/model.js';
+import type { Plan, PlanApprovals } from '../engine/plan-types.js';
+import { preparePlan } from '../engine/prepare.js';
+import { checkSafety, type SafetyViolation } from '../engine/safety.js';
+import { StateStore } from '../engine/state-store.js';
+import { registry } from '../resources/index.js';
+import { loadDesired, type DesiredSet } from './desired.js';
+import { openSession, type GlobalOptions, type Session } from './session.js';
+
+/** Flags that approve what the safety gates would refuse (DESIGN.md section 6). */
+export interface ApprovalFlags {
+  allowIrreversible?: string[];
+  maxCost?: number;
+  forceDeletes?: boolean;
+  allowEmpty?: boolean;
+  pruneUnmanaged?: string[];
+}
+
+export interface CommandIo {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  stdout(text: string): void;
+  stderr(line: string): void;
+  isTty: boolean;
+}
+
+export interface Reconciliation {
+  session: Session;
+  store: StateStore;
+  kinds: PlannerKind[];
+  desired: DesiredSet;
+  plan: Plan;
+  violations: SafetyViolation[];
+  fingerprinter: SecretFingerprinter;
+  close(): Promise<void>;
+}
+
+export const defaultStateFile = 'telform.state.json';
+
+export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
+  return {
+    allow_irreversible: [...new Set(flags.allowIrreversible ?? [])].sort(),
+    max_cost_usd: flags.maxCost ?? null,
+    force_deletes: flags.forceDeletes ?? false,
+    allow_empty: flags.allowEmpty ?? false,
+    prune_unmanaged: [...new Set(flags.pruneUnmanaged ?? [])].sort(),
+  };
+}
+
+/**
+ * Loads the manifests (no request before they validate), opens the session and the ledger, reads
+ * the account and plans. `lock` takes the ledger's lock (apply). The caller closes the result.
+ */
+export async function reconcile(
+  input: { paths: readonly string[] } | { desired: DesiredSet },
+  globals: GlobalOptions,
+  approvals: PlanApprovals,
+  io: CommandIo,
+  options: { lock: boolean },
+): Promise<Reconciliation> {
+  const unknownKinds = approvals.prune_unmanaged.filter((kind) => !registry.get(kind));
+  if (unknownKinds.length > 0) {
+    throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
+  }
+  const desired = 'desired' in input ? input.desired : await loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr });
+  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr });
+  let store: StateStore | undefined;
+  try {
+    store = await StateStore.open(globals.state ?? defaultStateFile, {
+      endpoint: session.endpointLabel,
+      account: session.account,
+      lock: options.lock,
+    });
+    const kinds = plannerKinds(registry);
+    const fingerprinter = new SecretFingerprinter(session.authToken);
+    const { plan } = await preparePlan({
+      kinds,
+      desired: desired.resources,
+      live: { client: session.client },
+      store,
+      fingerprinter,
+      resolveSecrets: desired.resolveSecrets,
+      approvals,
+      endpoint: session.endpointLabel,
+      account: session.account,
+      now: new Date(),
+    });
+    const violations = checkSafety(plan, approvals, desired.resources, store.ledger);
+    const opened = store;
+    return {
+      session,
+      store: opened,
+      kinds,
+      desired,
+      plan,
+      violations,
+      fingerprinter,
+      close: async () => {
+        await opened.close();
+        await session.close();
+      },
+    };
+  } catch (error) {
+    await store?.close().catch(() => undefined);
+    await session.close();
+    throw error;
+  }
+}
+
+export function desiredByAddress(resources: readonly DesiredResource[]): Map<string, DesiredResource> {
+  return new Map(resources.map((resource) => [resource.address, resource]));
+}

@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import { TelformError } from '../errors.js';
+import type { DesiredResource } from '../engine/model.js';
+import { planFormatVersion, type Plan } from '../engine/plan-types.js';
+import { resolveSources, sourcesFromPlan } from './desired.js';
+
+/**
+ * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or
+ * refused when anything it was computed from changed since (DESIGN.md section 5).
+ */
+export async function readSavedPlan(file: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new TelformError('plan_unreadable', `cannot read the saved plan ${file}`);
+  }
+  let plan: Plan;
+  try {
+    plan = JSON.parse(text) as Plan;
+  } catch {
+    throw new TelformError('plan_unreadable', `${file} is not a saved plan (not JSON); make one with telform plan -o ${file}`);
+  }
+  if (typeof plan !== 'object' || plan === null || !Array.isArray(plan.changes) || typeof plan.basis !== 'object') {
+    throw new TelformError('plan_unreadable', `${file} is not a saved plan; make one with telform plan -o ${file}`);
+  }
+  if (plan.format_version !== planFormatVersion) {
+    throw new TelformError('plan_version', `${file} has plan format ${String(plan.format_version)}; this telform reads format ${planFormatVersion}`);
+  }
+  return plan;
+}
+
+/** The desired resources a saved plan was computed from (secrets as their sources, never values). */
+export function desiredFromPlan(plan: Plan): DesiredResource[] {
+  const resources: DesiredResource[] = [];
+  for (const change of plan.changes) {
+    if (!change.after || change.address.includes('/#')) continue;
+    const spec = { ...change.after };
+    for (const field of Object.keys(change.secret_sources ?? {})) delete spec[field];
+    resources.push({
+      kind: change.kind,
+      name: change.name,
+      address: change.address,
+      protect: change.protect ?? false,
+      spec,
+      secretSources: change.secret_sources ?? {},
+      ...(change.source ? { source: change.source } : {}),
+    });
+  }
+  return resources;
+}
+
+export function secretResolverForPlan(env: Readonly<Record<string, string | undefined>>) {
+  return (resource: DesiredResource): Promise<Record<string, string>> =>
+    resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address), env);
+}
+
+/**
+ * Addresses whose basis differs between the saved plan and a fresh one: a live object changed, a
+ * create's name is now taken, a secret changed, or the ledger moved on.
+ */
+export function staleAddresses(saved: Plan, fresh: Plan): string[] {
+  const stale = new Set<string>();
+  for (const [address, fingerprint] of Object.entries(saved.basis.objects)) {
+    if (fresh.basis.objects[address] !== fingerprint) stale.add(address.split('#')[0] as string);
+  }
+  for (const address of Object.keys(fresh.basis.objects)) {
+    if (!(address in saved.basis.objects)) stale.add(address.split('#')[0] as string);
+  }
+  return [...stale].sort();
+}
+
+export function assertPlanApplies(saved: Plan, fresh: Plan, file: string): void {
+  if (saved.endpoint !== fresh.endpoint || saved.account !== fresh.account) {
+    throw new TelformError(
+      'plan_elsewhere',
+      `${file} was made for account ${saved.account} at ${saved.endpoint}, not ${fresh.account} at ${fresh.endpoint}`,
+    );
+  }
+  if (saved.basis.ledger_lineage !== fresh.basis.ledger_lineage || saved.basis.ledger_serial !== fresh.basis.ledger_serial) {
+    throw new TelformError(
+      'plan_stale',
+      `${file} is stale: the state changed since it was made (serial ${saved.basis.ledger_serial} then, ${fresh.basis.ledger_serial} now); make a new plan`,
+    );
+  }
+  const stale = staleAddresses(saved, fresh);
+  if (stale.length > 0) {
+    throw new TelformError('plan_stale', `${file} is stale: ${stale.join(', ')} changed since it was made; make a new plan`, {
+      details: { changed: stale },
+    });
+  }
+}
