@@ -1,0 +1,53 @@
+import { Command, Option } from 'commander';
+import { classifyDrift } from '../engine/drift.js';
+import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../render/drift.js';
+import { planFormats, type PlanFormat } from '../render/index.js';
+import { ExitCode } from './exit-codes.js';
+import { processIo } from './io.js';
+import { collect } from './option-parsers.js';
+import { approvalsFrom, reconcile } from './reconcile.js';
+import type { GlobalOptions } from './session.js';
+
+interface DriftOptions {
+  file: string[];
+  format: PlanFormat;
+}
+
+export function driftCommand(): Command {
+  return new Command('drift')
+    .description('Report whether the account still matches the manifests and the state; changes nothing.')
+    .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
+    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 in sync, 1 error, 2 the account was changed outside telform (whether or not the
+manifests changed too), 3 only manifest changes wait to be applied. Without a state file it answers
+0 or 2. Registry waits, expired campaigns and declined registrations are reported, not acted on.
+
+Examples:
+  $ telform drift -f manifests/
+  $ telform drift -f manifests/ --format json > drift.json; echo $?`,
+    )
+    .action(async (options: DriftOptions, cmd: Command) => {
+      process.exitCode = await runDrift(options, cmd.optsWithGlobals<GlobalOptions>());
+    });
+}
+
+async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<number> {
+  const io = processIo();
+  const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false });
+  try {
+    const report = classifyDrift(run.plan, run.store.existed);
+    const text =
+      options.format === 'json'
+        ? renderDriftJson(report, run.plan)
+        : options.format === 'markdown'
+          ? renderDriftMarkdown(report)
+          : renderDriftText(report, run.plan);
+    io.stdout(text);
+    return report.status === 'drifted' ? ExitCode.changes : report.status === 'pending' ? ExitCode.pendingManifestChanges : ExitCode.ok;
+  } finally {
+    await run.close();
+  }
+}

@@ -1,0 +1,36 @@
+import type { DriftReport } from '../engine/drift.js';
+import type { Plan } from '../engine/plan-types.js';
+import { patchLines } from './format.js';
+
+/** `telform drift` as text: what changed outside telform, what waits to be applied, registry notes. */
+export function renderDriftText(report: DriftReport, plan: Plan): string {
+  const lines: string[] = [];
+  const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
+  if (report.status === 'in_sync') lines.push('In sync: the account matches the manifests and the state.');
+  if (report.drifted.length > 0) {
+    lines.push(`Changed outside telform (${report.drifted.length}):`);
+    for (const address of report.drifted) {
+      const change = byAddress.get(address);
+      lines.push(`  ${address}: ${change?.action === 'create' ? 'deleted from the account' : change?.action === 'delete' ? 'still in the account' : 'differs'}`);
+      if (change && change.action !== 'create') for (const field of patchLines(change)) lines.push(`      ${field.marker} ${field.text}`);
+    }
+  }
+  if (report.pending.length > 0) {
+    lines.push(`Manifest changes not yet applied (${report.pending.length}):`);
+    for (const address of report.pending) lines.push(`  ${address}: ${byAddress.get(address)?.action ?? 'change'}`);
+  }
+  for (const note of report.notes) lines.push(`note: ${note}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderDriftJson(report: DriftReport, plan: Plan): string {
+  return `${JSON.stringify({ format_version: 1, ...report, plan }, null, 2)}\n`;
+}
+
+export function renderDriftMarkdown(report: DriftReport): string {
+  const lines = ['### telform drift', '', `Status: **${report.status.replace('_', ' ')}**`, ''];
+  if (report.drifted.length > 0) lines.push('Changed outside telform:', '', ...report.drifted.map((address) => `- \`${address}\``), '');
+  if (report.pending.length > 0) lines.push('Not yet applied:', '', ...report.pending.map((address) => `- \`${address}\``), '');
+  for (const note of report.notes) lines.push(`> ${note}`);
+  return `${lines.join('\n')}\n`;
+}
