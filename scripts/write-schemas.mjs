@@ -5,8 +5,12 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { renderManifestJsonSchema } from '../dist/manifest/json-schema.js';
 import { registry } from '../dist/resources/index.js';
+import { renderPlanJsonSchema } from '../dist/engine/plan-schema.js';
 
-const schemas = [['manifest.schema.json', () => renderManifestJsonSchema(registry)]];
+const schemas = [
+  ['manifest.schema.json', () => renderManifestJsonSchema(registry)],
+  ['plan.schema.json', () => renderPlanJsonSchema()],
+];
 
 for (const [name, render] of schemas) {
   const target = fileURLToPath(new URL(`../schemas/${name}`, import.meta.url));

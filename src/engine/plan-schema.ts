@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { planFormatVersion, type Plan } from './plan-types.js';
+
+/**
+ * The plan's JSON shape as a zod schema, from which `schemas/plan.schema.json` is generated (a test
+ * fails when the committed file is stale). The type check at the bottom keeps it equal to `Plan`.
+ */
+const action = z.enum(['create', 'update', 'replace', 'delete', 'adopt', 'wait', 'blocked', 'noop']);
+
+const operation = z
+  .object({
+    op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test', '_get']),
+    path: z.string(),
+    value: z.unknown().optional(),
+    from: z.string().optional(),
+  })
+  .describe('An RFC 6902 operation on the normalised spec; secrets appear as "(sensitive)".');
+
+const secretSource = z.union([
+  z.object({ fromEnv: z.string() }),
+  z.object({ fromFile: z.string() }),
+  z.object({ literal: z.literal(true) }),
+]);
+
+const change = z.object({
+  address: z.string().describe('Kind/name, or Kind/#id for an unmanaged object.'),
+  kind: z.string(),
+  name: z.string(),
+  action,
+  id: z.string().optional().describe('Live id, when the object exists.'),
+  replace_strategy: z.enum(['create_before_delete', 'delete_before_create']).optional(),
+  reasons: z.array(z.string()),
+  flags: z.object({
+    billable_usd: z.number(),
+    irreversible: z.boolean(),
+    breaks_auth: z.boolean(),
+    breaks_calls: z.boolean(),
+    needs_unassign: z.boolean(),
+  }),
+  patch: z.array(operation),
+  before: z.record(z.string(), z.unknown()).optional(),
+  after: z.record(z.string(), z.unknown()).optional(),
+  secrets: z.record(z.string(), z.enum(['changed', 'unverifiable'])).optional(),
+  depends_on: z.array(z.string()),
+  delete_after: z.array(z.string()).optional(),
+  source: z.object({ file: z.string(), line: z.number(), column: z.number() }).optional(),
+  secret_sources: z.record(z.string(), secretSource).optional(),
+  protect: z.boolean().optional(),
+  registry: z
+    .object({
+      registration_status: z.string(),
+      declined_reasons: z.array(z.object({ code: z.string(), message: z.string() })).optional(),
+      error_code: z.string().optional(),
+      error_reason: z.string().optional(),
+    })
+    .optional(),
+  drifted: z.boolean().optional(),
+  api_requests: z.number(),
+});
+
+export const planSchema = z
+  .object({
+    format_version: z.literal(planFormatVersion),
+    created_at: z.string(),
+    endpoint: z.string().describe('"local" for the embedded emulator, else the base URL.'),
+    account: z.string(),
+    changes: z.array(change).describe('In execution order.'),
+    unmanaged: z.array(z.object({ kind: z.string(), id: z.string(), name: z.string(), prune: z.boolean() })),
+    summary: z.object({
+      create: z.number(),
+      update: z.number(),
+      replace: z.number(),
+      delete: z.number(),
+      adopt: z.number(),
+      wait: z.number(),
+      blocked: z.number(),
+      noop: z.number(),
+      cost_usd: z.number(),
+      irreversible: z.number(),
+      api_requests: z.number(),
+    }),
+    warnings: z.array(z.string()),
+    approvals: z.object({
+      allow_irreversible: z.array(z.string()),
+      max_cost_usd: z.number().nullable(),
+      force_deletes: z.boolean(),
+      allow_empty: z.boolean(),
+      prune_unmanaged: z.array(z.string()),
+    }),
+    basis: z.object({ ledger_lineage: z.string(), ledger_serial: z.number(), objects: z.record(z.string(), z.string()) }),
+  })
+  .describe('A telform plan (telform plan --format json, or plan -o FILE).');
+
+export function renderPlanJsonSchema(): string {
+  const json = z.toJSONSchema(planSchema, { target: 'draft-7', io: 'output' }) as Record<string, unknown>;
+  return `${JSON.stringify({ ...json, title: `telform plan (format ${planFormatVersion})` }, null, 2)}\n`;
+}
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+// Fails to compile when the schema and the Plan type drift apart (field names and optionality).
+export const planSchemaMatchesType: Equal<keyof z.infer<typeof planSchema>, keyof Plan> = true;
