@@ -4,9 +4,9 @@ import { renderValidationJson, renderValidationText, type ValidationSummary } fr
 import { registry } from '../resources/index.js';
 import { ExitCode } from './exit-codes.js';
 
-/** `-f` may be repeated; commander calls this once per occurrence. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+/** `-f` may be repeated; commander calls this once per occurrence. No default: it is required. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 const renderers: Record<'text' | 'json', (summary: ValidationSummary) => string> = {
@@ -28,7 +28,7 @@ interface ValidateOptions {
 export function validateCommand(): Command {
   return new Command('validate')
     .description('Check manifests offline: YAML, every field rule, references and (with --check-secrets) secrets. Sends no request.')
-    .requiredOption('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect, [])
+    .requiredOption('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets and apply the password rules')
     .addHelpText(

@@ -2,8 +2,9 @@
  * "Did you mean" for misspelled kinds, fields, enum values and refs (issue #5, item 6).
  *
  * A candidate is suggested when it equals the input ignoring case, `-` and `_`, or when its
- * optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so `tunrk` is one
- * edit from `trunk`) is at most a third of the longer word's length (at least 1, at most 3).
+ * optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so `turnk` is one
+ * edit from `trunk`) is at most a third of the longer word's length (at most 3; words shorter than
+ * three characters must match exactly).
  */
 
 /** Optimal string alignment distance, giving up (returning `limit + 1`) once it exceeds `limit`. */
@@ -11,6 +12,7 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let previousPrevious: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  let previousRowMinimum = 0;
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let rowMinimum = i;
@@ -23,7 +25,9 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
       current.push(value);
       rowMinimum = Math.min(rowMinimum, value);
     }
-    if (rowMinimum > limit) return limit + 1;
+    // A transposition reaches back two rows, so give up only when two rows in a row are past it.
+    if (rowMinimum > limit && previousRowMinimum > limit) return limit + 1;
+    previousRowMinimum = rowMinimum;
     previousPrevious = previous;
     previous = current;
   }
@@ -43,7 +47,7 @@ export function suggest(input: string, candidates: Iterable<string>): string | u
     if (candidate === input) continue;
     const foldedCandidate = fold(candidate);
     if (foldedCandidate === folded) return candidate;
-    const limit = Math.min(3, Math.max(1, Math.floor(Math.max(folded.length, foldedCandidate.length) / 3)));
+    const limit = Math.min(3, Math.floor(Math.max(folded.length, foldedCandidate.length) / 3));
     const distance = editDistance(folded, foldedCandidate, limit);
     if (distance <= limit && distance < bestDistance) {
       best = candidate;

@@ -1,0 +1,93 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+
+/** `telform validate` in-process: the command's parsing, output and exit code. */
+let folder: string;
+let stdout: string;
+let stderr: string;
+const cwd = process.cwd();
+
+beforeEach(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'telform-cli-validate-'));
+  process.chdir(folder);
+  stdout = '';
+  stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  process.exitCode = undefined;
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+  process.chdir(cwd);
+  await rm(folder, { recursive: true, force: true });
+});
+
+const acl = 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [203.0.113.10]\n';
+const trunk = 'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: out\nspec:\n  trunk_direction: outbond\n  ipacl_uuid: { ref: ofice }\n';
+
+function validate(...args: string[]): Promise<number> {
+  return runCli(['node', 'telform', 'validate', ...args]);
+}
+
+describe('telform validate', () => {
+  it('exits 0 and says so for valid manifests', async () => {
+    await writeFile('acl.yaml', acl);
+    expect(await validate('-f', 'acl.yaml')).toBe(0);
+    expect(stdout).toBe('valid: 1 resource in 1 file\n');
+    expect(stderr).toBe('');
+  });
+
+  it('prints every problem, then a summary, and exits 1', async () => {
+    await writeFile('acl.yaml', acl);
+    await writeFile('trunk.yaml', trunk);
+    expect(await validate('-f', 'acl.yaml', '-f', 'trunk.yaml')).toBe(1);
+    expect(stdout).toBe(
+      [
+        'trunk.yaml:6:20  Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+        'trunk.yaml:7:22  Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests; did you mean "office"?',
+        'invalid: 2 errors, 0 warnings in 2 files',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints a versioned JSON report with --format json', async () => {
+    await writeFile('trunk.yaml', trunk);
+    expect(await validate('-f', '.', '--format', 'json')).toBe(1);
+    const report = JSON.parse(stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({ format_version: 1, valid: false, error_count: 2, warning_count: 0, resource_count: 0, files: ['trunk.yaml'] });
+    expect((report['problems'] as unknown[])[0]).toEqual({
+      severity: 'error',
+      code: 'invalid_value',
+      file: 'trunk.yaml',
+      line: 6,
+      column: 20,
+      address: 'Trunk/out',
+      field: 'spec.trunk_direction',
+      message: 'must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+      related: null,
+    });
+  });
+
+  it('checks secrets only with --check-secrets', async () => {
+    await writeFile('sip.yaml', 'apiVersion: telform/v1\nkind: SipCredential\nmetadata:\n  name: phones\nspec:\n  password: { fromEnv: TELFORM_TEST_NOT_SET_ANYWHERE }\n');
+    expect(await validate('-f', 'sip.yaml')).toBe(0);
+    stdout = '';
+    expect(await validate('-f', 'sip.yaml', '--check-secrets')).toBe(1);
+    expect(stdout).toBe(
+      'sip.yaml:6:24  SipCredential/phones  spec.password: environment variable TELFORM_TEST_NOT_SET_ANYWHERE is not set\ninvalid: 1 error, 0 warnings in 1 file\n',
+    );
+  });
+
+  it('requires -f and refuses an unknown format', async () => {
+    expect(await validate()).toBe(1);
+    expect(stderr).toContain("required option '-f, --file <path>' not specified");
+    stderr = '';
+    expect(await validate('-f', '.', '--format', 'yaml')).toBe(1);
+    expect(stderr).toContain("option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json.");
+  });
+});

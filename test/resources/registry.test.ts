@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { fieldsNamedBy } from '../../src/manifest/rules.js';
+import { createRegistry, registry } from '../../src/resources/index.js';
+import type { Kind } from '../../src/resources/kind.js';
+import { loadManifests } from '../../src/manifest/load.js';
+import path from 'node:path';
+
+const repository = path.resolve(import.meta.dirname, '../..');
+
+describe('the kind registry', () => {
+  it('holds the nine kinds of DESIGN.md section 3, in dependency order', () => {
+    expect(registry.names).toEqual([
+      'SipCredential',
+      'SipIpAcl',
+      'TrunkCredential',
+      'TrunkIpAcl',
+      'OriginationUri',
+      'Trunk',
+      'Brand',
+      'Campaign',
+      'ApplicationSipAuth',
+    ]);
+    const position = new Map(registry.names.map((name, index) => [name, index]));
+    for (const kind of registry.kinds) {
+      for (const target of Object.values(kind.references)) expect(position.get(target), `${kind.name} → ${target}`).toBeLessThan(position.get(kind.name) as number);
+    }
+  });
+
+  it('refuses a kind registered twice', () => {
+    const trunk = registry.get('Trunk') as Kind;
+    expect(() => createRegistry([trunk, trunk])).toThrow('kind Trunk is registered twice');
+  });
+
+  it('refuses a reference to a kind it does not hold', () => {
+    const trunk = registry.get('Trunk') as Kind;
+    expect(() => createRegistry([trunk])).toThrow('kind Trunk: ipacl_uuid refers to unknown kind TrunkIpAcl');
+  });
+});
+
+// The template test every kind passes (STYLE.md "knip": many small handlers, one template test).
+describe.each(registry.kinds.map((kind) => [kind.name, kind] as const))('kind %s', (name, kind) => {
+  const shape = kind.spec.shape;
+
+  it('has a one-line description and a strict spec', () => {
+    expect(kind.description).toMatch(/^[A-Z].*\.$/);
+    expect(kind.description).not.toContain('\n');
+    expect(kind.spec.safeParse({ surely_not_a_field: 1 }).error?.issues.some((issue) => issue.code === 'unrecognized_keys')).toBe(true);
+  });
+
+  it('names only fields of its spec in its data', () => {
+    const named = [
+      ...(kind.nameField === undefined ? [] : [kind.nameField]),
+      ...Object.keys(kind.references),
+      ...Object.keys(kind.secrets),
+      ...Object.keys(kind.setFields),
+      ...kind.uniqueFields.map((field) => field.split('.')[0] as string),
+      ...kind.rules.flatMap(fieldsNamedBy),
+    ];
+    for (const field of named) expect(Object.keys(shape), `${name}.${field}`).toContain(field);
+  });
+
+  it('keeps its API name field optional, as it defaults to metadata.name', () => {
+    if (kind.nameField === undefined) return;
+    expect(shape[kind.nameField]?.safeParse(undefined).success).toBe(true);
+  });
+
+  it('converts to JSON Schema', () => {
+    expect(() => z.toJSONSchema(kind.spec, { target: 'draft-7', io: 'input', unrepresentable: 'throw' })).not.toThrow();
+  });
+
+  it('is used by the examples', async () => {
+    const result = await loadManifests(['examples/'], { cwd: repository, env: {} });
+    expect(result.model.resources.some((resource) => resource.kind === name)).toBe(true);
+  });
+});
