@@ -102,10 +102,13 @@ export class EmulatorServer {
     };
 
     const { controls } = this.parts;
-    await delay(controls.nextLatencyMs(), this.closing.signal);
-    if (this.closing.signal.aborted) {
-      request.socket.destroy();
-      return;
+    const latencyMs = controls.nextLatencyMs();
+    if (latencyMs > 0) {
+      await delay(latencyMs, this.closing.signal);
+      if (this.closing.signal.aborted) {
+        request.socket.destroy();
+        return;
+      }
     }
     const fault = controls.faults.draw(method);
     if (fault === 'reset') {
@@ -122,8 +125,8 @@ export class EmulatorServer {
       if (!match) throw new ApiError(404, 'not found');
       const state = authenticate(this.runtime.state, decodeURIComponent(match[1] as string), request.headers.authorization);
       account = state.authId;
-      const admission = controls.rateLimiter.admit(state.authId, this.runtime.now().getTime());
-      if (!admission.admitted) {
+      const admission = controls.rateLimiter.settings ? controls.rateLimiter.admit(state.authId, this.runtime.now().getTime()) : undefined;
+      if (admission && !admission.admitted) {
         loggedFault = 'rate_limited';
         throw new ApiError(429, 'too many requests: the rate limit of this account is exceeded, retry later', {
           'Retry-After': String(admission.retryAfterSeconds),
