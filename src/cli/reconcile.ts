@@ -70,8 +70,7 @@ export async function reconcile(
   let store: StateStore | undefined;
   try {
     store = await StateStore.open(globals.state ?? defaultStateFile, {
-      endpoint: session.endpointLabel,
-      account: session.account,
+      binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,
     });
     const kinds = plannerKinds(registry);

@@ -33,8 +33,11 @@ export interface UncertainOperation {
 }
 
 export interface OpenStateOptions {
-  endpoint: string;
-  account: string;
+  /**
+   * The endpoint and account of this run; the ledger must belong to them. Omitted only by
+   * commands that edit the ledger itself (`telform state`), which then need an existing file.
+   */
+  binding?: { endpoint: string; account: string };
   /** Take the lock (apply, state edits); plan and drift only read. */
   lock: boolean;
 }
@@ -62,8 +65,12 @@ export class StateStore {
     if (options.lock) await acquireLock(file);
     try {
       const text = await readOptional(file);
-      const ledger = text === undefined ? emptyLedger(options.endpoint, options.account) : parseLedger(text, file);
-      assertLedgerBinding(ledger, options.endpoint, options.account, file);
+      if (text === undefined && !options.binding) {
+        throw new TelformError('no_state', `there is no state file at ${file} (use --state to name it)`);
+      }
+      const ledger =
+        text === undefined && options.binding ? emptyLedger(options.binding.endpoint, options.binding.account) : parseLedger(text ?? '', file);
+      if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, file);
       const { uncertain, replayed } = replayJournal(ledger, await readOptional(journalPath(file)));
       return new StateStore(file, ledger, uncertain, text !== undefined, options.lock, replayed);
     } catch (error) {
@@ -96,6 +103,17 @@ export class StateStore {
     this.journal = undefined;
     await rm(journalPath(this.file), { force: true });
     this.dirty = false;
+  }
+
+  /**
+   * Writes a copy of the ledger as it is now beside the state file (before `state rm`/`mv` edit it)
+   * and returns its path.
+   */
+  async backup(): Promise<string> {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const path = `${this.file}.${stamp}.backup`;
+    await writeAtomically(path, serializeLedger(this.ledger));
+    return path;
   }
 
   /** Compacts and releases the lock; safe to call more than once. */

@@ -18,13 +18,13 @@ beforeEach(async () => {
 
 describe('StateStore', () => {
   it('starts an empty ledger bound to the endpoint and account when there is no file', async () => {
-    const store = await StateStore.open(file, { ...binding, lock: false });
+    const store = await StateStore.open(file, { binding, lock: false });
     expect(store.existed).toBe(false);
     expect(store.ledger).toMatchObject({ ...binding, serial: 0, resources: {} });
   });
 
   it('journals each result durably and compacts into the ledger with serial + 1', async () => {
-    const store = await StateStore.open(file, { ...binding, lock: true });
+    const store = await StateStore.open(file, { binding, lock: true });
     await store.recordIntent('Trunk/pbx', 'create');
     await store.recordResult('Trunk/pbx', entry('111'));
     const journal = (await readFile(journalPath(file), 'utf8')).trim().split('\n');
@@ -50,7 +50,7 @@ describe('StateStore', () => {
         '{"type":"result","seq":4,"addr',
       ].join('\n'),
     );
-    const store = await StateStore.open(file, { ...binding, lock: true });
+    const store = await StateStore.open(file, { binding, lock: true });
     expect(store.ledger.resources['Trunk/pbx']?.id).toBe('222');
     expect(store.uncertain).toEqual([{ address: 'TrunkIpAcl/office', action: 'create', at }]);
     await store.close();
@@ -59,22 +59,22 @@ describe('StateStore', () => {
 
   it('refuses a ledger of another account or endpoint', async () => {
     await writeFile(file, serializeLedger(emptyLedger('http://127.0.0.1:1', 'MAOTHER')));
-    await expect(StateStore.open(file, { ...binding, lock: false })).rejects.toThrow(
+    await expect(StateStore.open(file, { binding, lock: false })).rejects.toThrow(
       `the state file ${file} belongs to account MAOTHER at http://127.0.0.1:1, not to account MAEMULATOR0000000001 at local; use --state to pick the right file`,
     );
   });
 
   it('refuses a damaged state file instead of starting empty', async () => {
     await writeFile(file, '{"format_version": 1, "endp');
-    await expect(StateStore.open(file, { ...binding, lock: false })).rejects.toThrow(/is not valid JSON/);
+    await expect(StateStore.open(file, { binding, lock: false })).rejects.toThrow(/is not valid JSON/);
   });
 
   it('lets one apply at a time hold the lock, and takes over a lock whose process is gone', async () => {
-    const first = await StateStore.open(file, { ...binding, lock: true });
-    await expect(StateStore.open(file, { ...binding, lock: true })).rejects.toThrow(/is locked by process \d+/);
+    const first = await StateStore.open(file, { binding, lock: true });
+    await expect(StateStore.open(file, { binding, lock: true })).rejects.toThrow(/is locked by process \d+/);
     await first.close();
     await writeFile(lockPath(file), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), started_at: 'x' }));
-    const second = await StateStore.open(file, { ...binding, lock: true });
+    const second = await StateStore.open(file, { binding, lock: true });
     await second.close();
   });
 });

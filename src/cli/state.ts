@@ -1,0 +1,113 @@
+import { Command } from 'commander';
+import type { LedgerEntry } from '../engine/ledger.js';
+import { StateStore } from '../engine/state-store.js';
+import { TelformError } from '../errors.js';
+import { processIo } from './io.js';
+import { defaultStateFile } from './reconcile.js';
+import type { GlobalOptions } from './session.js';
+
+/**
+ * `telform state`: inspect and edit the ownership ledger without touching the account. `rm`
+ * forgets resources (they stay in the account, unmanaged); `mv` renames a manifest resource
+ * (`metadata.name`) so the next plan matches it by id instead of recreating it. Both back the
+ * ledger up first and take its lock.
+ */
+export function stateCommand(): Command {
+  const state = new Command('state').description('Inspect and edit the state (the ownership ledger); never touches the account.').addHelpText(
+    'after',
+    `
+Examples:
+  $ telform state list
+  $ telform state show Trunk/pbx-out
+  $ telform state mv Trunk/pbx-out Trunk/office-outbound    # after renaming metadata.name
+  $ telform state rm SipCredential/old-phone                  # stop managing it; it stays in the account`,
+  );
+  state
+    .command('list')
+    .description('List managed resources: address and live id.')
+    .action(async (_options: unknown, cmd: Command) => {
+      const io = processIo();
+      const store = await openLedger(cmd, false);
+      try {
+        const entries = Object.entries(store.ledger.resources).sort(([a], [b]) => (a < b ? -1 : 1));
+        const width = Math.max(0, ...entries.map(([address]) => address.length));
+        for (const [address, entry] of entries) io.stdout(`${address.padEnd(width)}  ${entry.id}\n`);
+        io.stderr(`${entries.length} managed resource${entries.length === 1 ? '' : 's'} (state serial ${store.ledger.serial}, account ${store.ledger.account} at ${store.ledger.endpoint})`);
+      } finally {
+        await store.close();
+      }
+    });
+  state
+    .command('show')
+    .description('Show one managed resource: id, last applied spec, secret fingerprints (never secrets).')
+    .argument('<address>', 'Kind/name')
+    .action(async (address: string, _options: unknown, cmd: Command) => {
+      const io = processIo();
+      const store = await openLedger(cmd, false);
+      try {
+        const entry = requireEntry(store, address);
+        io.stdout(`${JSON.stringify({ address, ...entry, secrets: Object.fromEntries(Object.keys(entry.secrets).map((field) => [field, '(fingerprint)'])) }, null, 2)}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  state
+    .command('rm')
+    .description('Forget resources: they stay in the account and become unmanaged.')
+    .argument('<address...>', 'Kind/name (one or more)')
+    .action(async (addresses: string[], _options: unknown, cmd: Command) => {
+      const io = processIo();
+      const store = await openLedger(cmd, true);
+      try {
+        for (const address of addresses) requireEntry(store, address);
+        io.stderr(`backed up the state to ${await store.backup()}`);
+        for (const address of addresses) {
+          await store.recordResult(address, null);
+          io.stdout(`forgot ${address}\n`);
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  state
+    .command('mv')
+    .description('Rename a managed resource (its metadata.name) without touching the account.')
+    .argument('<from>', 'Kind/old-name')
+    .argument('<to>', 'Kind/new-name')
+    .action(async (from: string, to: string, _options: unknown, cmd: Command) => {
+      const io = processIo();
+      const store = await openLedger(cmd, true);
+      try {
+        const entry = requireEntry(store, from);
+        const [kind, name] = splitAddress(to);
+        if (kind !== entry.kind) throw new TelformError('state_mv_kind', `${from} is a ${entry.kind}; it cannot become a ${kind}`);
+        if (store.ledger.resources[to]) throw new TelformError('state_mv_exists', `${to} is already in the state`);
+        io.stderr(`backed up the state to ${await store.backup()}`);
+        const moved: LedgerEntry = { ...entry, name, updated_at: new Date().toISOString() };
+        await store.recordResult(from, null);
+        await store.recordResult(to, moved);
+        io.stdout(`moved ${from} to ${to}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  return state;
+}
+
+async function openLedger(cmd: Command, lock: boolean): Promise<StateStore> {
+  const globals = cmd.optsWithGlobals<GlobalOptions>();
+  return StateStore.open(globals.state ?? defaultStateFile, { lock });
+}
+
+function requireEntry(store: StateStore, address: string): LedgerEntry {
+  splitAddress(address);
+  const entry = store.ledger.resources[address];
+  if (!entry) throw new TelformError('state_unknown', `${address} is not in the state ${store.file} (see telform state list)`);
+  return entry;
+}
+
+function splitAddress(address: string): [string, string] {
+  const match = /^([A-Za-z]+)\/(.+)$/.exec(address);
+  if (!match) throw new TelformError('bad_address', `"${address}" is not an address like Kind/name`);
+  return [match[1] as string, match[2] as string];
+}

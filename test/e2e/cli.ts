@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { defaultAccount, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+
+/**
+ * Helpers for end-to-end tests: the built CLI (`npm run build`) in a child process, against an
+ * emulator the test starts on 127.0.0.1 (port 0), with a clean environment.
+ */
+export const repository = path.resolve(import.meta.dirname, '../..');
+export const cliPath = path.join(repository, 'dist/cli/main.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The parent's environment without anything that would steer telform (credentials, endpoint, CI, colour). */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /^(TELFORM_|PLIVO_)/.test(key) || key === 'CI' || key === 'NO_COLOR' || key === 'FORCE_COLOR') continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliRun> {
+  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: end-to-end tests drive the built CLI');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface EmulatorForCli {
+  emulator: RunningEmulator;
+  /** Environment pointing the CLI at this emulator with the default account. */
+  env: Record<string, string>;
+}
+
+export async function emulatorForCli(options: EmulatorOptions = {}): Promise<EmulatorForCli> {
+  const emulator = await startEmulator(options);
+  return {
+    emulator,
+    env: cleanEnv({ TELFORM_ENDPOINT: emulator.url, TELFORM_AUTH_ID: defaultAccount.authId, TELFORM_AUTH_TOKEN: defaultAccount.authToken }),
+  };
+}

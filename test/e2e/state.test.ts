@@ -1,0 +1,74 @@
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { emptyLedger, serializeLedger } from '../../src/engine/ledger.js';
+import { runCli } from './cli.js';
+
+let folder: string;
+
+beforeEach(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-state-'));
+  const ledger = emptyLedger('local', 'MAEMULATOR0000000001');
+  for (const [kind, name, id] of [
+    ['Trunk', 'pbx-out', '12345678901234567'],
+    ['TrunkIpAcl', 'office', 'a7b1c2d3-0000-4000-8000-000000000001'],
+  ] as const) {
+    ledger.resources[`${kind}/${name}`] = { kind, name, id, applied_spec: { name }, secrets: {}, updated_at: '2026-01-01T00:00:00.000Z' };
+  }
+  ledger.resources['TrunkCredential/pbx'] = {
+    kind: 'TrunkCredential',
+    name: 'pbx',
+    id: 'c1',
+    applied_spec: { name: 'pbx', username: 'pbxuser' },
+    secrets: { password: { hmac: 'ab'.repeat(32), key_id: 'k' } },
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
+  await writeFile(path.join(folder, 'telform.state.json'), serializeLedger(ledger));
+});
+
+describe('telform state', () => {
+  it('lists managed resources with their ids', async () => {
+    const run = await runCli(['state', 'list'], { cwd: folder });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      ['Trunk/pbx-out        12345678901234567', 'TrunkCredential/pbx  c1', 'TrunkIpAcl/office    a7b1c2d3-0000-4000-8000-000000000001', ''].join('\n'),
+    );
+    expect(run.stderr).toBe('3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\n');
+  });
+
+  it('shows one resource without its secret fingerprint', async () => {
+    const run = await runCli(['state', 'show', 'TrunkCredential/pbx'], { cwd: folder });
+    expect(run.code).toBe(0);
+    const shown = JSON.parse(run.stdout) as { id: string; secrets: Record<string, string> };
+    expect(shown.id).toBe('c1');
+    expect(shown.secrets).toEqual({ password: '(fingerprint)' });
+    expect(run.stdout).not.toContain('abab');
+  });
+
+  it('renames with mv and forgets with rm, backing the ledger up first', async () => {
+    const moved = await runCli(['state', 'mv', 'Trunk/pbx-out', 'Trunk/office-outbound'], { cwd: folder });
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toBe('moved Trunk/pbx-out to Trunk/office-outbound\n');
+    const removed = await runCli(['state', 'rm', 'TrunkIpAcl/office'], { cwd: folder });
+    expect(removed.stdout).toBe('forgot TrunkIpAcl/office\n');
+    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { serial: number; resources: Record<string, { id: string; name: string }> };
+    expect(Object.keys(ledger.resources)).toEqual(['Trunk/office-outbound', 'TrunkCredential/pbx']);
+    expect(ledger.resources['Trunk/office-outbound']).toMatchObject({ id: '12345678901234567', name: 'office-outbound' });
+    expect(ledger.serial).toBe(2);
+    expect((await readdir(folder)).filter((name) => name.endsWith('.backup'))).toHaveLength(2);
+  });
+
+  it('refuses unknown addresses, moves across kinds and a missing state file, in one sentence', async () => {
+    expect(await runCli(['state', 'show', 'Trunk/nope'], { cwd: folder })).toMatchObject({
+      code: 1,
+      stderr: 'error: Trunk/nope is not in the state telform.state.json (see telform state list)\n',
+    });
+    expect((await runCli(['state', 'mv', 'Trunk/pbx-out', 'Brand/x'], { cwd: folder })).stderr).toBe(
+      'error: Trunk/pbx-out is a Trunk; it cannot become a Brand\n',
+    );
+    expect((await runCli(['state', 'list', '--state', 'elsewhere.json'], { cwd: folder })).stderr).toBe(
+      'error: there is no state file at elsewhere.json (use --state to name it)\n',
+    );
+  });
+});
