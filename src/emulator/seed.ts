@@ -158,71 +158,77 @@ export interface ApplySeedContext {
 export const seedNumberPath = '/__emulator/accounts/:auth_id/numbers/';
 export const seedApplicationPath = '/__emulator/accounts/:auth_id/applications/';
 
+type Place = Array<string | number>;
+
 /** Replays the seed through the routes; the first refused item stops the start with its place and the API's message. */
 export async function applySeed(input: SeedInput, context: ApplySeedContext): Promise<void> {
-  const { runtime } = context;
   const router = new Router(context.routes);
-  const seedAccount = async (authId: string, section: SeedAccountInput, prefix: Array<string | number>): Promise<void> => {
-    if (context.loadedAccounts.has(authId)) return;
-    const account = runtime.state.accounts.get(authId);
-    if (!account) throw new Error(`seeded account ${authId} does not exist`);
-    const accountBase = `/v1/Account/${authId}`;
-    const call = async (method: 'POST', path: string, body: JsonObject, place: Array<string | number>): Promise<Reply> => {
-      try {
-        const { route, params } = router.match(method, path);
-        const reply = await route.handle({ account, params, query: new URLSearchParams(), body, accountBase, runtime });
-        return checkReply(reply, place);
-      } catch (error) {
-        throw asSeedError(error, place);
-      }
-    };
-    const checkReply = (reply: Reply, place: Array<string | number>): Reply => {
-      if (reply.status >= 400) throw asSeedError(new ApiError(reply.status, String(reply.body?.error ?? 'refused')), place);
-      return reply;
-    };
-    const asSeedError = (error: unknown, place: Array<string | number>): unknown => {
-      if (error instanceof EmulatorStartError) return error;
-      if (error instanceof ApiError) {
-        return new EmulatorStartError('seed_file_invalid', `${context.locate(place)}: the emulator refused this item (${error.status}): ${error.message}.`);
-      }
-      return error;
-    };
-    for (const [index, profile] of (section.profiles ?? []).entries()) {
-      await call('POST', '/Profile/', profile, [...prefix, 'profiles', index]);
-    }
-    const callAdmin = async (path: string, body: JsonObject, place: Array<string | number>): Promise<Reply> => {
-      const route = context.adminRoutes.find((candidate) => candidate.method === 'POST' && candidate.path === path);
-      if (!route) throw new EmulatorStartError('seed_file_invalid', `${context.locate(place)}: this emulator cannot seed this item.`);
-      try {
-        const params = matchSegments(segmentsOf(path), segmentsOf(path.replace(':auth_id', authId))) ?? {};
-        return checkReply(await route.handle({ params, query: new URLSearchParams(), body, runtime }), place);
-      } catch (error) {
-        throw asSeedError(error, place);
-      }
-    };
-    for (const [index, application] of (section.applications ?? []).entries()) {
-      const place = [...prefix, 'applications', index];
-      // The API chooses app_id itself; an application that names one (so that seeded numbers can be
-      // attached to it) goes through the admin route that accepts a chosen id.
-      if (application.app_id !== undefined) await callAdmin(seedApplicationPath, application, place);
-      else await call('POST', '/Application/', application, place);
-    }
-    for (const [index, number] of (section.numbers ?? []).entries()) {
-      const body: JsonObject = typeof number === 'object' ? number : { number: String(number) };
-      await callAdmin(seedNumberPath, body, [...prefix, 'numbers', index]);
-    }
-  };
-  await seedAccount(context.defaultAuthId, input, []);
+  await seedAccount(context, router, context.defaultAuthId, input, []);
   for (const [index, entry] of (input.accounts ?? []).entries()) {
-    const existing = runtime.state.accounts.get(entry.auth_id);
+    const existing = context.runtime.state.accounts.get(entry.auth_id);
     if (!existing) {
       if (entry.auth_token === undefined) {
-        throw new EmulatorStartError('seed_file_invalid', `${context.locate(['accounts', index])}: the account ${entry.auth_id} is not served, so it needs an auth_token.`);
+        throw seedError(context, ['accounts', index], `the account ${entry.auth_id} is not served, so it needs an auth_token`);
       }
-      runtime.ensureAccount(entry.auth_id, entry.auth_token);
+      context.runtime.ensureAccount(entry.auth_id, entry.auth_token);
     } else if (entry.auth_token !== undefined && entry.auth_token !== existing.authToken) {
-      throw new EmulatorStartError('seed_file_invalid', `${context.locate(['accounts', index, 'auth_token'])}: the account ${entry.auth_id} is served with another auth token.`);
+      throw seedError(context, ['accounts', index, 'auth_token'], `the account ${entry.auth_id} is served with another auth token`);
     }
-    await seedAccount(entry.auth_id, entry, ['accounts', index]);
+    await seedAccount(context, router, entry.auth_id, entry, ['accounts', index]);
   }
+}
+
+async function seedAccount(context: ApplySeedContext, router: Router, authId: string, section: SeedAccountInput, prefix: Place): Promise<void> {
+  if (context.loadedAccounts.has(authId)) return;
+  const account = context.runtime.state.accounts.get(authId);
+  if (!account) throw new Error(`seeded account ${authId} does not exist`);
+  const { runtime } = context;
+  const query = new URLSearchParams();
+  const viaApi = (path: string, body: JsonObject, place: Place): Promise<void> =>
+    replay(context, place, async () => {
+      const { route, params } = router.match('POST', path);
+      return route.handle({ account, params, query, body, accountBase: `/v1/Account/${authId}`, runtime });
+    });
+  const viaAdmin = (path: string, body: JsonObject, place: Place): Promise<void> =>
+    replay(context, place, async () => {
+      const route = context.adminRoutes.find((candidate) => candidate.method === 'POST' && candidate.path === path);
+      if (!route) throw seedError(context, place, 'this emulator cannot seed this item');
+      const params = matchSegments(segmentsOf(path), segmentsOf(path.replace(':auth_id', authId))) ?? {};
+      return route.handle({ params, query, body, runtime });
+    });
+
+  for (const [index, profile] of (section.profiles ?? []).entries()) {
+    await viaApi('/Profile/', profile, [...prefix, 'profiles', index]);
+  }
+  for (const [index, application] of (section.applications ?? []).entries()) {
+    const place = [...prefix, 'applications', index];
+    // The API chooses app_id itself; an application that names one (so that seeded numbers can be
+    // attached to it) goes through the admin route that accepts a chosen id.
+    if (application.app_id !== undefined) await viaAdmin(seedApplicationPath, application, place);
+    else await viaApi('/Application/', application, place);
+  }
+  for (const [index, number] of (section.numbers ?? []).entries()) {
+    const body: JsonObject = typeof number === 'object' ? number : { number: String(number) };
+    await viaAdmin(seedNumberPath, body, [...prefix, 'numbers', index]);
+  }
+}
+
+/** Runs one route call; a refusal (thrown or answered with status 400 and up) becomes a seed error at `place`. */
+async function replay(context: ApplySeedContext, place: Place, send: () => Promise<Reply>): Promise<void> {
+  let reply: Reply;
+  try {
+    reply = await send();
+  } catch (error) {
+    if (error instanceof ApiError) throw refused(context, place, error.status, error.message);
+    throw error;
+  }
+  if (reply.status >= 400) throw refused(context, place, reply.status, String(reply.body?.error ?? 'no message'));
+}
+
+function refused(context: ApplySeedContext, place: Place, status: number, message: string): EmulatorStartError {
+  return seedError(context, place, `the emulator refused this item (${status}): ${message.replace(/\.$/, '')}`);
+}
+
+function seedError(context: ApplySeedContext, place: Place, why: string): EmulatorStartError {
+  return new EmulatorStartError('seed_file_invalid', `${context.locate(place)}: ${why}.`);
 }
