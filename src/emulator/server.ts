@@ -113,7 +113,11 @@ export class EmulatorServer {
     const fault = controls.faults.draw(method);
     if (fault === 'reset') {
       request.socket.resetAndDestroy();
-      log({ account: null, status: null, fault, note: 'connection reset before the request was handled' });
+      // Not authenticated, but logged under the account its path names (if served) so that a test
+      // reading one account's log sees its resets too.
+      const named = accountPathPattern.exec(url.pathname)?.[1];
+      const account = named !== undefined && this.runtime.state.accounts.has(named) ? named : null;
+      log({ account, status: null, fault, note: 'connection reset before the request was handled' });
       return;
     }
 

@@ -100,7 +100,7 @@ describe('faults over HTTP', () => {
     // What the client saw matches the log exactly: every reset and lost response failed, every 500 arrived.
     expect(served500).toHaveLength(byFault('error500').length);
     expect(failures).toHaveLength(byFault('reset').length + byFault('lost_response').length);
-    expect(byFault('reset').every((entry) => entry.status === null && entry.account === null)).toBe(true);
+    expect(byFault('reset').every((entry) => entry.status === null && entry.account === defaultAccount.authId)).toBe(true);
     expect(byFault('lost_response').every((entry) => entry.status === 200)).toBe(true);
     expect(log.filter((entry) => entry.fault === undefined).every((entry) => entry.status === 200)).toBe(true);
   });
