@@ -1,0 +1,124 @@
+import { checkRules, defaultOf } from './rules.js';
+import { metadataNamePattern } from '../resources/fields.js';
+import type { LiveObject } from '../resources/live-side.js';
+import type { Kind } from '../resources/kind.js';
+import type { LiveSide } from '../resources/live-side.js';
+
+type LiveKind = Kind & { readonly live: LiveSide };
+
+/**
+ * Import (bring an existing account under management) as a pure function: live objects in,
+ * manifest resources out. Each object gets a readable, deterministic `metadata.name`; the API's own
+ * name stays in `spec` unchanged, so importing changes nothing in the account. Ids become refs
+ * where the target is imported too; fields equal to their default are left out; write-only
+ * secrets become `{ fromEnv: VAR }` placeholders with a generated variable name.
+ */
+export interface ImportedResource {
+  kind: string;
+  name: string;
+  address: string;
+  id: string;
+  /** The spec as written in the manifest: refs, no defaults, secret placeholders. */
+  manifestSpec: Record<string, unknown>;
+  /** The spec as the validator will produce it (defaults filled), secrets left out: the ledger's applied spec. */
+  appliedSpec: Record<string, unknown>;
+  /** Environment variables the manifest reads its secrets from, by field. */
+  secretVariables: Record<string, string>;
+  /** Why the name was made up, when the live name could not be used as is. */
+  madeUpName?: string;
+}
+
+export function importResources(kinds: readonly LiveKind[], live: ReadonlyMap<string, readonly LiveObject[]>): ImportedResource[] {
+  const names = new Map<string, Map<string, string>>(); // kind → id → metadata.name
+  const named: Array<{ kind: LiveKind; object: LiveObject; name: string; madeUpName?: string }> = [];
+  for (const kind of kinds) {
+    const used = new Set<string>();
+    const byId = new Map<string, string>();
+    names.set(kind.name, byId);
+    const objects = [...(live.get(kind.name) ?? [])].sort(
+      (a, b) => compare(liveName(kind, a) ?? '', liveName(kind, b) ?? '') || compare(a.id, b.id),
+    );
+    for (const object of objects) {
+      const { name, madeUpName } = chooseName(kind, object, used);
+      used.add(name);
+      byId.set(object.id, name);
+      named.push({ kind, object, name, ...(madeUpName ? { madeUpName } : {}) });
+    }
+  }
+  return named.map(({ kind, object, name, madeUpName }) => {
+    const applied: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(object.spec)) {
+      if (value === undefined || value === null || value === '') continue;
+      const target = kind.references[field];
+      const targetName = target && typeof value === 'string' ? names.get(target)?.get(value) : undefined;
+      applied[field] = targetName === undefined ? value : { ref: targetName };
+    }
+    const manifestSpec: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(applied)) {
+      if (field === kind.nameField && value === name) continue;
+      if (JSON.stringify(value) === JSON.stringify(defaultOf(kind, field))) continue;
+      manifestSpec[field] = value;
+    }
+    const secretVariables: Record<string, string> = {};
+    for (const field of Object.keys(kind.secrets)) {
+      if (!secretNeeded(kind, applied, field)) continue;
+      const variable = secretVariable(kind.name, name, field);
+      secretVariables[field] = variable;
+      manifestSpec[field] = { fromEnv: variable };
+    }
+    return {
+      kind: kind.name,
+      name,
+      address: `${kind.name}/${name}`,
+      id: object.id,
+      manifestSpec,
+      appliedSpec: applied,
+      secretVariables,
+      ...(madeUpName ? { madeUpName } : {}),
+    };
+  });
+}
+
+/** `TELFORM_SECRET_<KIND>_<NAME>_<FIELD>`, upper case, every other character as `_`. */
+export function secretVariable(kind: string, name: string, field: string): string {
+  const part = (text: string) => text.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+  return `TELFORM_SECRET_${part(kind)}_${part(name)}_${part(field)}`;
+}
+
+function secretNeeded(kind: LiveKind, spec: Readonly<Record<string, unknown>>, field: string): boolean {
+  const schema = kind.spec.shape[field];
+  if (schema && !schema.safeParse(undefined).success) return true;
+  return checkRules(kind, spec).some((violation) => violation.kind === 'missing' && violation.fields.includes(field));
+}
+
+function liveName(kind: LiveKind, object: LiveObject): string | undefined {
+  const value = kind.nameField ? object.spec[kind.nameField] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function chooseName(kind: LiveKind, object: LiveObject, used: ReadonlySet<string>): { name: string; madeUpName?: string } {
+  const original = liveName(kind, object);
+  if (original !== undefined && metadataNamePattern.test(original) && !used.has(original)) return { name: original };
+  const base = slug(original ?? '') || `${slug(kind.name)}-${slug(object.id).slice(0, 12) || 'object'}`;
+  let name = base.slice(0, 63).replace(/-+$/, '');
+  for (let suffix = 2; used.has(name); suffix += 1) name = `${base.slice(0, 63 - String(suffix).length - 1).replace(/-+$/, '')}-${suffix}`;
+  const why =
+    original === undefined
+      ? `it has no ${kind.nameField ?? 'name'}`
+      : used.has(original) || used.has(slug(original))
+        ? `its ${kind.nameField} "${original}" is taken by another ${kind.name}`
+        : `its ${kind.nameField} "${original}" is not a valid metadata.name`;
+  return { name, madeUpName: `${kind.name}/${name} (id ${object.id}): ${why}` };
+}
+
+function slug(text: string): string {
+  return text
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
