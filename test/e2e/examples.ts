@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { repository } from './cli.js';
+
+export const examplesDir = path.join(repository, 'examples');
+
+/** The demo secrets of `examples/demo-secrets.env` as environment variables. */
+export function demoSecrets(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(path.join(examplesDir, 'demo-secrets.env'), 'utf8').split('\n')) {
+    const match = /^([A-Z0-9_]+)='(.*)'$/.exec(line.trim());
+    if (match) env[match[1] as string] = match[2] as string;
+  }
+  return env;
+}
