@@ -111,10 +111,15 @@ async function execute(
     }
   }
   const executable = plan.changes.filter((change) => change.action !== 'noop').length;
+  const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
   const progress = new ApplyProgress(executable, {
     line: (text) => {
       if (!globals.quiet) io.stderr(text);
     },
+    // On a terminal, a status line of what is running, redrawn in place below the finished lines.
+    ...(liveView
+      ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
+      : {}),
   });
   const result = await applyPlan(
     {
@@ -128,6 +133,7 @@ async function execute(
     },
     { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent },
   );
+  if (liveView) process.stderr.write('\r\u001b[K');
   io.stdout(`${summarize(plan, result)}\n`);
   const problems = plan.changes.filter((change) => {
     const outcome = result.outcomes.get(change.address);
