@@ -1,6 +1,83 @@
 import { z } from 'zod';
+import { ApiRequestError } from '../api/errors.js';
 import { reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
+import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './live-helpers.js';
+import type { LiveContext, LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
+
+const collection = '/Application/';
+const usesAcl = ['ip_acl', 'ip_acl_and_credential'];
+const usesCredential = ['credential', 'ip_acl_and_credential'];
+
+/**
+ * The binding of an application, or undefined when it has none (`sip_auth_type` empty). Ids the
+ * type does not use are left out whatever the API shows for them (`""` on one read, `null` on
+ * another, api-facts.md section 4): the type decides what is in force.
+ */
+export function normaliseApplicationSipAuth(raw: ApiRecord): LiveObject | undefined {
+  const type = text(raw['sip_auth_type']);
+  if (type === undefined) return undefined;
+  const appId = String(raw['app_id']);
+  return {
+    id: appId,
+    spec: present({
+      app_id: appId,
+      sip_auth_type: type,
+      ip_acl_uuid: usesAcl.includes(type) ? text(raw['ip_acl_uuid']) : undefined,
+      credential_uuid: usesCredential.includes(type) ? text(raw['credential_uuid']) : undefined,
+    }),
+  };
+}
+
+/**
+ * Assigns the binding: one POST to the application with all three fields, `""` for an id the type
+ * does not use. It sets values, so re-sending it after a lost answer is harmless (no create
+ * recovery needed: there is nothing to duplicate).
+ */
+async function assign(context: LiveContext, spec: ResolvedSpec): Promise<string> {
+  const appId = String(spec['app_id']);
+  const type = String(spec['sip_auth_type']);
+  const body = {
+    sip_auth_type: type,
+    ip_acl_uuid: usesAcl.includes(type) ? (spec['ip_acl_uuid'] ?? '') : '',
+    credential_uuid: usesCredential.includes(type) ? (spec['credential_uuid'] ?? '') : '',
+  };
+  await context.client.request('POST', itemPath(collection, appId), { body, mode: 'idempotent' });
+  return appId;
+}
+
+/**
+ * The live side (api-facts.md section 4): one live object per application whose `sip_auth_type`
+ * is set, identified by its `app_id`. Deleting unassigns (`sip_auth_type: ""`); an application that
+ * is gone has nothing left to unassign.
+ */
+export const applicationSipAuthLive: LiveSide = {
+  naturalKey: (spec) => text(spec['app_id']),
+  list: async (context) =>
+    (await listRecords(context, collection, 'app_id'))
+      .map(normaliseApplicationSipAuth)
+      .filter((object): object is LiveObject => object !== undefined),
+  read: async (context, id) => {
+    const raw = await readRecord(context, itemPath(collection, id));
+    return raw && normaliseApplicationSipAuth(raw);
+  },
+  create: async (context, spec) => ({ id: await assign(context, spec) }),
+  update: async (context, request) => {
+    await assign(context, { ...request.desired, app_id: request.id });
+  },
+  delete: async (context, id) => {
+    try {
+      await context.client.request('POST', itemPath(collection, id), { body: { sip_auth_type: '' }, mode: 'idempotent' });
+    } catch (error) {
+      if (!(error instanceof ApiRequestError && error.status === 404)) throw error;
+    }
+  },
+  fields: { updatable: ['sip_auth_type', 'ip_acl_uuid', 'credential_uuid'], replaceOn: ['app_id'], immutable: [], unreadable: [] },
+  billableUpdateUsd: 0,
+  // Binding the new application before unbinding the old keeps calls authenticated throughout.
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+};
 
 /**
  * The SIP authentication of an application (api-facts.md section 4): `sip_auth_type` with the
@@ -51,4 +128,5 @@ export const applicationSipAuth = {
     },
   ],
   checks: [],
+  live: applicationSipAuthLive,
 } as const satisfies Kind;

@@ -1,7 +1,48 @@
 import { z } from 'zod';
 import { secret } from './fields.js';
 import type { Kind } from './kind.js';
+import { createOnce, deleteAt, findCreated, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './live-helpers.js';
+import type { LiveObject, LiveSide } from './live-side.js';
 import { checkSipAuthPassword } from './passwords.js';
+
+const collection = '/SipAuth/Credential/';
+
+/** A credential as the manifest spells it; the password is write-only and never returned (api.md). */
+export function normaliseSipCredential(raw: ApiRecord): LiveObject {
+  return { id: String(raw['credential_uuid']), spec: present({ username: text(raw['username']) }) };
+}
+
+const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['username']);
+
+/**
+ * The live side (api.md "SIP credentials"): the username cannot change, so a new username replaces
+ * the credential (create first: the new username differs, so both can exist); an update sends the
+ * password only, and only when it is to be (re)set.
+ */
+export const sipCredentialLive: LiveSide = {
+  naturalKey,
+  list: async (context) => (await listRecords(context, collection, 'credential_uuid')).map(normaliseSipCredential),
+  read: async (context, id) => {
+    const raw = await readRecord(context, itemPath(collection, id));
+    return raw && normaliseSipCredential(raw);
+  },
+  create: (context, spec) =>
+    createOnce(context, collection, { username: spec['username'], password: spec['password'] }, 'credential_uuid', async () =>
+      findCreated(await sipCredentialLive.list(context), naturalKey, spec, [], 'SipCredential'),
+    ),
+  update: async (context, request) => {
+    const password = request.desired['password'];
+    if (!request.secretFields.includes('password') || typeof password !== 'string') return;
+    await context.client.request('POST', itemPath(collection, request.id), { body: { password }, mode: 'idempotent' });
+  },
+  // A 409 (still assigned to an application) surfaces with the API's own message.
+  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  fields: { updatable: ['password'], replaceOn: ['username'], immutable: [], unreadable: [] },
+  billableUpdateUsd: 0,
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+  whenInUse: 'needs_unassign',
+};
 
 /**
  * A SIP credential (SipAuth) for digest authentication of calls to an application
@@ -32,4 +73,5 @@ export const sipCredential = {
   uniqueFields: ['username'],
   rules: [],
   checks: [],
+  live: sipCredentialLive,
 } as const satisfies Kind;

@@ -1,6 +1,22 @@
 import { z } from 'zod';
+import { createWithRecovery } from '../api/writes.js';
+import { TelformError } from '../errors.js';
 import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
+import {
+  createOnce,
+  deleteAt,
+  findCreated,
+  integer,
+  itemPath,
+  listRecords,
+  pick,
+  present,
+  readRecord,
+  text,
+  type ApiRecord,
+} from './live-helpers.js';
+import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
 /** api.md "SIP IP access control lists": a list holds at most 50 entries. */
 export const maxSipAclEntries = 50;
@@ -23,6 +39,135 @@ function entryKey(member: unknown): string {
   const value = member as { ip?: unknown; cidr_prefix?: unknown };
   return `${String(value.ip)}/${String(value.cidr_prefix ?? 32)}`;
 }
+
+const collection = '/SipAuth/IpAccessControlList/';
+
+/** An entry as the API returns it, with the id needed to remove it. */
+interface LiveEntry {
+  entry_id: string;
+  ip: string | undefined;
+  cidr_prefix: number;
+  description: string | undefined;
+}
+
+function liveEntries(raw: ApiRecord): LiveEntry[] {
+  const entries = Array.isArray(raw['entries']) ? (raw['entries'] as unknown[]) : [];
+  return entries
+    .filter((item): item is ApiRecord => item !== null && typeof item === 'object')
+    .map((item) => ({
+      entry_id: String(item['entry_id']),
+      ip: text(item['ip']),
+      // api.md: cidr_prefix defaults to 32.
+      cidr_prefix: integer(item['cidr_prefix']) ?? 32,
+      description: text(item['description']),
+    }));
+}
+
+/** An entry as the manifest spells it (no id; an empty description is no description). */
+function specEntry(entry: { ip?: unknown; cidr_prefix?: unknown; description?: unknown }): Record<string, unknown> {
+  return present({ ip: text(entry.ip), cidr_prefix: integer(entry.cidr_prefix) ?? 32, description: text(entry.description) });
+}
+
+export function normaliseSipIpAcl(raw: ApiRecord): LiveObject {
+  return {
+    id: String(raw['ip_acl_uuid']),
+    spec: present({ name: text(raw['name']), entries: liveEntries(raw).map(specEntry) }),
+  };
+}
+
+const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
+
+function desiredEntries(spec: Record<string, unknown>): Array<Record<string, unknown>> {
+  const entries = Array.isArray(spec['entries']) ? (spec['entries'] as Array<Record<string, unknown>>) : [];
+  return entries.map(specEntry);
+}
+
+function sameEntry(live: LiveEntry, wanted: Record<string, unknown>): boolean {
+  return live.ip === wanted['ip'] && live.cidr_prefix === wanted['cidr_prefix'] && live.description === wanted['description'];
+}
+
+/** Settles every task before reporting the first failure, so no request is left running unseen. */
+async function allSettled(tasks: ReadonlyArray<() => Promise<unknown>>): Promise<void> {
+  const results = await Promise.allSettled(tasks.map((task) => task()));
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * Adds one entry. An add whose answer was lost is looked for (an entry with the same ip, prefix
+ * and description that was not there before) before it is sent again (DESIGN.md section 7).
+ */
+async function addEntry(context: LiveContext, aclId: string, entry: Record<string, unknown>, before: ReadonlySet<string>): Promise<void> {
+  await createWithRecovery(context.client, `${itemPath(collection, aclId)}Entry/`, pick(entry, ['ip', 'cidr_prefix', 'description']), async () => {
+    const raw = await readRecord(context, itemPath(collection, aclId));
+    return raw ? liveEntries(raw).find((live) => !before.has(live.entry_id) && sameEntry(live, entry)) : undefined;
+  });
+}
+
+/**
+ * Brings the list's entries to the desired set (keyed by ip/cidr_prefix) with one request per
+ * entry added or removed; the API has no entry update, so a new description is an add and a remove.
+ * Adds go first, so an address that stays trusted is never untrusted in between, unless the
+ * 50-entry cap leaves no room; then removals go first.
+ */
+async function syncEntries(context: LiveContext, aclId: string, desired: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  const raw = await readRecord(context, itemPath(collection, aclId));
+  if (!raw) throw new TelformError('vanished', `SIP IP ACL ${aclId} disappeared while its entries were being changed`);
+  const current = liveEntries(raw);
+  const wanted = new Map(desired.map((entry) => [entryKey(entry), entry]));
+  const kept = new Set<string>();
+  const removals: string[] = [];
+  for (const live of current) {
+    const key = entryKey(live);
+    const want = wanted.get(key);
+    if (want && !kept.has(key) && sameEntry(live, want)) kept.add(key);
+    else removals.push(live.entry_id);
+  }
+  const additions = [...wanted].filter(([key]) => !kept.has(key)).map(([, entry]) => entry);
+  const before = new Set(current.map((live) => live.entry_id));
+  const add = () => allSettled(additions.map((entry) => () => addEntry(context, aclId, entry, before)));
+  const remove = () => allSettled(removals.map((entryId) => () => deleteAt(context, `${itemPath(collection, aclId)}Entry/${encodeURIComponent(entryId)}/`)));
+  if (current.length + additions.length <= maxSipAclEntries) {
+    await add();
+    await remove();
+  } else {
+    await remove();
+    await add();
+  }
+}
+
+/**
+ * The live side (api.md "SIP IP access control lists"): created with its entries in one request;
+ * a rename is the list update; entries are added and removed one by one.
+ */
+export const sipIpAclLive: LiveSide = {
+  naturalKey,
+  list: async (context) => (await listRecords(context, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
+  read: async (context, id) => {
+    const raw = await readRecord(context, itemPath(collection, id));
+    return raw && normaliseSipIpAcl(raw);
+  },
+  create: (context, spec) => {
+    const entries = desiredEntries(spec).map((entry) => pick(entry, ['ip', 'cidr_prefix', 'description']));
+    const body = { name: spec['name'], ...(entries.length > 0 ? { entries } : {}) };
+    return createOnce(context, collection, body, 'ip_acl_uuid', async () =>
+      findCreated(await sipIpAclLive.list(context), naturalKey, { ...spec, entries: desiredEntries(spec) }, ['entries'], 'SipIpAcl'),
+    );
+  },
+  update: async (context, request) => {
+    if (request.changedFields.includes('name')) {
+      await context.client.request('POST', itemPath(collection, request.id), { body: { name: request.desired['name'] }, mode: 'idempotent' });
+    }
+    if (request.changedFields.includes('entries')) await syncEntries(context, request.id, desiredEntries(request.desired));
+  },
+  // A 409 (still assigned to an application) surfaces with the API's own message.
+  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  fields: { updatable: ['name', 'entries'], replaceOn: [], immutable: [], unreadable: [] },
+  billableUpdateUsd: 0,
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+  whenInUse: 'needs_unassign',
+};
 
 /**
  * A SIP IP access control list (SipAuth) of trusted IPv4 addresses or ranges, assigned to
@@ -53,4 +198,5 @@ export const sipIpAcl = {
       });
     },
   ],
+  live: sipIpAclLive,
 } as const satisfies Kind;

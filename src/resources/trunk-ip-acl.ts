@@ -1,6 +1,50 @@
 import { z } from 'zod';
 import { friendlyName, ipv4OrCidr } from './fields.js';
 import type { Kind } from './kind.js';
+import { createOnce, deleteAt, findCreated, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
+import type { LiveObject, LiveSide } from './live-side.js';
+
+const collection = '/Zentrunk/IPAccessControlList/';
+const updatable = ['name', 'ip_addresses'];
+
+export function normaliseTrunkIpAcl(raw: ApiRecord): LiveObject {
+  const addresses = Array.isArray(raw['ip_addresses']) ? (raw['ip_addresses'] as unknown[]) : [];
+  return {
+    id: String(raw['ipacl_uuid']),
+    spec: present({ name: text(raw['name']), ip_addresses: addresses.filter((item): item is string => typeof item === 'string') }),
+  };
+}
+
+const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
+
+/**
+ * The live side: `ip_addresses` sent on update replaces the whole list (api.md "Trunk IP access
+ * control lists"), so any change of the set is one request; deleting a list a trunk uses is
+ * allowed and breaks its auth.
+ */
+export const trunkIpAclLive: LiveSide = {
+  naturalKey,
+  list: async (context) => (await listRecords(context, collection, 'ipacl_uuid')).map(normaliseTrunkIpAcl),
+  read: async (context, id) => {
+    const raw = await readRecord(context, itemPath(collection, id));
+    return raw && normaliseTrunkIpAcl(raw);
+  },
+  create: (context, spec) =>
+    createOnce(context, collection, pick(spec, ['name', 'ip_addresses']), 'ipacl_uuid', async () =>
+      findCreated(await trunkIpAclLive.list(context), naturalKey, spec, ['ip_addresses'], 'TrunkIpAcl'),
+    ),
+  update: async (context, request) => {
+    const body = updateBody(request, updatable);
+    if (Object.keys(body).length === 0) return;
+    await context.client.request('POST', itemPath(collection, request.id), { body, mode: 'idempotent' });
+  },
+  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
+  billableUpdateUsd: 0,
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+  whenInUse: 'breaks_auth',
+};
 
 /**
  * The addresses a trunk IP ACL trusts: IPv4 addresses or CIDR ranges (api.md leaves the rules
@@ -33,4 +77,5 @@ export const trunkIpAcl = {
       });
     },
   ],
+  live: trunkIpAclLive,
 } as const satisfies Kind;

@@ -1,6 +1,105 @@
 import { z } from 'zod';
 import { friendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
+import {
+  createOnce,
+  deleteAt,
+  findCreated,
+  flag,
+  itemPath,
+  listRecords,
+  lowerText,
+  pick,
+  present,
+  readRecord,
+  text,
+  updateBody,
+  type ApiRecord,
+} from './live-helpers.js';
+import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
+
+const collection = '/Zentrunk/Trunk/';
+const createFields = ['name', 'trunk_direction', 'trunk_status', 'secure', 'ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'fallback_uri_uuid'];
+/** api.md "Trunks" rule 4: update accepts every create parameter. */
+const updatable = createFields;
+const directionFields: Record<string, readonly string[]> = {
+  outbound: ['ipacl_uuid', 'credential_uuid'],
+  inbound: ['primary_uri_uuid', 'fallback_uri_uuid'],
+};
+
+/**
+ * A trunk as the manifest spells it: enum values lower-cased, defaults filled, and only the
+ * references of its direction (the others are null on the API, api.md "Trunk"). `numbers` is how
+ * many phone numbers are attached to it.
+ */
+export function normaliseTrunk(raw: ApiRecord, numbers: number): LiveObject {
+  const direction = lowerText(raw['trunk_direction']);
+  const spec: Record<string, unknown> = {
+    name: text(raw['name']),
+    trunk_direction: direction,
+    // api.md "Trunk status": enabled unless given.
+    trunk_status: lowerText(raw['trunk_status']) ?? 'enabled',
+    secure: flag(raw['secure'], false),
+  };
+  for (const field of directionFields[direction ?? ''] ?? []) spec[field] = text(raw[field]);
+  return { id: String(raw['trunk_id']), spec: present(spec), facts: { numbers } };
+}
+
+/** Production nests a trunk GET under `object`, the docs show it flat (api-facts.md section 2b): both are read. */
+function unwrapTrunk(body: ApiRecord): ApiRecord {
+  const inner = body['object'];
+  return inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as ApiRecord) : body;
+}
+
+/**
+ * Phone numbers per trunk id. A number on a trunk shows it in `application` as the trunk's resource
+ * path, `/v1/Account/{id}/Zentrunk/Trunk/{trunk_id}/` (api-facts.md section 5); both trunking
+ * spellings are recognised.
+ */
+async function numbersByTrunk(context: LiveContext): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const number of await listRecords(context, '/Number/', 'number')) {
+    const match = /\/(?:Zentrunk|Trunking)\/Trunk\/([^/]+)\/?$/.exec(text(number['application']) ?? '');
+    if (match) counts.set(match[1] as string, (counts.get(match[1] as string) ?? 0) + 1);
+  }
+  return counts;
+}
+
+const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
+
+/**
+ * The live side (api.md "Trunks"; api-facts.md 2b): every field is updatable in place; an update
+ * sends only what changed, and `""` for a reference the manifest dropped (the API clears it; absent
+ * would keep it). Deleting a trunk with numbers attached breaks their calls.
+ */
+export const trunkLive: LiveSide = {
+  naturalKey,
+  list: async (context) => {
+    const [trunks, numbers] = await Promise.all([listRecords(context, collection, 'trunk_id'), numbersByTrunk(context)]);
+    return trunks.map((raw) => normaliseTrunk(raw, numbers.get(String(raw['trunk_id'])) ?? 0));
+  },
+  read: async (context, id) => {
+    const body = await readRecord(context, itemPath(collection, id));
+    if (!body) return undefined;
+    const numbers = await numbersByTrunk(context);
+    return normaliseTrunk(unwrapTrunk(body), numbers.get(id) ?? 0);
+  },
+  create: (context, spec) =>
+    createOnce(context, collection, pick(spec, createFields), 'trunk_id', async () =>
+      findCreated(await trunkLive.list(context), naturalKey, spec, createFields, 'Trunk'),
+    ),
+  update: async (context, request) => {
+    const body = updateBody(request, updatable);
+    if (Object.keys(body).length === 0) return;
+    await context.client.request('POST', itemPath(collection, request.id), { body, mode: 'idempotent' });
+  },
+  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
+  billableUpdateUsd: 0,
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+  whenNumbersAttached: 'breaks_calls',
+};
 
 /**
  * A SIP trunk (api.md "Trunks"). Outbound trunks carry calls from your PBX and authenticate it by
@@ -63,4 +162,5 @@ export const trunk = {
       }
     },
   ],
+  live: trunkLive,
 } as const satisfies Kind;
