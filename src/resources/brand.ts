@@ -1,6 +1,135 @@
 import { z } from 'zod';
+import type { ApiClient } from '../api/client.js';
+import { listAll } from '../api/list.js';
+import { createWithRecovery } from '../api/writes.js';
+import { TelformError } from '../errors.js';
 import { callbackMethod, friendlyName, httpUrl, uuid } from './fields.js';
 import type { Kind } from './kind.js';
+import type { LiveObject, LiveSide } from './live-side.js';
+import {
+  activeCampaignsOf,
+  brandPath,
+  deleteConfirmed,
+  itemPath,
+  listCampaigns,
+  readRecord,
+  requireId,
+  textOf,
+  upperOf,
+  type RawBrand,
+} from './tendlc-live-helpers.js';
+
+/** Create inputs a brand read does not return; the engine compares them with the ledger. */
+const unreadable = ['secondary_vetting', 'url', 'method'];
+
+/**
+ * A live brand in the manifest's shape: `profile_uuid`, `brand_alias`, `brand_type`. The company
+ * data the API copies from the profile is the profile's business, not the brand's spec.
+ */
+export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]): LiveObject {
+  const id = requireId(raw as Record<string, unknown>, 'brand_id', brandPath);
+  const spec: Record<string, unknown> = {};
+  const profileUuid = textOf(raw.profile_uuid);
+  const alias = textOf(raw.brand_alias);
+  const type = upperOf(raw.brand_type);
+  if (profileUuid !== undefined) spec.profile_uuid = profileUuid;
+  if (alias !== undefined) spec.brand_alias = alias;
+  if (type !== undefined) spec.brand_type = type;
+  const reasons = Array.isArray(raw.declined_reasons)
+    ? raw.declined_reasons
+        .filter((reason): reason is Record<string, unknown> => reason !== null && typeof reason === 'object')
+        .map((reason) => ({ code: String(reason.code ?? ''), message: String(reason.message ?? '') }))
+    : [];
+  return {
+    id,
+    spec,
+    registry: {
+      registration_status: upperOf(raw.registration_status) ?? 'UNKNOWN',
+      ...(reasons.length > 0 ? { declined_reasons: reasons } : {}),
+    },
+    facts: { activeCampaigns: [...activeCampaigns] },
+  };
+}
+
+function listBrands(client: ApiClient): Promise<RawBrand[]> {
+  return listAll<RawBrand>(client, brandPath, { itemsKey: 'brands', idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath) });
+}
+
+/**
+ * Brands through `/10dlc/Brand/` (api.md "Brands"). The API has no brand update, so every field is
+ * immutable (a change is `blocked`); a delete is irreversible, refused while the brand has active
+ * campaigns, and confirmed by reading the brand back (DESIGN.md section 7).
+ */
+export const brandLive: LiveSide = {
+  // A profile makes one brand only (api.md brand create), so the profile names the brand.
+  naturalKey: (spec) => textOf(spec.profile_uuid),
+
+  async list({ client }) {
+    const [brands, campaigns] = await Promise.all([listBrands(client), listCampaigns(client)]);
+    return brands.map((brand) => normaliseBrand(brand, activeCampaignsOf(campaigns, String(brand.brand_id))));
+  },
+
+  async read({ client }, id) {
+    const raw = await readRecord<RawBrand>(client, itemPath(brandPath, id), 'brand');
+    if (raw === undefined) return undefined;
+    const campaigns = await listCampaigns(client, id);
+    return normaliseBrand(raw, activeCampaignsOf(campaigns, id));
+  },
+
+  async create({ client }, spec) {
+    const profileUuid = textOf(spec.profile_uuid);
+    if (profileUuid === undefined) throw new TelformError('bad_spec', 'a brand needs profile_uuid');
+    const url = textOf(spec.url);
+    const body: Record<string, unknown> = {
+      profile_uuid: profileUuid,
+      brand_alias: spec.brand_alias,
+      brand_type: spec.brand_type,
+      secondary_vetting: spec.secondary_vetting,
+      // `method` only means something with a callback `url` (api.md brand create parameters).
+      ...(url === undefined ? {} : { url, method: spec.method }),
+    };
+    // A lost answer is recovered by the profile: it can have made this brand only (DESIGN.md section 4).
+    const outcome = await createWithRecovery<Record<string, unknown>>(client, brandPath, body, async () => {
+      const found = (await listBrands(client)).find((brand) => brand.profile_uuid === profileUuid);
+      return found === undefined ? undefined : String(found.brand_id);
+    });
+    if (outcome.kind === 'recovered') return { id: String(outcome.found) };
+    return { id: requireId(outcome.response.body ?? {}, 'brand_id', brandPath) };
+  },
+
+  async update(_context, request) {
+    throw new TelformError(
+      'not_updatable',
+      `Brand ${request.id}: ${request.changedFields.join(', ')} cannot be changed, the API has no brand update`,
+    );
+  },
+
+  delete: ({ client }, id) => deleteConfirmed(client, itemPath(brandPath, id), `Brand ${id}`, 'brand'),
+
+  fields: {
+    updatable: [],
+    replaceOn: [],
+    immutable: ['profile_uuid', 'brand_alias', 'brand_type', ...unreadable],
+    unreadable,
+  },
+  billableUpdateUsd: 0,
+  // Never used (no field forces a replace); a profile cannot make a second brand anyway.
+  replaceStrategy: 'delete_before_create',
+  irreversibleDelete: true,
+
+  deleteRefusal(live) {
+    const active = live.facts?.activeCampaigns ?? [];
+    if (active.length === 0) return undefined;
+    return `the brand has ${active.length} active or processing campaign(s) (${active.join(', ')}); the API refuses to delete a brand until they are deleted`;
+  },
+
+  readiness(live) {
+    const status = live.registry?.registration_status;
+    if (status === 'COMPLETED') return 'ready';
+    if (status === 'FAILED') return 'failed';
+    return 'pending';
+  },
+};
 
 /**
  * A 10DLC brand registered from an existing profile (api.md "Brands"). Brands cannot be updated
@@ -27,4 +156,5 @@ export const brand = {
   uniqueFields: ['brand_alias', 'profile_uuid'],
   rules: [],
   checks: [],
+  live: brandLive,
 } as const satisfies Kind;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { campaignLive } from './campaign-live.js';
 import { callbackMethod, friendlyName, httpUrl, reference } from './fields.js';
 import type { Kind } from './kind.js';
 
@@ -150,4 +151,5 @@ export const campaign = {
     },
   ],
   checks: [],
+  live: campaignLive,
 } as const satisfies Kind;

@@ -31,6 +31,8 @@ export interface LiveFacts {
   numbers?: number;
   /** Linked numbers whose link is still processing (a campaign delete is refused meanwhile). */
   numbersProcessing?: number;
+  /** Ids of a brand's campaigns that are ACTIVE or PROCESSING (a brand delete is refused meanwhile). */
+  activeCampaigns?: readonly string[];
 }
 
 export interface LiveContext {

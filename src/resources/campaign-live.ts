@@ -1,0 +1,307 @@
+import type { ApiClient } from '../api/client.js';
+import { OutcomeUnknownError } from '../api/errors.js';
+import { createWithRecovery } from '../api/writes.js';
+import { TelformError } from '../errors.js';
+import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
+import {
+  campaignPath,
+  deleteConfirmed,
+  itemPath,
+  listCampaigns,
+  listNumbers,
+  readRecord,
+  requireId,
+  textOf,
+  upperOf,
+  type RawCampaign,
+  type RawNumber,
+} from './tendlc-live-helpers.js';
+
+/**
+ * The live side of Campaign (api.md "Campaigns"; api-facts.md 3d): register or import, read back
+ * in the manifest's shape, update (a billed vetting review, never re-sent), delete (irreversible,
+ * confirmed by reading back).
+ */
+
+const importPath = '/10dlc/Campaign/Import/';
+
+/** The eight `campaign_attributes` booleans, flat in the manifest (api.md register parameters). */
+export const campaignAttributes = [
+  'subscriber_optin',
+  'subscriber_optout',
+  'subscriber_help',
+  'direct_lending',
+  'embedded_link',
+  'embedded_phone',
+  'age_gated',
+  'affiliate_marketing',
+] as const;
+
+/** What an update may change (api.md "Campaign update"; samples 3–5 and links per api-facts.md 3d). */
+export const updatableFields = [
+  'campaign_alias',
+  'description',
+  'sample1',
+  'sample2',
+  'sample3',
+  'sample4',
+  'sample5',
+  'message_flow',
+  'help_message',
+  'optout_message',
+  'optout_keywords',
+  'optin_message',
+  'optin_keywords',
+  'help_keywords',
+  'terms_and_conditions_link',
+  'privacy_policy_link',
+] as const;
+
+/** Register inputs no update takes: a change registers a new campaign (and deletes the old one). */
+const replaceOn = ['brand_id', 'vertical', 'usecase', 'sub_usecases', ...campaignAttributes, 'import'];
+
+/** Text fields returned as sent (optional ones only when supplied, api.md Campaign). */
+const textFields = ['vertical', 'usecase', ...updatableFields.filter((field) => field !== 'campaign_alias')];
+
+/** Use cases that carry `sub_usecases` (api.md: returned as `sub_usecase` only for them). */
+const withSubUsecases = new Set(['MIXED', 'LOW_VOLUME']);
+
+/** Create inputs a read does not return: compared with the ledger by the engine. */
+const unreadable = ['url', 'method'];
+
+function booleanOf(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'True') return true;
+  if (value === 'false' || value === 'False') return false;
+  return undefined;
+}
+
+/**
+ * The comma list `sub_usecase` (api-facts.md 3d) as the manifest's array `sub_usecases`, for the
+ * use cases that carry it; absent otherwise.
+ */
+function subUsecasesOf(raw: RawCampaign, usecase: string | undefined): string[] | undefined {
+  if (usecase === undefined || !withSubUsecases.has(usecase)) return undefined;
+  const value = raw.sub_usecase ?? raw.sub_usecases;
+  const items = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
+  const codes = items.map((item) => item.trim()).filter((item) => item !== '');
+  return codes.length > 0 ? codes : undefined;
+}
+
+/**
+ * A live campaign in the manifest's shape. A campaign imported from the registry
+ * (`campaign_source: shared`) is written in manifests as `import: { campaign_id }` with its alias
+ * only, so that is its shape here too.
+ */
+export function normaliseCampaignSpec(raw: RawCampaign): Record<string, unknown> {
+  const id = requireId(raw, 'campaign_id', campaignPath);
+  const spec: Record<string, unknown> = {};
+  const alias = textOf(raw.campaign_alias);
+  if (alias !== undefined) spec.campaign_alias = alias;
+  if (textOf(raw.campaign_source)?.toLowerCase() === 'shared') {
+    spec.import = { campaign_id: id };
+    return spec;
+  }
+  const brandId = textOf(raw.brand_id);
+  if (brandId !== undefined) spec.brand_id = brandId;
+  for (const field of textFields) {
+    const value = textOf(raw[field]);
+    if (value !== undefined) spec[field] = value;
+  }
+  const subUsecases = subUsecasesOf(raw, textOf(raw.usecase));
+  if (subUsecases !== undefined) spec.sub_usecases = subUsecases;
+  const attributes = raw.campaign_attributes && typeof raw.campaign_attributes === 'object' ? (raw.campaign_attributes as Record<string, unknown>) : raw;
+  for (const attribute of campaignAttributes) {
+    const value = booleanOf(attributes[attribute]);
+    if (value !== undefined) spec[attribute] = value;
+  }
+  return spec;
+}
+
+interface NumberCounts {
+  linked: number;
+  processing: number;
+}
+
+/** Linked numbers per campaign, from the numbers' `tendlc_campaign_id` and `tendlc_registration_status`. */
+function countNumbers(numbers: readonly RawNumber[]): Map<string, NumberCounts> {
+  const counts = new Map<string, NumberCounts>();
+  for (const number of numbers) {
+    const campaignId = textOf(number.tendlc_campaign_id);
+    if (campaignId === undefined) continue;
+    const count = counts.get(campaignId) ?? { linked: 0, processing: 0 };
+    count.linked += 1;
+    if (upperOf(number.tendlc_registration_status) === 'PROCESSING') count.processing += 1;
+    counts.set(campaignId, count);
+  }
+  return counts;
+}
+
+export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | undefined): LiveObject {
+  const id = requireId(raw, 'campaign_id', campaignPath);
+  const errorCode = textOf(raw.error_code);
+  const errorReason = textOf(raw.error_reason);
+  return {
+    id,
+    spec: normaliseCampaignSpec(raw),
+    registry: {
+      registration_status: upperOf(raw.registration_status) ?? 'UNKNOWN',
+      ...(errorCode === undefined ? {} : { error_code: errorCode }),
+      ...(errorReason === undefined ? {} : { error_reason: errorReason }),
+    },
+    facts: { numbers: numbers?.linked ?? 0, numbersProcessing: numbers?.processing ?? 0 },
+  };
+}
+
+function importIdOf(spec: Record<string, unknown>): string | undefined {
+  const value = spec.import;
+  return value && typeof value === 'object' ? textOf((value as Record<string, unknown>).campaign_id) : undefined;
+}
+
+/** `url` and, with it, `method` (a callback method means nothing without a URL). */
+function callbackOf(spec: ResolvedSpec): Record<string, unknown> {
+  const url = textOf(spec.url);
+  return url === undefined ? {} : { url, method: spec.method };
+}
+
+/** The register request (api.md "Campaign register parameters"): only what the manifest gives. */
+export function registerBody(spec: ResolvedSpec): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of ['campaign_alias', 'brand_id', ...textFields]) {
+    const value = textOf(spec[field]);
+    if (value !== undefined) body[field] = value;
+  }
+  if (Array.isArray(spec.sub_usecases) && spec.sub_usecases.length > 0) body.sub_usecases = [...spec.sub_usecases];
+  for (const attribute of campaignAttributes) {
+    if (typeof spec[attribute] === 'boolean') body[attribute] = spec[attribute];
+  }
+  return { ...body, ...callbackOf(spec) };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  const canonical = (value: unknown): string =>
+    JSON.stringify(Array.isArray(value) ? [...value].map(String).sort() : value === '' || value === null ? undefined : value);
+  return canonical(a) === canonical(b);
+}
+
+/**
+ * Whether a live campaign is the one a register request made: same alias and brand, and the same
+ * register-only fields. During a create-before-delete replace the old campaign has the same alias
+ * but differs in one of those fields, so it is never taken for the new one.
+ */
+function isRegisteredFrom(raw: RawCampaign, spec: ResolvedSpec): boolean {
+  const live = normaliseCampaignSpec(raw);
+  if (live.import !== undefined) return false;
+  return ['campaign_alias', ...replaceOn.filter((field) => field !== 'import')].every((field) => sameValue(live[field], spec[field]));
+}
+
+async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<string> {
+  const brandId = textOf(spec.brand_id);
+  const outcome = await createWithRecovery<Record<string, unknown>>(client, campaignPath, registerBody(spec), async () => {
+    const campaigns = await listCampaigns(client, brandId);
+    const found = campaigns.find((campaign) => isRegisteredFrom(campaign, spec));
+    return found === undefined ? undefined : String(found.campaign_id);
+  });
+  if (outcome.kind === 'recovered') return String(outcome.found);
+  return requireId(outcome.response.body ?? {}, 'campaign_id', campaignPath);
+}
+
+/** Import (api.md: `campaign_alias`, `campaign_id`, `url`, `method`); the campaign keeps the registry's id. */
+async function importCampaign(client: ApiClient, spec: ResolvedSpec, campaignId: string): Promise<string> {
+  const body = { campaign_id: campaignId, campaign_alias: spec.campaign_alias, ...callbackOf(spec) };
+  const outcome = await createWithRecovery<Record<string, unknown>>(client, importPath, body, async () =>
+    (await readRecord(client, itemPath(campaignPath, campaignId), 'campaign')) === undefined ? undefined : campaignId,
+  );
+  if (outcome.kind === 'recovered') return campaignId;
+  return textOf(outcome.response.body?.campaign_id) ?? campaignId;
+}
+
+/**
+ * Sends an update once, in the client's `billable` mode: each accepted update is a 15 USD vetting
+ * review (api.md "Campaign update"), so an answer lost after sending is never followed by a second
+ * request. The campaign is read back instead: if it shows the new values the update happened.
+ */
+async function sendUpdate(client: ApiClient, id: string, body: Record<string, unknown>): Promise<void> {
+  const path = itemPath(campaignPath, id);
+  try {
+    await client.request('POST', path, { body, mode: 'billable' });
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    const after = await readRecord<RawCampaign>(client, path, 'campaign');
+    const spec = after === undefined ? undefined : normaliseCampaignSpec(after);
+    if (spec !== undefined && Object.entries(body).every(([field, value]) => sameValue(spec[field], value))) return;
+    throw new TelformError(
+      'update_outcome_unknown',
+      `Campaign ${id}: the update got no answer and the campaign does not show it; it was not sent again because each update is a billed 15 USD vetting review (run plan again to see whether it is still needed)`,
+      { details: { campaign_id: id }, cause: error },
+    );
+  }
+}
+
+export const campaignLive: LiveSide = {
+  // An imported campaign is named by its registry id, a registered one by its alias (DESIGN.md section 4).
+  naturalKey(spec) {
+    const imported = importIdOf(spec);
+    return imported === undefined ? textOf(spec.campaign_alias) : `import:${imported}`;
+  },
+
+  async list({ client }) {
+    const [campaigns, numbers] = await Promise.all([listCampaigns(client), listNumbers(client)]);
+    const counts = countNumbers(numbers);
+    return campaigns.map((campaign) => normaliseCampaign(campaign, counts.get(String(campaign.campaign_id))));
+  },
+
+  async read({ client }, id) {
+    const raw = await readRecord<RawCampaign>(client, itemPath(campaignPath, id), 'campaign');
+    if (raw === undefined) return undefined;
+    const counts = countNumbers(await listNumbers(client));
+    return normaliseCampaign(raw, counts.get(id));
+  },
+
+  async create({ client }, spec) {
+    const imported = importIdOf(spec);
+    return { id: imported === undefined ? await registerCampaign(client, spec) : await importCampaign(client, spec, imported) };
+  },
+
+  async update({ client }, { id, desired, changedFields }) {
+    const fixed = changedFields.filter((field) => !(updatableFields as readonly string[]).includes(field));
+    if (fixed.length > 0) {
+      throw new TelformError('not_updatable', `Campaign ${id}: ${fixed.join(', ')} cannot be changed by a campaign update`);
+    }
+    // The API reads "" as "not given" (api-facts.md section 7, quirk 2): an update cannot remove a value.
+    const cleared = changedFields.filter((field) => textOf(desired[field]) === undefined);
+    if (cleared.length > 0) {
+      throw new TelformError(
+        'not_updatable',
+        `Campaign ${id}: ${cleared.join(', ')} cannot be removed by an update (the API ignores empty values); give it a value in the manifest`,
+      );
+    }
+    if (changedFields.length === 0) return;
+    await sendUpdate(client, id, Object.fromEntries(changedFields.map((field) => [field, desired[field]])));
+  },
+
+  delete: ({ client }, id) => deleteConfirmed(client, itemPath(campaignPath, id), `Campaign ${id}`, 'campaign'),
+
+  fields: {
+    updatable: [...updatableFields],
+    replaceOn,
+    // The callback of a registration cannot be changed: no update takes `url`/`method`.
+    immutable: unreadable,
+    unreadable,
+  },
+  billableUpdateUsd: 15,
+  // Campaigns are independent registrations: the new one is registered before the old one goes.
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: true,
+
+  updateRefusal(live) {
+    const status = live.registry?.registration_status ?? 'UNKNOWN';
+    return status === 'FAILED' ? undefined : `campaigns can be updated only while FAILED (now ${status})`;
+  },
+
+  deleteRefusal(live) {
+    const processing = live.facts?.numbersProcessing ?? 0;
+    if (processing === 0) return undefined;
+    return `${processing} phone number(s) are still being linked to the campaign; the API refuses to delete a campaign while numbers are in processing`;
+  },
+};
