@@ -4,6 +4,7 @@ import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.j
 import { systemClock } from '../api/clock.js';
 import { startEmbeddedEmulator } from '../emulator/embedded.js';
 import { TelformError } from '../errors.js';
+import { asCliError } from './emulator.js';
 
 /** Global options every API command accepts (program-level flags). */
 export interface GlobalOptions {
@@ -52,7 +53,12 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
   const logHttp = options.logHttp ? io.logHttp : undefined;
 
   if (target.kind === 'local') {
-    const embedded = await startEmbeddedEmulator();
+    let embedded: Awaited<ReturnType<typeof startEmbeddedEmulator>>;
+    try {
+      embedded = await startEmbeddedEmulator();
+    } catch (error) {
+      throw asCliError(error);
+    }
     io.note(
       target.reason === 'requested'
         ? `using the embedded emulator (state in ${embedded.dataFile})`
