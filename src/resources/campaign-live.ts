@@ -63,6 +63,9 @@ const replaceOn = ['brand_id', 'vertical', 'usecase', 'sub_usecases', ...campaig
 /** Text fields returned as sent (optional ones only when supplied, api.md Campaign). */
 const textFields = ['vertical', 'usecase', ...updatableFields.filter((field) => field !== 'campaign_alias')];
 
+/** Enumerated codes among the text fields. */
+const codeFields = new Set(['vertical', 'usecase']);
+
 /** Use cases that carry `sub_usecases` (api.md: returned as `sub_usecase` only for them). */
 const withSubUsecases = new Set(['MIXED', 'LOW_VOLUME']);
 
@@ -84,7 +87,7 @@ function subUsecasesOf(raw: RawCampaign, usecase: string | undefined): string[] 
   if (usecase === undefined || !withSubUsecases.has(usecase)) return undefined;
   const value = raw.sub_usecase ?? raw.sub_usecases;
   const items = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
-  const codes = items.map((item) => item.trim()).filter((item) => item !== '');
+  const codes = items.map((item) => item.trim().toUpperCase()).filter((item) => item !== '');
   return codes.length > 0 ? codes : undefined;
 }
 
@@ -105,10 +108,11 @@ export function normaliseCampaignSpec(raw: RawCampaign): Record<string, unknown>
   const brandId = textOf(raw.brand_id);
   if (brandId !== undefined) spec.brand_id = brandId;
   for (const field of textFields) {
-    const value = textOf(raw[field]);
+    // Codes compared in upper case, as the manifest's enums write them (DESIGN.md section 5).
+    const value = codeFields.has(field) ? upperOf(raw[field]) : textOf(raw[field]);
     if (value !== undefined) spec[field] = value;
   }
-  const subUsecases = subUsecasesOf(raw, textOf(raw.usecase));
+  const subUsecases = subUsecasesOf(raw, upperOf(raw.usecase));
   if (subUsecases !== undefined) spec.sub_usecases = subUsecases;
   const attributes = raw.campaign_attributes && typeof raw.campaign_attributes === 'object' ? (raw.campaign_attributes as Record<string, unknown>) : raw;
   for (const attribute of campaignAttributes) {
