@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiRequestError } from '../api/errors.js';
 import { secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { createOnce, deleteAt, findCreated, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './live-helpers.js';
@@ -26,10 +27,22 @@ export const sipCredentialLive: LiveSide = {
     const raw = await readRecord(context, itemPath(collection, id));
     return raw && normaliseSipCredential(raw);
   },
-  create: (context, spec) =>
-    createOnce(context, collection, { username: spec['username'], password: spec['password'] }, 'credential_uuid', async () =>
-      findCreated(await sipCredentialLive.list(context), naturalKey, spec, [], 'SipCredential'),
-    ),
+  create: async (context, spec) => {
+    const body = { username: spec['username'], password: spec['password'] };
+    const lookup = async () => findCreated(await sipCredentialLive.list(context), naturalKey, spec, [], 'SipCredential');
+    try {
+      return await createOnce(context, collection, body, 'credential_uuid', lookup);
+    } catch (error) {
+      // 409: the username exists (api.md Errors rule 3), e.g. made by an earlier run whose answer was
+      // lost, the next run planning a replace again. Usernames are unique, so that credential is the
+      // one the manifest describes: it is taken over and given the manifest's password.
+      if (!(error instanceof ApiRequestError && error.status === 409)) throw error;
+      const existing = await lookup();
+      if (!existing) throw error;
+      await context.client.request('POST', itemPath(collection, existing.id), { body: { password: spec['password'] }, mode: 'idempotent' });
+      return { id: existing.id };
+    }
+  },
   update: async (context, request) => {
     const password = request.desired['password'];
     if (!request.secretFields.includes('password') || typeof password !== 'string') return;

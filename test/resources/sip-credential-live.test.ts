@@ -88,6 +88,21 @@ describe('SipCredential live side', () => {
     expect(requestLines(fixture.requestsSinceMark(), fixture.base).filter((line) => line.startsWith('POST'))).toEqual(['POST /SipAuth/Credential/']);
   });
 
+  it('takes over a credential whose username exists (409), setting the manifest password on it', async () => {
+    const first = await live.create(fixture.context, { username: 'grace-pbx', password });
+    fixture.mark();
+    fixture.httpLog.length = 0;
+    expect(await live.create(fixture.context, { username: 'grace-pbx', password: 'Other-Pass-77' })).toEqual(first);
+    expect(requestLines(fixture.requestsSinceMark(), fixture.base)).toEqual([
+      'POST /SipAuth/Credential/',
+      'GET /SipAuth/Credential/',
+      `POST /SipAuth/Credential/${first.id}/`,
+    ]);
+    expect(fixture.httpLog.filter((line) => line.startsWith('http →')).at(-1)).toBe(
+      `http → POST ${fixture.base}/SipAuth/Credential/${first.id}/ {"password":"(sensitive)"}`,
+    );
+  });
+
   it('normalises an empty username as absent', () => {
     expect(normaliseSipCredential({ credential_uuid: 'c1', username: '', realm: 'app.plivo.com' })).toEqual({ id: 'c1', spec: {} });
   });

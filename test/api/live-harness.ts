@@ -1,0 +1,146 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import type { Clock } from '../../src/api/clock.js';
+import { Limiter } from '../../src/api/limiter.js';
+import { loadDesired, type DesiredSet } from '../../src/cli/desired.js';
+import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
+import { hasLiveSide, toPlannerKind } from '../../src/engine/kinds.js';
+import { SecretFingerprinter } from '../../src/engine/ledger.js';
+import type { PlannerKind } from '../../src/engine/model.js';
+import type { Plan } from '../../src/engine/plan-types.js';
+import { preparePlan } from '../../src/engine/prepare.js';
+import { StateStore } from '../../src/engine/state-store.js';
+import { defaultAccount, type RunningEmulator } from '../../src/emulator/index.js';
+import { registry } from '../../src/resources/index.js';
+
+/**
+ * Drives the engine (plan, then apply) with the SIP and trunking kinds against an in-process
+ * emulator, as `telform apply` would, for the fault tests of the client.
+ */
+
+/**
+ * The client's clock, tied to the emulator's: a backoff or `Retry-After` sleep moves the emulator's
+ * clock forward instead of waiting, so rate-limit windows pass and the tests need no real sleeps.
+ */
+export function emulatorClock(emulator: RunningEmulator): Clock {
+  return {
+    now: () => emulator.runtime.now().getTime(),
+    sleep: async (milliseconds) => {
+      emulator.runtime.advanceClock(Math.max(0, milliseconds));
+    },
+  };
+}
+
+export function clientFor(emulator: RunningEmulator, options: Partial<ApiClientOptions> = {}): ApiClient {
+  const clock = options.clock ?? emulatorClock(emulator);
+  return new ApiClient({
+    baseUrl: emulator.url,
+    credentials: { authId: defaultAccount.authId, authToken: defaultAccount.authToken },
+    clock,
+    limiter: new Limiter({ concurrency: 8, requests: 300, periodMs: 5_000 }, clock),
+    ...options,
+  });
+}
+
+/** The kinds of this issue (SIP auth, trunking, application SIP auth) as the planner sees them. */
+export const coreKindNames = ['SipCredential', 'SipIpAcl', 'TrunkCredential', 'TrunkIpAcl', 'OriginationUri', 'Trunk', 'ApplicationSipAuth'];
+
+export function coreKinds(): PlannerKind[] {
+  return registry.kinds.filter((kind) => coreKindNames.includes(kind.name)).map((kind) => {
+    if (!hasLiveSide(kind)) throw new Error(`${kind.name} has no live side`);
+    return toPlannerKind(kind);
+  });
+}
+
+export interface Manifest {
+  kind: string;
+  name: string;
+  spec: Record<string, unknown>;
+}
+
+/** Writes manifests to a fresh folder and loads them as `telform apply -f` does. */
+export async function desiredFrom(manifests: readonly Manifest[], env: Record<string, string>): Promise<DesiredSet> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'telform-desired-'));
+  try {
+    const text = manifests
+      .map((manifest) => stringify({ apiVersion: 'telform/v1', kind: manifest.kind, metadata: { name: manifest.name }, spec: manifest.spec }))
+      .join('---\n');
+    await writeFile(path.join(folder, 'resources.yaml'), text);
+    return await loadDesired([folder], { cwd: folder, env, report: () => undefined });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+export interface Round {
+  plan?: Plan;
+  result?: ApplyResult;
+  error?: unknown;
+}
+
+export interface Convergence {
+  /** Rounds run, the last being the one that found nothing to do. */
+  rounds: Round[];
+  /** Every failure seen on the way: failed plans and failed changes' messages. */
+  failures: string[];
+}
+
+/**
+ * Plans and applies until a plan has nothing to do, as a scheduled `telform apply` converges:
+ * a round whose plan or changes fail under faults is followed by another. Gives up after
+ * `maxRounds`.
+ */
+export async function converge(
+  client: ApiClient,
+  stateFile: string,
+  desired: DesiredSet,
+  options: { maxRounds: number; clock: Clock },
+): Promise<Convergence> {
+  const kinds = coreKinds();
+  const fingerprinter = new SecretFingerprinter(defaultAccount.authToken);
+  const rounds: Round[] = [];
+  const failures: string[] = [];
+  for (let index = 0; index < options.maxRounds; index += 1) {
+    const round: Round = {};
+    rounds.push(round);
+    const store = await StateStore.open(stateFile, { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    try {
+      const { plan } = await preparePlan({
+        kinds,
+        desired: desired.resources,
+        live: { client },
+        store,
+        fingerprinter,
+        resolveSecrets: desired.resolveSecrets,
+        approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: true, allow_empty: true, prune_unmanaged: [] },
+        endpoint: 'test',
+        account: defaultAccount.authId,
+        now: new Date(),
+      });
+      round.plan = plan;
+      if (plan.changes.every((change) => change.action === 'noop')) return { rounds, failures };
+      round.result = await applyPlan(
+        {
+          plan,
+          kinds: new Map(kinds.map((kind) => [kind.kind, kind])),
+          desired: new Map(desired.resources.map((resource) => [resource.address, resource])),
+          store,
+          live: { client },
+          fingerprinter,
+          resolveSecrets: desired.resolveSecrets,
+        },
+        { parallelism: 8, waitMs: 0, clock: options.clock },
+      );
+      for (const outcome of round.result.outcomes.values()) if (outcome.status === 'failed') failures.push(outcome.error);
+    } catch (error) {
+      round.error = error;
+      failures.push(error instanceof Error ? error.message : String(error));
+    } finally {
+      await store.close();
+    }
+  }
+  throw new Error(`did not converge in ${options.maxRounds} rounds; failures:\n${failures.join('\n')}`);
+}
