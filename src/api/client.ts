@@ -10,7 +10,7 @@ import {
   type RequestSummary,
 } from './errors.js';
 import { Limiter, defaultLimiterOptions } from './limiter.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets, scrubSecrets, secretValuesOf } from './redact.js';
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter, type RetryPolicy } from './retry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -114,16 +114,17 @@ export class ApiClient {
   async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const mode = options.mode ?? (method === 'GET' ? 'read' : 'idempotent');
     const summary: RequestSummary = { method, path };
+    const secrets = secretValuesOf(options.body);
     const started = this.clock.now();
     let lastReason = '';
     let lastCause: unknown;
     for (let attempt = 1; ; attempt += 1) {
-      const outcome = await this.limiter.run(() => this.attempt(method, path, options));
+      const outcome = await this.limiter.run(() => this.attempt(method, path, options, secrets));
       let retryAfterMs: number | undefined;
       if (outcome.kind === 'response') {
         const { status, body, retryAfter } = outcome;
         if (status >= 200 && status < 300) return { status, body: body as T };
-        const message = apiMessageOf(body, `HTTP ${status}`);
+        const message = scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets);
         if (status === 429) {
           retryAfterMs = parseRetryAfter(retryAfter, this.clock.now());
         } else if (status >= 500) {
@@ -152,6 +153,7 @@ export class ApiClient {
     method: HttpMethod,
     path: string,
     options: RequestOptions,
+    secrets: readonly string[],
   ): Promise<
     | { kind: 'response'; status: number; body: unknown; retryAfter: string | string[] | undefined }
     | { kind: 'error'; error: unknown; code: string }
@@ -182,7 +184,8 @@ export class ApiClient {
           body = { error: `unreadable response body (${text.length} bytes, not JSON)` };
         }
       }
-      this.log(`← ${response.statusCode} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${body === undefined ? '' : ` ${JSON.stringify(redactSecrets(body))}`}`);
+      const shown = body === undefined ? '' : ` ${scrubSecrets(JSON.stringify(redactSecrets(body)), secrets)}`;
+      this.log(`← ${response.statusCode} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`);
       return { kind: 'response', status: response.statusCode, body, retryAfter: response.headers['retry-after'] };
     } catch (error) {
       const code = errorCode(error);

@@ -49,7 +49,7 @@ export class OutcomeUnknownError extends TelformError {
 /** Retries ran out (attempts or time) on a request that kept failing with a retryable error. */
 export class RetriesExhaustedError extends TelformError {
   constructor(request: RequestSummary, attempts: number, lastReason: string, cause?: unknown) {
-    super('retries_exhausted', `${request.method} ${request.path} failed after ${attempts} attempts: ${lastReason}`, {
+    super('retries_exhausted', `${request.method} ${request.path} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastReason}`, {
       details: { method: request.method, path: request.path, attempts, last_reason: lastReason },
       cause,
     });
