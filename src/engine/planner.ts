@@ -49,7 +49,12 @@ export function buildPlan(inputs: PlanInputs): Plan {
   const usage = new UsageIndex(inputs.kinds, inputs.live);
   const uncertain = new Set(inputs.uncertain.map((operation) => operation.address));
   const desiredByAddress = new Map(inputs.desired.map((resource) => [resource.address, resource]));
-  const context: DecideContext = { kinds, references, usage, inputs, uncertain, desiredByAddress, matches };
+  const deletedInPlan = new Set<string>();
+  for (const match of matches) {
+    if (match.type === 'orphaned' && match.live) deletedInPlan.add(match.live.id);
+    if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind)) deletedInPlan.add(match.live.id);
+  }
+  const context: DecideContext = { kinds, references, usage, inputs, uncertain, desiredByAddress, matches, deletedInPlan };
 
   const changes: PlannedChange[] = [];
   const unmanaged: UnmanagedObject[] = [];
@@ -111,6 +116,8 @@ interface DecideContext {
   uncertain: ReadonlySet<string>;
   desiredByAddress: ReadonlyMap<string, DesiredResource>;
   matches: readonly Match[];
+  /** Ids of the live objects this plan deletes (they no longer hold anything back). */
+  deletedInPlan: ReadonlySet<string>;
 }
 
 function baseChange(address: string, kind: PlannerKind, name: string): PlannedChange {
@@ -160,6 +167,13 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   if (immutable.length > 0) {
     change.action = 'blocked';
     change.reasons.push(`${immutable.join(', ')} cannot be changed on an existing ${kind.kind} (the API has no update for it); delete it or revert the manifest`);
+    return change;
+  }
+  const oldUndeletable = replacing.length > 0 ? kind.live.deleteRefusal?.(live, context.deletedInPlan) : undefined;
+  if (oldUndeletable) {
+    // Creating the new one would leave an unmanaged twin behind when the old delete is refused.
+    change.action = 'blocked';
+    change.reasons.push(`${replacing.join(', ')} can only change by replacing it, and the old one cannot be deleted now: ${oldUndeletable}`);
     return change;
   }
   if (replacing.length > 0) {
@@ -254,7 +268,8 @@ function deleteChange(
   if (live.registry) change.registry = live.registry;
   change.flags.irreversible = kind.live.irreversibleDelete;
   change.api_requests = 1;
-  const refusal = kind.live.deleteRefusal?.(live);
+  const deletedFirst = new Set([...context.deletedInPlan].filter((id) => id !== live.id));
+  const refusal = kind.live.deleteRefusal?.(live, deletedFirst);
   if (refusal) {
     change.action = 'blocked';
     change.reasons.push(refusal);

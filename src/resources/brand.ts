@@ -117,8 +117,9 @@ export const brandLive: LiveSide = {
   replaceStrategy: 'delete_before_create',
   irreversibleDelete: true,
 
-  deleteRefusal(live) {
-    const active = live.facts?.activeCampaigns ?? [];
+  deleteRefusal(live, deletedFirst) {
+    // Campaigns this plan deletes first do not hold the brand back.
+    const active = (live.facts?.activeCampaigns ?? []).filter((id) => !deletedFirst.has(id));
     if (active.length === 0) return undefined;
     return `the brand has ${active.length} active or processing campaign(s) (${active.join(', ')}); the API refuses to delete a brand until they are deleted`;
   },

@@ -92,8 +92,11 @@ export interface LiveSide {
   whenNumbersAttached?: 'breaks_calls';
   /** Why the API would refuse an update of this object in its live state (campaign not FAILED). */
   updateRefusal?(live: LiveObject): string | undefined;
-  /** Why the API would refuse deleting it in its live state (numbers processing, active campaigns). */
-  deleteRefusal?(live: LiveObject): string | undefined;
+  /**
+   * Why the API would refuse deleting it in its live state (numbers processing, active campaigns).
+   * `deletedFirst` holds the ids of objects this plan deletes before it (e.g. a brand's campaigns).
+   */
+  deleteRefusal?(live: LiveObject, deletedFirst: ReadonlySet<string>): string | undefined;
   /**
    * 10DLC readiness: objects of kinds that reference this one wait until it is `ready`
    * (campaigns wait for their brand's COMPLETED). Kinds without registration are always ready.

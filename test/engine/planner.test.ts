@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/planner.js';
-import { desired, ledgerWith, live, planInputs } from './builders.js';
+import type { LiveObject } from '../../src/resources/live-side.js';
+import { aclKind, brandKind, campaignKind, desired, ledgerWith, live, planInputs, trunkKind } from './builders.js';
 
 const acl = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] });
 const trunk = desired('Trunk', 'pbx-out', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } });
@@ -179,6 +180,36 @@ describe('buildPlan', () => {
     );
     expect(plan.changes[0]).toMatchObject({ action: 'replace', replace_strategy: 'create_before_delete', flags: { irreversible: true } });
     expect(plan.summary).toMatchObject({ replace: 1, irreversible: 1 });
+  });
+
+  it('deletes a brand together with its campaigns, campaigns first, without predicting a refusal', () => {
+    const refusingBrand = {
+      ...brandKind,
+      live: {
+        ...brandKind.live,
+        deleteRefusal: (object: LiveObject, deletedFirst: ReadonlySet<string>) =>
+          (object.facts?.activeCampaigns ?? []).some((id) => !deletedFirst.has(id)) ? 'has active campaigns' : undefined,
+      },
+    };
+    const plan = buildPlan(
+      planInputs({
+        kinds: [aclKind, trunkKind, refusingBrand, campaignKind],
+        desired: [],
+        live: new Map([
+          ['Brand', [live('B1', { profile_uuid: 'p1' }, { facts: { activeCampaigns: ['C1'] } })]],
+          ['Campaign', [live('C1', { brand_id: 'B1', campaign_alias: 'alerts' })]],
+        ]),
+        ledger: ledgerWith([
+          { kind: 'Brand', name: 'acme', id: 'B1', spec: { profile_uuid: 'p1' } },
+          { kind: 'Campaign', name: 'alerts', id: 'C1', spec: { brand_id: { ref: 'acme' }, campaign_alias: 'alerts' } },
+        ]),
+      }),
+    );
+    expect(actions(plan)).toEqual([
+      ['Campaign/alerts', 'delete'],
+      ['Brand/acme', 'delete'],
+    ]);
+    expect(plan.changes[1]?.depends_on).toEqual(['Campaign/alerts']);
   });
 
   it('lists unmanaged objects and deletes them only for --prune-unmanaged', () => {

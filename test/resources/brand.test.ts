@@ -108,9 +108,10 @@ describe('Brand live side', () => {
 
     const [live] = await brandLive.list(context);
     expect(live?.facts).toEqual({ activeCampaigns: [campaignId] });
-    expect(brandLive.deleteRefusal?.(live as LiveObject)).toBe(
+    expect(brandLive.deleteRefusal?.(live as LiveObject, new Set())).toBe(
       `the brand has 1 active or processing campaign(s) (${campaignId}); the API refuses to delete a brand until they are deleted`,
     );
+    expect(brandLive.deleteRefusal?.(live as LiveObject, new Set([campaignId]))).toBeUndefined();
     expect((await brandLive.read(context, brandId))?.facts).toEqual({ activeCampaigns: [campaignId] });
 
     const error = await thrown(brandLive.delete(context, brandId, live));

@@ -282,7 +282,7 @@ describe('Campaign live side: delete', () => {
     const live = await only(context);
     expect(live.facts).toEqual({ numbers: 2, numbersProcessing: 1 });
     expect((await campaignLive.read(context, id))?.facts).toEqual({ numbers: 2, numbersProcessing: 1 });
-    expect(campaignLive.deleteRefusal?.(live)).toBe(
+    expect(campaignLive.deleteRefusal?.(live, new Set())).toBe(
       '1 phone number(s) are still being linked to the campaign; the API refuses to delete a campaign while numbers are in processing',
     );
 
@@ -294,7 +294,7 @@ describe('Campaign live side: delete', () => {
     expect((await campaignLive.read(context, id))?.id).toBe(id);
 
     await account.seedNumber({ number: '14155550100', campaign_id: id, campaign_link_status: 'COMPLETED' });
-    expect(campaignLive.deleteRefusal?.(await only(context))).toBeUndefined();
+    expect(campaignLive.deleteRefusal?.(await only(context), new Set())).toBeUndefined();
     await campaignLive.delete(context, id, undefined);
     expect(await campaignLive.list(context)).toEqual([]);
   });
