@@ -138,7 +138,6 @@ describe('the resource lifecycle', () => {
       });
     const file = await manifests('billing.yaml', [brand, campaign('please decline')]);
     const first = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--wait', '1m']);
-    if (first.code !== 0) console.log(first.stdout, first.stderr);
     expect(first.code).toBe(0);
     await harnessClock(1_000);
     const declined = await cli(['plan', '-f', file, '--state', 'billing.json']);
