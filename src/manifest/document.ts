@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { KindRegistry } from '../resources/index.js';
 import type { Kind, PathSegment } from '../resources/kind.js';
-import { metadataName } from '../resources/fields.js';
+import { metadataName, metadataNamePattern } from '../resources/fields.js';
 import type { DesiredResource, ResourceSource } from './model.js';
 import type { ProblemList } from './problems.js';
 import type { Candidate } from './references.js';
@@ -46,7 +46,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 export function checkDocument(document: YamlDocument, registry: KindRegistry, problems: ProblemList): DocumentResult {
-  const positions = document.positions as Map<string, { value: { line: number; column: number }; key?: { line: number; column: number } }>;
+  const positions = document.positions;
   const at = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => placeOf(document.file, positionAt(positions, toPointer(path), role));
   const value = document.value;
   if (!isPlainObject(value)) {
@@ -81,8 +81,9 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
     isSecret: (path) => path.length > 0 && secretFields.includes(String(path[0])),
     problems,
   });
-  const envelope = validateWith(envelopeSchema, value, context([], value, envelopeSchema, []));
-  const nameValid = name !== undefined && metadataName.safeParse(name).success;
+  // The envelope of nearly every document is plainly right; zod is asked (for its messages) otherwise.
+  const envelopeOk = isPlainEnvelope(value) || validateWith(envelopeSchema, value, context([], value, envelopeSchema, [])).ok;
+  const nameValid = name !== undefined && metadataNamePattern.test(name);
   if (!kind) return {};
 
   const specInput = isPlainObject(value['spec']) ? { ...value['spec'] } : undefined;
@@ -91,8 +92,7 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
     notes.set(toPointer([kind.nameField]), `${kind.nameField} defaults to metadata.name`);
     // The API name field defaults to metadata.name (DESIGN.md section 3); its problems point there.
     specInput[kind.nameField] = name;
-    const namePosition = positions.get('/metadata/name');
-    if (namePosition) positions.set(childPointer('/spec', kind.nameField), namePosition);
+    positions.alias(childPointer('/spec', kind.nameField), '/metadata/name');
   }
   const source: ResourceSource = { file: document.file, absolute: document.absolute, document: document.index, positions };
   const candidate: Candidate | undefined = specInput && address !== undefined && nameValid ? { kind, name: name as string, address, spec: specInput, source } : undefined;
@@ -123,7 +123,7 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
       else problems.warning('advice', finding.message, where(path));
     });
   }
-  if (!envelope.ok || problems.errorCount > errorsBefore || !candidate) return candidate ? { candidate } : {};
+  if (!envelopeOk || problems.errorCount > errorsBefore || !candidate) return candidate ? { candidate } : {};
 
   for (const field of secretFields) {
     if (spec[field] !== undefined) spec[field] = toSecretSource(spec[field], document.absolute);
@@ -132,11 +132,27 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
     kind: kind.name,
     name: candidate.name,
     address: candidate.address,
-    protect: envelope.value.metadata.protect === true,
+    protect: (value['metadata'] as { protect?: unknown }).protect === true,
     spec,
     source,
   };
   return { candidate, resource };
+}
+
+const envelopeKeys = ['apiVersion', 'kind', 'metadata', 'spec'];
+
+/** What `envelopeSchema` accepts, checked by hand for speed (a test holds the two together). */
+export function isPlainEnvelope(value: Readonly<Record<string, unknown>>): boolean {
+  const keys = Object.keys(value);
+  if (keys.length !== envelopeKeys.length || !envelopeKeys.every((key) => Object.hasOwn(value, key))) return false;
+  const metadata = value['metadata'];
+  if (value['apiVersion'] !== apiVersion || typeof value['kind'] !== 'string' || !isPlainObject(value['spec']) || !isPlainObject(metadata)) return false;
+  const metadataKeys = Object.keys(metadata);
+  return (
+    typeof metadata['name'] === 'string' &&
+    metadataNamePattern.test(metadata['name']) &&
+    metadataKeys.every((key) => key === 'name' || (key === 'protect' && typeof metadata['protect'] === 'boolean'))
+  );
 }
 
 type Where = (path: readonly PathSegment[], role?: 'value' | 'key') => { source: ReturnType<typeof placeOf>; address?: string; field: string };

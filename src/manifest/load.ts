@@ -1,13 +1,14 @@
 import type { KindRegistry } from '../resources/index.js';
 import { registry as defaultRegistry } from '../resources/index.js';
-import { checkDocument } from './document.js';
-import { displayPath, listManifestFiles, readManifestFile } from './files.js';
+import { checkDocument, type DocumentResult } from './document.js';
+import { displayPath, listManifestFiles, readManifestFile, type ManifestText } from './files.js';
 import type { DesiredModel, DesiredResource } from './model.js';
 import { ProblemList, type Problem } from './problems.js';
 import { checkAcrossResources, type Candidate, type ReferenceEdge } from './references.js';
 import { checkSecretValues } from './secret-check.js';
 import type { SecretEnvironment } from './secrets.js';
 import { parseYamlDocuments } from './yaml.js';
+import { parseYamlFast } from './yaml-fast.js';
 
 /**
  * Manifests in, desired model and problems out: the one glue function of the manifest side
@@ -24,6 +25,8 @@ export interface LoadOptions {
   env?: SecretEnvironment['env'];
   /** The kinds (default: every kind telform manages); tests pass their own. */
   registry?: KindRegistry;
+  /** `exact` skips the fast path (`yaml-fast.ts`); tests compare both. Default `auto`. */
+  parser?: 'auto' | 'exact';
 }
 
 export interface LoadResult {
@@ -48,8 +51,8 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     files.push(displayPath(absolute, options.cwd));
     const text = await readManifestFile(absolute, options.cwd, problems);
     if (!text) continue;
-    for (const document of parseYamlDocuments(text, problems)) {
-      const result = checkDocument(document, registry, problems);
+    const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, registry)) ?? checkExactly(text, registry, problems);
+    for (const result of results) {
       if (result.candidate) candidates.push(result.candidate);
       if (result.resource) resources.push(result.resource);
     }
@@ -63,4 +66,20 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
   return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, references };
+}
+
+/**
+ * A file through the fast path, kept only when none of its documents has a problem of its own;
+ * undefined otherwise, so the file is read exactly and every message comes from there.
+ */
+function checkCleanFast(text: ManifestText, registry: KindRegistry): DocumentResult[] | undefined {
+  const documents = parseYamlFast(text);
+  if (!documents) return undefined;
+  const scratch = new ProblemList();
+  const results = documents.map((document) => checkDocument(document, registry, scratch));
+  return scratch.size === 0 ? results : undefined;
+}
+
+function checkExactly(text: ManifestText, registry: KindRegistry, problems: ProblemList): DocumentResult[] {
+  return parseYamlDocuments(text, problems).map((document) => checkDocument(document, registry, problems));
 }

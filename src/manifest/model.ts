@@ -22,7 +22,7 @@ export interface ResourceSource {
   /** The file as shown to the user (relative to the working directory when inside it). */
   file: string;
   absolute: string;
-  /** 0-based index of the YAML document in its file. */
+  /** 0-based index of the document among the non-empty YAML documents of its file. */
   document: number;
   /** By JSON pointer into the document: `/spec/ip_addresses/0`, `/metadata/name`. */
   positions: PositionMap;

@@ -115,12 +115,13 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
       const value = candidate.spec[field];
       if (!isRef(value)) continue;
       const targetAddress = `${targetKind}/${value.ref}`;
-      const path = ['spec', field, 'ref'];
-      const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path) };
       if (byAddress.has(targetAddress)) {
         edges.push({ from: candidate.address, field, to: targetAddress });
         continue;
       }
+      // Places only for problems: finding one may parse the file again (see yaml-fast.ts).
+      const path = ['spec', field, 'ref'];
+      const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path) };
       const sameName = (kindsByName.get(value.ref) ?? []).filter((other) => registry.get(other.kind.name) !== undefined);
       const other = sameName[0];
       if (other) {

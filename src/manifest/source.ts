@@ -20,7 +20,30 @@ export interface ValuePosition {
 }
 
 /** Positions of every value of one document, by JSON pointer (`''` is the document itself). */
-export type PositionMap = ReadonlyMap<string, ValuePosition>;
+export interface PositionMap {
+  get(pointer: string): ValuePosition | undefined;
+}
+
+/**
+ * A document's positions, computed when first asked for (`load`), so a clean file read by the fast
+ * path (see `yaml-fast.ts`) costs nothing here until a message or the planner needs a place.
+ * `alias` makes a value that is not written (a default) answer with the place of one that is.
+ */
+export class Positions implements PositionMap {
+  #map: ReadonlyMap<string, ValuePosition> | undefined;
+  readonly #aliases = new Map<string, string>();
+
+  constructor(private readonly load: () => ReadonlyMap<string, ValuePosition>) {}
+
+  get(pointer: string): ValuePosition | undefined {
+    this.#map ??= this.load();
+    return this.#map.get(this.#aliases.get(pointer) ?? pointer);
+  }
+
+  alias(pointer: string, target: string): void {
+    this.#aliases.set(pointer, target);
+  }
+}
 
 export type PathSegment = string | number;
 

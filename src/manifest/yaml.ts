@@ -1,7 +1,7 @@
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
 import type { ManifestText } from './files.js';
 import type { ProblemList } from './problems.js';
-import { childPointer, type LineColumn, type PositionMap, type ValuePosition } from './source.js';
+import { childPointer, Positions, type LineColumn, type ValuePosition } from './source.js';
 
 /**
  * YAML to plain values with the position of every value (issue #5, item 1; STYLE.md 9).
@@ -18,10 +18,10 @@ export interface YamlDocument {
   file: string;
   /** Absolute path of the file, to resolve `fromFile` secrets against. */
   absolute: string;
-  /** 0-based index among the file's documents (empty ones included), for messages and ordering. */
+  /** 0-based index among the file's non-empty documents. */
   index: number;
   value: unknown;
-  positions: PositionMap;
+  positions: Positions;
 }
 
 /** Deeper than any manifest needs (a campaign is 3 levels deep); bounds recursion. */
@@ -57,7 +57,9 @@ export function parseYamlDocuments(source: ManifestText, problems: ProblemList):
     throw error;
   }
   const result: YamlDocument[] = [];
-  documents.forEach((document, index) => {
+  let index = -1;
+  for (const document of documents) {
+    if (!isEmpty(document)) index++;
     if (document.errors.length > 0) {
       for (const error of document.errors) {
         // The composer catches its own stack overflow on absurdly nested flow collections.
@@ -68,23 +70,54 @@ export function parseYamlDocuments(source: ManifestText, problems: ProblemList):
           problems.error('yaml_syntax', syntaxMessage(error.code, error.message, source.text, error.pos[0]), at(error.pos[0]));
         }
       }
-      return;
+      continue;
     }
     for (const warning of document.warnings) problems.warning('yaml_warning', yamlMessage(warning.message), at(warning.pos[0]));
-    const contents = document.contents;
-    // An empty document (`---` alone, or only comments) is ignored, as are explicit nulls.
-    if (contents === null || (isScalar(contents) && contents.value === null)) return;
+    if (isEmpty(document)) continue;
     const positions = new Map<string, ValuePosition>();
     const walker = new Walker(document, lineCounter, positions);
     try {
-      const value = walker.walk(contents, '', 0, undefined);
-      result.push({ file: source.file, absolute: source.absolute, index, value, positions });
+      const value = walker.walk(document.contents, '', 0, undefined);
+      result.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(() => positions) });
     } catch (error) {
       if (!(error instanceof WalkLimit)) throw error;
       problems.error(error.code, error.message, { source: { file: source.file, ...error.at } });
     }
-  });
+  }
   return result;
+}
+
+/** An empty document (`---` alone, or only comments) is ignored, as is an explicit null. */
+function isEmpty(document: Document.Parsed): boolean {
+  const contents = document.contents;
+  return contents === null || (isScalar(contents) && contents.value === null);
+}
+
+/**
+ * The positions of every non-empty document of a file, by index: for documents read by the fast
+ * path, whose positions are computed only when asked for. A document that cannot be walked (it
+ * would have been an error) has none, so places fall back to the start of the file.
+ */
+export function documentPositions(text: string): Array<ReadonlyMap<string, ValuePosition>> {
+  const lineCounter = new LineCounter();
+  const maps: Array<ReadonlyMap<string, ValuePosition>> = [];
+  let documents: Document.Parsed[];
+  try {
+    documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, intAsBigInt: true }) as Document.Parsed[];
+  } catch {
+    return maps;
+  }
+  for (const document of documents) {
+    if (isEmpty(document)) continue;
+    const positions = new Map<string, ValuePosition>();
+    try {
+      new Walker(document, lineCounter, positions).walk(document.contents, '', 0, undefined);
+    } catch {
+      positions.clear();
+    }
+    maps.push(positions);
+  }
+  return maps;
 }
 
 /**
@@ -126,8 +159,19 @@ function syntaxMessage(code: string, message: string, text: string, offset: numb
 /** The `yaml` package's message without its trailing position or code excerpt. */
 function yamlMessage(message: string): string {
   const firstLine = message.split('\n')[0] ?? message;
-  const trimmed = firstLine.replace(/ at line \d+, column \d+:?$/, '').trim();
+  const trimmed = withoutSource(firstLine.replace(/ at line \d+, column \d+:?$/, '').trim());
   return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
+}
+
+/**
+ * Some of the `yaml` package's messages quote the text they stumbled on, which may be a secret
+ * written on the wrong line; the place is enough, so the quoted text is dropped.
+ */
+function withoutSource(message: string): string {
+  const quoted = /^(.*?): ".*"$/s.exec(message);
+  if (quoted) return quoted[1] as string;
+  const echoed = /^(Block scalar header includes extra characters|Not a valid tag|Invalid escape sequence|Unresolved plain scalar|Could not resolve tag)\b/.exec(message);
+  return echoed ? (echoed[1] as string) : message;
 }
 
 class Walker {
@@ -174,13 +218,10 @@ class Walker {
           throw new WalkLimit('yaml_key', 'a mapping key must be a plain word, not a list, mapping or null', keyAt);
         }
         const name = String(keyNode.value);
+        const value = this.walk(pair.value, childPointer(pointer, name), depth + 1, keyAt);
         // `__proto__` as a key must stay an ordinary field, not reach the prototype.
-        Object.defineProperty(out, name, {
-          value: this.walk(pair.value, childPointer(pointer, name), depth + 1, keyAt),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+        else out[name] = value;
       }
       return out;
     }

@@ -65,7 +65,7 @@ describe('loadManifests', () => {
   it('ignores empty documents and reads many documents per file', async () => {
     const result = await loadText({ 'a.yml': `---\n# nothing\n---\n${doc('TrunkIpAcl', 'a', 'ip_addresses: []')}---\n---\n${doc('TrunkIpAcl', 'b', 'ip_addresses: []')}` });
     expect(lines(result)).toEqual([]);
-    expect(result.model.resources.map((resource) => resource.source.document)).toEqual([1, 3]);
+    expect(result.model.resources.map((resource) => resource.source.document)).toEqual([0, 1]);
   });
 
   it('searches folders recursively for *.yaml and *.yml in sorted order, skipping dot folders', async () => {
