@@ -65,13 +65,15 @@ export const campaign = {
         .strictObject({
           campaign_id: z
             .string()
-            .regex(/^[A-Za-z0-9]{1,64}$/, { error: 'must be a campaign id: letters and digits, such as CAOHTU5' })
+            // The registry's ids: C and 6 capitals or digits (api-facts.md 3d examples: CAOHTU5, CUOGHIN).
+            .regex(/^C[A-Z0-9]{6}$/, { error: 'must be a registry campaign id: C and 6 capital letters or digits, such as CAOHTU5' })
             .describe('Id of a campaign shared with the service from the registry.'),
         })
         .optional()
         .describe('Import an existing registry campaign instead of registering one (private beta).'),
       brand_id: reference(
-        z.string().regex(/^[A-Za-z0-9]{1,64}$/, { error: 'must be a brand id: letters and digits, such as BB9TT3V' }),
+        // The registry's ids: B and 6 capitals or digits (api-facts.md 3a examples: BB9TT3V, BCHVILW).
+        z.string().regex(/^B[A-Z0-9]{6}$/, { error: 'must be a brand id: B and 6 capital letters or digits, such as BB9TT3V' }),
         'Brand',
         'a brand id',
       ).optional(),
@@ -132,7 +134,7 @@ export const campaign = {
     {
       when: { field: 'import', present: false },
       require: registerRequired,
-      reason: 'registering a campaign needs it (api.md "Campaign register parameters"); or import one with import: { campaign_id }',
+      reason: 'registering a campaign requires the fields api.md marks required ("Campaign register parameters"); or import one with import: { campaign_id }',
     },
     {
       when: { field: 'import', present: true },

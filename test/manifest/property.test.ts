@@ -89,8 +89,8 @@ const validManifests = fc
         })))),
       fc.tuple(...world.brands.map((brand, index) => fc.record({ secondary_vetting: fc.boolean(), method: fc.constantFrom('GET', 'POST') }).map((spec) =>
         document('Brand', brand, { profile_uuid: `5eed0000-0000-4000-8000-${String(index + 1).padStart(12, '0')}`, ...spec })))),
-      fc.tuple(...world.campaigns.map((campaign) => fc.oneof(
-        fc.record({ import: fc.record({ campaign_id: alphanumeric(1, 7).map((id) => `${id}x${campaign.replaceAll('-', '')}`) }), url: fc.constant('https://hooks.example.com/10dlc') }, { requiredKeys: ['import'] }),
+      fc.tuple(...world.campaigns.map((campaign, index) => fc.oneof(
+        fc.record({ import: fc.constant({ campaign_id: `C${String(index).padStart(6, '0')}` }), url: fc.constant('https://hooks.example.com/10dlc') }, { requiredKeys: ['import'] }),
         fc.record({
           brand_id: fc.constantFrom(...world.brands).map((ref) => ({ ref })),
           vertical: fc.constantFrom(...verticals),
