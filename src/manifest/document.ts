@@ -105,7 +105,12 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
     return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
   };
   // A misspelled field is reported as unknown, with its suggestion; not again as missing.
-  const misspelled = new Set(Object.keys(specInput).flatMap((key) => (key in kind.spec.shape ? [] : [suggest(key, Object.keys(kind.spec.shape)) ?? []].flat())));
+  const shape = kind.spec.shape;
+  const misspelled = new Set<string>();
+  for (const key of Object.keys(specInput)) {
+    const guess = key in shape ? undefined : suggest(key, Object.keys(shape));
+    if (guess !== undefined) misspelled.add(guess);
+  }
   for (const violation of checkRules(kind, specInput)) {
     if (violation.kind === 'missing' && violation.fields.some((field) => misspelled.has(field))) continue;
     if (violation.field === undefined) problems.error('rule', violation.message, where([], 'key'));

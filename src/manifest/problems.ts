@@ -59,21 +59,23 @@ export interface Problem {
 /** Collects problems in the order found; `sorted()` gives the order they are reported in. */
 export class ProblemList {
   readonly #items: Problem[] = [];
+  #errors = 0;
 
   add(problem: Problem): void {
     this.#items.push(problem);
+    if (problem.severity === 'error') this.#errors++;
   }
 
   error(code: ProblemCode, message: string, where: Omit<Problem, 'severity' | 'code' | 'message'> = {}): void {
-    this.#items.push({ severity: 'error', code, message, ...where });
+    this.add({ severity: 'error', code, message, ...where });
   }
 
   warning(code: ProblemCode, message: string, where: Omit<Problem, 'severity' | 'code' | 'message'> = {}): void {
-    this.#items.push({ severity: 'warning', code, message, ...where });
+    this.add({ severity: 'warning', code, message, ...where });
   }
 
   get errorCount(): number {
-    return this.#items.filter((problem) => problem.severity === 'error').length;
+    return this.#errors;
   }
 
   get size(): number {
