@@ -210,6 +210,7 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
     }
     case 'delete': {
       const id = requireId(change);
+      if (change.superseded_of) return deleteSuperseded(change.superseded_of, id, kind, inputs);
       await inputs.store.recordIntent(change.address, 'delete');
       await kind.live.delete(inputs.live, id, undefined);
       await inputs.store.recordResult(change.address, null);
@@ -232,15 +233,29 @@ async function createResource(change: PlannedChange, kind: PlannerKind, inputs: 
   await inputs.store.recordIntent(change.address, 'create');
   const { id } = await kind.live.create(inputs.live, { ...resolved, ...secrets });
   ids.set(change.address, id);
-  await recordEntry(change, kind, inputs, id, secrets);
+  const superseded = change.action === 'replace' && change.replace_strategy === 'create_before_delete' && change.id ? [change.id] : [];
+  await recordEntry(change, kind, inputs, id, secrets, superseded);
   return { status: 'done', id };
 }
 
 /** Deletes the object a replace superseded (its old id). */
 async function deleteOld(change: PlannedChange, inputs: ApplyInputs): Promise<ChangeOutcome> {
-  const kind = requireKind(inputs, change);
-  const oldId = requireId(change);
+  return deleteSuperseded(change.address, requireId(change), requireKind(inputs, change), inputs);
+}
+
+/**
+ * Deletes an object `owner` replaced. The ledger keeps its id (in `superseded`) from the moment the
+ * new object exists until this delete is confirmed, so a failed or interrupted delete is retried by
+ * the next apply instead of leaving an unmanaged twin.
+ */
+async function deleteSuperseded(owner: string, oldId: string, kind: PlannerKind, inputs: ApplyInputs): Promise<ChangeOutcome> {
   await kind.live.delete(inputs.live, oldId, undefined);
+  const entry = inputs.store.ledger.resources[owner];
+  if (entry?.superseded?.includes(oldId)) {
+    const superseded = entry.superseded.filter((id) => id !== oldId);
+    const { superseded: _dropped, ...rest } = entry;
+    await inputs.store.recordResult(owner, superseded.length > 0 ? { ...rest, superseded } : rest);
+  }
   return { status: 'done' };
 }
 
@@ -292,9 +307,17 @@ function resolveReferences(kind: PlannerKind, desired: DesiredResource, ids: Rea
   return spec;
 }
 
-async function recordEntry(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, id: string, secrets: Record<string, string>): Promise<void> {
+async function recordEntry(
+  change: PlannedChange,
+  kind: PlannerKind,
+  inputs: ApplyInputs,
+  id: string,
+  secrets: Record<string, string>,
+  newlySuperseded: readonly string[] = [],
+): Promise<void> {
   const desired = requireDesired(inputs, change);
   const previous = inputs.store.ledger.resources[change.address];
+  const superseded = [...new Set([...(previous?.superseded ?? []), ...newlySuperseded])].filter((old) => old !== id);
   const fingerprints: LedgerEntry['secrets'] = { ...(previous?.secrets ?? {}) };
   for (const [field, value] of Object.entries(secrets)) fingerprints[field] = inputs.fingerprinter.fingerprint(change.address, field, value);
   for (const field of Object.keys(fingerprints)) if (!kind.secretFields.includes(field)) delete fingerprints[field];
@@ -304,6 +327,7 @@ async function recordEntry(change: PlannedChange, kind: PlannerKind, inputs: App
     id,
     applied_spec: { ...desired.spec },
     secrets: fingerprints,
+    ...(superseded.length > 0 ? { superseded } : {}),
     updated_at: new Date().toISOString(),
   });
 }

@@ -24,6 +24,11 @@ export interface LedgerEntry {
   applied_spec: Record<string, unknown>;
   /** Fingerprint of each write-only field, by field path. */
   secrets: Record<string, SecretFingerprint>;
+  /**
+   * Ids of objects this resource replaced whose delete has not been confirmed yet: still owned, so
+   * the next plan deletes them instead of forgetting them.
+   */
+  superseded?: string[];
   updated_at: string;
 }
 

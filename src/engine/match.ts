@@ -16,6 +16,8 @@ export type Match =
   | { type: 'missing'; desired: DesiredResource; entry: LedgerEntry | undefined; vanished: boolean }
   /** In the ledger, no longer in the manifests; `live` undefined when it is gone already. */
   | { type: 'orphaned'; address: string; entry: LedgerEntry; live: LiveObject | undefined }
+  /** An object a replace superseded whose delete was not confirmed (`live` undefined: gone since). */
+  | { type: 'superseded'; address: string; entry: LedgerEntry; id: string; live: LiveObject | undefined }
   /** In the account only. */
   | { type: 'unmanaged'; kind: string; live: LiveObject };
 
@@ -37,7 +39,7 @@ export function matchResources(inputs: MatchInputs): Match[] {
     const liveObjects = inputs.live.get(kind.kind) ?? [];
     const byId = new Map(liveObjects.map((object) => [object.id, object]));
     const ledgerEntries = Object.entries(inputs.ledger.resources).filter(([, entry]) => entry.kind === kind.kind);
-    const ownedIds = new Set(ledgerEntries.map(([, entry]) => entry.id));
+    const ownedIds = new Set(ledgerEntries.flatMap(([, entry]) => [entry.id, ...(entry.superseded ?? [])]));
     const claimed = new Set<string>();
     const findOwned = (address: string, entry: LedgerEntry): LiveObject | undefined =>
       byId.get(entry.id) ?? inputs.fetchedById.get(address) ?? undefined;
@@ -80,6 +82,11 @@ export function matchResources(inputs: MatchInputs): Match[] {
     }
 
     for (const [address, entry] of ledgerEntries) {
+      for (const id of entry.superseded ?? []) {
+        const live = byId.get(id) ?? inputs.fetchedById.get(supersededKey(address, id)) ?? undefined;
+        if (live) claimed.add(live.id);
+        matches.push({ type: 'superseded', address, entry, id, live });
+      }
       if (desiredAddresses.has(address)) continue;
       const live = findOwned(address, entry);
       if (live) claimed.add(live.id);
@@ -98,7 +105,16 @@ export function ledgerIdsToFetch(ledger: Ledger, live: LiveModel): Array<{ addre
   const result: Array<{ address: string; kind: string; id: string }> = [];
   for (const [address, entry] of Object.entries(ledger.resources)) {
     const listed = live.get(entry.kind);
-    if (listed && !listed.some((object) => object.id === entry.id)) result.push({ address, kind: entry.kind, id: entry.id });
+    if (!listed) continue;
+    if (!listed.some((object) => object.id === entry.id)) result.push({ address, kind: entry.kind, id: entry.id });
+    for (const id of entry.superseded ?? []) {
+      if (!listed.some((object) => object.id === id)) result.push({ address: supersededKey(address, id), kind: entry.kind, id });
+    }
   }
   return result;
+}
+
+/** The key under which a superseded object fetched by id is passed to matching. */
+export function supersededKey(address: string, id: string): string {
+  return `${address}#superseded:${id}`;
 }

@@ -43,6 +43,7 @@ const change = z.object({
   secrets: z.record(z.string(), z.enum(['changed', 'unverifiable'])).optional(),
   depends_on: z.array(z.string()),
   delete_after: z.array(z.string()).optional(),
+  superseded_of: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number(), column: z.number() }).optional(),
   secret_sources: z.record(z.string(), secretSource).optional(),
   protect: z.boolean().optional(),

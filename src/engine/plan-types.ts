@@ -57,6 +57,8 @@ export interface PlannedChange {
   depends_on: string[];
   /** For a replace: what must be re-pointed or removed before the old object is deleted. */
   delete_after?: string[];
+  /** For the delete of an object a replace superseded: the resource that replaced it. */
+  superseded_of?: string;
   /** Where the resource is declared. */
   source?: SourcePlace;
   /** How each secret of the desired resource is obtained (never its value), so a saved plan can be applied. */

@@ -60,7 +60,9 @@ export function buildPlan(inputs: PlanInputs): Plan {
   const unmanaged: UnmanagedObject[] = [];
   const basis: Record<string, string> = {};
   for (const match of matches) {
-    const kind = kinds.get(match.type === 'orphaned' ? match.entry.kind : match.type === 'unmanaged' ? match.kind : match.desired.kind);
+    const kind = kinds.get(
+      match.type === 'orphaned' || match.type === 'superseded' ? match.entry.kind : match.type === 'unmanaged' ? match.kind : match.desired.kind,
+    );
     if (!kind) continue;
     switch (match.type) {
       case 'matched':
@@ -75,6 +77,16 @@ export function buildPlan(inputs: PlanInputs): Plan {
         changes.push(decideOrphaned(match, kind, context));
         if (match.live) basis[match.address] = fingerprintLive(match.live);
         break;
+      case 'superseded': {
+        const address = `${match.address}#old:${match.id}`;
+        const change = match.live
+          ? deleteChange(address, kind, match.live, [`replaced by ${match.address}; the old one is still to be deleted`], context, match.entry.name)
+          : { ...baseChange(address, kind, match.entry.name), action: 'delete' as const, id: match.id, reasons: ['replaced, and already gone from the account; it is only forgotten'] };
+        change.superseded_of = match.address;
+        changes.push(change);
+        if (match.live) basis[address] = fingerprintLive(match.live);
+        break;
+      }
       case 'unmanaged': {
         const prune = inputs.approvals.prune_unmanaged.includes(kind.kind);
         const name = kind.live.naturalKey(match.live.spec) ?? '';
@@ -221,7 +233,7 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
     const targetKind = context.kinds.get(target);
     if (!targetKind?.live.readiness) continue;
     const targetAddress = `${target}/${name}`;
-    const targetMatch = context.matches.find((item) => item.type !== 'unmanaged' && item.type !== 'orphaned' && item.desired.address === targetAddress);
+    const targetMatch = context.matches.find((item) => (item.type === 'matched' || item.type === 'missing') && item.desired.address === targetAddress);
     if (!targetMatch) continue;
     if (targetMatch.type === 'missing') {
       change.action = 'wait';

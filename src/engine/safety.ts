@@ -41,11 +41,13 @@ export function checkSafety(
         message: `${change.address} has metadata.protect: true and would be ${change.action === 'delete' ? 'deleted' : 'replaced'}; remove the protection first`,
       });
     }
-    if (change.flags.irreversible && !allowAll && !approvals.allow_irreversible.includes(change.address)) {
+    // Approving a replace also approves finishing it: deleting what it superseded.
+    const approvedAs = change.superseded_of ?? change.address;
+    if (change.flags.irreversible && !allowAll && !approvals.allow_irreversible.includes(approvedAs)) {
       violations.push({
         code: 'irreversible',
         address: change.address,
-        message: `${change.address} would be ${change.action === 'delete' ? 'deleted' : 'replaced'}, which cannot be undone; approve it with --allow-irreversible ${change.address}`,
+        message: `${change.address} would be ${change.action === 'delete' ? 'deleted' : 'replaced'}, which cannot be undone; approve it with --allow-irreversible ${approvedAs}`,
       });
     }
   }

@@ -97,6 +97,28 @@ describe('the SIP and trunking kinds through plan and apply', () => {
     expect(after.body.credential_uuid).not.toBe(before.body.credential_uuid);
   });
 
+  it('keeps owning what a replace superseded until its delete succeeds', async () => {
+    const renamed = updated.map((manifest) =>
+      manifest.kind === 'SipCredential' ? { ...manifest, spec: { ...manifest.spec, username: 'desk-user-3' } } : manifest,
+    );
+    const faults = (body: unknown) =>
+      fetch(`${emulator.url}/__emulator/faults/`, { method: body === null ? 'DELETE' : 'POST', headers: { 'content-type': 'application/json' }, ...(body === null ? {} : { body: JSON.stringify(body) }) });
+    await faults({ faults: '500=1,methods=DELETE,seed=7' });
+    // The new credential is created, then every DELETE of the old one fails.
+    await expect(converge(client, stateFile, await desiredFrom(renamed, secrets), { maxRounds: 1, clock })).rejects.toThrow(
+      /DELETE \/SipAuth\/Credential\/[0-9a-f-]{36}\/ failed after 6 attempts: HTTP 500/,
+    );
+    await faults(null);
+
+    const result = await converge(client, stateFile, await desiredFrom(renamed, secrets), { maxRounds: 2, clock });
+    expect(result.failures).toEqual([]);
+    const [finish] = actions(result.rounds[0]?.plan?.changes);
+    expect(finish).toMatch(/^delete SipCredential\/desk-user#old:[0-9a-f-]{36}$/);
+    expect(actions(result.rounds[1]?.plan?.changes)).toEqual([]);
+    const credentials = await client.get<{ objects: Array<{ username: string }> }>('/SipAuth/Credential/');
+    expect(credentials.body.objects.map((item) => item.username)).toEqual(['desk-user-3']);
+  });
+
   it('deletes everything, clearing the binding before its credential', async () => {
     expect(await roundTrip([])).toEqual(updated.map((manifest) => `delete ${manifest.kind}/${manifest.name}`).sort());
     const application = await client.get<{ sip_auth_type: string }>('/Application/77700000000000002/');
