@@ -54,6 +54,11 @@ export function importResources(kinds: readonly LiveKind[], live: ReadonlyMap<st
       applied[field] = targetName === undefined ? value : { ref: targetName };
     }
     const manifestSpec: Record<string, unknown> = {};
+    const nameSchema = kind.nameField ? kind.spec.shape[kind.nameField] : undefined;
+    if (kind.nameField && applied[kind.nameField] === undefined && nameSchema?.safeParse('').success) {
+      // The object has no name: say so, or the name would default to metadata.name and change it.
+      manifestSpec[kind.nameField] = '';
+    }
     for (const [field, value] of Object.entries(applied)) {
       if (field === kind.nameField && value === name) continue;
       if (JSON.stringify(value) === JSON.stringify(defaultOf(kind, field))) continue;

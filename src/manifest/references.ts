@@ -77,7 +77,9 @@ function valueAtPath(spec: Readonly<Record<string, unknown>>, dotted: string): u
 function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemList): void {
   const seen = new Map<string, Candidate>();
   for (const candidate of candidates) {
-    for (const field of candidate.kind.uniqueFields) {
+    const nameField = candidate.kind.nameField;
+    const warnOnly = nameField !== undefined && !candidate.kind.uniqueFields.includes(nameField) ? [nameField] : [];
+    for (const field of [...candidate.kind.uniqueFields, ...warnOnly]) {
       const value = valueAtPath(candidate.spec, field);
       if (typeof value !== 'string' && typeof value !== 'number') continue;
       const key = `${candidate.kind.name}\u0000${field}\u0000${String(value)}`;
@@ -88,11 +90,20 @@ function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemLi
       }
       if (first.address === candidate.address) continue; // already a duplicate name
       const path = ['spec', ...field.split('.')];
-      problems.error(
-        'duplicate_value',
-        `${field} ${JSON.stringify(value)} is also used by ${first.address} (${formatPlace(place(first, path))}); telform tells ${candidate.kind.name} resources apart by it`,
-        { source: place(candidate, path), address: candidate.address, field: formatPath(path), related: place(first, path) },
-      );
+      const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path), related: place(first, path) };
+      if (warnOnly.includes(field)) {
+        problems.warning(
+          'duplicate_value',
+          `${field} ${JSON.stringify(value)} is also used by ${first.address} (${formatPlace(place(first, path))}); the API allows it, but telform can then tell them apart only by the ids in the state`,
+          where,
+        );
+      } else {
+        problems.error(
+          'duplicate_value',
+          `${field} ${JSON.stringify(value)} is also used by ${first.address} (${formatPlace(place(first, path))}); telform tells ${candidate.kind.name} resources apart by it`,
+          where,
+        );
+      }
     }
   }
 }

@@ -154,7 +154,7 @@ export const brand = {
   references: {},
   secrets: {},
   setFields: {},
-  uniqueFields: ['brand_alias', 'profile_uuid'],
+  uniqueFields: ['profile_uuid'],
   rules: [],
   checks: [],
   live: brandLive,

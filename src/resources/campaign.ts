@@ -129,7 +129,7 @@ export const campaign = {
   references: { brand_id: 'Brand' },
   secrets: {},
   setFields: { sub_usecases: (member: unknown) => String(member) },
-  uniqueFields: ['campaign_alias', 'import.campaign_id'],
+  uniqueFields: ['import.campaign_id'],
   rules: [
     {
       when: { field: 'import', present: false },

@@ -51,6 +51,14 @@ export function friendlyName(description: string, max?: number): z.ZodString {
   return (max === undefined ? base : base.max(max)).describe(description);
 }
 
+/**
+ * The friendly name of a trunking object, which the API makes optional: `""` says "no name" (an
+ * imported object that has none), where leaving the field out means metadata.name.
+ */
+export function optionalFriendlyName(description: string): z.ZodString {
+  return z.string().describe(`${description} "" for none.`);
+}
+
 /** `{ ref: <metadata.name> }` of another manifest resource. */
 export const refObject = z
   .strictObject({ ref: metadataName.describe('`metadata.name` of the resource referred to.') })

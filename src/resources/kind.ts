@@ -58,8 +58,12 @@ export interface Kind {
    */
   readonly setFields: Readonly<Record<string, (member: unknown) => string>>;
   /**
-   * Fields (dotted paths into `spec`) whose value must differ between resources of this kind:
-   * telform matches live objects by them (the API's name field; a profile makes one brand only).
+   * Fields (dotted paths into `spec`) whose value must differ between resources of this kind,
+   * because the API refuses or cannot tell apart two objects with one value (a SIP username; a
+   * profile makes one brand only). The API's name field where the API allows duplicates (ACL,
+   * trunk, URI names, aliases) is not listed: an account made by hand may hold two "office" lists,
+   * and an import must be able to describe it. A duplicate there is a warning, since telform then
+   * tells the two apart by the ids in the state, not by name.
    */
   readonly uniqueFields: readonly string[];
   /** Conditional requirements between fields, as data (also written into the JSON Schema). */

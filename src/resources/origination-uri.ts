@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { friendlyName, secret } from './fields.js';
+import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { createOnce, deleteAt, findCreated, flag, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -79,7 +79,7 @@ export const originationUri = {
   description: 'Origination URI: the address of your PBX that an inbound SIP trunk sends calls to.',
   spec: z
     .strictObject({
-      name: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
+      name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       uri: z
         .string()
         .max(255)
@@ -94,7 +94,7 @@ export const originationUri = {
   references: {},
   secrets: { password: { check: checkAnyPassword } },
   setFields: {},
-  uniqueFields: ['name'],
+  uniqueFields: [],
   rules: [
     {
       when: { field: 'authentication_needed', in: [true] },

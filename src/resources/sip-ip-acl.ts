@@ -186,7 +186,7 @@ export const sipIpAcl = {
   references: {},
   secrets: {},
   setFields: { entries: entryKey },
-  uniqueFields: ['name'],
+  uniqueFields: [],
   rules: [],
   checks: [
     (spec, report) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { friendlyName, secret } from './fields.js';
+import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { createOnce, deleteAt, findCreated, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -49,7 +49,7 @@ export const trunkCredential = {
   description: 'Trunk credentials: username and password authenticating your PBX on an outbound SIP trunk.',
   spec: z
     .strictObject({
-      name: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
+      name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       username: z
         .string()
         .min(5)
@@ -63,7 +63,7 @@ export const trunkCredential = {
   references: {},
   secrets: { password: { check: checkTrunkPassword } },
   setFields: {},
-  uniqueFields: ['name', 'username'],
+  uniqueFields: ['username'],
   rules: [],
   checks: [],
   live: trunkCredentialLive,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { friendlyName, ipv4OrCidr } from './fields.js';
+import { optionalFriendlyName, ipv4OrCidr } from './fields.js';
 import type { Kind } from './kind.js';
 import { createOnce, deleteAt, findCreated, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -56,7 +56,7 @@ export const trunkIpAcl = {
   description: 'Trunk IP access control list: IPv4 addresses or CIDR ranges allowed to send calls on an outbound trunk.',
   spec: z
     .strictObject({
-      name: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
+      name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       ip_addresses: z.array(ipv4OrCidr).describe('IPv4 addresses or CIDR ranges; a set (order does not matter).'),
     })
     .describe('TrunkIpAcl spec.'),
@@ -64,7 +64,7 @@ export const trunkIpAcl = {
   references: {},
   secrets: {},
   setFields: { ip_addresses: (member: unknown) => String(member) },
-  uniqueFields: ['name'],
+  uniqueFields: [],
   rules: [],
   checks: [
     (spec, report) => {

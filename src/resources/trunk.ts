@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { friendlyName, reference, uuid } from './fields.js';
+import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import {
   createOnce,
@@ -111,7 +111,7 @@ export const trunk = {
   description: 'SIP trunk: outbound (your PBX to the network, authenticated by IP ACL and/or credentials) or inbound (to your origination URIs).',
   spec: z
     .strictObject({
-      name: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
+      name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       trunk_direction: z.enum(['inbound', 'outbound']).describe('inbound: calls to your PBX; outbound: calls from your PBX.'),
       trunk_status: z.enum(['enabled', 'disabled']).default('enabled').describe('Whether the trunk carries calls.'),
       secure: z.boolean().default(false).describe('SRTP media and TLS signalling.'),
@@ -130,7 +130,7 @@ export const trunk = {
   },
   secrets: {},
   setFields: {},
-  uniqueFields: ['name'],
+  uniqueFields: [],
   rules: [
     {
       when: { field: 'trunk_direction', in: ['outbound'] },

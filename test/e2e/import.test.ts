@@ -157,7 +157,7 @@ describe('telform import', () => {
     const parsed = JSON.parse(plan.stdout) as Plan;
     const changes = parsed.changes.filter((change) => change.action !== 'noop');
     expect(changes.map((change) => [change.address, change.action, change.patch])).toEqual([
-      ['Trunk/pbx-out', 'update', [{ op: 'remove', path: '/secure' }]],
+      ['Trunk/pbx-out', 'update', [{ op: 'replace', path: '/secure', value: false }]],
     ]);
   });
 });
