@@ -3,12 +3,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { hasLiveSide, type LiveKind } from '../engine/kinds.js';
 import { StateStore } from '../engine/state-store.js';
 import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
 import { importResources, type ImportedResource } from '../manifest/import.js';
-import { registry } from '../resources/index.js';
+import { registry, type Kind } from '../resources/index.js';
 import { processIo } from './io.js';
 import { collect } from './option-parsers.js';
 import { defaultStateFile } from './reconcile.js';
@@ -92,15 +91,11 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
   }
 }
 
-function selectKinds(requested: string[]): LiveKind[] {
+function selectKinds(requested: string[]): Kind[] {
   const names = requested.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
   const unknown = names.filter((name) => !registry.get(name));
   if (unknown.length > 0) throw new TelformError('bad_option', `--kinds ${unknown.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
-  const selected = registry.kinds.filter((kind) => names.length === 0 || names.includes(kind.name));
-  return selected.map((kind) => {
-    if (!hasLiveSide(kind)) throw new Error(`kind ${kind.name} has no live side`);
-    return kind;
-  });
+  return registry.kinds.filter((kind) => names.length === 0 || names.includes(kind.name));
 }
 
 /** An address already managed under another id would make the import lie about ownership. */
@@ -121,7 +116,7 @@ function fileBase(kind: string): string {
   return kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
 }
 
-function layoutFiles(imported: readonly ImportedResource[], options: ImportOptions, kinds: readonly LiveKind[]): Map<string, ImportedResource[]> {
+function layoutFiles(imported: readonly ImportedResource[], options: ImportOptions, kinds: readonly Kind[]): Map<string, ImportedResource[]> {
   const out = path.resolve(options.out);
   const files = new Map<string, ImportedResource[]>();
   for (const kind of kinds) {

@@ -2,9 +2,6 @@ import { checkRules, defaultOf } from './rules.js';
 import { metadataNamePattern } from '../resources/fields.js';
 import type { LiveObject } from '../resources/live-side.js';
 import type { Kind } from '../resources/kind.js';
-import type { LiveSide } from '../resources/live-side.js';
-
-type LiveKind = Kind & { readonly live: LiveSide };
 
 /**
  * Import (bring an existing account under management) as a pure function: live objects in,
@@ -28,9 +25,9 @@ export interface ImportedResource {
   madeUpName?: string;
 }
 
-export function importResources(kinds: readonly LiveKind[], live: ReadonlyMap<string, readonly LiveObject[]>): ImportedResource[] {
+export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string, readonly LiveObject[]>): ImportedResource[] {
   const names = new Map<string, Map<string, string>>(); // kind → id → metadata.name
-  const named: Array<{ kind: LiveKind; object: LiveObject; name: string; madeUpName?: string }> = [];
+  const named: Array<{ kind: Kind; object: LiveObject; name: string; madeUpName?: string }> = [];
   for (const kind of kinds) {
     const used = new Set<string>();
     const byId = new Map<string, string>();
@@ -90,18 +87,18 @@ export function secretVariable(kind: string, name: string, field: string): strin
   return `TELFORM_SECRET_${part(kind)}_${part(name)}_${part(field)}`;
 }
 
-function secretNeeded(kind: LiveKind, spec: Readonly<Record<string, unknown>>, field: string): boolean {
+function secretNeeded(kind: Kind, spec: Readonly<Record<string, unknown>>, field: string): boolean {
   const schema = kind.spec.shape[field];
   if (schema && !schema.safeParse(undefined).success) return true;
   return checkRules(kind, spec).some((violation) => violation.kind === 'missing' && violation.fields.includes(field));
 }
 
-function liveName(kind: LiveKind, object: LiveObject): string | undefined {
+function liveName(kind: Kind, object: LiveObject): string | undefined {
   const value = kind.nameField ? object.spec[kind.nameField] : undefined;
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function chooseName(kind: LiveKind, object: LiveObject, used: ReadonlySet<string>): { name: string; madeUpName?: string } {
+function chooseName(kind: Kind, object: LiveObject, used: ReadonlySet<string>): { name: string; madeUpName?: string } {
   const original = liveName(kind, object);
   if (original !== undefined && metadataNamePattern.test(original) && !used.has(original)) return { name: original };
   const base = slug(original ?? '') || `${slug(kind.name)}-${slug(object.id).slice(0, 12) || 'object'}`;

@@ -70,10 +70,9 @@ export interface Kind {
   readonly rules: readonly SpecRule[];
   /**
    * The live side (see `live-side.ts`): reading, normalising, creating, updating and deleting the
-   * kind's objects through the API, and which fields can change how. Optional only while kinds
-   * are being given theirs; the engine refuses a kind without one.
+   * kind's objects through the API, and which fields can change how.
    */
-  readonly live?: LiveSide;
+  readonly live: LiveSide;
   /**
    * Checks that need the whole parsed spec (defaults filled). They run only when the spec
    * matched its schema and `rules` held, and report through `report`; they must not throw.

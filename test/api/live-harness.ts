@@ -7,7 +7,7 @@ import type { Clock } from '../../src/api/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { loadDesired, type DesiredSet } from '../../src/cli/desired.js';
 import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
-import { hasLiveSide, toPlannerKind } from '../../src/engine/kinds.js';
+import { toPlannerKind } from '../../src/engine/kinds.js';
 import { SecretFingerprinter } from '../../src/engine/ledger.js';
 import type { PlannerKind } from '../../src/engine/model.js';
 import type { Plan } from '../../src/engine/plan-types.js';
@@ -49,10 +49,7 @@ export function clientFor(emulator: RunningEmulator, options: Partial<ApiClientO
 export const coreKindNames = ['SipCredential', 'SipIpAcl', 'TrunkCredential', 'TrunkIpAcl', 'OriginationUri', 'Trunk', 'ApplicationSipAuth'];
 
 export function coreKinds(): PlannerKind[] {
-  return registry.kinds.filter((kind) => coreKindNames.includes(kind.name)).map((kind) => {
-    if (!hasLiveSide(kind)) throw new Error(`${kind.name} has no live side`);
-    return toPlannerKind(kind);
-  });
+  return registry.kinds.filter((kind) => coreKindNames.includes(kind.name)).map(toPlannerKind);
 }
 
 export interface Manifest {

@@ -18,6 +18,19 @@ export const nodeKind: Kind = {
   uniqueFields: [],
   rules: [],
   checks: [],
+  // Validation never reaches the API; a test kind has no live objects.
+  live: {
+    naturalKey: () => undefined,
+    list: () => Promise.reject(new Error('Node is a test kind with no API')),
+    read: () => Promise.reject(new Error('Node is a test kind with no API')),
+    create: () => Promise.reject(new Error('Node is a test kind with no API')),
+    update: () => Promise.reject(new Error('Node is a test kind with no API')),
+    delete: () => Promise.reject(new Error('Node is a test kind with no API')),
+    fields: { updatable: [], replaceOn: [], immutable: [], unreadable: [] },
+    billableUpdateUsd: 0,
+    replaceStrategy: 'create_before_delete',
+    irreversibleDelete: false,
+  },
 };
 
 /** The real kinds plus `Node`. */
