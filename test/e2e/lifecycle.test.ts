@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,6 +195,32 @@ describe('the resource lifecycle', () => {
     await harnessClock(1_000);
     const drift = await cli(['plan', '-f', file, '--state', 'declined.json']);
     expect(drift.stdout).toMatch(/warning: Brand\/declined-brand was declined by the registry \(.+\)/);
+  });
+
+  it('never shows a secret: not in --log-http, the plan, the output or the state file', async () => {
+    const password = 'Very-Secret-Value-42';
+    const trunkPassword = 'Tr#secret9';
+    const file = await manifests('secrets.yaml', [
+      doc('SipCredential', 'secretive', { password: { fromEnv: 'SECRETIVE_PASSWORD' } }),
+      doc('TrunkCredential', 'secretive-trunk', { username: 'secretive01', password: { fromEnv: 'SECRETIVE_TRUNK' } }),
+    ]);
+    const env = { SECRETIVE_PASSWORD: password, SECRETIVE_TRUNK: trunkPassword };
+    const runs = [
+      await cli(['plan', '-f', file, '--state', 'secrets.json', '--log-http', '--format', 'json', '-o', 'secrets-plan.json'], env),
+      await cli(['apply', '-f', file, '--state', 'secrets.json', '--auto-approve', '--log-http'], env),
+      await cli(['plan', '-f', file, '--state', 'secrets.json', '--format', 'markdown'], { ...env, SECRETIVE_PASSWORD: 'Changed-Secret-Value-43' }),
+    ];
+    expect(runs[1]?.code).toBe(0);
+    expect(runs[1]?.stderr).toMatch(/^http → POST \/v1\/Account\/\w+\/SipAuth\/Credential\/ \{"username":"secretive","password":"\(sensitive\)"\}$/m);
+    expect(runs[2]?.stdout).toContain('password = (sensitive) changed');
+    const files = await Promise.all(['secrets.json', 'secrets-plan.json'].map((name) => readFile(path.join(folder, name), 'utf8')));
+    for (const text of [...runs.flatMap((run) => [run.stdout, run.stderr]), ...files]) {
+      expect(text).not.toContain(password);
+      expect(text).not.toContain(trunkPassword);
+      expect(text).not.toContain('Changed-Secret-Value-43');
+      expect(text).not.toContain(defaultAccount.authToken);
+      expect(text).not.toContain(basic.slice('Basic '.length));
+    }
   });
 
   it('uses the embedded emulator without credentials, but not implicitly under CI', async () => {
