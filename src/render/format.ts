@@ -1,4 +1,5 @@
 import type { Operation } from 'fast-json-patch';
+import { isReference } from '../engine/model.js';
 import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
 
 /** Pieces shared by the text and markdown renderers; pure functions, no I/O. */
@@ -22,6 +23,7 @@ export function fieldPath(pointer: string): string {
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(none)';
   if (typeof value === 'string') return JSON.stringify(value);
+  if (isReference(value)) return `{ ref: ${value.ref} }`;
   if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
     const text = JSON.stringify(value);
     return text.length > 120 ? `${text.slice(0, 117)}...` : text;

@@ -68,7 +68,7 @@ function renderBlock(change: PlannedChange): string {
   for (const reason of change.reasons) lines.push(`- ${escapeMarkdown(reason)}`);
   if (change.registry) lines.push(`- registry status: \`${change.registry.registration_status}\``);
   const fields =
-    change.action === 'create' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];
+    change.action === 'create' || change.action === 'wait' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];
   if (fields.length > 0) {
     lines.push('', '```diff');
     for (const field of fields) lines.push(`${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`);

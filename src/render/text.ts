@@ -87,7 +87,7 @@ function renderChange(change: PlannedChange, paint: (style: Style, text: string)
   }
   lines.push(`  ${paint(style, actionMarker[change.action])} ${change.address}${change.id ? ` (id ${change.id})` : ''}`);
   const fields =
-    change.action === 'create'
+    change.action === 'create' || change.action === 'wait'
       ? createLines(change)
       : change.action === 'delete' || change.action === 'noop'
         ? []
