@@ -11,7 +11,9 @@ export function renderDriftText(report: DriftReport, plan: Plan): string {
     lines.push(`Changed outside telform (${report.drifted.length}):`);
     for (const address of report.drifted) {
       const change = byAddress.get(address);
-      lines.push(`  ${address}: ${change?.action === 'create' ? 'deleted from the account' : change?.action === 'delete' ? 'still in the account' : 'differs'}`);
+      const what =
+        change?.action === 'create' ? 'deleted from the account' : change?.action === 'delete' ? 'still in the account' : 'differs (account → manifest)';
+      lines.push(`  ${address}: ${what}`);
       if (change && change.action !== 'create') for (const field of patchLines(change)) lines.push(`      ${field.marker} ${field.text}`);
     }
   }

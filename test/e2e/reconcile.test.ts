@@ -68,7 +68,7 @@ describe('plan, apply and drift through every example', () => {
     expect((await api('POST', `/Zentrunk/Trunk/${trunkId}/`, { secure: false })).status).toBe(202);
     const drift = await cli(['drift', '-f', 'examples/']);
     expect(drift.code).toBe(2);
-    expect(drift.stdout).toContain('Trunk/pbx-outbound: differs');
+    expect(drift.stdout).toContain('Trunk/pbx-outbound: differs (account → manifest)');
     expect(drift.stdout).toContain('~ secure: false → true');
 
     const apply = await cli(['apply', '-f', 'examples/', '--auto-approve']);
