@@ -101,7 +101,8 @@ function liveName(kind: Kind, object: LiveObject): string | undefined {
 function chooseName(kind: Kind, object: LiveObject, used: ReadonlySet<string>): { name: string; madeUpName?: string } {
   const original = liveName(kind, object);
   if (original !== undefined && metadataNamePattern.test(original) && !used.has(original)) return { name: original };
-  const base = slug(original ?? '') || `${slug(kind.name)}-${slug(object.id).slice(0, 12) || 'object'}`;
+  const prefix = slug(kind.name);
+  const base = slug(original ?? '') || `${prefix}-${slug(object.id).slice(0, 62 - prefix.length) || 'object'}`;
   let name = base.slice(0, 63).replace(/-+$/, '');
   for (let suffix = 2; used.has(name); suffix += 1) name = `${base.slice(0, 63 - String(suffix).length - 1).replace(/-+$/, '')}-${suffix}`;
   const why =
