@@ -37,7 +37,7 @@ export function renderMarkdown(plan: Plan): string {
   if (plan.warnings.length > 0) head.push('');
   if (changes.length === 0) head.push('No changes. The account matches the manifests.', '');
 
-  let output = head.join('\n');
+  let output = `${head.join('\n')}\n`;
   const ordered = [...critical, ...changes.filter((change) => !critical.includes(change))];
   let shown = 0;
   for (const change of ordered) {
@@ -63,10 +63,10 @@ function renderBlock(change: PlannedChange): string {
   const flags = flagWords(change);
   const lines = [
     `<details><summary><code>${escapeHtml(change.address)}</code> ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
-    '',
   ];
-  for (const reason of change.reasons) lines.push(`- ${escapeMarkdown(reason)}`);
-  if (change.registry) lines.push(`- registry status: \`${change.registry.registration_status}\``);
+  const notes = change.reasons.map((reason) => `- ${escapeMarkdown(reason)}`);
+  if (change.registry) notes.push(`- registry status: \`${change.registry.registration_status}\``);
+  if (notes.length > 0) lines.push('', ...notes);
   const fields =
     change.action === 'create' || change.action === 'wait' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];
   if (fields.length > 0) {
