@@ -65,13 +65,19 @@ export async function readJsonBody(request: IncomingMessage): Promise<JsonObject
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBodyBytes) {
-      request.resume();
-      throw new ApiError(413, `request body is larger than ${maxBodyBytes} bytes`);
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        request.resume();
+        throw new ApiError(413, `request body is larger than ${maxBodyBytes} bytes`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The client went away mid-body (killed, timed out): nobody is left to answer; not a bug here.
+    throw new ApiError(499, 'the client closed the connection before the whole body arrived');
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
