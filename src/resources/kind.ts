@@ -11,16 +11,12 @@ import type { LiveSide } from './live-side.js';
  * The members below describe a kind's `spec` as written in manifests: its schema, defaults,
  * references, secrets, sets and the rules that hold without the network.
  *
- * ## Live side (added by the API client issue, to the same objects)
- * Room is left, on purpose without stubs, for what a kind knows about the live API:
- * - the natural key a live object is matched by when the ledger has no id (DESIGN.md section 4;
- *   usually `nameField`, a brand's `profile_uuid`, an application binding's `app_id`);
- * - which fields are updatable in place, which force a replace (and whether create-before-delete
- *   is possible), which are immutable, which updates are billable (campaigns: 15 USD);
- * - `list` / `read` / `normalise` / `create` / `update` / `delete`, with their failure contracts
- *   (a failed create leaves nothing; after a failed delete the object is assumed to exist).
- * Those members will read the spec produced here: defaults filled, refs resolved to ids by the
- * engine, secrets resolved from their sources.
+ * ## Live side (`live`, see `live-side.ts`)
+ * What a kind knows about the live API: the natural key a live object is matched by when the
+ * ledger has no id (DESIGN.md section 4), which fields are updatable, force a replace or are
+ * immutable, billable updates, and `list` / `read` / `create` / `update` / `delete` with their
+ * failure contracts. It reads the spec produced by the manifest side: defaults filled, refs
+ * resolved to ids by the engine, secrets resolved from their sources.
  */
 export interface Kind {
   /** The `kind:` of a manifest document, PascalCase. Unique in the registry. */
