@@ -2,7 +2,7 @@ import { ApiRequestError } from '../api/errors.js';
 import { listAll } from '../api/list.js';
 import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
 import { TelformError } from '../errors.js';
-import type { LiveContext, LiveObject, ResolvedSpec, UpdateRequest } from './live-side.js';
+import type { LiveContext, LiveObject, LiveSide, ResolvedSpec, UpdateRequest } from './live-side.js';
 
 /**
  * Building blocks shared by the live sides of the kinds: reading the API's loosely typed records,
@@ -174,4 +174,53 @@ export function updateBody(request: UpdateRequest, updatable: readonly string[])
     if (typeof value === 'string' && value !== '') body[field] = value;
   }
   return body;
+}
+
+/** What differs between the simple collections of the API (trunk ACLs, trunk credentials, URIs, trunks). */
+export interface CollectionLiveOptions {
+  /** The kind's name, for messages. */
+  kind: string;
+  /** Account-relative collection path, e.g. `/Zentrunk/URI/`. */
+  collection: string;
+  /** The id field of a record, e.g. `uri_uuid`. */
+  idField: string;
+  normalise(raw: ApiRecord): LiveObject;
+  /** The spec fields a create sends. */
+  createFields: readonly string[];
+  /** Fields that tell namesakes apart when a lost create is looked up. */
+  matchFields: readonly string[];
+  /** The spec fields an update may send. */
+  updatable: readonly string[];
+  /** Last word on an update's body (e.g. a field the API needs alongside another). */
+  completeUpdate?(body: Record<string, unknown>, request: UpdateRequest): void;
+}
+
+/**
+ * Reading and writing a collection whose objects are matched by their `name`, created with one
+ * POST (recovered by natural key after a lost answer), updated in place with only what changed and
+ * deleted idempotently: the shape every trunking resource shares.
+ */
+export function collectionLive(options: CollectionLiveOptions): Pick<LiveSide, 'naturalKey' | 'list' | 'read' | 'create' | 'update' | 'delete'> {
+  const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
+  const list = async (context: LiveContext): Promise<LiveObject[]> =>
+    (await listRecords(context, options.collection, options.idField)).map((raw) => options.normalise(raw));
+  return {
+    naturalKey,
+    list,
+    read: async (context, id) => {
+      const raw = await readRecord(context, itemPath(options.collection, id));
+      return raw && options.normalise(raw);
+    },
+    create: (context, spec) =>
+      createOnce(context, options.collection, pick(spec, options.createFields), options.idField, async () =>
+        findCreated(await list(context), naturalKey, spec, options.matchFields, options.kind),
+      ),
+    update: async (context, request) => {
+      const body = updateBody(request, options.updatable);
+      options.completeUpdate?.(body, request);
+      if (Object.keys(body).length === 0) return;
+      await context.client.request('POST', itemPath(options.collection, request.id), { body, mode: 'idempotent' });
+    },
+    delete: (context, id) => deleteAt(context, itemPath(options.collection, id)),
+  };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
-import { createOnce, deleteAt, findCreated, flag, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
+import { collectionLive, flag, present, text, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { checkAnyPassword } from './passwords.js';
 
@@ -25,34 +25,27 @@ export function normaliseOriginationUri(raw: ApiRecord): LiveObject {
   };
 }
 
-const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
-
 /**
  * The live side (api-facts.md section 1): every field is updatable; deleting a URI a trunk uses is
  * allowed and breaks that trunk's calls.
  */
 export const originationUriLive: LiveSide = {
-  naturalKey,
-  list: async (context) => (await listRecords(context, collection, 'uri_uuid')).map(normaliseOriginationUri),
-  read: async (context, id) => {
-    const raw = await readRecord(context, itemPath(collection, id));
-    return raw && normaliseOriginationUri(raw);
-  },
-  create: (context, spec) =>
-    createOnce(context, collection, pick(spec, ['name', 'uri', 'authentication_needed', 'username', 'password']), 'uri_uuid', async () =>
-      findCreated(await originationUriLive.list(context), naturalKey, spec, ['uri', 'authentication_needed', 'username'], 'OriginationUri'),
-    ),
-  update: async (context, request) => {
-    const body = updateBody(request, updatable);
-    // Turning authentication on needs the password as well (422 otherwise, api-facts.md section 1),
-    // even when it is the one telform set before it was turned off.
-    const turningOn = request.desired['authentication_needed'] === true && request.live.spec['authentication_needed'] !== true;
-    const password = request.desired['password'];
-    if (turningOn && body['password'] === undefined && typeof password === 'string' && password !== '') body['password'] = password;
-    if (Object.keys(body).length === 0) return;
-    await context.client.request('POST', itemPath(collection, request.id), { body, mode: 'idempotent' });
-  },
-  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  ...collectionLive({
+    kind: 'OriginationUri',
+    collection,
+    idField: 'uri_uuid',
+    normalise: normaliseOriginationUri,
+    createFields: ['name', 'uri', 'authentication_needed', 'username', 'password'],
+    matchFields: ['uri', 'authentication_needed', 'username'],
+    updatable,
+    completeUpdate: (body, request) => {
+      // Turning authentication on needs the password as well (422 otherwise, api-facts.md section 1),
+      // even when it is the one telform set before it was turned off.
+      const turningOn = request.desired['authentication_needed'] === true && request.live.spec['authentication_needed'] !== true;
+      const password = request.desired['password'];
+      if (turningOn && body['password'] === undefined && typeof password === 'string' && password !== '') body['password'] = password;
+    },
+  }),
   fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',

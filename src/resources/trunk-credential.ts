@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
-import { createOnce, deleteAt, findCreated, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
+import { collectionLive, present, text, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { checkTrunkPassword } from './passwords.js';
 
@@ -13,29 +13,20 @@ export function normaliseTrunkCredential(raw: ApiRecord): LiveObject {
   return { id: String(raw['credential_uuid']), spec: present({ name: text(raw['name']), username: text(raw['username']) }) };
 }
 
-const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
-
 /**
  * The live side: every field is updatable in place (api.md: update takes `name`, `username`,
  * `password`), so nothing forces a replace; deleting one a trunk uses is allowed and breaks its auth.
  */
 export const trunkCredentialLive: LiveSide = {
-  naturalKey,
-  list: async (context) => (await listRecords(context, collection, 'credential_uuid')).map(normaliseTrunkCredential),
-  read: async (context, id) => {
-    const raw = await readRecord(context, itemPath(collection, id));
-    return raw && normaliseTrunkCredential(raw);
-  },
-  create: (context, spec) =>
-    createOnce(context, collection, pick(spec, ['name', 'username', 'password']), 'credential_uuid', async () =>
-      findCreated(await trunkCredentialLive.list(context), naturalKey, spec, ['username'], 'TrunkCredential'),
-    ),
-  update: async (context, request) => {
-    const body = updateBody(request, updatable);
-    if (Object.keys(body).length === 0) return;
-    await context.client.request('POST', itemPath(collection, request.id), { body, mode: 'idempotent' });
-  },
-  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  ...collectionLive({
+    kind: 'TrunkCredential',
+    collection,
+    idField: 'credential_uuid',
+    normalise: normaliseTrunkCredential,
+    createFields: ['name', 'username', 'password'],
+    matchFields: ['username'],
+    updatable,
+  }),
   fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { optionalFriendlyName, ipv4OrCidr } from './fields.js';
 import type { Kind } from './kind.js';
-import { createOnce, deleteAt, findCreated, itemPath, listRecords, pick, present, readRecord, text, updateBody, type ApiRecord } from './live-helpers.js';
+import { collectionLive, present, text, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 
 const collection = '/Zentrunk/IPAccessControlList/';
@@ -15,30 +15,21 @@ export function normaliseTrunkIpAcl(raw: ApiRecord): LiveObject {
   };
 }
 
-const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
-
 /**
  * The live side: `ip_addresses` sent on update replaces the whole list (api.md "Trunk IP access
  * control lists"), so any change of the set is one request; deleting a list a trunk uses is
  * allowed and breaks its auth.
  */
 export const trunkIpAclLive: LiveSide = {
-  naturalKey,
-  list: async (context) => (await listRecords(context, collection, 'ipacl_uuid')).map(normaliseTrunkIpAcl),
-  read: async (context, id) => {
-    const raw = await readRecord(context, itemPath(collection, id));
-    return raw && normaliseTrunkIpAcl(raw);
-  },
-  create: (context, spec) =>
-    createOnce(context, collection, pick(spec, ['name', 'ip_addresses']), 'ipacl_uuid', async () =>
-      findCreated(await trunkIpAclLive.list(context), naturalKey, spec, ['ip_addresses'], 'TrunkIpAcl'),
-    ),
-  update: async (context, request) => {
-    const body = updateBody(request, updatable);
-    if (Object.keys(body).length === 0) return;
-    await context.client.request('POST', itemPath(collection, request.id), { body, mode: 'idempotent' });
-  },
-  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
+  ...collectionLive({
+    kind: 'TrunkIpAcl',
+    collection,
+    idField: 'ipacl_uuid',
+    normalise: normaliseTrunkIpAcl,
+    createFields: ['name', 'ip_addresses'],
+    matchFields: ['ip_addresses'],
+    updatable,
+  }),
   fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',

@@ -1,21 +1,7 @@
 import { z } from 'zod';
 import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
-import {
-  createOnce,
-  deleteAt,
-  findCreated,
-  flag,
-  itemPath,
-  listRecords,
-  lowerText,
-  pick,
-  present,
-  readRecord,
-  text,
-  updateBody,
-  type ApiRecord,
-} from './live-helpers.js';
+import { collectionLive, flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './live-helpers.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
 const collection = '/Zentrunk/Trunk/';
@@ -65,15 +51,23 @@ async function numbersByTrunk(context: LiveContext): Promise<Map<string, number>
   return counts;
 }
 
-const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
+const rows = collectionLive({
+  kind: 'Trunk',
+  collection,
+  idField: 'trunk_id',
+  normalise: (raw) => normaliseTrunk(unwrapTrunk(raw), 0),
+  createFields,
+  matchFields: createFields,
+  updatable,
+});
 
 /**
  * The live side (api.md "Trunks"; api-facts.md 2b): every field is updatable in place; an update
  * sends only what changed, and `""` for a reference the manifest dropped (the API clears it; absent
- * would keep it). Deleting a trunk with numbers attached breaks their calls.
+ * would keep it). Deleting a trunk with numbers attached breaks their calls, so reads count them.
  */
 export const trunkLive: LiveSide = {
-  naturalKey,
+  ...rows,
   list: async (context) => {
     const [trunks, numbers] = await Promise.all([listRecords(context, collection, 'trunk_id'), numbersByTrunk(context)]);
     return trunks.map((raw) => normaliseTrunk(raw, numbers.get(String(raw['trunk_id'])) ?? 0));
@@ -84,16 +78,6 @@ export const trunkLive: LiveSide = {
     const numbers = await numbersByTrunk(context);
     return normaliseTrunk(unwrapTrunk(body), numbers.get(id) ?? 0);
   },
-  create: (context, spec) =>
-    createOnce(context, collection, pick(spec, createFields), 'trunk_id', async () =>
-      findCreated(await trunkLive.list(context), naturalKey, spec, createFields, 'Trunk'),
-    ),
-  update: async (context, request) => {
-    const body = updateBody(request, updatable);
-    if (Object.keys(body).length === 0) return;
-    await context.client.request('POST', itemPath(collection, request.id), { body, mode: 'idempotent' });
-  },
-  delete: (context, id) => deleteAt(context, itemPath(collection, id)),
   fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',

@@ -53,3 +53,29 @@ export async function emulatorForCli(options: EmulatorOptions = {}): Promise<Emu
     env: cleanEnv({ TELFORM_ENDPOINT: emulator.url, TELFORM_AUTH_ID: defaultAccount.authId, TELFORM_AUTH_TOKEN: defaultAccount.authToken }),
   };
 }
+
+export interface ApiAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A request to the emulator's API as the default account, as a user's script would send it. */
+export async function callApi(emulator: RunningEmulator, method: string, pathname: string, body?: unknown): Promise<ApiAnswer> {
+  const authorization = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
+  const response = await fetch(`${emulator.url}/v1/Account/${defaultAccount.authId}${pathname}`, {
+    method,
+    headers: { authorization, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** Moves the emulator's clock (registry progress) through its admin route. */
+export async function advanceClock(emulator: RunningEmulator, milliseconds: number): Promise<void> {
+  await fetch(`${emulator.url}/__emulator/clock/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advance_ms: milliseconds }),
+  });
+}

@@ -2,9 +2,8 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccount } from '../../src/emulator/index.js';
 import type { Plan } from '../../src/engine/plan-types.js';
-import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { advanceClock, callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
 /**
  * Taking over an account made by hand: seeded only through the API (every kind, several of each,
@@ -13,22 +12,13 @@ import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
  */
 let harness: EmulatorForCli;
 let folder: string;
-const basic = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
-
 async function api(method: string, pathname: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${harness.emulator.url}/v1/Account/${defaultAccount.authId}${pathname}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${pathname}: ${response.status} ${text}`);
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  const answer = await callApi(harness.emulator, method, pathname, body);
+  if (answer.status >= 300) throw new Error(`${method} ${pathname}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
-async function advanceClock(ms: number): Promise<void> {
-  await fetch(`${harness.emulator.url}/__emulator/clock/`, { method: 'POST', body: JSON.stringify({ advance_ms: ms }), headers: { 'content-type': 'application/json' } });
-}
+const advance = (ms: number) => advanceClock(harness.emulator, ms);
 
 const campaignBody = (brandId: string, alias: string) => ({
   brand_id: brandId,
@@ -75,10 +65,10 @@ async function seedAccount(): Promise<void> {
   await api('POST', '/Zentrunk/Trunk/', { name: 'pbx-out', trunk_direction: 'outbound', secure: true, ipacl_uuid: sbc.ipacl_uuid, credential_uuid: login.credential_uuid });
   await api('POST', '/Zentrunk/Trunk/', { name: 'pbx-in', trunk_direction: 'inbound', primary_uri_uuid: primary.uri_uuid, fallback_uri_uuid: backup.uri_uuid });
   const brand = await api('POST', '/10dlc/Brand/', { profile_uuid: '5eed0000-0000-4000-8000-000000000003', brand_alias: 'Initech', brand_type: 'STANDARD' });
-  await advanceClock(2_000);
+  await advance(2_000);
   await api('POST', '/10dlc/Campaign/', campaignBody(brand.brand_id as string, 'initech-alerts'));
   await api('POST', '/10dlc/Campaign/', campaignBody(brand.brand_id as string, 'initech decline'));
-  await advanceClock(2_000);
+  await advance(2_000);
 }
 
 beforeAll(async () => {

@@ -3,14 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccount } from '../../src/emulator/index.js';
-import { cliPath, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { advanceClock, callApi, cliPath, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 import { demoSecrets, examplesDir } from './examples.js';
 
 /** An apply killed (SIGKILL) in the middle converges on the next run, with no duplicate. */
 let harness: EmulatorForCli;
 let folder: string;
-const basic = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
 
 beforeAll(async () => {
   harness = await emulatorForCli({ latency: 150, registryDelayMs: 60_000 });
@@ -24,17 +22,15 @@ afterAll(async () => {
 async function listNames(): Promise<string[]> {
   const names: string[] = [];
   for (let offset = 0; ; offset += 20) {
-    const response = await fetch(`${harness.emulator.url}/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/?limit=20&offset=${offset}`, {
-      headers: { authorization: basic },
-    });
-    const body = (await response.json()) as { objects: Array<{ name: string }>; meta: { next: string | null } };
-    names.push(...body.objects.map((item) => item.name));
-    if (!body.meta.next) return names.sort();
+    const { body } = await callApi(harness.emulator, 'GET', `/Zentrunk/IPAccessControlList/?limit=20&offset=${offset}`);
+    const page = body as { objects: Array<{ name: string }>; meta: { next: string | null } };
+    names.push(...page.objects.map((item) => item.name));
+    if (!page.meta.next) return names.sort();
   }
 }
 
 describe('an interrupted apply', () => {
-  it('is finished by the next apply without duplicating anything, after a SIGKILL at any moment', async () => {
+  it('is finished by the next apply without duplicating anything, after a SIGKILL at any moment', { timeout: 120_000 }, async () => {
     const documents = Array.from({ length: 40 }, (_, index) =>
       JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: `site-${index}` }, spec: { ip_addresses: [`192.0.2.${index + 1}`] } }),
     );
@@ -70,7 +66,7 @@ describe('10DLC without --wait', () => {
     expect(plan.stdout).toContain('  # Campaign/acme-orders waits for the registry');
     expect((await runCli(['drift', '-f', file, '--state', 'tendlc.json'], { cwd: folder, env })).code).toBe(3);
 
-    await fetch(`${harness.emulator.url}/__emulator/clock/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_ms: 61_000 }) });
+    await advanceClock(harness.emulator, 61_000);
     const second = await runCli(['apply', '-f', file, '--auto-approve', '--state', 'tendlc.json'], { cwd: folder, env });
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('Apply complete: 2 created');

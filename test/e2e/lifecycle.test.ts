@@ -3,22 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
-import { cleanEnv, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { advanceClock, callApi, cleanEnv, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
 /** Deletion, adoption, safety refusals, saved plans, declined brands and exit codes, end to end. */
 let harness: EmulatorForCli;
 let folder: string;
 const basic = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
 
-async function api(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${harness.emulator.url}/v1/Account/${defaultAccount.authId}${pathname}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+const api = (method: string, pathname: string, body?: unknown) => callApi(harness.emulator, method, pathname, body);
 
 function doc(kind: string, name: string, spec: Record<string, unknown>, protect = false): string {
   return JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name, ...(protect ? { protect: true } : {}) }, spec });
@@ -139,7 +131,7 @@ describe('the resource lifecycle', () => {
     const file = await manifests('billing.yaml', [brand, campaign('please decline')]);
     const first = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--wait', '1m']);
     expect(first.code).toBe(0);
-    await harnessClock(1_000);
+    await advanceClock(harness.emulator, 1_000);
     const declined = await cli(['plan', '-f', file, '--state', 'billing.json']);
     expect(declined.stdout).toMatch(/warning: Campaign\/billing-campaign was declined by the registry/);
 
@@ -153,7 +145,7 @@ describe('the resource lifecycle', () => {
     const billing = (await (await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/billing/`)).json()) as { total_usd: number };
     expect(billing.total_usd).toBe(15);
 
-    await harnessClock(1_000);
+    await advanceClock(harness.emulator, 1_000);
     await manifests('billing.yaml', [brand]);
     const irreversible = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--force-deletes']);
     expect(irreversible.code).toBe(1);
@@ -192,7 +184,7 @@ describe('the resource lifecycle', () => {
     const apply = await cli(['apply', '-f', file, '--state', 'declined.json', '--auto-approve']);
     expect(apply.code).toBe(0);
     await api('GET', '/10dlc/Brand/');
-    await harnessClock(1_000);
+    await advanceClock(harness.emulator, 1_000);
     const drift = await cli(['plan', '-f', file, '--state', 'declined.json']);
     expect(drift.stdout).toMatch(/warning: Brand\/declined-brand was declined by the registry \(.+\)/);
   });
@@ -241,11 +233,3 @@ describe('the resource lifecycle', () => {
     }
   });
 });
-
-async function harnessClock(advanceMs: number): Promise<void> {
-  await fetch(`${harness.emulator.url}/__emulator/clock/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ advance_ms: advanceMs }),
-  });
-}

@@ -2,8 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccount } from '../../src/emulator/index.js';
-import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 import { demoSecrets, examplesDir } from './examples.js';
 
 /**
@@ -13,17 +12,7 @@ import { demoSecrets, examplesDir } from './examples.js';
 let harness: EmulatorForCli;
 let folder: string;
 let env: Record<string, string>;
-const basic = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
-
-async function api(method: string, pathname: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${harness.emulator.url}/v1/Account/${defaultAccount.authId}${pathname}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+const api = (method: string, pathname: string, body?: unknown) => callApi(harness.emulator, method, pathname, body);
 
 function cli(args: string[]) {
   return runCli(args, { cwd: folder, env });
