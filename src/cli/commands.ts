@@ -1,11 +1,37 @@
 import type { Command } from 'commander';
-import { applyCommand } from './apply.js';
-import { driftCommand } from './drift.js';
-import { emulatorCommand } from './emulator.js';
-import { importCommand } from './import.js';
-import { planCommand } from './plan.js';
-import { stateCommand } from './state.js';
-import { validateCommand } from './validate.js';
 
-/** Every command of the CLI, one file each, registered here and nowhere else. */
-export const commands: ReadonlyArray<() => Command> = [validateCommand, planCommand, applyCommand, driftCommand, importCommand, stateCommand, emulatorCommand];
+/**
+ * Every command of the CLI, one file each, registered here and nowhere else, in `--help` order.
+ * Each is loaded only when needed: `validate` should not pay for the engine, the API client and
+ * the emulator on every start.
+ */
+export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command> }> = [
+  { name: 'validate', load: async () => (await import('./validate.js')).validateCommand() },
+  { name: 'plan', load: async () => (await import('./plan.js')).planCommand() },
+  { name: 'apply', load: async () => (await import('./apply.js')).applyCommand() },
+  { name: 'drift', load: async () => (await import('./drift.js')).driftCommand() },
+  { name: 'import', load: async () => (await import('./import.js')).importCommand() },
+  { name: 'state', load: async () => (await import('./state.js')).stateCommand() },
+  { name: 'emulator', load: async () => (await import('./emulator.js')).emulatorCommand() },
+];
+
+/** Program options that take a value, so the value is not taken for a command name. */
+const optionsWithValues = new Set(['--endpoint', '--state']);
+
+/**
+ * The commands to load for these arguments: the one named, or all of them when none is (help, a
+ * typo: commander then lists them or suggests one).
+ */
+export function commandsFor(args: readonly string[]): typeof commands {
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] as string;
+    if (optionsWithValues.has(arg)) {
+      index += 1;
+      continue;
+    }
+    if (arg.startsWith('-')) continue;
+    const named = commands.find((command) => command.name === arg);
+    return named ? [named] : commands;
+  }
+  return commands;
+}

@@ -1,10 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../errors.js';
 import { ExitCode, exitCodeHelp } from './exit-codes.js';
-import { commands } from './commands.js';
+import { commandsFor } from './commands.js';
 
-/** Builds the commander program with every command of `commands.ts` registered. */
-export function buildProgram(): Command {
+/** Builds the commander program with the commands `args` need (see `commandsFor`). */
+export async function buildProgram(args: readonly string[]): Promise<Command> {
   const program = new Command('telform')
     .description('Infrastructure as code for SIP authentication, SIP trunking and US 10DLC registration.')
     .option('--endpoint <url>', 'API base URL, or "local" for the embedded emulator (default: TELFORM_ENDPOINT, else production with credentials, else local)')
@@ -16,7 +16,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', `\n${exitCodeHelp}`);
-  for (const create of commands) program.addCommand(create());
+  for (const command of await Promise.all(commandsFor(args).map((entry) => entry.load()))) program.addCommand(command);
   return program;
 }
 
@@ -25,7 +25,7 @@ export function buildProgram(): Command {
  * anything else is a bug: a short message, with the stack only under `--debug`.
  */
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv.slice(2));
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
