@@ -47,9 +47,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const files: string[] = [];
   const resources: DesiredResource[] = [];
   const candidates: Candidate[] = [];
-  for (const absolute of absoluteFiles) {
+  // Read every file at once (the disk works while nothing else can), then check them in order.
+  const texts = await Promise.all(absoluteFiles.map((absolute) => readManifestFile(absolute, options.cwd, problems)));
+  for (const [index, absolute] of absoluteFiles.entries()) {
     files.push(displayPath(absolute, options.cwd));
-    const text = await readManifestFile(absolute, options.cwd, problems);
+    const text = texts[index];
     if (!text) continue;
     const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, registry)) ?? checkExactly(text, registry, problems);
     for (const result of results) {
