@@ -58,6 +58,20 @@ describe('the resource lifecycle', () => {
     expect(after.code).toBe(0);
   });
 
+  it('renames a resource with state mv instead of recreating it', async () => {
+    const file = await manifests('rename.yaml', [doc('TrunkIpAcl', 'old-name', { ip_addresses: ['192.0.2.70'], name: 'edge' })]);
+    expect((await cli(['apply', '-f', file, '--state', 'rename.json', '--auto-approve'])).code).toBe(0);
+    await manifests('rename.yaml', [doc('TrunkIpAcl', 'new-name', { ip_addresses: ['192.0.2.70'], name: 'edge' })]);
+    const before = await cli(['plan', '-f', file, '--state', 'rename.json']);
+    // Without the move, the state still owns the object under its old name: delete and recreate.
+    expect(before.stdout).toContain('Plan: 1 to create, 0 to update, 0 to replace, 1 to delete.');
+    const moved = await cli(['state', 'mv', 'TrunkIpAcl/old-name', 'TrunkIpAcl/new-name', '--state', 'rename.json']);
+    expect(moved.stdout).toBe('moved TrunkIpAcl/old-name to TrunkIpAcl/new-name\n');
+    const after = await cli(['plan', '-f', file, '--state', 'rename.json', '--detailed-exitcode']);
+    expect(after.stdout).toContain('No changes. The account matches the manifests.');
+    expect(after.code).toBe(0);
+  });
+
   it('refuses to apply without --auto-approve off a terminal, sending nothing', async () => {
     const file = await manifests('unasked.yaml', [acl('unasked')]);
     const before = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
