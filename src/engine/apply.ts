@@ -252,9 +252,9 @@ async function deleteSuperseded(owner: string, oldId: string, kind: PlannerKind,
   await kind.live.delete(inputs.live, oldId, undefined);
   const entry = inputs.store.ledger.resources[owner];
   if (entry?.superseded?.includes(oldId)) {
-    const superseded = entry.superseded.filter((id) => id !== oldId);
-    const { superseded: _dropped, ...rest } = entry;
-    await inputs.store.recordResult(owner, superseded.length > 0 ? { ...rest, superseded } : rest);
+    const next: LedgerEntry = { ...entry, superseded: entry.superseded.filter((id) => id !== oldId) };
+    if (next.superseded?.length === 0) delete next.superseded;
+    await inputs.store.recordResult(owner, next);
   }
   return { status: 'done' };
 }

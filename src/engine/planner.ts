@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { LiveObject } from '../resources/live-side.js';
 import { diffSpecs } from './diff.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
+import { fingerprintLive } from './fingerprint.js';
+import { pendingWarnings, summarize } from './summary.js';
 import { matchResources, type Match } from './match.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
 import { orderChanges } from './order.js';
@@ -373,53 +374,3 @@ function withSensitive(spec: Record<string, unknown>, desired: DesiredResource):
 function naturalKeyWord(kind: PlannerKind): string {
   return kind.kind === 'Brand' ? 'profile' : 'name';
 }
-
-function fingerprintLive(live: LiveObject): string {
-  return createHash('sha256').update(stableJson(live.spec)).digest('hex').slice(0, 32);
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
-function summarize(changes: readonly PlannedChange[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, wait: 0, blocked: 0, noop: 0, cost_usd: 0, irreversible: 0, api_requests: 0 };
-  for (const change of changes) {
-    summary[change.action] += 1;
-    if (change.action === 'blocked' || change.action === 'noop') continue;
-    summary.cost_usd += change.flags.billable_usd;
-    if (change.flags.irreversible) summary.irreversible += 1;
-    summary.api_requests += change.api_requests;
-  }
-  return summary;
-}
-
-function pendingWarnings(changes: readonly PlannedChange[]): string[] {
-  const warnings: string[] = [];
-  for (const change of changes) {
-    const registry = change.registry;
-    if (!registry) continue;
-    const status = registry.registration_status.toUpperCase();
-    if (status === 'FAILED') {
-      const why = [
-        ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
-        ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
-      ];
-      warnings.push(`${change.address} was declined by the registry${why.length > 0 ? ` (${why.join('; ')})` : ''}`);
-    } else if (status === 'EXPIRED') {
-      warnings.push(`${change.address} has expired at the registry`);
-    } else if (status === 'PROCESSING') {
-      warnings.push(`${change.address} is still being reviewed by the registry`);
-    }
-  }
-  return warnings;
-}
-
-export type { Ledger };

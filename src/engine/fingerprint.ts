@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import type { LiveObject } from '../resources/live-side.js';
+
+/**
+ * A live object's fingerprint for saved plans (DESIGN.md section 5): a hash of its normalised spec,
+ * which leaves registry statuses out, so a brand moving from PROCESSING to COMPLETED does not make
+ * a reviewed plan stale.
+ */
+export function fingerprintLive(live: LiveObject): string {
+  return createHash('sha256').update(stableJson(live.spec)).digest('hex').slice(0, 32);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

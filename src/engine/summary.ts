@@ -1,0 +1,36 @@
+import type { PlannedChange, PlanSummary } from './plan-types.js';
+
+/** The plan's counts, cost and request estimate; blocked and unchanged resources cost nothing. */
+export function summarize(changes: readonly PlannedChange[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, wait: 0, blocked: 0, noop: 0, cost_usd: 0, irreversible: 0, api_requests: 0 };
+  for (const change of changes) {
+    summary[change.action] += 1;
+    if (change.action === 'blocked' || change.action === 'noop') continue;
+    summary.cost_usd += change.flags.billable_usd;
+    if (change.flags.irreversible) summary.irreversible += 1;
+    summary.api_requests += change.api_requests;
+  }
+  return summary;
+}
+
+/** Registry outcomes worth a reviewer's eye: declined, expired, still under review. */
+export function pendingWarnings(changes: readonly PlannedChange[]): string[] {
+  const warnings: string[] = [];
+  for (const change of changes) {
+    const registry = change.registry;
+    if (!registry) continue;
+    const status = registry.registration_status.toUpperCase();
+    if (status === 'FAILED') {
+      const why = [
+        ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
+        ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
+      ];
+      warnings.push(`${change.address} was declined by the registry${why.length > 0 ? ` (${why.join('; ')})` : ''}`);
+    } else if (status === 'EXPIRED') {
+      warnings.push(`${change.address} has expired at the registry`);
+    } else if (status === 'PROCESSING') {
+      warnings.push(`${change.address} is still being reviewed by the registry`);
+    }
+  }
+  return warnings;
+}
