@@ -110,7 +110,7 @@ async function execute(
       return ExitCode.error;
     }
   }
-  const executable = plan.changes.filter((change) => change.action !== 'noop').length;
+  const executable = plan.changes.filter((change) => change.action !== 'noop' && change.action !== 'blocked').length;
   const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
   const progress = new ApplyProgress(executable, {
     line: (text) => {
