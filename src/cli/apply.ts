@@ -110,7 +110,12 @@ async function execute(
       return ExitCode.error;
     }
   }
-  const executable = plan.changes.filter((change) => change.action !== 'noop' && change.action !== 'blocked').length;
+  // A create-before-delete replace runs as two steps (the new object, then the old one's delete).
+  const executable = plan.changes.reduce(
+    (steps, change) =>
+      change.action === 'noop' || change.action === 'blocked' ? steps : steps + (change.replace_strategy === 'create_before_delete' ? 2 : 1),
+    0,
+  );
   const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
   const progress = new ApplyProgress(executable, {
     line: (text) => {
