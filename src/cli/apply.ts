@@ -9,6 +9,7 @@ import { renderText } from '../render/text.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
+import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
 import { forDisplay, hasChanges } from './plan.js';
 import { ApplyProgress, describeOutcome } from './progress.js';
@@ -26,7 +27,7 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
-  addApprovalOptions(command)
+  addClientOptions(addApprovalOptions(command))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)

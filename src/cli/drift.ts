@@ -4,6 +4,7 @@ import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../render
 import { planFormats, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo } from './io.js';
+import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
@@ -14,7 +15,8 @@ interface DriftOptions {
 }
 
 export function driftCommand(): Command {
-  return new Command('drift')
+  const command = new Command('drift');
+  return addClientOptions(command)
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))

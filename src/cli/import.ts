@@ -9,6 +9,7 @@ import { emitManifest } from '../manifest/emit.js';
 import { importResources, type ImportedResource } from '../manifest/import.js';
 import { registry, type Kind } from '../resources/index.js';
 import { processIo } from './io.js';
+import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { defaultStateFile } from './reconcile.js';
 import { openSession, type GlobalOptions } from './session.js';
@@ -22,7 +23,7 @@ interface ImportOptions {
 const schemaFile = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
 
 export function importCommand(): Command {
-  return new Command('import')
+  return addClientOptions(new Command('import'))
     .description('Write manifests for the objects already in the account and record them in the state; changes nothing in the account.')
     .option('--kinds <kind>', 'import only these kinds (repeatable, or comma-separated)', collect, [])
     .option('--out <dir>', 'folder to write the manifests to', 'imported')

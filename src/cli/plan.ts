@@ -4,6 +4,7 @@ import type { Plan } from '../engine/plan-types.js';
 import { planFormats, planRenderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
+import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
 import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
@@ -17,7 +18,7 @@ interface PlanOptions extends ApprovalOptionValues {
 
 export function planCommand(): Command {
   const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
-  addApprovalOptions(command)
+  addClientOptions(addApprovalOptions(command))
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
