@@ -72,6 +72,21 @@ describe('the resource lifecycle', () => {
     expect(after.code).toBe(0);
   });
 
+  it('shows objects nobody manages only when asked, and deletes them only with --prune-unmanaged', async () => {
+    const stray = await api('POST', '/Zentrunk/URI/', { name: 'stray-uri', uri: 'stray.example.com' });
+    const file = await manifests('stray.yaml', [acl('stray-keeper', '192.0.2.80')]);
+    const quiet = await cli(['plan', '-f', file, '--state', 'stray.json']);
+    expect(quiet.stdout).not.toContain('stray-uri');
+    const shown = await cli(['plan', '-f', file, '--state', 'stray.json', '--show-unmanaged']);
+    expect(shown.stdout).toContain(`    OriginationUri ${stray.body.uri_uuid as string} (stray-uri)`);
+    const pruned = await cli(['apply', '-f', file, '--state', 'stray.json', '--auto-approve', '--prune-unmanaged', 'OriginationUri']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stderr).toContain(`deleted  OriginationUri/#${stray.body.uri_uuid as string}`);
+    expect((await api('GET', `/Zentrunk/URI/${stray.body.uri_uuid as string}/`)).status).toBe(404);
+    const wrongKind = await cli(['plan', '-f', file, '--state', 'stray.json', '--prune-unmanaged', 'Uri']);
+    expect(wrongKind.stderr).toMatch(/^error: --prune-unmanaged Uri: not a kind \(kinds: SipCredential, /m);
+  });
+
   it('refuses to apply without --auto-approve off a terminal, sending nothing', async () => {
     const file = await manifests('unasked.yaml', [acl('unasked')]);
     const before = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
