@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { TelformError } from '../errors.js';
 import { EmulatorStartError, defaultAccount, startEmulator, type EmulatorAccount } from '../emulator/index.js';
 import { resolveFaults } from '../emulator/faults.js';
@@ -70,6 +70,7 @@ interface EmulatorFlags {
   rateLimit?: string;
   faults?: string;
   seed?: string;
+  trunkGet: 'object' | 'flat';
 }
 
 export function emulatorCommand(): Command {
@@ -86,6 +87,11 @@ export function emulatorCommand(): Command {
     .option('--rate-limit <n/period>', 'limit each account to N requests per PERIOD (e.g. 300/5s, production\'s); default none', checked(resolveRateLimit))
     .option('--faults <spec>', 'inject faults, e.g. 500=0.1,reset=0.05,lost=0.2,methods=POST+DELETE,seed=42', checked(resolveFaults))
     .option('--seed <file>', 'YAML or JSON file of profiles, applications and numbers to start with')
+    .addOption(
+      new Option('--trunk-get <shape>', 'body of GET /Zentrunk/Trunk/{id}/: nested under "object" (as production answers) or flat (as the docs show)')
+        .choices(['object', 'flat'])
+        .default('object'),
+    )
     .addHelpText(
       'after',
       `
@@ -118,6 +124,7 @@ Examples:
           port: flags.port,
           accounts,
           registryDelayMs: flags.registryDelay,
+          trunkGetShape: flags.trunkGet,
           ...(flags.data !== undefined ? { dataFile: flags.data } : {}),
           ...(flags.latency !== undefined ? { latency: flags.latency } : {}),
           ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),

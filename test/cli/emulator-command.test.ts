@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
-import { call } from '../emulator/fixtures/http.js';
+import { call, type HttpAnswer } from '../emulator/fixtures/http.js';
 
 /** `telform emulator` as a user runs it: the built CLI (`npm run build`) in a child process. */
 const cli = resolve('dist/cli/main.js');
@@ -117,6 +117,24 @@ describe('telform emulator flags', () => {
     expect(await running.stop()).toBe(0);
     // A clean stop releases the data file.
     expect(existsSync(`${dataFile}.lock`)).toBe(false);
+  });
+
+  it('answers trunk GETs flat with --trunk-get flat, nested under object by default', async () => {
+    const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
+    const base = `/v1/Account/${defaultAccount.authId}/Zentrunk`;
+    for (const [args, nested] of [[[], true], [['--trunk-get', 'flat'], false]] as const) {
+      const running = await startServing([...args]);
+      const uri = (await call(running.url, `${base}/URI/`, { auth, method: 'POST', body: { uri: 'pbx.example.com' } })) as HttpAnswer;
+      const trunk = (await call(running.url, `${base}/Trunk/`, {
+        auth,
+        method: 'POST',
+        body: { trunk_direction: 'inbound', primary_uri_uuid: (uri.body as { uri_uuid: string }).uri_uuid },
+      })) as HttpAnswer;
+      const id = (trunk.body as { trunk_id: string }).trunk_id;
+      const read = ((await call(running.url, `${base}/Trunk/${id}/`, { auth })) as HttpAnswer).body as Record<string, unknown>;
+      expect(nested ? (read['object'] as { trunk_id: string }).trunk_id : read['trunk_id']).toBe(id);
+      expect(await running.stop()).toBe(0);
+    }
   });
 
   it('starts from a --seed file', async () => {
