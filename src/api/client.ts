@@ -143,7 +143,9 @@ export class ApiClient {
       const delay = backoffDelay(this.retry, attempt, this.random, retryAfterMs);
       const elapsed = this.clock.now() - started;
       if (attempt >= this.retry.maxAttempts || elapsed + delay > this.retry.maxTotalMs) {
-        throw new RetriesExhaustedError(summary, attempt, lastReason, lastCause);
+        // A connection error says nothing of where: name the endpoint (a wrong --endpoint, a server down).
+        const reason = lastCause === undefined ? lastReason : `${lastReason} (cannot reach ${this.origin})`;
+        throw new RetriesExhaustedError(summary, attempt, reason, lastCause);
       }
       await this.clock.sleep(delay);
     }

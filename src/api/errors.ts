@@ -17,7 +17,9 @@ export class ApiRequestError extends TelformError {
   readonly request: RequestSummary;
 
   constructor(status: number, apiMessage: string, request: RequestSummary, place?: ErrorPlace) {
-    super('api_error', `the API answered ${status} to ${request.method} ${request.path}: ${apiMessage}`, {
+    // A 401 is never about the request itself: say what to check.
+    const hint = status === 401 ? '; check TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN (or PLIVO_AUTH_ID and PLIVO_AUTH_TOKEN)' : '';
+    super('api_error', `the API answered ${status} to ${request.method} ${request.path}: ${apiMessage}${hint}`, {
       ...(place ? { place } : {}),
       details: { status, api_message: apiMessage, method: request.method, path: request.path },
     });

@@ -1,6 +1,6 @@
 import { TelformError } from '../errors.js';
 import type { ApiClient } from './client.js';
-import { PartialListError } from './errors.js';
+import { ApiRequestError, PartialListError } from './errors.js';
 
 /** The page size is the API's maximum (api.md, Shared conventions). */
 export const pageSize = 20;
@@ -44,6 +44,8 @@ export async function listAll<T>(client: ApiClient, path: string, options: ListO
     });
   } catch (error) {
     if (error instanceof PartialListError) throw error;
+    // Wrong credentials are not a list problem; the 401 says what to fix.
+    if (error instanceof ApiRequestError && error.status === 401) throw error;
     if (error instanceof TelformError) throw new PartialListError(path, error.message);
     throw error;
   }

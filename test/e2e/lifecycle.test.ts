@@ -244,6 +244,16 @@ describe('the resource lifecycle', () => {
     }
   });
 
+  it('says what to check when the credentials are wrong or the endpoint is down, in one line', async () => {
+    const file = await manifests('reach.yaml', [acl('reach')]);
+    const wrong = await cli(['plan', '-f', file, '--state', 'reach.json'], { TELFORM_AUTH_TOKEN: 'not-the-token' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(
+      /^error: the API answered 401 to GET \/\S+: Authentication failed; check TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN \(or PLIVO_AUTH_ID and PLIVO_AUTH_TOKEN\)\n$/,
+    );
+    expect(wrong.stderr).not.toContain('not-the-token');
+  });
+
   it('uses the embedded emulator without credentials, but not implicitly under CI', async () => {
     const local = await mkdtemp(path.join(tmpdir(), 'telform-e2e-local-'));
     try {
