@@ -124,37 +124,33 @@ function updateCampaign(account: AccountState, campaign: CampaignRecord, body: J
   return next;
 }
 
+/**
+ * A register or an import: the campaign is stored, its registration watched (callbacks), and the
+ * API answers that the request is being processed.
+ */
+function submitCampaign(build: typeof registerCampaign, message: string): Route['handle'] {
+  return ({ account, body, runtime }) => {
+    syncRegistry(account, runtime);
+    const campaign = build(account, body, runtime);
+    account.campaigns.set(campaign.campaign_id, campaign);
+    watchRegistration(account, runtime, campaign.registration);
+    return json(200, { campaign_id: campaign.campaign_id, message });
+  };
+}
+
 export const campaignRoutes: Route[] = [
   // Before `:campaign_id`, which would match `Import` too.
   {
     method: 'POST',
     path: '/10dlc/Campaign/Import/',
     writes: true,
-    handle: ({ account, body, runtime }) => {
-      syncRegistry(account, runtime);
-      const campaign = importCampaign(account, body, runtime);
-      account.campaigns.set(campaign.campaign_id, campaign);
-      watchRegistration(account, runtime, campaign.registration);
-      return json(200, {
-        campaign_id: campaign.campaign_id,
-        message: 'Request to import campaign was received and is being processed.',
-      });
-    },
+    handle: submitCampaign(importCampaign, 'Request to import campaign was received and is being processed.'),
   },
   {
     method: 'POST',
     path: '/10dlc/Campaign/',
     writes: true,
-    handle: ({ account, body, runtime }) => {
-      syncRegistry(account, runtime);
-      const campaign = registerCampaign(account, body, runtime);
-      account.campaigns.set(campaign.campaign_id, campaign);
-      watchRegistration(account, runtime, campaign.registration);
-      return json(200, {
-        campaign_id: campaign.campaign_id,
-        message: 'Request to create campaign was received and is being processed.',
-      });
-    },
+    handle: submitCampaign(registerCampaign, 'Request to create campaign was received and is being processed.'),
   },
   {
     method: 'GET',
