@@ -13,3 +13,15 @@ export function demoSecrets(): Record<string, string> {
   }
   return env;
 }
+
+/** The attribute booleans every campaign register carries (api.md: all required; subscriber_* only true). */
+export const campaignAttributes = {
+  subscriber_optin: true,
+  subscriber_optout: true,
+  subscriber_help: true,
+  direct_lending: false,
+  embedded_link: false,
+  embedded_phone: false,
+  age_gated: false,
+  affiliate_marketing: false,
+} as const;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/engine/plan-types.js';
 import { advanceClock, callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { campaignAttributes } from './examples.js';
 
 /**
  * Taking over an account made by hand: seeded only through the API (every kind, several of each,
@@ -32,14 +33,7 @@ const campaignBody = (brandId: string, alias: string) => ({
   message_flow: 'Users add a phone number in their profile settings and confirm it with a code.',
   help_message: 'Initech: help at initech.example.com/help or 1-800-555-0142.',
   optout_message: 'Initech: you will receive no more messages from us.',
-  subscriber_optin: true,
-  subscriber_optout: true,
-  subscriber_help: true,
-  direct_lending: false,
-  embedded_link: false,
-  embedded_phone: false,
-  age_gated: false,
-  affiliate_marketing: false,
+  ...campaignAttributes,
 });
 
 async function seedAccount(): Promise<void> {

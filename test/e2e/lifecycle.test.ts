@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { advanceClock, callApi, cleanEnv, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { campaignAttributes } from './examples.js';
 
 /** Deletion, adoption, safety refusals, saved plans, declined brands and exit codes, end to end. */
 let harness: EmulatorForCli;
@@ -148,14 +149,7 @@ describe('the resource lifecycle', () => {
         message_flow: 'Customers opt in on the account settings page and confirm by replying YES.',
         help_message: 'Billing Brand: help at billing.example.com or 1-800-555-0101.',
         optout_message: 'Billing Brand: you are unsubscribed and will get no more messages.',
-        subscriber_optin: true,
-        subscriber_optout: true,
-        subscriber_help: true,
-        direct_lending: false,
-        embedded_link: false,
-        embedded_phone: false,
-        age_gated: false,
-        affiliate_marketing: false,
+        ...campaignAttributes,
       });
     const file = await manifests('billing.yaml', [brand, campaign('please decline')]);
     const first = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--wait', '1m']);
