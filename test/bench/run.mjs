@@ -1,0 +1,225 @@
+#!/usr/bin/env node
+// `npm run bench`: telform against the emulator at 20 ms of latency per request, for accounts of
+// 100, 1,000 and 5,000 resources over every kind. For each size: plan on an empty account, apply
+// creating everything (with production's client rate limit and without), a converged plan, drift,
+// import, an apply changing 10% (with and without the limit), and the naive way of reading the same
+// objects (one GET each, serially and 10 at a time) as the comparison. Every figure is printed beside
+// its floor (./floor.mjs). Prints a table and writes test/bench/results.json.
+//
+// BENCH_SIZES=100,1000 limits the sizes; BENCH_LATENCY_MS changes the latency.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AccountApi, EmulatorAdmin, inBatches, startEmulatorChild } from './emulator.mjs';
+import { pagesToRead, rateFloorMs, readFloorMs, writeFloorMs } from './floor.mjs';
+import { manifests, prepareAccount, secretsEnv, shares, writeManifests } from './workload.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const sizes = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').map(Number);
+const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const parallelism = 8;
+const productionLimit = { requests: 300, periodMs: 5_000 };
+const unlimited = '1000000/1s';
+const probe = pathToFileURL(join(root, 'test/bench/probe.mjs')).href;
+
+const emulator = await startEmulatorChild(root, ['--latency', String(latencyMs), '--registry-delay', '0']);
+const admin = new EmulatorAdmin(emulator.url);
+const work = await mkdtemp(join(tmpdir(), 'telform-bench-'));
+const rows = [];
+let accountSerial = 0;
+
+async function freshAccount() {
+  accountSerial += 1;
+  const id = `MABENCH${String(accountSerial).padStart(13, '0')}`;
+  return admin.addAccount(id, `bench-token-${accountSerial}-0000000000000000`);
+}
+
+/** Runs the built CLI in `cwd` against `api`; returns its wall time, requests, peak RSS and CPU. */
+async function telform(api, cwd, args, { expectStatus = [0] } = {}) {
+  const probeFile = join(cwd, '.probe.json');
+  const timingsFile = join(cwd, '.timings.json');
+  await rm(timingsFile, { force: true });
+  const before = await admin.lastSeq();
+  const started = performance.now();
+  const run = await new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, ['--import', probe, join(root, 'dist/cli/main.js'), ...args], {
+      cwd,
+      env: { ...process.env, ...secretsEnv, ...api.env(), CI: '', NO_COLOR: '1', BENCH_PROBE_FILE: probeFile, TELFORM_TIMINGS_FILE: timingsFile },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolveRun({ status, stdout, stderr }));
+  });
+  const wallMs = performance.now() - started;
+  if (!expectStatus.includes(run.status)) {
+    throw new Error(`telform ${args.join(' ')} exited ${run.status}\n${run.stderr.slice(-3000)}\n${run.stdout.slice(-3000)}`);
+  }
+  const requests = await admin.requests(api.authId, before);
+  const usage = JSON.parse(await readFile(probeFile, 'utf8'));
+  const timings = await readFile(timingsFile, 'utf8').then(JSON.parse, () => null);
+  return {
+    wallMs,
+    requests: requests.length,
+    writes: requests.filter((request) => request.method !== 'GET').length,
+    rssMb: usage.max_rss_kb / 1024,
+    cpuMs: usage.user_ms + usage.system_ms,
+    timings,
+    stdout: run.stdout,
+  };
+}
+
+function record(size, scenario, result, floorMs, extra = {}) {
+  const row = {
+    size,
+    scenario,
+    wall_s: round(result.wallMs / 1000),
+    requests: result.requests,
+    floor_s: round(floorMs / 1000),
+    ratio: floorMs > 0 ? round(result.wallMs / floorMs) : null,
+    peak_rss_mb: result.rssMb === undefined ? null : Math.round(result.rssMb),
+    cpu_s: result.cpuMs === undefined ? null : round(result.cpuMs / 1000),
+    stages_ms: result.timings ?? null,
+    ...extra,
+  };
+  rows.push(row);
+  process.stdout.write(`${formatRow(row)}\n`);
+}
+
+const round = (value) => Math.round(value * 100) / 100;
+
+function countsByKind(total) {
+  const share = shares(total);
+  return {
+    SipCredential: share.sipCredentials,
+    SipIpAcl: share.sipAcls,
+    ApplicationSipAuth: share.bindings,
+    Brand: share.brands,
+    Campaign: share.campaigns,
+    TrunkIpAcl: share.trunkAcls,
+    TrunkCredential: share.trunkCredentials,
+    OriginationUri: share.uris,
+    Trunk: share.trunks,
+  };
+}
+
+/** One GET per managed object, as a reconciler without list reads would refresh them. */
+async function naiveReads(api, stateFile, width) {
+  const state = JSON.parse(await readFile(stateFile, 'utf8'));
+  const paths = Object.values(state.resources ?? {}).flatMap((entry) => {
+    const path = objectPath(entry.kind, entry.id);
+    return path ? [path] : [];
+  });
+  const started = performance.now();
+  await inBatches(paths.length, (i) => api.request('GET', paths[i]), width);
+  return { wallMs: performance.now() - started, requests: paths.length };
+}
+
+function objectPath(kind, id) {
+  const paths = {
+    SipCredential: `/SipAuth/Credential/${id}/`,
+    SipIpAcl: `/SipAuth/IpAccessControlList/${id}/`,
+    ApplicationSipAuth: `/Application/${id}/`,
+    Brand: `/10dlc/Brand/${id}/`,
+    Campaign: `/10dlc/Campaign/${id}/`,
+    TrunkIpAcl: `/Zentrunk/IPAccessControlList/${id}/`,
+    TrunkCredential: `/Zentrunk/Credential/${id}/`,
+    OriginationUri: `/Zentrunk/URI/${id}/`,
+    Trunk: `/Zentrunk/Trunk/${id}/`,
+    Profile: `/Profile/${id}/`,
+  };
+  return paths[kind];
+}
+
+async function benchSize(size) {
+  const counts = countsByKind(size);
+  const kinds = Object.keys(counts).length;
+  const pages = pagesToRead(counts);
+  const readFloor = readFloorMs({ kinds, pages, parallelism, latencyMs });
+  const folder = join(work, `size-${size}`);
+  const api = await freshAccount();
+  const prepared = await prepareAccount(api, admin, size);
+  const first = manifests(size, prepared);
+  const second = manifests(size, { ...prepared, changed: true });
+  await writeManifests(join(folder, 'manifests'), first.documents);
+  const state = ['--state', 'bench.state.json'];
+  const noLimit = ['--rate-limit', unlimited];
+
+  record(size, 'plan, empty account', await telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]), readFloor);
+
+  const created = await telform(api, folder, ['apply', '-f', 'manifests', ...state, ...noLimit, '--auto-approve', '--wait', '5m']);
+  record(size, 'apply, create all, no limit', created, readFloor + writeFloorMs({ writes: created.writes, depth: 2, parallelism, latencyMs }));
+
+  const converged = await telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]);
+  record(size, 'plan, converged', converged, readFloor, { pages_floor: pages + kinds });
+  record(size, 'drift, converged', await telform(api, folder, ['drift', '-f', 'manifests', ...state, ...noLimit]), readFloor);
+  record(size, 'import', await telform(api, folder, ['import', '--out', 'imported', '--state', 'imported.state.json', ...noLimit]), readFloor);
+
+  const serial = await naiveReads(api, join(folder, 'bench.state.json'), 1);
+  record(size, 'naive: one GET per object, serially', serial, readFloor);
+  const tenWide = await naiveReads(api, join(folder, 'bench.state.json'), 10);
+  record(size, 'naive: one GET per object, 10 at a time', tenWide, readFloor);
+
+  await writeManifests(join(folder, 'manifests'), second.documents);
+  const changedRun = await telform(api, folder, ['apply', '-f', 'manifests', ...state, ...noLimit, '--auto-approve']);
+  record(size, 'apply, 10% changed, no limit', changedRun, readFloor + writeFloorMs({ writes: changedRun.writes, depth: 1, parallelism, latencyMs }));
+
+  await writeManifests(join(folder, 'manifests'), first.documents);
+  const changedBack = await telform(api, folder, ['apply', '-f', 'manifests', ...state, '--auto-approve']);
+  record(
+    size,
+    'apply, 10% changed, 300/5s',
+    changedBack,
+    Math.max(readFloor + writeFloorMs({ writes: changedBack.writes, depth: 1, parallelism, latencyMs }), rateFloorMs({ requests: changedBack.requests, limit: productionLimit, latencyMs })),
+  );
+
+  const limitedApi = await freshAccount();
+  const limitedFolder = join(work, `size-${size}-limited`);
+  const limitedProfiles = await prepareAccount(limitedApi, admin, size);
+  await writeManifests(join(limitedFolder, 'manifests'), manifests(size, limitedProfiles).documents);
+  const limited = await telform(limitedApi, limitedFolder, ['apply', '-f', 'manifests', ...state, '--auto-approve', '--wait', '5m']);
+  record(
+    size,
+    'apply, create all, 300/5s',
+    limited,
+    Math.max(readFloor + writeFloorMs({ writes: limited.writes, depth: 2, parallelism, latencyMs }), rateFloorMs({ requests: limited.requests, limit: productionLimit, latencyMs })),
+  );
+}
+
+function formatRow(row) {
+  const cells = [
+    String(row.size).padStart(5),
+    row.scenario.padEnd(42),
+    `${row.wall_s.toFixed(2)} s`.padStart(9),
+    String(row.requests).padStart(6),
+    `${row.floor_s.toFixed(2)} s`.padStart(9),
+    row.ratio === null ? '     ' : `${row.ratio.toFixed(2)}×`.padStart(6),
+    row.peak_rss_mb === null ? '      ' : `${row.peak_rss_mb} MB`.padStart(7),
+    row.cpu_s === null ? '       ' : `${row.cpu_s.toFixed(2)} s`.padStart(8),
+  ];
+  return cells.join('  ');
+}
+
+const header = ['size', 'scenario'.padEnd(42), '     wall', 'reqs', '    floor', 'ratio', 'peak RSS', '   CPU'];
+process.stdout.write(`emulator at ${latencyMs} ms per request; ${cpus().length} cores, load average ${loadavg().map((v) => v.toFixed(1)).join(' ')}\n`);
+process.stdout.write(`${header.join('  ')}\n`);
+try {
+  for (const size of sizes) await benchSize(size);
+} finally {
+  await emulator.close();
+  await rm(work, { recursive: true, force: true });
+}
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cores: cpus().length,
+  load_average_after: loadavg(),
+  latency_ms: latencyMs,
+  rows,
+};
+await writeFile(join(root, 'test/bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`load average after: ${loadavg().map((v) => v.toFixed(1)).join(' ')}; results in test/bench/results.json\n`);
