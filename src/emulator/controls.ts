@@ -3,7 +3,7 @@ import { ApiError, json, type JsonObject } from './http.js';
 import { drawLatency, formatLatency, resolveLatency, type LatencyOption, type LatencySettings } from './latency.js';
 import type { EmulatorConfig } from './options.js';
 import { RateLimiter, formatRateLimit, resolveRateLimit, type RateLimitOption, type RateLimitSettings } from './rate-limit.js';
-import type { AdminRoute } from './routes/admin.js';
+import type { AdminRoute } from './router.js';
 import { EmulatorStartError } from './start-error.js';
 
 /**

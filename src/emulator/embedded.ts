@@ -1,6 +1,6 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { startEmulator } from './index.js';
+import { startEmulator } from './start.js';
 import { defaultAccount, type EmulatorOptions } from './options.js';
 import { EmulatorStartError } from './start-error.js';
 

@@ -1,7 +1,7 @@
 import { invalidOption } from './start-error.js';
 
 /**
- * Artificial latency on every account request (issue #4): a fixed delay or one drawn uniformly from a
+ * Artificial latency on every account request: a fixed delay or one drawn uniformly from a
  * range. Admin routes are never delayed, so tests can always reach them promptly.
  */
 export interface LatencySettings {

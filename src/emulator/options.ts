@@ -1,7 +1,7 @@
+import type { JsonObject } from './http.js';
 import { resolveFaults, type FaultOptions, type FaultSettings } from './faults.js';
 import { resolveLatency, type LatencyOption, type LatencySettings } from './latency.js';
 import { resolveRateLimit, type RateLimitOption, type RateLimitSettings } from './rate-limit.js';
-import type { SeedInput } from './seed.js';
 import { invalidOption } from './start-error.js';
 
 /**
@@ -94,4 +94,18 @@ function resolveAccounts(accounts: EmulatorAccount[] | undefined): EmulatorAccou
     byId.set(account.authId, account);
   }
   return [...byId.values()];
+}
+
+/**
+ * Seed data, as `--seed FILE` holds it or `seedData` gives it: profiles, applications and numbers an
+ * account starts with (read, checked and replayed through the routes by seed.ts).
+ */
+export interface SeedAccountInput {
+  profiles?: JsonObject[];
+  applications?: JsonObject[];
+  numbers?: Array<string | JsonObject>;
+}
+
+export interface SeedInput extends SeedAccountInput {
+  accounts?: Array<SeedAccountInput & { auth_id: string; auth_token?: string }>;
 }

@@ -5,7 +5,7 @@ import { EmulatorStartError } from './start-error.js';
 import { createAccountState, createEmulatorState, type AccountState, type EmulatorState } from './state.js';
 
 /**
- * Persistence of the emulator's state to `--data FILE` (issue #4). Every write is durable before it is
+ * Persistence of the emulator's state to `--data FILE`. Every write is durable before it is
  * acknowledged: the server calls `save()` after a write route's handler succeeds and before it sends
  * the response. A save writes a full snapshot atomically (temporary file, fsync, rename, fsync of the
  * directory), so after a crash at any moment the file holds either the previous or the next complete
@@ -148,7 +148,7 @@ interface Waiter {
 }
 
 /** Saves the state of one emulator to its data file; one per running emulator. */
-export class StateStore {
+export class DataFileWriter {
   private inFlight: Promise<void> | null = null;
   private waiting: Waiter[] = [];
   private closed = false;

@@ -1,7 +1,7 @@
 import { invalidOption } from './start-error.js';
 
 /**
- * Per-account rate limiting (issue #4). Production allows 300 requests per 5 seconds per account and
+ * Per-account rate limiting. Production allows 300 requests per 5 seconds per account and
  * answers 429 beyond that (api-facts.md section 6); the emulator has no limit unless asked, because
  * tests and the bench need speed. The window slides: a request is admitted when fewer than `limit`
  * requests were admitted in the last `periodMs`. Time is the emulator's clock, so a test advances it

@@ -91,3 +91,19 @@ export function matchSegments(pattern: string[], segments: string[]): Record<str
   }
   return params;
 }
+
+/** What an admin route (under `/__emulator/`, no account, no auth) is given. */
+export interface AdminRouteContext {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: JsonObject;
+  runtime: Runtime;
+}
+
+/** A route of the emulator's own admin API, outside the account API. */
+export interface AdminRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Full path, e.g. `/__emulator/requests/`. */
+  path: string;
+  handle(context: AdminRouteContext): Reply | Promise<Reply>;
+}

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
 import { ApiError, type JsonObject, type Reply } from './http.js';
-import { Router, matchSegments, segmentsOf, type Route } from './router.js';
+import type { SeedAccountInput, SeedInput } from './options.js';
+import { Router, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
-import type { AdminRoute } from './routes/admin.js';
 import { EmulatorStartError } from './start-error.js';
 
 /**
- * Seed data (`--seed FILE`, issue #4): profiles, applications and numbers an account starts with.
+ * Seed data (`--seed FILE`, or `seedData` in the options): profiles, applications and numbers an account starts with.
  * Each item is replayed through the emulator's own routes (`POST /Profile/`, `POST /Application/`,
  * and the admin route that adds numbers), so seeded data passes the same validation as data sent
  * over HTTP and this module knows nothing of the records' internals.
@@ -24,15 +24,6 @@ import { EmulatorStartError } from './start-error.js';
  * An account is seeded only when it starts empty: one loaded from `--data` is left as it was, so a
  * restart never seeds twice.
  */
-export interface SeedAccountInput {
-  profiles?: JsonObject[];
-  applications?: JsonObject[];
-  numbers?: Array<string | JsonObject>;
-}
-
-export interface SeedInput extends SeedAccountInput {
-  accounts?: Array<SeedAccountInput & { auth_id: string; auth_token?: string }>;
-}
 
 /**
  * Turns a path inside the seed (`accounts.0.profiles.1`) into a place for messages; with `atKey`, the

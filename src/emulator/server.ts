@@ -5,11 +5,10 @@ import type { Controls } from './controls.js';
 import type { FaultKind } from './faults.js';
 import { ApiError, errorBody, readJsonBody, type JsonObject, type Reply } from './http.js';
 import { delay } from './latency.js';
-import type { StateStore } from './persistence.js';
+import type { DataFileWriter } from './persistence.js';
 import type { RequestLogEntry } from './request-log.js';
-import { Router, matchSegments, segmentsOf, type Route } from './router.js';
+import { Router, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
-import type { AdminRoute } from './routes/admin.js';
 
 const accountPathPattern = /^\/v1\/Account\/([^/]+)(\/.*)?$/;
 
@@ -18,7 +17,7 @@ export interface ServerParts {
   adminRoutes: readonly AdminRoute[];
   controls: Controls;
   /** Where writes are saved before they are acknowledged; null keeps the state in memory only. */
-  store: StateStore | null;
+  store: DataFileWriter | null;
 }
 
 type LoggedFault = FaultKind | 'rate_limited';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { json } from '../../src/emulator/http.js';
 import { EmulatorStartError, defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { StateStore, deserialiseState, serialiseState } from '../../src/emulator/persistence.js';
+import { DataFileWriter, deserialiseState, serialiseState } from '../../src/emulator/persistence.js';
 import type { Route } from '../../src/emulator/router.js';
 import { createAccountState, createEmulatorState } from '../../src/emulator/state.js';
 import { call, callMany, type HttpAnswer } from './fixtures/http.js';
@@ -188,7 +188,7 @@ describe('changes made outside write routes', () => {
   it('are saved when they happen (checked each second) and at close', async () => {
     const state = createEmulatorState();
     state.accounts.set('MAX', createAccountState('MAX', 'token'));
-    const store = new StateStore(dataFile, state, () => 'now');
+    const store = new DataFileWriter(dataFile, state, () => 'now');
     await store.save();
     expect(await store.saveIfChanged()).toBe(false);
     // Like the registry's callback bookkeeping, which a read or a timer changes.

@@ -1,7 +1,7 @@
 import { ApiError, json, type JsonObject } from '../http.js';
+import type { AdminRoute } from '../router.js';
 import type { Runtime } from '../runtime.js';
 import type { AccountState, NumberRecord } from '../state.js';
-import type { AdminRoute } from './admin.js';
 import { buildApplication, presentApplication } from './applications.js';
 import { checkAttachTarget, normalizeNumber } from './numbers.js';
 
@@ -13,7 +13,8 @@ import { checkAttachTarget, normalizeNumber } from './numbers.js';
 
 const linkStatuses = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
-function accountOr404(runtime: Runtime, authId: string): AccountState {
+/** The account named in an admin path, or 404. */
+export function requireAccount(runtime: Runtime, authId: string): AccountState {
   const account = runtime.state.accounts.get(authId);
   if (!account) throw new ApiError(404, `no account ${authId}`);
   return account;
@@ -54,7 +55,7 @@ export const adminSeedRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/__emulator/accounts/:auth_id/applications/',
     handle: ({ runtime, params, body }) => {
-      const account = accountOr404(runtime, params.auth_id as string);
+      const account = requireAccount(runtime, params.auth_id as string);
       const appId = optionalText(body, 'app_id');
       if (appId !== null && !/^[0-9]{1,25}$/.test(appId)) throw new ApiError(400, 'app_id must be 1 to 25 digits');
       if (appId !== null && account.applications.has(appId)) throw new ApiError(409, `application ${appId} already exists`);
@@ -67,7 +68,7 @@ export const adminSeedRoutes: AdminRoute[] = [
     method: 'GET',
     path: '/__emulator/accounts/:auth_id/numbers/',
     handle: ({ runtime, params }) => {
-      const account = accountOr404(runtime, params.auth_id as string);
+      const account = requireAccount(runtime, params.auth_id as string);
       return json(200, { numbers: [...account.numbers.values()] });
     },
   },
@@ -75,7 +76,7 @@ export const adminSeedRoutes: AdminRoute[] = [
     method: 'POST',
     path: '/__emulator/accounts/:auth_id/numbers/',
     handle: ({ runtime, params, body }) => {
-      const account = accountOr404(runtime, params.auth_id as string);
+      const account = requireAccount(runtime, params.auth_id as string);
       const draft = readNumber(account, body, runtime.nowIso());
       const existing = account.numbers.get(draft.number);
       // Seeding a number again replaces everything but its creation time.
@@ -88,7 +89,7 @@ export const adminSeedRoutes: AdminRoute[] = [
     method: 'DELETE',
     path: '/__emulator/accounts/:auth_id/numbers/:number/',
     handle: ({ runtime, params }) => {
-      const account = accountOr404(runtime, params.auth_id as string);
+      const account = requireAccount(runtime, params.auth_id as string);
       const number = normalizeNumber(params.number as string) ?? (params.number as string);
       if (!account.numbers.delete(number)) throw new ApiError(404, `number ${number} not found`);
       return json(200, { message: `number ${number} removed` });

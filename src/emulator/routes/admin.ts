@@ -1,34 +1,13 @@
 import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import type { RequestLogEntry } from '../request-log.js';
-import type { Runtime } from '../runtime.js';
-import { adminSeedRoutes } from './admin-seed.js';
+import type { AdminRoute } from '../router.js';
+import { adminSeedRoutes, requireAccount } from './admin-seed.js';
 import { syncAllRegistries } from '../registry-sync.js';
 
 /**
  * Admin routes under `/__emulator/`: not part of the API, for tests and demos (seed data, read the
  * request log, move the clock). They need no auth: the emulator serves loopback only.
  */
-export interface AdminRouteContext {
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: JsonObject;
-  runtime: Runtime;
-}
-
-export interface AdminRoute {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Full path, e.g. `/__emulator/requests/`. */
-  path: string;
-  handle(context: AdminRouteContext): Reply | Promise<Reply>;
-}
-
-/** The account named in an admin path, or 404. */
-export function requireAccount(runtime: Runtime, authId: string) {
-  const account = runtime.state.accounts.get(authId);
-  if (!account) throw new ApiError(404, `no account ${authId}`);
-  return account;
-}
-
 export const adminRoutes: AdminRoute[] = [
   {
     method: 'GET',

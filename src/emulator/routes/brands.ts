@@ -1,4 +1,5 @@
 import { ApiError, json, type JsonObject } from '../http.js';
+import { findOr404, freshId } from '../records.js';
 import { brandRegistration, decideBrand, statusAt } from '../registry.js';
 import { syncRegistry, watchRegistration } from '../registry-sync.js';
 import type { Route } from '../router.js';
@@ -6,7 +7,7 @@ import type { Runtime } from '../runtime.js';
 import type { AccountState, BrandRecord, BrandStatus } from '../state.js';
 import { campaignStatus, numbersBeingLinked, releaseNumbers } from './campaign-view.js';
 import { useCases } from './tendlc-codes.js';
-import { callbackTarget, findOr404, flag, freshId, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
+import { callbackTarget, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
 
 /**
  * `/10dlc/Brand/` (api.md, Brands; api-facts.md section 3a). Brands cannot be updated. A brand is

@@ -1,4 +1,5 @@
 import { ApiError, json, type JsonObject } from '../http.js';
+import { findOr404, freshId } from '../records.js';
 import { campaignRegistration, decideCampaign } from '../registry.js';
 import { syncRegistry, watchRegistration } from '../registry-sync.js';
 import type { Route } from '../router.js';
@@ -8,7 +9,7 @@ import { brandStatus } from './brands.js';
 import { readCampaignContent, readCampaignUpdate, type CampaignContent } from './campaign-rules.js';
 import { campaignStatus, numbersBeingLinked, presentCampaign, releaseNumbers } from './campaign-view.js';
 import { useCaseCodes } from './tendlc-codes.js';
-import { callbackTarget, findOr404, freshId, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
+import { callbackTarget, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
 
 /**
  * `/10dlc/Campaign/` (api.md, Campaigns; api-facts.md section 3d). Register and import answer 200

@@ -1,4 +1,5 @@
 import { ApiError, json, type JsonObject } from '../http.js';
+import { findOr404, freshId } from '../records.js';
 import type { Route } from '../router.js';
 import type { AccountState, AuthorizedContact, PostalAddress, ProfileRecord } from '../state.js';
 import {
@@ -12,8 +13,6 @@ import {
 import {
   checkEnum,
   checkMaxLength,
-  findOr404,
-  freshId,
   object,
   queryEnumAnyCase,
   requiredText,

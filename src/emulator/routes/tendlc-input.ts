@@ -1,5 +1,6 @@
 import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import { paginate } from '../pagination.js';
+import { characterCount } from '../records.js';
 import type { CallbackTarget } from '../state.js';
 
 /**
@@ -24,11 +25,6 @@ export function requiredText(body: JsonObject, field: string, label = field): st
   const value = text(body, field, label);
   if (value === undefined) throw new ApiError(400, `${label} is required`);
   return value;
-}
-
-/** Length in characters (code points), as a reader of the spec's "at least N characters" counts. */
-export function characterCount(value: string): number {
-  return [...value].length;
 }
 
 export function checkMinLength(field: string, value: string | undefined, minimum: number): void {
@@ -110,20 +106,6 @@ export function queryEnumAnyCase<T extends string>(query: URLSearchParams, name:
   const found = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());
   if (found === undefined) throw new ApiError(400, `${name} must be one of ${allowed.join(', ')}`);
   return found;
-}
-
-/** The record with `id`, or a 404 naming it. */
-export function findOr404<T>(collection: ReadonlyMap<string, T>, id: string, what: string): T {
-  const record = collection.get(id);
-  if (record === undefined) throw new ApiError(404, `${what} ${id} not found`);
-  return record;
-}
-
-/** An id not yet used in `collection` (ids are random; a clash only repeats the draw). */
-export function freshId(collection: ReadonlyMap<string, unknown>, make: () => string): string {
-  let id = make();
-  while (collection.has(id)) id = make();
-  return id;
 }
 
 /**
