@@ -1,7 +1,9 @@
 import { createInterface } from 'node:readline/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { planFormats, type PlanFormat } from '../render/index.js';
 import { systemClock } from '../api/clock.js';
-import { applyPlan, type ApplyResult } from '../engine/apply.js';
+import { applyPlan } from '../engine/apply.js';
+import { summarizeApply } from './apply-summary.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { checkSafety } from '../engine/safety.js';
 import { TelformError } from '../errors.js';
@@ -16,8 +18,11 @@ import { ApplyProgress, describeOutcome } from './progress.js';
 import { approvalsFrom, desiredByAddress, reconcile, type CommandIo, type Reconciliation } from './reconcile.js';
 import { assertPlanApplies, desiredFromPlan, readSavedPlan, secretResolverForPlan } from './saved-plan.js';
 import type { GlobalOptions } from './session.js';
+import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
+import { applyStep } from './account-steps.js';
 
-interface ApplyOptions extends ApprovalOptionValues {
+interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues {
+  format: PlanFormat;
   autoApprove?: boolean;
   parallelism: number;
   wait?: number;
@@ -27,7 +32,8 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
-  addClientOptions(addApprovalOptions(command))
+  addAccountsOptions(addClientOptions(addApprovalOptions(command)))
+    .addOption(new Option('--format <format>', 'with --accounts: the report format').choices(planFormats).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
@@ -56,6 +62,12 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     throw new TelformError('bad_option', 'give either a saved plan file or -f manifests, not both');
   }
   const sessionGlobals = { ...globals, parallelism: options.parallelism };
+  if (options.accounts) {
+    if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
+    if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
+    const step = applyStep({ parallelism: options.parallelism, waitMs: options.wait ?? 0 });
+    return runAccounts({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, io });
+  }
   const flagApprovals = approvalsFrom(options);
   let run: Reconciliation;
   let plan: Plan;
@@ -140,7 +152,7 @@ async function execute(
     { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent },
   );
   if (liveView) process.stderr.write('\r\u001b[K');
-  io.stdout(`${summarize(plan, result)}\n`);
+  io.stdout(`${summarizeApply(plan, result)}\n`);
   const problems = plan.changes.filter((change) => {
     const outcome = result.outcomes.get(change.address);
     return outcome && outcome.status !== 'done' && outcome.status !== 'pending';
@@ -150,22 +162,6 @@ async function execute(
     for (const change of problems) io.stderr(`  ${describeOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`);
   }
   return result.failed > 0 || result.blocked > 0 ? ExitCode.error : ExitCode.ok;
-}
-
-function summarize(plan: Plan, result: ApplyResult): string {
-  const counts = { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0 };
-  for (const change of plan.changes) {
-    if (result.outcomes.get(change.address)?.status !== 'done') continue;
-    if (change.action === 'create' || change.action === 'wait') counts.created += 1;
-    else if (change.action === 'update') counts.updated += 1;
-    else if (change.action === 'replace') counts.replaced += 1;
-    else if (change.action === 'delete') counts.deleted += 1;
-    else if (change.action === 'adopt') counts.adopted += 1;
-  }
-  return (
-    `Apply complete: ${counts.created} created, ${counts.updated} updated, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.adopted} adopted. ` +
-    `Pending: ${result.pending}. Blocked: ${result.blocked}. Failed: ${result.failed}.`
-  );
 }
 
 function mergeApprovals(saved: PlanApprovals, flags: PlanApprovals): PlanApprovals {

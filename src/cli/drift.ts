@@ -8,15 +8,17 @@ import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
+import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
+import { driftStep } from './account-steps.js';
 
-interface DriftOptions {
+interface DriftOptions extends AccountsOptionValues {
   file: string[];
   format: PlanFormat;
 }
 
 export function driftCommand(): Command {
   const command = new Command('drift');
-  return addClientOptions(command)
+  return addAccountsOptions(addClientOptions(command))
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
@@ -38,6 +40,9 @@ Examples:
 
 async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<number> {
   const io = processIo();
+  if (options.accounts) {
+    return runAccounts({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep, io });
+  }
   const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false });
   try {
     const report = classifyDrift(run.plan, run.store.existed);

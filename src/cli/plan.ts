@@ -8,8 +8,10 @@ import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
 import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
+import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
+import { planStep } from './account-steps.js';
 
-interface PlanOptions extends ApprovalOptionValues {
+interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues {
   format: PlanFormat;
   out?: string;
   detailedExitcode?: boolean;
@@ -18,7 +20,7 @@ interface PlanOptions extends ApprovalOptionValues {
 
 export function planCommand(): Command {
   const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
-  addClientOptions(addApprovalOptions(command))
+  addAccountsOptions(addClientOptions(addApprovalOptions(command)))
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
@@ -41,6 +43,9 @@ Examples:
 async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<number> {
   const io = processIo();
   const approvals = approvalsFrom(options);
+  if (options.accounts) {
+    return runAccounts({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options), io });
+  }
   const run = await reconcile({ paths: options.file }, globals, approvals, io, { lock: false });
   try {
     const plan = run.plan;

@@ -10,6 +10,8 @@ import { asCliError } from './emulator.js';
 export interface GlobalOptions {
   endpoint?: string;
   state?: string;
+  /** The ledger's workspace in a database state (`--workspace`). */
+  workspace?: string;
   color?: boolean;
   quiet?: boolean;
   logHttp?: boolean;

@@ -1,4 +1,4 @@
-import { open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, basename, join } from 'node:path';
 import { TelformError } from '../errors.js';
@@ -62,6 +62,8 @@ export class StateStore {
   }
 
   static async open(file: string, options: OpenStateOptions): Promise<StateStore> {
+    // A state path may name a folder that does not exist yet (`states/{account}.json`): a locking run creates it.
+    if (options.lock) await mkdir(dirname(file), { recursive: true });
     if (options.lock) await acquireLock(file);
     try {
       const text = await readOptional(file);

@@ -1,0 +1,75 @@
+import { systemClock } from '../api/clock.js';
+import { reportedPlan, type AccountOutcome } from '../engine/accounts-report.js';
+import { applyPlan } from '../engine/apply.js';
+import { classifyDrift } from '../engine/drift.js';
+import { summaryLine } from '../render/format.js';
+import { ExitCode } from './exit-codes.js';
+import { forDisplay, hasChanges } from './plan.js';
+import { describeOutcome } from './progress.js';
+import { desiredByAddress, type Reconciliation } from './reconcile.js';
+import { summarizeApply } from './apply-summary.js';
+
+/** What `plan`, `drift` and `apply` do with one reconciled account of a `--accounts` run. */
+
+type StepOutcome = Omit<AccountOutcome, 'name'>;
+
+export function planStep(options: { detailedExitcode?: boolean; showUnmanaged?: boolean }) {
+  return async (run: Reconciliation): Promise<StepOutcome> => {
+    const changed = hasChanges(run.plan);
+    const refusals = run.violations.map((violation) => `apply will refuse: ${violation.message}`);
+    return {
+      exit_code: changed && options.detailedExitcode ? ExitCode.changes : ExitCode.ok,
+      status: changed ? 'changes' : 'no_changes',
+      summary: summaryLine(run.plan.summary) + (refusals.length > 0 ? ` Apply would refuse ${refusals.length}.` : ''),
+      plan: reportedPlan(forDisplay(run.plan, options.showUnmanaged ?? false, refusals)),
+    };
+  };
+}
+
+export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
+  const drift = classifyDrift(run.plan, run.store.existed);
+  const parts: string[] = [];
+  if (drift.drifted.length > 0) parts.push(`${drift.drifted.length} changed outside telform`);
+  if (drift.pending.length > 0) parts.push(`${drift.pending.length} manifest change${drift.pending.length === 1 ? '' : 's'} not yet applied`);
+  if (drift.notes.length > 0) parts.push(`${drift.notes.length} note${drift.notes.length === 1 ? '' : 's'}`);
+  return {
+    exit_code: drift.status === 'drifted' ? ExitCode.changes : drift.status === 'pending' ? ExitCode.pendingManifestChanges : ExitCode.ok,
+    status: drift.status,
+    summary: parts.length > 0 ? `${parts.join(', ')}.` : 'The account matches the manifests and the state.',
+    drift,
+    plan: reportedPlan(run.plan),
+  };
+}
+
+export function applyStep(options: { parallelism: number; waitMs: number }) {
+  return async (run: Reconciliation): Promise<StepOutcome> => {
+    if (run.violations.length > 0) {
+      const message = `apply refused ${run.violations.length} unapproved change${run.violations.length === 1 ? '' : 's'}; nothing was sent: ${run.violations.map((violation) => violation.message).join('; ')}`;
+      return { exit_code: ExitCode.error, status: 'error', summary: message, error: { code: 'unsafe_plan', message } };
+    }
+    if (!hasChanges(run.plan)) return { exit_code: ExitCode.ok, status: 'no_changes', summary: 'Nothing to apply.' };
+    const result = await applyPlan(
+      {
+        plan: run.plan,
+        kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
+        desired: desiredByAddress(run.desired.resources),
+        store: run.store,
+        live: { client: run.session.client },
+        fingerprinter: run.fingerprinter,
+        resolveSecrets: run.desired.resolveSecrets,
+      },
+      { parallelism: options.parallelism, waitMs: options.waitMs, clock: systemClock },
+    );
+    const problems = run.plan.changes.flatMap((change) => {
+      const outcome = result.outcomes.get(change.address);
+      return outcome && outcome.status !== 'done' && outcome.status !== 'pending' ? [describeOutcome(change, outcome)] : [];
+    });
+    const failed = result.failed > 0 || result.blocked > 0;
+    return {
+      exit_code: failed ? ExitCode.error : ExitCode.ok,
+      status: failed ? 'error' : 'applied',
+      summary: summarizeApply(run.plan, result),
+      ...(problems.length > 0 ? { problems } : {}),
+    };
+  };
+}

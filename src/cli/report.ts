@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import { mergeAccountsReports, parseAccountsReport } from '../engine/accounts-report.js';
+import { TelformError } from '../errors.js';
+import { renderAccountsReport } from '../render/accounts.js';
+import { planFormats, type PlanFormat } from '../render/index.js';
+import { processIo } from './io.js';
+
+/**
+ * `telform report merge`: joins the JSON reports of the shards of one `--accounts --shard K/N` run
+ * into the report one process would have printed, and exits with its exit code (the worst).
+ */
+export function reportCommand(): Command {
+  const report = new Command('report').description('Work with the reports of --accounts runs.');
+  report
+    .command('merge')
+    .description('Merge the JSON reports of every shard of a run (--shard K/N) into the one report a single run prints.')
+    .argument('<file...>', 'JSON reports, one per shard (written with --format json)')
+    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .addHelpText(
+      'after',
+      `
+Exits with the merged report's exit code: the worst over the accounts (1, then 2, then 3, then 0).
+
+Examples:
+  $ telform drift --accounts accounts.yaml --shard 1/4 --format json > drift-1.json   # one per machine
+  $ telform report merge drift-*.json --format markdown`,
+    )
+    .action(async (files: string[], options: { format: PlanFormat }) => {
+      const io = processIo();
+      const reports = await Promise.all(
+        files.map(async (file) => {
+          let text: string;
+          try {
+            text = await readFile(file, 'utf8');
+          } catch (error) {
+            throw new TelformError('report_merge', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          }
+          return { file, report: parseAccountsReport(text, file) };
+        }),
+      );
+      const merged = mergeAccountsReports(reports);
+      io.stdout(renderAccountsReport(merged, options.format));
+      process.exitCode = merged.exit_code;
+    });
+  return report;
+}

@@ -1,0 +1,121 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { LineCounter, isNode, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { TelformError } from '../errors.js';
+
+/**
+ * The accounts file of a many-account run (`--accounts accounts.yaml`): for each account its name,
+ * its manifests, the names of the environment variables holding its credentials (never the
+ * credentials themselves, so the file can be committed), its state and optionally its endpoint.
+ *
+ * ```yaml
+ * defaults:                                # optional, for every account that does not say
+ *   state: states/{account}.state.json     # or postgres://user@db:5432/telform
+ *   endpoint: https://api.example.com
+ * accounts:
+ *   - name: acme
+ *     manifests: [acme/]                   # relative to this file
+ *     credentials: { auth_id_env: ACME_AUTH_ID, auth_token_env: ACME_AUTH_TOKEN }
+ *     state: postgres://telform@db:5432/telform   # optional with defaults.state
+ *     workspace: acme                      # database state only; default the account name
+ * ```
+ *
+ * `{account}` in a state path is replaced by the account name, so one default serves every account.
+ * Relative manifest and state paths are resolved against the accounts file's folder.
+ */
+
+export interface AccountSpec {
+  name: string;
+  /** Absolute paths. */
+  manifests: string[];
+  credentials: { authIdEnv: string; authTokenEnv: string };
+  /** An absolute path, or a `postgres://` URL. */
+  state: string;
+  /** For database state: the workspace (default the account name). */
+  workspace: string;
+  endpoint: string | undefined;
+}
+
+/** Account names go into reports, file names and workspace names: a conservative alphabet. */
+export const accountNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, e.g. ACME_AUTH_ID');
+
+const accountSchema = z.strictObject({
+  name: z.string().regex(accountNamePattern, 'expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)'),
+  manifests: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  credentials: z.strictObject({ auth_id_env: envName, auth_token_env: envName }),
+  state: z.string().min(1).optional(),
+  workspace: z.string().regex(accountNamePattern, 'expected letters, digits, ".", "_" or "-"').optional(),
+  endpoint: z.string().min(1).optional(),
+});
+
+const fileSchema = z.strictObject({
+  defaults: z.strictObject({ state: z.string().min(1).optional(), endpoint: z.string().min(1).optional() }).optional(),
+  accounts: z.array(accountSchema).min(1, 'expected at least one account'),
+});
+
+export function isDatabaseUrl(state: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(state);
+}
+
+export async function loadAccountsFile(file: string, cwd: string): Promise<AccountSpec[]> {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new TelformError('accounts_file', `cannot read the accounts file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return parseAccountsFile(text, file, dirname(path));
+}
+
+export function parseAccountsFile(text: string, file: string, folder: string): AccountSpec[] {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const place = (path: readonly PropertyKey[]): { source: { file: string; line: number; column: number } } => {
+    const node = document.getIn(path as unknown[], true);
+    const offset = isNode(node) && node.range ? node.range[0] : 0;
+    const { line, col } = lines.linePos(offset);
+    return { source: { file, line, column: col } };
+  };
+  const yamlError = document.errors[0];
+  if (yamlError) {
+    const { line, col } = lines.linePos(yamlError.pos[0]);
+    throw new TelformError('accounts_file', `the accounts file is not valid YAML: ${yamlError.message.split('\n')[0]}`, {
+      place: { source: { file, line, column: col } },
+    });
+  }
+  const parsed = fileSchema.safeParse(document.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+    const field = issue.path.map(String).join('.');
+    throw new TelformError('accounts_file', `${field ? `${field}: ` : ''}${issue.message}`, { place: place(issue.path) });
+  }
+  const seen = new Set<string>();
+  return parsed.data.accounts.map((account, index) => {
+    if (seen.has(account.name)) {
+      throw new TelformError('accounts_file', `accounts.${index}.name: "${account.name}" is listed twice`, { place: place(['accounts', index, 'name']) });
+    }
+    seen.add(account.name);
+    const state = account.state ?? parsed.data.defaults?.state;
+    if (state === undefined) {
+      throw new TelformError('accounts_file', `accounts.${index}: account "${account.name}" has no state (give state, or defaults.state)`, {
+        place: place(['accounts', index]),
+      });
+    }
+    const named = state.replaceAll('{account}', account.name);
+    return {
+      name: account.name,
+      manifests: (typeof account.manifests === 'string' ? [account.manifests] : account.manifests).map((entry) => absolute(folder, entry)),
+      credentials: { authIdEnv: account.credentials.auth_id_env, authTokenEnv: account.credentials.auth_token_env },
+      state: isDatabaseUrl(named) ? named : absolute(folder, named),
+      workspace: account.workspace ?? account.name,
+      endpoint: account.endpoint ?? parsed.data.defaults?.endpoint,
+    };
+  });
+}
+
+function absolute(folder: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(folder, path);
+}

@@ -1,0 +1,89 @@
+import type { AccountOutcome, AccountsReport } from '../engine/accounts-report.js';
+import type { Plan } from '../engine/plan-types.js';
+import { renderDriftMarkdown, renderDriftText } from './drift.js';
+import type { PlanFormat } from './index.js';
+import { renderMarkdown } from './markdown.js';
+import { renderText } from './text.js';
+
+/**
+ * The report of a many-account run: a headline, a line per account, then the details of every
+ * account with something to say (an error, changes, drift), each under its name. Pure functions of
+ * the report, so a merged report prints exactly what one process would have printed.
+ */
+
+export function renderAccountsReport(report: AccountsReport, format: PlanFormat): string {
+  if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
+  return format === 'markdown' ? renderAccountsMarkdown(report) : renderAccountsText(report);
+}
+
+const statusWords: Record<string, string> = {
+  error: 'error',
+  no_changes: 'no changes',
+  changes: 'changes',
+  applied: 'applied',
+  in_sync: 'in sync',
+  drifted: 'drifted',
+  pending: 'pending',
+};
+
+export function headline(report: AccountsReport): string {
+  const counts = new Map<string, number>();
+  for (const account of report.accounts) counts.set(account.status, (counts.get(account.status) ?? 0) + 1);
+  const parts = [...counts.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([status, count]) => `${count} ${statusWords[status] ?? status}`);
+  const shard = report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : '';
+  const total = `${report.accounts.length} account${report.accounts.length === 1 ? '' : 's'}`;
+  return `telform ${report.command}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}. Exit code ${report.exit_code}.`;
+}
+
+function renderAccountsText(report: AccountsReport): string {
+  const lines = [headline(report), ''];
+  const nameWidth = Math.max(0, ...report.accounts.map((account) => account.name.length));
+  const statusWidth = Math.max(0, ...report.accounts.map((account) => (statusWords[account.status] ?? account.status).length));
+  for (const account of report.accounts) {
+    lines.push(`  ${account.name.padEnd(nameWidth)}  ${(statusWords[account.status] ?? account.status).padEnd(statusWidth)}  ${account.summary}`.trimEnd());
+  }
+  let output = `${lines.join('\n')}\n`;
+  for (const account of report.accounts.filter(hasDetails)) {
+    output += `\n== ${account.name} (${statusWords[account.status] ?? account.status}) ==\n${detailsText(report, account)}`;
+  }
+  return output;
+}
+
+function renderAccountsMarkdown(report: AccountsReport): string {
+  const lines = [`### ${headline(report)}`, '', '| Account | Status | Summary |', '|---|---|---|'];
+  for (const account of report.accounts) {
+    lines.push(`| ${account.name} | ${statusWords[account.status] ?? account.status} | ${account.summary.replaceAll('|', '\\|')} |`);
+  }
+  lines.push('');
+  for (const account of report.accounts.filter(hasDetails)) {
+    lines.push(`<details><summary>${account.name}: ${statusWords[account.status] ?? account.status}</summary>`, '', detailsMarkdown(report, account).trimEnd(), '', '</details>', '');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function hasDetails(account: AccountOutcome): boolean {
+  return !['no_changes', 'in_sync'].includes(account.status);
+}
+
+function withTime(account: AccountOutcome): Plan | undefined {
+  // The renderers take a whole plan; its creation time is not part of the report and none of them prints it.
+  return account.plan ? { ...account.plan, created_at: '' } : undefined;
+}
+
+function detailsText(report: AccountsReport, account: AccountOutcome): string {
+  if (account.error) return `error: ${account.error.message}\n`;
+  const plan = withTime(account);
+  if (report.command === 'drift' && account.drift && plan) return renderDriftText(account.drift, plan);
+  if (report.command === 'apply') return `${account.summary}\n${(account.problems ?? []).map((line) => `  ${line}\n`).join('')}`;
+  return plan ? renderText(plan, { color: false }) : '';
+}
+
+function detailsMarkdown(report: AccountsReport, account: AccountOutcome): string {
+  if (account.error) return `**error:** ${account.error.message}`;
+  const plan = withTime(account);
+  if (report.command === 'drift' && account.drift) return renderDriftMarkdown(account.drift);
+  if (report.command === 'apply') return [account.summary, '', ...(account.problems ?? []).map((line) => `- ${line}`)].join('\n');
+  return plan ? renderMarkdown(plan) : '';
+}
