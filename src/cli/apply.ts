@@ -105,7 +105,7 @@ async function execute(
 ): Promise<number> {
   const { options, globals, io } = context;
   const violations = checkSafety(plan, approvals, run.desired.resources, run.store.ledger);
-  if (!globals.quiet) io.stdout(renderText(forDisplay(plan, false, []), { color: useColor(globals, io) }));
+  if (!globals.quiet) io.stdout(renderText(forDisplay(plan, false, []), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs: options.wait }) }));
   if (violations.length > 0) {
     for (const violation of violations) io.stderr(`refused: ${violation.message}`);
     throw new TelformError('unsafe_plan', `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'} (listed above); nothing was sent`);
@@ -145,7 +145,7 @@ async function execute(
       kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
       desired: desiredByAddress(run.desired.resources),
       store: run.store,
-      live: { client: run.session.client },
+      live: run.live,
       fingerprinter: run.fingerprinter,
       resolveSecrets: run.desired.resolveSecrets,
     },

@@ -7,6 +7,7 @@ import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, type SafetyViolation } from '../engine/safety.js';
 import { StateStore } from '../engine/state-store.js';
 import { registry } from '../resources/index.js';
+import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, type DesiredSet } from './desired.js';
 import { openSession, type GlobalOptions, type Session } from './session.js';
 
@@ -33,6 +34,8 @@ export interface Reconciliation {
   kinds: PlannerKind[];
   desired: DesiredSet;
   plan: Plan;
+  /** The run's view of the API, shared by plan and apply (reads like the account's numbers are made once). */
+  live: LiveContext;
   violations: SafetyViolation[];
   fingerprinter: SecretFingerprinter;
   close(): Promise<void>;
@@ -75,10 +78,11 @@ export async function reconcile(
     });
     const kinds = plannerKinds(registry);
     const fingerprinter = new SecretFingerprinter(session.authToken);
+    const live: LiveContext = { client: session.client, memo: new Map() };
     const { plan } = await preparePlan({
       kinds,
       desired: desired.resources,
-      live: { client: session.client },
+      live,
       store,
       fingerprinter,
       resolveSecrets: desired.resolveSecrets,
@@ -95,6 +99,7 @@ export async function reconcile(
       kinds,
       desired,
       plan,
+      live,
       violations,
       fingerprinter,
       close: async () => {

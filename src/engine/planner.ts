@@ -6,6 +6,7 @@ import { pendingWarnings, summarize } from './summary.js';
 import { matchResources, type Match } from './match.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
 import { orderChanges } from './order.js';
+import { estimateRequests } from './request-estimate.js';
 import {
   planFormatVersion,
   type ChangeFlags,
@@ -106,6 +107,10 @@ export function buildPlan(inputs: PlanInputs): Plan {
     }
   }
   addRepointing(changes, context);
+  for (const change of changes) {
+    const kind = kinds.get(change.kind);
+    if (kind) change.api_requests = estimateRequests(change, kind);
+  }
   const ordered = orderChanges(changes, kinds, context.desiredByAddress);
   return {
     format_version: planFormatVersion,
@@ -171,7 +176,6 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
 
   if (diff.changedFields.length === 0 && Object.keys(secrets).length === 0) {
     change.action = match.adopted ? 'adopt' : 'noop';
-    change.api_requests = 0;
     return change;
   }
   const fields = kind.live.fields;
@@ -194,7 +198,6 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
     change.replace_strategy = kind.live.replaceStrategy;
     change.reasons.push(`${replacing.join(', ')} cannot be updated in place, so a new ${kind.kind} is created and the old one deleted`);
     change.flags.irreversible = kind.live.irreversibleDelete;
-    change.api_requests = 2;
     addDeleteFlags(change, kind, live, context, { replacing: true });
     return change;
   }
@@ -206,7 +209,6 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   }
   change.action = 'update';
   change.flags.billable_usd = diff.changedFields.length > 0 ? kind.live.billableUpdateUsd : 0;
-  change.api_requests = 1;
   if (Object.keys(secrets).some((field) => secrets[field] === 'unverifiable')) {
     change.reasons.push('the secret cannot be compared with the account (never applied by telform with this token), so it will be set');
   }
@@ -221,7 +223,6 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
   change.after = withSensitive(after, desired);
   describeDesired(change, desired);
   change.action = 'create';
-  change.api_requests = 1;
   if (match.vanished) {
     change.drifted = true;
     change.reasons.push(`was deleted outside telform (id ${match.entry?.id ?? '?'} is gone); it will be created again`);
@@ -280,7 +281,6 @@ function deleteChange(
   change.before = context.references.canonical(kind, live.spec);
   if (live.registry) change.registry = live.registry;
   change.flags.irreversible = kind.live.irreversibleDelete;
-  change.api_requests = 1;
   const deletedFirst = new Set([...context.deletedInPlan].filter((id) => id !== live.id));
   const refusal = kind.live.deleteRefusal?.(live, deletedFirst);
   if (refusal) {
@@ -347,7 +347,6 @@ function addRepointing(changes: PlannedChange[], context: DecideContext): void {
       );
       if (!refersToTarget) continue;
       change.action = 'update';
-      change.api_requests = 1;
       change.reasons.push(`re-pointed to the new ${target.address}`);
     }
   }

@@ -1,6 +1,7 @@
 import type { Operation } from 'fast-json-patch';
 import { isReference } from '../engine/model.js';
 import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
+import { waitRequests } from '../engine/request-estimate.js';
 
 /** Pieces shared by the text and markdown renderers; pure functions, no I/O. */
 
@@ -99,8 +100,29 @@ export const actionHeading: Record<PlanAction, string> = {
   noop: 'is up to date',
 };
 
+/** The plan's counts; adoptions (no request, but the state takes the object over) only when there are some. */
 export function summaryLine(summary: PlanSummary): string {
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete. Cost: ${formatUsd(summary.cost_usd)} USD. Irreversible: ${summary.irreversible}.`;
+  const adopt = summary.adopt > 0 ? `, ${summary.adopt} to adopt` : '';
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete${adopt}. Cost: ${formatUsd(summary.cost_usd)} USD. Irreversible: ${summary.irreversible}.`;
+}
+
+/** The wait the request range is shown for when the command does not know it (`plan`). */
+export const referenceWaitMs = 10 * 60_000;
+
+/**
+ * "about N API requests", with the registry polls of `--wait` as a range when changes wait for the
+ * registry (how many depends on how long the registry takes).
+ */
+export function requestsLine(summary: PlanSummary, waitMs: number | undefined): string {
+  const base = `API requests to apply: about ${summary.api_requests}`;
+  if (summary.wait === 0) return `${base}.`;
+  const wait = waitMs ?? referenceWaitMs;
+  const range = waitRequests(summary.wait, wait);
+  return `${base}; with --wait ${formatMinutes(wait)}, ${summary.api_requests + range.min} to ${summary.api_requests + range.max} (registry polls).`;
+}
+
+function formatMinutes(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
 }
 
 export function formatUsd(amount: number): string {

@@ -6,6 +6,7 @@ import {
   createLines,
   flagWords,
   patchLines,
+  requestsLine,
   secretLines,
   summaryLine,
   type FieldLine,
@@ -15,6 +16,8 @@ export interface TextOptions {
   color: boolean;
   /** Also list resources that are up to date. */
   showNoop?: boolean;
+  /** `apply --wait`, for the range of registry polls (plan shows a reference wait). */
+  waitMs?: number;
 }
 
 const ansi = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, bold: 1, dim: 2 } as const;
@@ -61,7 +64,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   if (plan.summary.wait > 0 || plan.summary.blocked > 0) {
     lines.push(`Waiting on the registry: ${plan.summary.wait}. Blocked: ${plan.summary.blocked}.`);
   }
-  lines.push(`API requests to apply: about ${plan.summary.api_requests}.`);
+  lines.push(requestsLine(plan.summary, options.waitMs));
   return `${lines.join('\n')}\n`;
 }
 

@@ -112,6 +112,8 @@ export const brandLive: LiveSide = {
     immutable: ['profile_uuid', 'brand_alias', 'brand_type', ...unreadable],
     unreadable,
   },
+  // A read also lists the brand's campaigns; a delete is read back.
+  requests: { read: 2, delete: 2 },
   billableUpdateUsd: 0,
   // Never used (no field forces a replace); a profile cannot make a second brand anyway.
   replaceStrategy: 'delete_before_create',

@@ -8,7 +8,7 @@ import {
   deleteConfirmed,
   itemPath,
   listCampaigns,
-  listNumbers,
+  accountNumbers,
   readRecord,
   requireId,
   textOf,
@@ -249,16 +249,16 @@ export const campaignLive: LiveSide = {
     return imported === undefined ? textOf(spec.campaign_alias) : `import:${imported}`;
   },
 
-  async list({ client }) {
-    const [campaigns, numbers] = await Promise.all([listCampaigns(client), listNumbers(client)]);
+  async list(context) {
+    const [campaigns, numbers] = await Promise.all([listCampaigns(context.client), accountNumbers(context)]);
     const counts = countNumbers(numbers);
     return campaigns.map((campaign) => normaliseCampaign(campaign, counts.get(String(campaign.campaign_id))));
   },
 
-  async read({ client }, id) {
-    const raw = await readRecord<RawCampaign>(client, itemPath(campaignPath, id), 'campaign');
+  async read(context, id) {
+    const raw = await readRecord<RawCampaign>(context.client, itemPath(campaignPath, id), 'campaign');
     if (raw === undefined) return undefined;
-    const counts = countNumbers(await listNumbers(client));
+    const counts = countNumbers(await accountNumbers(context));
     return normaliseCampaign(raw, counts.get(id));
   },
 
@@ -293,6 +293,8 @@ export const campaignLive: LiveSide = {
     immutable: unreadable,
     unreadable,
   },
+  // A delete is read back to confirm it.
+  requests: { delete: 2 },
   billableUpdateUsd: 15,
   // Campaigns are independent registrations: the new one is registered before the old one goes.
   replaceStrategy: 'create_before_delete',

@@ -1,3 +1,4 @@
+import type { Operation } from 'fast-json-patch';
 import type { ApiClient } from '../api/client.js';
 import type { RegistryStatus } from '../engine/plan-types.js';
 
@@ -37,6 +38,37 @@ export interface LiveFacts {
 
 export interface LiveContext {
   client: ApiClient;
+  /**
+   * Reads shared by one run (plan, then apply), by key: the account's phone numbers, which every
+   * trunk and campaign read counts and which telform never changes. Without it each read lists them
+   * again, so a run's cost would grow with trunks × numbers.
+   */
+  memo?: Map<string, Promise<unknown>>;
+}
+
+/** `load()` once per run when the context carries a memo; a failed load is forgotten, so it is tried again. */
+export function memoised<T>(context: LiveContext, key: string, load: () => Promise<T>): Promise<T> {
+  const memo = context.memo;
+  if (!memo) return load();
+  const known = memo.get(key);
+  if (known) return known as Promise<T>;
+  const loading = load();
+  memo.set(key, loading);
+  loading.catch(() => memo.delete(key));
+  return loading;
+}
+
+/**
+ * How many requests a kind's operations send, beyond the one request each (the plan's estimate of
+ * what apply sends). Apply reads an object before updating it, so an update costs a read and its writes.
+ */
+export interface RequestCosts {
+  /** `read`: the record and what it counts that a run does not share (a brand's campaigns). Default 1. */
+  read?: number;
+  /** `delete`: brands and campaigns are read back to confirm it. Default 1. */
+  delete?: number;
+  /** `update` for these RFC 6902 operations (a SIP IP ACL adds and removes entries one by one). Default 1. */
+  update?(patch: readonly Operation[]): number;
 }
 
 /** A spec ready to send: refs resolved to ids, secrets resolved to their values. */
@@ -102,4 +134,6 @@ export interface LiveSide {
    * (campaigns wait for their brand's COMPLETED). Kinds without registration are always ready.
    */
   readiness?(live: LiveObject): 'ready' | 'pending' | 'failed';
+  /** Requests of reads, updates and deletes when they are not one each (the plan's estimate). */
+  requests?: RequestCosts;
 }

@@ -1,3 +1,4 @@
+import type { Operation } from 'fast-json-patch';
 import { z } from 'zod';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
@@ -137,6 +138,29 @@ async function syncEntries(context: LiveContext, aclId: string, desired: Readonl
 }
 
 /**
+ * Requests of an update with these patch operations (see `syncEntries`): one for a rename; for
+ * entries, the read of the list, one per entry added or removed, two per entry whose description
+ * changes (the API has no entry update).
+ */
+function updateRequests(patch: readonly Operation[]): number {
+  let requests = 0;
+  const entries = new Map<string, number>();
+  for (const operation of patch) {
+    const [field, key, ...rest] = operation.path.split('/').slice(1);
+    if (field === 'name') requests += 1;
+    if (field !== 'entries') continue;
+    if (key === undefined) {
+      const members = operation.op === 'remove' ? 1 : Object.keys((operation as { value?: object }).value ?? {}).length;
+      entries.set('', (entries.get('') ?? 0) + members);
+    } else {
+      entries.set(key, rest.length === 0 ? 1 : 2);
+    }
+  }
+  if (entries.size === 0) return requests;
+  return requests + 1 + [...entries.values()].reduce((sum, count) => sum + count, 0);
+}
+
+/**
  * The live side (api.md "SIP IP access control lists"): created with its entries in one request;
  * a rename is the list update; entries are added and removed one by one.
  */
@@ -163,6 +187,7 @@ export const sipIpAclLive: LiveSide = {
   // A 409 (still assigned to an application) surfaces with the API's own message.
   delete: (context, id) => deleteAt(context, itemPath(collection, id)),
   fields: { updatable: ['name', 'entries'], replaceOn: [], immutable: [], unreadable: [] },
+  requests: { update: updateRequests },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',
   irreversibleDelete: false,

@@ -3,6 +3,7 @@ import { ApiRequestError } from '../api/errors.js';
 import { listAll } from '../api/list.js';
 import { deleteIdempotent } from '../api/writes.js';
 import { TelformError } from '../errors.js';
+import { memoised, type LiveContext } from './live-side.js';
 
 /**
  * What the live sides of Brand and Campaign share: the records the 10DLC API returns (api.md
@@ -82,12 +83,17 @@ export function listCampaigns(client: ApiClient, brandId?: string): Promise<RawC
   });
 }
 
-/** Every phone number of the account, read whole. */
-export function listNumbers(client: ApiClient): Promise<RawNumber[]> {
-  return listAll<RawNumber>(client, numberPath, {
-    itemsKey: 'objects',
-    idOf: (number) => requireId(number as Record<string, unknown>, 'number', numberPath),
-  });
+/**
+ * Every phone number of the account, read whole and once per run (trunks count the numbers attached
+ * to them, campaigns those linked to them; telform never changes a number).
+ */
+export function accountNumbers(context: LiveContext): Promise<Array<RawNumber & Record<string, unknown>>> {
+  return memoised(context, 'numbers', () =>
+    listAll<RawNumber & Record<string, unknown>>(context.client, numberPath, {
+      itemsKey: 'objects',
+      idOf: (number) => requireId(number, 'number', numberPath),
+    }),
+  );
 }
 
 /** Campaign statuses under which the API refuses a brand delete ("active campaigns", api.md Brands). */

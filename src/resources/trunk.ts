@@ -3,6 +3,7 @@ import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import { collectionLive, flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './live-helpers.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
+import { accountNumbers } from './tendlc-live-helpers.js';
 
 const collection = '/Zentrunk/Trunk/';
 const createFields = ['name', 'trunk_direction', 'trunk_status', 'secure', 'ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'fallback_uri_uuid'];
@@ -44,7 +45,7 @@ function unwrapTrunk(body: ApiRecord): ApiRecord {
  */
 async function numbersByTrunk(context: LiveContext): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const number of await listRecords(context, '/Number/', 'number')) {
+  for (const number of await accountNumbers(context)) {
     const match = /\/(?:Zentrunk|Trunking)\/Trunk\/([^/]+)\/?$/.exec(text(number['application']) ?? '');
     if (match) counts.set(match[1] as string, (counts.get(match[1] as string) ?? 0) + 1);
   }

@@ -46,7 +46,7 @@ describe('the resource lifecycle', () => {
     const file = await manifests('adopt.yaml', [acl('by-hand'), acl('second', '203.0.113.11')]);
     const plan = await cli(['plan', '-f', file, '--state', 'adopt.json']);
     expect(plan.stdout).toContain('  # TrunkIpAcl/by-hand will be adopted (it exists and matches by name)');
-    expect(plan.stdout).toContain('Plan: 1 to create, 0 to update, 0 to replace, 0 to delete.');
+    expect(plan.stdout).toContain('Plan: 1 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt.');
     const apply = await cli(['apply', '-f', file, '--state', 'adopt.json', '--auto-approve']);
     expect(apply.code).toBe(0);
     expect(apply.stderr).toContain(`adopted  TrunkIpAcl/by-hand (id ${made.body.ipacl_uuid as string})`);

@@ -57,4 +57,16 @@ describe('renderText', () => {
     expect(renderText(empty, { color: false })).not.toContain('\u001b[');
     expect(renderText(sample, { color: true })).toContain('\u001b[32m+\u001b[0m');
   });
+
+  it('counts adoptions in the summary line, and shows the registry polls of --wait as a range', () => {
+    const adopting = plan([
+      change({ address: 'TrunkIpAcl/by-hand', action: 'adopt', id: 'a1', api_requests: 0 }),
+      change({ address: 'TrunkIpAcl/other', action: 'adopt', id: 'a2', api_requests: 0 }),
+      change({ address: 'Campaign/promo', action: 'wait', api_requests: 0 }),
+    ]);
+    const text = renderText(adopting, { color: false, waitMs: 120_000 });
+    expect(text).toContain('Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 to adopt. Cost: 0 USD. Irreversible: 0.\n');
+    // One waiting change polls at 0, 1, 3, 7, 15, 31, 61 and 91 s within 2 minutes, then creates.
+    expect(text).toContain('API requests to apply: about 0; with --wait 2m, 1 to 9 (registry polls).\n');
+  });
 });

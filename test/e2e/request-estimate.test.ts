@@ -1,0 +1,137 @@
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccount } from '../../src/emulator/index.js';
+import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { demoSecrets, examplesDir } from './examples.js';
+
+/**
+ * The plan's "about N API requests" against what apply really sends (the emulator's request log),
+ * and the cost of reading trunks and campaigns, which must not grow with trunks × numbers.
+ */
+let harness: EmulatorForCli;
+let folder: string;
+let env: Record<string, string>;
+
+function cli(args: string[]) {
+  return runCli(args, { cwd: folder, env });
+}
+
+const requestCount = () => harness.emulator.runtime.log.list({ type: 'request' }).length;
+
+/** Requests the apply phase sent: an apply's requests less those of a plan of the same state (its reads). */
+async function applyPhaseRequests(args: string[]): Promise<{ estimate: number; sent: number; stdout: string }> {
+  const before = requestCount();
+  const plan = await cli(['plan', ...args, '--format', 'json']);
+  expect(plan.code).toBe(0);
+  const estimate = (JSON.parse(plan.stdout) as { summary: { api_requests: number } }).summary.api_requests;
+  const reads = requestCount() - before;
+  const start = requestCount();
+  const apply = await cli(['apply', ...args, '--auto-approve']);
+  expect(apply.stderr).not.toContain('error');
+  expect(apply.code).toBe(0);
+  return { estimate, sent: requestCount() - start - reads, stdout: apply.stdout };
+}
+
+function trunks(count: number, secure: boolean): string {
+  const documents = [JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'edge' }, spec: { ip_addresses: ['203.0.113.9'] } })];
+  for (let index = 0; index < count; index += 1) {
+    documents.push(
+      JSON.stringify({
+        apiVersion: 'telform/v1',
+        kind: 'Trunk',
+        metadata: { name: `trunk-${index}` },
+        spec: { trunk_direction: 'outbound', secure, ipacl_uuid: { ref: 'edge' } },
+      }),
+    );
+  }
+  return documents.join('\n---\n');
+}
+
+beforeAll(async () => {
+  harness = await emulatorForCli({ registryDelayMs: 4000 });
+  folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-estimate-'));
+  await cp(examplesDir, path.join(folder, 'examples'), { recursive: true });
+  env = { ...harness.env, ...demoSecrets() };
+});
+afterAll(async () => {
+  await harness.emulator.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('the request estimate', () => {
+  it('is within 10% of what applying the examples sends, and shows the registry polls of --wait as a range', async () => {
+    const plan = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
+    // Three campaigns wait for their brands: without --wait apply leaves them; with it, it polls.
+    expect(plan.stdout).toMatch(/API requests to apply: about 20; with --wait 10m, 23 to \d+ \(registry polls\)\.\n$/);
+    const first = await applyPhaseRequests(['-f', 'examples/', '--state', 'examples.json']);
+    expect(Math.abs(first.sent - first.estimate)).toBeLessThanOrEqual(Math.ceil(first.estimate * 0.1));
+    // The campaigns now wait for their brands: the estimate counts their polls and creates as a range.
+    const waiting = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
+    const range = /API requests to apply: about 0; with --wait 10m, 3 to (\d+) \(registry polls\)\.\n$/.exec(waiting.stdout);
+    expect(range).not.toBeNull();
+    const start = requestCount();
+    const reads = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
+    const planReads = requestCount() - start;
+    const waited = await cli(['apply', '-f', 'examples/', '--state', 'examples.json', '--auto-approve', '--wait', '10m']);
+    expect(reads.code).toBe(0);
+    expect(waited.code).toBe(0);
+    const sent = requestCount() - start - 2 * planReads;
+    expect(sent).toBeGreaterThanOrEqual(3);
+    expect(sent).toBeLessThanOrEqual(Number(range?.[1]));
+  });
+
+  it('is within 10% of what a 250-trunk update sends', async () => {
+    await writeFile(path.join(folder, 'trunks.yaml'), trunks(250, false));
+    const args = ['-f', 'trunks.yaml', '--state', 'trunks.json', '--rate-limit', '100000/1s'];
+    const created = await applyPhaseRequests(args);
+    expect(created.estimate).toBe(251);
+    expect(Math.abs(created.sent - created.estimate)).toBeLessThanOrEqual(Math.ceil(created.estimate * 0.1));
+    await writeFile(path.join(folder, 'trunks.yaml'), trunks(250, true));
+    const updated = await applyPhaseRequests(args);
+    // Each update reads the trunk, then writes it.
+    expect(updated.estimate).toBe(500);
+    expect(Math.abs(updated.sent - updated.estimate)).toBeLessThanOrEqual(Math.ceil(updated.estimate * 0.1));
+  }, 120_000);
+});
+
+describe('reading trunks with phone numbers attached', () => {
+  it('lists the account numbers once per run, however many trunks are updated', async () => {
+    const uri = await callApi(harness.emulator, 'POST', '/Zentrunk/URI/', { name: 'numbers-uri', uri: 'pbx.example.com' });
+    const documents = [
+      JSON.stringify({ apiVersion: 'telform/v1', kind: 'OriginationUri', metadata: { name: 'numbers-uri' }, spec: { uri: 'pbx.example.com' } }),
+    ];
+    for (let index = 0; index < 10; index += 1) {
+      documents.push(
+        JSON.stringify({
+          apiVersion: 'telform/v1',
+          kind: 'Trunk',
+          metadata: { name: `inbound-${index}` },
+          spec: { trunk_direction: 'inbound', primary_uri_uuid: { ref: 'numbers-uri' }, trunk_status: 'enabled' },
+        }),
+      );
+    }
+    await writeFile(path.join(folder, 'inbound.yaml'), documents.join('\n---\n'));
+    const args = ['-f', 'inbound.yaml', '--state', 'inbound.json'];
+    expect(uri.status).toBe(201);
+    expect((await cli(['apply', ...args, '--auto-approve'])).code).toBe(0);
+    const inbound = [...harness.emulator.runtime.state.accounts.get(defaultAccount.authId)?.trunks.values() ?? []].filter((trunk) => trunk.name.startsWith('inbound-'));
+    expect(inbound).toHaveLength(10);
+    // 100 numbers, ten on each trunk (five pages of the number list).
+    for (let index = 0; index < 100; index += 1) {
+      const seeded = await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/numbers/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ number: `1415555${String(index).padStart(4, '0')}`, app_id: inbound[index % 10]?.trunk_id }),
+      });
+      expect(seeded.status).toBe(201);
+    }
+    await writeFile(path.join(folder, 'inbound.yaml'), documents.join('\n---\n').replaceAll('"trunk_status":"enabled"', '"trunk_status":"disabled"'));
+    const start = harness.emulator.runtime.log.list().length;
+    const apply = await cli(['apply', ...args, '--auto-approve']);
+    expect(apply.stdout).toContain('Apply complete: 0 created, 10 updated');
+    const numberPages = harness.emulator.runtime.log.list({ type: 'request' }).slice(start).filter((entry) => entry.path.endsWith('/Number/'));
+    expect(numberPages).toHaveLength(5);
+  }, 60_000);
+});
