@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { isDatabaseUrl } from '../engine/database-url.js';
 import { TelformError } from '../errors.js';
 
 /**
@@ -54,10 +55,6 @@ const fileSchema = z.strictObject({
   defaults: z.strictObject({ state: z.string().min(1).optional(), endpoint: z.string().min(1).optional() }).optional(),
   accounts: z.array(accountSchema).min(1, 'expected at least one account'),
 });
-
-export function isDatabaseUrl(state: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(state);
-}
 
 export async function loadAccountsFile(file: string, cwd: string): Promise<AccountSpec[]> {
   const path = resolve(cwd, file);

@@ -1,0 +1,55 @@
+/**
+ * Where the ledger lives (DESIGN.md section 4): one small interface, so the engine never knows
+ * whether it is a file, a PostgreSQL workspace or anything else that offers the same four
+ * guarantees — a lock for the run, a read with its serial, a compare-and-swap write, and a durable
+ * append-only journal that a write compacts. What the journal's records mean (intent before a
+ * request, result after) is the engine's business: a backend stores them as opaque lines.
+ */
+
+export interface LockHolder {
+  host: string;
+  pid: number;
+  started_at: string;
+}
+
+export interface StoredState {
+  /** The ledger document (JSON text), or undefined when there is none yet. */
+  ledger: string | undefined;
+  /** Journal records in the order they were appended (a file's last line may be torn by a crash). */
+  journal: string[];
+}
+
+export interface LedgerCommit {
+  /** The new ledger document (JSON text). */
+  ledger: string;
+  /** Its serial, as stored beside it. */
+  serial: number;
+  /** The serial read before this change; undefined: there was no ledger, and there must still be none. */
+  expectedSerial: number | undefined;
+  /** What the journal holds after the write (records still open), usually nothing. */
+  journal: string[];
+}
+
+export interface StateBackend {
+  /** Where the ledger lives, for messages: a path, or a database URL without its password and the workspace. */
+  readonly location: string;
+  /**
+   * Takes the lock for this run. Refuses at once naming the holder, or with `waitMs` > 0 waits up
+   * to that long for it to be released.
+   */
+  lock(waitMs: number): Promise<void>;
+  read(): Promise<StoredState>;
+  /** Durably appends one journal record before it returns (the caller holds the lock). */
+  append(record: string): Promise<void>;
+  /**
+   * Replaces the ledger and the journal if the stored serial is still the one read (refuses with
+   * `state_conflict` otherwise, so a stale writer cannot overwrite a newer ledger).
+   */
+  commit(change: LedgerCommit): Promise<void>;
+  /** Keeps a copy of a ledger document beside the ledger; says where. */
+  backup(ledger: string): Promise<string>;
+  /** Releases the lock and any connection; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export const stateConflictAdvice = 'another run changed it since it was read; nothing was overwritten, run the command again';

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresBackend } from '../../src/engine/postgres-backend.js';
+import { schemaVersion } from '../../src/engine/postgres-schema.js';
+import { startPostgres, type PostgresServer } from './postgres-server.js';
+
+/** The PostgreSQL backend against a real server: schema, lock, compare-and-swap, journal, secrets. */
+
+let server: PostgresServer;
+let url: string;
+const open = (workspace = 'default') => PostgresBackend.open(url, workspace, {});
+
+beforeAll(async () => {
+  server = await startPostgres();
+  url = await server.createDatabase('backend');
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('PostgreSQL state backend', () => {
+  it('creates its tables on first use, once, and refuses a schema newer than it knows', async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    await Promise.all([a.close(), b.close()]);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT version FROM telform_schema')).rows).toEqual([{ version: schemaVersion }]);
+      await client.query('UPDATE telform_schema SET version = version + 1');
+      await expect(open()).rejects.toThrow(
+        `the state database ${url} (workspace default) has schema version ${schemaVersion + 1}, newer than this telform understands (${schemaVersion}); upgrade telform`,
+      );
+      await client.query('UPDATE telform_schema SET version = version - 1');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('lets one run hold a workspace: another refuses at once naming the holder, or waits for it', async () => {
+    const first = await open('locks');
+    await first.lock(0);
+    const second = await open('locks');
+    const other = await open('another-workspace');
+    try {
+      await other.lock(0);
+      await expect(second.lock(0)).rejects.toThrow(
+        new RegExp(`^the state ${escape(url)} \\(workspace locks\\) is locked by process ${process.pid} on ${escape(hostname())} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; wait for it to finish, or pass --lock-timeout`),
+      );
+      const waited = second.lock(30_000);
+      setTimeout(() => void first.close(), 300);
+      await waited;
+    } finally {
+      await Promise.all([first.close(), second.close(), other.close()]);
+    }
+  });
+
+  // The holder runs the built module (`npm run build`), as a separate process with its own connection.
+  it('loses the lock with the holder: a SIGKILLed holder frees the workspace', async () => {
+    const script = `
+      const { PostgresBackend } = await import(${JSON.stringify(resolve('dist/engine/postgres-backend.js'))});
+      const backend = await PostgresBackend.open(process.argv[1], 'killed', {});
+      await backend.lock(0);
+      process.stdout.write('locked\\n');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((done, fail) => {
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && done());
+      child.on('exit', (code) => fail(new Error(`holder exited ${code}`)));
+    });
+    const waiting = await open('killed');
+    try {
+      await expect(waiting.lock(0)).rejects.toThrow(`is locked by process ${child.pid} on`);
+      child.kill('SIGKILL');
+      await waiting.lock(10_000);
+    } finally {
+      await waiting.close();
+    }
+  });
+
+  it('writes only over the serial it read (compare-and-swap), replacing the journal in the same transaction', async () => {
+    const backend = await open('cas');
+    try {
+      expect(await backend.read()).toEqual({ ledger: undefined, journal: [] });
+      await backend.append('{"type":"intent"}');
+      await backend.append('{"type":"result"}');
+      expect((await backend.read()).journal).toEqual(['{"type":"intent"}', '{"type":"result"}']);
+      await backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: ['{"open":1}'] });
+      expect(await backend.read()).toEqual({ ledger: '{"serial":1}', journal: ['{"open":1}'] });
+      await expect(backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: [] })).rejects.toThrow(
+        `the state ${url} (workspace cas) was none when read and is serial 1 now: another run changed it since it was read; nothing was overwritten, run the command again`,
+      );
+      await backend.commit({ ledger: '{"serial":2}', serial: 2, expectedSerial: 1, journal: [] });
+      await expect(backend.commit({ ledger: '{"serial":2}', serial: 2, expectedSerial: 1, journal: [] })).rejects.toThrow('was serial 1 when read and is serial 2 now');
+      expect(await backend.read()).toEqual({ ledger: '{"serial":2}', journal: [] });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('never shows the password of the URL', async () => {
+    const secretUrl = `postgres://telform:pa55-w0rd-secret@127.0.0.1:1/nowhere`;
+    const failure = await PostgresBackend.open(secretUrl, 'default', {}).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/^cannot use the state database postgres:\/\/telform:\*\*\*@127\.0\.0\.1:1\/nowhere \(workspace default\): /);
+    expect((failure as Error).message).not.toContain('pa55');
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
