@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import { listAll } from '../api/list.js';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
-import { callbackMethod, friendlyName, httpUrl, uuid } from './fields.js';
+import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import {
@@ -143,7 +143,7 @@ export const brand = {
   description: 'US 10DLC brand: the business behind your messaging, registered from an existing profile.',
   spec: z
     .strictObject({
-      profile_uuid: uuid.describe('The profile the brand is registered from; a profile makes one brand only.'),
+      profile_uuid: reference(uuid, 'Profile', 'a profile uuid'),
       brand_alias: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
       // api.md: STANDARD is the only value (api-facts.md's STARTER is overruled by api.md).
       brand_type: z.enum(['STANDARD']).default('STANDARD').describe('STANDARD (needs a profile with an EIN).'),
@@ -153,7 +153,7 @@ export const brand = {
     })
     .describe('Brand spec.'),
   nameField: 'brand_alias',
-  references: {},
+  references: { profile_uuid: 'Profile' },
   secrets: {},
   setFields: {},
   uniqueFields: ['profile_uuid'],

@@ -3,6 +3,7 @@ import { brand } from './brand.js';
 import { campaign } from './campaign.js';
 import type { Kind } from './kind.js';
 import { originationUri } from './origination-uri.js';
+import { profile } from './profile.js';
 import { sipCredential } from './sip-credential.js';
 import { sipIpAcl } from './sip-ip-acl.js';
 import { trunk } from './trunk.js';
@@ -55,6 +56,7 @@ export const registry: KindRegistry = createRegistry([
   trunkIpAcl,
   originationUri,
   trunk,
+  profile,
   brand,
   campaign,
   applicationSipAuth,

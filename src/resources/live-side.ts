@@ -34,6 +34,10 @@ export interface LiveFacts {
   numbersProcessing?: number;
   /** Ids of a brand's campaigns that are ACTIVE or PROCESSING (a brand delete is refused meanwhile). */
   activeCampaigns?: readonly string[];
+  /** The account's primary profile (the API never deletes it). */
+  primary?: boolean;
+  /** Ids of the brands registered from a profile (they keep referring to it). */
+  brands?: readonly string[];
 }
 
 export interface LiveContext {

@@ -84,7 +84,7 @@ describe('telform import', () => {
     const run = await cli(['import', '--out', 'manifests']);
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Imported 17 resources into manifests (9 files) and recorded them in the state.');
+    expect(run.stdout).toContain('Imported 22 resources into manifests (10 files) and recorded them in the state.');
     expect(run.stdout).toMatch(/SipCredential\/desk-phones \(id [^)]+\): its username "Desk\.Phones" is not a valid metadata\.name/);
     expect(run.stdout).toMatch(/TrunkIpAcl\/office-2 \(id [^)]+\): its name "office" is taken by another TrunkIpAcl/);
     const writesAfter = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
@@ -96,6 +96,7 @@ describe('telform import', () => {
       'brand.yaml',
       'campaign.yaml',
       'origination-uri.yaml',
+      'profile.yaml',
       'sip-credential.yaml',
       'sip-ip-acl.yaml',
       'trunk-credential.yaml',
@@ -115,7 +116,7 @@ describe('telform import', () => {
 
   it('validates without secrets and plans nothing but setting the unverifiable secrets', async () => {
     const validate = await cli(['validate', '-f', 'manifests']);
-    expect(validate.stdout).toContain('valid: 17 resources in 9 files');
+    expect(validate.stdout).toContain('valid: 22 resources in 10 files');
     expect(validate.code).toBe(0);
 
     const plan = await cli(['plan', '-f', 'manifests', '--format', 'json']);

@@ -9,7 +9,7 @@ import path from 'node:path';
 const repository = path.resolve(import.meta.dirname, '../..');
 
 describe('the kind registry', () => {
-  it('holds the nine kinds of DESIGN.md section 3, in dependency order', () => {
+  it('holds the kinds of DESIGN.md sections 3 and 4, in dependency order', () => {
     expect(registry.names).toEqual([
       'SipCredential',
       'SipIpAcl',
@@ -17,6 +17,7 @@ describe('the kind registry', () => {
       'TrunkIpAcl',
       'OriginationUri',
       'Trunk',
+      'Profile',
       'Brand',
       'Campaign',
       'ApplicationSipAuth',
