@@ -13,7 +13,7 @@ describe('loadManifests', () => {
     expect(lines(result)).toEqual([]);
     expect(result.model.files).toEqual(['examples/10dlc/acme.yaml', 'examples/full-account/account.yaml', 'examples/pbx/sip-auth.yaml', 'examples/pbx/trunks.yaml']);
     expect(result.model.resources.map((resource) => resource.address)).toContain('Trunk/pbx-outbound');
-    expect(result.model.resources).toHaveLength(23);
+    expect(result.model.resources).toHaveLength(24);
   });
 
   it('fills the API defaults and the name field, and keeps refs and secret sources', async () => {
