@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { loadManifests } from '../manifest/load.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
+import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
 import { registry } from '../resources/index.js';
 import { ExitCode } from './exit-codes.js';
 
@@ -9,14 +10,16 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-const renderers: Record<'text' | 'json', (summary: ValidationSummary) => string> = {
+const renderers = {
   text: renderValidationText,
   json: renderValidationJson,
-};
+  github: renderValidationGithub,
+  gitlab: renderValidationGitlab,
+} satisfies Record<string, (summary: ValidationSummary) => string>;
 
 interface ValidateOptions {
   file: string[];
-  format: 'text' | 'json';
+  format: keyof typeof renderers;
   checkSecrets?: boolean;
 }
 
@@ -29,7 +32,7 @@ export function validateCommand(): Command {
   return new Command('validate')
     .description('Check manifests offline: YAML, every field rule, references and (with --check-secrets) secrets. Sends no request.')
     .requiredOption('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(Object.keys(renderers)).default('text'))
     .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets and apply the password rules')
     .addHelpText(
       'after',
@@ -42,6 +45,8 @@ Kinds: ${registry.names.join(', ')}
 Examples:
   $ telform validate -f examples/
   $ telform validate -f base/ -f prod/trunks.yaml --format json
+  $ telform validate -f manifests/ --format github              # in a GitHub Actions step
+  $ telform validate -f manifests/ --format gitlab > gl-code-quality-report.json
   $ PBX_PASSWORD=... telform validate -f examples/ --check-secrets
 
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,

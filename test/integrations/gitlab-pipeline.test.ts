@@ -1,0 +1,170 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccount } from '../../src/emulator/index.js';
+import { cleanEnv, cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from '../e2e/cli.js';
+import { startFakeGitlab, type FakeGitlab } from './fake-gitlab.js';
+
+/**
+ * The GitLab template run for real by gitlab-ci-local with the shell executor: the merge-request
+ * plan job, the apply job of the merge, the scheduled drift job, against an emulator on loopback.
+ * The GitLab API side (notes, the reviewed artifact, the drift issue) is a fake on loopback.
+ */
+const gitlabCiLocal = path.join(repository, 'node_modules/gitlab-ci-local/src/index.js');
+const projectId = '1217'; // gitlab-ci-local's CI_PROJECT_ID
+const token = 'glpat-test-token';
+
+let work: string;
+let project: string;
+let api: EmulatorForCli;
+let gitlab: FakeGitlab;
+let head: string;
+
+const aclManifest = (addresses: string[]): string =>
+  `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [${addresses.join(', ')}]\n`;
+
+function git(...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@invalid', ...args], { cwd: project, encoding: 'utf8' }).trim();
+}
+
+interface PipelineRun {
+  code: number | null;
+  output: string;
+}
+
+/** One gitlab-ci-local run of `job` as a pipeline of `source` (merge_request_event, push, schedule). */
+function runJob(job: string, source: string, extra: Record<string, string> = {}): Promise<PipelineRun> {
+  const variables: Record<string, string> = {
+    CI_PIPELINE_SOURCE: source,
+    CI_API_V4_URL: gitlab.url,
+    TELFORM_ENDPOINT: api.emulator.url,
+    TELFORM_AUTH_ID: defaultAccount.authId,
+    TELFORM_AUTH_TOKEN: defaultAccount.authToken,
+    TELFORM_GITLAB_TOKEN: token,
+    TELFORM_STATE: path.join(work, 'telform.state.json'),
+    TELFORM_STATE_COMMIT: 'false',
+    ...(source === 'merge_request_event' ? { CI_MERGE_REQUEST_IID: '1' } : {}),
+    ...extra,
+  };
+  const args = [
+    gitlabCiLocal,
+    '--force-shell-executor',
+    '--no-evaluate-rule-changes',
+    '--no-color',
+    '--ignore-predefined-vars',
+    'CI_PIPELINE_SOURCE,CI_API_V4_URL',
+    ...Object.entries(variables).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
+    job,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: project,
+      env: cleanEnv({ PATH: `${path.join(work, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`, HOME: work }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'telform-gitlab-'));
+  project = path.join(work, 'project');
+  await mkdir(path.join(project, 'manifests'), { recursive: true });
+  await mkdir(path.join(project, 'ci'));
+  await mkdir(path.join(work, 'bin'));
+  // `telform` on PATH is this checkout's build, so the template skips its npm install.
+  await writeFile(path.join(work, 'bin/telform'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`);
+  await chmod(path.join(work, 'bin/telform'), 0o755);
+  await copyFile(path.join(repository, 'integrations/gitlab/telform.gitlab-ci.yml'), path.join(project, '.gitlab-ci.yml'));
+  await copyFile(path.join(repository, 'integrations/gitlab/telform-gitlab.mjs'), path.join(project, 'ci/telform-gitlab.mjs'));
+  await writeFile(path.join(project, 'manifests/acl.yaml'), aclManifest(['203.0.113.10']));
+  execFileSync('git', ['init', '-q', '-b', 'main', project]);
+  // gitlab-ci-local derives the project's path from the remote named origin; nothing is fetched.
+  git('config', 'user.name', 'test');
+  git('config', 'user.email', 'test@invalid');
+  git('remote', 'add', 'origin', 'git@gitlab.example.com:acme/voice.git');
+  git('add', '-A');
+  git('commit', '-qm', 'manifests');
+  head = git('rev-parse', 'HEAD');
+  api = await emulatorForCli();
+  const artifact = path.join(project, '.gitlab-ci-local/artifacts/telform-plan/telform-plan.json');
+  gitlab = await startFakeGitlab(projectId, () => readFile(artifact));
+}, 60_000);
+
+afterAll(async () => {
+  await gitlab?.close();
+  await api?.emulator.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the GitLab template, run by gitlab-ci-local', () => {
+  it('plans a merge request into one note, edited on every push, with the plan as an artifact', async () => {
+    const first = await runJob('telform-plan', 'merge_request_event');
+    expect(first.output).toContain('PASS  telform-plan');
+    const saved = JSON.parse(await readFile(path.join(project, '.gitlab-ci-local/artifacts/telform-plan/telform-plan.json'), 'utf8')) as {
+      changes: Array<{ address: string; action: string }>;
+    };
+    expect(saved.changes.map((change) => `${change.action} ${change.address}`)).toEqual(['create TrunkIpAcl/office']);
+    expect(gitlab.notes).toHaveLength(1);
+    expect(gitlab.notes[0]?.body).toMatch(/^<!-- telform-plan -->\n### telform plan\n/);
+    expect(gitlab.notes[0]?.body).toContain('<code>TrunkIpAcl/office</code> will be created');
+
+    const second = await runJob('telform-plan', 'merge_request_event');
+    expect(second.output).toContain('PASS  telform-plan');
+    expect(gitlab.notes).toHaveLength(1);
+    expect(gitlab.requests.filter((request) => request.path.endsWith('/notes/900')).map((request) => request.method)).toEqual(['PUT']);
+    expect(gitlab.requests.every((request) => request.token === token)).toBe(true);
+    expect(second.output).not.toContain(defaultAccount.authToken);
+  }, 120_000);
+
+  it('applies the reviewed artifact on merge, then refuses it as stale', async () => {
+    gitlab.mergeRequest = { iid: 1, sha: head, state: 'merged' };
+    const apply = await runJob('telform-apply', 'push');
+    expect(apply.output).toContain('reviewed plan: merge request !1');
+    expect(apply.output).toContain('Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted.');
+    expect(apply.output).toContain('PASS  telform-apply');
+    const after = await runCli(['plan', '-f', 'manifests', '--state', path.join(work, 'telform.state.json'), '--detailed-exitcode'], { cwd: project, env: api.env });
+    expect(after.code).toBe(0);
+
+    const again = await runJob('telform-apply', 'push');
+    expect(again.output).toContain('FAIL  telform-apply');
+    expect(again.output).toContain('telform-plan.json is stale: the state changed since it was made');
+    expect(again.output).toContain('nothing was applied and nothing was planned again');
+    expect(again.output).not.toContain('Apply complete');
+  }, 120_000);
+
+  it('runs drift on a schedule: 0 closes the issue, 2 opens it with the report, 3 notes pending manifests', async () => {
+    const inSync = await runJob('telform-drift', 'schedule');
+    expect(inSync.output).toContain('PASS  telform-drift');
+    expect(gitlab.issues).toEqual([]);
+
+    // Someone edits the ACL by hand (here: telform with another ledger, which adopts and updates it).
+    await writeFile(path.join(work, 'by-hand.yaml'), aclManifest(['203.0.113.10', '198.51.100.99']));
+    const byHand = await runCli(['apply', '-f', path.join(work, 'by-hand.yaml'), '--state', path.join(work, 'other.state.json'), '--auto-approve'], {
+      cwd: work,
+      env: api.env,
+    });
+    expect(byHand.code).toBe(0);
+    const drifted = await runJob('telform-drift', 'schedule');
+    expect(drifted.output).toContain('FAIL  telform-drift');
+    expect(gitlab.issues).toHaveLength(1);
+    expect(gitlab.issues[0]).toMatchObject({ state: 'opened', labels: 'telform-drift' });
+    expect(gitlab.issues[0]?.description).toContain('`TrunkIpAcl/office`');
+
+    // Put it back, then merge a manifest change that is not applied yet.
+    await writeFile(path.join(work, 'by-hand.yaml'), aclManifest(['203.0.113.10']));
+    expect((await runCli(['apply', '-f', path.join(work, 'by-hand.yaml'), '--state', path.join(work, 'other.state.json'), '--auto-approve'], { cwd: work, env: api.env })).code).toBe(0);
+    await writeFile(path.join(project, 'manifests/acl.yaml'), aclManifest(['203.0.113.10', '203.0.113.11']));
+    git('commit', '-qam', 'one more address');
+    const pending = await runJob('telform-drift', 'schedule');
+    expect(pending.output).toContain('Merged manifest changes wait to be applied');
+    expect(pending.output).toMatch(/WARN\s+telform-drift/);
+    expect(gitlab.issues[0]?.state).toBe('opened');
+  }, 180_000);
+});
