@@ -55,6 +55,41 @@ describe('telform validate', () => {
     );
   });
 
+  it('prints GitHub workflow commands with --format github, so problems annotate the pull request', async () => {
+    await writeFile('trunk.yaml', trunk);
+    expect(await validate('-f', 'trunk.yaml', '--format', 'github')).toBe(1);
+    expect(stdout).toBe(
+      [
+        '::error file=trunk.yaml,line=6,col=20,title=telform invalid_value::Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+        '::error file=trunk.yaml,line=7,col=22,title=telform ref_missing::Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests',
+        'invalid: 2 error(s), 0 warning(s)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes a GitLab code-quality report with --format gitlab', async () => {
+    await writeFile('trunk.yaml', trunk);
+    expect(await validate('-f', 'trunk.yaml', '--format', 'gitlab')).toBe(1);
+    const issues = JSON.parse(stdout) as Array<Record<string, unknown>>;
+    expect(issues.map(({ fingerprint, ...issue }) => ({ ...issue, fingerprint: typeof fingerprint }))).toEqual([
+      {
+        description: 'Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+        check_name: 'invalid_value',
+        fingerprint: 'string',
+        severity: 'major',
+        location: { path: 'trunk.yaml', lines: { begin: 6 } },
+      },
+      {
+        description: 'Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests',
+        check_name: 'ref_missing',
+        fingerprint: 'string',
+        severity: 'major',
+        location: { path: 'trunk.yaml', lines: { begin: 7 } },
+      },
+    ]);
+  });
+
   it('prints a versioned JSON report with --format json', async () => {
     await writeFile('trunk.yaml', trunk);
     expect(await validate('-f', '.', '--format', 'json')).toBe(1);
@@ -88,6 +123,6 @@ describe('telform validate', () => {
     expect(stderr).toContain("required option '-f, --file <path>' not specified");
     stderr = '';
     expect(await validate('-f', '.', '--format', 'yaml')).toBe(1);
-    expect(stderr).toContain("option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json.");
+    expect(stderr).toContain("option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, github, gitlab.");
   });
 });
