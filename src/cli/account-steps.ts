@@ -21,7 +21,8 @@ export function planStep(options: { detailedExitcode?: boolean; showUnmanaged?: 
       exit_code: changed && options.detailedExitcode ? ExitCode.changes : ExitCode.ok,
       status: changed ? 'changes' : 'no_changes',
       summary: summaryLine(run.plan.summary) + (refusals.length > 0 ? ` Apply would refuse ${refusals.length}.` : ''),
-      plan: reportedPlan(forDisplay(run.plan, options.showUnmanaged ?? false, refusals)),
+      // An account without changes shows no details: the report keeps no plan for it (200 accounts in sync stay small).
+      ...(changed || refusals.length > 0 ? { plan: reportedPlan(forDisplay(run.plan, options.showUnmanaged ?? false, refusals)) } : {}),
     };
   };
 }
@@ -37,7 +38,7 @@ export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
     status: drift.status,
     summary: parts.length > 0 ? `${parts.join(', ')}.` : 'The account matches the manifests and the state.',
     drift,
-    plan: reportedPlan(run.plan),
+    ...(drift.status === 'in_sync' && drift.notes.length === 0 ? {} : { plan: reportedPlan(run.plan) }),
   };
 }
 

@@ -64,7 +64,7 @@ function renderAccountsMarkdown(report: AccountsReport): string {
 }
 
 function hasDetails(account: AccountOutcome): boolean {
-  return !['no_changes', 'in_sync'].includes(account.status);
+  return !['no_changes', 'in_sync'].includes(account.status) || (account.drift?.notes.length ?? 0) > 0 || (account.plan?.warnings.length ?? 0) > 0;
 }
 
 function withTime(account: AccountOutcome): Plan | undefined {

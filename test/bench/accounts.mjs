@@ -1,0 +1,103 @@
+// `npm run bench:accounts`: drift over 200 accounts x 20 resources against the emulator at 20 ms per
+// request, once in one process (`drift --accounts`) and once as 4 shards (`--shard K/4`, four
+// processes at once) merged with `report merge`; prints both times and checks that the two reports
+// are identical. Not a test: the figures depend on the machine.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EmulatorAdmin, startEmulatorChild } from './emulator.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const cli = join(root, 'dist/cli/main.js');
+const accountCount = Number(process.env.BENCH_ACCOUNTS ?? 200);
+const shards = 4;
+const latencyMs = 20;
+
+function run(args, cwd, env) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+function manifests() {
+  const documents = [];
+  for (let index = 0; index < 10; index += 1) {
+    documents.push({ kind: 'TrunkIpAcl', metadata: { name: `trunk-acl-${index}` }, spec: { ip_addresses: [`203.0.113.${index + 1}`] } });
+  }
+  for (let index = 0; index < 5; index += 1) {
+    documents.push({ kind: 'SipIpAcl', metadata: { name: `sip-acl-${index}` }, spec: { entries: [{ ip: `198.51.100.${index * 16}`, cidr_prefix: 28 }] } });
+  }
+  for (let index = 0; index < 5; index += 1) {
+    documents.push({ kind: 'OriginationUri', metadata: { name: `uri-${index}` }, spec: { uri: `sip${index}.pbx.example.com:5060` } });
+  }
+  return documents.map((document) => JSON.stringify({ apiVersion: 'telform/v1', ...document })).join('\n---\n');
+}
+
+async function main() {
+  const folder = await mkdtemp(join(tmpdir(), 'telform-bench-accounts-'));
+  const emulator = await startEmulatorChild(root, []);
+  try {
+    const admin = new EmulatorAdmin(emulator.url);
+    const env = { ...process.env, CI: '' };
+    for (const key of Object.keys(env)) if (/^(TELFORM_|PLIVO_)/.test(key)) delete env[key];
+    const accounts = [];
+    for (let index = 0; index < accountCount; index += 1) {
+      const name = `customer-${String(index + 1).padStart(3, '0')}`;
+      const authId = `MABENCH${String(index + 1).padStart(13, '0')}`;
+      const token = `bench-token-${index + 1}-0000000000000000000000`;
+      await admin.addAccount(authId, token);
+      const prefix = name.toUpperCase().replace('-', '_');
+      env[`${prefix}_ID`] = authId;
+      env[`${prefix}_TOKEN`] = token;
+      accounts.push({ name, manifests: ['manifests/'], credentials: { auth_id_env: `${prefix}_ID`, auth_token_env: `${prefix}_TOKEN` } });
+    }
+    await mkdir(join(folder, 'manifests'));
+    await writeFile(join(folder, 'manifests', 'resources.yaml'), manifests());
+    await writeFile(join(folder, 'accounts.yaml'), JSON.stringify({ defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts }, null, 2));
+
+    process.stdout.write(`applying ${accountCount} accounts x 20 resources (no latency)... `);
+    const applied = await run(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--account-parallelism', '8', '--format', 'json'], folder, env);
+    if (applied.code !== 0) throw new Error(`apply failed (${applied.code}): ${applied.stderr.slice(-2000)}`);
+    process.stdout.write('done\n');
+    await admin.setLatency(latencyMs);
+
+    let started = performance.now();
+    const single = await run(['drift', '--accounts', 'accounts.yaml', '--format', 'json'], folder, env);
+    const singleMs = performance.now() - started;
+    if (single.code !== 0) throw new Error(`drift failed (${single.code}): ${single.stderr.slice(-2000)}`);
+
+    started = performance.now();
+    const parts = await Promise.all(
+      Array.from({ length: shards }, (_, index) => run(['drift', '--accounts', 'accounts.yaml', '--shard', `${index + 1}/${shards}`, '--format', 'json'], folder, env)),
+    );
+    const files = [];
+    for (const [index, part] of parts.entries()) {
+      if (part.code !== 0) throw new Error(`shard ${index + 1} failed (${part.code}): ${part.stderr.slice(-2000)}`);
+      const file = join(folder, `drift-${index + 1}.json`);
+      await writeFile(file, part.stdout);
+      files.push(file);
+    }
+    const merged = await run(['report', 'merge', ...files, '--format', 'json'], folder, env);
+    const shardedMs = performance.now() - started;
+    const sizes = parts.map((part) => JSON.parse(part.stdout).accounts.length);
+    const identical = merged.stdout === single.stdout;
+    const report = JSON.parse(single.stdout);
+    console.log(`drift, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, --account-parallelism 4 (default)`);
+    console.log(`  one process:            ${(singleMs / 1000).toFixed(1)} s`);
+    console.log(`  ${shards} shards + merge:       ${(shardedMs / 1000).toFixed(1)} s (accounts per shard: ${sizes.join(', ')})`);
+    console.log(`  reports identical:      ${identical ? 'yes' : 'NO'} (${report.accounts.length} accounts, exit code ${report.exit_code}, ${single.stdout.length} bytes)`);
+    if (!identical) process.exitCode = 1;
+  } finally {
+    await emulator.close();
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+await main();
