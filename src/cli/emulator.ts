@@ -1,12 +1,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { TelformError } from '../errors.js';
-import { EmulatorStartError, defaultAccount, startEmulator, type EmulatorAccount } from '../emulator/index.js';
+import { EmulatorStartError, defaultAccount, isLoopbackHost, resolvePort, startEmulator, type EmulatorAccount } from '../emulator/index.js';
 import { resolveFaults } from '../emulator/faults.js';
 import { resolveLatency } from '../emulator/latency.js';
 import { authIdPattern } from '../emulator/options.js';
 import { resolveRateLimit } from '../emulator/rate-limit.js';
 
-/** Parses a non-negative integer option value (ports, milliseconds). */
+/** Parses a non-negative integer option value (milliseconds). */
 function nonNegativeInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('expected a non-negative integer');
@@ -77,7 +77,7 @@ export function emulatorCommand(): Command {
   return new Command('emulator')
     .description('Run the local emulator of the API (no account needed); prints "listening on URL" once ready.')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free port)', nonNegativeInteger, 0)
+    .option('--port <port>', 'port to listen on (0: any free port)', (value: string) => resolvePort(checked(resolvePort)(value)), 0)
     .option('--auth-id <id>', `Auth ID of the account served (default ${defaultAccount.authId})`)
     .option('--auth-token <token>', 'Auth Token of that account (default: the documented emulator token)')
     .option('--account <id:token>', 'serve another account (repeatable); with only --account flags, the default account is not served', collect)
@@ -135,8 +135,9 @@ Examples:
         throw asCliError(error);
       }
       const running = emulator;
-      process.stdout.write(`listening on ${running.url}\n`);
-      await new Promise<void>((resolve) => {
+      // The signal handlers are in place before the ready line, so a caller that stops the emulator
+      // as soon as it reads that line gets a clean stop (exit 0), not the default signal death.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -145,5 +146,12 @@ Examples:
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      if (!isLoopbackHost(running.host)) {
+        process.stderr.write(
+          `warning: the emulator listens on ${running.host}, which is not a loopback address: anyone who can reach it can use the /__emulator/ admin routes, which need no authentication.\n`,
+        );
+      }
+      process.stdout.write(`listening on ${running.url}\n`);
+      await stopped;
     });
 }

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { isIPv4 } from 'node:net';
+import { isLoopbackHost } from './loopback.js';
 import type { Runtime } from './runtime.js';
 import type { CallbackTarget } from './state.js';
 
@@ -20,13 +20,6 @@ type DeclinedReasonList = { code: string; message: string }[];
 const deliveryTimeoutMs = 5_000;
 
 const queues = new WeakMap<Runtime, Promise<void>>();
-
-/** True for `localhost`, `::1` and any IPv4 address in 127.0.0.0/8 (literal hosts only; no DNS lookup). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  if (host === 'localhost' || host === '[::1]' || host === '::1') return true;
-  return isIPv4(host) && host.startsWith('127.');
-}
 
 /**
  * Queues the delivery of `payload` to `target` for the account `authId`. Returns at once; the

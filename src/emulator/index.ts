@@ -3,7 +3,8 @@
  * tests) imports the emulator (DESIGN.md section 2).
  */
 export { startEmulator, type EmulatorInternals, type RunningEmulator } from './start.js';
-export { defaultAccount, type EmulatorAccount, type EmulatorConfig, type EmulatorOptions, type SeedInput } from './options.js';
+export { defaultAccount, resolvePort, type EmulatorAccount, type EmulatorConfig, type EmulatorOptions, type SeedInput } from './options.js';
 export { EmulatorStartError, type EmulatorStartErrorCode } from './start-error.js';
 export { startEmbeddedEmulator, type EmbeddedEmulator, type EmbeddedEmulatorOptions } from './embedded.js';
 export type { Controls } from './controls.js';
+export { isLoopbackHost } from './loopback.js';

@@ -66,7 +66,7 @@ export const authIdPattern = /^[A-Za-z0-9]{1,64}$/;
 export function resolveOptions(options: EmulatorOptions = {}): EmulatorConfig {
   return {
     host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
+    port: resolvePort(options.port ?? 0),
     accounts: resolveAccounts(options.accounts),
     registryDelayMs: options.registryDelayMs ?? 5_000,
     trunkGetShape: options.trunkGetShape ?? 'object',
@@ -77,6 +77,14 @@ export function resolveOptions(options: EmulatorOptions = {}): EmulatorConfig {
     seedFile: options.seedFile ?? null,
     seedData: options.seedData ?? null,
   };
+}
+
+/** A TCP port: 0 (any free port) to 65535. Given as text by the command line, as a number by code. */
+export function resolvePort(input: number | string): number {
+  const text = String(input).trim();
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535)) throw invalidOption(`the port must be a whole number from 0 to 65535, not "${String(input)}"`);
+  return port;
 }
 
 function resolveAccounts(accounts: EmulatorAccount[] | undefined): EmulatorAccount[] {

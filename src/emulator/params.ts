@@ -23,8 +23,24 @@ export function requiredString(body: JsonObject, field: string, missingStatus = 
   return value;
 }
 
-export function optionalBoolean(body: JsonObject, field: string): boolean | undefined {
+/**
+ * Boolean fields that the official Node SDK documents or types as strings, so that its users send
+ * `"true"` or `"false"`: brand `secondary_vetting` (documented as a string; its samples pass `"true"`)
+ * and the application's `default_app`, `enabled` and `log_incoming_messages` (typed as strings in its
+ * application records, which a read-modify-write sends back). These two strings are accepted for them;
+ * other booleans take JSON booleans only.
+ */
+export const textualBooleanFields: ReadonlySet<string> = new Set(['secondary_vetting', 'default_app', 'enabled', 'log_incoming_messages']);
+
+/** The value of `field`, with `"true"`/`"false"` read as booleans where `textualBooleanFields` allows it. */
+export function booleanInput(body: JsonObject, field: string): unknown {
   const value = body[field];
+  if (textualBooleanFields.has(field) && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+export function optionalBoolean(body: JsonObject, field: string): boolean | undefined {
+  const value = booleanInput(body, field);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean') throw new ApiError(400, `${field} must be a boolean`);
   return value;

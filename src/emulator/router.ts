@@ -77,6 +77,15 @@ export class Router {
   }
 }
 
+/** A path segment with its percent-encoding undone; a malformed one (`%zz`) is the client's error, a 400. */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ApiError(400, `the path segment "${segment}" is not valid percent-encoding`);
+  }
+}
+
 export function matchSegments(pattern: string[], segments: string[]): Record<string, string> | undefined {
   if (pattern.length !== segments.length) return undefined;
   const params: Record<string, string> = {};
@@ -84,7 +93,7 @@ export function matchSegments(pattern: string[], segments: string[]): Record<str
     const expected = pattern[index] as string;
     const actual = segments[index] as string;
     if (expected.startsWith(':')) {
-      params[expected.slice(1)] = decodeURIComponent(actual);
+      params[expected.slice(1)] = decodePathSegment(actual);
     } else if (expected !== actual) {
       return undefined;
     }

@@ -7,7 +7,7 @@ import { ApiError, errorBody, readJsonBody, type JsonObject, type Reply } from '
 import { delay } from './latency.js';
 import type { DataFileWriter } from './persistence.js';
 import type { RequestLogEntry } from './request-log.js';
-import { Router, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
+import { Router, decodePathSegment, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
 
 const accountPathPattern = /^\/v1\/Account\/([^/]+)(\/.*)?$/;
@@ -126,7 +126,7 @@ export class EmulatorServer {
     try {
       const match = accountPathPattern.exec(url.pathname);
       if (!match) throw new ApiError(404, 'not found');
-      const state = authenticate(this.runtime.state, decodeURIComponent(match[1] as string), request.headers.authorization);
+      const state = authenticate(this.runtime.state, decodePathSegment(match[1] as string), request.headers.authorization);
       account = state.authId;
       const admission = controls.rateLimiter.settings ? controls.rateLimiter.admit(state.authId, this.runtime.now().getTime()) : undefined;
       if (admission && !admission.admitted) {

@@ -34,12 +34,26 @@ function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string
 }
 
 /** Starts the command and resolves with its URL once it prints `listening on`. */
-function startServing(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
+interface Serving {
+  url: string;
+  /** What the command has written to stderr so far. */
+  stderr(): string;
+  /** Resolves with stderr once it holds a whole line (pipes may deliver it after the stdout line). */
+  stderrLine(): Promise<string>;
+  stop(): Promise<number | null>;
+}
+
+function startServing(args: string[]): Promise<Serving> {
   const child = spawn(process.execPath, [cli, 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lineWritten = new Promise<void>((written) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('\n')) written();
+    });
+  });
   return new Promise((found, fail) => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -48,6 +62,8 @@ function startServing(args: string[]): Promise<{ url: string; stop(): Promise<nu
       if (match) {
         found({
           url: match[1] as string,
+          stderr: () => stderr,
+          stderrLine: () => lineWritten.then(() => stderr),
           stop: async () => {
             child.kill('SIGTERM');
             const code = await exited;
@@ -66,6 +82,9 @@ describe('telform emulator flags', () => {
     [['--faults', 'lost=2'], `error: option '--faults <spec>' argument 'lost=2' is invalid. lost must be a probability from 0 to 1 or a percentage such as 5%, not "2".`],
     [['--latency', '9-3'], `error: option '--latency <ms>' argument '9-3' is invalid. the latency range 9-3 must not start above its end.`],
     [['--rate-limit', '300'], `error: option '--rate-limit <n/period>' argument '300' is invalid. rate limit must be REQUESTS/PERIOD such as 300/5s, 10/s or 1000/1m, not "300".`],
+    [['--port', '99999'], `error: option '--port <port>' argument '99999' is invalid. the port must be a whole number from 0 to 65535, not "99999".`],
+    [['--port', '-1'], `error: option '--port <port>' argument '-1' is invalid. the port must be a whole number from 0 to 65535, not "-1".`],
+    [['--port', '80x'], `error: option '--port <port>' argument '80x' is invalid. the port must be a whole number from 0 to 65535, not "80x".`],
     [['--account', 'MAX:'], 'error: --account value number 1 must be ID:TOKEN, with an Auth ID of 1 to 64 letters or digits and a non-empty token.'],
   ])('refuses %j with one line and exit code 1', async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(args);
@@ -144,5 +163,45 @@ describe('telform emulator flags', () => {
     });
     expect(answer).toMatchObject({ status: 200, body: { app_name: 'seeded-fixed' } });
     expect(await running.stop()).toBe(0);
+  });
+
+  it('refuses a clock advance out of range with 400 and keeps serving, with nothing on stderr', async () => {
+    const running = await startServing([]);
+    const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
+    const refused = (await call(running.url, '/__emulator/clock/', { method: 'POST', body: { advance_ms: 1e308 } })) as HttpAnswer;
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: 'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000' },
+    });
+    expect(await call(running.url, '/__emulator/health/')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    const created = await call(running.url, `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`, {
+      auth,
+      method: 'POST',
+      body: { ip_addresses: ['10.0.0.1'] },
+    });
+    expect(created).toMatchObject({ status: 201 });
+    expect(running.stderr()).toBe('');
+    expect(await running.stop()).toBe(0);
+  });
+
+  it('answers 400 to a malformed percent-encoding in a path, without a stack trace', async () => {
+    const running = await startServing([]);
+    const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
+    const answer = await call(running.url, `/v1/Account/${defaultAccount.authId}/Zentrunk/Trunk/%zz/`, { auth });
+    expect(answer).toMatchObject({ status: 400, body: { error: 'the path segment "%zz" is not valid percent-encoding' } });
+    expect(Object.keys((answer as HttpAnswer).body as object)).toEqual(['api_id', 'error']);
+    expect(running.stderr()).toBe('');
+    expect(await running.stop()).toBe(0);
+  });
+
+  it('warns on stderr when it listens on an address that is not loopback', async () => {
+    const running = await startServing(['--host', '0.0.0.0']);
+    expect(await running.stderrLine()).toBe(
+      'warning: the emulator listens on 0.0.0.0, which is not a loopback address: anyone who can reach it can use the /__emulator/ admin routes, which need no authentication.\n',
+    );
+    expect(await running.stop()).toBe(0);
+    const quiet = await startServing(['--host', 'localhost']);
+    expect(quiet.stderr()).toBe('');
+    expect(await quiet.stop()).toBe(0);
   });
 });

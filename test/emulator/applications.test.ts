@@ -116,6 +116,15 @@ describe('application create, update, delete', () => {
     });
   });
 
+  it('accepts "true" and "false" for default_app, enabled and log_incoming_messages, which the Node SDK types as strings', async () => {
+    const id = await createApp('textual-booleans');
+    const reply = await client.post(`/Application/${id}/`, { default_app: 'true', enabled: 'false', log_incoming_messages: 'false' });
+    expect(reply.status).toBe(202);
+    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({ default_app: true, enabled: false, log_incoming_messages: false });
+    expect(await client.post(`/Application/${id}/`, { public_uri: 'true' })).toMatchObject({ status: 400, body: errorWith('public_uri must be a boolean') });
+    expect(await client.post(`/Application/${id}/`, { enabled: 'yes' })).toMatchObject({ status: 400, body: errorWith('enabled must be a boolean') });
+  });
+
   it('deletes with 204 and detaches the numbers routed to it', async () => {
     const id = await createApp('to-delete');
     expect((await client.seedNumber({ number: '14155550900', app_id: id })).status).toBe(201);

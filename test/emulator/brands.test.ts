@@ -148,6 +148,17 @@ describe('brand registration', () => {
     expect(reply.body.brand).not.toHaveProperty('vetting_status');
   });
 
+  it('accepts secondary_vetting as the string "true" or "false", as the Node SDK documents it', async () => {
+    const client = await freshAccount(emulator);
+    const without = await client.createBrand(seeded.withEin[0], 'text-false', { secondary_vetting: 'false' });
+    const vetted = await client.createBrand(seeded.withEin[1], 'text-true', { secondary_vetting: 'true' });
+    await client.advance(testRegistryDelayMs);
+    expect((await client.get(`/10dlc/Brand/${without}/`)).body.brand).not.toHaveProperty('vetting_score');
+    expect((await client.get(`/10dlc/Brand/${vetted}/`)).body.brand).toMatchObject({ vetting_score: 80, vetting_status: 'ACTIVE' });
+    const refused = await client.post('/10dlc/Brand/', { profile_uuid: seeded.withEin[2], brand_alias: 'text-upper', secondary_vetting: 'TRUE' });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'secondary_vetting must be true or false' } });
+  });
+
   it('ends FAILED with declined_reasons when the brand_alias contains "decline"', async () => {
     const client = await freshAccount(emulator);
     const brandId = await client.createBrand(seeded.withEin[0], 'please-DECLINE-me');

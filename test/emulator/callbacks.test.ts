@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as plivo from 'plivo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callbacksSettled, isLoopbackHost } from '../../src/emulator/callbacks.js';
+import { callbacksSettled } from '../../src/emulator/callbacks.js';
+import { isLoopbackHost } from '../../src/emulator/loopback.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import {
   freshAccount,

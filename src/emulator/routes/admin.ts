@@ -8,6 +8,9 @@ import { syncAllRegistries } from '../registry-sync.js';
  * Admin routes under `/__emulator/`: not part of the API, for tests and demos (seed data, read the
  * request log, move the clock). They need no auth: the emulator serves loopback only.
  */
+/** The last moment the emulator's clock may show: 9999-12-31T23:59:59.999Z. */
+const latestClockMs = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export const adminRoutes: AdminRoute[] = [
   {
     method: 'GET',
@@ -41,8 +44,10 @@ export const adminRoutes: AdminRoute[] = [
     path: '/__emulator/clock/',
     handle: ({ runtime, body }) => {
       const advance = body.advance_ms;
-      if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) {
-        throw new ApiError(400, 'advance_ms must be a non-negative number of milliseconds');
+      // The clock must stay a valid date with a four-digit year: past that, every timestamp the
+      // emulator writes would fail (or change shape), so such a move is refused, never applied.
+      if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0 || runtime.now().getTime() + advance > latestClockMs) {
+        throw new ApiError(400, 'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000');
       }
       runtime.advanceClock(advance);
       // Registrations that came due fire their status callbacks now (registry-sync.ts).

@@ -1,5 +1,6 @@
 import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import { paginate } from '../pagination.js';
+import { booleanInput } from '../params.js';
 import { characterCount } from '../records.js';
 import type { CallbackTarget } from '../state.js';
 
@@ -45,9 +46,9 @@ export function checkEnum(field: string, value: string | undefined, allowed: rea
   }
 }
 
-/** A boolean parameter; `null` is absent, any other non-boolean is a 400. */
+/** A boolean parameter (or `"true"`/`"false"` where params.ts allows it); `null` is absent, anything else is a 400. */
 export function flag(body: JsonObject, field: string): boolean | undefined {
-  const value = body[field];
+  const value = booleanInput(body, field);
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean') throw new ApiError(400, `${field} must be true or false`);
   return value;
