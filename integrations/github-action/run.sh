@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The telform step of the action: runs one command, writes a markdown report and the outputs
+# (exit-code, report, planned). Inputs arrive as INPUT_* variables, never interpolated into code.
+set -uo pipefail
+
+command="${INPUT_COMMAND:?}"
+manifests="${INPUT_MANIFESTS:-manifests}"
+state="${INPUT_STATE:-telform.state.json}"
+plan_file="${INPUT_PLAN_FILE:-telform-plan.json}"
+approvals_file="${INPUT_APPROVALS_FILE:-telform.approvals}"
+report="${RUNNER_TEMP:-/tmp}/telform-${command}.md"
+if [ -n "${INPUT_ENDPOINT:-}" ]; then export TELFORM_ENDPOINT="$INPUT_ENDPOINT"; fi
+
+output() { printf '%s=%s\n' "$1" "$2" >> "${GITHUB_OUTPUT:-/dev/null}"; }
+output report "$report"
+output planned false
+
+# Approvals are reviewed like the manifests; only these three flags are accepted from the file.
+approvals=()
+read_approvals() {
+  [ -f "$approvals_file" ] || return 0
+  local line
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in '' | '#'*) continue ;; esac
+    if [[ "$line" =~ ^--(allow-irreversible\ (all|[A-Za-z]+/[A-Za-z0-9._-]+)|max-cost\ [0-9]+(\.[0-9]{1,2})?|force-deletes)$ ]]; then
+      read -r -a words <<< "$line"
+      approvals+=("${words[@]}")
+    else
+      echo "::error file=${approvals_file}::\"${line}\" is not --allow-irreversible ADDRESS, --max-cost USD or --force-deletes"
+      return 1
+    fi
+  done < "$approvals_file"
+}
+
+status=0
+case "$command" in
+  plan)
+    # Annotations on the pull request's diff, with or without credentials.
+    telform validate -f "$manifests" --format github || status=$?
+    if [ "$status" -ne 0 ]; then
+      printf '### telform plan\n\nThe manifests are not valid; the problems are annotated on the changed files.\n' > "$report"
+    elif [ -z "${TELFORM_AUTH_ID:-}" ] || [ -z "${TELFORM_AUTH_TOKEN:-}" ]; then
+      # A pull request from a fork gets no secrets: its code never runs with the account's credentials.
+      printf '### telform plan\n\nNot planned: this run has no API credentials (a pull request from a fork gets no secrets). The manifests are valid. A maintainer can push the branch to this repository to get a plan; nothing is applied without one.\n' > "$report"
+    elif ! read_approvals; then
+      status=1
+      printf '### telform plan\n\n`%s` has a line that is not an approval; see the annotation.\n' "$approvals_file" > "$report"
+    else
+      telform plan -f "$manifests" --state "$state" -o "$plan_file" --format markdown "${approvals[@]}" > "$report" || status=$?
+      if [ "$status" -eq 0 ]; then output planned true; else printf '### telform plan\n\nThe plan failed; the error is in the job log.\n' > "$report"; fi
+    fi
+    ;;
+  apply)
+    telform show "$plan_file" --format text || status=$?
+    if [ "$status" -eq 0 ]; then
+      errors="${RUNNER_TEMP:-/tmp}/telform-apply.err"
+      telform apply "$plan_file" --state "$state" 2> "$errors" | tee "${RUNNER_TEMP:-/tmp}/telform-apply.out" || status=$?
+      cat "$errors" >&2
+      if [ "$status" -eq 0 ]; then
+        { printf '### telform apply\n\n```\n'; tail -n 1 "${RUNNER_TEMP:-/tmp}/telform-apply.out"; printf '```\n'; } > "$report"
+      elif grep -q 'is stale\|was made for account' "$errors"; then
+        { printf '### telform apply: refused\n\nThe reviewed plan no longer matches the account or the state, so nothing was applied and nothing was planned again:\n\n```\n'; cat "$errors"; printf '```\n\nTo go on, open a pull request (an empty commit is enough): its plan shows what the merged manifests still change, and merging it applies that plan.\n'; } > "$report"
+      else
+        { printf '### telform apply: failed\n\n```\n'; cat "$errors"; printf '```\n'; } > "$report"
+      fi
+    fi
+    ;;
+  drift)
+    telform drift -f "$manifests" --state "$state" --format markdown > "$report" || status=$?
+    ;;
+  *)
+    echo "::error::command must be plan, apply or drift (got \"${command}\")"
+    exit 1
+    ;;
+esac
+cat "$report"
+output exit-code "$status"
