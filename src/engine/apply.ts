@@ -190,7 +190,15 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
       const resolved = resolveReferences(kind, desired, ids);
       const secrets = await inputs.resolveSecrets(desired);
       const secretFields = Object.keys(change.secrets ?? {});
-      await inputs.store.recordIntent(change.address, 'update');
+      await inputs.store.recordIntent({
+        address: change.address,
+        kind: change.kind,
+        action: 'update',
+        id,
+        fields: resolved,
+        spec: { ...desired.spec },
+        ...(secretFields.length > 0 ? { secret_fields: secretFields } : {}),
+      });
       await kind.live.update(inputs.live, {
         id,
         desired: { ...resolved, ...secrets },
@@ -211,7 +219,7 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
     case 'delete': {
       const id = requireId(change);
       if (change.superseded_of) return deleteSuperseded(change.superseded_of, id, kind, inputs);
-      await inputs.store.recordIntent(change.address, 'delete');
+      await inputs.store.recordIntent({ address: change.address, kind: change.kind, action: 'delete', id });
       await kind.live.delete(inputs.live, id, undefined);
       await inputs.store.recordResult(change.address, null);
       return { status: 'done' };
@@ -230,7 +238,17 @@ async function createResource(change: PlannedChange, kind: PlannerKind, inputs: 
   const desired = requireDesired(inputs, change);
   const resolved = resolveReferences(kind, desired, ids);
   const secrets = await inputs.resolveSecrets(desired);
-  await inputs.store.recordIntent(change.address, 'create');
+  const replacing = change.action === 'replace' && change.id ? { replace: true as const, id: change.id } : {};
+  // What only this create could make (settle.ts looks for it if its answer is lost with the process).
+  await inputs.store.recordIntent({
+    address: change.address,
+    kind: change.kind,
+    action: 'create',
+    fields: resolved,
+    spec: { ...desired.spec },
+    ...(Object.keys(secrets).length > 0 ? { secret_fields: Object.keys(secrets) } : {}),
+    ...replacing,
+  });
   const { id } = await kind.live.create(inputs.live, { ...resolved, ...secrets });
   ids.set(change.address, id);
   const superseded = change.action === 'replace' && change.replace_strategy === 'create_before_delete' && change.id ? [change.id] : [];
@@ -249,6 +267,7 @@ async function deleteOld(change: PlannedChange, inputs: ApplyInputs): Promise<Ch
  * the next apply instead of leaving an unmanaged twin.
  */
 async function deleteSuperseded(owner: string, oldId: string, kind: PlannerKind, inputs: ApplyInputs): Promise<ChangeOutcome> {
+  await inputs.store.recordIntent({ address: owner, kind: kind.kind, action: 'delete', id: oldId, replace: true });
   await kind.live.delete(inputs.live, oldId, undefined);
   const entry = inputs.store.ledger.resources[owner];
   if (entry?.superseded?.includes(oldId)) {

@@ -17,7 +17,7 @@ import {
   type UnmanagedObject,
 } from './plan-types.js';
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
-import type { UncertainOperation } from './state-store.js';
+import type { Settlement } from './settle.js';
 
 export type SecretState = 'same' | 'changed' | 'unverifiable';
 
@@ -30,7 +30,8 @@ export interface PlanInputs {
   ledger: Ledger;
   /** Per address and secret field, compared through the ledger's fingerprints. */
   secretStates: ReadonlyMap<string, Readonly<Record<string, SecretState>>>;
-  uncertain: readonly UncertainOperation[];
+  /** What settling the operations an interrupted apply left uncertain found (already in `ledger`). */
+  settled: readonly Settlement[];
   endpoint: string;
   account: string;
   approvals: PlanApprovals;
@@ -49,14 +50,13 @@ export function buildPlan(inputs: PlanInputs): Plan {
   const matches = matchResources(inputs);
   const references = new ReferenceIndex(matches);
   const usage = new UsageIndex(inputs.kinds, inputs.live);
-  const uncertain = new Set(inputs.uncertain.map((operation) => operation.address));
   const desiredByAddress = new Map(inputs.desired.map((resource) => [resource.address, resource]));
   const deletedInPlan = new Set<string>();
   for (const match of matches) {
     if (match.type === 'orphaned' && match.live) deletedInPlan.add(match.live.id);
     if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind)) deletedInPlan.add(match.live.id);
   }
-  const context: DecideContext = { kinds, references, usage, inputs, uncertain, desiredByAddress, matches, deletedInPlan };
+  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan };
 
   const changes: PlannedChange[] = [];
   const unmanaged: UnmanagedObject[] = [];
@@ -111,6 +111,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
     const kind = kinds.get(change.kind);
     if (kind) change.api_requests = estimateRequests(change, kind);
   }
+  const settledWarnings = explainSettlements(changes, inputs.settled);
   const ordered = orderChanges(changes, kinds, context.desiredByAddress);
   return {
     format_version: planFormatVersion,
@@ -120,7 +121,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
     changes: ordered,
     unmanaged,
     summary: summarize(ordered),
-    warnings: pendingWarnings(ordered),
+    warnings: [...settledWarnings, ...pendingWarnings(ordered)],
     approvals: inputs.approvals,
     basis: { ledger_lineage: inputs.ledger.lineage, ledger_serial: inputs.ledger.serial, objects: basis },
   };
@@ -131,7 +132,6 @@ interface DecideContext {
   references: ReferenceIndex;
   usage: UsageIndex;
   inputs: PlanInputs;
-  uncertain: ReadonlySet<string>;
   desiredByAddress: ReadonlyMap<string, DesiredResource>;
   matches: readonly Match[];
   /** Ids of the live objects this plan deletes (they no longer hold anything back). */
@@ -227,9 +227,6 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
     change.drifted = true;
     change.reasons.push(`was deleted outside telform (id ${match.entry?.id ?? '?'} is gone); it will be created again`);
     change.flags.billable_usd = kind.live.billableUpdateUsd;
-  }
-  if (context.uncertain.has(desired.address)) {
-    change.reasons.push('an earlier apply stopped while creating it; it was not found by name, so it will be created');
   }
   for (const { target, name } of referencedNames(kind, desired.spec)) {
     const targetKind = context.kinds.get(target);
@@ -350,6 +347,20 @@ function addRepointing(changes: PlannedChange[], context: DecideContext): void {
       change.reasons.push(`re-pointed to the new ${target.address}`);
     }
   }
+}
+
+/**
+ * Says in the plan what settling an interrupted apply's operations found: as a reason of the
+ * resource's change, and as a warning where that change shows nothing (a noop, or no change).
+ */
+function explainSettlements(changes: PlannedChange[], settled: readonly Settlement[]): string[] {
+  const warnings: string[] = [];
+  for (const settlement of settled) {
+    const change = changes.find((item) => item.address === settlement.address);
+    if (change) change.reasons.push(settlement.note);
+    if (!change || change.action === 'noop') warnings.push(`${settlement.address}: ${settlement.note}`);
+  }
+  return warnings;
 }
 
 function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined): Record<string, 'changed' | 'unverifiable'> {

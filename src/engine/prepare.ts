@@ -4,12 +4,14 @@ import { ledgerIdsToFetch } from './match.js';
 import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
+import { idsToReread, settleOperations, type Settlement } from './settle.js';
 import type { StateStore } from './state-store.js';
 
 /**
  * The one glue function between the edges and the pure planner (STYLE.md 1): reads every kind's
- * live list (whole, concurrently), fetches by id the ledger's objects the lists did not show,
- * compares secrets through fingerprints, then plans.
+ * live list (whole, concurrently), settles the operations an interrupted apply left uncertain
+ * (re-reading their objects by id; recorded in the state when this run holds its lock), fetches by
+ * id the ledger's objects the lists did not show, compares secrets through fingerprints, then plans.
  */
 export interface PrepareInputs {
   kinds: readonly PlannerKind[];
@@ -32,6 +34,7 @@ export interface Prepared {
 
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const live = await readLiveModel(inputs.kinds, inputs.live);
+  const settled = await settleUncertain(inputs, live);
   const fetchedById = await fetchMissingLedgerObjects(inputs, live);
   const { states: secretStates, fingerprints } = await compareSecrets(inputs);
   const plan = buildPlan({
@@ -41,7 +44,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     fetchedById,
     ledger: inputs.store.ledger,
     secretStates,
-    uncertain: inputs.store.uncertain,
+    settled,
     endpoint: inputs.endpoint,
     account: inputs.account,
     approvals: inputs.approvals,
@@ -56,6 +59,26 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
 export async function readLiveModel(kinds: readonly PlannerKind[], context: LiveContext): Promise<Map<string, LiveObject[]>> {
   const lists = await Promise.all(kinds.map(async (kind) => [kind.kind, await kind.live.list(context)] as const));
   return new Map(lists);
+}
+
+/**
+ * Settles every operation the journal left uncertain, before anything is planned: the objects of
+ * updates and deletes are re-read by id, creates are looked for in the lists just read.
+ */
+async function settleUncertain(inputs: PrepareInputs, live: LiveModel): Promise<Settlement[]> {
+  const uncertain = inputs.store.uncertain;
+  if (uncertain.length === 0) return [];
+  const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
+  const reread = new Map<number, LiveObject | null>();
+  await Promise.all(
+    idsToReread(uncertain).map(async ({ seq, kind, id }) => {
+      const definition = kinds.get(kind);
+      if (definition) reread.set(seq, (await definition.live.read(inputs.live, id)) ?? null);
+    }),
+  );
+  const settlements = settleOperations({ kinds, uncertain, ledger: inputs.store.ledger, live, reread, now: inputs.now });
+  for (const settlement of settlements) await inputs.store.settle(settlement.address, settlement.entry);
+  return settlements;
 }
 
 async function fetchMissingLedgerObjects(inputs: PrepareInputs, live: LiveModel): Promise<Map<string, LiveObject | null>> {

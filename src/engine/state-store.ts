@@ -2,6 +2,7 @@ import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'n
 import { hostname } from 'node:os';
 import { dirname, basename, join } from 'node:path';
 import { TelformError } from '../errors.js';
+import { replayJournal, type IntentInput, type JournalRecord, type UncertainOperation } from './journal.js';
 import {
   assertLedgerBinding,
   emptyLedger,
@@ -16,21 +17,11 @@ import {
  * (`….journal`, one JSON record a line) and a lock file (`….lock`).
  *
  * Every operation of an apply is made durable as it completes: an intent is appended (and
- * fsynced) before the request, the result after. A crash loses nothing: the next run replays the
- * journal over the ledger, and an intent without a result names an operation that may or may not
- * have happened (for a create, the planner then looks the natural key up before creating again).
- * Compaction writes the ledger atomically (temp file, fsync, rename) and empties the journal.
+ * fsynced) before the request, the result after (what the records mean: `journal.ts`). A crash
+ * loses nothing: the next run replays the journal over the ledger, and the intents without a result
+ * are settled before anything is planned (`settle.ts`). Compaction writes the ledger atomically
+ * (temp file, fsync, rename) and rewrites the journal with only the intents still open.
  */
-
-export type JournalRecord =
-  | { type: 'intent'; seq: number; address: string; action: string; at: string }
-  | { type: 'result'; seq: number; address: string; entry: LedgerEntry | null; at: string };
-
-export interface UncertainOperation {
-  address: string;
-  action: string;
-  at: string;
-}
 
 export interface OpenStateOptions {
   /**
@@ -45,20 +36,24 @@ export interface OpenStateOptions {
 export class StateStore {
   private journal: FileHandle | undefined;
   private writes: Promise<void> = Promise.resolve();
-  private seq = 0;
   private dirty = false;
 
   private constructor(
     readonly file: string,
     readonly ledger: Ledger,
-    /** Operations whose intent was journaled but whose result was not. */
-    readonly uncertain: UncertainOperation[],
+    private open: UncertainOperation[],
     /** Whether a state file existed before this run. */
     readonly existed: boolean,
     private readonly locked: boolean,
     replayed: boolean,
+    private seq: number,
   ) {
     this.dirty = replayed;
+  }
+
+  /** Operations whose intent was journaled but whose result was not, oldest first. */
+  get uncertain(): readonly UncertainOperation[] {
+    return this.open;
   }
 
   static async open(file: string, options: OpenStateOptions): Promise<StateStore> {
@@ -73,8 +68,8 @@ export class StateStore {
       const ledger =
         text === undefined && options.binding ? emptyLedger(options.binding.endpoint, options.binding.account) : parseLedger(text ?? '', file);
       if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, file);
-      const { uncertain, replayed } = replayJournal(ledger, await readOptional(journalPath(file)));
-      return new StateStore(file, ledger, uncertain, text !== undefined, options.lock, replayed);
+      const { uncertain, replayed, lastSeq } = replayJournal(ledger, parseJournal(await readOptional(journalPath(file))));
+      return new StateStore(file, ledger, uncertain, text !== undefined, options.lock, replayed, lastSeq);
     } catch (error) {
       if (options.lock) await releaseLock(file);
       throw error;
@@ -82,16 +77,33 @@ export class StateStore {
   }
 
   /** Records, durably, that an operation is about to be sent. */
-  recordIntent(address: string, action: string): Promise<void> {
-    return this.append({ type: 'intent', seq: ++this.seq, address, action, at: new Date().toISOString() });
+  recordIntent(intent: IntentInput): Promise<void> {
+    return this.append({ type: 'intent', ...intent, seq: ++this.seq, at: new Date().toISOString() });
   }
 
   /** Records, durably, the ledger entry after an operation (`null`: no longer managed). */
   recordResult(address: string, entry: LedgerEntry | null): Promise<void> {
+    this.setEntry(address, entry);
+    return this.append({ type: 'result', seq: ++this.seq, address, entry, at: new Date().toISOString() });
+  }
+
+  /**
+   * Closes the open intents of `address` with what settling them found: the entry to record
+   * (`null`: no longer managed; undefined: the entry stays as it is). Durable when the store is
+   * locked (apply); in memory only for a read-only run (plan, drift), so that its plan shows the
+   * settlement the next apply will record.
+   */
+  async settle(address: string, entry: LedgerEntry | null | undefined): Promise<void> {
+    const next = entry === undefined ? (this.ledger.resources[address] ?? null) : entry;
+    if (this.locked) await this.recordResult(address, next);
+    else this.setEntry(address, next);
+  }
+
+  private setEntry(address: string, entry: LedgerEntry | null): void {
     if (entry) this.ledger.resources[address] = entry;
     else delete this.ledger.resources[address];
+    this.open = this.open.filter((intent) => intent.address !== address);
     this.dirty = true;
-    return this.append({ type: 'result', seq: ++this.seq, address, entry, at: new Date().toISOString() });
   }
 
   /** Writes the ledger atomically (serial + 1 when anything changed) and empties the journal. */
@@ -103,7 +115,9 @@ export class StateStore {
     await writeAtomically(this.file, serializeLedger(this.ledger));
     await this.journal?.close();
     this.journal = undefined;
-    await rm(journalPath(this.file), { force: true });
+    // Intents nobody settled yet (e.g. `telform state` edits run no settlement) must survive.
+    if (this.open.length > 0) await writeAtomically(journalPath(this.file), this.open.map((intent) => `${JSON.stringify(intent)}\n`).join(''));
+    else await rm(journalPath(this.file), { force: true });
     this.dirty = false;
   }
 
@@ -153,29 +167,18 @@ export function lockPath(file: string): string {
   return `${file}.lock`;
 }
 
-/** Applies journal results over the ledger; a torn last line (a crash mid-append) is ignored. */
-function replayJournal(ledger: Ledger, text: string | undefined): { uncertain: UncertainOperation[]; replayed: boolean } {
-  if (!text) return { uncertain: [], replayed: false };
-  const open = new Map<string, UncertainOperation>();
-  let replayed = false;
-  for (const line of text.split('\n')) {
+/** The journal file's records; a torn last line (a crash mid-append) is ignored. */
+function parseJournal(text: string | undefined): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const line of (text ?? '').split('\n')) {
     if (line.trim() === '') continue;
-    let record: JournalRecord;
     try {
-      record = JSON.parse(line) as JournalRecord;
+      records.push(JSON.parse(line) as JournalRecord);
     } catch {
       continue;
     }
-    if (record.type === 'intent') {
-      open.set(record.address, { address: record.address, action: record.action, at: record.at });
-    } else if (record.type === 'result') {
-      open.delete(record.address);
-      if (record.entry) ledger.resources[record.address] = record.entry;
-      else delete ledger.resources[record.address];
-      replayed = true;
-    }
   }
-  return { uncertain: [...open.values()], replayed };
+  return records;
 }
 
 async function readOptional(file: string): Promise<string | undefined> {

@@ -21,6 +21,11 @@ export interface LiveObject {
    * as absent; reference fields hold live ids (the engine turns them back into refs); secrets absent.
    */
   spec: Record<string, unknown>;
+  /**
+   * When the API made it (ISO 8601), where the API says: settling a create an interrupted apply
+   * may have sent claims only an object made after the create began.
+   */
+  createdAt?: string;
   /** 10DLC registration outcome, kept for the plan. */
   registry?: RegistryStatus;
   /** Facts the plan's flags and refusals need (numbers on a trunk, numbers processing on a campaign…). */

@@ -29,7 +29,8 @@ export function normaliseTrunk(raw: ApiRecord, numbers: number): LiveObject {
     secure: flag(raw['secure'], false),
   };
   for (const field of directionFields[direction ?? ''] ?? []) spec[field] = text(raw[field]);
-  return { id: String(raw['trunk_id']), spec: present(spec), facts: { numbers } };
+  const createdAt = text(raw['created_at']);
+  return { id: String(raw['trunk_id']), spec: present(spec), facts: { numbers }, ...(createdAt ? { createdAt } : {}) };
 }
 
 /** Production nests a trunk GET under `object`, the docs show it flat (api-facts.md section 2b): both are read. */

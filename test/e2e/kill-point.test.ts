@@ -68,7 +68,7 @@ async function interruptedOperations(journal: string): Promise<string[]> {
     }
     if (record.type === 'intent' && record.seq !== undefined && record.address) {
       open.set(record.seq, { address: record.address, label: record.replace ? 'replace' : String(record.action) });
-    } else if (record.type === 'result' || record.type === 'settled') {
+    } else if (record.type === 'result') {
       for (const [seq, intent] of open) if (intent.address === record.address) open.delete(seq);
     }
   }

@@ -105,7 +105,7 @@ export function planInputs(overrides: Partial<PlanInputs>): PlanInputs {
     fetchedById: new Map(),
     ledger: ledgerWith([]),
     secretStates: new Map(),
-    uncertain: [],
+    settled: [],
     endpoint: 'local',
     account: 'MATEST',
     approvals: noApprovals,

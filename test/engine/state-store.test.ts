@@ -25,7 +25,7 @@ describe('StateStore', () => {
 
   it('journals each result durably and compacts into the ledger with serial + 1', async () => {
     const store = await StateStore.open(file, { binding, lock: true });
-    await store.recordIntent('Trunk/pbx', 'create');
+    await store.recordIntent({ address: 'Trunk/pbx', kind: 'Trunk', action: 'create' });
     await store.recordResult('Trunk/pbx', entry('111'));
     const journal = (await readFile(journalPath(file), 'utf8')).trim().split('\n');
     expect(journal.map((line) => JSON.parse(line).type)).toEqual(['intent', 'result']);
@@ -52,7 +52,7 @@ describe('StateStore', () => {
     );
     const store = await StateStore.open(file, { binding, lock: true });
     expect(store.ledger.resources['Trunk/pbx']?.id).toBe('222');
-    expect(store.uncertain).toEqual([{ address: 'TrunkIpAcl/office', action: 'create', at }]);
+    expect(store.uncertain).toEqual([{ type: 'intent', seq: 3, address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', at }]);
     await store.close();
     expect(JSON.parse(await readFile(file, 'utf8')).serial).toBe(1);
   });
