@@ -51,7 +51,7 @@ export class StateStore {
     this.dirty = replayed;
   }
 
-  /** Operations whose intent was journaled but whose result was not, oldest first. */
+  /** Operations whose intent was journaled but whose result was not (yet), oldest first. */
   get uncertain(): readonly UncertainOperation[] {
     return this.open;
   }
@@ -78,7 +78,10 @@ export class StateStore {
 
   /** Records, durably, that an operation is about to be sent. */
   recordIntent(intent: IntentInput): Promise<void> {
-    return this.append({ type: 'intent', ...intent, seq: ++this.seq, at: new Date().toISOString() });
+    const record: UncertainOperation = { type: 'intent', ...intent, seq: ++this.seq, at: new Date().toISOString() };
+    // Open until its result: a request that fails, or a run that stops, leaves it for the next run to settle.
+    this.open.push(record);
+    return this.append(record);
   }
 
   /** Records, durably, the ledger entry after an operation (`null`: no longer managed). */

@@ -57,6 +57,47 @@ describe('StateStore', () => {
     expect(JSON.parse(await readFile(file, 'utf8')).serial).toBe(1);
   });
 
+  it('keeps intents nobody settled through a compaction, and continues their sequence', async () => {
+    const crashed = await StateStore.open(file, { binding, lock: true });
+    await crashed.recordIntent({ address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', fields: { name: 'office' } });
+    await crashed.recordResult('Trunk/pbx', entry('111'));
+    await crashed.close();
+    const journal = (await readFile(journalPath(file), 'utf8')).trim().split('\n');
+    expect(journal.map((line) => JSON.parse(line))).toEqual([
+      { type: 'intent', address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', fields: { name: 'office' }, seq: 1, at: expect.any(String) },
+    ]);
+    const next = await StateStore.open(file, { binding, lock: true });
+    expect(next.uncertain.map((intent) => intent.address)).toEqual(['TrunkIpAcl/office']);
+    await next.recordIntent({ address: 'Trunk/pbx', kind: 'Trunk', action: 'delete', id: '111' });
+    const records = (await readFile(journalPath(file), 'utf8')).trim().split('\n');
+    expect(records.map((line) => JSON.parse(line).seq)).toEqual([1, 2]);
+    await next.close();
+  });
+
+  it('settles durably when it holds the lock, in memory only for a read-only run', async () => {
+    const first = await StateStore.open(file, { binding, lock: true });
+    await first.recordIntent({ address: 'Trunk/pbx', kind: 'Trunk', action: 'create' });
+    await first.recordIntent({ address: 'Trunk/old', kind: 'Trunk', action: 'create' });
+    await first.close();
+
+    const plan = await StateStore.open(file, { binding, lock: false });
+    await plan.settle('Trunk/pbx', entry('333'));
+    expect(plan.ledger.resources['Trunk/pbx']?.id).toBe('333');
+    expect(plan.uncertain.map((intent) => intent.address)).toEqual(['Trunk/old']);
+    await plan.close();
+    expect((await StateStore.open(file, { binding, lock: false })).uncertain).toHaveLength(2);
+
+    const apply = await StateStore.open(file, { binding, lock: true });
+    await apply.settle('Trunk/pbx', entry('333'));
+    await apply.settle('Trunk/old', undefined);
+    await apply.close();
+    const after = await StateStore.open(file, { binding, lock: false });
+    expect(after.uncertain).toEqual([]);
+    expect(after.ledger.resources['Trunk/pbx']?.id).toBe('333');
+    expect(after.ledger.resources['Trunk/old']).toBeUndefined();
+    await expect(readFile(journalPath(file), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   it('refuses a ledger of another account or endpoint', async () => {
     await writeFile(file, serializeLedger(emptyLedger('http://127.0.0.1:1', 'MAOTHER')));
     await expect(StateStore.open(file, { binding, lock: false })).rejects.toThrow(
