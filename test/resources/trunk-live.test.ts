@@ -103,6 +103,7 @@ describe('Trunk live side', () => {
       id,
       spec: { name: 'pbx-out', trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: acl.body.ipacl_uuid },
       facts: { numbers: 0 },
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
     });
     expect(await readLive(live, id)).toEqual(listed);
     expect(diffSpecs(listed?.spec ?? {}, desired, diffRulesOf(trunkKind))).toEqual({ patch: [], changedFields: [] });
@@ -194,6 +195,7 @@ describe('Trunk GET shapes', () => {
         id,
         spec: { name: 'flat', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: primary },
         facts: { numbers: 0 },
+        createdAt: expect.any(String),
       });
     } finally {
       await flat.close();
