@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import { TelformError } from '../errors.js';
 import { systemClock, type Clock } from './clock.js';
@@ -47,13 +48,37 @@ export interface ApiClientOptions {
   random?: () => number;
   /** `--log-http`: receives one line per request and per response, secrets redacted. */
   logHttp?: (line: string) => void;
-  /** Per-request timeout (headers and body), ms. */
+  /**
+   * How long one attempt may wait for an answer (headers, then each part of the body), ms; within
+   * the retry policy's total budget, so a server that never answers fails within that budget.
+   */
   timeoutMs?: number;
+  /**
+   * Told what a request that has not been answered for a while is waiting for (a terminal shows it
+   * as a status line), and `undefined` once it is answered.
+   */
+  onSlow?: (status: string | undefined) => void;
   connections?: number;
 }
 
 /** Connection errors that prove the request never reached the server: safe to re-send any write. */
 const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The server took the request and did not answer in time. */
+const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** A request unanswered this long is shown on a terminal (what the command waits for). */
+const slowAfterMs = 2_000;
+
+export const defaultTimeoutMs = 15_000;
+
+/** Thrown by every request of a client closed while it was in flight (the run already failed). */
+export class ClientClosedError extends TelformError {
+  constructor() {
+    super('client_closed', 'the request was abandoned because the run stopped');
+    this.name = 'ClientClosedError';
+  }
+}
 
 /**
  * The API client: Basic auth, one keep-alive pool, the shared limiter, retries with backoff and
@@ -71,6 +96,10 @@ export class ApiClient {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly logHttp: ((line: string) => void) | undefined;
+  private readonly onSlow: ((status: string | undefined) => void) | undefined;
+  private readonly timeoutMs: number;
+  /** Aborted by `close`: waits between retries end, and no further attempt starts. */
+  private readonly closing = new AbortController();
   private requestCount = 0;
 
   constructor(options: ApiClientOptions) {
@@ -78,12 +107,12 @@ export class ApiClient {
     this.origin = base.origin;
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.accountBase = `${this.pathPrefix}/v1/Account/${encodeURIComponent(options.credentials.authId)}`;
-    const timeout = options.timeoutMs ?? 30_000;
+    this.timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
     this.pool = new Pool(this.origin, {
       connections: options.connections ?? 16,
       keepAliveTimeout: 10_000,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
     });
     this.authorization = `Basic ${Buffer.from(`${options.credentials.authId}:${options.credentials.authToken}`).toString('base64')}`;
     this.clock = options.clock ?? systemClock;
@@ -91,6 +120,9 @@ export class ApiClient {
     this.retry = options.retry ?? defaultRetryPolicy;
     this.random = options.random ?? Math.random;
     this.logHttp = options.logHttp;
+    this.onSlow = options.onSlow;
+    // Every request in flight and every wait between retries listens to it: no fixed bound.
+    setMaxListeners(0, this.closing.signal);
   }
 
   /** Requests sent so far (every attempt counts), for the plan's estimate and for tests. */
@@ -98,8 +130,14 @@ export class ApiClient {
     return this.requestCount;
   }
 
+  /**
+   * Ends the client at once: requests still in flight are abandoned (they throw `ClientClosedError`)
+   * and none is retried. A run that failed on one request (a 401, an endpoint that is not the API)
+   * must not go on waiting for the retries of the others, whose answers nobody will read.
+   */
   async close(): Promise<void> {
-    await this.pool.close();
+    this.closing.abort();
+    await this.pool.destroy();
   }
 
   get<T>(path: string, query?: RequestOptions['query']): Promise<ApiResponse<T>> {
@@ -118,11 +156,24 @@ export class ApiClient {
     const started = this.clock.now();
     let lastReason = '';
     let lastCause: unknown;
+    let timedOut = false;
     for (let attempt = 1; ; attempt += 1) {
-      const outcome = await this.limiter.run(() => this.attempt(method, path, options, secrets));
+      if (this.closing.signal.aborted) throw new ClientClosedError();
+      const budgetLeft = this.retry.maxTotalMs - (this.clock.now() - started);
+      const timeout = Math.max(1_000, Math.min(this.timeoutMs, budgetLeft));
+      const outcome = await this.limiter.run(() => this.attempt(method, path, options, secrets, { attempt, timeout }));
+      if (this.closing.signal.aborted) throw new ClientClosedError();
       let retryAfterMs: number | undefined;
       if (outcome.kind === 'response') {
         const { status, body, retryAfter } = outcome;
+        if (outcome.notJson && ((status >= 200 && status < 300) || status === 404)) {
+          // A web page where the API should be: a wrong endpoint, which no retry mends.
+          throw new TelformError(
+            'not_the_api',
+            `${this.origin} answered ${method} ${path} with ${status} and a body that is not JSON: it does not look like the API; check --endpoint (or TELFORM_ENDPOINT)`,
+            { details: { status, method, path } },
+          );
+        }
         if (status >= 200 && status < 300) return { status, body: body as T };
         const message = scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets);
         if (status === 429) {
@@ -133,22 +184,31 @@ export class ApiClient {
           throw new ApiRequestError(status, message, summary);
         }
         lastReason = `HTTP ${status}: ${message}`;
+        timedOut = false;
       } else {
         const { error, code } = outcome;
         const sent = !notSentCodes.has(code);
-        if (sent && (mode === 'create' || mode === 'billable')) throw new OutcomeUnknownError(summary, code, error);
-        lastReason = code;
+        const silent = timeoutCodes.has(code) ? `${this.origin} did not answer within ${Math.round(timeout / 1000)} s` : undefined;
+        if (sent && (mode === 'create' || mode === 'billable')) throw new OutcomeUnknownError(summary, silent ?? code, error);
+        // A connection error says nothing of where: name the endpoint (a wrong --endpoint, a server down).
+        lastReason = silent ?? `${code} (cannot reach ${this.origin})`;
         lastCause = error;
+        timedOut = silent !== undefined;
       }
       const delay = backoffDelay(this.retry, attempt, this.random, retryAfterMs);
       const elapsed = this.clock.now() - started;
-      if (attempt >= this.retry.maxAttempts || elapsed + delay > this.retry.maxTotalMs) {
-        // A connection error says nothing of where: name the endpoint (a wrong --endpoint, a server down).
-        const reason = lastCause === undefined ? lastReason : `${lastReason} (cannot reach ${this.origin})`;
-        throw new RetriesExhaustedError(summary, attempt, reason, lastCause);
+      // A server that let an attempt time out gets another only if it can have the whole timeout again.
+      const needed = elapsed + delay + (timedOut ? this.timeoutMs : 0);
+      if (attempt >= this.retry.maxAttempts || needed > this.retry.maxTotalMs) {
+        throw new RetriesExhaustedError(summary, attempt, lastReason, lastCause);
       }
-      await this.clock.sleep(delay);
+      await this.sleepUnlessClosed(delay);
     }
+  }
+
+  /** Waits between attempts; `close` ends the wait at once. */
+  private async sleepUnlessClosed(milliseconds: number): Promise<void> {
+    if (!this.closing.signal.aborted) await this.clock.sleep(milliseconds, this.closing.signal);
   }
 
   private async attempt(
@@ -156,8 +216,9 @@ export class ApiClient {
     path: string,
     options: RequestOptions,
     secrets: readonly string[],
+    limits: { attempt: number; timeout: number },
   ): Promise<
-    | { kind: 'response'; status: number; body: unknown; retryAfter: string | string[] | undefined }
+    | { kind: 'response'; status: number; body: unknown; notJson: boolean; retryAfter: string | string[] | undefined }
     | { kind: 'error'; error: unknown; code: string }
   > {
     const fullPath = this.pathFor(path, options.query);
@@ -165,10 +226,14 @@ export class ApiClient {
     this.requestCount += 1;
     const sentAt = this.clock.now();
     this.log(`→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`);
+    const slow = this.watchSlow(`${method} ${fullPath.split('?')[0]}`, limits);
     try {
       const response = await this.pool.request({
         method,
         path: fullPath,
+        headersTimeout: limits.timeout,
+        bodyTimeout: limits.timeout,
+        signal: this.closing.signal,
         headers: {
           authorization: this.authorization,
           accept: 'application/json',
@@ -179,21 +244,51 @@ export class ApiClient {
       });
       const text = await response.body.text();
       let body: unknown = undefined;
+      let notJson = false;
       if (text.trim() !== '') {
         try {
           body = JSON.parse(text);
         } catch {
           body = { error: `unreadable response body (${text.length} bytes, not JSON)` };
+          notJson = true;
         }
       }
       const shown = body === undefined ? '' : ` ${scrubSecrets(JSON.stringify(redactSecrets(body)), secrets)}`;
       this.log(`← ${response.statusCode} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`);
-      return { kind: 'response', status: response.statusCode, body, retryAfter: response.headers['retry-after'] };
+      return { kind: 'response', status: response.statusCode, body, notJson, retryAfter: response.headers['retry-after'] };
     } catch (error) {
       const code = errorCode(error);
       this.log(`← ${code} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)`);
       return { kind: 'error', error, code };
+    } finally {
+      slow.stop();
     }
+  }
+
+  /** Reports a request unanswered for `slowAfterMs` and more, every second, until `stop`. */
+  private watchSlow(what: string, limits: { attempt: number; timeout: number }): { stop(): void } {
+    const report = this.onSlow;
+    if (!report) return { stop: () => undefined };
+    const since = Date.now();
+    let shown = false;
+    const tick = () => {
+      shown = true;
+      const seconds = Math.round((Date.now() - since) / 1000);
+      const attempt = limits.attempt > 1 ? `, attempt ${limits.attempt} of ${this.retry.maxAttempts}` : '';
+      report(`waiting for ${this.origin}: ${what} unanswered for ${seconds} s (gives up after ${Math.round(limits.timeout / 1000)} s${attempt})`);
+    };
+    let timer = setTimeout(function again() {
+      tick();
+      timer = setTimeout(again, 1_000);
+      timer.unref();
+    }, slowAfterMs);
+    timer.unref();
+    return {
+      stop: () => {
+        clearTimeout(timer);
+        if (shown) report(undefined);
+      },
+    };
   }
 
   /** Absolute request path for an account-relative path or a server-given `next` link. */

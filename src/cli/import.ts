@@ -8,7 +8,7 @@ import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
 import { importResources, type ImportedResource } from '../manifest/import.js';
 import { registry, type Kind } from '../resources/index.js';
-import { processIo } from './io.js';
+import { processIo, terminalStatus } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { defaultStateFile } from './reconcile.js';
@@ -46,7 +46,7 @@ Examples:
 async function runImport(options: ImportOptions, globals: GlobalOptions): Promise<number> {
   const io = processIo();
   const kinds = selectKinds(options.kinds);
-  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr });
+  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   try {
     const store = await StateStore.open(globals.state ?? defaultStateFile, {
       binding: { endpoint: session.endpointLabel, account: session.account },

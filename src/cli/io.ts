@@ -16,3 +16,14 @@ export function processIo(): CommandIo {
 export function useColor(globals: GlobalOptions, io: CommandIo): boolean {
   return io.isTty && globals.color !== false && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
 }
+
+/** A status line redrawn in place on a terminal's stderr (undefined clears it); nothing elsewhere. */
+export function terminalStatus(): { status?: (text: string | undefined) => void } {
+  if (!process.stderr.isTTY) return {};
+  return {
+    status: (text) => {
+      const width = process.stderr.columns ?? 80;
+      process.stderr.write(`\r\u001b[K${text === undefined ? '' : text.slice(0, Math.max(10, width - 1))}`);
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import { TelformError } from '../errors.js';
+import { terminalStatus } from './io.js';
 import { SecretFingerprinter } from '../engine/ledger.js';
 import { plannerKinds } from '../engine/kinds.js';
 import type { DesiredResource, PlannerKind } from '../engine/model.js';
@@ -69,7 +70,7 @@ export async function reconcile(
     throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
   }
   const desired = 'desired' in input ? input.desired : await loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr });
-  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr });
+  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: StateStore | undefined;
   try {
     store = await StateStore.open(globals.state ?? defaultStateFile, {

@@ -37,6 +37,8 @@ export interface SessionIo {
   note(line: string): void;
   /** `--log-http` lines (stderr). */
   logHttp(line: string): void;
+  /** On a terminal: a status line of what an unanswered request waits for (undefined clears it). */
+  status?: (text: string | undefined) => void;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
     systemClock,
   );
   const logHttp = options.logHttp ? io.logHttp : undefined;
+  const watch = io.status && !options.quiet ? { onSlow: io.status } : {};
 
   if (target.kind === 'local') {
     let embedded: Awaited<ReturnType<typeof startEmbeddedEmulator>>;
@@ -71,6 +74,7 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
       credentials: { authId: embedded.authId, authToken: embedded.authToken },
       limiter,
       ...(logHttp ? { logHttp } : {}),
+      ...watch,
     });
     return {
       client,
@@ -83,7 +87,7 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
       },
     };
   }
-  const client = new ApiClient({ baseUrl: target.baseUrl, credentials: target.credentials, limiter, ...(logHttp ? { logHttp } : {}) });
+  const client = new ApiClient({ baseUrl: target.baseUrl, credentials: target.credentials, limiter, ...(logHttp ? { logHttp } : {}), ...watch });
   return {
     client,
     endpointLabel: target.baseUrl,
