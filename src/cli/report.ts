@@ -1,10 +1,24 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { mergeAccountsReports, parseAccountsReport } from '../engine/accounts-report.js';
+import { mergeAccountsReports, parseAccountsReport, type AccountsReport } from '../engine/accounts-report.js';
 import { TelformError } from '../errors.js';
 import { renderAccountsReport } from '../render/accounts.js';
 import { planFormats, type PlanFormat } from '../render/index.js';
 import { processIo } from './io.js';
+
+function readReports(files: readonly string[]): Promise<Array<{ file: string; report: AccountsReport }>> {
+  return Promise.all(
+    files.map(async (file) => {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        throw new TelformError('report_merge', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      return { file, report: parseAccountsReport(text, file) };
+    }),
+  );
+}
 
 /**
  * `telform report merge`: joins the JSON reports of the shards of one `--accounts --shard K/N` run
@@ -24,24 +38,24 @@ Exits with the merged report's exit code: the worst over the accounts (1, then 2
 
 Examples:
   $ telform drift --accounts accounts.yaml --shard 1/4 --format json > drift-1.json   # one per machine
-  $ telform report merge drift-*.json --format markdown`,
+  $ telform report merge drift-*.json --format markdown
+  $ telform report show drift-1.json                # one shard's report as text`,
     )
     .action(async (files: string[], options: { format: PlanFormat }) => {
-      const io = processIo();
-      const reports = await Promise.all(
-        files.map(async (file) => {
-          let text: string;
-          try {
-            text = await readFile(file, 'utf8');
-          } catch (error) {
-            throw new TelformError('report_merge', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-          }
-          return { file, report: parseAccountsReport(text, file) };
-        }),
-      );
-      const merged = mergeAccountsReports(reports);
-      io.stdout(renderAccountsReport(merged, options.format));
+      const merged = mergeAccountsReports(await readReports(files));
+      processIo().stdout(renderAccountsReport(merged, options.format));
       process.exitCode = merged.exit_code;
+    });
+  report
+    .command('show')
+    .description('Print one JSON report of an --accounts run (a shard\'s too) as text or markdown.')
+    .argument('<file>', 'a JSON report (written with --format json)')
+    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .action(async (file: string, options: { format: PlanFormat }) => {
+      const [shown] = await readReports([file]);
+      if (!shown) return;
+      processIo().stdout(renderAccountsReport(shown.report, options.format));
+      process.exitCode = shown.report.exit_code;
     });
   return report;
 }

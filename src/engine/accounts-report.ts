@@ -14,8 +14,11 @@ export const accountsReportVersion = 1;
 
 export type AccountsCommand = 'plan' | 'apply' | 'drift';
 
-/** A plan as kept in the report: everything but the moment it was computed. */
-export type ReportedPlan = Omit<Plan, 'created_at'>;
+/**
+ * A plan as kept in the report: everything but the moment it was computed and its basis (what a
+ * saved plan is checked against; a new ledger's is random, and a report is not applied).
+ */
+export type ReportedPlan = Omit<Plan, 'created_at' | 'basis'>;
 
 export interface AccountOutcome {
   name: string;
@@ -52,7 +55,7 @@ export function worstExitCode(codes: Iterable<number>): number {
 }
 
 export function reportedPlan(plan: Plan): ReportedPlan {
-  const { created_at: _createdAt, ...rest } = plan;
+  const { created_at: _createdAt, basis: _basis, ...rest } = plan;
   return rest;
 }
 

@@ -68,8 +68,8 @@ function hasDetails(account: AccountOutcome): boolean {
 }
 
 function withTime(account: AccountOutcome): Plan | undefined {
-  // The renderers take a whole plan; its creation time is not part of the report and none of them prints it.
-  return account.plan ? { ...account.plan, created_at: '' } : undefined;
+  // The renderers take a whole plan; its creation time and basis are not part of the report and none of them prints them.
+  return account.plan ? { ...account.plan, created_at: '', basis: { ledger_lineage: '', ledger_serial: 0, objects: {} } } : undefined;
 }
 
 function detailsText(report: AccountsReport, account: AccountOutcome): string {

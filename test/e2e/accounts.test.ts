@@ -149,5 +149,11 @@ describe('telform --accounts', () => {
     const text = await cli(['report', 'merge', ...files]);
     expect(text.stdout).toBe(lastTextReport);
     expect(await cli(['report', 'merge', files[0] as string, files[2] as string])).toMatchObject({ code: 1, stderr: 'error: shard 2/3 missing\n' });
+    const first = JSON.parse(parts[0]?.stdout ?? '') as Report;
+    const shown = await cli(['report', 'show', files[0] as string]);
+    expect(shown.code).toBe(first.exit_code);
+    expect(shown.stdout.split('\n')[0]).toBe(
+      `telform drift (shard 1/3): ${first.accounts.length} accounts: ${first.exit_code === 1 ? '1 error, ' : ''}${first.accounts.length - first.exit_code} in sync. Exit code ${first.exit_code}.`,
+    );
   }, 180_000);
 });
