@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parse } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { buildProgram } from '../../src/cli/program.js';
 
 /**
@@ -23,13 +23,15 @@ export function shellTexts(file: string, content: string): string[] {
     if (Array.isArray(node)) for (const item of node) walk(item);
     else if (node !== null && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
-        if (['run', 'script', 'before_script', 'after_script'].includes(key)) {
+        // `args`: a Kubernetes container's arguments, here the script of `sh -c`.
+        if (['run', 'script', 'before_script', 'after_script', 'args'].includes(key)) {
           for (const text of Array.isArray(value) ? value : [value]) if (typeof text === 'string') texts.push(text);
         } else walk(value);
       }
     }
   };
-  walk(parse(content));
+  // Kubernetes files hold several documents.
+  for (const document of parseAllDocuments(content)) walk(document.toJS());
   return texts;
 }
 
@@ -37,10 +39,13 @@ export function shellTexts(file: string, content: string): string[] {
 const samples: Record<string, string[]> = {
   '@': ['--allow-irreversible', 'Campaign/old-promo', '--max-cost', '15', '--force-deletes'],
   'approvals[@]': ['--allow-irreversible', 'Campaign/old-promo', '--max-cost', '15', '--force-deletes'],
+  // A shard number, as in "${SHARD}/4".
+  SHARD: ['1'],
+  shard: ['1'],
 };
 
-/** `telform` where a shell command starts: a line's start, or after `&&`, `||`, `;`, `$(`, `then`, `do`, `else`, `if`, `!`. */
-const commandStart = /(?:^|&&|\|\||;|\$\(|\b(?:then|do|else|if)\b|!)\s*telform\s+/g;
+/** `telform` (or `npx telform`) where a shell command starts: a line's start, or after `&&`, `||`, `;`, `$(`, `then`, `do`, `else`, `if`, `!`. */
+const commandStart = /(?:^|&&|\|\||;|\$\(|\b(?:then|do|else|if)\b|!)\s*(?:npx\s+)?telform\s+/g;
 
 export function templateCommands(file: string, content: string): TemplateCommand[] {
   const commands: TemplateCommand[] = [];
@@ -77,7 +82,7 @@ export function shellWords(text: string): string[] {
         const quoted = text.slice(index + 1, end);
         const name = /^\$\{?([A-Za-z_@][A-Za-z0-9_[\]@]*)\}?$/.exec(quoted)?.[1];
         if (current === '"' && name) variable = name;
-        else word += quoted.replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, 'x');
+        else word += quoted.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, inner: string) => samples[inner]?.[0] ?? 'x');
         index = end + 1;
       } else if (current === '$') {
         const name = /^\$\{?([A-Za-z_@][A-Za-z0-9_]*)\}?/.exec(text.slice(index));

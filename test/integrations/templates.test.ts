@@ -71,7 +71,9 @@ describe('every telform command line in the templates', () => {
     for (const command of commands) byFile.set(command.file, [...(byFile.get(command.file) ?? []), command.words[0] ?? '']);
     expect(Object.fromEntries(byFile)).toEqual({
       'integrations/github-action/run.sh': ['validate', 'plan', 'show', 'apply', 'drift'],
+      'integrations/github-matrix/telform-drift-shards.yml': ['drift', 'report'],
       'integrations/gitlab/telform.gitlab-ci.yml': ['validate', 'validate', 'plan', 'show', 'apply', 'drift'],
+      'integrations/kubernetes/telform-drift.yaml': ['drift', 'report', 'report'],
     });
     const failures: string[] = [];
     for (const command of commands) {
