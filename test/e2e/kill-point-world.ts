@@ -4,18 +4,6 @@
  * delete, replace) is in flight when an apply is killed, and rendered as manifests.
  */
 
-/** A small seeded generator (mulberry32), so a failing run can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Acl {
   addresses: string[];
 }

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLedger } from '../../src/engine/ledger.js';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { cleanEnv, cliPath, runCli } from './cli.js';
-import { World, seededRandom } from './kill-point-world.js';
+import { seededRandom } from '../../src/emulator/faults.js';
+import { World } from './kill-point-world.js';
 
 /**
  * The kill-point run: applies SIGKILLed at random moments against an emulator (a child process with
