@@ -19,29 +19,35 @@ interface PageBody {
   [key: string]: unknown;
 }
 
+/** Reads of a list that changes while it is read, before settling for one that only grew. */
+const maxReads = 4;
+
 /**
  * Reads a whole list: the first page, then every other page concurrently once `total_count` is
  * known (the shared limiter bounds the concurrency). Items are de-duplicated by id. A list that
  * cannot be read whole — a page failed, or fewer items came back than `total_count` said — is an
- * error, never a partial view (DESIGN.md section 6); a list that changed while it was read is read
- * once more before giving up. Lists without `total_count` (profiles) follow `meta.next`.
+ * error, never a partial view (DESIGN.md section 6). A list that changed while it was read is read
+ * again; one that keeps changing only by growing (this run's own parallel creates land while it is
+ * read) is not short: every item counted at the start came back, so the last read is used.
+ * Lists without `total_count` (profiles) follow `meta.next`.
  */
 export async function listAll<T>(client: ApiClient, path: string, options: ListOptions<T>): Promise<T[]> {
   try {
-    const first = await readPage(client, path, options, 0);
-    const total = first.meta?.total_count;
-    if (typeof total !== 'number') return await followNextLinks(client, path, options, first);
-    const result = await readByOffsets(client, path, options, first, total);
-    if (result.complete) return result.items;
-    const again = await readPage(client, path, options, 0);
-    const retotal = again.meta?.total_count;
-    if (typeof retotal !== 'number') throw new PartialListError(path, 'the second read has no total_count');
-    const retry = await readByOffsets(client, path, options, again, retotal);
-    if (retry.complete) return retry.items;
-    throw new PartialListError(path, `came back short: ${retry.items.length} of ${retotal} items`, {
-      received: retry.items.length,
-      total_count: retotal,
-    });
+    let first = await readPage(client, path, options, 0);
+    if (typeof first.meta?.total_count !== 'number') return await followNextLinks(client, path, options, first);
+    for (let read = 1; ; read += 1) {
+      const total = first.meta?.total_count;
+      if (typeof total !== 'number') throw new PartialListError(path, 'a later read has no total_count');
+      const result = await readByOffsets(client, path, options, first, total);
+      if (result.complete || (read === maxReads && result.grewOnly)) return result.items;
+      if (read === maxReads) {
+        throw new PartialListError(path, `came back short: ${result.items.length} of ${total} items`, {
+          received: result.items.length,
+          total_count: total,
+        });
+      }
+      first = await readPage(client, path, options, 0);
+    }
   } catch (error) {
     if (error instanceof PartialListError) throw error;
     // Wrong credentials are not a list problem; the 401 says what to fix.
@@ -57,13 +63,15 @@ async function readByOffsets<T>(
   options: ListOptions<T>,
   first: PageBody,
   total: number,
-): Promise<{ items: T[]; complete: boolean }> {
+): Promise<{ items: T[]; complete: boolean; grewOnly: boolean }> {
   const offsets: number[] = [];
   for (let offset = pageSize; offset < total; offset += pageSize) offsets.push(offset);
   const pages = await Promise.all(offsets.map((offset) => readPage(client, path, options, offset)));
-  const changed = pages.some((page) => page.meta?.total_count !== total);
+  const totals = pages.map((page) => page.meta?.total_count);
+  const changed = totals.some((count) => count !== total);
   const items = dedupe([first, ...pages].flatMap((page) => itemsOf<T>(page, options.itemsKey, path)), options.idOf);
-  return { items, complete: !changed && items.length >= total };
+  const grewOnly = totals.every((count) => typeof count === 'number' && count >= total) && items.length >= total;
+  return { items, complete: !changed && items.length >= total, grewOnly };
 }
 
 async function followNextLinks<T>(client: ApiClient, path: string, options: ListOptions<T>, first: PageBody): Promise<T[]> {

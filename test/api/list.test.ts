@@ -108,3 +108,28 @@ describe('listAll', () => {
     await expect(list()).rejects.toThrow('could not read the whole list /Things/: the next link repeats (/v1/Account/MA1/Things/?offset=20)');
   });
 });
+
+describe('a list that grows while it is read', () => {
+  it('is not short: after re-reading, a read in which every counted item came back is used', async () => {
+    // Each page request lands one more parallel create at the end of the list.
+    let total = 45;
+    serve = (offset) => {
+      total += 1;
+      return consistent(total)(offset);
+    };
+    const result = await list();
+    expect(result.length).toBeGreaterThanOrEqual(45);
+    expect(new Set(result.map((item) => item.id)).size).toBe(result.length);
+    // Four reads of three pages: the list never held still.
+    expect(seen).toHaveLength(12);
+  });
+
+  it('still refuses a list that shrank while it was read and came back short', async () => {
+    let total = 45;
+    serve = (offset) => {
+      total -= 1;
+      return consistent(total)(offset);
+    };
+    await expect(list()).rejects.toThrow(/^could not read the whole list \/Things\/: came back short: \d+ of \d+ items$/);
+  });
+});
