@@ -21,13 +21,20 @@ export function fieldPath(pointer: string): string {
     .join('');
 }
 
+/** Longest value a plan shows whole; longer ones are cut, saying how long they are. */
+const shownCharacters = 120;
+
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(none)';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') {
+    const characters = [...value];
+    if (characters.length <= shownCharacters) return JSON.stringify(value);
+    return `${JSON.stringify(characters.slice(0, shownCharacters - 3).join(''))}... (${characters.length} characters)`;
+  }
   if (isReference(value)) return `{ ref: ${value.ref} }`;
   if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
     const text = JSON.stringify(value);
-    return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+    return text.length > shownCharacters ? `${text.slice(0, shownCharacters - 3)}... (${text.length} characters)` : text;
   }
   return String(value);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { campaignLive } from './campaign-live.js';
-import { callbackMethod, friendlyName, httpUrl, reference } from './fields.js';
+import { callbackMethod, friendlyName, httpUrl, maxTextLength, reference } from './fields.js';
 import type { Kind } from './kind.js';
 
 /** api.md "Campaigns": register parameters. */
@@ -22,13 +22,18 @@ export const subUsecases = usecases.filter((code) => code !== 'MIXED' && code !=
 /** Use cases that take `sub_usecases` (api.md: required for them, 2 to 5 items). */
 const withSubUsecases = ['MIXED', 'LOW_VOLUME'];
 
-function atLeast(characters: number, description: string): z.ZodString {
-  return z.string().min(characters).describe(description);
+/**
+ * A text of `min` to `max` characters. The API documents the minimums; the maximums are the 10DLC
+ * registry's own (description 4,096, samples 1,024, message flow 2,048, the replies 255), which the
+ * API passes on: a longer text is declined at registration, after the review is billed.
+ */
+function text(min: number, max: number, description: string): z.ZodString {
+  return z.string().min(min).max(max).describe(description);
 }
 
-/** Comma-separated keywords, no special characters or spaces (api.md); help keywords in capitals. */
+/** Comma-separated keywords, no special characters or spaces; help keywords in capitals. */
 function keywords(pattern: RegExp, rule: string, description: string): z.ZodString {
-  return z.string().regex(pattern, { error: rule }).describe(description);
+  return z.string().max(maxTextLength).regex(pattern, { error: rule }).describe(description);
 }
 
 /** Fields of a registered campaign that an imported one does not take (the registry holds them). */
@@ -78,7 +83,7 @@ export const campaign = {
         'a brand id',
       ).optional(),
       vertical: z.enum(verticals).optional().describe('Industry of the campaign.'),
-      description: atLeast(40, 'Purpose of the campaign, at least 40 characters.').optional(),
+      description: text(40, 4096, 'Purpose of the campaign, 40 to 4,096 characters.').optional(),
       usecase: z.enum(usecases).optional().describe('Use case; MIXED and LOW_VOLUME need sub_usecases.'),
       sub_usecases: z
         .array(z.enum(subUsecases))
@@ -86,11 +91,11 @@ export const campaign = {
         .max(5)
         .optional()
         .describe('2–5 use cases, only with usecase MIXED or LOW_VOLUME; a set.'),
-      sample1: atLeast(20, 'Sample message, at least 20 characters.').optional(),
-      sample2: atLeast(20, 'Sample message, at least 20 characters.').optional(),
-      sample3: atLeast(20, 'Sample message, at least 20 characters.').optional(),
-      sample4: atLeast(20, 'Sample message, at least 20 characters.').optional(),
-      sample5: atLeast(20, 'Sample message, at least 20 characters.').optional(),
+      sample1: text(20, 1024, 'Sample message, 20 to 1,024 characters.').optional(),
+      sample2: text(20, 1024, 'Sample message, 20 to 1,024 characters.').optional(),
+      sample3: text(20, 1024, 'Sample message, 20 to 1,024 characters.').optional(),
+      sample4: text(20, 1024, 'Sample message, 20 to 1,024 characters.').optional(),
+      sample5: text(20, 1024, 'Sample message, 20 to 1,024 characters.').optional(),
       subscriber_optin: onlyTrue('Subscribers opt in.'),
       subscriber_optout: onlyTrue('Subscribers can opt out.'),
       subscriber_help: onlyTrue('Subscribers can ask for help.'),
@@ -100,10 +105,10 @@ export const campaign = {
       age_gated: attribute('Content is age-gated.'),
       affiliate_marketing: attribute('Affiliate marketing.'),
       // api.md gives these minimums as "sample text indicates"; they are enforced as stated.
-      message_flow: atLeast(40, 'How a customer opts in and consents, at least 40 characters.').optional(),
-      help_message: atLeast(20, 'Reply to the help keyword, at least 20 characters.').optional(),
-      optout_message: atLeast(20, 'Reply to the stop keyword, at least 20 characters.').optional(),
-      optin_message: atLeast(20, 'Message confirming opt-in, at least 20 characters.').optional(),
+      message_flow: text(40, 2048, 'How a customer opts in and consents, 40 to 2,048 characters.').optional(),
+      help_message: text(20, 255, 'Reply to the help keyword, 20 to 255 characters.').optional(),
+      optout_message: text(20, 255, 'Reply to the stop keyword, 20 to 255 characters.').optional(),
+      optin_message: text(20, 255, 'Message confirming opt-in, 20 to 255 characters.').optional(),
       optin_keywords: keywords(
         /^[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*$/,
         'must be comma-separated keywords of letters and digits, without spaces, such as START,YES',

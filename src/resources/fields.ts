@@ -45,10 +45,16 @@ export const callbackMethod = z
   .default('POST')
   .describe('HTTP method of the status callback to `url`.');
 
-/** A friendly name the API stores as given. */
-export function friendlyName(description: string, max?: number): z.ZodString {
-  const base = z.string().min(1, { error: 'must not be empty' });
-  return (max === undefined ? base : base.max(max)).describe(description);
+/**
+ * The longest text telform sends in a field whose limit the API does not document (names, aliases,
+ * usernames, keywords): 255 characters, the common column size. Validation stops a longer value
+ * before any request, instead of the API refusing it at apply time (a body too large, or a 400).
+ */
+export const maxTextLength = 255;
+
+/** A friendly name the API stores as given, at most `max` characters. */
+export function friendlyName(description: string, max = maxTextLength): z.ZodString {
+  return z.string().min(1, { error: 'must not be empty' }).max(max).describe(description);
 }
 
 /**
@@ -56,7 +62,7 @@ export function friendlyName(description: string, max?: number): z.ZodString {
  * imported object that has none), where leaving the field out means metadata.name.
  */
 export function optionalFriendlyName(description: string): z.ZodString {
-  return z.string().describe(`${description} "" for none.`);
+  return z.string().max(maxTextLength).describe(`${description} "" for none.`);
 }
 
 /** `{ ref: <metadata.name> }` of another manifest resource. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalFriendlyName, secret } from './fields.js';
+import { maxTextLength, optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { collectionLive, flag, present, text, type ApiRecord } from './live-helpers.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -79,7 +79,7 @@ export const originationUri = {
         .regex(uriPattern, { error: 'must be a host name or IP address with optional sip:/sips: scheme, user@, :port (1–65535) and ;parameters' })
         .describe('FQDN or IP of your PBX: host, host:port, sip:user@host, sips:host, [ipv6]:port, optionally ;transport=udp|tcp|tls.'),
       authentication_needed: z.boolean().default(false).describe('Whether calls to the URI authenticate with username and password.'),
-      username: z.string().min(1, { error: 'must not be empty' }).optional().describe('Username; only with authentication_needed: true.'),
+      username: z.string().min(1, { error: 'must not be empty' }).max(maxTextLength).optional().describe('Username; only with authentication_needed: true.'),
       password: secret.optional().describe('Password (write-only); only with authentication_needed: true.'),
     })
     .describe('OriginationUri spec.'),

@@ -1,3 +1,4 @@
+import { maxTextLength } from './fields.js';
 import type { Finding } from './kind.js';
 
 /**
@@ -45,11 +46,11 @@ export function checkTrunkPassword(value: string): Finding[] {
 }
 
 /**
- * Origination URI passwords: the API documents no format (api-facts.md section 1), so any
- * non-empty value passes; emptiness is refused where the secret is read.
+ * Origination URI passwords: the API documents no format, so any non-empty value of at most
+ * `maxTextLength` characters passes; emptiness is refused where the secret is read.
  */
-export function checkAnyPassword(): Finding[] {
-  return [];
+export function checkAnyPassword(value: string): Finding[] {
+  return [...value].length > maxTextLength ? [{ severity: 'error', message: `must be at most ${maxTextLength} characters` }] : [];
 }
 
 function joinAnd(items: readonly string[]): string {
