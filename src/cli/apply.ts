@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
 import { planFormats, type PlanFormat } from '../render/index.js';
 import { systemClock } from '../api/clock.js';
-import { applyPlan } from '../engine/apply.js';
+import { applyPlan, ledgerRefreshes, type ApplyInputs } from '../engine/apply.js';
 import { summarizeApply } from './apply-summary.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { checkSafety } from '../engine/safety.js';
@@ -110,7 +110,22 @@ async function execute(
     for (const violation of violations) io.stderr(`refused: ${violation.message}`);
     throw new TelformError('unsafe_plan', `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'} (listed above); nothing was sent`);
   }
+  const inputs: ApplyInputs = {
+    plan,
+    kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
+    desired: desiredByAddress(run.desired.resources),
+    store: run.store,
+    live: run.live,
+    fingerprinter: run.fingerprinter,
+    resolveSecrets: run.desired.resolveSecrets,
+  };
   if (!hasChanges(plan)) {
+    // A protection given or lifted changes only the state: recorded without a request.
+    const refreshed = ledgerRefreshes(plan, run.store, inputs.desired);
+    if (refreshed.length > 0) await applyPlan(inputs, { parallelism: options.parallelism, waitMs: 0, clock: systemClock });
+    for (const address of refreshed) {
+      io.stderr(`recorded in the state: ${address} is ${inputs.desired.get(address)?.protect ? 'protected' : 'no longer protected'}`);
+    }
     io.stdout('Nothing to apply.\n');
     return ExitCode.ok;
   }
@@ -140,15 +155,7 @@ async function execute(
       : {}),
   });
   const result = await applyPlan(
-    {
-      plan,
-      kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
-      desired: desiredByAddress(run.desired.resources),
-      store: run.store,
-      live: run.live,
-      fingerprinter: run.fingerprinter,
-      resolveSecrets: run.desired.resolveSecrets,
-    },
+    inputs,
     { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent },
   );
   if (liveView) process.stderr.write('\r\u001b[K');

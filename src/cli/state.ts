@@ -20,7 +20,8 @@ Examples:
   $ telform state list
   $ telform state show Trunk/pbx-out
   $ telform state mv Trunk/pbx-out Trunk/office-outbound    # after renaming metadata.name
-  $ telform state rm SipCredential/old-phone                  # stop managing it; it stays in the account`,
+  $ telform state rm SipCredential/old-phone                  # stop managing it; it stays in the account
+  $ telform state unprotect Trunk/pbx-out                     # let a removed, protected resource be deleted`,
   );
   state
     .command('list')
@@ -65,6 +66,27 @@ Examples:
           await store.recordResult(address, null);
           io.stdout(`forgot ${address}\n`);
         }
+      } finally {
+        await store.close();
+      }
+    });
+  state
+    .command('unprotect')
+    .description('Lift the protection an apply recorded (metadata.protect: true), so the resource can be deleted or replaced.')
+    .argument('<address>', 'Kind/name')
+    .action(async (address: string, _options: unknown, cmd: Command) => {
+      const io = processIo();
+      const store = await openLedger(cmd, true);
+      try {
+        const entry = requireEntry(store, address);
+        if (entry.protect !== true) {
+          io.stdout(`${address} is not protected in the state\n`);
+          return;
+        }
+        io.stderr(`backed up the state to ${await store.backup()}`);
+        const { protect: _lifted, ...unprotected } = entry;
+        await store.recordResult(address, { ...unprotected, updated_at: new Date().toISOString() });
+        io.stdout(`${address} is no longer protected in the state (a manifest that still says metadata.protect: true protects it again)\n`);
       } finally {
         await store.close();
       }

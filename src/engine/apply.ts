@@ -347,16 +347,42 @@ async function recordEntry(
     applied_spec: { ...desired.spec },
     secrets: fingerprints,
     ...(superseded.length > 0 ? { superseded } : {}),
+    ...(desired.protect ? { protect: true as const } : {}),
     updated_at: new Date().toISOString(),
   });
 }
 
-/** A noop whose manifest differs from the ledger's last applied spec only refreshes the ledger. */
+/**
+ * A noop whose manifest differs from the ledger's last applied spec, or from its recorded
+ * protection, only refreshes the ledger (no request is sent).
+ */
 async function refreshLedger(change: PlannedChange, inputs: ApplyInputs): Promise<void> {
   const entry = inputs.store.ledger.resources[change.address];
   const desired = inputs.desired.get(change.address);
-  if (!entry || !desired || JSON.stringify(entry.applied_spec) === JSON.stringify(desired.spec)) return;
-  await inputs.store.recordResult(change.address, { ...entry, applied_spec: { ...desired.spec }, updated_at: new Date().toISOString() });
+  if (!entry || !desired || !needsRefresh(entry, desired)) return;
+  const { protect: _recorded, ...rest } = entry;
+  await inputs.store.recordResult(change.address, {
+    ...rest,
+    applied_spec: { ...desired.spec },
+    ...(desired.protect ? { protect: true as const } : {}),
+    updated_at: new Date().toISOString(),
+  });
+}
+
+function needsRefresh(entry: LedgerEntry, desired: DesiredResource): boolean {
+  return JSON.stringify(entry.applied_spec) !== JSON.stringify(desired.spec) || (entry.protect === true) !== desired.protect;
+}
+
+/** Whether applying `plan` changes the ledger without sending a request (refreshed specs, protection). */
+export function ledgerRefreshes(plan: Plan, store: StateStore, desired: ReadonlyMap<string, DesiredResource>): string[] {
+  return plan.changes
+    .filter((change) => change.action === 'noop')
+    .filter((change) => {
+      const entry = store.ledger.resources[change.address];
+      const resource = desired.get(change.address);
+      return entry !== undefined && resource !== undefined && (entry.protect === true) !== resource.protect;
+    })
+    .map((change) => change.address);
 }
 
 function changedFieldsOf(change: PlannedChange): string[] {

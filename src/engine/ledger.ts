@@ -29,6 +29,12 @@ export interface LedgerEntry {
    * the next plan deletes them instead of forgetting them.
    */
   superseded?: string[];
+  /**
+   * `metadata.protect: true` as last applied. It outlives the manifest: a protected resource whose
+   * document was removed (or whose protection was dropped in the same change) is still not deleted
+   * or replaced until an apply records it unprotected, or `telform state unprotect` says so.
+   */
+  protect?: true;
   updated_at: string;
 }
 

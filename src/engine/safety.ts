@@ -30,15 +30,27 @@ export function checkSafety(
     });
   }
   const protectedAddresses = new Set(desired.filter((resource) => resource.protect).map((resource) => resource.address));
+  const protectedInState = new Set(
+    Object.entries(ledger.resources)
+      .filter(([, entry]) => entry.protect === true)
+      .map(([address]) => address),
+  );
   const allowAll = approvals.allow_irreversible.includes('all');
   for (const change of plan.changes) {
     const destructive = change.action === 'delete' || change.action === 'replace';
     if (!destructive) continue;
+    const done = change.action === 'delete' ? 'deleted' : 'replaced';
     if (protectedAddresses.has(change.address)) {
       violations.push({
         code: 'protected',
         address: change.address,
-        message: `${change.address} has metadata.protect: true and would be ${change.action === 'delete' ? 'deleted' : 'replaced'}; remove the protection first`,
+        message: `${change.address} has metadata.protect: true and would be ${done}; set metadata.protect: false and apply that first`,
+      });
+    } else if (protectedInState.has(change.address)) {
+      violations.push({
+        code: 'protected',
+        address: change.address,
+        message: `${change.address} is protected in the state (an apply recorded metadata.protect: true) and would be ${done}; to lift it, apply it once with metadata.protect: false, or run \`telform state unprotect ${change.address}\``,
       });
     }
     // Approving a replace also approves finishing it: deleting what it superseded.
