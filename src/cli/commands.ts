@@ -18,7 +18,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
 ];
 
 /** Program options that take a value, so the value is not taken for a command name. */
-const optionsWithValues = new Set(['--endpoint', '--state']);
+const optionsWithValues = new Set(['--endpoint', '--state', '--workspace', '--lock-timeout']);
 
 /**
  * The commands to load for these arguments: the one named, or all of them when none is (help, a

@@ -3,7 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { StateStore } from '../engine/state-store.js';
+import type { StateStore } from '../engine/state-store.js';
+import { openState } from './state-location.js';
 import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
 import { importResources, type ImportedResource } from '../manifest/import.js';
@@ -11,7 +12,6 @@ import { registry, type Kind } from '../resources/index.js';
 import { processIo, terminalStatus } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
-import { defaultStateFile } from './reconcile.js';
 import { openSession, type GlobalOptions } from './session.js';
 
 interface ImportOptions {
@@ -48,10 +48,7 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
   const kinds = selectKinds(options.kinds);
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   try {
-    const store = await StateStore.open(globals.state ?? defaultStateFile, {
-      binding: { endpoint: session.endpointLabel, account: session.account },
-      lock: true,
-    });
+    const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true });
     try {
       const lists = await Promise.all(
         kinds.map(async (kind) => {

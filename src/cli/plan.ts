@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { writeAtomically } from '../engine/state-store.js';
+import { writeAtomically } from '../engine/atomic-file.js';
 import type { Plan } from '../engine/plan-types.js';
 import { planFormats, planRenderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';

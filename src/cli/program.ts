@@ -2,13 +2,16 @@ import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../errors.js';
 import { ExitCode, exitCodeHelp } from './exit-codes.js';
 import { commandsFor } from './commands.js';
+import { duration } from './option-parsers.js';
 
 /** Builds the commander program with the commands `args` need (see `commandsFor`). */
 export async function buildProgram(args: readonly string[]): Promise<Command> {
   const program = new Command('telform')
     .description('Infrastructure as code for SIP authentication, SIP trunking and US 10DLC registration.')
     .option('--endpoint <url>', 'API base URL, or "local" for the embedded emulator (default: TELFORM_ENDPOINT, else production with credentials, else local)')
-    .option('--state <file>', 'the ownership ledger (default telform.state.json)')
+    .option('--state <path|url>', 'the ownership ledger: a file, or postgres://USER@HOST:PORT/DB (default TELFORM_STATE, else telform.state.json)')
+    .option('--workspace <name>', 'the ledger\'s workspace in a database state (default TELFORM_WORKSPACE, else default)')
+    .option('--lock-timeout <duration>', 'wait this long for the state lock another run holds (e.g. 5m; default: refuse at once)', duration)
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('--quiet', 'print only errors and the final summary')
     .option('--log-http', 'print every API request and response on stderr (secrets redacted)')

@@ -6,7 +6,8 @@ import type { DesiredResource, PlannerKind } from '../engine/model.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, type SafetyViolation } from '../engine/safety.js';
-import { StateStore } from '../engine/state-store.js';
+import type { StateStore } from '../engine/state-store.js';
+import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, type DesiredSet } from './desired.js';
@@ -42,8 +43,6 @@ export interface Reconciliation {
   close(): Promise<void>;
 }
 
-export const defaultStateFile = 'telform.state.json';
-
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
   return {
     allow_irreversible: [...new Set(flags.allowIrreversible ?? [])].sort(),
@@ -73,7 +72,7 @@ export async function reconcile(
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: StateStore | undefined;
   try {
-    store = await StateStore.open(globals.state ?? defaultStateFile, {
+    store = await openState(globals, io.env, {
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,
     });

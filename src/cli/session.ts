@@ -12,6 +12,8 @@ export interface GlobalOptions {
   state?: string;
   /** The ledger's workspace in a database state (`--workspace`). */
   workspace?: string;
+  /** How long a locking command waits for a lock another run holds, in ms (`--lock-timeout`). */
+  lockTimeout?: number;
   color?: boolean;
   quiet?: boolean;
   logHttp?: boolean;

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import type { LedgerEntry } from '../engine/ledger.js';
-import { StateStore } from '../engine/state-store.js';
+import type { StateStore } from '../engine/state-store.js';
+import { openState } from './state-location.js';
 import { TelformError } from '../errors.js';
 import { processIo } from './io.js';
-import { defaultStateFile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 
 /**
@@ -118,7 +118,7 @@ Examples:
 
 async function openLedger(cmd: Command, lock: boolean): Promise<StateStore> {
   const globals = cmd.optsWithGlobals<GlobalOptions>();
-  return StateStore.open(globals.state ?? defaultStateFile, { lock });
+  return openState(globals, process.env, { lock });
 }
 
 function requireEntry(store: StateStore, address: string): LedgerEntry {

@@ -68,7 +68,7 @@ describe('telform state', () => {
       'error: Trunk/pbx-out is a Trunk; it cannot become a Brand\n',
     );
     expect((await runCli(['state', 'list', '--state', 'elsewhere.json'], { cwd: folder })).stderr).toBe(
-      'error: there is no state file at elsewhere.json (use --state to name it)\n',
+      'error: there is no state at elsewhere.json (use --state to name it)\n',
     );
   });
 });

@@ -1,0 +1,42 @@
+import { isDatabaseUrl } from '../engine/database-url.js';
+import { FileBackend } from '../engine/file-backend.js';
+import { PostgresBackend } from '../engine/postgres-backend.js';
+import type { StateBackend } from '../engine/state-backend.js';
+import { StateStore, type OpenStateOptions } from '../engine/state-store.js';
+import type { GlobalOptions } from './session.js';
+
+/**
+ * Where a command's ledger lives: `--state` (else `TELFORM_STATE`, else `telform.state.json`) is a
+ * path or a `postgres://`/`postgresql://` URL; a database holds one ledger per `--workspace` (else
+ * `TELFORM_WORKSPACE`, else `default`). Only this module picks the backend; the engine sees the
+ * interface.
+ */
+export const defaultStateFile = 'telform.state.json';
+export const defaultWorkspace = 'default';
+
+export interface StateLocation {
+  state: string;
+  workspace: string;
+}
+
+export function stateLocation(globals: GlobalOptions, env: Readonly<Record<string, string | undefined>>): StateLocation {
+  return {
+    state: globals.state ?? (env.TELFORM_STATE || defaultStateFile),
+    workspace: globals.workspace ?? (env.TELFORM_WORKSPACE || defaultWorkspace),
+  };
+}
+
+export function openStateBackend(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend> {
+  if (isDatabaseUrl(location.state)) return PostgresBackend.open(location.state, location.workspace, env);
+  return Promise.resolve(new FileBackend(location.state));
+}
+
+/** Opens the ledger the global options name, with `--lock-timeout` for a locking command. */
+export async function openState(
+  globals: GlobalOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  options: Omit<OpenStateOptions, 'lockWaitMs'>,
+): Promise<StateStore> {
+  const backend = await openStateBackend(stateLocation(globals, env), env);
+  return StateStore.open(backend, { ...options, lockWaitMs: globals.lockTimeout ?? 0 });
+}

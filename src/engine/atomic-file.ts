@@ -1,0 +1,27 @@
+import { open, rename } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes a file so that a crash leaves either the old or the new content, never a mix: a temporary
+ * file beside it, fsynced, renamed over it, then the directory fsynced so the rename survives too.
+ * The state file and saved plans are written this way.
+ */
+export async function writeAtomically(file: string, content: string): Promise<void> {
+  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  const handle = await open(temporary, 'w');
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, file);
+  const directory = await open(dirname(file), 'r');
+  try {
+    await directory.sync();
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename is still atomic there.
+  } finally {
+    await directory.close();
+  }
+}
