@@ -1,7 +1,16 @@
 import { sendCallback, type CallbackPayload } from './callbacks.js';
 import { stepsReached } from './registry.js';
 import type { Runtime } from './runtime.js';
-import type { AccountState, BrandRecord, BrandStatus, CampaignRecord, CampaignStatus, Registration } from './state.js';
+import type {
+  AccountState,
+  BrandRecord,
+  BrandStatus,
+  CampaignRecord,
+  CampaignStatus,
+  NumberLinkStatus,
+  NumberRecord,
+  Registration,
+} from './state.js';
 
 /**
  * Turns the registry's timed decisions into status callbacks. Statuses themselves are computed
@@ -23,6 +32,11 @@ const campaignCallbackStatus: Record<CampaignStatus, string> = {
   FAILED: 'rejected',
   EXPIRED: 'expired',
 };
+const linkCallbackStatus: Record<NumberLinkStatus, string> = {
+  PROCESSING: 'created',
+  COMPLETED: 'success',
+  FAILED: 'failed',
+};
 
 /** Fires the due callbacks of every brand and campaign of `account`. */
 export function syncRegistry(account: AccountState, runtime: Runtime): void {
@@ -35,6 +49,13 @@ export function syncRegistry(account: AccountState, runtime: Runtime): void {
   for (const campaign of account.campaigns.values()) {
     for (const index of dueSteps(campaign.registration, now)) {
       if (campaign.callback) sendCallback(runtime, account.authId, campaign.callback, campaignPayload(campaign, index));
+    }
+  }
+  for (const number of account.numbers.values()) {
+    const link = number.link;
+    if (!link || number.campaign_id === null) continue;
+    for (const index of dueSteps(link.registration, now)) {
+      if (link.callback) sendCallback(runtime, account.authId, link.callback, linkPayload(number, index));
     }
   }
 }
@@ -93,5 +114,20 @@ function campaignPayload(campaign: CampaignRecord, index: number): CallbackPaylo
     registration_status: step.status,
     timestamp: step.at,
     ...(step.status === 'FAILED' && campaign.decline ? campaign.decline : {}),
+  };
+}
+
+/** A `number_linking` callback; the unlinking ones are sent by the unlink route itself (number-link-routes.ts). */
+function linkPayload(number: NumberRecord, index: number): CallbackPayload {
+  const link = number.link as NonNullable<NumberRecord['link']>;
+  const step = link.registration.steps[index] as { at: string; status: NumberLinkStatus };
+  return {
+    type: 'number_linking',
+    campaign_id: number.campaign_id as string,
+    number: number.number,
+    status: linkCallbackStatus[step.status],
+    registration_status: step.status,
+    timestamp: step.at,
+    ...(step.status === 'FAILED' && link.failure ? { error_code: link.failure.code, error_reason: link.failure.reason } : {}),
   };
 }

@@ -2,6 +2,8 @@ import type {
   BrandStatus,
   CampaignStatus,
   DeclinedReason,
+  NumberLinkFailure,
+  NumberLinkStatus,
   Registration,
   RegistrationStep,
 } from './state.js';
@@ -18,6 +20,8 @@ import type {
  *   `error_reason`) when its `campaign_alias` or `description` contains `decline` (any case);
  *   otherwise `ACTIVE`, and when either contains `expire` (any case), `EXPIRED` after a further
  *   registry delay.
+ * - A number linked to a campaign is `PROCESSING`, then after the registry delay `FAILED` (with a
+ *   code and reason) when its last four digits are `0000`, else `COMPLETED`.
  */
 
 /** What the registry decided for a brand. */
@@ -70,6 +74,25 @@ export function decideCampaign(input: { campaign_alias: string; description: str
   }
   const expires = mentions(input.campaign_alias, expireMarker) || mentions(input.description, expireMarker);
   return { status: 'ACTIVE', expires, decline: null };
+}
+
+/** The subscriber line the carriers refuse in the emulator: a number ending in it fails to link. */
+export const refusedLineSuffix = '0000';
+
+export function decideNumberLink(number: string): NumberLinkFailure | null {
+  if (!number.endsWith(refusedLineSuffix)) return null;
+  return {
+    code: 'NUMBER_LINK_REJECTED',
+    reason: `The carriers refused to register the number with the campaign (emulator rule: the number ends in ${refusedLineSuffix}).`,
+  };
+}
+
+/** Steps of a number link submitted at `submittedAt`: `PROCESSING`, then `COMPLETED` or `FAILED` after `delayMs`. */
+export function numberLinkRegistration(failure: NumberLinkFailure | null, submittedAt: Date, delayMs: number): Registration<NumberLinkStatus> {
+  return {
+    steps: [step(submittedAt, 0, 'PROCESSING'), step(submittedAt, delayMs, failure ? 'FAILED' : 'COMPLETED')],
+    notified: 0,
+  };
 }
 
 /** Steps of a brand registration submitted at `submittedAt`, deciding after `delayMs`. */

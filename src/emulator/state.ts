@@ -88,14 +88,33 @@ export interface OriginationUriRecord {
   created_at: string;
 }
 
-/** A phone number of the account, seeded through the admin routes or `--seed`. */
+export type NumberLinkStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED';
+
+/** Why the registry refused to link a number to a campaign. */
+export interface NumberLinkFailure {
+  code: string;
+  reason: string;
+}
+
+/** A link of a number to a campaign requested through the API: decided on submission, like a registration. */
+export interface NumberLink {
+  registration: Registration<NumberLinkStatus>;
+  /** Set when the registry decided `FAILED`; shown only once that step is reached. */
+  failure: NumberLinkFailure | null;
+  callback: CallbackTarget | null;
+}
+
+/** A phone number of the account: seeded for every new account, by the admin routes or by `--seed`. */
 export interface NumberRecord {
   number: string;
   /** Application or inbound trunk the number is attached to, if any. */
   app_id: string | null;
-  /** 10DLC campaign the number is linked to, if any, and the link's status. */
+  /** 10DLC campaign the number is linked to (or being linked to, or failed to link to), if any. */
   campaign_id: string | null;
-  campaign_link_status: 'PROCESSING' | 'COMPLETED' | 'FAILED' | null;
+  /** The link's status when the admin route set it (it never changes by itself); null for an API link. */
+  campaign_link_status: NumberLinkStatus | null;
+  /** A link made through `POST /10dlc/Campaign/{id}/Number/`; its status comes from the clock. */
+  link?: NumberLink | null;
   created_at: string;
 }
 

@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as plivo from 'plivo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbacksSettled } from '../../src/emulator/callbacks.js';
 import { isLoopbackHost } from '../../src/emulator/loopback.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { Receiver } from './fixtures/callback-receiver.js';
 import {
   freshAccount,
   rawRequest,
@@ -13,74 +14,6 @@ import {
   testRegistryDelayMs,
   type TendlcClient,
 } from './tendlc-client.js';
-
-/** One request a receiver got. */
-interface Received {
-  method: string;
-  url: URL;
-  headers: IncomingMessage['headers'];
-  // `any` because payloads are asserted field by field.
-  body: any;
-}
-
-/**
- * A status-callback receiver on 127.0.0.1. `take(path)` resolves with the next request on that
- * path, in arrival order: each test uses its own paths, since the clock is shared by the whole
- * emulator and advancing it for one test fires the callbacks other tests left pending.
- */
-class Receiver {
-  private readonly queues = new Map<string, { received: Received[]; taken: number; waiting: ((received: Received) => void)[] }>();
-  private server: Server;
-  status = 200;
-
-  constructor() {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const received: Received = {
-          method: request.method ?? '',
-          url: new URL(request.url ?? '/', 'http://receiver.invalid'),
-          headers: request.headers,
-          body: text === '' ? undefined : JSON.parse(text),
-        };
-        response.writeHead(this.status).end('ok');
-        const queue = this.queue(received.url.pathname);
-        queue.received.push(received);
-        queue.waiting.shift()?.(received);
-      });
-    });
-  }
-
-  private queue(path: string) {
-    let queue = this.queues.get(path);
-    if (!queue) {
-      queue = { received: [], taken: 0, waiting: [] };
-      this.queues.set(path, queue);
-    }
-    return queue;
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  take(path: string): Promise<Received> {
-    const queue = this.queue(path);
-    const ready = queue.received[queue.taken++];
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => queue.waiting.push(resolve));
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 let emulator: RunningEmulator;
 let receiver: Receiver;

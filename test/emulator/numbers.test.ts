@@ -26,6 +26,7 @@ describe('admin number seeding', () => {
       app_id: app,
       campaign_id: 'CMPGN01',
       campaign_link_status: 'PROCESSING',
+      link: null,
       created_at: expect.any(String),
     });
     const again = await client.seedNumber({ number: '14155550100' });
@@ -97,7 +98,8 @@ describe('Number API', () => {
     await other.seedNumber({ number: '14155550121' });
     await other.seedNumber({ number: '14155550122', app_id: '77700000000000002' });
     const all = await other.get('/Number/');
-    expect(all.body.meta).toEqual({ limit: 20, offset: 0, total_count: 3, previous: null, next: null });
+    // The five numbers every account starts with, then the three seeded here.
+    expect(all.body.meta).toEqual({ limit: 20, offset: 0, total_count: 8, previous: null, next: null });
     const filtered = await other.get('/Number/?app_id=77700000000000002&limit=1');
     expect(filtered.body.meta).toMatchObject({ total_count: 2, next: `${other.base}/Number/?app_id=77700000000000002&limit=1&offset=1` });
     expect(filtered.body.objects.map((n: { number: string }) => n.number)).toEqual(['14155550120']);

@@ -162,4 +162,49 @@ describe('the official Node SDK', () => {
       `brand_id ${brand.brand_id} is PROCESSING; campaigns can be registered only under a COMPLETED brand`,
     );
   });
+
+  it('links numbers to a campaign, reads and unlinks them (campaign.linkNumber, listNumber, getNumber, unlinkNumber)', async () => {
+    const brand = await sdk.brand.create('sdk-brand-4', seeded.withEin[3], 'STANDARD', 'true');
+    await account.advance(testRegistryDelayMs);
+    const campaign = await createCampaign(brand.brand_id, 'sdk-links');
+    await account.advance(testRegistryDelayMs);
+    const linked = await sdk.campaign.linkNumber(campaign.campaignId, ['15125550101', '15125550000'], { url: 'http://127.0.0.1:9/links', method: 'POST' });
+    expect(linked.message).toBe(`Request to link 15125550101, 15125550000 to campaign ${campaign.campaignId} was received and is being processed`);
+    const processing = await sdk.campaign.listNumber(campaign.campaignId, { limit: 5 });
+    expect(processing).toMatchObject({
+      campaignId: campaign.campaignId,
+      campaignAlias: 'sdk-links',
+      usecase: 'MIXED',
+      phoneNumbers: [
+        { number: '15125550101', status: 'PROCESSING' },
+        { number: '15125550000', status: 'PROCESSING' },
+      ],
+    });
+    await account.advance(testRegistryDelayMs);
+    expect((await sdk.campaign.getNumber(campaign.campaignId, '15125550101')).phoneNumbers).toEqual([{ number: '15125550101', status: 'COMPLETED' }]);
+    expect((await sdk.campaign.getNumber(campaign.campaignId, '15125550000')).phoneNumbers).toEqual([
+      expect.objectContaining({ number: '15125550000', status: 'FAILED', errorCode: 'NUMBER_LINK_REJECTED' }),
+    ]);
+    const number = await sdk.numbers.get('15125550101');
+    expect(number).toMatchObject({ tendlcCampaignId: campaign.campaignId, tendlcRegistrationStatus: 'COMPLETED' });
+    const unlinked = await sdk.campaign.unlinkNumber(campaign.campaignId, '15125550101', { url: 'http://127.0.0.1:9/unlinks', method: 'GET' });
+    expect(unlinked.message).toBe(`Request to unlink 15125550101 from campaign ${campaign.campaignId} was received and is being processed`);
+    expect((await sdk.numbers.get('15125550101')).tendlcCampaignId).toBeNull();
+    await expect(sdk.campaign.getNumber(campaign.campaignId, '15125550101')).rejects.toThrow(/is not linked to campaign/);
+  });
+
+  it('attaches a number to an inbound trunk and lists the numbers by app_id (numbers.update, numbers.list)', async () => {
+    const uri = await account.post('/Zentrunk/URI/', { uri: 'pbx.example.com' });
+    const trunk = await account.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: uri.body.uri_uuid });
+    const trunkId = trunk.body.trunk_id as string;
+    const updated = await sdk.numbers.update('15125550102', { appId: trunkId });
+    expect(updated.message).toBe('changed');
+    const onTrunk = await sdk.numbers.list({ appId: trunkId });
+    expect(onTrunk.map((item: { number: string; application: string }) => [item.number, item.application])).toEqual([
+      ['15125550102', `/v1/Account/${account.authId}/Zentrunk/Trunk/${trunkId}/`],
+    ]);
+    await sdk.numbers.update('15125550102', { appId: '' });
+    expect(await sdk.numbers.list({ appId: trunkId })).toHaveLength(0);
+  });
 });
+

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccount, startEmulator, type RunningEmulator, type SeedInput } from '../../src/emulator/index.js';
+import { seededNumbers } from '../../src/emulator/routes/numbers.js';
 import { call, type HttpAnswer } from './fixtures/http.js';
 
 const fixture = resolve('test/emulator/fixtures/seed.yaml');
@@ -49,7 +50,7 @@ describe('--seed', () => {
     const numbers = await call(emulator.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/`);
     expect(numbers).toMatchObject({
       status: 200,
-      body: { numbers: [{ number: '14155550100', app_id: null }, { number: '14155550101', app_id: '88800000000000001' }] },
+      body: { numbers: [...seededNumbers.map((number) => ({ number })), { number: '14155550100', app_id: null }, { number: '14155550101', app_id: '88800000000000001' }] },
     });
     // The seed's extra account is served with its token and holds its own data only.
     expect(await names(emulator, '/Application/', 'objects', 'app_name', team)).toContain('team-app');

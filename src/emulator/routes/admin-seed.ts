@@ -46,6 +46,7 @@ function readNumber(account: AccountState, body: JsonObject, createdAt: string):
     campaign_id: campaignId,
     // A number linked without a stated status is taken as linked (COMPLETED).
     campaign_link_status: campaignId === null ? null : ((status ?? 'COMPLETED') as NumberRecord['campaign_link_status']),
+    link: null,
     created_at: createdAt,
   };
 }

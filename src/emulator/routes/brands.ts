@@ -5,7 +5,8 @@ import { syncRegistry, watchRegistration } from '../registry-sync.js';
 import type { Route } from '../router.js';
 import type { Runtime } from '../runtime.js';
 import type { AccountState, BrandRecord, BrandStatus } from '../state.js';
-import { campaignStatus, numbersBeingLinked, releaseNumbers } from './campaign-view.js';
+import { numbersBeingLinked, releaseNumbers } from '../number-links.js';
+import { campaignStatus } from './campaign-view.js';
 import { useCases } from './tendlc-codes.js';
 import { callbackTarget, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
 
@@ -96,7 +97,7 @@ function deleteRefusal(account: AccountState, brand: BrandRecord, runtime: Runti
   if (active.length > 0) {
     return `Brand ${brand.brand_id} cannot be deleted: it has active campaigns (${active.join(', ')}); delete them first.`;
   }
-  const linking = campaigns.flatMap((campaign) => numbersBeingLinked(account, campaign.campaign_id));
+  const linking = campaigns.flatMap((campaign) => numbersBeingLinked(account, campaign.campaign_id, runtime.now()));
   if (linking.length > 0) {
     return `Brand ${brand.brand_id} cannot be deleted: numbers are still being linked to its campaigns (${linking.join(', ')}).`;
   }

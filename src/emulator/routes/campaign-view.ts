@@ -1,7 +1,7 @@
 import type { JsonObject } from '../http.js';
 import { statusAt } from '../registry.js';
 import type { Runtime } from '../runtime.js';
-import type { AccountState, CampaignRecord, CampaignStatus } from '../state.js';
+import type { CampaignRecord, CampaignStatus } from '../state.js';
 import { multiUseCases } from './tendlc-codes.js';
 
 /**
@@ -66,20 +66,4 @@ export function presentCampaign(campaign: CampaignRecord, runtime: Runtime): Jso
     created_at: campaign.created_at,
     campaign_source: campaign.campaign_source,
   };
-}
-
-/** Numbers of `campaignId` whose link is still `PROCESSING` (they block a delete). */
-export function numbersBeingLinked(account: AccountState, campaignId: string): string[] {
-  return [...account.numbers.values()]
-    .filter((number) => number.campaign_id === campaignId && number.campaign_link_status === 'PROCESSING')
-    .map((number) => number.number);
-}
-
-/** A deactivated campaign no longer holds its numbers. */
-export function releaseNumbers(account: AccountState, campaignId: string): void {
-  for (const number of account.numbers.values()) {
-    if (number.campaign_id !== campaignId) continue;
-    number.campaign_id = null;
-    number.campaign_link_status = null;
-  }
 }

@@ -1,4 +1,5 @@
 import { ApiError, json, type JsonObject } from '../http.js';
+import { numbersBeingLinked, releaseNumbers } from '../number-links.js';
 import { findOr404, freshId } from '../records.js';
 import { campaignRegistration, decideCampaign } from '../registry.js';
 import { syncRegistry, watchRegistration } from '../registry-sync.js';
@@ -7,7 +8,7 @@ import type { Runtime } from '../runtime.js';
 import type { AccountState, CampaignRecord, CampaignStatus } from '../state.js';
 import { brandStatus } from './brands.js';
 import { readCampaignContent, readCampaignUpdate, type CampaignContent } from './campaign-rules.js';
-import { campaignStatus, numbersBeingLinked, presentCampaign, releaseNumbers } from './campaign-view.js';
+import { campaignStatus, presentCampaign } from './campaign-view.js';
 import { useCaseCodes } from './tendlc-codes.js';
 import { callbackTarget, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
 
@@ -203,7 +204,7 @@ export const campaignRoutes: Route[] = [
     handle: ({ account, params, runtime }) => {
       syncRegistry(account, runtime);
       const campaign = findOr404(account.campaigns, params.campaign_id as string, 'campaign');
-      const linking = numbersBeingLinked(account, campaign.campaign_id);
+      const linking = numbersBeingLinked(account, campaign.campaign_id, runtime.now());
       if (linking.length > 0) {
         const refusal = `Campaign ${campaign.campaign_id} cannot be deleted: numbers are still being linked to it (${linking.join(', ')}).`;
         return json(400, { campaign_id: campaign.campaign_id, message: refusal, error: refusal });

@@ -2,8 +2,9 @@ import type { Route } from '../router.js';
 import type { AccountInitializer } from '../runtime.js';
 import { applicationRoutes, seedApplications } from './applications.js';
 import { brandRoutes } from './brands.js';
+import { campaignNumberRoutes } from './campaign-numbers.js';
 import { campaignRoutes } from './campaigns.js';
-import { numberRoutes } from './numbers.js';
+import { numberRoutes, seedNumbers } from './numbers.js';
 import { originationUriRoutes } from './origination-uris.js';
 import { seedProfiles } from './profile-seed.js';
 import { profileRoutes } from './profiles.js';
@@ -30,7 +31,8 @@ export const accountRoutes: Route[] = [
   ...profileRoutes,
   ...brandRoutes,
   ...campaignRoutes,
+  ...campaignNumberRoutes,
 ];
 
-/** Run for every new account (e.g. the seeded 10DLC profiles). */
-export const accountInitializers: AccountInitializer[] = [seedApplications, seedProfiles];
+/** Run for every new account: the fixed applications, numbers and 10DLC profiles it starts with. */
+export const accountInitializers: AccountInitializer[] = [seedApplications, seedNumbers, seedProfiles];

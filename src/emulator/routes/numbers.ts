@@ -1,18 +1,34 @@
 import { ApiError, json, type JsonObject } from '../http.js';
+import { linkStatus } from '../number-links.js';
 import { optionalString } from '../params.js';
 import { findOr404, listReply } from '../records.js';
 import type { Route } from '../router.js';
+import type { AccountInitializer } from '../runtime.js';
 import type { AccountState, NumberRecord } from '../state.js';
 
 /**
  * The account's phone numbers (`/Number/`), the part production serves that the reconciler reads:
- * list, get, and update `app_id`. Numbers are created only by the admin seed route or `--seed`
- * (buying numbers is out of scope). api.md is silent; this follows api-facts.md section 5: `app_id`
- * may be an application or an inbound trunk id, and a number shows what it is attached to in
- * `application` as a resource path (`/Application/{app_id}/` or `/Zentrunk/Trunk/{trunk_id}/`).
+ * list, get, and update `app_id`. Numbers are never bought or released: every account starts with
+ * the fixed `seededNumbers`, and more come from the admin seed route or `--seed`. api.md is silent;
+ * this follows api-facts.md section 5: `app_id` may be an application or an inbound trunk id, and a
+ * number shows what it is attached to in `application` as a resource path (`/Application/{app_id}/`
+ * or `/Zentrunk/Trunk/{trunk_id}/`).
  */
 
 const collectionPath = '/Number/';
+
+/**
+ * The numbers every new account starts with, unattached and linked to no campaign, so that numbers can
+ * be attached to trunks and linked to campaigns without the admin route. Fictional (555-01xx is
+ * reserved for fiction); the last one ends in 0000, so linking it to a campaign fails (registry.ts).
+ */
+export const seededNumbers: readonly string[] = ['15125550101', '15125550102', '15125550103', '15125550104', '15125550000'];
+
+export const seedNumbers: AccountInitializer = (account, runtime) => {
+  for (const number of seededNumbers) {
+    account.numbers.set(number, { number, app_id: null, campaign_id: null, campaign_link_status: null, link: null, created_at: runtime.nowIso() });
+  }
+};
 const itemPath = '/Number/:number/';
 
 /** Numbers are E.164 digits without the `+` (api-facts.md 5); a leading `+` is accepted and dropped. */
@@ -33,15 +49,16 @@ export function checkAttachTarget(account: AccountState, appId: string): void {
   throw new ApiError(400, `app_id ${appId} is not an application or an inbound trunk of this account`);
 }
 
-/** `tendlc_registration_status` takes UNREGISTERED|PROCESSING|COMPLETED (api-facts.md 7, quirk 8); a failed link is not registered. */
-function registrationStatus(record: NumberRecord): string {
-  if (record.campaign_link_status === 'PROCESSING' || record.campaign_link_status === 'COMPLETED') {
-    return record.campaign_link_status;
-  }
-  return 'UNREGISTERED';
+/**
+ * `tendlc_registration_status` takes UNREGISTERED|PROCESSING|COMPLETED (api-facts.md 7, quirk 8): a
+ * failed link is not registered (the number keeps `tendlc_campaign_id`, so the failure stays visible).
+ */
+function registrationStatus(record: NumberRecord, now: Date): string {
+  const status = linkStatus(record, now);
+  return status === 'PROCESSING' || status === 'COMPLETED' ? status : 'UNREGISTERED';
 }
 
-export function presentNumber(record: NumberRecord, account: AccountState, accountBase: string): JsonObject {
+export function presentNumber(record: NumberRecord, account: AccountState, accountBase: string, now: Date): JsonObject {
   let application: string | null = null;
   if (record.app_id !== null) {
     application = account.trunks.has(record.app_id)
@@ -56,7 +73,7 @@ export function presentNumber(record: NumberRecord, account: AccountState, accou
     voice_enabled: true,
     sms_enabled: true,
     tendlc_campaign_id: record.campaign_id,
-    tendlc_registration_status: registrationStatus(record),
+    tendlc_registration_status: registrationStatus(record, now),
     resource_uri: `${accountBase}${collectionPath}${record.number}/`,
   };
 }
@@ -69,19 +86,20 @@ export const numberRoutes: Route[] = [
   {
     method: 'GET',
     path: collectionPath,
-    handle: ({ account, query, accountBase }) => {
+    handle: ({ account, query, accountBase, runtime }) => {
       const appId = query.get('app_id');
       const numbers = [...account.numbers.values()].filter((record) => !appId || record.app_id === appId);
+      const now = runtime.now();
       return listReply(numbers, query, `${accountBase}${collectionPath}`, true, (record) =>
-        presentNumber(record, account, accountBase),
+        presentNumber(record, account, accountBase, now),
       );
     },
   },
   {
     method: 'GET',
     path: itemPath,
-    handle: ({ account, params, accountBase }) =>
-      json(200, presentNumber(findNumber(account, params.number as string), account, accountBase)),
+    handle: ({ account, params, accountBase, runtime }) =>
+      json(200, presentNumber(findNumber(account, params.number as string), account, accountBase, runtime.now())),
   },
   {
     method: 'POST',
