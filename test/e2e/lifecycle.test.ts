@@ -132,7 +132,7 @@ describe('the resource lifecycle', () => {
     await manifests('protect.yaml', [credential('guarded-v2'), doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v2' }, true)]);
     const replace = await cli(['apply', '-f', file, '--state', 'protect.json', '--auto-approve', '--force-deletes'], secrets);
     expect(replace.code).toBe(1);
-    expect(replace.stderr).toContain('refused: SipCredential/guarded has metadata.protect: true and would be replaced; remove the protection first');
+    expect(replace.stderr).toContain('refused: SipCredential/guarded has metadata.protect: true and would be replaced; set metadata.protect: false and apply that first');
   });
 
   it('needs --max-cost for a billable campaign fix and --allow-irreversible for a campaign delete', async () => {

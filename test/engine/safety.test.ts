@@ -51,7 +51,7 @@ describe('checkSafety', () => {
       {
         code: 'protected',
         address: 'Campaign/alerts',
-        message: 'Campaign/alerts has metadata.protect: true and would be replaced; remove the protection first',
+        message: 'Campaign/alerts has metadata.protect: true and would be replaced; set metadata.protect: false and apply that first',
       },
     ]);
 
