@@ -12,7 +12,7 @@ import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
-import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
+import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
 import { forDisplay, hasChanges } from './plan.js';
 import { ApplyProgress, describeOutcome } from './progress.js';
 import { approvalsFrom, desiredByAddress, reconcile, type CommandIo, type Reconciliation } from './reconcile.js';
@@ -21,7 +21,7 @@ import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { applyStep } from './account-steps.js';
 
-interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues {
+interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue {
   format: PlanFormat;
   autoApprove?: boolean;
   parallelism: number;
@@ -32,7 +32,7 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
-  addAccountsOptions(addClientOptions(addApprovalOptions(command)))
+  addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))
     .addOption(new Option('--format <format>', 'with --accounts: the report format').choices(planFormats).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
@@ -75,7 +75,8 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   if (planFile) {
     const saved = await readSavedPlan(planFile);
     approvals = mergeApprovals(saved.approvals, flagApprovals);
-    const desired = { resources: desiredFromPlan(saved), resolveSecrets: secretResolverForPlan(io.env) };
+    const resolveSecrets = await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true });
+    const desired = { resources: desiredFromPlan(saved), resolveSecrets };
     run = await reconcile({ desired }, sessionGlobals, approvals, io, { lock: true });
     try {
       assertPlanApplies(saved, run.plan, planFile);
@@ -87,7 +88,7 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   } else {
     if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
     approvals = flagApprovals;
-    run = await reconcile({ paths: options.file }, sessionGlobals, approvals, io, { lock: true });
+    run = await reconcile({ paths: options.file }, sessionGlobals, approvals, io, { lock: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
     plan = run.plan;
   }
   try {

@@ -1,9 +1,11 @@
+import path from 'node:path';
 import { TelformError } from '../errors.js';
-import type { DesiredResource as EngineResource, SecretSourceRef } from '../engine/model.js';
+import type { DesiredResource as EngineResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
 import { loadManifests } from '../manifest/load.js';
 import type { DesiredResource as ManifestResource } from '../manifest/model.js';
 import { formatProblem } from '../manifest/report.js';
-import { describeSecretSource, isSecretSource, resolveSecret, type SecretSource } from '../manifest/secrets.js';
+import { describeSecretSource, isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from '../manifest/secrets.js';
+import { displayPath } from '../manifest/files.js';
 import { placeOfResource } from '../manifest/model.js';
 
 /**
@@ -13,40 +15,44 @@ import { placeOfResource } from '../manifest/model.js';
  */
 export interface DesiredSet {
   resources: EngineResource[];
-  resolveSecrets(resource: EngineResource): Promise<Record<string, string>>;
+  resolveSecrets(resource: EngineResource): Promise<Record<string, ResolvedSecret>>;
 }
 
 export interface DesiredIo {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** `--allow-secret-files-outside`. */
+  allowSecretFilesOutside?: boolean;
   /** Problems (warnings, and errors before failing) go here: stderr. */
   report(line: string): void;
 }
 
 export async function loadDesired(paths: readonly string[], io: DesiredIo): Promise<DesiredSet> {
   if (paths.length === 0) throw new TelformError('no_manifests', 'no manifests given: pass -f PATH (a file or a folder; repeatable)');
-  const result = await loadManifests(paths, { cwd: io.cwd, checkSecrets: true, env: io.env });
+  const allowOutside = io.allowSecretFilesOutside === true;
+  const result = await loadManifests(paths, { cwd: io.cwd, checkSecrets: true, env: io.env, allowSecretFilesOutside: allowOutside });
   for (const problem of result.problems) io.report(formatProblem(problem));
   if (result.errorCount > 0) {
     throw new TelformError('invalid_manifests', `the manifests have ${result.errorCount} error${result.errorCount === 1 ? '' : 's'} (listed above); nothing was sent`);
   }
   const sources = new Map<string, Record<string, SecretSource>>();
   const resources = result.model.resources.map((resource) => {
-    const { engine, secrets } = toEngineResource(resource);
+    const { engine, secrets } = toEngineResource(resource, io.cwd);
     sources.set(engine.address, secrets);
     return engine;
   });
-  return { resources, resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, io.env) };
+  const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
+  return { resources, resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd) };
 }
 
-function toEngineResource(resource: ManifestResource): { engine: EngineResource; secrets: Record<string, SecretSource> } {
+function toEngineResource(resource: ManifestResource, cwd: string): { engine: EngineResource; secrets: Record<string, SecretSource> } {
   const spec: Record<string, unknown> = {};
   const secrets: Record<string, SecretSource> = {};
   const secretSources: Record<string, SecretSourceRef> = {};
   for (const [field, value] of Object.entries(resource.spec)) {
     if (isSecretSource(value)) {
       secrets[field] = value;
-      secretSources[field] = describeForPlan(value);
+      secretSources[field] = describeForPlan(value, cwd);
     } else {
       spec[field] = value;
     }
@@ -65,12 +71,17 @@ function toEngineResource(resource: ManifestResource): { engine: EngineResource;
   };
 }
 
-function describeForPlan(source: SecretSource): SecretSourceRef {
+/** A file as the plan and the ledger name it: relative to the working directory, with `/`. */
+function portablePath(absolute: string, cwd: string): string {
+  return displayPath(absolute, cwd).split(path.sep).join('/');
+}
+
+function describeForPlan(source: SecretSource, cwd: string): SecretSourceRef {
   switch (source.source) {
     case 'env':
       return { fromEnv: source.name };
     case 'file':
-      return { fromFile: source.path };
+      return { fromFile: portablePath(source.path, cwd) };
     case 'literal':
       return { literal: true };
     default: {
@@ -80,12 +91,15 @@ function describeForPlan(source: SecretSource): SecretSourceRef {
   }
 }
 
-/** Resolves secrets named by a saved plan: literals are not in a plan file, so they cannot be. */
-export function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: string): Record<string, SecretSource> {
+/**
+ * Resolves secrets named by a saved plan (files relative to the working directory): literals are
+ * not in a plan file, so they cannot be.
+ */
+export function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: string, cwd: string): Record<string, SecretSource> {
   const out: Record<string, SecretSource> = {};
   for (const [field, ref] of Object.entries(refs)) {
     if ('fromEnv' in ref) out[field] = { source: 'env', name: ref.fromEnv };
-    else if ('fromFile' in ref) out[field] = { source: 'file', path: ref.fromFile, written: ref.fromFile };
+    else if ('fromFile' in ref) out[field] = { source: 'file', path: path.resolve(cwd, ref.fromFile), written: ref.fromFile };
     else {
       throw new TelformError(
         'literal_secret_in_plan',
@@ -97,18 +111,23 @@ export function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: 
   return out;
 }
 
+/** Each secret's value and where it was really read from (a file by its real path). */
 export async function resolveSources(
   address: string,
   sources: Record<string, SecretSource>,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<Record<string, string>> {
-  const values: Record<string, string> = {};
+  environment: SecretEnvironment,
+  cwd: string,
+): Promise<Record<string, ResolvedSecret>> {
+  const values: Record<string, ResolvedSecret> = {};
   for (const [field, source] of Object.entries(sources)) {
-    const resolution = await resolveSecret(source, { env });
+    const resolution = await resolveSecret(source, environment);
     if (!resolution.ok) {
-      throw new TelformError('secret_unresolved', `${field} (${describeSecretSource(source)}): ${resolution.message}`, { place: { address } });
+      throw new TelformError(resolution.refused ? 'secret_source' : 'secret_unresolved', `${field} (${describeSecretSource(source)}): ${resolution.message}`, {
+        place: { address },
+      });
     }
-    values[field] = resolution.value.reveal();
+    const origin = source.source === 'env' ? `env ${source.name}` : source.source === 'file' ? `file ${portablePath(resolution.realPath ?? source.path, cwd)}` : 'literal';
+    values[field] = { value: resolution.value.reveal(), origin };
   }
   return values;
 }

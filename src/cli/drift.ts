@@ -6,19 +6,20 @@ import { ExitCode } from './exit-codes.js';
 import { processIo } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
+import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
 import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { driftStep } from './account-steps.js';
 
-interface DriftOptions extends AccountsOptionValues {
+interface DriftOptions extends AccountsOptionValues, SecretFileOptionValue {
   file: string[];
   format: PlanFormat;
 }
 
 export function driftCommand(): Command {
   const command = new Command('drift');
-  return addAccountsOptions(addClientOptions(command))
+  return addSecretFileOption(addAccountsOptions(addClientOptions(command)))
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
@@ -43,7 +44,7 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
   if (options.accounts) {
     return runAccounts({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep, io });
   }
-  const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false });
+  const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const report = classifyDrift(run.plan, run.store.existed);
     const text =

@@ -12,6 +12,18 @@ export function addApprovalOptions(command: Command): Command {
     .option('--prune-unmanaged <kind>', 'also delete objects of this kind that neither the manifests nor the state know (repeatable)', collect, []);
 }
 
+/** `--allow-secret-files-outside`, on the commands that read secrets (validate, plan, apply, drift). */
+export function addSecretFileOption(command: Command): Command {
+  return command.option(
+    '--allow-secret-files-outside',
+    'let { fromFile } secrets lie outside the folders the manifests are loaded from (special files under /proc, /sys, /dev stay refused)',
+  );
+}
+
+export interface SecretFileOptionValue {
+  allowSecretFilesOutside?: boolean;
+}
+
 export interface ApprovalOptionValues {
   file: string[];
   allowIrreversible: string[];

@@ -5,13 +5,13 @@ import { planFormats, planRenderers, type PlanFormat } from '../render/index.js'
 import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
-import { addApprovalOptions, type ApprovalOptionValues } from './plan-command-options.js';
+import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
 import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { planStep } from './account-steps.js';
 
-interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues {
+interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue {
   format: PlanFormat;
   out?: string;
   detailedExitcode?: boolean;
@@ -20,7 +20,7 @@ interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues {
 
 export function planCommand(): Command {
   const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
-  addAccountsOptions(addClientOptions(addApprovalOptions(command)))
+  addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
@@ -46,7 +46,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   if (options.accounts) {
     return runAccounts({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options), io });
   }
-  const run = await reconcile({ paths: options.file }, globals, approvals, io, { lock: false });
+  const run = await reconcile({ paths: options.file }, globals, approvals, io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const plan = run.plan;
     if (options.out) await writeAtomically(options.out, `${JSON.stringify(plan, null, 2)}\n`);

@@ -62,13 +62,16 @@ export async function reconcile(
   globals: GlobalOptions,
   approvals: PlanApprovals,
   io: CommandIo,
-  options: { lock: boolean },
+  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined },
 ): Promise<Reconciliation> {
   const unknownKinds = approvals.prune_unmanaged.filter((kind) => !registry.get(kind));
   if (unknownKinds.length > 0) {
     throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
   }
-  const desired = 'desired' in input ? input.desired : await loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr });
+  const desired =
+    'desired' in input
+      ? input.desired
+      : await loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside: options.allowSecretFilesOutside === true });
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: StateStore | undefined;
   try {

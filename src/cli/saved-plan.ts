@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { TelformError } from '../errors.js';
-import type { DesiredResource } from '../engine/model.js';
+import type { DesiredResource, ResolvedSecret } from '../engine/model.js';
+import { realRoots, type SecretEnvironment } from '../manifest/secrets.js';
 import { planFormatVersion, type Plan } from '../engine/plan-types.js';
 import { resolveSources, sourcesFromPlan } from './desired.js';
 
@@ -50,9 +51,14 @@ export function desiredFromPlan(plan: Plan): DesiredResource[] {
   return resources;
 }
 
-export function secretResolverForPlan(env: Readonly<Record<string, string | undefined>>) {
-  return (resource: DesiredResource): Promise<Record<string, string>> =>
-    resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address), env);
+/**
+ * Reads the secrets a saved plan names, from the working directory: a secret file must lie inside
+ * it (unless `--allow-secret-files-outside`), as the manifest folders bound it at plan time.
+ */
+export async function secretResolverForPlan(io: { env: Readonly<Record<string, string | undefined>>; cwd: string; allowSecretFilesOutside?: boolean }) {
+  const environment: SecretEnvironment = { env: io.env, fileRoots: io.allowSecretFilesOutside ? 'anywhere' : await realRoots([io.cwd]) };
+  return (resource: DesiredResource): Promise<Record<string, ResolvedSecret>> =>
+    resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address, io.cwd), environment, io.cwd);
 }
 
 /**

@@ -4,6 +4,7 @@ import { renderValidationJson, renderValidationText, type ValidationSummary } fr
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
 import { registry } from '../resources/index.js';
 import { ExitCode } from './exit-codes.js';
+import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
 
 /** `-f` may be repeated; commander calls this once per occurrence. No default: it is required. */
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -17,7 +18,7 @@ const renderers = {
   gitlab: renderValidationGitlab,
 } satisfies Record<string, (summary: ValidationSummary) => string>;
 
-interface ValidateOptions {
+interface ValidateOptions extends SecretFileOptionValue {
   file: string[];
   format: keyof typeof renderers;
   checkSecrets?: boolean;
@@ -29,11 +30,11 @@ interface ValidateOptions {
  * 1 when not.
  */
 export function validateCommand(): Command {
-  return new Command('validate')
+  return addSecretFileOption(new Command('validate'))
     .description('Check manifests offline: YAML, every field rule, references and (with --check-secrets) secrets. Sends no request.')
     .requiredOption('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
     .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(Object.keys(renderers)).default('text'))
-    .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets and apply the password rules')
+    .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets, apply the password rules, and refuse a secret equal to the API auth token in the environment')
     .addHelpText(
       'after',
       `
@@ -52,7 +53,11 @@ Examples:
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     )
     .action(async (options: ValidateOptions) => {
-      const result = await loadManifests(options.file, { cwd: process.cwd(), checkSecrets: options.checkSecrets === true });
+      const result = await loadManifests(options.file, {
+        cwd: process.cwd(),
+        checkSecrets: options.checkSecrets === true,
+        allowSecretFilesOutside: options.allowSecretFilesOutside === true,
+      });
       const summary: ValidationSummary = {
         problems: result.problems,
         errorCount: result.errorCount,

@@ -2,7 +2,7 @@ import type { Clock } from '../api/clock.js';
 import { TelformError } from '../errors.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
-import { isReference, type DesiredResource, type PlannerKind } from './model.js';
+import { isReference, type DesiredResource, type PlannerKind, type ResolvedSecret } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
 import type { StateStore } from './state-store.js';
 
@@ -42,7 +42,7 @@ export interface ApplyInputs {
   live: LiveContext;
   fingerprinter: SecretFingerprinter;
   /** Resolves a resource's secrets to their values (never logged). */
-  resolveSecrets(resource: DesiredResource): Promise<Record<string, string>>;
+  resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
 }
 
 export interface ApplyResult {
@@ -188,7 +188,7 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
       const id = requireId(change);
       const live = (await kind.live.read(inputs.live, id)) ?? missingObject(change);
       const resolved = resolveReferences(kind, desired, ids);
-      const secrets = await inputs.resolveSecrets(desired);
+      const secrets = await secretValues(inputs, desired);
       const secretFields = Object.keys(change.secrets ?? {});
       await inputs.store.recordIntent({
         address: change.address,
@@ -237,7 +237,7 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
 async function createResource(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
   const desired = requireDesired(inputs, change);
   const resolved = resolveReferences(kind, desired, ids);
-  const secrets = await inputs.resolveSecrets(desired);
+  const secrets = await secretValues(inputs, desired);
   const replacing = change.action === 'replace' && change.id ? { replace: true as const, id: change.id } : {};
   // What only this create could make (settle.ts looks for it if its answer is lost with the process).
   await inputs.store.recordIntent({
@@ -326,6 +326,11 @@ function resolveReferences(kind: PlannerKind, desired: DesiredResource, ids: Rea
   return spec;
 }
 
+async function secretValues(inputs: ApplyInputs, desired: DesiredResource): Promise<Record<string, string>> {
+  const resolved = await inputs.resolveSecrets(desired);
+  return Object.fromEntries(Object.entries(resolved).map(([field, secret]) => [field, secret.value]));
+}
+
 async function recordEntry(
   change: PlannedChange,
   kind: PlannerKind,
@@ -338,7 +343,10 @@ async function recordEntry(
   const previous = inputs.store.ledger.resources[change.address];
   const superseded = [...new Set([...(previous?.superseded ?? []), ...newlySuperseded])].filter((old) => old !== id);
   const fingerprints: LedgerEntry['secrets'] = { ...(previous?.secrets ?? {}) };
-  for (const [field, value] of Object.entries(secrets)) fingerprints[field] = inputs.fingerprinter.fingerprint(change.address, field, value);
+  for (const [field, value] of Object.entries(secrets)) {
+    const source = desired.secretSources[field];
+    fingerprints[field] = { ...inputs.fingerprinter.fingerprint(change.address, field, value), ...(source ? { source } : {}) };
+  }
   for (const field of Object.keys(fingerprints)) if (!kind.secretFields.includes(field)) delete fingerprints[field];
   await inputs.store.recordResult(change.address, {
     kind: change.kind,

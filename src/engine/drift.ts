@@ -32,5 +32,5 @@ export function classifyDrift(plan: Plan, ledgerExists: boolean): DriftReport {
 function onlyUnverifiableSecrets(change: PlannedChange): boolean {
   if (change.action !== 'update' || change.patch.length > 0) return false;
   const states = Object.values(change.secrets ?? {});
-  return states.length > 0 && states.every((state) => state === 'unverifiable');
+  return states.length > 0 && states.every((state) => state.value === 'unverifiable' && !state.source_before);
 }

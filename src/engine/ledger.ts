@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { TelformError } from '../errors.js';
+import type { SecretSourceRef } from './model.js';
 
 /**
  * The ownership ledger (DESIGN.md section 4): which live objects telform manages, bound to one
@@ -13,6 +14,11 @@ export const ledgerFormatVersion = 1;
 export interface SecretFingerprint {
   hmac: string;
   key_id: string;
+  /**
+   * Where the applied value came from (never the value), so the next plan shows a change of
+   * source as a change. Absent in ledgers written before sources were recorded: not compared.
+   */
+  source?: SecretSourceRef;
 }
 
 export interface LedgerEntry {

@@ -19,8 +19,21 @@ export interface PlannerKind extends DiffRules {
   live: LiveSide;
 }
 
-/** How a secret is obtained; recorded in saved plans, never the value. */
+/**
+ * How a secret is obtained, as plans show it and the ledger records it, never the value. A file
+ * is named relative to the directory telform runs in (`/` separators), so plans and a committed
+ * ledger read the same on every machine.
+ */
 export type SecretSourceRef = { fromEnv: string } | { fromFile: string } | { literal: true };
+
+/**
+ * A secret's value with where it was really read from (`env NAME`, or `file PATH` with the file's
+ * real path after symbolic links): a saved plan is stale when a secret is read from elsewhere.
+ */
+export interface ResolvedSecret {
+  value: string;
+  origin: string;
+}
 
 export interface DesiredResource {
   kind: string;

@@ -14,13 +14,24 @@ const operation = z
     value: z.unknown().optional(),
     from: z.string().optional(),
   })
-  .describe('An RFC 6902 operation on the normalised spec; secrets appear as "(sensitive)".');
+  .describe('An RFC 6902 operation on the normalised spec; secrets never appear in it.');
 
-const secretSource = z.union([
-  z.object({ fromEnv: z.string() }),
-  z.object({ fromFile: z.string() }),
-  z.object({ literal: z.literal(true) }),
-]);
+const secretSource = z
+  .union([
+    z.object({ fromEnv: z.string().describe('The environment variable the secret is read from.') }),
+    z.object({ fromFile: z.string().describe('The file the secret is read from, relative to the directory telform ran in.') }),
+    z.object({ literal: z.literal(true) }),
+  ])
+  .describe('Where a secret comes from; never its value.');
+
+const secretChange = z
+  .object({
+    value: z
+      .enum(['changed', 'unverifiable', 'same'])
+      .describe('changed: differs from the value last applied; unverifiable: cannot be compared (never applied with this token); same: only the source changed.'),
+    source_before: secretSource.optional().describe('The source recorded when it was last applied, when it differs from the manifest\'s.'),
+  })
+  .describe('Why a write-only field is sent.');
 
 const change = z.object({
   address: z.string().describe('Kind/name, or Kind/#id for an unmanaged object.'),
@@ -39,13 +50,13 @@ const change = z.object({
   }),
   patch: z.array(operation),
   before: z.record(z.string(), z.unknown()).optional(),
-  after: z.record(z.string(), z.unknown()).optional(),
-  secrets: z.record(z.string(), z.enum(['changed', 'unverifiable'])).optional(),
+  after: z.record(z.string(), z.unknown()).optional().describe('Desired spec; a secret shows as "(sensitive, from env NAME)", never its value.'),
+  secrets: z.record(z.string(), secretChange).optional(),
   depends_on: z.array(z.string()),
   delete_after: z.array(z.string()).optional(),
   superseded_of: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number(), column: z.number() }).optional(),
-  secret_sources: z.record(z.string(), secretSource).optional(),
+  secret_sources: z.record(z.string(), secretSource).optional().describe('Where each secret of the desired resource comes from.'),
   protect: z.boolean().optional(),
   registry: z
     .object({

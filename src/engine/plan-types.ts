@@ -6,7 +6,7 @@ import type { SecretSourceRef } from './model.js';
  * A plan is versioned, serialisable data (STYLE.md 5). Renderers turn it into text, JSON or
  * markdown; `apply plan.json` executes exactly it. Changes are in execution order.
  */
-export const planFormatVersion = 1;
+export const planFormatVersion = 2;
 
 /** DESIGN.md section 5. */
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'wait' | 'blocked' | 'noop';
@@ -32,6 +32,18 @@ export interface RegistryStatus {
   error_reason?: string;
 }
 
+/**
+ * Why a secret is sent. `value`: `changed` when it differs from the one telform last applied,
+ * `unverifiable` when it cannot be compared (first set after import or a token change), `same`
+ * when only its source changed. A change of source is a change even when the value may be equal:
+ * the reviewer approves where a secret comes from, not only whether it differs.
+ */
+export interface SecretChange {
+  value: 'changed' | 'unverifiable' | 'same';
+  /** The source recorded when it was last applied, present only when it differs from the manifest's. */
+  source_before?: SecretSourceRef;
+}
+
 export interface PlannedChange {
   /** `Kind/name` for manifest and ledger resources; `Kind/#id` for unmanaged objects. */
   address: string;
@@ -51,8 +63,8 @@ export interface PlannedChange {
   before?: Record<string, unknown>;
   /** Desired spec (absent for delete). */
   after?: Record<string, unknown>;
-  /** Write-only fields that will be sent: `changed` or `unverifiable` (first set after import or token change). */
-  secrets?: Record<string, 'changed' | 'unverifiable'>;
+  /** Write-only fields that will be sent, and why. */
+  secrets?: Record<string, SecretChange>;
   /** Addresses this change must wait for. */
   depends_on: string[];
   /** For a replace: what must be re-pointed or removed before the old object is deleted. */
@@ -61,7 +73,10 @@ export interface PlannedChange {
   superseded_of?: string;
   /** Where the resource is declared. */
   source?: SourcePlace;
-  /** How each secret of the desired resource is obtained (never its value), so a saved plan can be applied. */
+  /**
+   * How each secret of the desired resource is obtained (never its value), so a saved plan can be
+   * applied; a file is named relative to the directory telform ran in.
+   */
   secret_sources?: Record<string, SecretSourceRef>;
   /** `metadata.protect` of the desired resource. */
   protect?: boolean;
@@ -107,7 +122,10 @@ export interface PlanApprovals {
 export interface PlanBasis {
   ledger_lineage: string;
   ledger_serial: number;
-  /** By address: a hash of the live object (registry statuses left out), or `absent:<natural key>` for creates. */
+  /**
+   * By address: a hash of the live object (registry statuses left out), or `absent:<natural key>`
+   * for creates; by `address#field`, `secret:<hmac>:<where it was read>` for each secret.
+   */
   objects: Record<string, string>;
 }
 

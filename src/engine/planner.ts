@@ -7,6 +7,7 @@ import { matchResources, type Match } from './match.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
 import { orderChanges } from './order.js';
 import { estimateRequests } from './request-estimate.js';
+import { sensitiveLabel } from './secret-source.js';
 import {
   planFormatVersion,
   type ChangeFlags,
@@ -14,12 +15,14 @@ import {
   type PlanApprovals,
   type PlannedChange,
   type PlanSummary,
+  type SecretChange,
   type UnmanagedObject,
 } from './plan-types.js';
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';
 
-export type SecretState = 'same' | 'changed' | 'unverifiable';
+/** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
+export type SecretState = SecretChange;
 
 export interface PlanInputs {
   kinds: readonly PlannerKind[];
@@ -209,7 +212,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   }
   change.action = 'update';
   change.flags.billable_usd = diff.changedFields.length > 0 ? kind.live.billableUpdateUsd : 0;
-  if (Object.keys(secrets).some((field) => secrets[field] === 'unverifiable')) {
+  if (Object.values(secrets).some((secret) => secret.value === 'unverifiable')) {
     change.reasons.push('the secret cannot be compared with the account (never applied by telform with this token), so it will be set');
   }
   return change;
@@ -363,21 +366,23 @@ function explainSettlements(changes: PlannedChange[], settled: readonly Settleme
   return warnings;
 }
 
-function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined): Record<string, 'changed' | 'unverifiable'> {
-  const out: Record<string, 'changed' | 'unverifiable'> = {};
-  for (const [field, state] of Object.entries(states ?? {})) if (state !== 'same') out[field] = state;
+/** A secret is sent when its value differs (or cannot be compared) or its source changed. */
+function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined): Record<string, SecretChange> {
+  const out: Record<string, SecretChange> = {};
+  for (const [field, state] of Object.entries(states ?? {})) if (state.value !== 'same' || state.source_before) out[field] = { ...state };
   return out;
 }
 
-/** The desired spec for display: secrets shown as `(sensitive)`, never their value. */
+/** Sources and protection of the desired resource, for the plan (and a saved plan's apply). */
 function describeDesired(change: PlannedChange, desired: DesiredResource): void {
   if (Object.keys(desired.secretSources).length > 0) change.secret_sources = { ...desired.secretSources };
   if (desired.protect) change.protect = true;
 }
 
+/** The desired spec for display: each secret as its source, `(sensitive, from env PBX_PW)`, never its value. */
 function withSensitive(spec: Record<string, unknown>, desired: DesiredResource): Record<string, unknown> {
   const out = { ...spec };
-  for (const field of Object.keys(desired.secretSources)) out[field] = '(sensitive)';
+  for (const [field, source] of Object.entries(desired.secretSources)) out[field] = sensitiveLabel(source);
   return out;
 }
 

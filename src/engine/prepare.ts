@@ -1,10 +1,11 @@
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { SecretFingerprinter } from './ledger.js';
 import { ledgerIdsToFetch } from './match.js';
-import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
+import type { DesiredResource, LiveModel, PlannerKind, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
 import { idsToReread, settleOperations, type Settlement } from './settle.js';
+import { sameSecretRef } from './secret-source.js';
 import type { StateStore } from './state-store.js';
 
 /**
@@ -20,7 +21,7 @@ export interface PrepareInputs {
   store: StateStore;
   fingerprinter: SecretFingerprinter;
   /** Resolves the secrets of one resource (an error names the resource and the source, never a value). */
-  resolveSecrets(resource: DesiredResource): Promise<Record<string, string>>;
+  resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
   approvals: PlanApprovals;
   endpoint: string;
   account: string;
@@ -101,12 +102,17 @@ async function compareSecrets(
   const fingerprints: Record<string, string> = {};
   for (const resource of inputs.desired) {
     if (Object.keys(resource.secretSources).length === 0) continue;
-    const values = await inputs.resolveSecrets(resource);
+    const resolved = await inputs.resolveSecrets(resource);
     const entry = inputs.store.ledger.resources[resource.address];
     const fieldStates: Record<string, SecretState> = {};
-    for (const [field, value] of Object.entries(values)) {
-      fieldStates[field] = inputs.fingerprinter.compare(entry?.secrets[field], resource.address, field, value);
-      fingerprints[`${resource.address}#${field}`] = `secret:${inputs.fingerprinter.fingerprint(resource.address, field, value).hmac}`;
+    for (const [field, { value, origin }] of Object.entries(resolved)) {
+      const stored = entry?.secrets[field];
+      const state: SecretState = { value: inputs.fingerprinter.compare(stored, resource.address, field, value) };
+      const source = resource.secretSources[field];
+      // A ledger written before sources were recorded has none to compare: not a change.
+      if (stored?.source && source && !sameSecretRef(stored.source, source)) state.source_before = stored.source;
+      fieldStates[field] = state;
+      fingerprints[`${resource.address}#${field}`] = `secret:${inputs.fingerprinter.fingerprint(resource.address, field, value).hmac}:${origin}`;
     }
     states.set(resource.address, fieldStates);
   }

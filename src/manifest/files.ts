@@ -60,6 +60,20 @@ export async function listManifestFiles(paths: readonly string[], cwd: string, p
   return found;
 }
 
+/**
+ * The folders `-f PATH` loads manifests from: a folder as given, a file's own folder. Secret files
+ * must lie inside one of them, so a manifest cannot read anything else on the machine.
+ */
+export async function manifestRoots(paths: readonly string[], cwd: string): Promise<string[]> {
+  const roots = new Set<string>();
+  for (const given of paths) {
+    const absolute = path.resolve(cwd, given);
+    const info = await stat(absolute).catch(() => undefined);
+    if (info) roots.add(info.isDirectory() ? absolute : path.dirname(absolute));
+  }
+  return [...roots];
+}
+
 async function walkFolder(folder: string, visited: Set<string>): Promise<string[]> {
   // A symbolic link back to an ancestor must not loop forever.
   const real = await realpath(folder);

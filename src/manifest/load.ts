@@ -1,12 +1,12 @@
 import type { KindRegistry } from '../resources/index.js';
 import { registry as defaultRegistry } from '../resources/index.js';
 import { checkDocument, type DocumentResult } from './document.js';
-import { displayPath, listManifestFiles, readManifestFile, type ManifestText } from './files.js';
+import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type ManifestText } from './files.js';
 import type { DesiredModel, DesiredResource } from './model.js';
 import { ProblemList, type Problem } from './problems.js';
 import { checkAcrossResources, type Candidate, type ReferenceEdge } from './references.js';
-import { checkSecretValues } from './secret-check.js';
-import type { SecretEnvironment } from './secrets.js';
+import { checkSecrets } from './secret-check.js';
+import { realRoots, type SecretEnvironment } from './secrets.js';
 import { parseYamlDocuments } from './yaml.js';
 import { parseYamlFast } from './yaml-fast.js';
 
@@ -23,6 +23,8 @@ export interface LoadOptions {
   checkSecrets?: boolean;
   /** Where `fromEnv` secrets are read from (default: `process.env`). */
   env?: SecretEnvironment['env'];
+  /** `--allow-secret-files-outside`: `fromFile` secrets may lie outside the manifest folders. */
+  allowSecretFilesOutside?: boolean;
   /** The kinds (default: every kind telform manages); tests pass their own. */
   registry?: KindRegistry;
   /** `exact` skips the fast path (`yaml-fast.ts`); tests compare both. Default `auto`. */
@@ -38,6 +40,8 @@ export interface LoadResult {
   warningCount: number;
   /** `{ ref }` edges between resources, for ordering (see `references.ts`). */
   references: ReferenceEdge[];
+  /** The folders the manifests were loaded from (absolute): where `fromFile` secrets may lie. */
+  roots: string[];
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
@@ -64,10 +68,15 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   }
   const references = checkAcrossResources(candidates, registry, problems);
   const model: DesiredModel = { resources, files };
-  if (options.checkSecrets) await checkSecretValues(model, registry, { env: options.env ?? process.env }, problems);
+  const roots = await manifestRoots(paths, options.cwd);
+  const allowOutside = options.allowSecretFilesOutside === true;
+  const resolve: SecretEnvironment | undefined = options.checkSecrets
+    ? { env: options.env ?? process.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(roots) }
+    : undefined;
+  await checkSecrets(model, registry, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems);
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
-  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, references };
+  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, references, roots };
 }
 
 /**

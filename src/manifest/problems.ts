@@ -39,6 +39,7 @@ export type ProblemCode =
   | 'ref_cycle'
   | 'literal_secret'
   | 'secret_unresolved'
+  | 'secret_source'
   | 'secret_rule'
   | 'advice';
 

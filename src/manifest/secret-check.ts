@@ -1,32 +1,87 @@
 import type { KindRegistry } from '../resources/index.js';
+import type { Finding } from '../resources/kind.js';
+import { displayPath } from './files.js';
 import { placeOfValue, type DesiredModel } from './model.js';
-import type { ProblemList } from './problems.js';
-import { isSecretSource, resolveSecret, type SecretEnvironment } from './secrets.js';
+import type { Problem, ProblemList } from './problems.js';
+import {
+  isInside,
+  isSecretSource,
+  refuseCredentialVariable,
+  resolveSecret,
+  specialFolderOf,
+  type SecretEnvironment,
+  type SecretSource,
+} from './secrets.js';
+
+export interface SecretCheckOptions {
+  /** The folders the manifests were loaded from (absolute): a `fromFile` secret must stay inside. */
+  roots: readonly string[];
+  /** Folders are shown relative to it. */
+  cwd: string;
+  /** `--allow-secret-files-outside`. */
+  allowOutside: boolean;
+  /**
+   * Also resolve every secret and apply its field's password rules (`validate --check-secrets`,
+   * plan, apply); without it, only what needs no secret is checked.
+   */
+  resolve?: SecretEnvironment;
+}
 
 /**
- * `validate --check-secrets` (issue #5, item 5): resolves every `fromEnv` / `fromFile` secret and
- * applies its field's password rules. Literal secrets were checked already. Messages name the
- * variable or file, never the value.
+ * Where secrets come from, checked with file:line: offline, a `fromEnv` naming the API's own
+ * credential variables and a `fromFile` path that leaves the manifest folders or points into
+ * `/proc`, `/sys` or `/dev`; with `resolve`, the real file behind each path, the values (never
+ * equal to the auth token in use) and the password rules. Messages name the variable or file,
+ * never the value.
  */
-export async function checkSecretValues(model: DesiredModel, registry: KindRegistry, environment: SecretEnvironment, problems: ProblemList): Promise<void> {
+export async function checkSecrets(model: DesiredModel, registry: KindRegistry, options: SecretCheckOptions, problems: ProblemList): Promise<void> {
   for (const resource of model.resources) {
     const kind = registry.get(resource.kind);
     if (!kind) continue;
     for (const [field, rules] of Object.entries(kind.secrets)) {
       const source = resource.spec[field];
-      if (!isSecretSource(source) || source.source === 'literal') continue;
-      const key = source.source === 'env' ? 'fromEnv' : 'fromFile';
-      const where = { source: placeOfValue(resource, ['spec', field, key]), address: resource.address, field: `spec.${field}` };
-      const resolved = await resolveSecret(source, environment);
-      if (!resolved.ok) {
-        problems.error('secret_unresolved', resolved.message, where);
+      if (!isSecretSource(source)) continue;
+      const key = source.source === 'env' ? 'fromEnv' : source.source === 'file' ? 'fromFile' : undefined;
+      const where = { source: placeOfValue(resource, key ? ['spec', field, key] : ['spec', field]), address: resource.address, field: `spec.${field}` };
+      const refused = refuseOffline(source, options);
+      if (refused) {
+        problems.error('secret_source', refused, where);
         continue;
       }
-      const via = source.source === 'env' ? `the value of ${source.name}` : `the content of ${source.written}`;
-      for (const finding of rules.check(resolved.value.reveal())) {
-        if (finding.severity === 'error') problems.error('secret_rule', `${via} ${finding.message}`, where);
-        else problems.warning('secret_rule', `${via} ${finding.message}`, where);
+      if (!options.resolve) continue;
+      // Literal values had their password rules checked with the document already.
+      const resolved = await resolveSecret(source, options.resolve);
+      if (!resolved.ok) {
+        problems.error(resolved.refused ? 'secret_source' : 'secret_unresolved', resolved.message, where);
+        continue;
       }
+      if (source.source === 'literal') continue;
+      applyRules(source, rules.check(resolved.value.reveal()), where, problems);
     }
+  }
+}
+
+function refuseOffline(source: SecretSource, options: SecretCheckOptions): string | undefined {
+  if (source.source === 'env') return refuseCredentialVariable(source.name);
+  if (source.source !== 'file') return undefined;
+  const special = specialFolderOf(source.path);
+  if (special) return `secret file ${source.written} is a special file (under ${special}), never a secret file`;
+  if (!options.allowOutside && !options.roots.some((root) => isInside(source.path, root))) {
+    const shown = options.roots.map((root) => (root === options.cwd ? '.' : displayPath(root, options.cwd))).join(', ');
+    return `secret file ${source.written} is outside the folders the manifests were loaded from (${shown}); keep secret files beside the manifests, or pass --allow-secret-files-outside`;
+  }
+  return undefined;
+}
+
+function applyRules(
+  source: Exclude<SecretSource, { source: 'literal' }>,
+  findings: readonly Finding[],
+  where: Omit<Problem, 'severity' | 'code' | 'message'>,
+  problems: ProblemList,
+): void {
+  const via = source.source === 'env' ? `the value of ${source.name}` : `the content of ${source.written}`;
+  for (const finding of findings) {
+    if (finding.severity === 'error') problems.error('secret_rule', `${via} ${finding.message}`, where);
+    else problems.warning('secret_rule', `${via} ${finding.message}`, where);
   }
 }

@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { inspect } from 'node:util';
 
@@ -84,46 +85,176 @@ export function describeSecretSource(source: SecretSource): string {
 /** Largest secret file read: a password is short; a bigger file is the wrong file. */
 export const maxSecretFileBytes = 64 * 1024;
 
-export type SecretResolution = { ok: true; value: Sensitive } | { ok: false; message: string };
+/**
+ * The variables the API client takes its own credentials from. They are never a secret source: a
+ * SIP password set from the auth token would hand the key to the whole account to every device
+ * provisioned with that credential.
+ */
+export const apiCredentialVariables: readonly string[] = ['TELFORM_AUTH_ID', 'TELFORM_AUTH_TOKEN', 'PLIVO_AUTH_ID', 'PLIVO_AUTH_TOKEN'];
+
+/** Variables holding an API auth token: a secret whose value equals one of theirs is refused. */
+const apiTokenVariables: readonly string[] = ['TELFORM_AUTH_TOKEN', 'PLIVO_AUTH_TOKEN'];
+
+/**
+ * Folders whose files are the kernel's or devices, never a password: `/proc/self/environ` holds
+ * every variable of the run, `/dev/stdin` or a device would block or stream. They are refused
+ * wherever a path leads, also through a symbolic link.
+ */
+const specialFolders: readonly string[] = ['/proc', '/sys', '/dev'];
+
+/** `refused`: the source is one telform never reads a secret from (not merely missing or unreadable). */
+export type SecretResolution = { ok: true; value: Sensitive; realPath?: string } | { ok: false; message: string; refused?: boolean };
 
 export interface SecretEnvironment {
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Real paths (symbolic links resolved) of the folders the manifests were loaded from: a
+   * `fromFile` secret must lie inside one of them, or `anywhere` (`--allow-secret-files-outside`).
+   */
+  fileRoots: readonly string[] | 'anywhere';
+}
+
+/** The auth tokens in `env` (TELFORM_AUTH_TOKEN, PLIVO_AUTH_TOKEN), by variable, for the same-value check. */
+function apiTokensIn(env: SecretEnvironment['env']): Array<[string, string]> {
+  return apiTokenVariables.flatMap((name) => {
+    const value = env[name];
+    return value ? [[name, value] as [string, string]] : [];
+  });
+}
+
+/** Why `fromEnv: name` is refused without reading it, or undefined. */
+export function refuseCredentialVariable(name: string): string | undefined {
+  if (!apiCredentialVariables.includes(name)) return undefined;
+  return `${name} is one of the API's own credentials, never a secret source (whoever got this password would hold the whole account)`;
+}
+
+/** The folder under which `absolute` is a special file (`/proc`, `/sys`, `/dev`), or undefined. */
+export function specialFolderOf(absolute: string): string | undefined {
+  return specialFolders.find((folder) => absolute === folder || absolute.startsWith(`${folder}/`));
+}
+
+export function isInside(child: string, folder: string): boolean {
+  const relative = path.relative(folder, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Real paths of the manifest folders (a folder that cannot be resolved is left out). */
+export async function realRoots(roots: readonly string[]): Promise<string[]> {
+  const real = await Promise.all(roots.map((root) => realpath(root).catch(() => undefined)));
+  return real.filter((root): root is string => root !== undefined);
 }
 
 /**
  * Resolves a secret. A file's content is used without one trailing line break (`echo pw > file`
  * writes one); other whitespace is kept, as it may be part of the password. An unset or empty
- * variable and an empty file are failures: an empty password is never what was meant.
+ * variable and an empty file are failures: an empty password is never what was meant. The API's
+ * own credentials are refused, by name and by value, whatever the source.
  */
 export async function resolveSecret(source: SecretSource, environment: SecretEnvironment): Promise<SecretResolution> {
+  const resolution = await readSource(source, environment);
+  if (!resolution.ok) return resolution;
+  for (const [name, token] of apiTokensIn(environment.env)) {
+    if (resolution.value.reveal() === token) {
+      return { ok: false, refused: true, message: `${describeOrigin(source)} equals the API auth token in ${name}, which is never sent as a secret` };
+    }
+  }
+  return resolution;
+}
+
+function describeOrigin(source: SecretSource): string {
   switch (source.source) {
+    case 'env':
+      return `the value of ${source.name}`;
+    case 'file':
+      return `the content of ${source.written}`;
     case 'literal':
-      return { ok: true, value: source.value };
-    case 'env': {
-      const value = environment.env[source.name];
-      if (value === undefined) return { ok: false, message: `environment variable ${source.name} is not set` };
-      if (value === '') return { ok: false, message: `environment variable ${source.name} is empty` };
-      return { ok: true, value: new Sensitive(value) };
-    }
-    case 'file': {
-      let text: string;
-      try {
-        const info = await stat(source.path);
-        if (!info.isFile()) return { ok: false, message: `secret file ${source.written} is not a file` };
-        if (info.size > maxSecretFileBytes) return { ok: false, message: `secret file ${source.written} is larger than ${maxSecretFileBytes / 1024} KB` };
-        text = await readFile(source.path, 'utf8');
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        const reason = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' || code === 'EPERM' ? 'cannot be read (permission denied)' : 'cannot be read';
-        return { ok: false, message: `secret file ${source.written} ${reason}` };
-      }
-      const value = text.replace(/\r?\n$/, '');
-      if (value === '') return { ok: false, message: `secret file ${source.written} is empty` };
-      return { ok: true, value: new Sensitive(value) };
-    }
+      return 'the literal value';
     default: {
       const never: never = source;
       return never;
     }
   }
+}
+
+async function readSource(source: SecretSource, environment: SecretEnvironment): Promise<SecretResolution> {
+  switch (source.source) {
+    case 'literal':
+      return { ok: true, value: source.value };
+    case 'env': {
+      const refused = refuseCredentialVariable(source.name);
+      if (refused) return { ok: false, refused: true, message: refused };
+      const value = environment.env[source.name];
+      if (value === undefined) return { ok: false, message: `environment variable ${source.name} is not set` };
+      if (value === '') return { ok: false, message: `environment variable ${source.name} is empty` };
+      return { ok: true, value: new Sensitive(value) };
+    }
+    case 'file':
+      return readSecretFile(source, environment.fileRoots);
+    default: {
+      const never: never = source;
+      return never;
+    }
+  }
+}
+
+/**
+ * Reads a secret file after checking where it really is: the real path (every symbolic link
+ * resolved) must not be a special file and must lie inside the manifest folders; the file is then
+ * opened without following a link (a link swapped in after the check fails) and without blocking
+ * (a FIFO swapped in does not hang the run), and must be a regular file.
+ */
+async function readSecretFile(source: Extract<SecretSource, { source: 'file' }>, roots: SecretEnvironment['fileRoots']): Promise<SecretResolution> {
+  const fail = (reason: string, refused = false): SecretResolution => ({ ok: false, refused, message: `secret file ${source.written} ${reason}` });
+  const lexicalSpecial = specialFolderOf(source.path);
+  if (lexicalSpecial) return fail(`is a special file (under ${lexicalSpecial}), never a secret file`, true);
+  let real: string;
+  try {
+    real = await realpath(source.path);
+  } catch (error) {
+    return fail(describeReadError(error));
+  }
+  const special = specialFolderOf(real);
+  if (special) return fail(`leads to ${real}, a special file (under ${special}), never a secret file`, true);
+  if (roots !== 'anywhere' && !roots.some((root) => isInside(real, root))) {
+    const through = real === source.path ? '' : ` (it leads to ${real})`;
+    return fail(`is outside the folders the manifests were loaded from${through}; keep secret files beside the manifests, or pass --allow-secret-files-outside`, true);
+  }
+  let handle: FileHandle;
+  try {
+    const info = await lstat(real);
+    if (!info.isFile()) return fail(`is ${fileTypeOf(info)}, not a regular file`, true);
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return fail(describeReadError(error));
+  }
+  let text: string;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return fail(`is ${fileTypeOf(info)}, not a regular file`, true);
+    if (info.size > maxSecretFileBytes) return fail(`is larger than ${maxSecretFileBytes / 1024} KB`);
+    text = await handle.readFile('utf8');
+  } catch (error) {
+    return fail(describeReadError(error));
+  } finally {
+    await handle.close();
+  }
+  const value = text.replace(/\r?\n$/, '');
+  if (value === '') return fail('is empty');
+  return { ok: true, value: new Sensitive(value), realPath: real };
+}
+
+function fileTypeOf(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'a special file';
+}
+
+function describeReadError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'does not exist';
+  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
+  if (code === 'ELOOP') return 'cannot be read (a loop of symbolic links, or a link put in its place while it was read)';
+  return 'cannot be read';
 }

@@ -2,6 +2,7 @@ import type { Operation } from 'fast-json-patch';
 import { isReference } from '../engine/model.js';
 import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
 import { waitRequests } from '../engine/request-estimate.js';
+import { sensitiveLabel } from '../engine/secret-source.js';
 
 /** Pieces shared by the text and markdown renderers; pure functions, no I/O. */
 
@@ -71,16 +72,27 @@ export function patchLines(change: PlannedChange): FieldLine[] {
   });
 }
 
-/** Lines for a create: every desired field. */
+/** Lines for a create: every desired field, a secret as its source (`(sensitive, from env PBX_PW)`). */
 export function createLines(change: PlannedChange): FieldLine[] {
-  return Object.entries(change.after ?? {}).map(([key, value]) => ({ marker: '+', text: `${key} = ${formatValue(value)}` }));
+  return Object.entries(change.after ?? {}).map(([key, value]) => {
+    const source = change.secret_sources?.[key];
+    return { marker: '+', text: `${key} = ${source ? sensitiveLabel(source) : formatValue(value)}` };
+  });
 }
 
+/**
+ * Lines for the secrets an update sends: where each comes from, and why it is sent. A change of
+ * source reads like any other field change (`from env A → from env B`), value or no value change.
+ */
 export function secretLines(change: PlannedChange): FieldLine[] {
-  return Object.entries(change.secrets ?? {}).map(([field, state]) => ({
-    marker: '~',
-    text: `${field} = (sensitive) ${state === 'unverifiable' ? 'will be set (cannot be compared)' : 'changed'}`,
-  }));
+  return Object.entries(change.secrets ?? {}).map(([field, secret]) => {
+    const now = sensitiveLabel(change.secret_sources?.[field]);
+    if (secret.source_before) {
+      const why = secret.value === 'same' ? '' : secret.value === 'changed' ? ' (value changed)' : ' (will be set: cannot be compared)';
+      return { marker: '~', text: `${field}: ${sensitiveLabel(secret.source_before)} → ${now}${why}` };
+    }
+    return { marker: '~', text: `${field} = ${now} ${secret.value === 'unverifiable' ? 'will be set (cannot be compared)' : 'changed'}` };
+  });
 }
 
 export const actionOrder: readonly PlanAction[] = ['create', 'adopt', 'update', 'replace', 'delete', 'wait', 'blocked', 'noop'];

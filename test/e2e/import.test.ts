@@ -127,7 +127,7 @@ describe('telform import', () => {
     for (const change of changes) {
       expect(change.action).toBe('update');
       expect(change.patch).toEqual([]);
-      expect(Object.values(change.secrets ?? {})).toEqual(['unverifiable']);
+      expect(Object.values(change.secrets ?? {})).toEqual([{ value: 'unverifiable' }]);
     }
     expect(parsed.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Campaign\/initech-decline was declined by the registry/)]));
   });

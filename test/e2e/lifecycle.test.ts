@@ -227,7 +227,7 @@ describe('the resource lifecycle', () => {
     ];
     expect(runs[1]?.code).toBe(0);
     expect(runs[1]?.stderr).toMatch(/^http → POST \/v1\/Account\/\w+\/SipAuth\/Credential\/ \{"username":"secretive","password":"\(sensitive\)"\}$/m);
-    expect(runs[2]?.stdout).toContain('password = (sensitive) changed');
+    expect(runs[2]?.stdout).toContain('password = (sensitive, from env SECRETIVE_PASSWORD) changed');
     const files = await Promise.all(['secrets.json', 'secrets-plan.json'].map((name) => readFile(path.join(folder, name), 'utf8')));
     for (const text of [...runs.flatMap((run) => [run.stdout, run.stderr]), ...files]) {
       expect(text).not.toContain(password);

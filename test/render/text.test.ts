@@ -13,7 +13,8 @@ const sample = plan([
       { op: 'replace', path: '/secure', value: true },
       { op: 'add', path: '/ip_addresses/10.0.0.2', value: '10.0.0.2' },
     ],
-    secrets: { password: 'unverifiable' },
+    secrets: { password: { value: 'unverifiable' } },
+    secret_sources: { password: { fromEnv: 'PBX_PW' } },
   }),
   change({
     address: 'Campaign/promo',
@@ -38,7 +39,7 @@ describe('renderText', () => {
         '  ~ Trunk/pbx-out (id 123)',
         '      ~ secure: false → true',
         '      + ip_addresses["10.0.0.2"] = "10.0.0.2"',
-        '      ~ password = (sensitive) will be set (cannot be compared)',
+        '      ~ password = (sensitive, from env PBX_PW) will be set (cannot be compared)',
         '',
         '  # Campaign/promo will be deleted [irreversible]',
         '  #   removed from the manifests',
