@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { LedgerEntry } from '../engine/ledger.js';
 import type { StateStore } from '../engine/state-store.js';
 import { openState } from './state-location.js';
+import { stateMigrateCommand } from './state-migrate.js';
 import { TelformError } from '../errors.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from './session.js';
@@ -113,6 +114,7 @@ Examples:
         await store.close();
       }
     });
+  state.addCommand(stateMigrateCommand());
   return state;
 }
 

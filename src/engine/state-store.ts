@@ -140,6 +140,26 @@ export class StateStore {
     return this.backend.backup(serializeLedger(this.ledger));
   }
 
+  /**
+   * Copies this ledger to another place (`telform state migrate`), which must hold none yet: the
+   * same lineage and serial, so saved plans still apply. Refused while operations of an
+   * interrupted apply are unsettled (the next apply settles them where they were journaled).
+   */
+  async copyTo(target: StateBackend, lockWaitMs: number): Promise<void> {
+    if (this.open.length > 0) {
+      throw new TelformError(
+        'state_unsettled',
+        `the state ${this.file} has ${this.open.length} operation${this.open.length === 1 ? '' : 's'} of an interrupted apply to settle (${this.open.map((intent) => intent.address).join(', ')}); run telform apply first`,
+      );
+    }
+    await target.lock(lockWaitMs);
+    const there = await target.read();
+    if (there.ledger !== undefined || there.journal.length > 0) {
+      throw new TelformError('state_exists', `${target.location} already holds a ledger; migrate only to an empty place`);
+    }
+    await target.commit({ ledger: serializeLedger(this.ledger), serial: this.ledger.serial, expectedSerial: undefined, journal: [] });
+  }
+
   /** Compacts and releases the lock; safe to call more than once. */
   async close(): Promise<void> {
     try {

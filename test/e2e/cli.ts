@@ -79,3 +79,25 @@ export async function advanceClock(emulator: RunningEmulator, milliseconds: numb
     body: JSON.stringify({ advance_ms: milliseconds }),
   });
 }
+
+export interface StartedCli {
+  pid: number;
+  /** Resolves when the process ends. */
+  done: Promise<CliRun>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** The built CLI started in the background, for tests that act while it runs (locks, SIGKILL). */
+export function startCli(args: readonly string[], options: { cwd: string; env: Record<string, string> }): StartedCli {
+  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: end-to-end tests drive the built CLI');
+  const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { pid: child.pid as number, done, kill: (signal) => child.kill(signal) };
+}

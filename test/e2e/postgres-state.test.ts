@@ -1,0 +1,146 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type PostgresServer } from '../state/postgres-server.js';
+import { callApi, emulatorForCli, runCli, startCli, type EmulatorForCli } from './cli.js';
+
+/**
+ * The ledger in PostgreSQL, end to end through the built CLI: two applies at once on one workspace,
+ * a holder SIGKILLed mid-apply, and moving a ledger from a file to the database and back.
+ */
+
+let server: PostgresServer;
+let url: string;
+let database: pg.Client;
+let harness: EmulatorForCli;
+let folder: string;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  url = await server.createDatabase('e2e');
+  database = new pg.Client({ connectionString: url });
+  await database.connect();
+  harness = await emulatorForCli();
+  folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-pg-'));
+}, 60_000);
+afterAll(async () => {
+  await database?.end();
+  await harness?.emulator.close();
+  await server?.stop();
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function manifests(file: string, names: string[]): Promise<string> {
+  const target = path.join(folder, file);
+  const documents = names.map((name, index) =>
+    JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name }, spec: { ip_addresses: [`198.51.100.${index + 1}`] } }),
+  );
+  await writeFile(target, documents.join('\n---\n'));
+  return target;
+}
+
+const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
+const inDatabase = (workspace: string) => ['--state', url, '--workspace', workspace];
+
+async function setLatency(ms: number): Promise<void> {
+  await fetch(`${harness.emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: ms }) });
+}
+
+/** How many trunk ACLs of the account carry each name. */
+async function aclNames(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (let offset = 0; ; offset += 20) {
+    const page = await callApi(harness.emulator, 'GET', `/Zentrunk/IPAccessControlList/?limit=20&offset=${offset}`);
+    const objects = page.body.objects as Array<{ name: string }>;
+    for (const object of objects) counts.set(object.name, (counts.get(object.name) ?? 0) + 1);
+    if (objects.length < 20) return counts;
+  }
+}
+
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('state in PostgreSQL', () => {
+  it('moves a ledger from a file to a workspace and back, the plan empty after each move', async () => {
+    const file = await manifests('moved.yaml', ['moved-a', 'moved-b', 'moved-c']);
+    expect((await cli(['apply', '-f', file, '--auto-approve'])).code).toBe(0);
+    const there = await cli(['state', 'migrate', '--to', url, '--to-workspace', 'moved']);
+    expect(there).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 1) from telform.state.json to ${url} (workspace moved)\n` });
+    // TELFORM_STATE names the database as --state would.
+    const planThere = await runCli(['--workspace', 'moved', 'plan', '-f', file, '--detailed-exitcode'], { cwd: folder, env: { ...harness.env, TELFORM_STATE: url } });
+    expect(planThere.code).toBe(0);
+    expect(planThere.stdout).toContain('0 to create, 0 to update, 0 to replace, 0 to delete');
+
+    const back = await cli([...inDatabase('moved'), 'state', 'migrate', '--to', 'back.state.json']);
+    expect(back).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 1) from ${url} (workspace moved) to back.state.json\n` });
+    expect((await cli(['--state', 'back.state.json', 'plan', '-f', file, '--detailed-exitcode'])).code).toBe(0);
+    expect((await cli(['--state', 'back.state.json', 'state', 'list'])).stdout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[0])).toEqual([
+      'TrunkIpAcl/moved-a',
+      'TrunkIpAcl/moved-b',
+      'TrunkIpAcl/moved-c',
+    ]);
+    expect(await cli(['state', 'migrate', '--to', url, '--to-workspace', 'moved'])).toMatchObject({
+      code: 1,
+      stderr: `error: ${url} (workspace moved) already holds a ledger; migrate only to an empty place\n`,
+    });
+  }, 120_000);
+
+  it('lets one apply hold a workspace: a second refuses naming the holder, a third waits with --lock-timeout', async () => {
+    const file = await manifests('race.yaml', ['race-a', 'race-b', 'race-c', 'race-d']);
+    await setLatency(400);
+    try {
+      const first = startCli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve'], { cwd: folder, env: harness.env });
+      await until(async () => (await database.query('SELECT 1 FROM telform_lock_holders WHERE workspace = $1 AND pid = $2', ['race', first.pid])).rows[0]);
+      const refused = await cli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        new RegExp(`^error: the state ${url.replace(/[./]/g, '\\$&')} \\(workspace race\\) is locked by process ${first.pid} on ${hostname()} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; wait for it to finish, or pass --lock-timeout`),
+      );
+      const patient = startCli([...inDatabase('race'), '--lock-timeout', '5m', 'apply', '-f', file, '--auto-approve'], { cwd: folder, env: harness.env });
+      const [done, waited] = await Promise.all([first.done, patient.done]);
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain('Apply complete: 4 created');
+      expect(waited).toMatchObject({ code: 0 });
+      expect(waited.stdout).toContain('Nothing to apply.');
+    } finally {
+      await setLatency(0);
+    }
+    const names = await aclNames();
+    expect(['race-a', 'race-b', 'race-c', 'race-d'].map((name) => names.get(name))).toEqual([1, 1, 1, 1]);
+  }, 120_000);
+
+  it('frees the lock of a SIGKILLed apply at once, and the next apply finishes its work with no duplicate', async () => {
+    const names = Array.from({ length: 8 }, (_, index) => `killed-${index}`);
+    const file = await manifests('killed.yaml', names);
+    await setLatency(300);
+    let killedPid = 0;
+    try {
+      const victim = startCli([...inDatabase('killed'), 'apply', '-f', file, '--auto-approve', '--parallelism', '2'], { cwd: folder, env: harness.env });
+      killedPid = victim.pid;
+      await until(async () => {
+        const found = await database.query<{ count: string }>("SELECT count(*) FROM telform_journal WHERE workspace = $1 AND record LIKE '%\"result\"%'", ['killed']);
+        return Number(found.rows[0]?.count) >= 2 ? true : undefined;
+      });
+      victim.kill('SIGKILL');
+      expect((await victim.done).code).toBeNull();
+    } finally {
+      await setLatency(0);
+    }
+    const next = await cli([...inDatabase('killed'), 'apply', '-f', file, '--auto-approve']);
+    expect(next.stderr).not.toContain(`locked by process ${killedPid}`);
+    expect(next.code).toBe(0);
+    const counts = await aclNames();
+    expect(names.map((name) => counts.get(name))).toEqual(names.map(() => 1));
+    const plan = await cli([...inDatabase('killed'), 'plan', '-f', file, '--detailed-exitcode']);
+    expect(plan.code).toBe(0);
+    const journal = await database.query('SELECT record FROM telform_journal WHERE workspace = $1', ['killed']);
+    expect(journal.rows).toEqual([]);
+  }, 120_000);
+});
