@@ -104,8 +104,8 @@ function buildRequest(url: URL, method: CallbackTarget['method'], payload: Callb
   const headers: Record<string, string> = { 'User-Agent': 'telform-emulator' };
   // fetch refuses URLs with credentials; a receiver protected by Basic auth gets them as a header.
   if (url.username !== '' || url.password !== '') {
-    const user = decodeURIComponent(url.username);
-    const password = decodeURIComponent(url.password);
+    const user = decodeUserinfo(url.username);
+    const password = decodeUserinfo(url.password);
     headers.Authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
     url.username = '';
     url.password = '';
@@ -125,6 +125,15 @@ function buildRequest(url: URL, method: CallbackTarget['method'], payload: Callb
   headers['X-Plivo-Signature-Ma-V2'] = signature;
   headers['X-Plivo-Signature-V2-Nonce'] = nonce;
   return { url: url.toString(), headers, ...(body === undefined ? {} : { body }) };
+}
+
+/** URL credentials as the receiver wrote them: percent-decoded, or as they are when that is not valid encoding. */
+function decodeUserinfo(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function accountToken(runtime: Runtime, authId: string): string {

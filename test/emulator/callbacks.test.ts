@@ -208,6 +208,14 @@ describe('callback delivery', () => {
     expect(JSON.stringify(await callbackLog(client))).not.toContain('pa55word');
   });
 
+  it('sends URL credentials that are not valid percent-encoding as written', async () => {
+    const client = await freshAccount(emulator);
+    const url = receiver.url.replace('http://', 'http://%zz:50%@');
+    await client.createBrand(seeded.withEin[0], 'raw-userinfo', { url: `${url}/raw-userinfo` });
+    const created = await receiver.take('/raw-userinfo');
+    expect(created.headers.authorization).toBe(`Basic ${Buffer.from('%zz:50%').toString('base64')}`);
+  });
+
   it('records the answer of a receiver that fails, and a receiver that cannot be reached', async () => {
     const client = await freshAccount(emulator);
     receiver.status = 500;
