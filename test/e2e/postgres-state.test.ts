@@ -93,10 +93,12 @@ describe('state in PostgreSQL', () => {
   }, 120_000);
 
   it('lets one apply hold a workspace: a second refuses naming the holder, a third waits with --lock-timeout', async () => {
-    const file = await manifests('race.yaml', ['race-a', 'race-b', 'race-c', 'race-d']);
-    await setLatency(400);
+    const raced = ['race-a', 'race-b', 'race-c', 'race-d', 'race-e', 'race-f'];
+    const file = await manifests('race.yaml', raced);
+    // Slow enough (one create at a time, 1 s each) that the other two start while the first holds the lock.
+    await setLatency(1000);
     try {
-      const first = startCli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve'], { cwd: folder, env: harness.env });
+      const first = startCli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve', '--parallelism', '1'], { cwd: folder, env: harness.env });
       await until(async () => (await database.query('SELECT 1 FROM telform_lock_holders WHERE workspace = $1 AND pid = $2', ['race', first.pid])).rows[0]);
       const refused = await cli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve']);
       expect(refused.code).toBe(1);
@@ -106,14 +108,14 @@ describe('state in PostgreSQL', () => {
       const patient = startCli([...inDatabase('race'), '--lock-timeout', '5m', 'apply', '-f', file, '--auto-approve'], { cwd: folder, env: harness.env });
       const [done, waited] = await Promise.all([first.done, patient.done]);
       expect(done.code).toBe(0);
-      expect(done.stdout).toContain('Apply complete: 4 created');
+      expect(done.stdout).toContain('Apply complete: 6 created');
       expect(waited).toMatchObject({ code: 0 });
       expect(waited.stdout).toContain('Nothing to apply.');
     } finally {
       await setLatency(0);
     }
     const names = await aclNames();
-    expect(['race-a', 'race-b', 'race-c', 'race-d'].map((name) => names.get(name))).toEqual([1, 1, 1, 1]);
+    expect(raced.map((name) => names.get(name))).toEqual(raced.map(() => 1));
   }, 120_000);
 
   it('frees the lock of a SIGKILLed apply at once, and the next apply finishes its work with no duplicate', async () => {
@@ -142,5 +144,26 @@ describe('state in PostgreSQL', () => {
     expect(plan.code).toBe(0);
     const journal = await database.query('SELECT record FROM telform_journal WHERE workspace = $1', ['killed']);
     expect(journal.rows).toEqual([]);
+  }, 120_000);
+
+  it('keeps each account of an accounts file in its own workspace of one database', async () => {
+    const accounts = ['tenant-a', 'tenant-b'].map((name) => ({
+      name,
+      manifests: [`${name}.yaml`],
+      credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' },
+    }));
+    for (const { name } of accounts) await manifests(`${name}.yaml`, [`${name}-office`, `${name}-backup`]);
+    await writeFile(path.join(folder, 'tenants.yaml'), JSON.stringify({ defaults: { state: url }, accounts }));
+    const applied = await cli(['apply', '--accounts', 'tenants.yaml', '--auto-approve']);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout.split('\n')[0]).toBe('telform apply: 2 accounts: 2 applied. Exit code 0.');
+    const rows = await database.query<{ workspace: string; serial: string }>(
+      "SELECT workspace, serial FROM telform_ledgers WHERE workspace LIKE 'tenant-%' ORDER BY workspace",
+    );
+    expect(rows.rows).toEqual([
+      { workspace: 'tenant-a', serial: '1' },
+      { workspace: 'tenant-b', serial: '1' },
+    ]);
+    expect((await cli(['drift', '--accounts', 'tenants.yaml'])).code).toBe(0);
   }, 120_000);
 });
