@@ -175,7 +175,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
     const drift = diffSpecs(before, context.references.canonical(kind, entry.applied_spec), kind);
     if (drift.changedFields.length > 0) change.drifted = true;
   }
-  if (match.adopted) change.reasons.push(`exists in the account with the same ${naturalKeyWord(kind)}; telform takes it over`);
+  if (match.adopted) change.reasons.push(`exists in the account with the same ${kind.live.naturalKeyWord ?? 'name'}; telform takes it over`);
 
   if (diff.changedFields.length === 0 && Object.keys(secrets).length === 0) {
     change.action = match.adopted ? 'adopt' : 'noop';
@@ -384,8 +384,4 @@ function withSensitive(spec: Record<string, unknown>, desired: DesiredResource):
   const out = { ...spec };
   for (const [field, source] of Object.entries(desired.secretSources)) out[field] = sensitiveLabel(source);
   return out;
-}
-
-function naturalKeyWord(kind: PlannerKind): string {
-  return kind.kind === 'Brand' ? 'profile' : 'name';
 }

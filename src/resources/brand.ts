@@ -63,6 +63,7 @@ function listBrands(client: ApiClient): Promise<RawBrand[]> {
 export const brandLive: LiveSide = {
   // A profile makes one brand only (api.md brand create), so the profile names the brand.
   naturalKey: (spec) => textOf(spec.profile_uuid),
+  naturalKeyWord: 'profile',
 
   async list({ client }) {
     const [brands, campaigns] = await Promise.all([listBrands(client), listCampaigns(client)]);

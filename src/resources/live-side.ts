@@ -107,6 +107,8 @@ export interface FieldRules {
 export interface LiveSide {
   /** The natural key of a spec (desired or live-normalised), for matching and lost-create recovery. */
   naturalKey(spec: Record<string, unknown>): string | undefined;
+  /** What the plan calls the natural key ("exists … with the same profile"); `name` when left out. */
+  naturalKeyWord?: string;
   /** Every object of the kind in the account, whole or an error (never a partial list). */
   list(context: LiveContext): Promise<LiveObject[]>;
   /** One object by id; undefined when it does not exist. */
