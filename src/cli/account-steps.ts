@@ -3,11 +3,11 @@ import { reportedPlan, type AccountOutcome } from '../engine/accounts-report.js'
 import { applyPlan } from '../engine/apply.js';
 import { classifyDrift } from '../engine/drift.js';
 import { summaryLine } from '../render/format.js';
+import { hasChanges } from '../engine/summary.js';
+import { renderApplySummary, renderOutcome } from '../render/apply.js';
+import { planForDisplay } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
-import { forDisplay, hasChanges } from './plan.js';
-import { describeOutcome } from './progress.js';
 import { desiredByAddress, type Reconciliation } from './reconcile.js';
-import { summarizeApply } from './apply-summary.js';
 
 /** What `plan`, `drift` and `apply` do with one reconciled account of a `--accounts` run. */
 
@@ -22,7 +22,7 @@ export function planStep(options: { detailedExitcode?: boolean; showUnmanaged?: 
       status: changed ? 'changes' : 'no_changes',
       summary: summaryLine(run.plan.summary) + (refusals.length > 0 ? ` Apply would refuse ${refusals.length}.` : ''),
       // An account without changes shows no details: the report keeps no plan for it (200 accounts in sync stay small).
-      ...(changed || refusals.length > 0 ? { plan: reportedPlan(forDisplay(run.plan, options.showUnmanaged ?? false, refusals)) } : {}),
+      ...(changed || refusals.length > 0 ? { plan: reportedPlan(planForDisplay(run.plan, options.showUnmanaged ?? false, refusals)) } : {}),
     };
   };
 }
@@ -63,13 +63,13 @@ export function applyStep(options: { parallelism: number; waitMs: number }) {
     );
     const problems = run.plan.changes.flatMap((change) => {
       const outcome = result.outcomes.get(change.address);
-      return outcome && outcome.status !== 'done' && outcome.status !== 'pending' ? [describeOutcome(change, outcome)] : [];
+      return outcome && outcome.status !== 'done' && outcome.status !== 'pending' ? [renderOutcome(change, outcome)] : [];
     });
     const failed = result.failed > 0 || result.blocked > 0;
     return {
       exit_code: failed ? ExitCode.error : ExitCode.ok,
       status: failed ? 'error' : 'applied',
-      summary: summarizeApply(run.plan, result),
+      summary: renderApplySummary(run.plan, result),
       ...(problems.length > 0 ? { problems } : {}),
     };
   };

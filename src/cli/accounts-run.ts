@@ -9,7 +9,8 @@ import { loadAccountsFile, type AccountSpec } from '../manifest/accounts-file.js
 import { renderAccountsReport } from '../render/accounts.js';
 import type { PlanFormat } from '../render/index.js';
 import { collect, positiveInteger } from './option-parsers.js';
-import { reconcile, type CommandIo, type Reconciliation } from './reconcile.js';
+import type { CommandIo } from './io.js';
+import { reconcile, type Reconciliation } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 
 /**

@@ -1,22 +1,19 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { planFormats, type PlanFormat } from '../render/index.js';
 import { systemClock } from '../api/clock.js';
 import { applyPlan, ledgerRefreshes, type ApplyInputs } from '../engine/apply.js';
-import { summarizeApply } from './apply-summary.js';
-import type { Plan, PlanApprovals } from '../engine/plan-types.js';
-import { checkSafety } from '../engine/safety.js';
+import { mergeApprovals, readSavedPlan } from '../engine/saved-plan.js';
+import { countApplySteps, hasChanges } from '../engine/summary.js';
 import { TelformError } from '../errors.js';
-import { renderText } from '../render/text.js';
+import { renderApplySummary, renderNotApplied } from '../render/apply.js';
+import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
-import { processIo, useColor } from './io.js';
+import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
-import { forDisplay, hasChanges } from './plan.js';
-import { ApplyProgress, describeOutcome } from './progress.js';
-import { approvalsFrom, desiredByAddress, reconcile, type CommandIo, type Reconciliation } from './reconcile.js';
-import { assertPlanApplies, desiredFromPlan, readSavedPlan, secretResolverForPlan } from './saved-plan.js';
+import { ApplyProgress } from './progress.js';
+import { approvalsFrom, desiredByAddress, reconcile, type Reconciliation } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { applyStep } from './account-steps.js';
@@ -70,43 +67,33 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   }
   const flagApprovals = approvalsFrom(options);
   let run: Reconciliation;
-  let plan: Plan;
-  let approvals: PlanApprovals;
   if (planFile) {
     const saved = await readSavedPlan(planFile);
-    approvals = mergeApprovals(saved.approvals, flagApprovals);
-    const resolveSecrets = await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true });
-    const desired = { resources: desiredFromPlan(saved), resolveSecrets };
-    run = await reconcile({ desired }, sessionGlobals, approvals, io, { lock: true });
-    try {
-      assertPlanApplies(saved, run.plan, planFile);
-    } catch (error) {
-      await run.close();
-      throw error;
-    }
-    plan = saved;
+    const approvals = mergeApprovals(saved.approvals, flagApprovals);
+    run = await reconcile({ saved: { plan: saved, file: planFile } }, sessionGlobals, approvals, io, {
+      lock: true,
+      allowSecretFilesOutside: options.allowSecretFilesOutside,
+    });
   } else {
     if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
-    approvals = flagApprovals;
-    run = await reconcile({ paths: options.file }, sessionGlobals, approvals, io, { lock: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
-    plan = run.plan;
+    run = await reconcile({ paths: options.file }, sessionGlobals, flagApprovals, io, { lock: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
   }
   try {
-    return await execute(plan, approvals, run, { planFile, options, globals, io });
+    return await execute(run, { planFile, options, globals, io });
   } finally {
     await run.close();
   }
 }
 
 async function execute(
-  plan: Plan,
-  approvals: PlanApprovals,
   run: Reconciliation,
   context: { planFile: string | undefined; options: ApplyOptions; globals: GlobalOptions; io: CommandIo },
 ): Promise<number> {
   const { options, globals, io } = context;
-  const violations = checkSafety(plan, approvals, run.desired.resources, run.store.ledger);
-  if (!globals.quiet) io.stdout(renderText(forDisplay(plan, false, []), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs: options.wait }) }));
+  const { plan, violations } = run;
+  if (!globals.quiet) {
+    io.stdout(renderers.text.plan(planForDisplay(plan, false, []), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs: options.wait }) }));
+  }
   if (violations.length > 0) {
     for (const violation of violations) io.stderr(`refused: ${violation.message}`);
     throw new TelformError('unsafe_plan', `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'} (listed above); nothing was sent`);
@@ -139,14 +126,8 @@ async function execute(
       return ExitCode.error;
     }
   }
-  // A create-before-delete replace runs as two steps (the new object, then the old one's delete).
-  const executable = plan.changes.reduce(
-    (steps, change) =>
-      change.action === 'noop' || change.action === 'blocked' ? steps : steps + (change.replace_strategy === 'create_before_delete' ? 2 : 1),
-    0,
-  );
   const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
-  const progress = new ApplyProgress(executable, {
+  const progress = new ApplyProgress(countApplySteps(plan), {
     line: (text) => {
       if (!globals.quiet) io.stderr(text);
     },
@@ -160,26 +141,9 @@ async function execute(
     { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent },
   );
   if (liveView) process.stderr.write('\r\u001b[K');
-  io.stdout(`${summarizeApply(plan, result)}\n`);
-  const problems = plan.changes.filter((change) => {
-    const outcome = result.outcomes.get(change.address);
-    return outcome && outcome.status !== 'done' && outcome.status !== 'pending';
-  });
-  if (problems.length > 0) {
-    io.stderr('Not applied:');
-    for (const change of problems) io.stderr(`  ${describeOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`);
-  }
+  io.stdout(`${renderApplySummary(plan, result)}\n`);
+  for (const line of renderNotApplied(plan, result)) io.stderr(line);
   return result.failed > 0 || result.blocked > 0 ? ExitCode.error : ExitCode.ok;
-}
-
-function mergeApprovals(saved: PlanApprovals, flags: PlanApprovals): PlanApprovals {
-  return {
-    allow_irreversible: [...new Set([...saved.allow_irreversible, ...flags.allow_irreversible])].sort(),
-    max_cost_usd: Math.max(saved.max_cost_usd ?? 0, flags.max_cost_usd ?? 0) || null,
-    force_deletes: saved.force_deletes || flags.force_deletes,
-    allow_empty: saved.allow_empty || flags.allow_empty,
-    prune_unmanaged: [...new Set([...saved.prune_unmanaged, ...flags.prune_unmanaged])].sort(),
-  };
 }
 
 async function confirm(): Promise<boolean> {

@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
 import { classifyDrift } from '../engine/drift.js';
-import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../render/drift.js';
-import { planFormats, type PlanFormat } from '../render/index.js';
+import { planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
-import { processIo } from './io.js';
+import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
@@ -47,13 +46,7 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
   const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const report = classifyDrift(run.plan, run.store.existed);
-    const text =
-      options.format === 'json'
-        ? renderDriftJson(report, run.plan)
-        : options.format === 'markdown'
-          ? renderDriftMarkdown(report)
-          : renderDriftText(report, run.plan);
-    io.stdout(text);
+    io.stdout(renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) }));
     return report.status === 'drifted' ? ExitCode.changes : report.status === 'pending' ? ExitCode.pendingManifestChanges : ExitCode.ok;
   } finally {
     await run.close();

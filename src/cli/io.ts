@@ -1,5 +1,13 @@
-import type { CommandIo } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
+
+/** What a command reads and writes besides the account: its streams, environment and directory. */
+export interface CommandIo {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  stdout(text: string): void;
+  stderr(line: string): void;
+  isTty: boolean;
+}
 
 /** The process's streams and environment as commands see them (tests drive the built CLI instead). */
 export function processIo(): CommandIo {

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
-import { writeAtomically } from '../engine/atomic-file.js';
-import type { Plan } from '../engine/plan-types.js';
-import { planFormats, planRenderers, type PlanFormat } from '../render/index.js';
+import { writeSavedPlan } from '../engine/saved-plan.js';
+import { hasChanges } from '../engine/summary.js';
+import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
@@ -49,26 +49,13 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   const run = await reconcile({ paths: options.file }, globals, approvals, io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const plan = run.plan;
-    if (options.out) await writeAtomically(options.out, `${JSON.stringify(plan, null, 2)}\n`);
-    const shown = forDisplay(plan, options.showUnmanaged ?? false, run.violations.map((violation) => `apply will refuse: ${violation.message}`));
-    if (!globals.quiet || options.format !== 'text') io.stdout(planRenderers[options.format](shown, { color: useColor(globals, io) }));
+    if (options.out) await writeSavedPlan(options.out, plan);
+    const shown = planForDisplay(plan, options.showUnmanaged ?? false, run.violations.map((violation) => `apply will refuse: ${violation.message}`));
+    if (!globals.quiet || options.format !== 'text') io.stdout(renderers[options.format].plan(shown, { color: useColor(globals, io) }));
     if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
     if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
     return ExitCode.ok;
   } finally {
     await run.close();
   }
-}
-
-/** Unmanaged objects are listed only when asked (or when they will be pruned); refusals are warned about. */
-export function forDisplay(plan: Plan, showUnmanaged: boolean, extraWarnings: string[]): Plan {
-  return {
-    ...plan,
-    unmanaged: showUnmanaged ? plan.unmanaged : plan.unmanaged.filter((object) => object.prune),
-    warnings: [...plan.warnings, ...extraWarnings],
-  };
-}
-
-export function hasChanges(plan: Plan): boolean {
-  return plan.changes.some((change) => change.action !== 'noop');
 }

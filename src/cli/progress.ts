@@ -1,16 +1,5 @@
-import type { ApplyEvent, ChangeOutcome } from '../engine/apply.js';
-import type { PlannedChange } from '../engine/plan-types.js';
-
-const pastTense: Record<PlannedChange['action'], string> = {
-  create: 'created',
-  update: 'updated',
-  replace: 'replaced',
-  delete: 'deleted',
-  adopt: 'adopted',
-  wait: 'created',
-  blocked: 'blocked',
-  noop: 'unchanged',
-};
+import type { ApplyEvent } from '../engine/apply.js';
+import { renderApplyStatus, renderOutcome, renderWaiting } from '../render/apply.js';
 
 export interface ProgressOutput {
   /** A finished line (stderr). */
@@ -40,41 +29,19 @@ export class ApplyProgress {
         break;
       case 'waiting':
         this.output.clearStatus?.();
-        this.output.line(`waiting  ${event.change.address}: ${event.on} is ${event.status} (${Math.round(event.elapsedMs / 1000)}s)`);
+        this.output.line(renderWaiting(event));
         break;
       case 'finished':
         this.running.delete(event.change.address);
         this.finished += 1;
         this.output.clearStatus?.();
-        this.output.line(describeOutcome(event.change, event.outcome));
+        this.output.line(renderOutcome(event.change, event.outcome));
         break;
       default: {
         const never: never = event;
         return never;
       }
     }
-    if (this.output.status && this.running.size > 0) {
-      const names = [...this.running].slice(0, 3).join(', ');
-      this.output.status(`applying: ${this.finished}/${this.total} done, running ${names}${this.running.size > 3 ? ` and ${this.running.size - 3} more` : ''}`);
-    }
+    if (this.output.status && this.running.size > 0) this.output.status(renderApplyStatus(this.finished, this.total, [...this.running]));
   };
-}
-
-export function describeOutcome(change: PlannedChange, outcome: ChangeOutcome): string {
-  switch (outcome.status) {
-    case 'done':
-      return `${pastTense[change.action].padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}`;
-    case 'failed':
-      return `FAILED   ${change.address}: ${outcome.error}`;
-    case 'skipped':
-      return `skipped  ${change.address}: ${outcome.reason}`;
-    case 'pending':
-      return `pending  ${change.address}: ${outcome.reason}`;
-    case 'blocked':
-      return `blocked  ${change.address}: ${outcome.reason}`;
-    default: {
-      const never: never = outcome;
-      return never;
-    }
-  }
 }

@@ -6,11 +6,13 @@ import type { DesiredResource, PlannerKind } from '../engine/model.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, type SafetyViolation } from '../engine/safety.js';
+import { assertPlanApplies, desiredFromPlan } from '../engine/saved-plan.js';
 import type { StateStore } from '../engine/state-store.js';
 import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
-import { loadDesired, type DesiredSet } from './desired.js';
+import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
+import type { CommandIo } from './io.js';
 import { openSession, type GlobalOptions, type Session } from './session.js';
 
 /** Flags that approve what the safety gates would refuse (DESIGN.md section 6). */
@@ -22,22 +24,16 @@ export interface ApprovalFlags {
   pruneUnmanaged?: string[];
 }
 
-export interface CommandIo {
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
-  stdout(text: string): void;
-  stderr(line: string): void;
-  isTty: boolean;
-}
-
 export interface Reconciliation {
   session: Session;
   store: StateStore;
   kinds: PlannerKind[];
   desired: DesiredSet;
+  /** The plan to show or apply: the fresh one, or the saved one once it is known to still apply. */
   plan: Plan;
   /** The run's view of the API, shared by plan and apply (reads like the account's numbers are made once). */
   live: LiveContext;
+  /** What the safety gates refuse in `plan` with the approvals given (DESIGN.md section 6). */
   violations: SafetyViolation[];
   fingerprinter: SecretFingerprinter;
   close(): Promise<void>;
@@ -55,10 +51,12 @@ export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
 
 /**
  * Loads the manifests (no request before they validate), opens the session and the ledger, reads
- * the account and plans. `lock` takes the ledger's lock (apply). The caller closes the result.
+ * the account and plans. A saved plan (`apply plan.json`) is planned again from what it holds and
+ * refused if anything it was made from changed. `lock` takes the ledger's lock (apply). The
+ * caller closes the result.
  */
 export async function reconcile(
-  input: { paths: readonly string[] } | { desired: DesiredSet },
+  input: { paths: readonly string[] } | { saved: { plan: Plan; file: string } },
   globals: GlobalOptions,
   approvals: PlanApprovals,
   io: CommandIo,
@@ -69,8 +67,11 @@ export async function reconcile(
     throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
   }
   const desired =
-    'desired' in input
-      ? input.desired
+    'saved' in input
+      ? {
+          resources: desiredFromPlan(input.saved.plan),
+          resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true }),
+        }
       : await loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside: options.allowSecretFilesOutside === true });
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: StateStore | undefined;
@@ -94,14 +95,16 @@ export async function reconcile(
       account: session.account,
       now: new Date(),
     });
-    const violations = checkSafety(plan, approvals, desired.resources, store.ledger);
+    if ('saved' in input) assertPlanApplies(input.saved.plan, plan, input.saved.file);
+    const chosen = 'saved' in input ? input.saved.plan : plan;
+    const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
     const opened = store;
     return {
       session,
       store: opened,
       kinds,
       desired,
-      plan,
+      plan: chosen,
       live,
       violations,
       fingerprinter,

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
-import { planFormats, planRenderers, type PlanFormat } from '../render/index.js';
+import { readSavedPlan } from '../engine/saved-plan.js';
+import { planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { processIo, useColor } from './io.js';
-import { readSavedPlan } from './saved-plan.js';
 import type { GlobalOptions } from './session.js';
 
 /** `telform show plan.json`: a saved plan rendered again, offline (an apply job's log, a late comment). */
@@ -20,6 +20,6 @@ Examples:
     .action(async (planFile: string, options: { format: PlanFormat }, cmd: Command) => {
       const io = processIo();
       const plan = await readSavedPlan(planFile);
-      io.stdout(planRenderers[options.format](plan, { color: useColor(cmd.optsWithGlobals<GlobalOptions>(), io) }));
+      io.stdout(renderers[options.format].plan(plan, { color: useColor(cmd.optsWithGlobals<GlobalOptions>(), io) }));
     });
 }

@@ -1,14 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { TelformError } from '../errors.js';
-import type { DesiredResource, ResolvedSecret } from '../engine/model.js';
-import { realRoots, type SecretEnvironment } from '../manifest/secrets.js';
-import { planFormatVersion, type Plan } from '../engine/plan-types.js';
-import { resolveSources, sourcesFromPlan } from './desired.js';
+import { writeAtomically } from './atomic-file.js';
+import type { DesiredResource } from './model.js';
+import { planFormatVersion, type Plan, type PlanApprovals } from './plan-types.js';
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or
  * refused when anything it was computed from changed since (DESIGN.md section 5).
  */
+export async function writeSavedPlan(file: string, plan: Plan): Promise<void> {
+  await writeAtomically(file, `${JSON.stringify(plan, null, 2)}\n`);
+}
+
 export async function readSavedPlan(file: string): Promise<Plan> {
   let text: string;
   try {
@@ -52,16 +55,6 @@ export function desiredFromPlan(plan: Plan): DesiredResource[] {
 }
 
 /**
- * Reads the secrets a saved plan names, from the working directory: a secret file must lie inside
- * it (unless `--allow-secret-files-outside`), as the manifest folders bound it at plan time.
- */
-export async function secretResolverForPlan(io: { env: Readonly<Record<string, string | undefined>>; cwd: string; allowSecretFilesOutside?: boolean }) {
-  const environment: SecretEnvironment = { env: io.env, fileRoots: io.allowSecretFilesOutside ? 'anywhere' : await realRoots([io.cwd]) };
-  return (resource: DesiredResource): Promise<Record<string, ResolvedSecret>> =>
-    resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address, io.cwd), environment, io.cwd);
-}
-
-/**
  * Addresses whose basis differs between the saved plan and a fresh one: a live object changed, a
  * create's name is now taken, a secret changed, or the ledger moved on.
  */
@@ -98,4 +91,15 @@ export function assertPlanApplies(saved: Plan, fresh: Plan, file: string): void 
       details: { changed: stale },
     });
   }
+}
+
+/** The approvals saved with a plan, widened by those given when applying it. */
+export function mergeApprovals(saved: PlanApprovals, flags: PlanApprovals): PlanApprovals {
+  return {
+    allow_irreversible: [...new Set([...saved.allow_irreversible, ...flags.allow_irreversible])].sort(),
+    max_cost_usd: Math.max(saved.max_cost_usd ?? 0, flags.max_cost_usd ?? 0) || null,
+    force_deletes: saved.force_deletes || flags.force_deletes,
+    allow_empty: saved.allow_empty || flags.allow_empty,
+    prune_unmanaged: [...new Set([...saved.prune_unmanaged, ...flags.prune_unmanaged])].sort(),
+  };
 }

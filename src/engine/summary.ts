@@ -1,4 +1,4 @@
-import type { PlannedChange, PlanSummary } from './plan-types.js';
+import type { Plan, PlannedChange, PlanSummary } from './plan-types.js';
 
 /** The plan's counts, cost and request estimate; blocked and unchanged resources cost nothing. */
 export function summarize(changes: readonly PlannedChange[]): PlanSummary {
@@ -33,4 +33,17 @@ export function pendingWarnings(changes: readonly PlannedChange[]): string[] {
     }
   }
   return warnings;
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.some((change) => change.action !== 'noop');
+}
+
+/** The operations an apply of the plan runs: a create-before-delete replace is two (the new object, then the old one's delete). */
+export function countApplySteps(plan: Plan): number {
+  return plan.changes.reduce(
+    (steps, change) =>
+      change.action === 'noop' || change.action === 'blocked' ? steps : steps + (change.replace_strategy === 'create_before_delete' ? 2 : 1),
+    0,
+  );
 }

@@ -1,12 +1,11 @@
 import path from 'node:path';
 import { TelformError } from '../errors.js';
-import type { DesiredResource as EngineResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
-import { loadManifests } from '../manifest/load.js';
-import type { DesiredResource as ManifestResource } from '../manifest/model.js';
-import { formatProblem } from '../manifest/report.js';
-import { describeSecretSource, isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from '../manifest/secrets.js';
-import { displayPath } from '../manifest/files.js';
-import { placeOfResource } from '../manifest/model.js';
+import type { DesiredResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
+import { displayPath } from './files.js';
+import { loadManifests } from './load.js';
+import { placeOfResource, type ManifestResource } from './model.js';
+import { formatProblem } from './report.js';
+import { describeSecretSource, isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
 
 /**
  * Manifests as the engine wants them: validated (every problem printed; any error stops the run
@@ -14,8 +13,8 @@ import { placeOfResource } from '../manifest/model.js';
  * secrets only when plan or apply needs them.
  */
 export interface DesiredSet {
-  resources: EngineResource[];
-  resolveSecrets(resource: EngineResource): Promise<Record<string, ResolvedSecret>>;
+  resources: DesiredResource[];
+  resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
 }
 
 export interface DesiredIo {
@@ -37,15 +36,15 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
   }
   const sources = new Map<string, Record<string, SecretSource>>();
   const resources = result.model.resources.map((resource) => {
-    const { engine, secrets } = toEngineResource(resource, io.cwd);
-    sources.set(engine.address, secrets);
-    return engine;
+    const { desired, secrets } = toDesiredResource(resource, io.cwd);
+    sources.set(desired.address, secrets);
+    return desired;
   });
   const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
   return { resources, resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd) };
 }
 
-function toEngineResource(resource: ManifestResource, cwd: string): { engine: EngineResource; secrets: Record<string, SecretSource> } {
+function toDesiredResource(resource: ManifestResource, cwd: string): { desired: DesiredResource; secrets: Record<string, SecretSource> } {
   const spec: Record<string, unknown> = {};
   const secrets: Record<string, SecretSource> = {};
   const secretSources: Record<string, SecretSourceRef> = {};
@@ -58,7 +57,7 @@ function toEngineResource(resource: ManifestResource, cwd: string): { engine: En
     }
   }
   return {
-    engine: {
+    desired: {
       kind: resource.kind,
       name: resource.name,
       address: resource.address,
@@ -95,7 +94,7 @@ function describeForPlan(source: SecretSource, cwd: string): SecretSourceRef {
  * Resolves secrets named by a saved plan (files relative to the working directory): literals are
  * not in a plan file, so they cannot be.
  */
-export function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: string, cwd: string): Record<string, SecretSource> {
+function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: string, cwd: string): Record<string, SecretSource> {
   const out: Record<string, SecretSource> = {};
   for (const [field, ref] of Object.entries(refs)) {
     if ('fromEnv' in ref) out[field] = { source: 'env', name: ref.fromEnv };
@@ -112,7 +111,7 @@ export function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: 
 }
 
 /** Each secret's value and where it was really read from (a file by its real path). */
-export async function resolveSources(
+async function resolveSources(
   address: string,
   sources: Record<string, SecretSource>,
   environment: SecretEnvironment,
@@ -130,4 +129,14 @@ export async function resolveSources(
     values[field] = { value: resolution.value.reveal(), origin };
   }
   return values;
+}
+
+/**
+ * Reads the secrets a saved plan names, from the working directory: a secret file must lie inside
+ * it (unless `--allow-secret-files-outside`), as the manifest folders bound it at plan time.
+ */
+export async function secretResolverForPlan(io: { env: Readonly<Record<string, string | undefined>>; cwd: string; allowSecretFilesOutside?: boolean }) {
+  const environment: SecretEnvironment = { env: io.env, fileRoots: io.allowSecretFilesOutside ? 'anywhere' : await realRoots([io.cwd]) };
+  return (resource: DesiredResource): Promise<Record<string, ResolvedSecret>> =>
+    resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address, io.cwd), environment, io.cwd);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { KindRegistry } from '../resources/index.js';
 import type { Kind, PathSegment } from '../resources/kind.js';
 import { metadataName, metadataNamePattern } from '../resources/fields.js';
-import type { DesiredResource, ResourceSource } from './model.js';
+import type { ManifestResource, ResourceSource } from './model.js';
 import type { ProblemList } from './problems.js';
 import type { Candidate } from './references.js';
 import { checkRules } from './rules.js';
@@ -38,7 +38,7 @@ export const envelopeSchema = z
 
 export interface DocumentResult {
   candidate?: Candidate;
-  resource?: DesiredResource;
+  resource?: ManifestResource;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -133,7 +133,7 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
   for (const field of secretFields) {
     if (spec[field] !== undefined) spec[field] = toSecretSource(spec[field], document.absolute);
   }
-  const resource: DesiredResource = {
+  const resource: ManifestResource = {
     kind: kind.name,
     name: candidate.name,
     address: candidate.address,

@@ -2,7 +2,7 @@ import type { KindRegistry } from '../resources/index.js';
 import { registry as defaultRegistry } from '../resources/index.js';
 import { checkDocument, type DocumentResult } from './document.js';
 import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type ManifestText } from './files.js';
-import type { DesiredModel, DesiredResource } from './model.js';
+import type { ManifestModel, ManifestResource } from './model.js';
 import { ProblemList, type Problem } from './problems.js';
 import { checkAcrossResources, type Candidate, type ReferenceEdge } from './references.js';
 import { checkSecrets } from './secret-check.js';
@@ -33,7 +33,7 @@ export interface LoadOptions {
 
 export interface LoadResult {
   /** Complete only when `errorCount` is 0; otherwise the resources that were valid. */
-  model: DesiredModel;
+  model: ManifestModel;
   /** Every problem, sorted by file, line and column. */
   problems: Problem[];
   errorCount: number;
@@ -49,7 +49,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const problems = new ProblemList();
   const absoluteFiles = await listManifestFiles(paths, options.cwd, problems);
   const files: string[] = [];
-  const resources: DesiredResource[] = [];
+  const resources: ManifestResource[] = [];
   const candidates: Candidate[] = [];
   // Read every file at once (the disk works while nothing else can), then check them in order.
   const texts = await Promise.all(absoluteFiles.map((absolute) => readManifestFile(absolute, options.cwd, problems)));
@@ -67,7 +67,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
   const references = checkAcrossResources(candidates, registry, problems);
-  const model: DesiredModel = { resources, files };
+  const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;
   const resolve: SecretEnvironment | undefined = options.checkSecrets

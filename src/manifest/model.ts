@@ -3,7 +3,8 @@ import type { SecretSource } from './secrets.js';
 import { placeOf, positionAt, toPointer, type PathSegment, type PositionMap, type PositionRole } from './source.js';
 
 /**
- * The desired model: what loading and validating manifests produces and the planner consumes
+ * The manifests as loaded and validated: every resource with the place of each of its values, and
+ * its secrets as sources. `desired.ts` turns them into the engine's desired resources
  * (DESIGN.md section 2: manifest → desired model → plan). Plain data, no behaviour, except that
  * secrets are sources whose literal values print as `(sensitive)`.
  */
@@ -28,7 +29,7 @@ export interface ResourceSource {
   positions: PositionMap;
 }
 
-export interface DesiredResource {
+export interface ManifestResource {
   kind: string;
   /** `metadata.name`: the manifest identity, unique per kind. */
   name: string;
@@ -45,19 +46,19 @@ export interface DesiredResource {
   source: ResourceSource;
 }
 
-export interface DesiredModel {
+export interface ManifestModel {
   /** In the order declared: files in `-f` order (folders sorted), documents in file order. */
-  resources: DesiredResource[];
+  resources: ManifestResource[];
   /** Every manifest file read, as shown to the user. */
   files: string[];
 }
 
 /** Where a value of the resource is written; `path` is from the document root, e.g. `['spec', 'name']`. */
-export function placeOfValue(resource: DesiredResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
+export function placeOfValue(resource: ManifestResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
   return placeOf(resource.source.file, positionAt(resource.source.positions, toPointer(path), role));
 }
 
 /** Where the resource is declared: its `metadata.name`. */
-export function placeOfResource(resource: DesiredResource): SourcePlace {
+export function placeOfResource(resource: ManifestResource): SourcePlace {
   return placeOfValue(resource, ['metadata', 'name']);
 }

@@ -1,7 +1,7 @@
 import type { KindRegistry } from '../resources/index.js';
 import type { Finding } from '../resources/kind.js';
 import { displayPath } from './files.js';
-import { placeOfValue, type DesiredModel } from './model.js';
+import { placeOfValue, type ManifestModel } from './model.js';
 import type { Problem, ProblemList } from './problems.js';
 import {
   isInside,
@@ -34,7 +34,7 @@ export interface SecretCheckOptions {
  * equal to the auth token in use) and the password rules. Messages name the variable or file,
  * never the value.
  */
-export async function checkSecrets(model: DesiredModel, registry: KindRegistry, options: SecretCheckOptions, problems: ProblemList): Promise<void> {
+export async function checkSecrets(model: ManifestModel, registry: KindRegistry, options: SecretCheckOptions, problems: ProblemList): Promise<void> {
   for (const resource of model.resources) {
     const kind = registry.get(resource.kind);
     if (!kind) continue;

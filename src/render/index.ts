@@ -1,19 +1,48 @@
+import type { DriftReport } from '../engine/drift.js';
 import type { Plan } from '../engine/plan-types.js';
+import { renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
 import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
 
 export interface RenderOptions {
   color: boolean;
+  /** `apply --wait`: how long the apply may poll the registry (the request estimate counts the polls). */
+  waitMs?: number;
 }
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
-/** Renderers by name (STYLE.md 5): pure `(plan, options) => string`. */
-export const planRenderers: Record<PlanFormat, (plan: Plan, options: RenderOptions) => string> = {
-  text: (plan, options) => renderText(plan, { color: options.color }),
-  json: (plan) => renderJson(plan),
-  markdown: (plan) => renderMarkdown(plan),
+/** What one output format renders: pure functions of the engine's results, no I/O. */
+export interface Renderer {
+  plan(plan: Plan, options: RenderOptions): string;
+  /** `telform drift`: the report, with the plan it was classified from. */
+  drift(report: DriftReport, plan: Plan, options: RenderOptions): string;
+}
+
+/** Renderers by name (STYLE.md 5). */
+export const renderers: Record<PlanFormat, Renderer> = {
+  text: {
+    plan: (plan, options) => renderText(plan, { color: options.color, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) }),
+    drift: (report, plan) => renderDriftText(report, plan),
+  },
+  json: {
+    plan: (plan) => renderJson(plan),
+    drift: (report, plan) => renderDriftJson(report, plan),
+  },
+  markdown: {
+    plan: (plan) => renderMarkdown(plan),
+    drift: (report) => renderDriftMarkdown(report),
+  },
 };
 
-export const planFormats = Object.keys(planRenderers) as PlanFormat[];
+export const planFormats = Object.keys(renderers) as PlanFormat[];
+
+/** Unmanaged objects are listed only when asked (or when they will be pruned); refusals are warned about. */
+export function planForDisplay(plan: Plan, showUnmanaged: boolean, extraWarnings: readonly string[]): Plan {
+  return {
+    ...plan,
+    unmanaged: showUnmanaged ? plan.unmanaged : plan.unmanaged.filter((object) => object.prune),
+    warnings: [...plan.warnings, ...extraWarnings],
+  };
+}

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import type { Clock } from '../../src/api/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { loadDesired, type DesiredSet } from '../../src/cli/desired.js';
+import { loadDesired, type DesiredSet } from '../../src/manifest/desired.js';
 import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
 import { toPlannerKind } from '../../src/engine/kinds.js';
 import { SecretFingerprinter } from '../../src/engine/ledger.js';

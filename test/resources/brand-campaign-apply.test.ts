@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadDesired } from '../../src/cli/desired.js';
+import { loadDesired } from '../../src/manifest/desired.js';
 import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
 import { toPlannerKind } from '../../src/engine/kinds.js';
 import { SecretFingerprinter } from '../../src/engine/ledger.js';

@@ -1,0 +1,77 @@
+import type { ApplyEvent, ApplyResult, ChangeOutcome } from '../engine/apply.js';
+import type { Plan, PlannedChange } from '../engine/plan-types.js';
+
+/**
+ * Apply results as text: one line per finished operation (the progress on stderr), the waiting
+ * and status lines of a running apply, the closing summary (stdout) and what was not applied.
+ */
+
+const pastTense: Record<PlannedChange['action'], string> = {
+  create: 'created',
+  update: 'updated',
+  replace: 'replaced',
+  delete: 'deleted',
+  adopt: 'adopted',
+  wait: 'created',
+  blocked: 'blocked',
+  noop: 'unchanged',
+};
+
+export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome): string {
+  switch (outcome.status) {
+    case 'done':
+      return `${pastTense[change.action].padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}`;
+    case 'failed':
+      return `FAILED   ${change.address}: ${outcome.error}`;
+    case 'skipped':
+      return `skipped  ${change.address}: ${outcome.reason}`;
+    case 'pending':
+      return `pending  ${change.address}: ${outcome.reason}`;
+    case 'blocked':
+      return `blocked  ${change.address}: ${outcome.reason}`;
+    default: {
+      const never: never = outcome;
+      return never;
+    }
+  }
+}
+
+/** A change waiting on the registry (`--wait`). */
+export function renderWaiting(event: Extract<ApplyEvent, { type: 'waiting' }>): string {
+  return `waiting  ${event.change.address}: ${event.on} is ${event.status} (${Math.round(event.elapsedMs / 1000)}s)`;
+}
+
+/** The live status line of a running apply (a terminal only). */
+export function renderApplyStatus(finished: number, total: number, running: readonly string[]): string {
+  const names = running.slice(0, 3).join(', ');
+  return `applying: ${finished}/${total} done, running ${names}${running.length > 3 ? ` and ${running.length - 3} more` : ''}`;
+}
+
+export function renderApplySummary(plan: Plan, result: ApplyResult): string {
+  const counts = { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0 };
+  for (const change of plan.changes) {
+    if (result.outcomes.get(change.address)?.status !== 'done') continue;
+    if (change.action === 'create' || change.action === 'wait') counts.created += 1;
+    else if (change.action === 'update') counts.updated += 1;
+    else if (change.action === 'replace') counts.replaced += 1;
+    else if (change.action === 'delete') counts.deleted += 1;
+    else if (change.action === 'adopt') counts.adopted += 1;
+  }
+  return (
+    `Apply complete: ${counts.created} created, ${counts.updated} updated, ${counts.replaced} replaced, ${counts.deleted} deleted, ${counts.adopted} adopted. ` +
+    `Pending: ${result.pending}. Blocked: ${result.blocked}. Failed: ${result.failed}.`
+  );
+}
+
+/** The changes that neither finished nor wait for a later apply, one line each; empty when none. */
+export function renderNotApplied(plan: Plan, result: ApplyResult): string[] {
+  const problems = plan.changes.filter((change) => {
+    const outcome = result.outcomes.get(change.address);
+    return outcome && outcome.status !== 'done' && outcome.status !== 'pending';
+  });
+  if (problems.length === 0) return [];
+  return [
+    'Not applied:',
+    ...problems.map((change) => `  ${renderOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`),
+  ];
+}
