@@ -1,5 +1,6 @@
 import type { Operation } from 'fast-json-patch';
 import type { SourcePlace } from '../errors.js';
+import type { RegistryStatus } from '../resources/live-side.js';
 import type { SecretSourceRef } from './model.js';
 
 /**
@@ -22,14 +23,6 @@ export interface ChangeFlags {
   breaks_calls: boolean;
   /** An application binding must be cleared before this delete (telform does it when it manages the binding). */
   needs_unassign: boolean;
-}
-
-/** Registry outcome of a 10DLC object, reported with the plan, never acted on. */
-export interface RegistryStatus {
-  registration_status: string;
-  declined_reasons?: Array<{ code: string; message: string }>;
-  error_code?: string;
-  error_reason?: string;
 }
 
 /**

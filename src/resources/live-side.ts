@@ -1,6 +1,5 @@
 import type { Operation } from 'fast-json-patch';
 import type { ApiClient } from '../api/client.js';
-import type { RegistryStatus } from '../engine/plan-types.js';
 
 /**
  * The live side of a kind (the API client issue): how to read, normalise, create, update and
@@ -12,6 +11,14 @@ import type { RegistryStatus } from '../engine/plan-types.js';
  * failed `delete` the object is assumed to exist; `update` may have applied part of its requests
  * (the next plan shows what is left).
  */
+
+/** Registry outcome of a 10DLC object as the API reports it; the plan shows it, never acts on it. */
+export interface RegistryStatus {
+  registration_status: string;
+  declined_reasons?: Array<{ code: string; message: string }>;
+  error_code?: string;
+  error_reason?: string;
+}
 
 /** A live object normalised to the manifest's spec shape. */
 export interface LiveObject {
