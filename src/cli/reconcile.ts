@@ -1,5 +1,5 @@
 import { TelformError } from '../errors.js';
-import { terminalStatus } from './io.js';
+import { terminalStatus, type CommandIo } from './io.js';
 import { SecretFingerprinter } from '../engine/ledger.js';
 import { plannerKinds } from '../engine/kinds.js';
 import type { DesiredResource, PlannerKind } from '../engine/model.js';
@@ -12,7 +12,6 @@ import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
-import type { CommandIo } from './io.js';
 import { openSession, type GlobalOptions, type Session } from './session.js';
 
 /** Flags that approve what the safety gates would refuse (DESIGN.md section 6). */
