@@ -3,7 +3,7 @@ import { ApiError } from './http.js';
 import type { AccountState, EmulatorState } from './state.js';
 
 /**
- * HTTP Basic authentication (api.md, Authentication): the user is the Auth ID, the password the
+ * HTTP Basic authentication (the API reference, Authentication): the user is the Auth ID, the password the
  * Auth Token, and the Auth ID must be the one in the path. Tokens are compared in constant time
  * (as digests, so differing lengths leak nothing either). Every failure is the same 401.
  */

@@ -4,15 +4,15 @@ import type { Runtime } from './runtime.js';
 import type { CallbackTarget } from './state.js';
 
 /**
- * Delivery of 10DLC status callbacks (api.md, Events). A local emulator must not reach out to the
- * internet nor relay requests for anyone (DESIGN.md section 8): a callback goes only to a loopback
+ * Delivery of 10DLC status callbacks (the API reference, Events). A local emulator must not reach out to the
+ * internet nor relay requests for anyone: a callback goes only to a loopback
  * host (127.0.0.0/8, `localhost`, `::1`), redirects are not followed, and a callback to any other
  * host is recorded in the request log as not delivered without any connection being made. Every
  * attempt is recorded (type `callback`). Deliveries of one emulator go out one at a time, in the
  * order the registry reached the statuses, once each, with no retry.
  */
 
-/** The payload sent for one status change; documented in the README. */
+/** The payload sent for one status change; documented in docs/emulator.md. */
 export type CallbackPayload = Record<string, string | DeclinedReasonList>;
 type DeclinedReasonList = { code: string; message: string }[];
 
@@ -96,7 +96,7 @@ interface OutgoingRequest {
 
 /**
  * A POST carries the payload as JSON; a GET carries it in the query string (`declined_reasons`
- * as JSON text). Both are signed like production's callbacks (api-facts.md section 3f): the
+ * as JSON text). Both are signed like production's callbacks (production's documentation): the
  * `X-Plivo-Signature-V2` header is base64 HMAC-SHA256, keyed by the account's auth token, of the
  * URL without its query string followed by the nonce.
  */

@@ -5,7 +5,7 @@ import { defaultAccount, type EmulatorOptions } from './options.js';
 import { EmulatorStartError } from './start-error.js';
 
 /**
- * The embedded emulator (DESIGN.md section 7, `--endpoint local`): run in-process on 127.0.0.1 for as
+ * The embedded emulator (`--endpoint local`): run in-process on 127.0.0.1 for as
  * long as one telform command runs, its state kept in `<directory>/emulator.json` so that it carries
  * over from one command to the next. The data file is locked while a command uses it; a second command
  * on the same directory at the same time is refused with a clear message rather than allowed to race.

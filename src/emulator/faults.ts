@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { invalidOption } from './start-error.js';
 
 /**
- * Fault injection (DESIGN.md section 8): at configured probabilities, a request of a chosen
+ * Fault injection: at configured probabilities, a request of a chosen
  * method is reset before it is handled, answered 500 without being handled, or handled (a write is
  * committed and persisted) and then its response dropped. Draws come from a seeded generator, so a
  * run with the same seed and the same request order injects the same faults.

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 
 /**
  * HTTP plumbing shared by every route of the emulator: the error type, reply builders and the
- * request body reader. The emulator shares no code with the reconciler (DESIGN.md section 8).
+ * request body reader. The emulator shares no code with the reconciler.
  */
 
 export type JsonObject = { [key: string]: unknown };
@@ -19,8 +19,8 @@ export interface Reply {
 }
 
 /**
- * An error answered to the client as `{ api_id, error }` with `status` (api.md, Errors, rule 1;
- * api-facts.md section 2e uses the same shape for trunking and 10DLC).
+ * An error answered to the client as `{ api_id, error }` with `status` (the API reference, Errors, rule 1;
+ * production's documentation uses the same shape for trunking and 10DLC).
  */
 export class ApiError extends Error {
   constructor(

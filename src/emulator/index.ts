@@ -1,6 +1,6 @@
 /**
  * The emulator's public entry: what the CLI and tests start and configure. Nothing but the CLI (and
- * tests) imports the emulator (DESIGN.md section 2).
+ * tests) imports the emulator.
  */
 export { startEmulator, type EmulatorInternals, type RunningEmulator } from './start.js';
 export { defaultAccount, resolvePort, type EmulatorAccount, type EmulatorConfig, type EmulatorOptions, type SeedInput } from './options.js';

@@ -1,8 +1,8 @@
 /**
  * IPv4 address and CIDR range validation for the emulator's access control lists.
  *
- * api.md asks for "valid IPv4" (SipAuth entries) and leaves the trunk ACL address rules open
- * ("Address validity rules for `ip_addresses` entries: not shown"); api-facts.md section 2d shows
+ * The API reference asks for "valid IPv4" (SipAuth entries) and leaves the trunk ACL address rules open
+ * ("Address validity rules for `ip_addresses` entries: not shown"); production's documentation shows
  * production accepting CIDR ranges there. The emulator accepts dotted-quad IPv4 only, four
  * decimal octets 0–255 without leading zeros (so `010.0.0.1` cannot be misread as octal), and
  * for ranges a prefix 0–32 written without leading zeros. Host bits under the prefix are allowed

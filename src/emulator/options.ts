@@ -22,7 +22,7 @@ export interface EmulatorOptions {
   accounts?: EmulatorAccount[];
   /** How long the registry simulator keeps brands and campaigns `PROCESSING`, in ms. */
   registryDelayMs?: number;
-  /** Shape of the trunk GET body: production nests it under `object` (api-facts.md section 2b). */
+  /** Shape of the trunk GET body: production nests it under `object` (production's documentation). */
   trunkGetShape?: 'object' | 'flat';
   /** File the state is loaded from (if it exists) and saved to before each write is acknowledged; default none (memory only). */
   dataFile?: string;
@@ -53,7 +53,7 @@ export interface EmulatorConfig {
   seedData: SeedInput | null;
 }
 
-/** The account served when none is configured; documented in the README. */
+/** The account served when none is configured; documented in docs/emulator.md. */
 export const defaultAccount: EmulatorAccount = {
   authId: 'MAEMULATOR0000000001',
   authToken: 'emulator-auth-token-0000000000000000001',

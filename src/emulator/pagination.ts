@@ -1,7 +1,7 @@
 import { ApiError } from './http.js';
 
 /**
- * Offset pagination of every list endpoint (api.md, Shared conventions): `limit` 1–20 (default
+ * Offset pagination of every list endpoint (the API reference, Shared conventions): `limit` 1–20 (default
  * 20), `offset` ≥ 0 (default 0), `meta` with `limit`, `offset`, `total_count` and relative
  * `previous`/`next` links (or null). Out-of-range values are a 400.
  */
@@ -21,7 +21,7 @@ export interface Page<T> {
 export interface PaginateOptions {
   /**
    * Production writes trunking links without the leading slash and 10DLC/Profile links with it
-   * (api-facts.md section 7); the emulator mirrors that so clients must be tolerant.
+   * (production's documentation); the emulator mirrors that so clients must be tolerant.
    */
   leadingSlash: boolean;
 }

@@ -3,7 +3,7 @@ import { ApiError, type JsonObject } from './http.js';
 /**
  * Readers for body parameters: each checks the JSON type and answers 400 naming the field when it
  * is wrong, so a wrong type is never a 500. Missing-parameter status differs by area (trunking
- * creates answer 422, api.md Errors rules 4–6; others 400), so "required" takes the status.
+ * creates answer 422, the API reference Errors rules 4–6; others 400), so "required" takes the status.
  */
 
 export function isPresent(body: JsonObject, field: string): boolean {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Write-only secrets (SipAuth and trunk credential passwords, origination URI passwords) are kept
- * only as a salted one-way hash (api.md, "The password is kept only as a one-way hash and is never
+ * only as a salted one-way hash (the API reference, "The password is kept only as a one-way hash and is never
  * returned"). A salted SHA-256 is enough here: the emulator holds test data, and bulk tests create
  * thousands of credentials, which a deliberately slow KDF would make slow.
  * Stored form: `sha256$<salt base64url>$<digest hex>`.

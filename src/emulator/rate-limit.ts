@@ -2,7 +2,7 @@ import { invalidOption } from './start-error.js';
 
 /**
  * Per-account rate limiting. Production allows 300 requests per 5 seconds per account and
- * answers 429 beyond that (api-facts.md section 6); the emulator has no limit unless asked, because
+ * answers 429 beyond that (production's documentation); the emulator has no limit unless asked, because
  * tests and the bench need speed. The window slides: a request is admitted when fewer than `limit`
  * requests were admitted in the last `periodMs`. Time is the emulator's clock, so a test advances it
  * through the admin clock route instead of sleeping.

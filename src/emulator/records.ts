@@ -15,8 +15,8 @@ export function findOr404<T>(collection: ReadonlyMap<string, T>, id: string, wha
 }
 
 /**
- * A paginated list reply `{ api_id, meta, objects }` (api.md, Shared conventions). `listPath` is
- * the absolute path of the list; `leadingSlash` follows production per area (api-facts.md
+ * A paginated list reply `{ api_id, meta, objects }` (the API reference, Shared conventions). `listPath` is
+ * the absolute path of the list; `leadingSlash` follows production per area (production's documentation
  * section 7: trunking links have none).
  */
 export function listReply<T>(
@@ -37,7 +37,7 @@ export function freshId(collection: ReadonlyMap<string, unknown>, make: () => st
   return id;
 }
 
-/** Production trunking timestamps are ISO 8601 in UTC to the second (`2026-08-23T19:57:52Z`, api-facts.md 2b). */
+/** Production trunking timestamps are ISO 8601 in UTC to the second (`2026-08-23T19:57:52Z`, production's documentation). */
 export function secondsTimestamp(runtime: Runtime): string {
   return runtime.nowIso().replace(/\.\d{3}Z$/, 'Z');
 }

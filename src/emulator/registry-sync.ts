@@ -20,7 +20,7 @@ import type {
  * nobody reads, without the timer ever deciding a status.
  */
 
-/** Callback `status` values (api-facts.md section 3f); `expired` is the emulator's own addition. */
+/** Callback `status` values (production's documentation); `expired` is the emulator's own addition. */
 const brandCallbackStatus: Record<BrandStatus, string> = {
   PROCESSING: 'created',
   COMPLETED: 'registered',

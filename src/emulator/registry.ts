@@ -9,7 +9,7 @@ import type {
 } from './state.js';
 
 /**
- * The registry simulator's rules (DESIGN.md section 8): on submission, a brand or campaign is
+ * The registry simulator's rules (documented in docs/emulator.md): on submission, a brand or campaign is
  * decided from its input alone, so a test can ask for any outcome, and the decision is written
  * down as timed steps. The status at any moment is read from those steps and the clock, never
  * from timers, so a restarted emulator shows the right status.

@@ -21,7 +21,7 @@ export interface Route {
   method: Method;
   /**
    * Pattern with a trailing slash, e.g. `/SipAuth/Credential/:credential_uuid/`. Trunking routes
-   * are written with `Zentrunk`; the router serves `Trunking` too (DESIGN.md section 7).
+   * are written with `Zentrunk`; the router serves `Trunking` too (as the API reference writes it).
    */
   path: string;
   /** True when the route changes state: the change is persisted before the response is sent. */
@@ -61,7 +61,7 @@ export class Router {
 
   /**
    * Finds the route for a method and a path relative to the account base. Unknown paths are 404;
-   * a known path with another method is 405 (api.md, Errors).
+   * a known path with another method is 405 (the API reference, Errors).
    */
   match(method: string, path: string): RouteMatch {
     const segments = segmentsOf(path);

@@ -46,7 +46,7 @@ export class Runtime {
     return randomUUID();
   }
 
-  /** Trunk ids are numeric strings in production (api-facts.md section 2b), 17 digits here. */
+  /** Trunk ids are numeric strings in production (production's documentation), 17 digits here. */
   numericId(): string {
     let id = String(randomInt(1, 10));
     for (let index = 0; index < 16; index += 1) id += String(randomInt(0, 10));

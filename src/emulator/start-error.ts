@@ -2,7 +2,7 @@
  * A user-facing failure of the emulator's configuration or start: a bad option value, an unreadable
  * data or seed file, a data file held by another process. The message is one sentence naming the
  * place; the CLI prints it as is (without a stack) and exits 1. Anything else thrown while starting is
- * a bug. The emulator shares no code with the reconciler (DESIGN.md section 8), so this is its own type.
+ * a bug. The emulator shares no code with the reconciler, so this is its own type.
  */
 export type EmulatorStartErrorCode =
   | 'invalid_option'

@@ -31,7 +31,7 @@ export interface EmulatorInternals {
 }
 
 /**
- * Starts an emulator of the API (spec/api.md) and resolves once it is listening. With `dataFile`, the
+ * Starts an emulator of the API (the API reference) and resolves once it is listening. With `dataFile`, the
  * state is loaded from it (a missing file is a fresh start) and the file is locked while running.
  * Bad options, an unreadable data or seed file and a locked data file reject with `EmulatorStartError`.
  */

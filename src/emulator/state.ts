@@ -118,7 +118,7 @@ export interface NumberRecord {
   created_at: string;
 }
 
-/** A postal address of a 10DLC profile or brand (api-facts.md section 8). */
+/** A postal address of a 10DLC profile or brand (production's documentation). */
 export interface PostalAddress {
   street: string;
   city: string;
@@ -129,7 +129,7 @@ export interface PostalAddress {
   country: string;
 }
 
-/** The person who answers for a profile or brand (api-facts.md sections 3c and 8). */
+/** The person who answers for a profile or brand (production's documentation). */
 export interface AuthorizedContact {
   first_name: string;
   last_name: string;
@@ -140,7 +140,7 @@ export interface AuthorizedContact {
   seniority: string;
 }
 
-/** A 10DLC profile (`/Profile/`): the business data a brand is registered from (api-facts.md section 8). */
+/** A 10DLC profile (`/Profile/`): the business data a brand is registered from (production's documentation). */
 export interface ProfileRecord {
   profile_uuid: string;
   profile_alias: string;
@@ -169,7 +169,7 @@ export interface ProfileRecord {
   created_at: string;
 }
 
-/** Where a 10DLC registration's status callbacks go (api.md, Events). */
+/** Where a 10DLC registration's status callbacks go (the API reference, Events). */
 export interface CallbackTarget {
   url: string;
   method: 'GET' | 'POST';
@@ -184,7 +184,7 @@ export interface RegistrationStep<S extends string> {
 /**
  * A registration with the campaign registry, as the registry simulator decided it on submission:
  * the status is that of the last step whose time has come (computed from timestamps, never
- * timers, DESIGN.md section 8). A new submission (a campaign update) replaces the steps.
+ * timers, so a restarted emulator shows the right status). A new submission (a campaign update) replaces the steps.
  */
 export interface Registration<S extends string> {
   /** In time order; the first is `PROCESSING` at submission. */
@@ -234,7 +234,7 @@ export interface CampaignAttributes {
   subscriber_optout: boolean;
 }
 
-/** A 10DLC campaign. Optional text fields are absent unless supplied (api.md, Campaign). */
+/** A 10DLC campaign. Optional text fields are absent unless supplied (the API reference, Campaign). */
 export interface CampaignRecord {
   campaign_id: string;
   brand_id: string;

@@ -197,7 +197,7 @@ describe('brand list', () => {
     expect(reply.body.meta).toEqual({ limit: 20, offset: 0, total_count: 3, previous: null, next: null });
   });
 
-  it('pages with links that start with a slash (api-facts 7)', async () => {
+  it('pages with links that start with a slash (as production documents it)', async () => {
     const reply = await client.get('/10dlc/Brand/?limit=1&offset=1');
     expect(idsOf(reply.body)).toEqual([ids.failed]);
     expect(reply.body.meta).toEqual({

@@ -45,7 +45,7 @@ describe('campaign update', () => {
     });
     expect(reply.body.campaign).not.toHaveProperty('error_code');
     expect(reply.body.campaign).not.toHaveProperty('error_reason');
-    // "" left the description as it was (api-facts 7, quirk 2).
+    // "" left the description as it was (production's documentation).
     expect(reply.body.campaign.description).toBe('Appointment reminders and confirmations sent to patients of the practice.');
 
     const billing = await client.billing();

@@ -97,7 +97,7 @@ describe('campaign register: accepted', () => {
     expect(campaign.campaign_attributes).toMatchObject({ embedded_link: true, age_gated: true, direct_lending: false });
   });
 
-  it('reads the Node SDK spelling sample_3..sample_5 as sample3..sample5 (api-facts 0)', async () => {
+  it('reads the Node SDK spelling sample_3..sample_5 as sample3..sample5', async () => {
     const campaignId = await client.createCampaign(brandId, { sample_3: sample('three'), sample_4: sample('four'), sample_5: sample('five') });
     const { campaign } = (await client.get(`/10dlc/Campaign/${campaignId}/`)).body;
     expect(campaign).toMatchObject({ sample3: sample('three'), sample4: sample('four'), sample5: sample('five') });
@@ -119,7 +119,7 @@ describe('campaign register: accepted', () => {
     });
   });
 
-  it('treats "" and [] as not provided (api-facts 7, quirk 2)', async () => {
+  it('treats "" and [] as not provided (the Python SDK sends them for fields not given)', async () => {
     const campaignId = await client.createCampaign(brandId, { sample3: '', optin_message: '', sub_usecases: [], url: '' });
     const { campaign } = (await client.get(`/10dlc/Campaign/${campaignId}/`)).body;
     expect(campaign).not.toHaveProperty('sample3');

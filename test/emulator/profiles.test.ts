@@ -68,7 +68,7 @@ describe('seeded profiles', () => {
 });
 
 describe('profile list', () => {
-  it('pages with links that start with a slash and no total_count (api-facts 7)', async () => {
+  it('pages with links that start with a slash and no total_count (as production documents it)', async () => {
     const reply = await client.get('/Profile/?limit=2&offset=2');
     expect(reply.status).toBe(200);
     expect(reply.body.meta).toEqual({
@@ -127,7 +127,7 @@ describe('profile create', () => {
     expect(reply.status).toBe(200);
   });
 
-  it('accepts any text as contact title and seniority (api-facts 3c)', async () => {
+  it('accepts any text as contact title and seniority (as production documents it)', async () => {
     const reply = await client.post(
       '/Profile/',
       profileBody({ authorized_contact: { ...(profileBody().authorized_contact as object), title: 'Mr.', seniority: 'admin' } }),

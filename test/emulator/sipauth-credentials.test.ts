@@ -201,7 +201,7 @@ describe('SipAuth credential get, list, update, delete', () => {
     );
     expect((await client.post(`/SipAuth/Credential/${id}/`, { password: 'Abc12' })).status).toBe(400);
     expect((await client.post(`/SipAuth/Credential/${id}/`, {})).body).toEqual(errorWith('password is required'));
-    // api.md rule 3 sets no upper bound on update.
+    // The API reference rule 3 sets no upper bound on update.
     expect((await client.post(`/SipAuth/Credential/${id}/`, { password: `Aa1${'y'.repeat(200)}` })).status).toBe(202);
   });
 

@@ -123,7 +123,7 @@ export async function freshAccount(emulator: RunningEmulator): Promise<TendlcCli
   return new TendlcClient(emulator, authId, authToken);
 }
 
-/** A register request that passes every rule of api.md's table. */
+/** A register request that passes every rule of the API reference's table. */
 export function campaignBody(brandId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     brand_id: brandId,

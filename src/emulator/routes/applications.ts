@@ -7,7 +7,7 @@ import type { AccountState, ApplicationRecord } from '../state.js';
 
 /**
  * Applications (`/Application/`), served so that SIP auth can be assigned and the SipAuth 409
- * rules exercised. api.md leaves this interface out; its shape follows api-facts.md section 4:
+ * rules exercised. The API reference leaves this interface out; its shape follows production's documentation:
  * create 201 `{message:"created", app_id}`, update 202 `{message:"changed"}`, delete 204, and the
  * three SIP auth fields `sip_auth_type`, `ip_acl_uuid`, `credential_uuid`.
  */
@@ -19,7 +19,7 @@ const collectionPath = '/Application/';
 const itemPath = '/Application/:app_id/';
 const methods = ['GET', 'POST'];
 
-/** The three applications every new account starts with (fixed ids, documented in the README). */
+/** The three applications every new account starts with (fixed ids, documented in docs/emulator.md). */
 export const seededApplications: ReadonlyArray<{ app_id: string; app_name: string }> = [
   { app_id: '77700000000000001', app_name: 'pbx-inbound' },
   { app_id: '77700000000000002', app_name: 'support-line' },
@@ -93,7 +93,7 @@ function applyPlainFields(record: ApplicationRecord, body: JsonObject): void {
  * Applies `sip_auth_type`, `ip_acl_uuid` and `credential_uuid`. The type decides which ids are
  * kept: an id the type needs must name an existing SipAuth resource (400 otherwise); an id the
  * type does not use is stored as `""`, and sending a non-empty one is a 400, so a request never
- * silently loses part of what it asked for. `sip_auth_type: ""` unassigns both (api-facts.md 4).
+ * silently loses part of what it asked for. `sip_auth_type: ""` unassigns both (production's documentation).
  */
 function applySipAuth(account: AccountState, record: ApplicationRecord, body: JsonObject): void {
   const typeInput = optionalString(body, 'sip_auth_type');
@@ -128,7 +128,7 @@ function applySipAuth(account: AccountState, record: ApplicationRecord, body: Js
 /**
  * Builds an application from a create body (also used by the admin seed route, which may fix
  * `app_id`). `app_name` and `answer_url` are required, with production's message
- * (api-facts.md 2e quotes "answer_url parameter is missing"). Nothing is stored on error.
+ * (production's documentation quotes "answer_url parameter is missing"). Nothing is stored on error.
  */
 export function buildApplication(account: AccountState, body: JsonObject, runtime: Runtime, appId?: string): ApplicationRecord {
   for (const field of ['app_name', 'answer_url']) {

@@ -11,12 +11,12 @@ import { useCases } from './tendlc-codes.js';
 import { callbackTarget, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
 
 /**
- * `/10dlc/Brand/` (api.md, Brands; api-facts.md section 3a). Brands cannot be updated. A brand is
- * registered from a profile that exists, holds an EIN (`STANDARD`, the only type api.md knows) and
- * never made another brand, even a deleted one. Create answers 200 (api-facts.md 3a). Delete is
+ * `/10dlc/Brand/` (the API reference, Brands; production's documentation). Brands cannot be updated. A brand is
+ * registered from a profile that exists, holds an EIN (`STANDARD`, the only type the API reference knows) and
+ * never made another brand, even a deleted one. Create answers 200 (production's documentation). Delete is
  * refused while the brand has campaigns that are `ACTIVE` or `PROCESSING`, or numbers still being
  * linked to one of its campaigns; the refusal is a 400 whose body carries the reason in `message`
- * (api.md Errors, rule 8) and in `error`. Otherwise it is irreversible and also deactivates the
+ * (the API reference Errors, rule 8) and in `error`. Otherwise it is irreversible and also deactivates the
  * brand's `FAILED` and `EXPIRED` campaigns.
  */
 
@@ -41,7 +41,7 @@ export function presentBrand(brand: BrandRecord, runtime: Runtime): JsonObject {
     website: brand.website,
     profile_uuid: brand.profile_uuid,
     registration_status: status,
-    // api-facts.md 3a shows `vetting_status: ACTIVE` with `vetting_score: 80`; secondary vetting off means none.
+    // Production's documentation shows `vetting_status: ACTIVE` with `vetting_score: 80`; secondary vetting off means none.
     ...(status === 'COMPLETED' && brand.secondary_vetting ? { vetting_score: 80, vetting_status: 'ACTIVE' } : {}),
     ...(status === 'FAILED' ? { declined_reasons: brand.declined_reasons.map((reason) => ({ ...reason })) } : {}),
     address: { ...brand.address },
@@ -122,7 +122,7 @@ export const brandRoutes: Route[] = [
     path: '/10dlc/Brand/',
     handle: ({ account, query, accountBase, runtime }) => {
       syncRegistry(account, runtime);
-      // Python's SDK sends `status` for `registration_status` (api-facts.md section 7, quirk 4).
+      // Python's SDK sends `status` for `registration_status` (production's documentation).
       const status =
         queryEnumAnyCase(query, 'registration_status', brandStatuses) ?? queryEnumAnyCase(query, 'status', brandStatuses);
       const type = queryEnumAnyCase(query, 'type', ['STANDARD']);

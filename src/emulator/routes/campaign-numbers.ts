@@ -13,7 +13,7 @@ import { callbackTarget } from './tendlc-input.js';
 
 /**
  * Linking the account's phone numbers to a 10DLC campaign (`/10dlc/Campaign/{id}/Number/`, as
- * production documents it; api.md is silent). A link goes through the registry simulator: it is
+ * production documents it; the API reference is silent). A link goes through the registry simulator: it is
  * `PROCESSING` for the registry delay, then `COMPLETED`, or `FAILED` with `error_code` and
  * `error_reason` for a number ending in 0000 (registry.ts). Rules where production's documents are
  * silent, each a 400 naming the number or campaign, checked for every number before anything changes:

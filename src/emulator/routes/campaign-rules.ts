@@ -4,10 +4,10 @@ import { multiUseCases, subUseCaseCodes, useCaseCodes, verticals } from './tendl
 import { checkEnum, checkHttpUrl, checkMinLength, requiredFlag, requiredText, text } from './tendlc-input.js';
 
 /**
- * The campaign register and update rules (api.md, Campaigns: the register table and "Campaign
+ * The campaign register and update rules (the API reference, Campaigns: the register table and "Campaign
  * update"). Each refusal is a 400 naming the field; the first broken rule, in table order, is
  * reported. `""` counts as absent, and the Node SDK's `sample_3`..`sample_5` are read as
- * `sample3`..`sample5` (api-facts.md sections 0 and 7).
+ * `sample3`..`sample5` (production's documentation).
  */
 
 /** The campaign's own content, as submitted: everything the registry reviews. */
@@ -35,7 +35,7 @@ export type CampaignContent = Pick<
   | 'campaign_attributes'
 >;
 
-/** Text fields an update may change (api.md, Campaign update; samples 3–5 and links per api-facts.md 3d). */
+/** Text fields an update may change (the API reference, Campaign update; samples 3–5 and links per production's documentation). */
 export const updatableFields = [
   'campaign_alias',
   'description',
@@ -75,7 +75,7 @@ const fixedFields = [
   'method',
 ] as const;
 
-/** Minimum lengths in characters (api.md register table and Limits). */
+/** Minimum lengths in characters (the API reference register table and Limits). */
 const minimumLength: Partial<Record<UpdatableField, number>> = {
   description: 40,
   sample1: 20,
@@ -129,7 +129,7 @@ function readOptional(body: JsonObject, field: UpdatableField): string | undefin
 
 function readSubUseCases(body: JsonObject, usecase: string): string[] {
   const raw = body.sub_usecases;
-  // The Python SDK sends `[]` when none were given (api-facts.md section 7, quirk 2).
+  // The Python SDK sends `[]` when none were given (production's documentation).
   const given = raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0) ? undefined : raw;
   if (!multiUseCases.includes(usecase)) {
     if (given !== undefined) throw new ApiError(400, 'sub_usecases is allowed only when usecase is MIXED or LOW_VOLUME');

@@ -5,13 +5,13 @@ import type { CampaignRecord, CampaignStatus } from '../state.js';
 import { multiUseCases } from './tendlc-codes.js';
 
 /**
- * How a campaign is returned (api.md, Campaign; api-facts.md section 3d): `sub_usecase` as a comma
+ * How a campaign is returned (the API reference, Campaign; production's documentation): `sub_usecase` as a comma
  * list only for `MIXED`/`LOW_VOLUME`, optional texts only when supplied, `error_code` and
  * `error_reason` only while `FAILED`, and the carriers' `mno_metadata` (the emulator gives every
  * campaign the same throughput figures).
  */
 
-/** Keys and value shapes of production's fixtures (api-facts.md 3d); a fresh object per reply. */
+/** Keys and value shapes of production's fixtures (production's documentation); a fresh object per reply. */
 function mnoMetadata(): JsonObject {
   return {
     'AT&T': { tpm: 4500 },

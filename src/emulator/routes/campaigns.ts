@@ -13,7 +13,7 @@ import { useCaseCodes } from './tendlc-codes.js';
 import { callbackTarget, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
 
 /**
- * `/10dlc/Campaign/` (api.md, Campaigns; api-facts.md section 3d). Register and import answer 200
+ * `/10dlc/Campaign/` (the API reference, Campaigns; production's documentation). Register and import answer 200
  * (like brand create), as do get, list, update and delete. A campaign is registered only under a
  * `COMPLETED` brand. An update is accepted only while the campaign is `FAILED`: it is billed
  * (15 USD, `campaign_vetting_review` in the account's billing ledger) and sent back to the
@@ -22,7 +22,7 @@ import { callbackTarget, queryEnumAnyCase, requiredText, tendlcList } from './te
 
 const campaignStatuses: readonly CampaignStatus[] = ['ACTIVE', 'FAILED', 'PROCESSING', 'EXPIRED'];
 
-/** The price of the carrier vetting review each update triggers (api.md, Limits). */
+/** The price of the carrier vetting review each update triggers (the API reference, Limits). */
 export const vettingReviewUsd = 15;
 
 const registryCampaignId = /^C[A-Z0-9]{6}$/;
@@ -60,7 +60,7 @@ function registerCampaign(account: AccountState, body: JsonObject, runtime: Runt
 /**
  * An import stands for a campaign registered elsewhere and shared with the account from the
  * registry; the emulator has no such registry, so it accepts any well-formed id not yet in the
- * account and gives the campaign fixed content (documented in the README). Only the alias is the
+ * account and gives the campaign fixed content (documented in docs/emulator.md). Only the alias is the
  * caller's, and the registry rules read it as for any campaign.
  */
 function importCampaign(account: AccountState, body: JsonObject, runtime: Runtime): CampaignRecord {

@@ -9,8 +9,8 @@ import type { AccountState, NumberRecord } from '../state.js';
 /**
  * The account's phone numbers (`/Number/`), the part production serves that the reconciler reads:
  * list, get, and update `app_id`. Numbers are never bought or released: every account starts with
- * the fixed `seededNumbers`, and more come from the admin seed route or `--seed`. api.md is silent;
- * this follows api-facts.md section 5: `app_id` may be an application or an inbound trunk id, and a
+ * the fixed `seededNumbers`, and more come from the admin seed route or `--seed`. The API reference is silent;
+ * this follows production's documentation: `app_id` may be an application or an inbound trunk id, and a
  * number shows what it is attached to in `application` as a resource path (`/Application/{app_id}/`
  * or `/Zentrunk/Trunk/{trunk_id}/`).
  */
@@ -31,14 +31,14 @@ export const seedNumbers: AccountInitializer = (account, runtime) => {
 };
 const itemPath = '/Number/:number/';
 
-/** Numbers are E.164 digits without the `+` (api-facts.md 5); a leading `+` is accepted and dropped. */
+/** Numbers are E.164 digits without the `+` (production's documentation); a leading `+` is accepted and dropped. */
 export function normalizeNumber(raw: string): string | undefined {
   const digits = raw.startsWith('+') ? raw.slice(1) : raw;
   return /^[1-9][0-9]{7,14}$/.test(digits) ? digits : undefined;
 }
 
 /**
- * Checks that `appId` can receive a number: an application, or an inbound trunk (api.md, Trunks
+ * Checks that `appId` can receive a number: an application, or an inbound trunk (the API reference, Trunks
  * rule 5: only inbound trunks can be attached to phone numbers). 400 otherwise.
  */
 export function checkAttachTarget(account: AccountState, appId: string): void {
@@ -50,7 +50,7 @@ export function checkAttachTarget(account: AccountState, appId: string): void {
 }
 
 /**
- * `tendlc_registration_status` takes UNREGISTERED|PROCESSING|COMPLETED (api-facts.md 7, quirk 8): a
+ * `tendlc_registration_status` takes UNREGISTERED|PROCESSING|COMPLETED (production's documentation): a
  * failed link is not registered (the number keeps `tendlc_campaign_id`, so the failure stays visible).
  */
 function registrationStatus(record: NumberRecord, now: Date): string {

@@ -8,7 +8,7 @@ import type { OriginationUriRecord } from '../state.js';
 
 /**
  * Origination URIs (`/Zentrunk/URI/`), the resources behind a trunk's `primary_uri_uuid` and
- * `fallback_uri_uuid`. api.md does not show them; everything here follows api-facts.md section 1:
+ * `fallback_uri_uuid`. The API reference does not show them; everything here follows production's documentation:
  * `uri` required (422), `username`/`password` required when `authentication_needed` (422), the
  * password write-only, `username` null without authentication, delete 204 even while in use.
  */
@@ -18,7 +18,7 @@ const itemPath = '/Zentrunk/URI/:uri_uuid/';
 
 const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /**
- * The documented forms (api-facts.md 1): `host`, `host:port`, `sip:user@host`, `sips:host`,
+ * The documented forms (production's documentation): `host`, `host:port`, `sip:user@host`, `sips:host`,
  * `[ipv6]:port`, each optionally followed by `;param=value` (e.g. `;transport=tls`).
  */
 const uriPattern = new RegExp(
@@ -125,7 +125,7 @@ export const originationUriRoutes: Route[] = [
       if (uri !== undefined) next.uri = uri;
       applyAuthentication(next, body);
       Object.assign(current, next);
-      // api-facts.md 1: production's update message starts in lower case, unlike the create message.
+      // Production's update message starts in lower case, unlike the create message.
       return json(202, { message: 'origination uri updated successfully.', uri_uuid: current.uri_uuid });
     },
   },

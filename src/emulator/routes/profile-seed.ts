@@ -3,8 +3,8 @@ import type { ProfileRecord } from '../state.js';
 
 /**
  * The profiles every new account starts with, so a fresh emulator can register brands and the
- * examples can name them (DESIGN.md section 8). Their uuids are fixed and documented in the
- * README: profiles 1 to 4 hold an EIN (one STANDARD brand each), profile 5 is an individual
+ * examples can name them. Their uuids are fixed and documented in docs/emulator.md: profiles 1 to
+ * 4 hold an EIN (one STANDARD brand each), profile 5 is an individual
  * without one. Profile 1 is the account's primary profile. All data is fictitious.
  */
 export const seededProfileUuids = [

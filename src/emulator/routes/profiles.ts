@@ -21,9 +21,9 @@ import {
 } from './tendlc-input.js';
 
 /**
- * `/Profile/`: the business data brands are registered from (api-facts.md section 8). Length
+ * `/Profile/`: the business data brands are registered from (production's documentation). Length
  * limits are those of the official Go SDK's validators; `authorized_contact.title` and
- * `seniority` take any text (api-facts.md section 3c). Status codes (production's are not
+ * `seniority` take any text (production's documentation). Status codes (production's are not
  * documented): 200 for every success, like the rest of the 10DLC area.
  */
 
@@ -31,7 +31,7 @@ const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const e164Pattern = /^\+[1-9]\d{1,14}$/;
 const countryPattern = /^[A-Z]{2}$/;
 
-/** Fields `POST /Profile/{uuid}/` changes (api-facts.md section 8, docs plus SDK changelog). */
+/** Fields `POST /Profile/{uuid}/` changes (production's documentation). */
 const updatableTextFields = [
   'entity_type',
   'company_name',
@@ -197,7 +197,7 @@ export const profileRoutes: Route[] = [
           (type === undefined || profile.profile_type === type) &&
           (vertical === undefined || profile.vertical === vertical),
       );
-      // Production's profile list carries no total_count (api-facts.md section 7).
+      // Production's profile list carries no total_count (production's documentation).
       return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, false);
     },
   },

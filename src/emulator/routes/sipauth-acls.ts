@@ -7,11 +7,11 @@ import type { AccountState, SipAclEntryRecord, SipAclRecord } from '../state.js'
 import type { Runtime } from '../runtime.js';
 
 /**
- * SIP IP access control lists and their entries (api.md, "SIP IP access control lists").
+ * SIP IP access control lists and their entries (the API reference, "SIP IP access control lists").
  * Missing or bad parameters are 400 (SipAuth), an ACL still assigned to an application is 409.
  */
 
-/** api.md, Limits. */
+/** The API reference, Limits. */
 export const maxSipAcls = 100;
 export const maxEntriesPerAcl = 50;
 
@@ -32,7 +32,7 @@ export function presentSipAcl(record: SipAclRecord, accountBase: string): JsonOb
   };
 }
 
-/** api.md: `name` is 1 to 120 characters. */
+/** The API reference: `name` is 1 to 120 characters. */
 function readName(body: JsonObject): string {
   const name = requiredString(body, 'name');
   if (characterCount(name) > 120) throw new ApiError(400, 'name must be 1 to 120 characters');
@@ -147,7 +147,7 @@ export const sipAclRoutes: Route[] = [
       const id = params.ip_acl_uuid as string;
       findAcl(account, id);
       if (isAssigned(account, id)) throw new ApiError(409, assignedMessage);
-      // The entries live inside the list record, so they go with it (api.md: "removes the list and all its entries").
+      // The entries live inside the list record, so they go with it (the API reference: "removes the list and all its entries").
       account.sipAcls.delete(id);
       return noContent();
     },

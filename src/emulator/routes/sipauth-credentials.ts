@@ -6,14 +6,14 @@ import type { Route } from '../router.js';
 import type { AccountState, SipCredentialRecord } from '../state.js';
 
 /**
- * SIP credentials (api.md, "SIP credentials"): create, get, list, change the password, delete.
+ * SIP credentials (the API reference, "SIP credentials"): create, get, list, change the password, delete.
  * Errors are `{ api_id, error }` with 400 for a missing or bad parameter (SipAuth uses 400, not
  * 422), 409 for a duplicate username or a credential still assigned to an application.
  */
 
-/** api-facts.md section 4: the production default realm; api.md only says "a fixed service default". */
+/** The production default realm (production's documentation); the API reference only says "a fixed service default". */
 export const defaultRealm = 'app.plivo.com';
-/** api.md, Limits: credentials per account. */
+/** The API reference, Limits: credentials per account. */
 export const maxSipCredentials = 200;
 
 const usernamePattern = /^[A-Za-z0-9._-]{3,64}$/;
@@ -23,7 +23,7 @@ const assignedMessage =
 const collectionPath = '/SipAuth/Credential/';
 const itemPath = '/SipAuth/Credential/:credential_uuid/';
 
-/** api.md rules 2 and 3: upper case, lower case and a digit; create also caps the length at 128. */
+/** The API reference rules 2 and 3: upper case, lower case and a digit; create also caps the length at 128. */
 function checkPassword(password: string, maxLength: number | undefined): void {
   const strong = /[A-Z]/.test(password) && /[a-z]/.test(password) && /[0-9]/.test(password);
   const length = [...password].length;
@@ -42,7 +42,7 @@ export function presentSipCredential(record: SipCredentialRecord, accountBase: s
   };
 }
 
-/** Whether an application authenticates with this credential (api.md rule 4). */
+/** Whether an application authenticates with this credential (the API reference rule 4). */
 function isAssigned(account: AccountState, credentialUuid: string): boolean {
   for (const app of account.applications.values()) {
     const usesCredential = app.sip_auth_type === 'credential' || app.sip_auth_type === 'ip_acl_and_credential';

@@ -1,9 +1,9 @@
 /**
- * Enumerations of the 10DLC area, from api.md (Brand, Campaigns) and api-facts.md (sections 3
- * and 8). The use-case names and details are the emulator's own short wording.
+ * Enumerations of the 10DLC area, from the API reference (Brand, Campaigns) and production's
+ * documentation (brands, campaigns, profiles). The use-case names and details are the emulator's own short wording.
  */
 
-/** Industries of profiles, brands and campaigns (api.md, Campaign register parameters). */
+/** Industries of profiles, brands and campaigns (the API reference, Campaign register parameters). */
 export const verticals = [
   'PROFESSIONAL',
   'REAL_ESTATE',
@@ -36,7 +36,7 @@ export interface UseCase {
   details: string;
 }
 
-/** The 12 use cases of a standard brand (api.md, Brand use case item). */
+/** The 12 use cases of a standard brand (the API reference, Brand use case item). */
 export const useCases: readonly UseCase[] = [
   { code: '2FA', name: '2FA', details: 'One-time passwords and other authentication codes.' },
   { code: 'ACCOUNT_NOTIFICATION', name: 'Account Notification', details: 'Status updates about a customer account.' },
@@ -58,13 +58,13 @@ export const useCases: readonly UseCase[] = [
 
 export const useCaseCodes: readonly string[] = useCases.map((useCase) => useCase.code);
 
-/** Use cases that carry `sub_usecases` (api.md, Campaign register parameters). */
+/** Use cases that carry `sub_usecases` (the API reference, Campaign register parameters). */
 export const multiUseCases: readonly string[] = ['MIXED', 'LOW_VOLUME'];
 
 /** Allowed members of `sub_usecases`: every use case but the two that carry them. */
 export const subUseCaseCodes: readonly string[] = useCaseCodes.filter((code) => !multiUseCases.includes(code));
 
-/** Profile `entity_type` values (api-facts.md section 3b). */
+/** Profile `entity_type` values (production's documentation). */
 export const entityTypes = ['PRIVATE', 'PUBLIC', 'NON_PROFIT', 'GOVERNMENT', 'INDIVIDUAL'] as const;
 
 export const customerTypes = ['DIRECT', 'RESELLER'] as const;
@@ -73,7 +73,7 @@ export const profileTypes = ['PRIMARY', 'SECONDARY'] as const;
 
 export const altBusinessIdTypes = ['DUNS', 'LEI', 'GIIN', 'NONE'] as const;
 
-/** Profile `stock_exchange` values (api-facts.md section 8). */
+/** Profile `stock_exchange` values (production's documentation). */
 export const stockExchanges = [
   'NASDAQ',
   'NYSE',

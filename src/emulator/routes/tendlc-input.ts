@@ -6,9 +6,9 @@ import type { CallbackTarget } from '../state.js';
 
 /**
  * Input readers and reply helpers shared by the Profile, Brand and Campaign routes. In this area
- * `""` counts as "not provided" (api-facts.md section 7, quirk 2: the Python SDK sends `''` for every
+ * `""` counts as "not provided" (the Python SDK sends `''` for every
  * field it was not given), every refusal is a 400 naming the field, and lists are paginated with
- * links that start with a slash (api-facts.md section 7).
+ * links that start with a slash (production's documentation).
  */
 
 /**
@@ -85,7 +85,7 @@ export function checkHttpUrl(field: string, value: string | undefined): void {
 }
 
 /**
- * The status callback of a brand create, campaign register or import (api.md, Events): `url`
+ * The status callback of a brand create, campaign register or import (the API reference, Events): `url`
  * fully qualified, `method` `GET` or `POST` (default `POST`, any case accepted).
  */
 export function callbackTarget(body: JsonObject): CallbackTarget | null {
@@ -99,7 +99,7 @@ export function callbackTarget(body: JsonObject): CallbackTarget | null {
 
 /**
  * An enumerated list filter compared without regard to case (the campaign list documents
- * `Active`, records say `ACTIVE`: api-facts.md section 3d); answers the canonical value.
+ * `Active`, records say `ACTIVE`: production's documentation); answers the canonical value.
  */
 export function queryEnumAnyCase<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
   const raw = query.get(name);
@@ -110,9 +110,9 @@ export function queryEnumAnyCase<T extends string>(query: URLSearchParams, name:
 }
 
 /**
- * A list reply `{ api_id, meta, <key>: [...] }` (api.md, Shared conventions: `brands`,
- * `campaigns`; api-facts.md section 8: `profiles`). `withTotal: false` drops `meta.total_count`,
- * as production's profile list does (api-facts.md section 7).
+ * A list reply `{ api_id, meta, <key>: [...] }` (the API reference, Shared conventions: `brands`,
+ * `campaigns`; `profiles` in production's documentation). `withTotal: false` drops `meta.total_count`,
+ * as production's profile list does (production's documentation).
  */
 export function tendlcList<T>(
   items: readonly T[],

@@ -6,9 +6,9 @@ import type { Route } from '../router.js';
 import type { TrunkAclRecord } from '../state.js';
 
 /**
- * Trunk IP access control lists (api.md, "Trunk IP access control lists"): 422 without
+ * Trunk IP access control lists (the API reference, "Trunk IP access control lists"): 422 without
  * `ip_addresses` on create; on update `ip_addresses` replaces the whole list. Members are IPv4
- * addresses or IPv4 CIDR ranges (api-facts.md 2d shows CIDR accepted), each listed once.
+ * addresses or IPv4 CIDR ranges (production's documentation shows CIDR accepted), each listed once.
  */
 
 const collectionPath = '/Zentrunk/IPAccessControlList/';

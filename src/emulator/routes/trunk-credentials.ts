@@ -6,15 +6,15 @@ import type { Route } from '../router.js';
 import type { TrunkCredentialRecord } from '../state.js';
 
 /**
- * Trunk credentials (api.md, "Trunk credentials"): 422 when `username` or `password` is missing
- * on create, 400 when either breaks its format (api.md, Errors rule 5). Usernames need not be
+ * Trunk credentials (the API reference, "Trunk credentials"): 422 when `username` or `password` is missing
+ * on create, 400 when either breaks its format (the API reference, Errors rule 5). Usernames need not be
  * unique (the spec sets no such rule). Deleting a credential a trunk uses is allowed.
  */
 
 const collectionPath = '/Zentrunk/Credential/';
 const itemPath = '/Zentrunk/Credential/:credential_uuid/';
 
-/** api.md, Trunk credentials table: 5 to 20 characters, alphanumeric only. */
+/** The API reference, Trunk credentials table: 5 to 20 characters, alphanumeric only. */
 const usernamePattern = /^[A-Za-z0-9]{5,20}$/;
 /** 5 to 20 characters from alphanumerics and `~!@#$%^&*()_+`, at least one of the special ones. */
 const passwordPattern = /^[A-Za-z0-9~!@#$%^&*()_+]{5,20}$/;

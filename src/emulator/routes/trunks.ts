@@ -5,8 +5,8 @@ import type { Route } from '../router.js';
 import type { AccountState, TrunkRecord } from '../state.js';
 
 /**
- * SIP trunks (api.md, "Trunks"; api-facts.md 2b). Missing required parameters are 422, bad values
- * 400 (api.md, Errors rule 4). References must name existing trunking objects of the account when
+ * SIP trunks (the API reference, "Trunks"; production's documentation). Missing required parameters are 422, bad values
+ * 400 (the API reference, Errors rule 4). References must name existing trunking objects of the account when
  * they are given; a reference whose target is deleted later stays as it is (production only warns
  * that deleting an ACL, credential or URI in use breaks the trunk).
  */
@@ -17,7 +17,7 @@ type Direction = (typeof directions)[number];
 
 const collectionPath = '/Zentrunk/Trunk/';
 const itemPath = '/Zentrunk/Trunk/:trunk_id/';
-/** api-facts.md 2b: `trunk_domain` is `{trunk_id}.zt.plivo.com`. */
+/** Production's documentation: `trunk_domain` is `{trunk_id}.zt.plivo.com`. */
 export const trunkingDomain = 'zt.plivo.com';
 
 type ReferenceField = 'ipacl_uuid' | 'credential_uuid' | 'primary_uri_uuid' | 'fallback_uri_uuid';
@@ -65,7 +65,7 @@ const targetNames: Record<ReferenceField, string> = {
 /**
  * Applies the reference fields of a body to `trunk` for its (final) direction. Absent or null
  * leaves a field as it is; `""` clears it (so an update can drop a fallback URI); fields that do
- * not apply to the direction are null (api.md, Trunk: "returned as null"), whatever was sent.
+ * not apply to the direction are null (the API reference, Trunk: "returned as null"), whatever was sent.
  */
 function applyReferences(account: AccountState, trunk: TrunkRecord, body: JsonObject): void {
   const applicable = trunk.trunk_direction === 'outbound' ? outboundFields : inboundFields;
@@ -84,7 +84,7 @@ function applyReferences(account: AccountState, trunk: TrunkRecord, body: JsonOb
   }
 }
 
-/** api.md Trunks rules 1 and 2: what each direction needs; 422 when missing. */
+/** The API reference Trunks rules 1 and 2: what each direction needs; 422 when missing. */
 function checkDirectionNeeds(trunk: TrunkRecord): void {
   if (trunk.trunk_direction === 'outbound' && trunk.ipacl_uuid === null && trunk.credential_uuid === null) {
     throw new ApiError(422, 'an outbound trunk needs ipacl_uuid or credential_uuid');
@@ -95,7 +95,7 @@ function checkDirectionNeeds(trunk: TrunkRecord): void {
 }
 
 /**
- * The list filters (api.md, Trunks): enumerated and boolean filters are validated (400 on a value
+ * The list filters (the API reference, Trunks): enumerated and boolean filters are validated (400 on a value
  * outside the set, even when no trunk exists); id filters match exactly; other query keys are ignored.
  */
 function readFilters(query: URLSearchParams): (trunk: TrunkRecord) => boolean {
@@ -153,7 +153,7 @@ export const trunkRoutes: Route[] = [
     path: itemPath,
     handle: ({ account, params, runtime }) => {
       const trunk = presentTrunk(findOr404(account.trunks, params.trunk_id as string, 'trunk'));
-      // api-facts.md 2b: production nests the record under `object`; the docs show it flat.
+      // Production's documentation: production nests the record under `object`; the docs show it flat.
       return json(200, runtime.config.trunkGetShape === 'flat' ? trunk : { object: trunk });
     },
   },
@@ -192,7 +192,7 @@ export const trunkRoutes: Route[] = [
       const id = params.trunk_id as string;
       findOr404(account.trunks, id, 'trunk');
       account.trunks.delete(id);
-      // api-facts.md 2b: deleting a trunk detaches every number routed to it.
+      // Production's documentation: deleting a trunk detaches every number routed to it.
       for (const number of account.numbers.values()) if (number.app_id === id) number.app_id = null;
       return noContent();
     },
