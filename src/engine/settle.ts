@@ -105,7 +105,7 @@ function settleCreate(
   if (candidates.length > 1) {
     throw new TelformError(
       'ambiguous_create',
-      `${intent.address}: an earlier apply stopped while creating it, and ${candidates.length} objects nobody owns could be the one it made (${candidates.map((object) => object.id).join(', ')}: same name and fields); delete the extra ones, or record the right one in the state, then run again`,
+      `${intent.address}: an earlier apply stopped while creating it, and ${candidates.length} objects nobody owns could be the one it made (${candidates.map((object) => object.id).join(', ')}: same name and fields); they are alike, so delete all but one of them (by hand: nobody owns them), then run again`,
       { place: { address: intent.address } },
     );
   }

@@ -50,7 +50,7 @@ describe('settling an interrupted create', () => {
   it('refuses to pick between two objects it could equally have made', () => {
     const objects = { Trunk: [live('t-1', trunkSent), live('t-2', trunkSent)] };
     expect(() => settle([intent(1, { address: 'Trunk/pbx', action: 'create', fields: trunkSent, spec: trunkSpec })], ledgerWith([]), objects)).toThrow(
-      'Trunk/pbx: an earlier apply stopped while creating it, and 2 objects nobody owns could be the one it made (t-1, t-2: same name and fields); delete the extra ones, or record the right one in the state, then run again',
+      'Trunk/pbx: an earlier apply stopped while creating it, and 2 objects nobody owns could be the one it made (t-1, t-2: same name and fields); they are alike, so delete all but one of them (by hand: nobody owns them), then run again',
     );
   });
 
