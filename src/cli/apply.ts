@@ -61,6 +61,7 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   const sessionGlobals = { ...globals, parallelism: options.parallelism };
   if (options.accounts) {
     if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
+    if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
     const step = applyStep({ parallelism: options.parallelism, waitMs: options.wait ?? 0 });
     return runAccounts({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, io });
@@ -69,6 +70,7 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   let run: Reconciliation;
   if (planFile) {
     const saved = await readSavedPlan(planFile);
+    if (options.target.length > 0) throw new TelformError('bad_option', `${planFile} is applied as it was planned: give --target to \`telform plan\`, not to the apply of a saved plan`);
     const approvals = mergeApprovals(saved.approvals, flagApprovals);
     run = await reconcile({ saved: { plan: saved, file: planFile } }, sessionGlobals, approvals, io, {
       lock: true,
@@ -76,7 +78,11 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     });
   } else {
     if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
-    run = await reconcile({ paths: options.file }, sessionGlobals, flagApprovals, io, { lock: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
+    run = await reconcile({ paths: options.file }, sessionGlobals, flagApprovals, io, {
+      lock: true,
+      allowSecretFilesOutside: options.allowSecretFilesOutside,
+      targets: options.target,
+    });
   }
   try {
     return await execute(run, { planFile, options, globals, io });

@@ -9,7 +9,8 @@ export function addApprovalOptions(command: Command): Command {
     .option('--max-cost <usd>', 'approve billable changes up to this many USD', usdAmount)
     .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
     .option('--allow-empty', 'approve manifests that hold no resource (deletes everything telform manages)')
-    .option('--prune-unmanaged <kind>', 'also delete objects of this kind that neither the manifests nor the state know (repeatable)', collect, []);
+    .option('--prune-unmanaged <kind>', 'also delete objects of this kind that neither the manifests nor the state know (repeatable)', collect, [])
+    .option('--target <address>', 'only this resource and what it depends on, e.g. Trunk/pbx-out (repeatable; the rest is not looked at)', collect, []);
 }
 
 /** `--allow-secret-files-outside`, on the commands that read secrets (validate, plan, apply, drift). */
@@ -31,4 +32,5 @@ export interface ApprovalOptionValues {
   forceDeletes?: boolean;
   allowEmpty?: boolean;
   pruneUnmanaged: string[];
+  target: string[];
 }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { TelformError } from '../errors.js';
 import { writeSavedPlan } from '../engine/saved-plan.js';
 import { hasChanges } from '../engine/summary.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
@@ -44,9 +45,14 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   const io = processIo();
   const approvals = approvalsFrom(options);
   if (options.accounts) {
+    if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     return runAccounts({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options), io });
   }
-  const run = await reconcile({ paths: options.file }, globals, approvals, io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
+  const run = await reconcile({ paths: options.file }, globals, approvals, io, {
+    lock: false,
+    allowSecretFilesOutside: options.allowSecretFilesOutside,
+    targets: options.target,
+  });
   try {
     const plan = run.plan;
     if (options.out) await writeSavedPlan(options.out, plan);

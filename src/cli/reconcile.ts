@@ -5,9 +5,10 @@ import { plannerKinds } from '../engine/kinds.js';
 import type { DesiredResource, PlannerKind } from '../engine/model.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
-import { checkSafety, type SafetyViolation } from '../engine/safety.js';
+import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
 import { assertPlanApplies, desiredFromPlan } from '../engine/saved-plan.js';
 import type { StateStore } from '../engine/state-store.js';
+import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
@@ -59,7 +60,7 @@ export async function reconcile(
   globals: GlobalOptions,
   approvals: PlanApprovals,
   io: CommandIo,
-  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined },
+  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined; targets?: readonly string[] },
 ): Promise<Reconciliation> {
   const unknownKinds = approvals.prune_unmanaged.filter((kind) => !registry.get(kind));
   if (unknownKinds.length > 0) {
@@ -82,7 +83,7 @@ export async function reconcile(
     const kinds = plannerKinds(registry);
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live: LiveContext = { client: session.client, memo: new Map() };
-    const { plan } = await preparePlan({
+    const { plan: whole } = await preparePlan({
       kinds,
       desired: desired.resources,
       live,
@@ -94,6 +95,9 @@ export async function reconcile(
       account: session.account,
       now: new Date(),
     });
+    // A saved plan is planned again with the targets it was made with (`--target`).
+    const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []));
+    const plan = { ...limited, required_approvals: requiredApprovals(limited, approvals, desired.resources, store.ledger) };
     if ('saved' in input) assertPlanApplies(input.saved.plan, plan, input.saved.file);
     const chosen = 'saved' in input ? input.saved.plan : plan;
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);

@@ -99,6 +99,11 @@ export const planSchema = z
       allow_empty: z.boolean(),
       prune_unmanaged: z.array(z.string()),
     }),
+    required_approvals: z
+      .array(z.object({ flag: z.string(), given: z.boolean() }))
+      .optional()
+      .describe('The approvals apply asks for (e.g. "--max-cost 15"), and whether the approvals recorded here give them.'),
+    targets: z.array(z.string()).optional().describe('--target: the plan covers only these resources and what they depend on.'),
     basis: z.object({ ledger_lineage: z.string(), ledger_serial: z.number(), objects: z.record(z.string(), z.string()) }),
   })
   .describe('A telform plan (telform plan --format json, or plan -o FILE).');

@@ -133,5 +133,9 @@ export interface Plan {
   /** Non-blocking observations (literal secrets, short passwords, pending registrations). */
   warnings: string[];
   approvals: PlanApprovals;
+  /** The approvals apply will ask for, and whether the plan's own approvals give them. */
+  required_approvals?: Array<{ flag: string; given: boolean }>;
+  /** `--target`: the plan covers only these resources and what they depend on. */
+  targets?: string[];
   basis: PlanBasis;
 }

@@ -12,6 +12,48 @@ export interface SafetyViolation {
   message: string;
 }
 
+/** The flag that approves a violation, as given to `plan` or `apply`; none for a protected resource. */
+export function approvingFlag(violation: SafetyViolation, plan: Plan): string | undefined {
+  switch (violation.code) {
+    case 'irreversible': {
+      const change = plan.changes.find((candidate) => candidate.address === violation.address);
+      return `--allow-irreversible ${change?.superseded_of ?? violation.address}`;
+    }
+    case 'cost':
+      return `--max-cost ${plan.summary.cost_usd}`;
+    case 'mass_delete':
+      return '--force-deletes';
+    case 'empty':
+      return '--allow-empty';
+    case 'protected':
+      return undefined;
+    default: {
+      const unreachable: never = violation.code;
+      throw new Error(`unhandled safety violation ${String(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * The approvals a plan needs (every gate it would hit with none given), each with whether the
+ * given approvals cover it. Shown in the plan, so the pull request says what to approve.
+ */
+export function requiredApprovals(
+  plan: Plan,
+  given: PlanApprovals,
+  desired: readonly DesiredResource[],
+  ledger: Ledger,
+): Array<{ flag: string; given: boolean }> {
+  const none: PlanApprovals = { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: given.prune_unmanaged };
+  const missing = new Set(checkSafety(plan, given, desired, ledger).map((violation) => approvingFlag(violation, plan)));
+  const flags = new Set<string>();
+  for (const violation of checkSafety(plan, none, desired, ledger)) {
+    const flag = approvingFlag(violation, plan);
+    if (flag) flags.add(flag);
+  }
+  return [...flags].map((flag) => ({ flag, given: !missing.has(flag) }));
+}
+
 /** Kinds with at least this many managed resources are subject to the 30% rule. */
 const massDeleteMinimum = 10;
 const massDeleteRatio = 0.3;

@@ -33,6 +33,7 @@ export function renderMarkdown(plan: Plan): string {
     for (const change of critical) head.push(`- **${change.address}** ${actionHeading[change.action]} — ${flagWords(change).join(', ')}`);
     head.push('');
   }
+  head.push(...approvalLines(plan));
   for (const warning of plan.warnings) head.push(`> ${escapeMarkdown(warning)}`);
   if (plan.warnings.length > 0) head.push('');
   if (changes.length === 0) head.push('No changes. The account matches the manifests.', '');
@@ -57,6 +58,21 @@ export function renderMarkdown(plan: Plan): string {
     output += `\n${plan.unmanaged.length} unmanaged object(s) in the account are left alone.\n`;
   }
   return output;
+}
+
+/**
+ * What a reviewer approves: each flag apply will ask for, and whether the plan recorded it (given
+ * at plan time, so the merge job applies the plan without any flag of its own).
+ */
+function approvalLines(plan: Plan): string[] {
+  const approvals = plan.required_approvals ?? [];
+  if (approvals.length === 0) return [];
+  const lines = ['#### Approvals this plan needs', '', '| Approval | Recorded in the plan |', '|---|---|'];
+  for (const approval of approvals) {
+    lines.push(`| \`${approval.flag}\` | ${approval.given ? '✅ yes' : '❌ no: apply refuses until it is given to the plan'} |`);
+  }
+  lines.push('');
+  return lines;
 }
 
 function renderBlock(change: PlannedChange): string {

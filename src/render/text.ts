@@ -65,6 +65,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push(`Waiting on the registry: ${plan.summary.wait}. Blocked: ${plan.summary.blocked}.`);
   }
   lines.push(requestsLine(plan.summary, options.waitMs));
+  const approvals = plan.required_approvals ?? [];
+  if (approvals.length > 0) lines.push(`Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`);
   return `${lines.join('\n')}\n`;
 }
 

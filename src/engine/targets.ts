@@ -1,0 +1,59 @@
+import { TelformError } from '../errors.js';
+import { suggest } from '../manifest/suggest.js';
+import type { Plan, PlannedChange } from './plan-types.js';
+import { pendingWarnings, summarize } from './summary.js';
+
+/**
+ * `--target ADDRESS` (repeatable): the plan limited to those resources and everything they depend
+ * on, for an emergency fix. The rest of the account is left out of the plan — neither shown, nor
+ * applied, nor part of a saved plan's basis — and the plan says so. Pure: no I/O.
+ *
+ * A target is a manifest resource, a resource the state still owns (its delete), or a replace
+ * whose superseded object's delete comes along with it. An address that is none of these is an
+ * error, with a suggestion: a typo must not silently plan nothing.
+ */
+export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
+  if (targets.length === 0) return plan;
+  const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
+  const unknown = targets.filter((target) => !byAddress.has(target));
+  if (unknown.length > 0) {
+    const [first] = unknown as [string];
+    const hint = suggest(first, byAddress.keys());
+    throw new TelformError(
+      'bad_option',
+      `--target ${first}: no such resource in the manifests or the state${hint ? `; did you mean ${hint}?` : ''} (addresses are Kind/name, e.g. Trunk/pbx-out)`,
+    );
+  }
+  const kept = new Set<string>();
+  const visit = (address: string): void => {
+    if (kept.has(address)) return;
+    const change = byAddress.get(address);
+    if (!change) return;
+    kept.add(address);
+    for (const dependency of change.depends_on) visit(dependency);
+  };
+  for (const target of targets) visit(target);
+  const changes = plan.changes.filter((change) => kept.has(change.address) || (change.superseded_of !== undefined && kept.has(change.superseded_of)));
+  const addresses = new Set(changes.map((change) => change.address));
+  const objects = Object.fromEntries(Object.entries(plan.basis.objects).filter(([key]) => addresses.has(key.split('#')[0] as string)));
+  const left = plan.changes.length - changes.length;
+  const sorted = [...new Set(targets)].sort();
+  return {
+    ...plan,
+    targets: sorted,
+    changes,
+    unmanaged: [],
+    summary: summarize(changes),
+    warnings: [
+      `--target: this plan covers only ${sorted.join(', ')} and what ${sorted.length === 1 ? 'it depends' : 'they depend'} on (${changes.length} of ${plan.changes.length} resources); the other ${left} were not looked at, and changes to them are neither shown nor applied`,
+      ...plan.warnings.filter((warning) => !isAbout(warning, plan.changes, addresses)),
+      ...pendingWarnings(changes).filter((warning) => !plan.warnings.includes(warning)),
+    ],
+    basis: { ...plan.basis, objects },
+  };
+}
+
+/** A warning that names a resource left out of the plan. */
+function isAbout(warning: string, all: readonly PlannedChange[], kept: ReadonlySet<string>): boolean {
+  return all.some((change) => !kept.has(change.address) && warning.startsWith(`${change.address} `));
+}
