@@ -9,6 +9,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'validate', load: async () => (await import('./validate.js')).validateCommand() },
   { name: 'plan', load: async () => (await import('./plan.js')).planCommand() },
   { name: 'apply', load: async () => (await import('./apply.js')).applyCommand() },
+  { name: 'explain', load: async () => (await import('./explain.js')).explainCommand() },
   { name: 'show', load: async () => (await import('./show.js')).showCommand() },
   { name: 'drift', load: async () => (await import('./drift.js')).driftCommand() },
   { name: 'import', load: async () => (await import('./import.js')).importCommand() },

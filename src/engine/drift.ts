@@ -7,6 +7,9 @@ import type { Plan, PlannedChange } from './plan-types.js';
  */
 export type DriftStatus = 'in_sync' | 'drifted' | 'pending';
 
+/** Version of `drift --format json` (schemas/drift.schema.json); bumped on any incompatible change. */
+export const driftReportVersion = 1;
+
 export interface DriftReport {
   status: DriftStatus;
   /** Changed outside telform (live differs from the last applied spec, or deleted). */

@@ -1,4 +1,4 @@
-import type { DriftReport } from '../engine/drift.js';
+import { driftReportVersion, type DriftReport } from '../engine/drift.js';
 import type { Plan } from '../engine/plan-types.js';
 import { patchLines } from './format.js';
 
@@ -26,7 +26,7 @@ export function renderDriftText(report: DriftReport, plan: Plan): string {
 }
 
 export function renderDriftJson(report: DriftReport, plan: Plan): string {
-  return `${JSON.stringify({ format_version: 1, ...report, plan }, null, 2)}\n`;
+  return `${JSON.stringify({ format_version: driftReportVersion, ...report, plan }, null, 2)}\n`;
 }
 
 export function renderDriftMarkdown(report: DriftReport): string {

@@ -60,13 +60,15 @@ export function renderText(plan: Plan, options: TextOptions): string {
   }
   for (const warning of plan.warnings) lines.push(`${paint('yellow', 'warning:')} ${warning}`);
   if (plan.warnings.length > 0) lines.push('');
+  const approvals = plan.required_approvals ?? [];
+  if (approvals.length > 0) {
+    lines.push(`Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`, '');
+  }
   lines.push(paint('bold', summaryLine(plan.summary)));
   if (plan.summary.wait > 0 || plan.summary.blocked > 0) {
     lines.push(`Waiting on the registry: ${plan.summary.wait}. Blocked: ${plan.summary.blocked}.`);
   }
   lines.push(requestsLine(plan.summary, options.waitMs));
-  const approvals = plan.required_approvals ?? [];
-  if (approvals.length > 0) lines.push(`Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`);
   return `${lines.join('\n')}\n`;
 }
 

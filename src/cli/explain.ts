@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { TelformError } from '../errors.js';
+import { suggest } from '../manifest/suggest.js';
+import { renderFieldExplanation, renderKindExplanation } from '../render/explain.js';
+import { explainField, explainKind } from '../resources/explain.js';
+import { registry } from '../resources/index.js';
+
+/** `telform explain KIND[.field]`: what a field is, what rules it obeys, what changing it does. */
+export function explainCommand(): Command {
+  return new Command('explain')
+    .description("Describe a kind or a field: type, rules, default, and whether a change is in place, a replace, billable, irreversible or blocked. Offline.")
+    .argument('<kind[.field]>', `a kind (${registry.names.join(', ')}), optionally with a field path`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ telform explain Campaign
+  $ telform explain Trunk.trunk_direction
+  $ telform explain SipIpAcl.entries.ip`,
+    )
+    .action((subject: string) => {
+      const [kindName = '', ...path] = subject.split('.');
+      const kind = registry.get(kindName);
+      if (!kind) {
+        const hint = suggest(kindName, registry.names);
+        throw new TelformError('bad_option', `unknown kind "${kindName}"${hint ? `; did you mean ${hint}?` : ''} (kinds: ${registry.names.join(', ')})`);
+      }
+      if (path.length === 0) {
+        process.stdout.write(renderKindExplanation(explainKind(kind)));
+        return;
+      }
+      const field = explainField(kind, path.join('.'));
+      if (!field) {
+        const fields = Object.keys(kind.spec.shape);
+        const hint = suggest(path[0] ?? '', fields);
+        throw new TelformError('bad_option', `${kind.name} has no field "${path.join('.')}"${hint && hint !== path[0] ? `; did you mean ${hint}?` : ''} (fields: ${fields.join(', ')})`);
+      }
+      process.stdout.write(renderFieldExplanation(field));
+    });
+}
