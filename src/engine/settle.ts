@@ -1,5 +1,5 @@
 import { TelformError } from '../errors.js';
-import { sameValue } from '../resources/live-helpers.js';
+import { sameValue } from '../resources/collection-crud.js';
 import type { LiveObject } from '../resources/live-side.js';
 import type { UncertainOperation } from './journal.js';
 import type { Ledger, LedgerEntry } from './ledger.js';

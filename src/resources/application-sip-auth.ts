@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiRequestError } from '../api/errors.js';
 import { reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
-import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './live-helpers.js';
+import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import type { LiveContext, LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 
 const collection = '/Application/';
@@ -54,11 +54,11 @@ async function assign(context: LiveContext, spec: ResolvedSpec): Promise<string>
 export const applicationSipAuthLive: LiveSide = {
   naturalKey: (spec) => text(spec['app_id']),
   list: async (context) =>
-    (await listRecords(context, collection, 'app_id'))
+    (await listRecords(context.client, collection, 'app_id'))
       .map(normaliseApplicationSipAuth)
       .filter((object): object is LiveObject => object !== undefined),
   read: async (context, id) => {
-    const raw = await readRecord(context, itemPath(collection, id));
+    const raw = await readRecord(context.client, itemPath(collection, id));
     return raw && normaliseApplicationSipAuth(raw);
   },
   create: async (context, spec) => ({ id: await assign(context, spec) }),

@@ -6,18 +6,8 @@ import { TelformError } from '../errors.js';
 import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';
-import {
-  activeCampaignsOf,
-  brandPath,
-  deleteConfirmed,
-  itemPath,
-  listCampaigns,
-  readRecord,
-  requireId,
-  textOf,
-  upperOf,
-  type RawBrand,
-} from './tendlc-live-helpers.js';
+import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
+import { activeCampaignsOf, brandPath, deleteConfirmed, listCampaigns, type RawBrand } from './tendlc-api.js';
 
 /** Create inputs a brand read does not return; the engine compares them with the ledger. */
 const unreadable = ['secondary_vetting', 'url', 'method'];
@@ -29,9 +19,9 @@ const unreadable = ['secondary_vetting', 'url', 'method'];
 export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]): LiveObject {
   const id = requireId(raw as Record<string, unknown>, 'brand_id', brandPath);
   const spec: Record<string, unknown> = {};
-  const profileUuid = textOf(raw.profile_uuid);
-  const alias = textOf(raw.brand_alias);
-  const type = upperOf(raw.brand_type);
+  const profileUuid = text(raw.profile_uuid);
+  const alias = text(raw.brand_alias);
+  const type = upperText(raw.brand_type);
   if (profileUuid !== undefined) spec.profile_uuid = profileUuid;
   if (alias !== undefined) spec.brand_alias = alias;
   if (type !== undefined) spec.brand_type = type;
@@ -44,7 +34,7 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
     id,
     spec,
     registry: {
-      registration_status: upperOf(raw.registration_status) ?? 'UNKNOWN',
+      registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
       ...(reasons.length > 0 ? { declined_reasons: reasons } : {}),
     },
     facts: { activeCampaigns: [...activeCampaigns] },
@@ -62,7 +52,7 @@ function listBrands(client: ApiClient): Promise<RawBrand[]> {
  */
 export const brandLive: LiveSide = {
   // A profile makes one brand only (api.md brand create), so the profile names the brand.
-  naturalKey: (spec) => textOf(spec.profile_uuid),
+  naturalKey: (spec) => text(spec.profile_uuid),
   naturalKeyWord: 'profile',
 
   async list({ client }) {
@@ -78,9 +68,9 @@ export const brandLive: LiveSide = {
   },
 
   async create({ client }, spec) {
-    const profileUuid = textOf(spec.profile_uuid);
+    const profileUuid = text(spec.profile_uuid);
     if (profileUuid === undefined) throw new TelformError('bad_spec', 'a brand needs profile_uuid');
-    const url = textOf(spec.url);
+    const url = text(spec.url);
     const body: Record<string, unknown> = {
       profile_uuid: profileUuid,
       brand_alias: spec.brand_alias,

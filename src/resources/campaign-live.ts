@@ -3,19 +3,8 @@ import { OutcomeUnknownError } from '../api/errors.js';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
-import {
-  campaignPath,
-  deleteConfirmed,
-  itemPath,
-  listCampaigns,
-  accountNumbers,
-  readRecord,
-  requireId,
-  textOf,
-  upperOf,
-  type RawCampaign,
-  type RawNumber,
-} from './tendlc-live-helpers.js';
+import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
+import { accountNumbers, campaignPath, deleteConfirmed, listCampaigns, type RawCampaign, type RawNumber } from './tendlc-api.js';
 
 /**
  * The live side of Campaign (api.md "Campaigns"; api-facts.md 3d): register or import, read back
@@ -99,20 +88,20 @@ function subUsecasesOf(raw: RawCampaign, usecase: string | undefined): string[] 
 export function normaliseCampaignSpec(raw: RawCampaign): Record<string, unknown> {
   const id = requireId(raw, 'campaign_id', campaignPath);
   const spec: Record<string, unknown> = {};
-  const alias = textOf(raw.campaign_alias);
+  const alias = text(raw.campaign_alias);
   if (alias !== undefined) spec.campaign_alias = alias;
-  if (textOf(raw.campaign_source)?.toLowerCase() === 'shared') {
+  if (text(raw.campaign_source)?.toLowerCase() === 'shared') {
     spec.import = { campaign_id: id };
     return spec;
   }
-  const brandId = textOf(raw.brand_id);
+  const brandId = text(raw.brand_id);
   if (brandId !== undefined) spec.brand_id = brandId;
   for (const field of textFields) {
     // Codes compared in upper case, as the manifest's enums write them (DESIGN.md section 5).
-    const value = codeFields.has(field) ? upperOf(raw[field]) : textOf(raw[field]);
+    const value = codeFields.has(field) ? upperText(raw[field]) : text(raw[field]);
     if (value !== undefined) spec[field] = value;
   }
-  const subUsecases = subUsecasesOf(raw, upperOf(raw.usecase));
+  const subUsecases = subUsecasesOf(raw, upperText(raw.usecase));
   if (subUsecases !== undefined) spec.sub_usecases = subUsecases;
   const attributes = raw.campaign_attributes && typeof raw.campaign_attributes === 'object' ? (raw.campaign_attributes as Record<string, unknown>) : raw;
   for (const attribute of campaignAttributes) {
@@ -131,11 +120,11 @@ interface NumberCounts {
 function countNumbers(numbers: readonly RawNumber[]): Map<string, NumberCounts> {
   const counts = new Map<string, NumberCounts>();
   for (const number of numbers) {
-    const campaignId = textOf(number.tendlc_campaign_id);
+    const campaignId = text(number.tendlc_campaign_id);
     if (campaignId === undefined) continue;
     const count = counts.get(campaignId) ?? { linked: 0, processing: 0 };
     count.linked += 1;
-    if (upperOf(number.tendlc_registration_status) === 'PROCESSING') count.processing += 1;
+    if (upperText(number.tendlc_registration_status) === 'PROCESSING') count.processing += 1;
     counts.set(campaignId, count);
   }
   return counts;
@@ -143,13 +132,13 @@ function countNumbers(numbers: readonly RawNumber[]): Map<string, NumberCounts> 
 
 export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | undefined): LiveObject {
   const id = requireId(raw, 'campaign_id', campaignPath);
-  const errorCode = textOf(raw.error_code);
-  const errorReason = textOf(raw.error_reason);
+  const errorCode = text(raw.error_code);
+  const errorReason = text(raw.error_reason);
   return {
     id,
     spec: normaliseCampaignSpec(raw),
     registry: {
-      registration_status: upperOf(raw.registration_status) ?? 'UNKNOWN',
+      registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
       ...(errorCode === undefined ? {} : { error_code: errorCode }),
       ...(errorReason === undefined ? {} : { error_reason: errorReason }),
     },
@@ -159,12 +148,12 @@ export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | unde
 
 function importIdOf(spec: Record<string, unknown>): string | undefined {
   const value = spec.import;
-  return value && typeof value === 'object' ? textOf((value as Record<string, unknown>).campaign_id) : undefined;
+  return value && typeof value === 'object' ? text((value as Record<string, unknown>).campaign_id) : undefined;
 }
 
 /** `url` and, with it, `method` (a callback method means nothing without a URL). */
 function callbackOf(spec: ResolvedSpec): Record<string, unknown> {
-  const url = textOf(spec.url);
+  const url = text(spec.url);
   return url === undefined ? {} : { url, method: spec.method };
 }
 
@@ -172,7 +161,7 @@ function callbackOf(spec: ResolvedSpec): Record<string, unknown> {
 export function registerBody(spec: ResolvedSpec): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of ['campaign_alias', 'brand_id', ...textFields]) {
-    const value = textOf(spec[field]);
+    const value = text(spec[field]);
     if (value !== undefined) body[field] = value;
   }
   if (Array.isArray(spec.sub_usecases) && spec.sub_usecases.length > 0) body.sub_usecases = [...spec.sub_usecases];
@@ -200,7 +189,7 @@ function isRegisteredFrom(raw: RawCampaign, spec: ResolvedSpec): boolean {
 }
 
 async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<string> {
-  const brandId = textOf(spec.brand_id);
+  const brandId = text(spec.brand_id);
   const outcome = await createWithRecovery<Record<string, unknown>>(client, campaignPath, registerBody(spec), async () => {
     const campaigns = await listCampaigns(client, brandId);
     const found = campaigns.find((campaign) => isRegisteredFrom(campaign, spec));
@@ -217,7 +206,7 @@ async function importCampaign(client: ApiClient, spec: ResolvedSpec, campaignId:
     (await readRecord(client, itemPath(campaignPath, campaignId), 'campaign')) === undefined ? undefined : campaignId,
   );
   if (outcome.kind === 'recovered') return campaignId;
-  return textOf(outcome.response.body?.campaign_id) ?? campaignId;
+  return text(outcome.response.body?.campaign_id) ?? campaignId;
 }
 
 /**
@@ -246,7 +235,7 @@ export const campaignLive: LiveSide = {
   // An imported campaign is named by its registry id, a registered one by its alias (DESIGN.md section 4).
   naturalKey(spec) {
     const imported = importIdOf(spec);
-    return imported === undefined ? textOf(spec.campaign_alias) : `import:${imported}`;
+    return imported === undefined ? text(spec.campaign_alias) : `import:${imported}`;
   },
 
   async list(context) {
@@ -273,7 +262,7 @@ export const campaignLive: LiveSide = {
       throw new TelformError('not_updatable', `Campaign ${id}: ${fixed.join(', ')} cannot be changed by a campaign update`);
     }
     // The API reads "" as "not given" (api-facts.md section 7, quirk 2): an update cannot remove a value.
-    const cleared = changedFields.filter((field) => textOf(desired[field]) === undefined);
+    const cleared = changedFields.filter((field) => text(desired[field]) === undefined);
     if (cleared.length > 0) {
       throw new TelformError(
         'not_updatable',

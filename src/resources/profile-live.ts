@@ -3,7 +3,8 @@ import { listAll } from '../api/list.js';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
-import { brandPath, deleteConfirmed, itemPath, readRecord, requireId, textOf, upperOf, type RawBrand } from './tendlc-live-helpers.js';
+import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
+import { brandPath, deleteConfirmed, type RawBrand } from './tendlc-api.js';
 
 /**
  * The live side of Profile (`/Profile/`, api-facts.md section 8): create, update of the fields the
@@ -41,7 +42,7 @@ function nested(raw: unknown, fields: readonly string[]): Record<string, string>
   if (raw === null || typeof raw !== 'object') return undefined;
   const out: Record<string, string> = {};
   for (const field of fields) {
-    const value = textOf((raw as Record<string, unknown>)[field]);
+    const value = text((raw as Record<string, unknown>)[field]);
     if (value !== undefined) out[field] = value;
   }
   return Object.keys(out).length > 0 ? out : undefined;
@@ -52,14 +53,14 @@ export function normaliseProfile(raw: RawProfile, brands: readonly string[]): Li
   const id = requireId(raw, 'profile_uuid', profilePath);
   const spec: Record<string, unknown> = {};
   for (const field of textFields) {
-    const value = codeFields.has(field) ? upperOf(raw[field]) : textOf(raw[field]);
+    const value = codeFields.has(field) ? upperText(raw[field]) : text(raw[field]);
     if (value !== undefined) spec[field] = value;
   }
   const address = nested(raw.address, addressFields);
   const contact = nested(raw.authorized_contact, contactFields);
   if (address) spec.address = address;
   if (contact) spec.authorized_contact = contact;
-  return { id, spec, facts: { primary: upperOf(raw.profile_type) === 'PRIMARY', brands: [...brands].sort() } };
+  return { id, spec, facts: { primary: upperText(raw.profile_type) === 'PRIMARY', brands: [...brands].sort() } };
 }
 
 function listProfiles(client: ApiClient): Promise<RawProfile[]> {
@@ -71,7 +72,7 @@ async function brandsByProfile(client: ApiClient): Promise<Map<string, string[]>
   const brands = await listAll<RawBrand>(client, brandPath, { itemsKey: 'brands', idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath) });
   const byProfile = new Map<string, string[]>();
   for (const brand of brands) {
-    const profileUuid = textOf(brand.profile_uuid);
+    const profileUuid = text(brand.profile_uuid);
     if (profileUuid === undefined) continue;
     byProfile.set(profileUuid, [...(byProfile.get(profileUuid) ?? []), String(brand.brand_id)]);
   }
@@ -111,7 +112,7 @@ function removedFields(desired: ResolvedSpec, live: Record<string, unknown>, cha
 }
 
 export const profileLive: LiveSide = {
-  naturalKey: (spec) => textOf(spec.profile_alias),
+  naturalKey: (spec) => text(spec.profile_alias),
 
   async list({ client }) {
     const [profiles, brands] = await Promise.all([listProfiles(client), brandsByProfile(client)]);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ApiRequestError } from '../api/errors.js';
 import { secret } from './fields.js';
 import type { Kind } from './kind.js';
-import { createOnce, deleteAt, findCreated, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './live-helpers.js';
+import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
+import { createOnce, deleteAt, findCreated } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { checkSipAuthPassword } from './passwords.js';
 
@@ -22,9 +23,9 @@ const naturalKey = (spec: Record<string, unknown>): string | undefined => text(s
  */
 export const sipCredentialLive: LiveSide = {
   naturalKey,
-  list: async (context) => (await listRecords(context, collection, 'credential_uuid')).map(normaliseSipCredential),
+  list: async (context) => (await listRecords(context.client, collection, 'credential_uuid')).map(normaliseSipCredential),
   read: async (context, id) => {
-    const raw = await readRecord(context, itemPath(collection, id));
+    const raw = await readRecord(context.client, itemPath(collection, id));
     return raw && normaliseSipCredential(raw);
   },
   create: async (context, spec) => {

@@ -4,19 +4,8 @@ import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
-import {
-  createOnce,
-  deleteAt,
-  findCreated,
-  integer,
-  itemPath,
-  listRecords,
-  pick,
-  present,
-  readRecord,
-  text,
-  type ApiRecord,
-} from './live-helpers.js';
+import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
+import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
 /** api.md "SIP IP access control lists": a list holds at most 50 entries. */
@@ -100,7 +89,7 @@ async function allSettled(tasks: ReadonlyArray<() => Promise<unknown>>): Promise
  */
 async function addEntry(context: LiveContext, aclId: string, entry: Record<string, unknown>, before: ReadonlySet<string>): Promise<void> {
   await createWithRecovery(context.client, `${itemPath(collection, aclId)}Entry/`, pick(entry, ['ip', 'cidr_prefix', 'description']), async () => {
-    const raw = await readRecord(context, itemPath(collection, aclId));
+    const raw = await readRecord(context.client, itemPath(collection, aclId));
     return raw ? liveEntries(raw).find((live) => !before.has(live.entry_id) && sameEntry(live, entry)) : undefined;
   });
 }
@@ -112,7 +101,7 @@ async function addEntry(context: LiveContext, aclId: string, entry: Record<strin
  * 50-entry cap leaves no room; then removals go first.
  */
 async function syncEntries(context: LiveContext, aclId: string, desired: ReadonlyArray<Record<string, unknown>>): Promise<void> {
-  const raw = await readRecord(context, itemPath(collection, aclId));
+  const raw = await readRecord(context.client, itemPath(collection, aclId));
   if (!raw) throw new TelformError('vanished', `SIP IP ACL ${aclId} disappeared while its entries were being changed`);
   const current = liveEntries(raw);
   const wanted = new Map(desired.map((entry) => [entryKey(entry), entry]));
@@ -166,9 +155,9 @@ function updateRequests(patch: readonly Operation[]): number {
  */
 export const sipIpAclLive: LiveSide = {
   naturalKey,
-  list: async (context) => (await listRecords(context, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
+  list: async (context) => (await listRecords(context.client, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
   read: async (context, id) => {
-    const raw = await readRecord(context, itemPath(collection, id));
+    const raw = await readRecord(context.client, itemPath(collection, id));
     return raw && normaliseSipIpAcl(raw);
   },
   create: (context, spec) => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
-import { collectionLive, present, text, type ApiRecord } from './live-helpers.js';
+import { present, text, type ApiRecord } from './api-records.js';
+import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { checkTrunkPassword } from './passwords.js';
 

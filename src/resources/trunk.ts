@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
-import { collectionLive, flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './live-helpers.js';
+import { flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './api-records.js';
+import { collectionLive } from './collection-crud.js';
+import { accountNumbers } from './tendlc-api.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
-import { accountNumbers } from './tendlc-live-helpers.js';
 
 const collection = '/Zentrunk/Trunk/';
 const createFields = ['name', 'trunk_direction', 'trunk_status', 'secure', 'ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'fallback_uri_uuid'];
@@ -71,11 +72,11 @@ const rows = collectionLive({
 export const trunkLive: LiveSide = {
   ...rows,
   list: async (context) => {
-    const [trunks, numbers] = await Promise.all([listRecords(context, collection, 'trunk_id'), numbersByTrunk(context)]);
+    const [trunks, numbers] = await Promise.all([listRecords(context.client, collection, 'trunk_id'), numbersByTrunk(context)]);
     return trunks.map((raw) => normaliseTrunk(raw, numbers.get(String(raw['trunk_id'])) ?? 0));
   },
   read: async (context, id) => {
-    const body = await readRecord(context, itemPath(collection, id));
+    const body = await readRecord(context.client, itemPath(collection, id));
     if (!body) return undefined;
     const numbers = await numbersByTrunk(context);
     return normaliseTrunk(unwrapTrunk(body), numbers.get(id) ?? 0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TelformError } from '../../src/errors.js';
-import { findCreated, flag, idFromResponse, integer, sameValue, text, updateBody } from '../../src/resources/live-helpers.js';
+import { flag, idFromResponse, integer, text } from '../../src/resources/api-records.js';
+import { findCreated, sameValue, updateBody } from '../../src/resources/collection-crud.js';
 import type { LiveObject } from '../../src/resources/live-side.js';
 
 const byName = (spec: Record<string, unknown>): string | undefined => text(spec['name']);

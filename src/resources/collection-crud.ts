@@ -1,49 +1,14 @@
-import { ApiRequestError } from '../api/errors.js';
-import { listAll } from '../api/list.js';
 import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
 import { TelformError } from '../errors.js';
+import { idFromResponse, itemPath, listRecords, readRecord, text, type ApiRecord } from './api-records.js';
 import type { LiveContext, LiveObject, LiveSide, ResolvedSpec, UpdateRequest } from './live-side.js';
 
 /**
- * Building blocks shared by the live sides of the kinds: reading the API's loosely typed records,
- * normalising them (DESIGN.md section 5: `""`, `null` and absent alike), whole-list reads, creates
- * that survive a lost response, and bodies of partial updates.
+ * Writing through the API the way the kinds share: creates that survive a lost response (looked up
+ * by natural key before anything is sent again), idempotent deletes, bodies of partial updates,
+ * and `collectionLive`, the whole read/create/update/delete of a simple collection (the trunking
+ * kinds).
  */
-
-/** A record as the API returns it; fields are read through the helpers below. */
-export type ApiRecord = Record<string, unknown>;
-
-/** A text field; `""`, `null` and anything else that is not a string count as absent. */
-export function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** A lower-cased text field, for enum values whose case production does not keep steady (DESIGN.md section 5). */
-export function lowerText(value: unknown): string | undefined {
-  return text(value)?.toLowerCase();
-}
-
-/** A boolean field; production and SDKs sometimes send `"true"`/`"false"` strings. */
-export function flag(value: unknown, fallback: boolean): boolean {
-  if (typeof value === 'boolean') return value;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return fallback;
-}
-
-/** An integer field, also from a numeric string. */
-export function integer(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
-  return undefined;
-}
-
-/** The record without its undefined fields: a normalised spec holds only what is present. */
-export function present(record: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (value !== undefined) out[key] = value;
-  return out;
-}
 
 /** The fields of `spec` named in `fields` that hold a value, as a request body. */
 export function pick(spec: ResolvedSpec, fields: readonly string[]): Record<string, unknown> {
@@ -53,41 +18,6 @@ export function pick(spec: ResolvedSpec, fields: readonly string[]): Record<stri
     if (value !== undefined && value !== null) out[field] = value;
   }
   return out;
-}
-
-/** `/Collection/{id}/`, the id encoded (ids come from the API, but never trusted as path text). */
-export function itemPath(collection: string, id: string): string {
-  return `${collection}${encodeURIComponent(id)}/`;
-}
-
-/** Every item of a paginated list with `objects` (trunking, SipAuth, applications, numbers), read whole. */
-export function listRecords(context: LiveContext, path: string, idField: string): Promise<ApiRecord[]> {
-  return listAll<ApiRecord>(context.client, path, {
-    itemsKey: 'objects',
-    idOf: (item) => String(item[idField]),
-  });
-}
-
-/** One record by path; undefined when the API answers 404. */
-export async function readRecord(context: LiveContext, path: string): Promise<ApiRecord | undefined> {
-  try {
-    const { body } = await context.client.get<unknown>(path);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-      throw new TelformError('unexpected_response', `the API answered GET ${path} without a JSON object`);
-    }
-    return body as ApiRecord;
-  } catch (error) {
-    if (error instanceof ApiRequestError && error.status === 404) return undefined;
-    throw error;
-  }
-}
-
-/** The new object's id from a create response. */
-export function idFromResponse(body: unknown, field: string, path: string): string {
-  const value = body && typeof body === 'object' ? (body as ApiRecord)[field] : undefined;
-  if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number') return String(value);
-  throw new TelformError('unexpected_response', `the API answered POST ${path} without "${field}", so the new object cannot be tracked`);
 }
 
 /**
@@ -203,12 +133,12 @@ export interface CollectionLiveOptions {
 export function collectionLive(options: CollectionLiveOptions): Pick<LiveSide, 'naturalKey' | 'list' | 'read' | 'create' | 'update' | 'delete'> {
   const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
   const list = async (context: LiveContext): Promise<LiveObject[]> =>
-    (await listRecords(context, options.collection, options.idField)).map((raw) => options.normalise(raw));
+    (await listRecords(context.client, options.collection, options.idField)).map((raw) => options.normalise(raw));
   return {
     naturalKey,
     list,
     read: async (context, id) => {
-      const raw = await readRecord(context, itemPath(options.collection, id));
+      const raw = await readRecord(context.client, itemPath(options.collection, id));
       return raw && options.normalise(raw);
     },
     create: (context, spec) =>

@@ -3,12 +3,12 @@ import { ApiRequestError } from '../api/errors.js';
 import { listAll } from '../api/list.js';
 import { deleteIdempotent } from '../api/writes.js';
 import { TelformError } from '../errors.js';
+import { readRecord, requireId, text, upperText } from './api-records.js';
 import { memoised, type LiveContext } from './live-side.js';
 
 /**
- * What the live sides of Brand and Campaign share: the records the 10DLC API returns (api.md
- * "Brand", "Campaign"; api-facts.md 3a, 3d), reading one of them, the whole campaign and number
- * lists, and deletes confirmed by reading back (DESIGN.md section 7).
+ * The 10DLC API as the live sides of Profile, Brand and Campaign use it: the records it returns,
+ * the whole campaign and number lists, and deletes confirmed by reading back (DESIGN.md section 7).
  */
 
 export const brandPath = '/10dlc/Brand/';
@@ -33,45 +33,6 @@ export interface RawNumber {
   number?: unknown;
   tendlc_campaign_id?: unknown;
   tendlc_registration_status?: unknown;
-}
-
-/** A non-empty string, or undefined: `""` and `null` mean "not set" (DESIGN.md section 5). */
-export function textOf(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** Status values compared and shown in upper case (api-facts.md 3d: `Active` in filters, `ACTIVE` in records). */
-export function upperOf(value: unknown): string | undefined {
-  const text = textOf(value);
-  return text === undefined ? undefined : text.toUpperCase();
-}
-
-/** The id a record must carry; a record without one is a response telform cannot work with. */
-export function requireId(record: Record<string, unknown>, field: string, path: string): string {
-  const id = record[field];
-  if (typeof id === 'string' && id !== '') return id;
-  if (typeof id === 'number') return String(id);
-  throw new TelformError('unexpected_response', `the API returned a record without ${field} from ${path}`, { details: { path, field } });
-}
-
-export function itemPath(collection: string, id: string): string {
-  return `${collection}${encodeURIComponent(id)}/`;
-}
-
-/**
- * One record by path, unwrapped from `key` (`{api_id, brand}`), tolerant of a flat body;
- * undefined on 404.
- */
-export async function readRecord<T extends object>(client: ApiClient, path: string, key: string): Promise<T | undefined> {
-  try {
-    const { body } = await client.get<Record<string, unknown> | undefined>(path);
-    if (!body || typeof body !== 'object') return undefined;
-    const inner = body[key];
-    return (inner && typeof inner === 'object' ? inner : body) as T;
-  } catch (error) {
-    if (error instanceof ApiRequestError && error.status === 404) return undefined;
-    throw error;
-  }
 }
 
 /** Every campaign of the account (or of one brand: the documented `brand_id` filter), read whole. */
@@ -102,7 +63,7 @@ const blockingBrandDelete = new Set(['ACTIVE', 'PROCESSING']);
 /** Ids of the campaigns of `brandId` that are `ACTIVE` or `PROCESSING`, sorted. */
 export function activeCampaignsOf(campaigns: readonly RawCampaign[], brandId: string): string[] {
   return campaigns
-    .filter((campaign) => campaign.brand_id === brandId && blockingBrandDelete.has(upperOf(campaign.registration_status) ?? ''))
+    .filter((campaign) => campaign.brand_id === brandId && blockingBrandDelete.has(upperText(campaign.registration_status) ?? ''))
     .map((campaign) => String(campaign.campaign_id))
     .sort();
 }
@@ -130,7 +91,7 @@ export async function deleteConfirmed(client: ApiClient, path: string, what: str
   }
   const still = await readRecord(client, path, key);
   if (still === undefined) return;
-  const message = answer && typeof answer === 'object' ? textOf((answer as Record<string, unknown>).message) : undefined;
+  const message = answer && typeof answer === 'object' ? text((answer as Record<string, unknown>).message) : undefined;
   throw new TelformError(
     'delete_refused',
     `${what} was not deleted: it is still there after the API answered "${message ?? 'no message'}"`,
