@@ -4,6 +4,7 @@ import { systemClock } from '../api/clock.js';
 import { applyPlan, ledgerRefreshes, type ApplyInputs } from '../engine/apply.js';
 import { mergeApprovals, readSavedPlan } from '../engine/saved-plan.js';
 import { countApplySteps, hasChanges } from '../engine/summary.js';
+import { unusedApprovals } from '../engine/safety.js';
 import { TelformError } from '../errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
@@ -98,7 +99,7 @@ async function execute(
   const { options, globals, io } = context;
   const { plan, violations } = run;
   if (!globals.quiet) {
-    io.stdout(renderers.text.plan(planForDisplay(plan, false, []), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs: options.wait }) }));
+    io.stdout(renderers.text.plan(planForDisplay(plan, false, unusedApprovals(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs: options.wait }) }));
   }
   if (violations.length > 0) {
     for (const violation of violations) io.stderr(`refused: ${violation.message}`);

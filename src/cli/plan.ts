@@ -3,7 +3,10 @@ import { TelformError } from '../errors.js';
 import { writeSavedPlan } from '../engine/saved-plan.js';
 import { hasChanges } from '../engine/summary.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
+import { summaryLine } from '../render/format.js';
+import { unusedApprovals } from '../engine/safety.js';
 import { ExitCode } from './exit-codes.js';
+import { assertPlanTarget } from '../engine/saved-plan.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
@@ -48,6 +51,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
     if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     return runAccounts({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options), io });
   }
+  if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
   const run = await reconcile({ paths: options.file }, globals, approvals, io, {
     lock: false,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
@@ -56,8 +60,12 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   try {
     const plan = run.plan;
     if (options.out) await writeSavedPlan(options.out, plan);
-    const shown = planForDisplay(plan, options.showUnmanaged ?? false, run.violations.map((violation) => `apply will refuse: ${violation.message}`));
+    const shown = planForDisplay(plan, options.showUnmanaged ?? false, [
+      ...unusedApprovals(plan, approvals),
+      ...run.violations.map((violation) => `apply will refuse: ${violation.message}`),
+    ]);
     if (!globals.quiet || options.format !== 'text') io.stdout(renderers[options.format].plan(shown, { color: useColor(globals, io) }));
+    else io.stdout(`${summaryLine(plan.summary)}\n`);
     if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
     if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
     return ExitCode.ok;

@@ -1,8 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../errors.js';
 import { ExitCode, exitCodeHelp } from './exit-codes.js';
 import { commandsFor } from './commands.js';
 import { duration } from './option-parsers.js';
+
+/** The `version` of the package this CLI was built from (package.json sits two folders above dist/cli/). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+/** Every command's `--help` lists the program's options too (--endpoint, --state, …), which it accepts. */
+function showGlobalOptions(command: Command): void {
+  command.configureHelp({ ...command.configureHelp(), showGlobalOptions: true });
+  for (const sub of command.commands) showGlobalOptions(sub);
+}
 
 /** Builds the commander program with the commands `args` need (see `commandsFor`). */
 export async function buildProgram(args: readonly string[]): Promise<Command> {
@@ -16,10 +29,14 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
     .option('--quiet', 'print only errors and the final summary')
     .option('--log-http', 'print every API request and response on stderr (secrets redacted)')
     .option('--debug', 'print stack traces of internal errors')
+    .version(packageVersion(), '-V, --version', 'print the version of telform')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', `\n${exitCodeHelp}`);
-  for (const command of await Promise.all(commandsFor(args).map((entry) => entry.load()))) program.addCommand(command);
+  for (const command of await Promise.all(commandsFor(args).map((entry) => entry.load()))) {
+    showGlobalOptions(command);
+    program.addCommand(command);
+  }
   return program;
 }
 

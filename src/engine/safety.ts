@@ -1,3 +1,4 @@
+import { editDistance } from '../manifest/suggest.js';
 import type { Ledger } from './ledger.js';
 import type { DesiredResource } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
@@ -140,4 +141,24 @@ function massDeletes(plan: Plan, ledger: Ledger): SafetyViolation[] {
     }
   }
   return violations;
+}
+
+/**
+ * `--allow-irreversible ADDRESS` for an address the plan does not hold approves nothing; a typo
+ * there would let the reviewer believe a change was approved. One warning per such address, naming
+ * the closest address that does need the approval.
+ */
+export function unusedApprovals(plan: Plan, approvals: PlanApprovals): string[] {
+  const needing = [...new Set(plan.changes.filter((change) => change.flags.irreversible).map((change) => change.superseded_of ?? change.address))];
+  const warnings: string[] = [];
+  for (const address of approvals.allow_irreversible) {
+    if (address === 'all' || needing.includes(address)) continue;
+    const closest = [...needing].sort((a, b) => editDistance(address, a) - editDistance(address, b) || a.localeCompare(b))[0];
+    warnings.push(
+      `--allow-irreversible ${address} approves nothing: the plan has no irreversible change of ${address}${
+        closest === undefined ? ' (it has no irreversible change at all)' : `; the closest that needs approval is ${closest}`
+      }`,
+    );
+  }
+  return warnings;
 }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { TelformError } from '../errors.js';
 import { writeAtomically } from './atomic-file.js';
 import type { DesiredResource } from './model.js';
@@ -19,19 +20,55 @@ export async function readSavedPlan(file: string): Promise<Plan> {
   } catch {
     throw new TelformError('plan_unreadable', `cannot read the saved plan ${file}`);
   }
-  let plan: Plan;
-  try {
-    plan = JSON.parse(text) as Plan;
-  } catch {
-    throw new TelformError('plan_unreadable', `${file} is not a saved plan (not JSON); make one with telform plan -o ${file}`);
-  }
-  if (typeof plan !== 'object' || plan === null || !Array.isArray(plan.changes) || typeof plan.basis !== 'object') {
-    throw new TelformError('plan_unreadable', `${file} is not a saved plan; make one with telform plan -o ${file}`);
+  const plan = parseSavedPlan(text);
+  if (!plan) {
+    // A manifest given without -f: say how to apply it, never suggest a command that overwrites it.
+    const hint = looksLikeManifest(file, text)
+      ? `it looks like a manifest: apply manifests with -f, as in telform apply -f ${file}`
+      : 'make one with telform plan -f MANIFESTS -o plan.json';
+    throw new TelformError('plan_unreadable', `${file} is not a saved plan; ${hint}`);
   }
   if (plan.format_version !== planFormatVersion) {
     throw new TelformError('plan_version', `${file} has plan format ${String(plan.format_version)}; this telform reads format ${planFormatVersion}`);
   }
   return plan;
+}
+
+function parseSavedPlan(text: string): Plan | undefined {
+  try {
+    const plan = JSON.parse(text) as Plan;
+    if (typeof plan !== 'object' || plan === null || !Array.isArray(plan.changes) || typeof plan.basis !== 'object') return undefined;
+    return plan;
+  } catch {
+    return undefined;
+  }
+}
+
+function looksLikeManifest(file: string, text: string): boolean {
+  return /\.ya?ml$/i.test(file) || /^\s*apiVersion\s*:/m.test(text);
+}
+
+/**
+ * Where `plan -o` may write: never over a manifest it reads, never over a file that is not a saved
+ * plan (a typo must not replace a manifest, a key or anything else with a plan), never a `.yaml`
+ * name (a plan is JSON, and in a manifest folder it would be read as a manifest next time).
+ */
+export async function assertPlanTarget(out: string, inputs: readonly string[], cwd: string): Promise<void> {
+  const target = path.resolve(cwd, out);
+  if (inputs.some((input) => path.resolve(cwd, input) === target)) {
+    throw new TelformError('plan_target', `-o ${out} is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json`);
+  }
+  if (/\.ya?ml$/i.test(out)) throw new TelformError('plan_target', `-o ${out}: a saved plan is JSON; name it like plan.json`);
+  let text: string;
+  try {
+    text = await readFile(target, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new TelformError('plan_target', `-o ${out} cannot be written: ${(error as Error).message}`);
+  }
+  if (!parseSavedPlan(text)) {
+    throw new TelformError('plan_target', `-o ${out} exists and is not a saved plan; it was left as it is (remove it, or choose another file)`);
+  }
 }
 
 /** The desired resources a saved plan was computed from (secrets as their sources, never values). */

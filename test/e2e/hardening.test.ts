@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 import { examplesDir } from './examples.js';
 
 /** Defects found by trying telform as a new user and as an adversary, each pinned end to end. */
@@ -78,5 +79,84 @@ describe('metadata.protect', () => {
     const deleted = await cli(['apply', '-f', file, '--state', 'lift.json', '--auto-approve']);
     expect(deleted.code).toBe(0);
     expect(deleted.stderr).toContain('deleted  TrunkIpAcl/guarded');
+  });
+});
+
+describe('output', () => {
+  it('ends quietly when the reader of its output goes away (state list | head -1)', async () => {
+    const resources: Record<string, unknown> = {};
+    for (let index = 0; index < 20_000; index += 1) {
+      resources[`TrunkIpAcl/acl-${index}`] = { kind: 'TrunkIpAcl', name: `acl-${index}`, id: `id-${index}`, applied_spec: {}, secrets: {}, updated_at: '2026-11-25T00:00:00.000Z' };
+    }
+    const ledger = { format_version: 1, lineage: 'pipe-test', endpoint: harness.emulator.url, account: 'MAEMULATOR0000000001', serial: 1, resources };
+    await writeFile(path.join(folder, 'big.state.json'), JSON.stringify(ledger));
+    const child = spawn(process.execPath, [cliPath, 'state', 'list', '--state', 'big.state.json'], { cwd: folder, env: harness.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Like `head -1`: read the first line, then close the pipe.
+    const first = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\n')) {
+          child.stdout.destroy();
+          resolve(text.slice(0, text.indexOf('\n')));
+        }
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(first).toMatch(/^TrunkIpAcl\/acl-0 +id-0$/);
+    expect(stderr).not.toMatch(/EPIPE|Error|\n +at /);
+    expect(code).toBe(0);
+  });
+
+  it('prints the summary under --quiet plan, and the version under --version and -V', async () => {
+    const file = await manifests('quiet.yaml', [doc('TrunkIpAcl', 'quiet-acl', { ip_addresses: ['192.0.2.99'] })]);
+    const quiet = await cli(['--quiet', 'plan', '-f', file, '--state', 'quiet.json']);
+    expect(quiet.stdout).toBe('Plan: 1 to create, 0 to update, 0 to replace, 0 to delete. Cost: 0 USD. Irreversible: 0.\n');
+    const version = JSON.parse(await readFile(path.join(repository, 'package.json'), 'utf8')) as { version: string };
+    expect((await cli(['--version'])).stdout).toBe(`${version.version}\n`);
+    expect((await cli(['-V'])).stdout).toBe(`${version.version}\n`);
+  });
+
+  it('lists the global options in a subcommand --help', async () => {
+    const help = await cli(['state', 'mv', '--help']);
+    expect(help.stdout).toContain('Global Options:\n  --endpoint <url>');
+  });
+});
+
+describe('plan -o and apply FILE', () => {
+  it('refuses to write the plan over a manifest, or over any file that is not a saved plan', async () => {
+    const file = await manifests('m.yaml', [doc('TrunkIpAcl', 'out-acl', { ip_addresses: ['192.0.2.98'] })]);
+    const before = await readFile(path.join(folder, file), 'utf8');
+    const over = await cli(['plan', '-f', 'm.yaml', '-o', 'm.yaml', '--state', 'out.json']);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toBe('error: -o m.yaml is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json\n');
+    expect(await readFile(path.join(folder, file), 'utf8')).toBe(before);
+    await writeFile(path.join(folder, 'notes.json'), '{"mine": true}\n');
+    const notes = await cli(['plan', '-f', 'm.yaml', '-o', 'notes.json', '--state', 'out.json']);
+    expect(notes.stderr).toBe('error: -o notes.json exists and is not a saved plan; it was left as it is (remove it, or choose another file)\n');
+    expect(await readFile(path.join(folder, 'notes.json'), 'utf8')).toBe('{"mine": true}\n');
+    // A saved plan may be replaced by a new one.
+    expect((await cli(['plan', '-f', 'm.yaml', '-o', 'plan.json', '--state', 'out.json'])).code).toBe(0);
+    expect((await cli(['plan', '-f', 'm.yaml', '-o', 'plan.json', '--state', 'out.json'])).code).toBe(0);
+  });
+
+  it('suggests -f for a manifest given to apply as a plan file', async () => {
+    const run = await cli(['apply', 'm.yaml', '--state', 'out.json']);
+    expect(run.stderr).toBe('error: m.yaml is not a saved plan; it looks like a manifest: apply manifests with -f, as in telform apply -f m.yaml\n');
+  });
+});
+
+describe('--allow-irreversible', () => {
+  it('warns about an address the plan does not hold, naming the closest one that needs approval', async () => {
+    const plan = await cli(['plan', '-f', 'examples/10dlc', '--state', 'tendlc.json', '--allow-irreversible', 'Campaign/acme-order']);
+    expect(plan.stdout).toContain('warning: --allow-irreversible Campaign/acme-order approves nothing: the plan has no irreversible change of Campaign/acme-order (it has no irreversible change at all)\n');
+    // Without its brand document, the brand is deleted: irreversible.
+    const profileOnly = (await readFile(path.join(folder, 'examples/10dlc/acme.yaml'), 'utf8')).split(/\n---\n/).filter((part) => part.includes('kind: Profile'));
+    await writeFile(path.join(folder, 'profile-only.yaml'), profileOnly.join('\n---\n'));
+    const deleting = await cli(['plan', '-f', 'profile-only.yaml', '--state', 'tendlc.json', '--allow-irreversible', 'Brand/acme-retial']);
+    expect(deleting.stdout).toContain('# Brand/acme-retail will be deleted [irreversible]');
+    expect(deleting.stdout).toContain('warning: --allow-irreversible Brand/acme-retial approves nothing: the plan has no irreversible change of Brand/acme-retial; the closest that needs approval is Brand/acme-retail\n');
   });
 });
