@@ -29,9 +29,24 @@ export function renderDriftJson(report: DriftReport, plan: Plan): string {
   return `${JSON.stringify({ format_version: driftReportVersion, ...report, plan }, null, 2)}\n`;
 }
 
-export function renderDriftMarkdown(report: DriftReport): string {
+/**
+ * The drift report as markdown (a scheduled job's issue). With the plan, each resource changed
+ * outside telform shows what differs, as the manifest would put it back.
+ */
+export function renderDriftMarkdown(report: DriftReport, plan?: Plan): string {
   const lines = ['### telform drift', '', `Status: **${report.status.replace('_', ' ')}**`, ''];
-  if (report.drifted.length > 0) lines.push('Changed outside telform:', '', ...report.drifted.map((address) => `- \`${address}\``), '');
+  const byAddress = new Map((plan?.changes ?? []).map((change) => [change.address, change]));
+  if (report.drifted.length > 0) {
+    lines.push('Changed outside telform:', '');
+    for (const address of report.drifted) {
+      const change = byAddress.get(address);
+      const what = change?.action === 'create' ? ': deleted from the account' : change?.action === 'delete' ? ': still in the account' : '';
+      lines.push(`- \`${address}\`${what}`);
+      const fields = change && change.action !== 'create' && change.action !== 'delete' ? patchLines(change) : [];
+      if (fields.length > 0) lines.push('', '  ```diff', ...fields.map((field) => `  ${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`), '  ```');
+    }
+    lines.push('');
+  }
   if (report.pending.length > 0) lines.push('Not yet applied:', '', ...report.pending.map((address) => `- \`${address}\``), '');
   for (const note of report.notes) lines.push(`> ${note}`);
   return `${lines.join('\n')}\n`;

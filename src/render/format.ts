@@ -62,8 +62,11 @@ export function patchLines(change: PlannedChange): FieldLine[] {
     switch (operation.op) {
       case 'add':
         return { marker: '+', text: `${path} = ${formatValue(operation.value)}` };
-      case 'remove':
-        return { marker: '-', text: `${path} = ${formatValue(valueAt(change.before, operation.path))}` };
+      case 'remove': {
+        // A set member is keyed in the patch but stored as a list in `before`: its path names it.
+        const removed = valueAt(change.before, operation.path);
+        return { marker: '-', text: removed === undefined ? path : `${path} = ${formatValue(removed)}` };
+      }
       case 'replace':
         return { marker: '~', text: `${path}: ${formatValue(valueAt(change.before, operation.path))} → ${formatValue(operation.value)}` };
       default:

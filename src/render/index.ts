@@ -32,7 +32,7 @@ export const renderers: Record<PlanFormat, Renderer> = {
   },
   markdown: {
     plan: (plan) => renderMarkdown(plan),
-    drift: (report) => renderDriftMarkdown(report),
+    drift: (report, plan) => renderDriftMarkdown(report, plan),
   },
 };
 

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { renderDriftMarkdown } from '../../src/render/drift.js';
+import { change, plan } from './plan-builder.js';
+
+describe('renderDriftMarkdown', () => {
+  it('shows what differs for each resource changed outside telform, set members by name', () => {
+    const drifted = change({
+      address: 'TrunkIpAcl/office',
+      action: 'update',
+      drifted: true,
+      before: { name: 'office', ip_addresses: ['203.0.113.10', '192.0.2.200'] },
+      after: { name: 'office', ip_addresses: ['203.0.113.10'] },
+      patch: [{ op: 'remove', path: '/ip_addresses/192.0.2.200' }],
+    });
+    const gone = change({ address: 'Trunk/pbx', action: 'create', drifted: true });
+    const text = renderDriftMarkdown({ status: 'drifted', drifted: ['TrunkIpAcl/office', 'Trunk/pbx'], pending: [], notes: [] }, plan([drifted, gone]));
+    expect(text).toBe(
+      [
+        '### telform drift',
+        '',
+        'Status: **drifted**',
+        '',
+        'Changed outside telform:',
+        '',
+        '- `TrunkIpAcl/office`',
+        '',
+        '  ```diff',
+        '  - ip_addresses["192.0.2.200"]',
+        '  ```',
+        '- `Trunk/pbx`: deleted from the account',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+});
