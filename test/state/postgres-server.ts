@@ -47,7 +47,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       '60',
       '-o',
       // fsync off: a test cluster is thrown away, and durability of the machine's disk is not under test.
-      `-h 127.0.0.1 -p ${port} -k ${root} -c fsync=off -c max_connections=200`,
+      `-h 127.0.0.1 -p ${port} -k ${root} -c fsync=off -c max_connections=50 -c shared_buffers=16MB`,
       'start',
     ]);
   } catch (error) {
