@@ -44,18 +44,16 @@ export const schemaVersion = migrations.length;
 const migrationLockKey = 7_346_372_100_001;
 
 export async function migrate(client: pg.Client, location: string): Promise<void> {
+  // Up to date (every run but the first after an upgrade): nothing to create, so a user who may only
+  // read and write the tables is enough.
+  if ((await currentVersion(client, location)) === schemaVersion) return;
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
     await client.query('CREATE TABLE IF NOT EXISTS telform_schema (version integer NOT NULL)');
     const found = await client.query<{ version: number }>('SELECT version FROM telform_schema');
     const current = found.rows[0]?.version ?? 0;
-    if (current > schemaVersion) {
-      throw new TelformError(
-        'state_schema',
-        `the state database ${location} has schema version ${current}, newer than this telform understands (${schemaVersion}); upgrade telform`,
-      );
-    }
+    refuseNewer(current, location);
     for (let version = current + 1; version <= schemaVersion; version += 1) await client.query(migrations[version - 1] as string);
     if (found.rows.length === 0) await client.query('INSERT INTO telform_schema (version) VALUES ($1)', [schemaVersion]);
     else if (current < schemaVersion) await client.query('UPDATE telform_schema SET version = $1', [schemaVersion]);
@@ -63,5 +61,22 @@ export async function migrate(client: pg.Client, location: string): Promise<void
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+async function currentVersion(client: pg.Client, location: string): Promise<number> {
+  const present = await client.query<{ present: boolean }>("SELECT to_regclass('telform_schema') IS NOT NULL AS present");
+  if (!present.rows[0]?.present) return 0;
+  const version = (await client.query<{ version: number }>('SELECT version FROM telform_schema')).rows[0]?.version ?? 0;
+  refuseNewer(version, location);
+  return version;
+}
+
+function refuseNewer(version: number, location: string): void {
+  if (version > schemaVersion) {
+    throw new TelformError(
+      'state_schema',
+      `the state database ${location} has schema version ${version}, newer than this telform understands (${schemaVersion}); upgrade telform`,
+    );
   }
 }

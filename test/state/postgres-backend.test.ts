@@ -100,6 +100,28 @@ describe('PostgreSQL state backend', () => {
     }
   });
 
+  it('needs no right to create tables once they exist: a role that may only read and write them works', async () => {
+    await (await open()).close();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query('CREATE ROLE worker LOGIN');
+      await admin.query('GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO worker');
+      await admin.query('GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO worker');
+    } finally {
+      await admin.end();
+    }
+    const backend = await PostgresBackend.open(url.replace('//telform@', '//worker@'), 'worker', {});
+    try {
+      await backend.lock(0);
+      await backend.append('{"type":"intent"}');
+      await backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: [] });
+      expect(await backend.read()).toEqual({ ledger: '{"serial":1}', journal: [] });
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('never shows the password of the URL', async () => {
     const secretUrl = `postgres://telform:pa55-w0rd-secret@127.0.0.1:1/nowhere`;
     const failure = await PostgresBackend.open(secretUrl, 'default', {}).catch((error: Error) => error);
