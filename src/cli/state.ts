@@ -3,6 +3,7 @@ import type { LedgerEntry } from '../engine/ledger.js';
 import type { StateStore } from '../engine/state-store.js';
 import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
+import { stateEndpointCommand } from './state-endpoint.js';
 import { TelformError } from '../errors.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from './session.js';
@@ -22,7 +23,8 @@ Examples:
   $ telform state show Trunk/pbx-out
   $ telform state mv Trunk/pbx-out Trunk/office-outbound    # after renaming metadata.name
   $ telform state rm SipCredential/old-phone                  # stop managing it; it stays in the account
-  $ telform state unprotect Trunk/pbx-out                     # let a removed, protected resource be deleted`,
+  $ telform state unprotect Trunk/pbx-out                     # let a removed, protected resource be deleted
+  $ telform state endpoint http://127.0.0.1:4010             # the same account, served at another address`,
   );
   state
     .command('list')
@@ -115,6 +117,7 @@ Examples:
       }
     });
   state.addCommand(stateMigrateCommand());
+  state.addCommand(stateEndpointCommand());
   return state;
 }
 

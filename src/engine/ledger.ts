@@ -67,12 +67,35 @@ export function addressOf(kind: string, name: string): string {
 
 /** Refuses a ledger that belongs to another endpoint or account (DESIGN.md section 4). */
 export function assertLedgerBinding(ledger: Ledger, endpoint: string, account: string, file: string): void {
-  if (ledger.endpoint !== endpoint || ledger.account !== account) {
+  if (!sameEndpoint(ledger.endpoint, endpoint) || ledger.account !== account) {
+    const repoint = ledger.account === account ? `, or if this is where that account now lives, run telform state endpoint ${endpoint}` : '';
     throw new TelformError(
       'ledger_mismatch',
-      `the state file ${file} belongs to account ${ledger.account} at ${ledger.endpoint}, not to account ${account} at ${endpoint}; use --state to pick the right file`,
+      `the state file ${file} belongs to account ${ledger.account} at ${ledger.endpoint}, not to account ${account} at ${endpoint}; use --state to pick the right file${repoint}`,
     );
   }
+}
+
+/** Names of this machine: `127.0.0.1` (any 127.x.y.z), `localhost` and `[::1]` are one host. */
+const loopbackHosts = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Whether two endpoints are the same: equal, or URLs that differ only in how they name this machine
+ * (a state made against `http://127.0.0.1:PORT` serves `http://localhost:PORT` too).
+ */
+export function sameEndpoint(a: string, b: string): boolean {
+  if (a === b) return true;
+  let left: URL;
+  let right: URL;
+  try {
+    left = new URL(a);
+    right = new URL(b);
+  } catch {
+    return false;
+  }
+  if (!loopbackHosts.test(left.hostname) || !loopbackHosts.test(right.hostname)) return false;
+  const trim = (url: URL) => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
+  return trim(left) === trim(right);
 }
 
 /** The fingerprint key: derived from the auth token, so the ledger proves nothing without it. */

@@ -135,6 +135,13 @@ export class StateStore {
     this.dirty = false;
   }
 
+  /** Binds the ledger to another endpoint of its account (`telform state endpoint`); written by `compact`. */
+  rebind(endpoint: string): void {
+    this.assertLocked();
+    this.ledger.endpoint = endpoint;
+    this.dirty = true;
+  }
+
   /** Keeps a copy of the ledger as it is now (before `state rm`/`mv` edit it); says where. */
   backup(): Promise<string> {
     return this.backend.backup(serializeLedger(this.ledger));

@@ -3,6 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
 import { cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 import { examplesDir } from './examples.js';
 
@@ -158,5 +159,37 @@ describe('--allow-irreversible', () => {
     const deleting = await cli(['plan', '-f', 'profile-only.yaml', '--state', 'tendlc.json', '--allow-irreversible', 'Brand/acme-retial']);
     expect(deleting.stdout).toContain('# Brand/acme-retail will be deleted [irreversible]');
     expect(deleting.stdout).toContain('warning: --allow-irreversible Brand/acme-retial approves nothing: the plan has no irreversible change of Brand/acme-retial; the closest that needs approval is Brand/acme-retail\n');
+  });
+});
+
+describe('the endpoint a state belongs to', () => {
+  it('takes 127.0.0.1, localhost and [::1] for one host, and is re-pointed by state endpoint after a check', async () => {
+    const dataFile = path.join(folder, 'emulator-data.json');
+    const first = await startEmulator({ dataFile });
+    const env = (url: string) => ({ ...harness.env, TELFORM_ENDPOINT: url });
+    const file = await manifests('moving.yaml', [doc('TrunkIpAcl', 'moving-acl', { ip_addresses: ['192.0.2.77'] })]);
+    try {
+      expect((await runCli(['apply', '-f', file, '--state', 'moving.json', '--auto-approve'], { cwd: folder, env: env(first.url) })).code).toBe(0);
+      const byName = await runCli(['plan', '-f', file, '--state', 'moving.json', '--detailed-exitcode'], { cwd: folder, env: env(first.url.replace('127.0.0.1', 'localhost')) });
+      expect(byName.stderr).toBe('');
+      expect(byName.code).toBe(0);
+    } finally {
+      await first.close();
+    }
+    // The emulator restarts with the same data on another port: the state follows it once checked.
+    const second = await startEmulator({ dataFile });
+    try {
+      const stranded = await runCli(['plan', '-f', file, '--state', 'moving.json'], { cwd: folder, env: env(second.url) });
+      expect(stranded.stderr).toContain(`or if this is where that account now lives, run telform state endpoint ${second.url}\n`);
+      const elsewhere = await runCli(['state', 'endpoint', harness.emulator.url, '--state', 'moving.json'], { cwd: folder, env: env(second.url) });
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stderr).toContain(`error: none of the 1 managed resources read at ${harness.emulator.url} exists there, so it is not where this state's account lives; nothing was changed\n`);
+      const moved = await runCli(['state', 'endpoint', second.url, '--state', 'moving.json'], { cwd: folder, env: env(second.url) });
+      expect(moved.stdout).toMatch(new RegExp(`^the state moving\\.json now belongs to account MAEMULATOR0000000001 at ${second.url.replace(/\./g, '\\.')} \\(was http://127\\.0\\.0\\.1:\\d+; 1 of 1 managed resources checked there\\)\\n$`));
+      const plan = await runCli(['plan', '-f', file, '--state', 'moving.json', '--detailed-exitcode'], { cwd: folder, env: env(second.url) });
+      expect(plan.code).toBe(0);
+    } finally {
+      await second.close();
+    }
   });
 });
