@@ -18,4 +18,5 @@ export const exitCodeHelp = `Exit codes:
   0  success (plan/drift: no changes)
   1  error (invalid manifests, API failure, refused or failed apply)
   2  plan --detailed-exitcode: changes present; drift: the account was changed outside telform
-  3  drift: only manifest changes are waiting to be applied`;
+  3  drift: only manifest changes are waiting to be applied
+With --accounts, and for report merge: the worst over the accounts (1, then 2, then 3, then 0).`;
