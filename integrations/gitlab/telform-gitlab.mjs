@@ -2,7 +2,7 @@
 // The GitLab API side of telform.gitlab-ci.yml, with Node's built-ins only:
 //   note MARKER FILE            one merge-request note per marker, created once, then edited
 //   reviewed-plan OUT           the plan artifact reviewed in the merge request of this commit;
-//                               prints the reviewed head's sha
+//                               prints the reviewed head's sha and the merge request's iid
 //   drift-issue open|close FILE one open issue labelled telform-drift, updated or closed
 // It reads GitLab's predefined variables and TELFORM_GITLAB_TOKEN (a project access token with
 // scope api). The token is sent only to CI_API_V4_URL and never printed.
@@ -35,7 +35,8 @@ const json = async (method, path, body) => (await request(method, path, body)).j
 
 /** The note carrying this hidden marker is edited in place, so a merge request has one plan note. */
 async function note(marker, file) {
-  const iid = env.CI_MERGE_REQUEST_IID;
+  // An apply job (a push pipeline) names the merge request it applied in TELFORM_MERGE_REQUEST_IID.
+  const iid = env.CI_MERGE_REQUEST_IID || env.TELFORM_MERGE_REQUEST_IID;
   if (!iid || !token) {
     process.stderr.write('not posting the merge-request note: no merge request or no TELFORM_GITLAB_TOKEN\n');
     return;
@@ -69,7 +70,7 @@ async function reviewedPlan(out) {
   const artifact = await request('GET', `/jobs/${job.id}/artifacts/${planFile}`);
   await writeFile(out, Buffer.from(await artifact.arrayBuffer()));
   process.stderr.write(`reviewed plan: merge request !${merged.iid}, head ${merged.sha}, job ${job.id}\n`);
-  process.stdout.write(`${merged.sha}\n`);
+  process.stdout.write(`${merged.sha} ${merged.iid}\n`);
 }
 
 async function driftIssue(action, file) {

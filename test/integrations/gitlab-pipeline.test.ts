@@ -135,6 +135,8 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(apply.output).toContain('reviewed plan: merge request !1');
     expect(apply.output).toContain('Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted.');
     expect(apply.output).toContain('PASS  telform-apply');
+    expect(gitlab.notes.map((note) => note.body.split('\n')[0])).toEqual(['<!-- telform-plan -->', '<!-- telform-apply -->']);
+    expect(gitlab.notes[1]?.body).toMatch(/^<!-- telform-apply -->\n### telform apply\n\n```\nApply complete: 1 created, /);
     const after = await runCli(['plan', '-f', 'manifests', '--state', path.join(work, 'telform.state.json'), '--detailed-exitcode'], { cwd: project, env: api.env });
     expect(after.code).toBe(0);
 
@@ -143,6 +145,9 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(again.output).toContain('telform-plan.json is stale: the state changed since it was made');
     expect(again.output).toContain('nothing was applied and nothing was planned again');
     expect(again.output).not.toContain('Apply complete');
+    expect(gitlab.notes).toHaveLength(2);
+    expect(gitlab.notes[1]?.body).toContain('### telform apply: refused\n\nThe reviewed plan no longer matches the account or the state');
+    expect(gitlab.notes[1]?.body).toContain('telform-plan.json is stale: the state changed since it was made');
   }, 300_000);
 
   it('runs drift on a schedule: 2 opens the issue with the report, 0 closes it, 3 notes pending manifests', async () => {
