@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { classifyDrift } from '../engine/drift.js';
+import { commandTimer } from './timings.js';
 import { planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
@@ -46,7 +47,7 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
   const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const report = classifyDrift(run.plan, run.store.existed);
-    io.stdout(renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) }));
+    io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));
     return report.status === 'drifted' ? ExitCode.changes : report.status === 'pending' ? ExitCode.pendingManifestChanges : ExitCode.ok;
   } finally {
     await run.close();

@@ -7,6 +7,7 @@ import { summaryLine } from '../render/format.js';
 import { unusedApprovals } from '../engine/safety.js';
 import { ExitCode } from './exit-codes.js';
 import { assertPlanTarget } from '../engine/saved-plan.js';
+import { commandTimer } from './timings.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
@@ -64,7 +65,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
       ...unusedApprovals(plan, approvals),
       ...run.violations.map((violation) => `apply will refuse: ${violation.message}`),
     ]);
-    if (!globals.quiet || options.format !== 'text') io.stdout(renderers[options.format].plan(shown, { color: useColor(globals, io) }));
+    if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => renderers[options.format].plan(shown, { color: useColor(globals, io) })));
     else io.stdout(`${summaryLine(plan.summary)}\n`);
     if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
     if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;

@@ -13,6 +13,7 @@ import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
+import { commandTimer } from './timings.js';
 import { openSession, type GlobalOptions, type Session } from './session.js';
 
 /** Flags that approve what the safety gates would refuse (DESIGN.md section 6). */
@@ -72,7 +73,7 @@ export async function reconcile(
           resources: desiredFromPlan(input.saved.plan),
           resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true }),
         }
-      : await loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside: options.allowSecretFilesOutside === true });
+      : await commandTimer.timeAsync('load', () => loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside: options.allowSecretFilesOutside === true }));
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: StateStore | undefined;
   try {
@@ -94,6 +95,7 @@ export async function reconcile(
       endpoint: session.endpointLabel,
       account: session.account,
       now: new Date(),
+      timer: commandTimer,
     });
     // A saved plan is planned again with the targets it was made with (`--target`).
     const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []));

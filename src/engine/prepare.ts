@@ -1,3 +1,4 @@
+import { untimed, type StageTimer } from './stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { SecretFingerprinter } from './ledger.js';
 import { ledgerIdsToFetch } from './match.js';
@@ -26,6 +27,8 @@ export interface PrepareInputs {
   endpoint: string;
   account: string;
   now: Date;
+  /** Measures the read and plan stages (the benchmarks); untimed by default. */
+  timer?: StageTimer;
 }
 
 export interface Prepared {
@@ -34,11 +37,15 @@ export interface Prepared {
 }
 
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
-  const live = await readLiveModel(inputs.kinds, inputs.live);
-  const settled = await settleUncertain(inputs, live);
-  const fetchedById = await fetchMissingLedgerObjects(inputs, live);
-  const { states: secretStates, fingerprints } = await compareSecrets(inputs);
-  const plan = buildPlan({
+  const timer = inputs.timer ?? untimed;
+  const { live, settled, fetchedById, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
+    const live = await readLiveModel(inputs.kinds, inputs.live);
+    const settled = await settleUncertain(inputs, live);
+    const fetchedById = await fetchMissingLedgerObjects(inputs, live);
+    const { states: secretStates, fingerprints } = await compareSecrets(inputs);
+    return { live, settled, fetchedById, secretStates, fingerprints };
+  });
+  const plan = timer.time('diff', () => buildPlan({
     kinds: inputs.kinds,
     desired: inputs.desired,
     live,
@@ -50,7 +57,8 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     account: inputs.account,
     approvals: inputs.approvals,
     now: inputs.now,
-  });
+    timer,
+  }));
   // A saved plan must not be applied with other secret values than it was made with.
   Object.assign(plan.basis.objects, fingerprints);
   return { plan, live };

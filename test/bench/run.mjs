@@ -200,11 +200,13 @@ function formatRow(row) {
     row.ratio === null ? '     ' : `${row.ratio.toFixed(2)}×`.padStart(6),
     row.peak_rss_mb === null ? '      ' : `${row.peak_rss_mb} MB`.padStart(7),
     row.cpu_s === null ? '       ' : `${row.cpu_s.toFixed(2)} s`.padStart(8),
+    row.stages_ms === null ? '' : stages.map((stage) => String(row.stages_ms[stage]?.cpu_ms ?? '-')).join('/'),
   ];
   return cells.join('  ');
 }
 
-const header = ['size', 'scenario'.padEnd(42), '     wall', 'reqs', '    floor', 'ratio', 'peak RSS', '   CPU'];
+const stages = ['load', 'read', 'diff', 'order', 'render'];
+const header = ['size', 'scenario'.padEnd(42), '     wall', 'reqs', '    floor', 'ratio', 'peak RSS', '   CPU', `stage CPU ms (${stages.join('/')})`];
 process.stdout.write(`emulator at ${latencyMs} ms per request; ${cpus().length} cores, load average ${loadavg().map((v) => v.toFixed(1)).join(' ')}\n`);
 process.stdout.write(`${header.join('  ')}\n`);
 try {
