@@ -60,7 +60,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   });
   try {
     const plan = run.plan;
-    if (options.out) await writeSavedPlan(options.out, plan);
+    if (options.out) await writeSavedPlan(options.out, plan, run.session.authToken);
     const shown = planForDisplay(plan, options.showUnmanaged ?? false, [
       ...unusedApprovals(plan, approvals),
       ...run.violations.map((violation) => `apply will refuse: ${violation.message}`),

@@ -6,7 +6,7 @@ import type { DesiredResource, PlannerKind } from '../engine/model.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
-import { assertPlanApplies, desiredFromPlan } from '../engine/saved-plan.js';
+import { assertPlanApplies, assertPlanSealed, desiredFromPlan } from '../engine/saved-plan.js';
 import type { StateStore } from '../engine/state-store.js';
 import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
@@ -77,6 +77,8 @@ export async function reconcile(
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: StateStore | undefined;
   try {
+    // Before the state, the account or a secret is read: an edited plan could name what is read.
+    if ('saved' in input) assertPlanSealed(input.saved.plan, session, input.saved.file);
     store = await openState(globals, io.env, {
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,

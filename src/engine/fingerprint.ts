@@ -10,7 +10,8 @@ export function fingerprintLive(live: LiveObject): string {
   return createHash('sha256').update(stableJson(live.spec)).digest('hex').slice(0, 32);
 }
 
-function stableJson(value: unknown): string {
+/** JSON with object keys sorted, so equal data always gives the same text. */
+export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)

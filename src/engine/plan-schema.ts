@@ -105,6 +105,14 @@ export const planSchema = z
       .describe('The approvals apply asks for (e.g. "--max-cost 15"), and whether the approvals recorded here give them.'),
     targets: z.array(z.string()).optional().describe('--target: the plan covers only these resources and what they depend on.'),
     basis: z.object({ ledger_lineage: z.string(), ledger_serial: z.number(), objects: z.record(z.string(), z.string()) }),
+    seal: z
+      .object({
+        algorithm: z.literal('hmac-sha256'),
+        key_id: z.string().describe('Id of the key, derived from the auth token the plan was made with.'),
+        value: z.string().describe('HMAC-SHA256 (hex) over every other field of the plan as canonical JSON (sorted keys, no whitespace).'),
+      })
+      .optional()
+      .describe('Written by plan -o: apply FILE refuses a plan whose seal does not match (an edited plan, or one made with another token).'),
   })
   .describe('A telform plan (telform plan --format json, or plan -o FILE).');
 

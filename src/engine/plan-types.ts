@@ -122,6 +122,15 @@ export interface PlanBasis {
   objects: Record<string, string>;
 }
 
+/** A saved plan's integrity seal (see plan-seal.ts); only `plan -o` writes one. */
+export interface PlanSeal {
+  algorithm: 'hmac-sha256';
+  /** Id of the key, derived from the auth token the plan was made with. */
+  key_id: string;
+  /** Hex HMAC over every other field of the plan, in canonical JSON. */
+  value: string;
+}
+
 export interface Plan {
   format_version: number;
   created_at: string;
@@ -138,4 +147,6 @@ export interface Plan {
   /** `--target`: the plan covers only these resources and what they depend on. */
   targets?: string[];
   basis: PlanBasis;
+  /** Present in a saved plan: `apply FILE` refuses a plan whose seal does not match. */
+  seal?: PlanSeal;
 }

@@ -3,14 +3,15 @@ import path from 'node:path';
 import { TelformError } from '../errors.js';
 import { writeAtomically } from './atomic-file.js';
 import type { DesiredResource } from './model.js';
+import { PlanSealer } from './plan-seal.js';
 import { planFormatVersion, type Plan, type PlanApprovals } from './plan-types.js';
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or
  * refused when anything it was computed from changed since (DESIGN.md section 5).
  */
-export async function writeSavedPlan(file: string, plan: Plan): Promise<void> {
-  await writeAtomically(file, `${JSON.stringify(plan, null, 2)}\n`);
+export async function writeSavedPlan(file: string, plan: Plan, authToken: string): Promise<void> {
+  await writeAtomically(file, `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);
 }
 
 export async function readSavedPlan(file: string): Promise<Plan> {
@@ -92,27 +93,68 @@ export function desiredFromPlan(plan: Plan): DesiredResource[] {
 }
 
 /**
- * Addresses whose basis differs between the saved plan and a fresh one: a live object changed, a
- * create's name is now taken, a secret changed, or the ledger moved on.
+ * What differs between the saved plan's basis and a fresh one, by address: a live object changed,
+ * a create's name is now taken, a secret changed, or a secret is read from elsewhere (said so).
  */
 export function staleAddresses(saved: Plan, fresh: Plan): string[] {
-  const stale = new Set<string>();
-  for (const [address, fingerprint] of Object.entries(saved.basis.objects)) {
-    if (fresh.basis.objects[address] !== fingerprint) stale.add(address.split('#')[0] as string);
+  const stale = new Map<string, string[]>();
+  const mark = (key: string, note?: string): void => {
+    const address = key.split('#')[0] as string;
+    const notes = stale.get(address) ?? [];
+    if (note) notes.push(note);
+    stale.set(address, notes);
+  };
+  for (const [key, fingerprint] of Object.entries(saved.basis.objects)) {
+    const now = fresh.basis.objects[key];
+    if (now !== fingerprint) mark(key, now === undefined ? undefined : sourceMoved(key, fingerprint, now));
   }
-  for (const address of Object.keys(fresh.basis.objects)) {
-    if (!(address in saved.basis.objects)) stale.add(address.split('#')[0] as string);
+  for (const key of Object.keys(fresh.basis.objects)) if (!(key in saved.basis.objects)) mark(key);
+  return [...stale.keys()].sort().map((address) => {
+    const notes = stale.get(address) ?? [];
+    return notes.length > 0 ? `${address} (${notes.join('; ')})` : address;
+  });
+}
+
+/** `its password is now read from file b.txt, not file a.txt`, when a secret's origin moved. */
+function sourceMoved(key: string, then: string, now: string): string | undefined {
+  const before = /^secret:[0-9a-f]+:(.*)$/.exec(then)?.[1];
+  const after = /^secret:[0-9a-f]+:(.*)$/.exec(now)?.[1];
+  if (before === undefined || after === undefined || before === after) return undefined;
+  return `its ${key.split('#')[1] ?? 'secret'} is now read from ${after}, not ${before}`;
+}
+
+/** A saved plan applies only to the endpoint and account it was made for. */
+function assertSameAccount(saved: Plan, endpoint: string, account: string, file: string): void {
+  if (saved.endpoint !== endpoint || saved.account !== account) {
+    throw new TelformError('plan_elsewhere', `${file} was made for account ${saved.account} at ${saved.endpoint}, not ${account} at ${endpoint}`);
   }
-  return [...stale].sort();
+}
+
+/**
+ * Refuses a saved plan that is not exactly what `plan -o` wrote with this account's token, before
+ * any secret or the account is read (plan-seal.ts says what the seal covers and proves).
+ */
+export function assertPlanSealed(saved: Plan, session: { endpointLabel: string; account: string; authToken: string }, file: string): void {
+  assertSameAccount(saved, session.endpointLabel, session.account, file);
+  const verdict = new PlanSealer(session.authToken).check(saved);
+  switch (verdict) {
+    case 'ok':
+      return;
+    case 'missing':
+      throw new TelformError('plan_unsealed', `${file} has no integrity seal, so it was not written by telform plan -o and is not applied; make it with telform plan -o ${file}`);
+    case 'other_key':
+      throw new TelformError('plan_unsealed', `${file} was sealed with another auth token than this run's (the token was changed since, or the plan is not this account's); make a new plan`);
+    case 'edited':
+      throw new TelformError('plan_edited', `${file} was changed after telform plan wrote it (its integrity seal does not match), so nothing was applied; make a new plan instead of editing one`);
+    default: {
+      const never: never = verdict;
+      throw new Error(`unhandled seal check ${String(never)}`);
+    }
+  }
 }
 
 export function assertPlanApplies(saved: Plan, fresh: Plan, file: string): void {
-  if (saved.endpoint !== fresh.endpoint || saved.account !== fresh.account) {
-    throw new TelformError(
-      'plan_elsewhere',
-      `${file} was made for account ${saved.account} at ${saved.endpoint}, not ${fresh.account} at ${fresh.endpoint}`,
-    );
-  }
+  assertSameAccount(saved, fresh.endpoint, fresh.account, file);
   // A ledger that was never written (serial 0) gets a new lineage each time it is opened: two of
   // them are the same empty ledger, as when the first plan of an account is applied in CI.
   const bothUnwritten = saved.basis.ledger_serial === 0 && fresh.basis.ledger_serial === 0;

@@ -5,7 +5,7 @@ import { displayPath } from './files.js';
 import { loadManifests } from './load.js';
 import { placeOfResource, type ManifestResource } from './model.js';
 import { formatProblem } from './report.js';
-import { describeSecretSource, isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
+import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
 
 /**
  * Manifests as the engine wants them: validated (every problem printed; any error stops the run
@@ -121,7 +121,7 @@ async function resolveSources(
   for (const [field, source] of Object.entries(sources)) {
     const resolution = await resolveSecret(source, environment);
     if (!resolution.ok) {
-      throw new TelformError(resolution.refused ? 'secret_source' : 'secret_unresolved', `${field} (${describeSecretSource(source)}): ${resolution.message}`, {
+      throw new TelformError(resolution.refused ? 'secret_source' : 'secret_unresolved', `${field}: ${resolution.message}`, {
         place: { address },
       });
     }
@@ -136,7 +136,11 @@ async function resolveSources(
  * it (unless `--allow-secret-files-outside`), as the manifest folders bound it at plan time.
  */
 export async function secretResolverForPlan(io: { env: Readonly<Record<string, string | undefined>>; cwd: string; allowSecretFilesOutside?: boolean }) {
-  const environment: SecretEnvironment = { env: io.env, fileRoots: io.allowSecretFilesOutside ? 'anywhere' : await realRoots([io.cwd]) };
+  const environment: SecretEnvironment = {
+    env: io.env,
+    fileRoots: io.allowSecretFilesOutside ? 'anywhere' : await realRoots([io.cwd]),
+    fileRootsName: 'the working directory',
+  };
   return (resource: DesiredResource): Promise<Record<string, ResolvedSecret>> =>
     resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address, io.cwd), environment, io.cwd);
 }

@@ -66,22 +66,6 @@ export function toSecretSource(raw: unknown, manifestAbsolutePath: string): Secr
   return { source: 'file', path: path.resolve(path.dirname(manifestAbsolutePath), written), written };
 }
 
-/** How a source is described in messages: never the value. */
-export function describeSecretSource(source: SecretSource): string {
-  switch (source.source) {
-    case 'env':
-      return `environment variable ${source.name}`;
-    case 'file':
-      return `file ${source.written}`;
-    case 'literal':
-      return 'literal value';
-    default: {
-      const never: never = source;
-      return never;
-    }
-  }
-}
-
 /** Largest secret file read: a password is short; a bigger file is the wrong file. */
 export const maxSecretFileBytes = 64 * 1024;
 
@@ -112,6 +96,8 @@ export interface SecretEnvironment {
    * `fromFile` secret must lie inside one of them, or `anywhere` (`--allow-secret-files-outside`).
    */
   fileRoots: readonly string[] | 'anywhere';
+  /** How error messages name `fileRoots` (default: the folders the manifests were loaded from). */
+  fileRootsName?: string;
 }
 
 /** The auth tokens in `env` (TELFORM_AUTH_TOKEN, PLIVO_AUTH_TOKEN), by variable, for the same-value check. */
@@ -189,7 +175,7 @@ async function readSource(source: SecretSource, environment: SecretEnvironment):
       return { ok: true, value: new Sensitive(value) };
     }
     case 'file':
-      return readSecretFile(source, environment.fileRoots);
+      return readSecretFile(source, environment.fileRoots, environment.fileRootsName ?? 'the folders the manifests were loaded from');
     default: {
       const never: never = source;
       return never;
@@ -203,7 +189,11 @@ async function readSource(source: SecretSource, environment: SecretEnvironment):
  * opened without following a link (a link swapped in after the check fails) and without blocking
  * (a FIFO swapped in does not hang the run), and must be a regular file.
  */
-async function readSecretFile(source: Extract<SecretSource, { source: 'file' }>, roots: SecretEnvironment['fileRoots']): Promise<SecretResolution> {
+async function readSecretFile(
+  source: Extract<SecretSource, { source: 'file' }>,
+  roots: SecretEnvironment['fileRoots'],
+  rootsName: string,
+): Promise<SecretResolution> {
   const fail = (reason: string, refused = false): SecretResolution => ({ ok: false, refused, message: `secret file ${source.written} ${reason}` });
   const lexicalSpecial = specialFolderOf(source.path);
   if (lexicalSpecial) return fail(`is a special file (under ${lexicalSpecial}), never a secret file`, true);
@@ -217,7 +207,7 @@ async function readSecretFile(source: Extract<SecretSource, { source: 'file' }>,
   if (special) return fail(`leads to ${real}, a special file (under ${special}), never a secret file`, true);
   if (roots !== 'anywhere' && !roots.some((root) => isInside(real, root))) {
     const through = real === source.path ? '' : ` (it leads to ${real})`;
-    return fail(`is outside the folders the manifests were loaded from${through}; keep secret files beside the manifests, or pass --allow-secret-files-outside`, true);
+    return fail(`is outside ${rootsName}${through}; keep secret files beside the manifests, or pass --allow-secret-files-outside`, true);
   }
   let handle: FileHandle;
   try {
