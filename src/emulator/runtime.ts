@@ -3,8 +3,18 @@ import { RequestLog } from './request-log.js';
 import { createAccountState, type AccountState, type EmulatorState } from './state.js';
 import type { EmulatorConfig } from './options.js';
 
-/** Called for every new account, e.g. to seed the documented profiles. */
-export type AccountInitializer = (account: AccountState, runtime: Runtime) => void;
+/**
+ * What every new account starts with (the documented applications, numbers, profiles). Each is run
+ * once per account, recorded by `name` in the account, so an account saved by an older emulator gets
+ * the initializers added since when it is loaded, and never one twice.
+ */
+export interface AccountInitializer {
+  name: string;
+  initialize(account: AccountState, runtime: Runtime): void;
+}
+
+/** What an account saved before initializers were recorded had had: the applications and profiles. */
+const legacyInitializers = ['applications', 'profiles'];
 
 /**
  * What every route can reach besides its account: the clock, id generators, the request log,
@@ -37,9 +47,21 @@ export class Runtime {
     const existing = this.state.accounts.get(authId);
     if (existing) return existing;
     const account = createAccountState(authId, authToken);
+    account.initialized = [];
     this.state.accounts.set(authId, account);
-    for (const initialize of this.accountInitializers) initialize(account, this);
+    this.initialize(account);
     return account;
+  }
+
+  /** Runs the initializers the account has not had yet (all of them for a new account). */
+  initialize(account: AccountState): void {
+    const done = new Set(account.initialized ?? legacyInitializers);
+    for (const initializer of this.accountInitializers) {
+      if (done.has(initializer.name)) continue;
+      initializer.initialize(account, this);
+      done.add(initializer.name);
+    }
+    account.initialized = [...done];
   }
 
   uuid(): string {

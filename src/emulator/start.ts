@@ -48,6 +48,8 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
     const state = loaded ?? createEmulatorState();
     const runtime = new Runtime(config, state, accountInitializers);
     const loadedAccounts = new Set(state.accounts.keys());
+    // An account saved by an older emulator gets what every account has started with since.
+    for (const account of state.accounts.values()) runtime.initialize(account);
     for (const account of config.accounts) {
       // The accounts served are those of the options: a token given now replaces the one saved.
       runtime.ensureAccount(account.authId, account.authToken).authToken = account.authToken;

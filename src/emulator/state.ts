@@ -292,6 +292,8 @@ export interface AccountState {
   brands: Map<string, BrandRecord>;
   campaigns: Map<string, CampaignRecord>;
   billing: BillingRecord[];
+  /** Names of the account initializers run for it (runtime.ts); absent in a file saved before they were recorded. */
+  initialized?: string[];
 }
 
 export interface EmulatorState {

@@ -162,6 +162,28 @@ describe('--data', () => {
     await stop(await start());
   });
 
+  it('gives an account saved by an older emulator what every account starts with since, once', async () => {
+    // Saved before initializers were recorded (and before accounts started with numbers): one
+    // application left of the fixed three, no numbers.
+    const state = createEmulatorState();
+    const old = createAccountState(defaultAccount.authId, defaultAccount.authToken);
+    state.accounts.set(defaultAccount.authId, old);
+    const numbersOf = async (emulator: RunningEmulator): Promise<string[]> =>
+      (((await call(emulator.url, `${base}/Number/`, { auth })) as HttpAnswer).body as { objects: Array<{ number: string }> }).objects.map(
+        (item) => item.number,
+      );
+    await writeFile(dataFile, serialiseState(state, 'then'));
+    const upgraded = await start();
+    expect(await numbersOf(upgraded)).toEqual(['15125550101', '15125550102', '15125550103', '15125550104', '15125550000']);
+    // The applications and profiles such an account already had are left as they were: none here.
+    const applications = (await call(upgraded.url, `${base}/Application/`, { auth })) as HttpAnswer;
+    expect((applications.body as { objects: unknown[] }).objects).toEqual([]);
+    expect(await call(upgraded.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/15125550101/`, { method: 'DELETE' })).toMatchObject({ status: 200 });
+    await stop(upgraded);
+    const again = await start();
+    expect(await numbersOf(again)).toEqual(['15125550102', '15125550103', '15125550104', '15125550000']);
+  });
+
   it('locks the file: a second emulator is refused until the first stops', async () => {
     const first = await start();
     const refusal = await start().catch((error: unknown) => error);

@@ -2,7 +2,7 @@ import { ApiError, json, noContent, type JsonObject } from '../http.js';
 import { optionalBoolean, optionalString } from '../params.js';
 import { findOr404, freshId, listReply } from '../records.js';
 import type { Route } from '../router.js';
-import type { Runtime } from '../runtime.js';
+import type { AccountInitializer, Runtime } from '../runtime.js';
 import type { AccountState, ApplicationRecord } from '../state.js';
 
 /**
@@ -162,14 +162,17 @@ export function buildApplication(account: AccountState, body: JsonObject, runtim
   return record;
 }
 
-/** Seeds a new account with the documented applications (an `accountInitializers` entry). */
-export function seedApplications(account: AccountState, runtime: Runtime): void {
-  for (const seed of seededApplications) {
-    if (account.applications.has(seed.app_id)) continue;
-    const body = { app_name: seed.app_name, answer_url: `https://example.com/${seed.app_name}/answer` };
-    account.applications.set(seed.app_id, buildApplication(account, body, runtime, seed.app_id));
-  }
-}
+/** Seeds a new account with the documented applications. */
+export const seedApplications: AccountInitializer = {
+  name: 'applications',
+  initialize: (account, runtime) => {
+    for (const seed of seededApplications) {
+      if (account.applications.has(seed.app_id)) continue;
+      const body = { app_name: seed.app_name, answer_url: `https://example.com/${seed.app_name}/answer` };
+      account.applications.set(seed.app_id, buildApplication(account, body, runtime, seed.app_id));
+    }
+  },
+};
 
 export const applicationRoutes: Route[] = [
   {

@@ -24,10 +24,15 @@ const collectionPath = '/Number/';
  */
 export const seededNumbers: readonly string[] = ['15125550101', '15125550102', '15125550103', '15125550104', '15125550000'];
 
-export const seedNumbers: AccountInitializer = (account, runtime) => {
-  for (const number of seededNumbers) {
-    account.numbers.set(number, { number, app_id: null, campaign_id: null, campaign_link_status: null, link: null, created_at: runtime.nowIso() });
-  }
+export const seedNumbers: AccountInitializer = {
+  name: 'numbers',
+  initialize: (account, runtime) => {
+    for (const number of seededNumbers) {
+      // An account that gets them after the fact (loaded from an older data file) keeps a number it already has.
+      if (account.numbers.has(number)) continue;
+      account.numbers.set(number, { number, app_id: null, campaign_id: null, campaign_link_status: null, link: null, created_at: runtime.nowIso() });
+    }
+  },
 };
 const itemPath = '/Number/:number/';
 

@@ -134,10 +134,13 @@ function seededProfile(seed: SeedProfile, index: number, createdAt: string): Pro
 }
 
 /** Adds the five documented profiles to a new account. */
-export const seedProfiles: AccountInitializer = (account, runtime) => {
-  const createdAt = runtime.nowIso();
-  seeds.forEach((seed, index) => {
-    const profile = seededProfile(seed, index, createdAt);
-    account.profiles.set(profile.profile_uuid, profile);
-  });
+export const seedProfiles: AccountInitializer = {
+  name: 'profiles',
+  initialize: (account, runtime) => {
+    const createdAt = runtime.nowIso();
+    seeds.forEach((seed, index) => {
+      const profile = seededProfile(seed, index, createdAt);
+      account.profiles.set(profile.profile_uuid, profile);
+    });
+  },
 };
