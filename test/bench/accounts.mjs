@@ -91,6 +91,17 @@ async function main() {
     }
     const merged = await run(['report', 'merge', ...files, '--format', 'json'], folder, env);
     const shardedMs = performance.now() - started;
+    // What N machines would take: each shard alone (one after the other here), the slowest one plus the merge.
+    const alone = [];
+    for (let index = 0; index < shards; index += 1) {
+      const began = performance.now();
+      const part = await run(['drift', '--accounts', 'accounts.yaml', '--shard', `${index + 1}/${shards}`, '--format', 'json'], folder, env);
+      alone.push(performance.now() - began);
+      if (part.stdout !== parts[index].stdout) throw new Error(`shard ${index + 1} gave another report when run alone`);
+    }
+    const mergeStarted = performance.now();
+    await run(['report', 'merge', ...files, '--format', 'json'], folder, env);
+    const mergeMs = performance.now() - mergeStarted;
     const sizes = parts.map((part) => JSON.parse(part.stdout).accounts.length);
     const identical = merged.stdout === single.stdout && wider.stdout === single.stdout;
     const report = JSON.parse(single.stdout);
@@ -98,6 +109,7 @@ async function main() {
     console.log(`  one process:            ${(singleMs / 1000).toFixed(1)} s`);
     console.log(`  one process, 16 at once: ${(widerMs / 1000).toFixed(1)} s`);
     console.log(`  ${shards} shards + merge (4 processes on this machine): ${(shardedMs / 1000).toFixed(1)} s (accounts per shard: ${sizes.join(', ')})`);
+    console.log(`  each shard alone:       ${alone.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; merge ${(mergeMs / 1000).toFixed(1)} s: on ${shards} machines about ${((Math.max(...alone) + mergeMs) / 1000).toFixed(1)} s`);
     console.log(`  reports identical:      ${identical ? 'yes' : 'NO'} (${report.accounts.length} accounts, exit code ${report.exit_code}, ${single.stdout.length} bytes)`);
     if (!identical) process.exitCode = 1;
   } finally {

@@ -166,4 +166,18 @@ describe('state in PostgreSQL', () => {
     ]);
     expect((await cli(['drift', '--accounts', 'tenants.yaml'])).code).toBe(0);
   }, 120_000);
+
+  it('never prints the database password, from the URL or from PGPASSWORD', async () => {
+    const file = await manifests('secret.yaml', ['secret-a']);
+    const fromUrl = await cli(['--state', 'postgres://telform:hunter2-secret@127.0.0.1:1/nowhere', 'plan', '-f', file]);
+    expect(fromUrl.code).toBe(1);
+    expect(fromUrl.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform:\*\*\*@127\.0\.0\.1:1\/nowhere \(workspace default\): /);
+    const fromEnv = await runCli(['--workspace', 'w', 'apply', '-f', file, '--auto-approve'], {
+      cwd: folder,
+      env: { ...harness.env, TELFORM_STATE: 'postgres://telform@127.0.0.1:1/nowhere', PGPASSWORD: 'hunter2-secret' },
+    });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere \(workspace w\): /);
+    for (const run of [fromUrl, fromEnv]) expect(run.stdout + run.stderr).not.toContain('hunter2');
+  });
 });
