@@ -11,6 +11,7 @@ import type { StateStore } from '../engine/state-store.js';
 import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
+import { keepLiveNames } from '../engine/live-names.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import { commandTimer } from './timings.js';
@@ -84,6 +85,7 @@ export async function reconcile(
       lock: options.lock,
     });
     const kinds = plannerKinds(registry);
+    keepLiveNames(desired.resources, store.ledger, kinds);
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live: LiveContext = { client: session.client, memo: new Map() };
     const { plan: whole } = await preparePlan({

@@ -5,6 +5,8 @@ import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
 import { TelformError } from '../errors.js';
+import { registry } from '../resources/index.js';
+import { metadataNamePattern, metadataNameRule } from '../resources/fields.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from './session.js';
 
@@ -96,9 +98,17 @@ Examples:
     });
   state
     .command('mv')
-    .description('Rename a managed resource (its metadata.name) without touching the account.')
+    .description('Rename a managed resource (its metadata.name) in the state; the account is left exactly as it is.')
     .argument('<from>', 'Kind/old-name')
-    .argument('<to>', 'Kind/new-name')
+    .argument('<to>', 'Kind/new-name (new-name must be a valid metadata.name)')
+    .addHelpText(
+      'after',
+      `
+The live object keeps its name. For kinds whose API name (name, username, brand_alias,
+campaign_alias, …) defaults to metadata.name, the state records the live name, so a manifest that
+leaves that field out plans no rename: the next plan is empty. To rename the live object too, set
+the field in the manifest (e.g. spec.name: new-name) and apply.`,
+    )
     .action(async (from: string, to: string, _options: unknown, cmd: Command) => {
       const io = processIo();
       const store = await openLedger(cmd, true);
@@ -106,12 +116,21 @@ Examples:
         const entry = requireEntry(store, from);
         const [kind, name] = splitAddress(to);
         if (kind !== entry.kind) throw new TelformError('state_mv_kind', `${from} is a ${entry.kind}; it cannot become a ${kind}`);
+        if (!metadataNamePattern.test(name)) throw new TelformError('state_mv_name', `"${name}" is not a valid metadata.name: it ${metadataNameRule}`);
         if (store.ledger.resources[to]) throw new TelformError('state_mv_exists', `${to} is already in the state`);
         io.stderr(`backed up the state to ${await store.backup()}`);
-        const moved: LedgerEntry = { ...entry, name, updated_at: new Date().toISOString() };
+        const nameField = registry.get(kind)?.nameField;
+        const applied = nameField === undefined ? undefined : entry.applied_spec[nameField];
+        const liveName = entry.live_name ?? (typeof applied === 'string' ? applied : undefined);
+        const moved: LedgerEntry = { ...entry, name, ...(liveName === undefined ? {} : { live_name: liveName }), updated_at: new Date().toISOString() };
         await store.recordResult(from, null);
         await store.recordResult(to, moved);
         io.stdout(`moved ${from} to ${to}\n`);
+        if (liveName !== undefined && nameField !== undefined && liveName !== name) {
+          io.stderr(
+            `the account is unchanged: the live object keeps its ${nameField} "${liveName}", which the state now records for ${to} while its manifest leaves ${nameField} out; to rename the live object too, set ${nameField}: ${name} in its spec and apply`,
+          );
+        }
       } finally {
         await store.close();
       }

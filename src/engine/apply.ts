@@ -356,6 +356,9 @@ async function recordEntry(
     secrets: fingerprints,
     ...(superseded.length > 0 ? { superseded } : {}),
     ...(desired.protect ? { protect: true as const } : {}),
+    ...(previous?.live_name !== undefined && kind.nameField !== undefined && desired.spec[kind.nameField] === previous.live_name
+      ? { live_name: previous.live_name }
+      : {}),
     updated_at: new Date().toISOString(),
   });
 }

@@ -5,6 +5,7 @@ import type { PlannerKind } from './model.js';
 export function toPlannerKind(kind: Kind): PlannerKind {
   return {
     kind: kind.name,
+    ...(kind.nameField === undefined ? {} : { nameField: kind.nameField }),
     references: Object.entries(kind.references).map(([field, target]) => ({ field, target })),
     setFields: kind.setFields,
     secretFields: Object.keys(kind.secrets),

@@ -41,6 +41,12 @@ export interface LedgerEntry {
    * or replaced until an apply records it unprotected, or `telform state unprotect` says so.
    */
   protect?: true;
+  /**
+   * The live object's name, kept by `telform state mv`: while the manifest leaves the API's name field
+   * out (so it would default to the new metadata.name), this name is the desired one, and the plan
+   * after a move stays empty. Setting the name field in the manifest overrides it.
+   */
+  live_name?: string;
   updated_at: string;
 }
 

@@ -15,6 +15,8 @@ export interface ReferenceField {
 
 export interface PlannerKind extends DiffRules {
   kind: string;
+  /** The API's own name field (`name`, `username`, `brand_alias`, …), if the kind has one. */
+  nameField?: string;
   references: readonly ReferenceField[];
   live: LiveSide;
 }
@@ -41,6 +43,8 @@ export interface DesiredResource {
   /** `Kind/name`. */
   address: string;
   protect: boolean;
+  /** The API's name field was left out of the manifest and holds metadata.name. */
+  nameDefaulted?: boolean;
   /**
    * The validated spec with defaults: reference fields hold `{ ref: name }` or a literal id;
    * secret fields are left out (see `secretSources`).

@@ -62,6 +62,7 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
       name: resource.name,
       address: resource.address,
       protect: resource.protect,
+      ...(resource.nameDefaulted ? { nameDefaulted: true } : {}),
       spec,
       secretSources,
       source: placeOfResource(resource),

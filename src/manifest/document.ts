@@ -138,6 +138,7 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
     name: candidate.name,
     address: candidate.address,
     protect: (value['metadata'] as { protect?: unknown }).protect === true,
+    ...(kind.nameField !== undefined && !Object.hasOwn(value['spec'] as object, kind.nameField) ? { nameDefaulted: true } : {}),
     spec,
     source,
   };

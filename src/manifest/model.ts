@@ -37,6 +37,8 @@ export interface ManifestResource {
   address: string;
   /** `metadata.protect`: delete and replace are refused (DESIGN.md section 6). */
   protect: boolean;
+  /** The API's name field was left out, so it holds metadata.name (a name `state mv` kept wins over it). */
+  nameDefaulted?: boolean;
   /**
    * The spec, with the API's defaults filled (DESIGN.md section 3) and the API name field
    * defaulted to `metadata.name`. Reference fields hold `{ ref: name }` or a literal id; secret

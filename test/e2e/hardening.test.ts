@@ -193,3 +193,31 @@ describe('the endpoint a state belongs to', () => {
     }
   });
 });
+
+describe('state mv', () => {
+  it('keeps the account as it is when the API name defaults to metadata.name, and drift sees no change', async () => {
+    const acl = (name: string, spec: Record<string, unknown> = {}) => doc('TrunkIpAcl', name, { ip_addresses: ['192.0.2.66'], ...spec });
+    const file = await manifests('mv.yaml', [acl('old-edge'), acl('mv-keeper', { ip_addresses: ['192.0.2.67'] })]);
+    expect((await cli(['apply', '-f', file, '--state', 'mv.json', '--auto-approve'])).code).toBe(0);
+    await manifests('mv.yaml', [acl('new-edge'), acl('mv-keeper', { ip_addresses: ['192.0.2.67'] })]);
+    const invalid = await cli(['state', 'mv', 'TrunkIpAcl/old-edge', 'TrunkIpAcl/New_Edge', '--state', 'mv.json']);
+    expect(invalid.stderr).toBe(
+      'error: "New_Edge" is not a valid metadata.name: it must be 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit\n',
+    );
+    const moved = await cli(['state', 'mv', 'TrunkIpAcl/old-edge', 'TrunkIpAcl/new-edge', '--state', 'mv.json']);
+    expect(moved.stdout).toBe('moved TrunkIpAcl/old-edge to TrunkIpAcl/new-edge\n');
+    expect(moved.stderr).toContain(
+      'the account is unchanged: the live object keeps its name "old-edge", which the state now records for TrunkIpAcl/new-edge while its manifest leaves name out; to rename the live object too, set name: new-edge in its spec and apply\n',
+    );
+    const plan = await cli(['plan', '-f', file, '--state', 'mv.json', '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes. The account matches the manifests.');
+    expect(plan.code).toBe(0);
+    const drift = await cli(['drift', '-f', file, '--state', 'mv.json']);
+    expect(drift.code).toBe(0);
+    // Naming it in the manifest renames the live object.
+    await manifests('mv.yaml', [acl('new-edge', { name: 'new-edge' }), acl('mv-keeper', { ip_addresses: ['192.0.2.67'] })]);
+    const rename = await cli(['plan', '-f', file, '--state', 'mv.json']);
+    expect(rename.stdout).toContain('      ~ name: "old-edge" → "new-edge"');
+    expect((await cli(['state', 'mv', '--help'])).stdout).toContain('The live object keeps its name.');
+  });
+});

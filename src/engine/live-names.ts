@@ -1,0 +1,18 @@
+import type { Ledger } from './ledger.js';
+import type { DesiredResource, PlannerKind } from './model.js';
+
+/**
+ * The names `telform state mv` kept (DESIGN.md section 3: the API's name field defaults to
+ * metadata.name): a resource whose manifest leaves its name field out takes the live name the
+ * ledger recorded instead of its new metadata.name, so a move changes nothing in the account.
+ * A name field written in the manifest always wins.
+ */
+export function keepLiveNames(resources: readonly DesiredResource[], ledger: Ledger, kinds: readonly PlannerKind[]): void {
+  const nameFields = new Map(kinds.map((kind) => [kind.kind, kind.nameField]));
+  for (const resource of resources) {
+    const liveName = ledger.resources[resource.address]?.live_name;
+    const field = nameFields.get(resource.kind);
+    if (liveName === undefined || field === undefined || !resource.nameDefaulted) continue;
+    resource.spec[field] = liveName;
+  }
+}
