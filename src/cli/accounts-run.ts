@@ -65,7 +65,7 @@ export async function runAccounts(run: AccountsRun): Promise<number> {
   }
   const selected = all.filter((account) => (options.only.length === 0 || options.only.includes(account.name)) && inShard(account.name, options.shard));
   const outcomes = await mapBounded(selected, options.accountParallelism, async (account) => {
-    const outcome = await runOne(run, account);
+    const outcome = await runOne(run, account, all);
     io.stderr(`[${account.name}] ${outcome.status.replace('_', ' ')}: ${outcome.summary}`);
     return outcome;
   });
@@ -74,7 +74,7 @@ export async function runAccounts(run: AccountsRun): Promise<number> {
   return report.exit_code;
 }
 
-async function runOne(run: AccountsRun, account: AccountSpec): Promise<AccountOutcome> {
+async function runOne(run: AccountsRun, account: AccountSpec, all: readonly AccountSpec[]): Promise<AccountOutcome> {
   const prefix = `[${account.name}] `;
   const globals: GlobalOptions = {
     ...run.globals,
@@ -83,7 +83,7 @@ async function runOne(run: AccountsRun, account: AccountSpec): Promise<AccountOu
     ...(account.endpoint ? { endpoint: account.endpoint } : {}),
   };
   try {
-    const io: CommandIo = { ...run.io, env: accountEnv(run.io.env, account), stdout: () => undefined, stderr: (line) => run.io.stderr(`${prefix}${line}`) };
+    const io: CommandIo = { ...run.io, env: accountEnv(run.io.env, account, all), stdout: () => undefined, stderr: (line) => run.io.stderr(`${prefix}${line}`) };
     const reconciliation = await reconcile({ paths: account.manifests }, globals, run.approvals, io, { lock: run.lock });
     try {
       return { name: account.name, ...(await run.step(reconciliation, account)) };
@@ -121,7 +121,16 @@ function firstLine(text: string): string {
  * The environment one account runs with: its credentials under the names the client reads, its
  * endpoint when the accounts file gives one; no other account's credentials.
  */
-export function accountEnv(env: Readonly<Record<string, string | undefined>>, account: AccountSpec): Record<string, string | undefined> {
+/**
+ * The environment one account's run sees: its credentials as TELFORM_AUTH_ID/TOKEN, and none of the
+ * credential variables of any account in the file, so no manifest can read another account's
+ * token (or its own under another name) as a secret.
+ */
+export function accountEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  account: AccountSpec,
+  all: readonly AccountSpec[] = [account],
+): Record<string, string | undefined> {
   const authId = env[account.credentials.authIdEnv];
   const authToken = env[account.credentials.authTokenEnv];
   for (const [name, value] of [
@@ -131,7 +140,8 @@ export function accountEnv(env: Readonly<Record<string, string | undefined>>, ac
     if (!value) throw new TelformError('account_credentials', `${name} is not set (credentials of account ${account.name})`);
   }
   const scoped: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(env)) if (!/^(TELFORM_AUTH_|PLIVO_AUTH_)/.test(key)) scoped[key] = value;
+  const credentials = new Set(all.flatMap((each) => [each.credentials.authIdEnv, each.credentials.authTokenEnv]));
+  for (const [key, value] of Object.entries(env)) if (!/^(TELFORM_AUTH_|PLIVO_AUTH_)/.test(key) && !credentials.has(key)) scoped[key] = value;
   return { ...scoped, TELFORM_AUTH_ID: authId, TELFORM_AUTH_TOKEN: authToken };
 }
 

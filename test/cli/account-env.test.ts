@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { accountEnv } from '../../src/cli/accounts-run.js';
+import type { AccountSpec } from '../../src/manifest/accounts-file.js';
+
+const account = (name: string, prefix: string): AccountSpec => ({
+  name,
+  manifests: [],
+  credentials: { authIdEnv: `${prefix}_AUTH_ID`, authTokenEnv: `${prefix}_AUTH_TOKEN` },
+  state: `/tmp/${name}.json`,
+  workspace: name,
+  endpoint: undefined,
+});
+
+describe('accountEnv', () => {
+  it("gives one account its credentials and hides every account's credential variables from its manifests", () => {
+    const acme = account('acme', 'ACME');
+    const globex = account('globex', 'GLOBEX');
+    const env = accountEnv(
+      { ACME_AUTH_ID: 'MAACME', ACME_AUTH_TOKEN: 'acme-token', GLOBEX_AUTH_ID: 'MAGLOBEX', GLOBEX_AUTH_TOKEN: 'globex-token', TELFORM_AUTH_TOKEN: 'x', PBX_PW: 'pw' },
+      acme,
+      [acme, globex],
+    );
+    expect(env).toEqual({ TELFORM_AUTH_ID: 'MAACME', TELFORM_AUTH_TOKEN: 'acme-token', PBX_PW: 'pw' });
+  });
+});
