@@ -21,20 +21,26 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
 /** Program options that take a value, so the value is not taken for a command name. */
 const optionsWithValues = new Set(['--endpoint', '--state', '--workspace', '--lock-timeout']);
 
+/** Program options that print and exit before any command runs. */
+const versionOptions = new Set(['-V', '--version']);
+
 /**
- * The commands to load for these arguments: the one named, or all of them when none is (help, a
- * typo: commander then lists them or suggests one).
+ * The commands to load for these arguments: the one named; none for `--version` alone (it prints
+ * before any command would run, and loading them all costs most of its start-up); else all of
+ * them (help, a typo: commander then lists them or suggests one).
  */
 export function commandsFor(args: readonly string[]): typeof commands {
+  let versionAsked = false;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index] as string;
     if (optionsWithValues.has(arg)) {
       index += 1;
       continue;
     }
+    if (versionOptions.has(arg)) versionAsked = true;
     if (arg.startsWith('-')) continue;
     const named = commands.find((command) => command.name === arg);
     return named ? [named] : commands;
   }
-  return commands;
+  return versionAsked ? [] : commands;
 }

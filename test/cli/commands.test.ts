@@ -18,4 +18,11 @@ describe('commandsFor', () => {
     expect(names(['help', 'plan'])).toEqual(all);
     expect(names(['plna'])).toEqual(all);
   });
+
+  it('loads no command for --version alone, and the named one when a command follows', () => {
+    expect(names(['--version'])).toEqual([]);
+    expect(names(['-V'])).toEqual([]);
+    expect(names(['--no-color', '--version'])).toEqual([]);
+    expect(names(['--version', 'plan'])).toEqual(['plan']);
+  });
 });
