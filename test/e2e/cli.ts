@@ -27,17 +27,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 }
 
 export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliRun> {
-  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: end-to-end tests drive the built CLI');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+  return startCli(args, options).done;
 }
 
 export interface EmulatorForCli {
@@ -88,9 +78,9 @@ export interface StartedCli {
 }
 
 /** The built CLI started in the background, for tests that act while it runs (locks, SIGKILL). */
-export function startCli(args: readonly string[], options: { cwd: string; env: Record<string, string> }): StartedCli {
+export function startCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): StartedCli {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: end-to-end tests drive the built CLI');
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -99,5 +89,6 @@ export function startCli(args: readonly string[], options: { cwd: string; env: R
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  child.stdin.end(options.input ?? '');
   return { pid: child.pid as number, done, kill: (signal) => child.kill(signal) };
 }
