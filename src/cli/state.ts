@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { LedgerEntry } from '../engine/ledger.js';
+import { describeSecretRef } from '../engine/secret-source.js';
 import type { StateStore } from '../engine/state-store.js';
 import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
@@ -45,14 +46,18 @@ Examples:
     });
   state
     .command('show')
-    .description('Show one managed resource: id, last applied spec, secret fingerprints (never secrets).')
+    .description('Show one managed resource: id, last applied spec, where each secret came from (never the secret or its fingerprint).')
     .argument('<address>', 'Kind/name')
     .action(async (address: string, _options: unknown, cmd: Command) => {
       const io = processIo();
       const store = await openLedger(cmd, false);
       try {
         const entry = requireEntry(store, address);
-        io.stdout(`${JSON.stringify({ address, ...entry, secrets: Object.fromEntries(Object.keys(entry.secrets).map((field) => [field, '(fingerprint)'])) }, null, 2)}\n`);
+        // The HMAC is left out (it helps nobody reading it); where the value came from is not secret.
+        const secrets = Object.fromEntries(
+          Object.entries(entry.secrets).map(([field, { source }]) => [field, source ? `(fingerprint, ${describeSecretRef(source)})` : '(fingerprint)']),
+        );
+        io.stdout(`${JSON.stringify({ address, ...entry, secrets }, null, 2)}\n`);
       } finally {
         await store.close();
       }

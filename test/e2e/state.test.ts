@@ -21,7 +21,7 @@ beforeEach(async () => {
     name: 'pbx',
     id: 'c1',
     applied_spec: { name: 'pbx', username: 'pbxuser' },
-    secrets: { password: { hmac: 'ab'.repeat(32), key_id: 'k' } },
+    secrets: { password: { hmac: 'ab'.repeat(32), key_id: 'k', source: { fromEnv: 'PBX_TRUNK_PASSWORD' } } },
     updated_at: '2026-01-01T00:00:00.000Z',
   };
   await writeFile(path.join(folder, 'telform.state.json'), serializeLedger(ledger));
@@ -37,12 +37,12 @@ describe('telform state', () => {
     expect(run.stderr).toBe('3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\n');
   });
 
-  it('shows one resource without its secret fingerprint', async () => {
+  it('shows one resource without its secret fingerprint, with where the secret came from', async () => {
     const run = await runCli(['state', 'show', 'TrunkCredential/pbx'], { cwd: folder });
     expect(run.code).toBe(0);
     const shown = JSON.parse(run.stdout) as { id: string; secrets: Record<string, string> };
     expect(shown.id).toBe('c1');
-    expect(shown.secrets).toEqual({ password: '(fingerprint)' });
+    expect(shown.secrets).toEqual({ password: '(fingerprint, from env PBX_TRUNK_PASSWORD)' });
     expect(run.stdout).not.toContain('abab');
   });
 
