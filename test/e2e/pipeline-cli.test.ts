@@ -82,7 +82,7 @@ describe('telform show', () => {
     await writeFile(path.join(folder, 'not-a-plan.json'), '{"hello": 1}\n');
     const run = await cli(['show', 'not-a-plan.json']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: not-a-plan.json is not a saved plan; make one with telform plan -o not-a-plan.json\n');
+    expect(run.stderr).toBe('error: not-a-plan.json is not a saved plan; make one with telform plan -f MANIFESTS -o plan.json\n');
   });
 });
 
