@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { StateStore } from '../engine/state-store.js';
 import { openState } from './state-location.js';
 import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
+import { ownPackageVersion, schemaReference } from '../manifest/schema-reference.js';
 import { importResources, type ImportedResource } from '../manifest/import.js';
 import { registry, type Kind } from '../resources/index.js';
 import { processIo, terminalStatus } from './io.js';
@@ -20,7 +20,6 @@ interface ImportOptions {
   layout: 'per-kind' | 'per-resource';
 }
 
-const schemaFile = fileURLToPath(new URL('../../schemas/manifest.schema.json', import.meta.url));
 
 export function importCommand(): Command {
   return addClientOptions(new Command('import'))
@@ -66,7 +65,7 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
       }
       for (const [file, resources] of files) {
         await mkdir(path.dirname(file), { recursive: true });
-        const schema = path.relative(path.dirname(file), schemaFile).split(path.sep).join('/');
+        const schema = schemaReference(path.dirname(file), ownPackageVersion());
         await writeFile(file, emitManifest(resources.map(toEmitted), schema));
       }
       for (const resource of imported) {

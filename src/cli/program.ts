@@ -1,15 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../errors.js';
 import { ExitCode, exitCodeHelp } from './exit-codes.js';
 import { commandsFor } from './commands.js';
 import { duration } from './option-parsers.js';
-
-/** The `version` of the package this CLI was built from (package.json sits two folders above dist/cli/). */
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
-}
 
 /** Every command's `--help` lists the program's options too (--endpoint, --state, …), which it accepts. */
 function showGlobalOptions(command: Command): void {
@@ -29,7 +23,7 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
     .option('--quiet', 'print only errors and the final summary')
     .option('--log-http', 'print every API request and response on stderr (secrets redacted)')
     .option('--debug', 'print stack traces of internal errors')
-    .version(packageVersion(), '-V, --version', 'print the version of telform')
+    .version(ownPackageVersion(), '-V, --version', 'print the version of telform')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', `\n${exitCodeHelp}`);

@@ -1,0 +1,36 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The `$schema` an imported manifest names, so that an editor validates it on every machine that
+ * clones the repository it is committed to (the path to the telform install that wrote it would be
+ * wrong on all the others):
+ * - a `schemas/manifest.schema.json` committed in the same repository as the output (walking up from
+ *   the output folder to the repository root, never into node_modules): a relative path to it;
+ * - else the schema published with this version of the package, by URL.
+ */
+export function schemaReference(outputFolder: string, packageVersion: string): string {
+  let folder = path.resolve(outputFolder);
+  for (;;) {
+    const candidate = path.join(folder, 'schemas', 'manifest.schema.json');
+    if (!folder.split(path.sep).includes('node_modules') && existsSync(candidate)) {
+      return path.relative(path.resolve(outputFolder), candidate).split(path.sep).join('/');
+    }
+    const parent = path.dirname(folder);
+    // The repository's root (or the file system's) ends the walk: nothing above it is committed with it.
+    if (existsSync(path.join(folder, '.git')) || parent === folder) break;
+    folder = parent;
+  }
+  return publishedSchemaUrl(packageVersion);
+}
+
+/** The manifest schema as the npm package of this version ships it (`schemas/` is in its files). */
+export function publishedSchemaUrl(version: string): string {
+  return `https://unpkg.com/telform@${version}/schemas/manifest.schema.json`;
+}
+
+/** The version of the telform package this code belongs to (package.json two folders above). */
+export function ownPackageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+}
