@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import type { StateStore } from '../engine/state-store.js';
+import type { LedgerStore } from '../engine/ledger-store.js';
 import { openState } from './state-location.js';
 import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
@@ -96,7 +96,7 @@ function selectKinds(requested: string[]): Kind[] {
 }
 
 /** An address already managed under another id would make the import lie about ownership. */
-function assertNoLedgerConflict(imported: readonly ImportedResource[], store: StateStore): void {
+function assertNoLedgerConflict(imported: readonly ImportedResource[], store: LedgerStore): void {
   const conflicts = imported.filter((resource) => {
     const entry = store.ledger.resources[resource.address];
     return entry !== undefined && entry.id !== resource.id;

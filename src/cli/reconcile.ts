@@ -7,7 +7,7 @@ import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan } from '../engine/saved-plan.js';
-import type { StateStore } from '../engine/state-store.js';
+import type { LedgerStore } from '../engine/ledger-store.js';
 import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
 import { registry } from '../resources/index.js';
@@ -28,7 +28,7 @@ export interface ApprovalFlags {
 
 export interface Reconciliation {
   session: Session;
-  store: StateStore;
+  store: LedgerStore;
   kinds: PlannerKind[];
   desired: DesiredSet;
   /** The plan to show or apply: the fresh one, or the saved one once it is known to still apply. */
@@ -76,7 +76,7 @@ export async function reconcile(
         }
       : await commandTimer.timeAsync('load', () => loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside: options.allowSecretFilesOutside === true }));
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
-  let store: StateStore | undefined;
+  let store: LedgerStore | undefined;
   try {
     // Before the state, the account or a secret is read: an edited plan could name what is read.
     if ('saved' in input) assertPlanSealed(input.saved.plan, session, input.saved.file);

@@ -2,7 +2,7 @@ import { isDatabaseUrl } from '../engine/database-url.js';
 import { FileBackend } from '../engine/file-backend.js';
 import { PostgresBackend } from '../engine/postgres-backend.js';
 import type { StateBackend } from '../engine/state-backend.js';
-import { StateStore, type OpenStateOptions } from '../engine/state-store.js';
+import { LedgerStore, type OpenStateOptions } from '../engine/ledger-store.js';
 import type { GlobalOptions } from './session.js';
 
 /**
@@ -36,7 +36,7 @@ export async function openState(
   globals: GlobalOptions,
   env: Readonly<Record<string, string | undefined>>,
   options: Omit<OpenStateOptions, 'lockWaitMs'>,
-): Promise<StateStore> {
+): Promise<LedgerStore> {
   const backend = await openStateBackend(stateLocation(globals, env), env);
-  return StateStore.open(backend, { ...options, lockWaitMs: globals.lockTimeout ?? 0 });
+  return LedgerStore.open(backend, { ...options, lockWaitMs: globals.lockTimeout ?? 0 });
 }

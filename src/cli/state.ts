@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { LedgerEntry } from '../engine/ledger.js';
 import { describeSecretRef } from '../engine/secret-source.js';
-import type { StateStore } from '../engine/state-store.js';
+import type { LedgerStore } from '../engine/ledger-store.js';
 import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
@@ -145,12 +145,12 @@ the field in the manifest (e.g. spec.name: new-name) and apply.`,
   return state;
 }
 
-async function openLedger(cmd: Command, lock: boolean): Promise<StateStore> {
+async function openLedger(cmd: Command, lock: boolean): Promise<LedgerStore> {
   const globals = cmd.optsWithGlobals<GlobalOptions>();
   return openState(globals, process.env, { lock });
 }
 
-function requireEntry(store: StateStore, address: string): LedgerEntry {
+function requireEntry(store: LedgerStore, address: string): LedgerEntry {
   splitAddress(address);
   const entry = store.ledger.resources[address];
   if (!entry) throw new TelformError('state_unknown', `${address} is not in the state ${store.file} (see telform state list)`);

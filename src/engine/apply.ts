@@ -4,7 +4,7 @@ import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
 import { isReference, type DesiredResource, type PlannerKind, type ResolvedSecret } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
-import type { StateStore } from './state-store.js';
+import type { LedgerStore } from './ledger-store.js';
 
 /**
  * The applier: runs a plan's changes in dependency waves with bounded parallelism. A failure stops
@@ -38,7 +38,7 @@ export interface ApplyInputs {
   kinds: ReadonlyMap<string, PlannerKind>;
   /** Desired resources by address (from the manifests, or rebuilt from a saved plan). */
   desired: ReadonlyMap<string, DesiredResource>;
-  store: StateStore;
+  store: LedgerStore;
   live: LiveContext;
   fingerprinter: SecretFingerprinter;
   /** Resolves a resource's secrets to their values (never logged). */
@@ -385,7 +385,7 @@ function needsRefresh(entry: LedgerEntry, desired: DesiredResource): boolean {
 }
 
 /** Whether applying `plan` changes the ledger without sending a request (refreshed specs, protection). */
-export function ledgerRefreshes(plan: Plan, store: StateStore, desired: ReadonlyMap<string, DesiredResource>): string[] {
+export function ledgerRefreshes(plan: Plan, store: LedgerStore, desired: ReadonlyMap<string, DesiredResource>): string[] {
   return plan.changes
     .filter((change) => change.action === 'noop')
     .filter((change) => {

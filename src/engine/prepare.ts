@@ -7,7 +7,7 @@ import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
 import { idsToReread, settleOperations, type Settlement } from './settle.js';
 import { sameSecretRef } from './secret-source.js';
-import type { StateStore } from './state-store.js';
+import type { LedgerStore } from './ledger-store.js';
 
 /**
  * The one glue function between the edges and the pure planner (STYLE.md 1): reads every kind's
@@ -19,7 +19,7 @@ export interface PrepareInputs {
   kinds: readonly PlannerKind[];
   desired: readonly DesiredResource[];
   live: LiveContext;
-  store: StateStore;
+  store: LedgerStore;
   fingerprinter: SecretFingerprinter;
   /** Resolves the secrets of one resource (an error names the resource and the source, never a value). */
   resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;

@@ -13,7 +13,7 @@ import type { PlannerKind } from '../../src/engine/model.js';
 import type { Plan } from '../../src/engine/plan-types.js';
 import { preparePlan } from '../../src/engine/prepare.js';
 import { FileBackend } from '../../src/engine/file-backend.js';
-import { StateStore } from '../../src/engine/state-store.js';
+import { LedgerStore } from '../../src/engine/ledger-store.js';
 import { defaultAccount, type RunningEmulator } from '../../src/emulator/index.js';
 import { registry } from '../../src/resources/index.js';
 
@@ -104,7 +104,7 @@ export async function converge(
   for (let index = 0; index < options.maxRounds; index += 1) {
     const round: Round = {};
     rounds.push(round);
-    const store = await StateStore.open(new FileBackend(stateFile), { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    const store = await LedgerStore.open(new FileBackend(stateFile), { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
     try {
       const { plan } = await preparePlan({
         kinds,

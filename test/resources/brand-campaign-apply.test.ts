@@ -10,7 +10,7 @@ import type { PlannerKind } from '../../src/engine/model.js';
 import type { Plan, PlanApprovals } from '../../src/engine/plan-types.js';
 import { preparePlan } from '../../src/engine/prepare.js';
 import { FileBackend } from '../../src/engine/file-backend.js';
-import { StateStore } from '../../src/engine/state-store.js';
+import { LedgerStore } from '../../src/engine/ledger-store.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { brand } from '../../src/resources/brand.js';
 import { campaign } from '../../src/resources/campaign.js';
@@ -94,7 +94,7 @@ async function newRun(name: string, profileUuid: string, importId: string): Prom
 
 async function plan(run: Run): Promise<Plan> {
   const desired = await loadDesired([run.folder], { cwd: run.folder, env: {}, report: () => undefined });
-  const store = await StateStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: false });
+  const store = await LedgerStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: false });
   const { plan: result } = await preparePlan({
     kinds,
     desired: desired.resources,
@@ -112,7 +112,7 @@ async function plan(run: Run): Promise<Plan> {
 
 async function apply(run: Run, planned: Plan): Promise<ApplyResult> {
   const desired = await loadDesired([run.folder], { cwd: run.folder, env: {}, report: () => undefined });
-  const store = await StateStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: true });
+  const store = await LedgerStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: true });
   try {
     return await applyPlan(
       {

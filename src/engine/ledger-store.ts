@@ -32,7 +32,7 @@ export interface OpenStateOptions {
   lockWaitMs?: number;
 }
 
-export class StateStore {
+export class LedgerStore {
   private writes: Promise<void> = Promise.resolve();
   private dirty = false;
 
@@ -61,7 +61,7 @@ export class StateStore {
     return this.open;
   }
 
-  static async open(backend: StateBackend, options: OpenStateOptions): Promise<StateStore> {
+  static async open(backend: StateBackend, options: OpenStateOptions): Promise<LedgerStore> {
     try {
       if (options.lock) await backend.lock(options.lockWaitMs ?? 0);
       const stored = await backend.read();
@@ -75,7 +75,7 @@ export class StateStore {
       if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
       const storedSerial = stored.ledger === undefined ? undefined : ledger.serial;
       const { uncertain, replayed, lastSeq } = replayJournal(ledger, parseJournal(stored.journal));
-      return new StateStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed, lastSeq, storedSerial);
+      return new LedgerStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed, lastSeq, storedSerial);
     } catch (error) {
       await backend.close();
       throw error;

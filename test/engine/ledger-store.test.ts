@@ -8,7 +8,7 @@ import { FileBackend, journalPath, lockPath } from '../../src/engine/file-backen
 import { SecretFingerprinter, emptyLedger, serializeLedger, type LedgerEntry } from '../../src/engine/ledger.js';
 import { PostgresBackend } from '../../src/engine/postgres-backend.js';
 import type { StateBackend } from '../../src/engine/state-backend.js';
-import { StateStore } from '../../src/engine/state-store.js';
+import { LedgerStore } from '../../src/engine/ledger-store.js';
 import { startPostgres, type PostgresServer } from '../state/postgres-server.js';
 
 /**
@@ -81,9 +81,9 @@ function entry(id: string): LedgerEntry {
 describe.each([
   ['a state file', fileWhere],
   ['a PostgreSQL workspace', databaseWhere],
-])('StateStore on %s', (_name, makeWhere) => {
+])('LedgerStore on %s', (_name, makeWhere) => {
   let where: Where;
-  const open = async (options: { binding?: typeof binding; lock: boolean; lockWaitMs?: number }) => StateStore.open(await where.backend(), options);
+  const open = async (options: { binding?: typeof binding; lock: boolean; lockWaitMs?: number }) => LedgerStore.open(await where.backend(), options);
 
   beforeEach(async () => {
     where = await makeWhere();
@@ -210,11 +210,11 @@ describe.each([
   });
 });
 
-describe('StateStore on a state file', () => {
+describe('LedgerStore on a state file', () => {
   it('takes over a lock whose process is gone', async () => {
     const where = await fileWhere();
     await writeFile(lockPath(where.location), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), started_at: 'x' }));
-    const store = await StateStore.open(await where.backend(), { binding, lock: true });
+    const store = await LedgerStore.open(await where.backend(), { binding, lock: true });
     await store.close();
     await expect(readFile(lockPath(where.location), 'utf8')).rejects.toThrow(/ENOENT/);
   });
