@@ -4,13 +4,13 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { renderManifestJsonSchema } from '../dist/manifest/json-schema.js';
-import { registry } from '../dist/resources/index.js';
+import { catalog } from '../dist/resources/index.js';
 import { renderPlanJsonSchema } from '../dist/engine/plan-schema.js';
 import { renderDriftJsonSchema } from '../dist/engine/drift-schema.js';
 import { renderValidateJsonSchema } from '../dist/manifest/validate-schema.js';
 
 const schemas = [
-  ['manifest.schema.json', () => renderManifestJsonSchema(registry)],
+  ['manifest.schema.json', () => renderManifestJsonSchema(catalog)],
   ['plan.schema.json', () => renderPlanJsonSchema()],
   ['validate.schema.json', () => renderValidateJsonSchema()],
   ['drift.schema.json', () => renderDriftJsonSchema()],

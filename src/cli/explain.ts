@@ -3,13 +3,13 @@ import { TelformError } from '../errors.js';
 import { suggest } from '../manifest/suggest.js';
 import { renderFieldExplanation, renderKindExplanation } from '../render/explain.js';
 import { explainField, explainKind } from '../resources/explain.js';
-import { registry } from '../resources/index.js';
+import { catalog } from '../resources/index.js';
 
 /** `telform explain KIND[.field]`: what a field is, what rules it obeys, what changing it does. */
 export function explainCommand(): Command {
   return new Command('explain')
     .description("Describe a kind or a field: type, rules, default, and whether a change is in place, a replace, billable, irreversible or blocked. Offline.")
-    .argument('<kind[.field]>', `a kind (${registry.names.join(', ')}), optionally with a field path`)
+    .argument('<kind[.field]>', `a kind (${catalog.names.join(', ')}), optionally with a field path`)
     .addHelpText(
       'after',
       `
@@ -20,10 +20,10 @@ Examples:
     )
     .action((subject: string) => {
       const [kindName = '', ...path] = subject.split('.');
-      const kind = registry.get(kindName);
+      const kind = catalog.get(kindName);
       if (!kind) {
-        const hint = suggest(kindName, registry.names);
-        throw new TelformError('bad_option', `unknown kind "${kindName}"${hint ? `; did you mean ${hint}?` : ''} (kinds: ${registry.names.join(', ')})`);
+        const hint = suggest(kindName, catalog.names);
+        throw new TelformError('bad_option', `unknown kind "${kindName}"${hint ? `; did you mean ${hint}?` : ''} (kinds: ${catalog.names.join(', ')})`);
       }
       if (path.length === 0) {
         process.stdout.write(renderKindExplanation(explainKind(kind)));

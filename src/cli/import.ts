@@ -8,7 +8,7 @@ import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
 import { ownPackageVersion, schemaReference } from '../manifest/schema-reference.js';
 import { importResources, type ImportedResource } from '../manifest/import.js';
-import { registry, type Kind } from '../resources/index.js';
+import { catalog, type Kind } from '../resources/index.js';
 import { processIo, terminalStatus } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
@@ -90,9 +90,9 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
 
 function selectKinds(requested: string[]): Kind[] {
   const names = requested.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
-  const unknown = names.filter((name) => !registry.get(name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--kinds ${unknown.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
-  return registry.kinds.filter((kind) => names.length === 0 || names.includes(kind.name));
+  const unknown = names.filter((name) => !catalog.get(name));
+  if (unknown.length > 0) throw new TelformError('bad_option', `--kinds ${unknown.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`);
+  return catalog.kinds.filter((kind) => names.length === 0 || names.includes(kind.name));
 }
 
 /** An address already managed under another id would make the import lie about ownership. */

@@ -10,7 +10,7 @@ import { assertPlanApplies, assertPlanSealed, desiredFromPlan } from '../engine/
 import type { LedgerStore } from '../engine/ledger-store.js';
 import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
-import { registry } from '../resources/index.js';
+import { catalog } from '../resources/index.js';
 import { keepLiveNames } from '../engine/live-names.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
@@ -64,9 +64,9 @@ export async function reconcile(
   io: CommandIo,
   options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined; targets?: readonly string[] },
 ): Promise<Reconciliation> {
-  const unknownKinds = approvals.prune_unmanaged.filter((kind) => !registry.get(kind));
+  const unknownKinds = approvals.prune_unmanaged.filter((kind) => !catalog.get(kind));
   if (unknownKinds.length > 0) {
-    throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${registry.names.join(', ')})`);
+    throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`);
   }
   const desired =
     'saved' in input
@@ -84,7 +84,7 @@ export async function reconcile(
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,
     });
-    const kinds = plannerKinds(registry);
+    const kinds = plannerKinds(catalog);
     keepLiveNames(desired.resources, store.ledger, kinds);
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live: LiveContext = { client: session.client, memo: new Map() };

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { loadManifests } from '../manifest/load.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
-import { registry } from '../resources/index.js';
+import { catalog } from '../resources/index.js';
 import { ExitCode } from './exit-codes.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
 
@@ -41,7 +41,7 @@ export function validateCommand(): Command {
 Each problem is printed as
   file:line:col  Kind/name  field: message
 
-Kinds: ${registry.names.join(', ')}
+Kinds: ${catalog.names.join(', ')}
 
 Examples:
   $ telform validate -f examples/

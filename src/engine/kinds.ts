@@ -1,4 +1,4 @@
-import type { Kind, KindRegistry } from '../resources/index.js';
+import type { Kind, KindCatalog } from '../resources/index.js';
 import type { PlannerKind } from './model.js';
 
 /** What the planner needs of a kind, as data. */
@@ -14,6 +14,6 @@ export function toPlannerKind(kind: Kind): PlannerKind {
 }
 
 /** Every registered kind as the planner sees it. */
-export function plannerKinds(registry: KindRegistry): PlannerKind[] {
-  return registry.kinds.map(toPlannerKind);
+export function plannerKinds(catalog: KindCatalog): PlannerKind[] {
+  return catalog.kinds.map(toPlannerKind);
 }

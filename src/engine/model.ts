@@ -3,7 +3,7 @@ import type { LiveObject, LiveSide } from '../resources/live-side.js';
 import type { DiffRules } from './diff.js';
 
 /**
- * What the planner needs to know of a kind and of a desired resource. The resource registry and
+ * What the planner needs to know of a kind and of a desired resource. The kind catalog and
  * the manifest loader provide these; the planner depends on nothing else.
  */
 export interface ReferenceField {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { KindRegistry } from '../resources/index.js';
+import type { KindCatalog } from '../resources/index.js';
 import type { Kind, PathSegment } from '../resources/kind.js';
 import { metadataName, metadataNamePattern } from '../resources/fields.js';
 import type { ManifestResource, ResourceSource } from './model.js';
@@ -45,7 +45,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function checkDocument(document: YamlDocument, registry: KindRegistry, problems: ProblemList): DocumentResult {
+export function checkDocument(document: YamlDocument, catalog: KindCatalog, problems: ProblemList): DocumentResult {
   const positions = document.positions;
   const at = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => placeOf(document.file, positionAt(positions, toPointer(path), role));
   const value = document.value;
@@ -61,9 +61,9 @@ export function checkDocument(document: YamlDocument, registry: KindRegistry, pr
   const kindName = value['kind'];
   let kind: Kind | undefined;
   if (typeof kindName === 'string') {
-    kind = registry.get(kindName);
+    kind = catalog.get(kindName);
     if (!kind) {
-      const hint = didYouMean(kindName, registry.names) || `; known kinds: ${registry.names.join(', ')}`;
+      const hint = didYouMean(kindName, catalog.names) || `; known kinds: ${catalog.names.join(', ')}`;
       problems.error('invalid_value', `unknown kind "${kindName}"${hint}`, { source: at(['kind']), field: 'kind' });
     }
   }

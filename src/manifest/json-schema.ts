@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { KindRegistry } from '../resources/index.js';
+import type { KindCatalog } from '../resources/index.js';
 import type { Condition, Kind, SpecRule } from '../resources/kind.js';
 import { apiVersion, envelopeSchema } from './document.js';
 import { defaultOf } from './rules.js';
@@ -21,13 +21,13 @@ function convert(schema: z.ZodType): JsonSchema {
   return json;
 }
 
-export function buildManifestJsonSchema(registry: KindRegistry): JsonSchema {
-  const envelope = convert(envelopeSchema.extend({ kind: z.enum(registry.names as [string, ...string[]]).describe('The kind of resource.') }));
+export function buildManifestJsonSchema(catalog: KindCatalog): JsonSchema {
+  const envelope = convert(envelopeSchema.extend({ kind: z.enum(catalog.names as [string, ...string[]]).describe('The kind of resource.') }));
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: `telform manifest (${apiVersion})`,
     ...envelope,
-    allOf: registry.kinds.map((kind) => ({
+    allOf: catalog.kinds.map((kind) => ({
       if: { properties: { kind: { const: kind.name } }, required: ['kind'] },
       then: { properties: { spec: specSchema(kind) } },
     })),
@@ -60,6 +60,6 @@ function ruleSchema(kind: Kind, rule: SpecRule): JsonSchema {
 }
 
 /** The file as committed: two-space JSON with a final newline. */
-export function renderManifestJsonSchema(registry: KindRegistry): string {
-  return `${JSON.stringify(buildManifestJsonSchema(registry), null, 2)}\n`;
+export function renderManifestJsonSchema(catalog: KindCatalog): string {
+  return `${JSON.stringify(buildManifestJsonSchema(catalog), null, 2)}\n`;
 }

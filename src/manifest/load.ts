@@ -1,5 +1,5 @@
-import type { KindRegistry } from '../resources/index.js';
-import { registry as defaultRegistry } from '../resources/index.js';
+import type { KindCatalog } from '../resources/index.js';
+import { catalog as defaultCatalog } from '../resources/index.js';
 import { checkDocument, type DocumentResult } from './document.js';
 import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type ManifestText } from './files.js';
 import type { ManifestModel, ManifestResource } from './model.js';
@@ -26,7 +26,7 @@ export interface LoadOptions {
   /** `--allow-secret-files-outside`: `fromFile` secrets may lie outside the manifest folders. */
   allowSecretFilesOutside?: boolean;
   /** The kinds (default: every kind telform manages); tests pass their own. */
-  registry?: KindRegistry;
+  catalog?: KindCatalog;
   /** `exact` skips the fast path (`yaml-fast.ts`); tests compare both. Default `auto`. */
   parser?: 'auto' | 'exact';
 }
@@ -45,7 +45,7 @@ export interface LoadResult {
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
-  const registry = options.registry ?? defaultRegistry;
+  const catalog = options.catalog ?? defaultCatalog;
   const problems = new ProblemList();
   const absoluteFiles = await listManifestFiles(paths, options.cwd, problems);
   const files: string[] = [];
@@ -57,7 +57,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     files.push(displayPath(absolute, options.cwd));
     const text = texts[index];
     if (!text) continue;
-    const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, registry)) ?? checkExactly(text, registry, problems);
+    const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, catalog)) ?? checkExactly(text, catalog, problems);
     for (const result of results) {
       if (result.candidate) candidates.push(result.candidate);
       if (result.resource) resources.push(result.resource);
@@ -66,14 +66,14 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   if (problems.errorCount === 0 && candidates.length === 0) {
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
-  const references = checkAcrossResources(candidates, registry, problems);
+  const references = checkAcrossResources(candidates, catalog, problems);
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;
   const resolve: SecretEnvironment | undefined = options.checkSecrets
     ? { env: options.env ?? process.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(roots) }
     : undefined;
-  await checkSecrets(model, registry, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems);
+  await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems);
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
   return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, references, roots };
@@ -83,14 +83,14 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
  * A file through the fast path, kept only when none of its documents has a problem of its own;
  * undefined otherwise, so the file is read exactly and every message comes from there.
  */
-function checkCleanFast(text: ManifestText, registry: KindRegistry): DocumentResult[] | undefined {
+function checkCleanFast(text: ManifestText, catalog: KindCatalog): DocumentResult[] | undefined {
   const documents = parseYamlFast(text);
   if (!documents) return undefined;
   const scratch = new ProblemList();
-  const results = documents.map((document) => checkDocument(document, registry, scratch));
+  const results = documents.map((document) => checkDocument(document, catalog, scratch));
   return scratch.size === 0 ? results : undefined;
 }
 
-function checkExactly(text: ManifestText, registry: KindRegistry, problems: ProblemList): DocumentResult[] {
-  return parseYamlDocuments(text, problems).map((document) => checkDocument(document, registry, problems));
+function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList): DocumentResult[] {
+  return parseYamlDocuments(text, problems).map((document) => checkDocument(document, catalog, problems));
 }

@@ -1,5 +1,5 @@
 import type { SourcePlace } from '../errors.js';
-import type { KindRegistry } from '../resources/index.js';
+import type { KindCatalog } from '../resources/index.js';
 import type { Kind } from '../resources/kind.js';
 import { DependencyGraph } from './graph.js';
 import { isRef, type ResourceSource } from './model.js';
@@ -39,10 +39,10 @@ function formatPlace(where: SourcePlace): string {
   return `${where.file}:${where.line}:${where.column}`;
 }
 
-export function checkAcrossResources(candidates: readonly Candidate[], registry: KindRegistry, problems: ProblemList): ReferenceEdge[] {
+export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList): ReferenceEdge[] {
   const byAddress = checkDuplicateNames(candidates, problems);
   checkUniqueFields(candidates, problems);
-  const edges = checkRefs(candidates, byAddress, registry, problems);
+  const edges = checkRefs(candidates, byAddress, catalog, problems);
   checkCycles(edges, byAddress, problems);
   return edges;
 }
@@ -108,7 +108,7 @@ function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemLi
   }
 }
 
-function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, registry: KindRegistry, problems: ProblemList): ReferenceEdge[] {
+function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, catalog: KindCatalog, problems: ProblemList): ReferenceEdge[] {
   const namesByKind = new Map<string, string[]>();
   const kindsByName = new Map<string, Candidate[]>();
   for (const candidate of byAddress.values()) {
@@ -133,7 +133,7 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
       // Places only for problems: finding one may parse the file again (see yaml-fast.ts).
       const path = ['spec', field, 'ref'];
       const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path) };
-      const sameName = (kindsByName.get(value.ref) ?? []).filter((other) => registry.get(other.kind.name) !== undefined);
+      const sameName = (kindsByName.get(value.ref) ?? []).filter((other) => catalog.get(other.kind.name) !== undefined);
       const other = sameName[0];
       if (other) {
         const otherPlace = place(other, ['metadata', 'name']);

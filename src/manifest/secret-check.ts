@@ -1,4 +1,4 @@
-import type { KindRegistry } from '../resources/index.js';
+import type { KindCatalog } from '../resources/index.js';
 import type { Finding } from '../resources/kind.js';
 import { displayPath } from './files.js';
 import { placeOfValue, type ManifestModel } from './model.js';
@@ -34,9 +34,9 @@ export interface SecretCheckOptions {
  * equal to the auth token in use) and the password rules. Messages name the variable or file,
  * never the value.
  */
-export async function checkSecrets(model: ManifestModel, registry: KindRegistry, options: SecretCheckOptions, problems: ProblemList): Promise<void> {
+export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, options: SecretCheckOptions, problems: ProblemList): Promise<void> {
   for (const resource of model.resources) {
-    const kind = registry.get(resource.kind);
+    const kind = catalog.get(resource.kind);
     if (!kind) continue;
     for (const [field, rules] of Object.entries(kind.secrets)) {
       const source = resource.spec[field];

@@ -12,18 +12,18 @@ import { trunkIpAcl } from './trunk-ip-acl.js';
 
 export type { Kind } from './kind.js';
 
-/** The kinds of a registry by name; built by `createRegistry`, which refuses duplicates. */
-export interface KindRegistry {
+/** The kinds of a catalog by name; built by `createKindCatalog`, which refuses duplicates. */
+export interface KindCatalog {
   readonly kinds: readonly Kind[];
   get(name: string): Kind | undefined;
   readonly names: readonly string[];
 }
 
 /**
- * Builds a registry from a list of kinds. A duplicate name, or a reference to a kind the list
+ * Builds a catalog from a list of kinds. A duplicate name, or a reference to a kind the list
  * does not hold, is a programming error and throws at start-up.
  */
-export function createRegistry(kinds: readonly Kind[]): KindRegistry {
+export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
   const byName = new Map<string, Kind>();
   for (const kind of kinds) {
     if (byName.has(kind.name)) throw new Error(`kind ${kind.name} is registered twice`);
@@ -49,7 +49,7 @@ export function createRegistry(kinds: readonly Kind[]): KindRegistry {
  * which is also the order of the JSON Schema and of the README. Adding a kind: its file, this
  * list, examples and tests.
  */
-export const registry: KindRegistry = createRegistry([
+export const catalog: KindCatalog = createKindCatalog([
   sipCredential,
   sipIpAcl,
   trunkCredential,

@@ -3,9 +3,9 @@ import type { LiveSide } from './live-side.js';
 
 /**
  * A kind of resource telform manages (`Trunk`, `Brand`, …): one plain object per kind, in its own
- * file in this folder, registered once in `index.ts` (STYLE.md "What that means here" 2–4).
- * Everything the generic code needs to know about a kind is data here; the manifest loader,
- * validator, JSON Schema generator (and later the planner) never branch on a kind's name.
+ * file in this folder, listed once in the catalog in `index.ts` (STYLE.md "What that means here"
+ * 2–4). Everything the generic code needs to know about a kind is data here; the manifest loader,
+ * validator, JSON Schema generator and planner never branch on a kind's name.
  *
  * ## Manifest side (this file)
  * The members below describe a kind's `spec` as written in manifests: its schema, defaults,
@@ -19,7 +19,7 @@ import type { LiveSide } from './live-side.js';
  * resolved to ids by the engine, secrets resolved from their sources.
  */
 export interface Kind {
-  /** The `kind:` of a manifest document, PascalCase. Unique in the registry. */
+  /** The `kind:` of a manifest document, PascalCase. Unique in the catalog. */
   readonly name: string;
   /** One line, shown in `--help`, the README and the JSON Schema. */
   readonly description: string;

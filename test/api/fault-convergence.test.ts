@@ -6,7 +6,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { Clock } from '../../src/api/clock.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import { clientFor, converge, coreKindNames, desiredFrom, emulatorClock, type Convergence, type Manifest } from './live-harness.js';
 
 /**
@@ -93,7 +93,7 @@ async function liveByKey(): Promise<Record<string, Record<string, string[]>>> {
   try {
     const out: Record<string, Record<string, string[]>> = {};
     for (const name of coreKindNames) {
-      const live = registry.get(name)?.live;
+      const live = catalog.get(name)?.live;
       if (!live) throw new Error(`${name} has no live side`);
       const byKey: Record<string, string[]> = {};
       for (const object of await live.list({ client })) {

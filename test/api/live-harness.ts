@@ -15,7 +15,7 @@ import { preparePlan } from '../../src/engine/prepare.js';
 import { FileBackend } from '../../src/engine/file-backend.js';
 import { LedgerStore } from '../../src/engine/ledger-store.js';
 import { defaultAccount, type RunningEmulator } from '../../src/emulator/index.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 
 /**
  * Drives the engine (plan, then apply) with the SIP and trunking kinds against an in-process
@@ -50,7 +50,7 @@ export function clientFor(emulator: RunningEmulator, options: Partial<ApiClientO
 export const coreKindNames = ['SipCredential', 'SipIpAcl', 'TrunkCredential', 'TrunkIpAcl', 'OriginationUri', 'Trunk', 'ApplicationSipAuth'];
 
 export function coreKinds(): PlannerKind[] {
-  return registry.kinds.filter((kind) => coreKindNames.includes(kind.name)).map(toPlannerKind);
+  return catalog.kinds.filter((kind) => coreKindNames.includes(kind.name)).map(toPlannerKind);
 }
 
 export interface Manifest {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import type { LiveSide, ResolvedSpec } from '../../src/resources/live-side.js';
 import { clientFor } from './live-harness.js';
 
@@ -27,7 +27,7 @@ beforeEach(() => {
 });
 
 function liveOf(kind: string): LiveSide {
-  const live = registry.get(kind)?.live;
+  const live = catalog.get(kind)?.live;
   if (!live) throw new Error(`${kind} has no live side`);
   return live;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { TelformError } from '../../src/errors.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import { InstantClock } from './fake-clock.js';
 
 /**
@@ -63,12 +63,12 @@ describe('secrets stay out of output', () => {
     const client = new ApiClient({ baseUrl: emulator.url, credentials: defaultAccount, logHttp: (line) => lines.push(line) });
     const context = { client };
     try {
-      const sip = await registry.get('SipCredential')?.live?.create(context, { username: 'secret-test', password: passwords.sip });
-      const trunk = await registry.get('TrunkCredential')?.live?.create(context, { name: 'secret-test', username: 'secrettest1', password: passwords.trunk });
-      await registry.get('OriginationUri')?.live?.create(context, { name: 'secret-test', uri: 'h.example.com', authentication_needed: true, username: 'u', password: passwords.uri });
-      const current = await registry.get('TrunkCredential')?.live?.read(context, trunk?.id ?? '');
+      const sip = await catalog.get('SipCredential')?.live?.create(context, { username: 'secret-test', password: passwords.sip });
+      const trunk = await catalog.get('TrunkCredential')?.live?.create(context, { name: 'secret-test', username: 'secrettest1', password: passwords.trunk });
+      await catalog.get('OriginationUri')?.live?.create(context, { name: 'secret-test', uri: 'h.example.com', authentication_needed: true, username: 'u', password: passwords.uri });
+      const current = await catalog.get('TrunkCredential')?.live?.read(context, trunk?.id ?? '');
       if (!sip || !trunk || !current) throw new Error('setup failed');
-      await registry.get('TrunkCredential')?.live?.update(context, {
+      await catalog.get('TrunkCredential')?.live?.update(context, {
         id: trunk.id,
         desired: { name: 'secret-test', username: 'secrettest1', password: `${passwords.trunk}x` },
         live: current,
@@ -86,7 +86,7 @@ describe('secrets stay out of output', () => {
     const lines: string[] = [];
     const client = new ApiClient({ baseUrl: emulator.url, credentials: defaultAccount, logHttp: (line) => lines.push(line) });
     try {
-      const failure = await registry
+      const failure = await catalog
         .get('SipCredential')
         ?.live?.create({ client }, { username: 'weak-user', password: passwords.weak })
         .catch((error: unknown) => error);

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { explainField, explainKind } from '../../src/resources/explain.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import { cleanEnv, runCli } from './cli.js';
 
 /** `telform explain KIND[.field]` with the built CLI: offline, from the kinds' own schemas and field rules. */
@@ -55,7 +55,7 @@ describe('telform explain', () => {
   });
 
   it('explains every field of every kind, each with exactly one change behaviour from the planner’s field rules', () => {
-    for (const kind of registry.kinds) {
+    for (const kind of catalog.kinds) {
       const explained = explainKind(kind);
       expect(explained.fields.map((field) => field.path)).toEqual(Object.keys(kind.spec.shape));
       for (const field of explained.fields) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadManifests } from '../../src/manifest/load.js';
 import { formatProblem } from '../../src/manifest/report.js';
-import { cyclicRegistry } from './test-kinds.js';
+import { cyclicCatalog } from './test-kinds.js';
 
 /**
  * The bad-input corpus (issue #5): one file per broken rule under `corpus/`. Each file says what
@@ -66,7 +66,7 @@ describe('the bad-input corpus', () => {
       cwd: corpus,
       checkSecrets: entry.checkSecrets,
       env: entry.env,
-      ...(entry.cyclic ? { registry: cyclicRegistry } : {}),
+      ...(entry.cyclic ? { catalog: cyclicCatalog } : {}),
     });
     const errors = result.problems.filter((problem) => problem.severity === 'error').map(formatProblem);
     expect(errors).toEqual(entry.expected.map((line) => `${entry.file}:${line}`));

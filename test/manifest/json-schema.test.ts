@@ -2,7 +2,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderManifestJsonSchema } from '../../src/manifest/json-schema.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 
 const repository = path.resolve(import.meta.dirname, '../..');
 
@@ -14,11 +14,11 @@ async function exampleFiles(folder: string): Promise<string[]> {
 describe('schemas/manifest.schema.json', () => {
   it('is what the zod schemas generate (run `npm run schemas` after changing a kind)', async () => {
     const committed = await readFile(path.join(repository, 'schemas/manifest.schema.json'), 'utf8');
-    expect(committed).toBe(renderManifestJsonSchema(registry));
+    expect(committed).toBe(renderManifestJsonSchema(catalog));
   });
 
   it('switches on kind and carries each kind’s conditional rules', () => {
-    const schema = JSON.parse(renderManifestJsonSchema(registry)) as {
+    const schema = JSON.parse(renderManifestJsonSchema(catalog)) as {
       $schema: string;
       required: string[];
       properties: { kind: { enum: string[] } };
@@ -26,8 +26,8 @@ describe('schemas/manifest.schema.json', () => {
     };
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.required).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
-    expect(schema.properties.kind.enum).toEqual(registry.names);
-    expect(schema.allOf.map((branch) => branch.if.properties.kind.const)).toEqual(registry.names);
+    expect(schema.properties.kind.enum).toEqual(catalog.names);
+    expect(schema.allOf.map((branch) => branch.if.properties.kind.const)).toEqual(catalog.names);
     const trunk = schema.allOf.find((branch) => branch.if.properties.kind.const === 'Trunk');
     expect(trunk?.then.properties.spec.additionalProperties).toBe(false);
     expect(trunk?.then.properties.spec.allOf).toContainEqual({

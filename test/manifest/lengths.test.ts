@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/render/format.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import { doc, lines, loadText } from './helpers.js';
 
 /**
@@ -24,10 +24,10 @@ describe('length limits', () => {
       if (node.items) visit(node.items, `${path}[]`);
       for (const option of node.anyOf ?? []) visit(option, path);
     };
-    for (const kind of registry.kinds) visit(kind.spec.toJSONSchema({ io: 'input' }), kind.name);
+    for (const kind of catalog.kinds) visit(kind.spec.toJSONSchema({ io: 'input' }), kind.name);
     // A secret's file path is read locally, never sent; a secret's value is bounded by its check.
     expect(unbounded.filter((path) => !path.endsWith('.fromFile') && !path.endsWith('.password'))).toEqual([]);
-    for (const kind of registry.kinds) {
+    for (const kind of catalog.kinds) {
       for (const [field, secret] of Object.entries(kind.secrets)) {
         expect(secret.check('Aa1~'.repeat(64)).some((finding) => finding.severity === 'error'), `${kind.name}.${field}`).toBe(true);
       }

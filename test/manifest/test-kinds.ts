@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createRegistry, registry, type KindRegistry } from '../../src/resources/index.js';
+import { createKindCatalog, catalog, type KindCatalog } from '../../src/resources/index.js';
 import { refObject } from '../../src/resources/fields.js';
 import type { Kind } from '../../src/resources/kind.js';
 
@@ -34,4 +34,4 @@ export const nodeKind: Kind = {
 };
 
 /** The real kinds plus `Node`. */
-export const cyclicRegistry: KindRegistry = createRegistry([...registry.kinds, nodeKind]);
+export const cyclicCatalog: KindCatalog = createKindCatalog([...catalog.kinds, nodeKind]);

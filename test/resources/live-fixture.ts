@@ -8,7 +8,7 @@ import type { DiffRules } from '../../src/engine/diff.js';
 import { defaultAccount, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
 import { loadManifests } from '../../src/manifest/load.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import type { Kind } from '../../src/resources/kind.js';
 import type { LiveContext, LiveSide } from '../../src/resources/live-side.js';
 
@@ -68,7 +68,7 @@ export async function startLiveFixture(options: EmulatorOptions = {}, clientOpti
 
 /** The kind registered under `name`, with its live side. */
 export function kindNamed(name: string): Kind & { live: LiveSide } {
-  const kind = registry.get(name);
+  const kind = catalog.get(name);
   if (!kind?.live) throw new Error(`kind ${name} has no live side`);
   return kind as Kind & { live: LiveSide };
 }

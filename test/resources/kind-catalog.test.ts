@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { fieldsNamedBy } from '../../src/manifest/rules.js';
-import { createRegistry, registry } from '../../src/resources/index.js';
+import { createKindCatalog, catalog } from '../../src/resources/index.js';
 import type { Kind } from '../../src/resources/kind.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import path from 'node:path';
 
 const repository = path.resolve(import.meta.dirname, '../..');
 
-describe('the kind registry', () => {
+describe('the kind catalog', () => {
   it('holds the kinds of DESIGN.md sections 3 and 4, in dependency order', () => {
-    expect(registry.names).toEqual([
+    expect(catalog.names).toEqual([
       'SipCredential',
       'SipIpAcl',
       'TrunkCredential',
@@ -22,25 +22,25 @@ describe('the kind registry', () => {
       'Campaign',
       'ApplicationSipAuth',
     ]);
-    const position = new Map(registry.names.map((name, index) => [name, index]));
-    for (const kind of registry.kinds) {
+    const position = new Map(catalog.names.map((name, index) => [name, index]));
+    for (const kind of catalog.kinds) {
       for (const target of Object.values(kind.references)) expect(position.get(target), `${kind.name} → ${target}`).toBeLessThan(position.get(kind.name) as number);
     }
   });
 
   it('refuses a kind registered twice', () => {
-    const trunk = registry.get('Trunk') as Kind;
-    expect(() => createRegistry([trunk, trunk])).toThrow('kind Trunk is registered twice');
+    const trunk = catalog.get('Trunk') as Kind;
+    expect(() => createKindCatalog([trunk, trunk])).toThrow('kind Trunk is registered twice');
   });
 
   it('refuses a reference to a kind it does not hold', () => {
-    const trunk = registry.get('Trunk') as Kind;
-    expect(() => createRegistry([trunk])).toThrow('kind Trunk: ipacl_uuid refers to unknown kind TrunkIpAcl');
+    const trunk = catalog.get('Trunk') as Kind;
+    expect(() => createKindCatalog([trunk])).toThrow('kind Trunk: ipacl_uuid refers to unknown kind TrunkIpAcl');
   });
 });
 
 // The template test every kind passes (STYLE.md "knip": many small handlers, one template test).
-describe.each(registry.kinds.map((kind) => [kind.name, kind] as const))('kind %s', (name, kind) => {
+describe.each(catalog.kinds.map((kind) => [kind.name, kind] as const))('kind %s', (name, kind) => {
   const shape = kind.spec.shape;
 
   it('has a one-line description and a strict spec', () => {
