@@ -7,7 +7,7 @@ import { openState } from './state-location.js';
 import { TelformError } from '../errors.js';
 import { emitManifest } from '../manifest/emit.js';
 import { ownPackageVersion, schemaReference } from '../manifest/schema-reference.js';
-import { importResources, type ImportedResource } from '../manifest/import.js';
+import { importResources, type ImportedResource } from '../manifest/account-import.js';
 import { catalog, type Kind } from '../resources/index.js';
 import { processIo, terminalStatus } from './io.js';
 import { addClientOptions } from './client-options.js';
