@@ -3,7 +3,7 @@
 // Starts the built emulator in-process, creates 1,000 resources through the API (SIP credentials
 // and ACLs, trunk ACLs, credentials, origination URIs and trunks), then sets 20 ms of latency on
 // every request and times `telform import` (the built CLI, a child process) against it.
-// Target (issue #8): under 10 s.
+// Target: under 10 s.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

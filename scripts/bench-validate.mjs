@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Measures `telform validate` on 10,000 resources (issue #5: under 1.5 s and 300 MB).
+// Measures `telform validate` on 10,000 resources (target: under 1.5 s and 300 MB).
 // Run with `npm run bench:validate` (builds first). It writes a generated manifest set into a
 // temp folder: every kind, refs between them, 100 resources per file, then validates it
 // (1) in a fresh child process, timing load + validation and reading its peak RSS, and

@@ -25,7 +25,7 @@ interface ValidateOptions extends SecretFileOptionValue {
 }
 
 /**
- * `telform validate` (issue #5, item 7): checks manifests offline and prints every problem at
+ * `telform validate`: checks manifests offline and prints every problem at
  * once. It never contacts the API or starts the emulator. Exit 0 when valid (warnings allowed),
  * 1 when not.
  */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ProblemList } from './problems.js';
 
 /**
- * Which files `-f PATH` names and their text (issue #5, item 1): a file is read whatever its
+ * Which files `-f PATH` names and their text: a file is read whatever its
  * name; a folder is searched recursively for `*.yaml` and `*.yml`, in sorted order, skipping
  * entries whose name starts with `.` (`.git`, `.telform`) and `node_modules`.
  */

@@ -5,7 +5,7 @@ import { apiVersion, envelopeSchema } from './document.js';
 import { defaultOf } from './rules.js';
 
 /**
- * The JSON Schema of a manifest document (issue #5, item 8), for editors through the
+ * The JSON Schema of a manifest document, for editors through the
  * `yaml-language-server` comment. Generated from the same zod schemas the validator uses, by
  * zod 4's own conversion, and committed as `schemas/manifest.schema.json` (a test fails when it
  * is stale; `npm run schemas` rewrites it). One schema switches on `kind` with `if`/`then`, so an

@@ -8,7 +8,7 @@ import { didYouMean } from './suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment } from './source.js';
 
 /**
- * Checks across resources (issue #5, item 4): duplicate `metadata.name` within a kind, duplicate
+ * Checks across resources: duplicate `metadata.name` within a kind, duplicate
  * values of a kind's unique fields, `{ ref: name }` naming a missing resource or one of the wrong
  * kind, and reference cycles. Every message names both places. The reference graph is built
  * here so the engine orders its work by the same edges.

@@ -2,7 +2,7 @@ import type { JsonValue, SourcePlace } from '../errors.js';
 import type { Problem } from './problems.js';
 
 /**
- * The `validate` report, as text for people and JSON for editors and CI (issue #5, item 6). Pure
+ * The `validate` report, as text for people and JSON for editors and CI. Pure
  * functions of the problems: no I/O, like the plan renderers (STYLE.md 5).
  */
 

@@ -1,5 +1,5 @@
 /**
- * "Did you mean" for misspelled kinds, fields, enum values and refs (issue #5, item 6).
+ * "Did you mean" for misspelled kinds, fields, enum values and refs.
  *
  * A candidate is suggested when it equals the input ignoring case, `-` and `_`, or when its
  * optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so `turnk` is one

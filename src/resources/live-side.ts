@@ -2,7 +2,7 @@ import type { Operation } from 'fast-json-patch';
 import type { ApiClient } from '../api/client.js';
 
 /**
- * The live side of a kind (the API client issue): how to read, normalise, create, update and
+ * The live side of a kind: how to read, normalise, create, update and
  * delete its objects, and — as data — which fields can change how. The engine is generic over it
  * (STYLE.md 2): kinds add knowledge, not branches in the engine.
  *

@@ -10,7 +10,7 @@ import { catalog } from '../../src/resources/index.js';
 import { clientFor, converge, coreKindNames, desiredFrom, emulatorClock, type Convergence, type Manifest } from './live-harness.js';
 
 /**
- * Issue #6, "done when": with 500s, resets and lost responses at 20% each and a rate limit that
+ * Convergence under faults: with 500s, resets and lost responses at 20% each and a rate limit that
  * answers about one request in five with 429, every kind's create, update and delete converges, no
  * create is ever duplicated, and no secret shows up anywhere.
  */

@@ -7,7 +7,7 @@ import type { RequestLogEntry } from '../../src/emulator/request-log.js';
 import { trunkIpAcl } from '../../src/resources/trunk-ip-acl.js';
 
 /**
- * Issue #6, "done when": listing 1,000 objects of one kind takes ceil(1000/20) = 50 requests, the
+ * Pages: listing 1,000 objects of one kind takes ceil(1000/20) = 50 requests, the
  * pages after the first fetched concurrently. The evidence is the emulator's request log.
  */
 let emulator: RunningEmulator;

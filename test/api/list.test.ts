@@ -7,7 +7,7 @@ import { listAll } from '../../src/api/list.js';
 import { InstantClock } from './fake-clock.js';
 
 /**
- * Issue #6 item 2: lists are read whole, or not at all. A fake API on 127.0.0.1 serves pages that
+ * Whole lists: lists are read whole, or not at all. A fake API on 127.0.0.1 serves pages that
  * a test shapes: short pages, a list that changes while it is read, failing pages, `next` links.
  */
 type Page = { status: number; body: unknown };

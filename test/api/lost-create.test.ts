@@ -6,7 +6,7 @@ import type { LiveSide, ResolvedSpec } from '../../src/resources/live-side.js';
 import { clientFor } from './live-harness.js';
 
 /**
- * Issue #6 item 4, kind by kind: when every create's answer is lost (the object is made, the
+ * Lost creates, kind by kind: when every create's answer is lost (the object is made, the
  * connection then dropped), the live side finds the object by natural key and adopts it; the
  * account holds exactly one.
  */

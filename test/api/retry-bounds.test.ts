@@ -9,7 +9,7 @@ import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/e
 import { clientFor, emulatorClock } from './live-harness.js';
 
 /**
- * Issue #6 item 3 and 4 against the emulator: retries are bounded, 4xx other than 429 are not
+ * Against the emulator: retries are bounded, 4xx other than 429 are not
  * retried, `Retry-After` is honoured, a billable request is never re-sent after it may have reached
  * the API, a create is looked up before it is re-sent, a DELETE answering 404 on retry has succeeded.
  */

@@ -8,7 +8,7 @@ import { catalog } from '../../src/resources/index.js';
 import { InstantClock } from './fake-clock.js';
 
 /**
- * Issue #6 item 6 and "done when": no secret — passwords sent, the auth token — appears in any
+ * Secrets stay secret: no secret — passwords sent, the auth token — appears in any
  * error, log line or `--log-http` output. Each test greps everything it produced for the real values.
  */
 const passwords = { sip: 'SecretSipValue9', trunk: 'Tr!kSecret77', uri: 'uri-secret-value-88', weak: 'weakpass' };

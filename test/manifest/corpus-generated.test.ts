@@ -3,7 +3,7 @@ import { maxFileBytes } from '../../src/manifest/files.js';
 import { doc, lines, loadText } from './helpers.js';
 
 /**
- * Bad inputs too big or too binary to commit (issue #5): generated at run time into a temp folder.
+ * Bad inputs too big or too binary to commit: generated at run time into a temp folder.
  * Each gives one error at its place, never a stack trace.
  */
 describe('generated bad inputs', () => {

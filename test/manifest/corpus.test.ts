@@ -7,7 +7,7 @@ import { formatProblem } from '../../src/manifest/report.js';
 import { cyclicCatalog } from './test-kinds.js';
 
 /**
- * The bad-input corpus (issue #5): one file per broken rule under `corpus/`. Each file says what
+ * The bad-input corpus: one file per broken rule under `corpus/`. Each file says what
  * it breaks in its first comment and ends with `# expect: <line:col  Kind/name  field: message>`
  * lines: exactly the errors `validate` must report, in order. Directives in the header:
  * `# options: check-secrets`, `# env: NAME=value`, `# registry: cyclic` (adds a test kind that can
@@ -51,7 +51,7 @@ describe('the bad-input corpus', () => {
     fetchSpy.mockClear();
   });
   afterAll(() => {
-    // validate must never send a request (issue #5, item 7).
+    // validate must never send a request.
     expect(connect).not.toHaveBeenCalled();
     expect(fetchSpy).not.toHaveBeenCalled();
   });

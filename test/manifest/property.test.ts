@@ -9,7 +9,7 @@ import { formatProblem } from '../../src/manifest/report.js';
 import { subUsecases, usecases, verticals } from '../../src/resources/campaign.js';
 
 /**
- * Property tests (issue #5): generated valid manifests always validate, and mutated ones never
+ * Property tests: generated valid manifests always validate, and mutated ones never
  * crash the validator: every problem is one line with a place, and no secret is ever echoed.
  */
 let folder: string;
