@@ -1,4 +1,5 @@
 import { TelformError } from '../errors.js';
+import { DependencyGraph } from './graph.js';
 import { isReference, type DesiredResource, type PlannerKind } from './model.js';
 import type { PlannedChange } from './plan-types.js';
 import { referencedNames } from './references.js';
@@ -61,26 +62,20 @@ function usesAddress(kind: PlannerKind, before: Record<string, unknown> | undefi
   });
 }
 
-/** Ranks kinds so that every kind comes after the kinds it references; a cycle is an error. */
+/**
+ * Ranks kinds so that every kind comes after the kinds it references: a kind's rank is its
+ * dependency wave. A cycle (a kind referring to itself is not one) is an error.
+ */
 export function kindRanks(kinds: readonly PlannerKind[]): Map<string, number> {
+  const graph = new DependencyGraph();
+  for (const kind of kinds) {
+    graph.addNode(kind.kind);
+    for (const reference of kind.references) if (reference.target !== kind.kind) graph.addEdge(kind.kind, reference.target);
+  }
+  const [cycle] = graph.findCycles();
+  if (cycle) throw new TelformError('kind_cycle', `kinds reference each other in a cycle: ${cycle.join(' → ')}`);
   const rank = new Map<string, number>();
-  const visiting = new Set<string>();
-  const byName = new Map(kinds.map((kind) => [kind.kind, kind]));
-  const visit = (name: string, path: string[]): number => {
-    const known = rank.get(name);
-    if (known !== undefined) return known;
-    if (visiting.has(name)) throw new TelformError('kind_cycle', `kinds reference each other in a cycle: ${[...path, name].join(' → ')}`);
-    visiting.add(name);
-    const kind = byName.get(name);
-    let level = 0;
-    for (const reference of kind?.references ?? []) {
-      if (reference.target !== name) level = Math.max(level, visit(reference.target, [...path, name]) + 1);
-    }
-    visiting.delete(name);
-    rank.set(name, level);
-    return level;
-  };
-  for (const kind of [...kinds].sort((a, b) => compare(a.kind, b.kind))) visit(kind.kind, []);
+  for (const [level, wave] of graph.waves().entries()) for (const name of wave) rank.set(name, level);
   return rank;
 }
 

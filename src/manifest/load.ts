@@ -4,7 +4,7 @@ import { checkDocument, type DocumentResult } from './document.js';
 import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type ManifestText } from './files.js';
 import type { ManifestModel, ManifestResource } from './model.js';
 import { ProblemList, type Problem } from './problems.js';
-import { checkAcrossResources, type Candidate, type ReferenceEdge } from './references.js';
+import { checkAcrossResources, type Candidate } from './references.js';
 import { checkSecrets } from './secret-check.js';
 import { realRoots, type SecretEnvironment } from './secrets.js';
 import { parseYamlDocuments } from './yaml.js';
@@ -38,8 +38,6 @@ export interface LoadResult {
   problems: Problem[];
   errorCount: number;
   warningCount: number;
-  /** `{ ref }` edges between resources, for ordering (see `references.ts`). */
-  references: ReferenceEdge[];
   /** The folders the manifests were loaded from (absolute): where `fromFile` secrets may lie. */
   roots: string[];
 }
@@ -66,7 +64,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   if (problems.errorCount === 0 && candidates.length === 0) {
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
-  const references = checkAcrossResources(candidates, catalog, problems);
+  checkAcrossResources(candidates, catalog, problems);
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;
@@ -76,7 +74,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems);
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
-  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, references, roots };
+  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, roots };
 }
 
 /**

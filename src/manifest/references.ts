@@ -1,7 +1,7 @@
 import type { SourcePlace } from '../errors.js';
 import type { KindCatalog } from '../resources/index.js';
 import type { Kind } from '../resources/kind.js';
-import { DependencyGraph } from './graph.js';
+import { DependencyGraph } from '../engine/graph.js';
 import { isRef, type ResourceSource } from './model.js';
 import type { ProblemList } from './problems.js';
 import { didYouMean } from './suggest.js';
@@ -25,7 +25,7 @@ export interface Candidate {
 }
 
 /** A resolved `{ ref }` of one resource to another. */
-export interface ReferenceEdge {
+interface ReferenceEdge {
   from: string;
   field: string;
   to: string;
@@ -39,12 +39,11 @@ function formatPlace(where: SourcePlace): string {
   return `${where.file}:${where.line}:${where.column}`;
 }
 
-export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList): ReferenceEdge[] {
+export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList): void {
   const byAddress = checkDuplicateNames(candidates, problems);
   checkUniqueFields(candidates, problems);
   const edges = checkRefs(candidates, byAddress, catalog, problems);
   checkCycles(edges, byAddress, problems);
-  return edges;
 }
 
 function checkDuplicateNames(candidates: readonly Candidate[], problems: ProblemList): Map<string, Candidate> {
@@ -173,9 +172,8 @@ function checkCycles(edges: readonly ReferenceEdge[], byAddress: ReadonlyMap<str
 }
 
 /** The dependency graph of references: an edge from each resource to what it refers to. */
-export function referenceGraph(edges: readonly ReferenceEdge[], nodes: Iterable<string> = []): DependencyGraph {
+function referenceGraph(edges: readonly ReferenceEdge[]): DependencyGraph {
   const graph = new DependencyGraph();
-  for (const node of nodes) graph.addNode(node);
   for (const edge of edges) graph.addEdge(edge.from, edge.to);
   return graph;
 }

@@ -1,8 +1,8 @@
 /**
- * A dependency graph of string nodes (resource addresses), with cycle detection and dependency
- * waves. Shared by manifest validation (reference cycles, issue #5 item 4) and the engine's
- * ordering of creates, updates and deletes (DESIGN.md section 5; STYLE.md 6). Iterative
- * throughout, so ten thousand resources in a chain cannot exhaust the stack.
+ * A dependency graph of string nodes, with cycle detection and dependency waves: the engine orders
+ * kinds with it (what is referred to before what refers to it), and manifest validation finds
+ * reference cycles between resources with it. Iterative throughout, so ten thousand resources in a
+ * chain cannot exhaust the stack.
  */
 export class DependencyGraph {
   readonly #edges = new Map<string, Set<string>>();
