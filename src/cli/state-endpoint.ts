@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { TelformError } from '../errors.js';
-import { registry } from '../resources/index.js';
+import { catalog } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { processIo, terminalStatus } from './io.js';
 import { openSession, type GlobalOptions } from './session.js';
@@ -45,7 +45,7 @@ Example:
           const sample = Object.values(ledger.resources).slice(0, sampleSize);
           let found = 0;
           for (const entry of sample) {
-            const kind = registry.get(entry.kind);
+            const kind = catalog.get(entry.kind);
             if (kind && (await kind.live.read(live, entry.id))) found += 1;
           }
           if (sample.length > 0 && found === 0) {
