@@ -6,7 +6,7 @@ import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
 import { TelformError } from '../errors.js';
-import { registry } from '../resources/index.js';
+import { catalog } from '../resources/index.js';
 import { metadataNamePattern, metadataNameRule } from '../resources/fields.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from './session.js';
@@ -124,7 +124,7 @@ the field in the manifest (e.g. spec.name: new-name) and apply.`,
         if (!metadataNamePattern.test(name)) throw new TelformError('state_mv_name', `"${name}" is not a valid metadata.name: it ${metadataNameRule}`);
         if (store.ledger.resources[to]) throw new TelformError('state_mv_exists', `${to} is already in the state`);
         io.stderr(`backed up the state to ${await store.backup()}`);
-        const nameField = registry.get(kind)?.nameField;
+        const nameField = catalog.get(kind)?.nameField;
         const applied = nameField === undefined ? undefined : entry.applied_spec[nameField];
         const liveName = entry.live_name ?? (typeof applied === 'string' ? applied : undefined);
         const moved: LedgerEntry = { ...entry, name, ...(liveName === undefined ? {} : { live_name: liveName }), updated_at: new Date().toISOString() };
