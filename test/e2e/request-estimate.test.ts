@@ -63,13 +63,19 @@ afterAll(async () => {
 describe('the request estimate', () => {
   it('is within 10% of what applying the examples sends, and shows the registry polls of --wait as a range', async () => {
     const plan = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
-    // Three campaigns wait for their brands: without --wait apply leaves them; with it, it polls.
-    expect(plan.stdout).toMatch(/API requests to apply: about 20; with --wait 10m, 23 to \d+ \(registry polls\)\.\n$/);
+    // Campaigns wait for their brands: without --wait apply leaves them; with it, it polls. The
+    // counts follow the examples, so they are read from the plan, not written here.
+    const line = /API requests to apply: about (\d+); with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(plan.stdout);
+    expect(line).not.toBeNull();
+    const [about, least, most] = [Number(line?.[1]), Number(line?.[2]), Number(line?.[3])];
+    expect(least).toBeGreaterThan(about);
+    expect(most).toBeGreaterThan(least);
     const first = await applyPhaseRequests(['-f', 'examples/', '--state', 'examples.json']);
+    expect(first.estimate).toBe(about);
     expect(Math.abs(first.sent - first.estimate)).toBeLessThanOrEqual(Math.ceil(first.estimate * 0.1));
     // The campaigns now wait for their brands: the estimate counts their polls and creates as a range.
     const waiting = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
-    const range = /API requests to apply: about 0; with --wait 10m, 3 to (\d+) \(registry polls\)\.\n$/.exec(waiting.stdout);
+    const range = /API requests to apply: about 0; with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(waiting.stdout);
     expect(range).not.toBeNull();
     const start = requestCount();
     const reads = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
@@ -78,8 +84,8 @@ describe('the request estimate', () => {
     expect(reads.code).toBe(0);
     expect(waited.code).toBe(0);
     const sent = requestCount() - start - 2 * planReads;
-    expect(sent).toBeGreaterThanOrEqual(3);
-    expect(sent).toBeLessThanOrEqual(Number(range?.[1]));
+    expect(sent).toBeGreaterThanOrEqual(Number(range?.[1]));
+    expect(sent).toBeLessThanOrEqual(Number(range?.[2]));
   });
 
   it('is within 10% of what a 250-trunk update sends', async () => {
