@@ -75,7 +75,7 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
           id: resource.id,
           applied_spec: resource.appliedSpec,
           secrets: {},
-          updated_at: new Date().toISOString(),
+          updated_at: store.timestamp(),
         });
       }
       report(imported, files.size, options.out, io.stdout);

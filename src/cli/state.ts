@@ -95,7 +95,7 @@ Examples:
         }
         io.stderr(`backed up the state to ${await store.backup()}`);
         const { protect: _lifted, ...unprotected } = entry;
-        await store.recordResult(address, { ...unprotected, updated_at: new Date().toISOString() });
+        await store.recordResult(address, { ...unprotected, updated_at: store.timestamp() });
         io.stdout(`${address} is no longer protected in the state (a manifest that still says metadata.protect: true protects it again)\n`);
       } finally {
         await store.close();
@@ -127,7 +127,7 @@ the field in the manifest (e.g. spec.name: new-name) and apply.`,
         const nameField = catalog.get(kind)?.nameField;
         const applied = nameField === undefined ? undefined : entry.applied_spec[nameField];
         const liveName = entry.live_name ?? (typeof applied === 'string' ? applied : undefined);
-        const moved: LedgerEntry = { ...entry, name, ...(liveName === undefined ? {} : { live_name: liveName }), updated_at: new Date().toISOString() };
+        const moved: LedgerEntry = { ...entry, name, ...(liveName === undefined ? {} : { live_name: liveName }), updated_at: store.timestamp() };
         await store.recordResult(from, null);
         await store.recordResult(to, moved);
         io.stdout(`moved ${from} to ${to}\n`);

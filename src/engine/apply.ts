@@ -359,7 +359,7 @@ async function recordEntry(
     ...(previous?.live_name !== undefined && kind.nameField !== undefined && desired.spec[kind.nameField] === previous.live_name
       ? { live_name: previous.live_name }
       : {}),
-    updated_at: new Date().toISOString(),
+    updated_at: inputs.store.timestamp(),
   });
 }
 
@@ -376,7 +376,7 @@ async function refreshLedger(change: PlannedChange, inputs: ApplyInputs): Promis
     ...rest,
     applied_spec: { ...desired.spec },
     ...(desired.protect ? { protect: true as const } : {}),
-    updated_at: new Date().toISOString(),
+    updated_at: inputs.store.timestamp(),
   });
 }
 

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../api/clock.js';
 import { TelformError } from '../errors.js';
 import { replayJournal, type IntentInput, type JournalRecord, type UncertainOperation } from './journal.js';
 import {
@@ -30,6 +31,8 @@ export interface OpenStateOptions {
   lock: boolean;
   /** How long to wait for a lock another run holds (`--lock-timeout`); default 0: refuse at once. */
   lockWaitMs?: number;
+  /** The time of journal records and ledger entries; the system's unless a test passes its own. */
+  clock?: Clock;
 }
 
 export class LedgerStore {
@@ -47,6 +50,7 @@ export class LedgerStore {
     private seq: number,
     /** The serial of the stored ledger as read (undefined: none), which a write must still find. */
     private storedSerial: number | undefined,
+    private readonly clock: Clock,
   ) {
     this.dirty = replayed;
   }
@@ -54,6 +58,11 @@ export class LedgerStore {
   /** Where the ledger lives, for messages (never with a password). */
   get file(): string {
     return this.backend.location;
+  }
+
+  /** Now, as the ledger records it (ISO 8601): journal records and entries' `updated_at`. */
+  timestamp(): string {
+    return new Date(this.clock.now()).toISOString();
   }
 
   /** Operations whose intent was journaled but whose result was not (yet), oldest first. */
@@ -75,7 +84,7 @@ export class LedgerStore {
       if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
       const storedSerial = stored.ledger === undefined ? undefined : ledger.serial;
       const { uncertain, replayed, lastSeq } = replayJournal(ledger, parseJournal(stored.journal));
-      return new LedgerStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed, lastSeq, storedSerial);
+      return new LedgerStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed, lastSeq, storedSerial, options.clock ?? systemClock);
     } catch (error) {
       await backend.close();
       throw error;
@@ -84,7 +93,7 @@ export class LedgerStore {
 
   /** Records, durably, that an operation is about to be sent. */
   recordIntent(intent: IntentInput): Promise<void> {
-    const record: UncertainOperation = { type: 'intent', ...intent, seq: ++this.seq, at: new Date().toISOString() };
+    const record: UncertainOperation = { type: 'intent', ...intent, seq: ++this.seq, at: this.timestamp() };
     // Open until its result: a request that fails, or a run that stops, leaves it for the next run to settle.
     this.open.push(record);
     return this.append(record);
@@ -93,7 +102,7 @@ export class LedgerStore {
   /** Records, durably, the ledger entry after an operation (`null`: no longer managed). */
   recordResult(address: string, entry: LedgerEntry | null): Promise<void> {
     this.setEntry(address, entry);
-    return this.append({ type: 'result', seq: ++this.seq, address, entry, at: new Date().toISOString() });
+    return this.append({ type: 'result', seq: ++this.seq, address, entry, at: this.timestamp() });
   }
 
   /**
