@@ -22,6 +22,85 @@ export interface ErrorPlace {
   address?: string;
 }
 
+/**
+ * Every `code` a `TelformError` carries, with what it means: one table, so a code is never
+ * misspelled, `docs/errors.md` lists exactly these (a test compares them), and JSON output can be
+ * relied on. Add a code here before throwing it.
+ */
+export const errorCodes = {
+  // Options and input
+  bad_option: 'a flag or argument is wrong or missing',
+  invalid_option: 'an option value cannot be used (e.g. credentials given half)',
+  bad_address: 'an address is not of the form Kind/name',
+  no_manifests: 'no manifests were given (`-f`)',
+  invalid_manifests: 'the manifests have errors (listed above it); nothing was sent',
+  accounts_file: 'the accounts file cannot be read or is invalid',
+  account_credentials: 'an account of the accounts file lacks a credential variable',
+  secret_unresolved: 'a secret cannot be read from its source',
+  secret_source: 'a secret source is refused (a file outside the manifest folders, the API\'s own credentials)',
+  literal_secret_in_plan: 'a saved plan cannot be applied: a secret is a literal in the manifest',
+  // Saved plans
+  plan_target: '`plan -o` names a file that is not for a saved plan',
+  plan_unreadable: 'the saved plan cannot be read or is not a plan',
+  plan_version: 'the saved plan has a format this telform does not read',
+  plan_unsealed: 'the saved plan has no integrity seal, or one made with another auth token',
+  plan_edited: 'the saved plan was changed after `telform plan` wrote it',
+  plan_elsewhere: 'the saved plan was made for another account or endpoint',
+  plan_stale: 'something the saved plan was made from changed since',
+  // Safety and approval
+  unsafe_plan: 'apply refused changes the safety gates did not approve',
+  not_approved: 'apply was not approved (no terminal and no `--auto-approve`)',
+  // The state
+  no_state: 'there is no state where one is needed',
+  state_locked: 'another run holds the state\'s lock',
+  state_conflict: 'the state changed under this run (compare-and-swap failed)',
+  state_database: 'the PostgreSQL state cannot be used',
+  state_schema: 'the PostgreSQL state has a newer schema than this telform',
+  state_exists: 'a state migration target already holds a ledger',
+  state_unsettled: 'the state holds operations of an interrupted apply still to settle',
+  state_unknown: 'an address is not in the state',
+  state_mv_kind: '`state mv` would change a resource\'s kind',
+  state_mv_exists: '`state mv` names an address already in the state',
+  state_mv_name: '`state mv` names an invalid metadata.name',
+  state_endpoint_account: '`state endpoint` credentials are for another account',
+  state_endpoint_empty: '`state endpoint` found none of the managed resources at the new endpoint',
+  ledger_corrupt: 'the state file cannot be parsed',
+  ledger_version: 'the state file has a newer format than this telform',
+  ledger_mismatch: 'the state belongs to another account or endpoint',
+  import_overwrite: 'import would overwrite existing files',
+  import_conflict: 'import would record resources the state manages under other ids',
+  // Planning and applying
+  ambiguous_match: 'two or more live objects match one manifest resource',
+  ambiguous_create: 'after a lost create, several live objects could be the one made',
+  unresolved_reference: 'a reference has no id when its change runs',
+  vanished: 'an object disappeared from the account during the apply',
+  not_updatable: 'a change the API cannot make in place was asked as an update',
+  bad_spec: 'a spec lacks a field the API needs',
+  delete_refused: 'the API refused or did not carry out a delete',
+  update_outcome_unknown: 'a billed campaign update got no answer and was not sent again',
+  kind_cycle: 'kinds refer to each other in a cycle (a bug in telform)',
+  // The API
+  api_error: 'the API answered with an error',
+  unexpected_response: 'the API answered with something telform cannot use',
+  not_the_api: 'the endpoint does not answer like the API',
+  outcome_unknown: 'a request got no answer; it may or may not have taken effect',
+  retries_exhausted: 'a request failed on every retry',
+  partial_list: 'a list could not be read whole',
+  client_closed: 'a request was abandoned because the run stopped',
+  connection_config: 'the connection settings cannot be used',
+  // Accounts reports
+  report_merge: 'reports cannot be merged into one',
+  // The embedded emulator
+  emulator_invalid_option: 'an emulator option is invalid',
+  emulator_data_file_unreadable: 'the emulator\'s data file cannot be read',
+  emulator_data_file_locked: 'another emulator uses the data file',
+  emulator_seed_file_invalid: 'the emulator\'s seed file is invalid',
+  emulator_listen_failed: 'the emulator cannot listen on its address',
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+
 export interface TelformErrorOptions {
   place?: ErrorPlace;
   details?: Record<string, JsonValue>;
@@ -30,12 +109,12 @@ export interface TelformErrorOptions {
 }
 
 export class TelformError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly place: ErrorPlace | undefined;
   readonly details: Record<string, JsonValue>;
   readonly exitCode: number;
 
-  constructor(code: string, message: string, options: TelformErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: TelformErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TelformError';
     this.code = code;
