@@ -1,0 +1,44 @@
+import path from 'node:path';
+import type { Kind } from '../resources/kind.js';
+import type { ImportedResource } from './account-import.js';
+import { emitManifest } from './emit.js';
+
+/**
+ * Where `telform import` writes what it imported: one file per kind (`trunk-ip-acl.yaml`) or one
+ * per resource (`trunk-ip-acl/office.yaml`) under the output folder, kinds in catalog order, and
+ * each file's manifest text with a comment naming the live id and the secrets to provide.
+ */
+export type ImportLayout = 'per-kind' | 'per-resource';
+
+function fileBase(kind: string): string {
+  return kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/** The files to write (absolute paths), each with its resources in order. */
+export function importFiles(imported: readonly ImportedResource[], outFolder: string, layout: ImportLayout, kinds: readonly Kind[]): Map<string, ImportedResource[]> {
+  const out = path.resolve(outFolder);
+  const files = new Map<string, ImportedResource[]>();
+  for (const kind of kinds) {
+    for (const resource of imported.filter((item) => item.kind === kind.name)) {
+      const file = layout === 'per-kind' ? path.join(out, `${fileBase(kind.name)}.yaml`) : path.join(out, fileBase(kind.name), `${resource.name}.yaml`);
+      const list = files.get(file) ?? [];
+      list.push(resource);
+      files.set(file, list);
+    }
+  }
+  return files;
+}
+
+/** The manifest text of one file; `schema` is the `$schema` reference its first line carries. */
+export function importedManifest(resources: readonly ImportedResource[], schema: string): string {
+  return emitManifest(resources.map(toEmitted), schema);
+}
+
+function toEmitted(resource: ImportedResource) {
+  const comments = [`imported from id ${resource.id}`];
+  for (const [field, variable] of Object.entries(resource.secretVariables)) {
+    comments.push(`${field}: the API never returns it; set ${variable} before plan or apply`);
+  }
+  return { kind: resource.kind, name: resource.name, spec: resource.manifestSpec, comments };
+}
+

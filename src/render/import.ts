@@ -1,0 +1,17 @@
+import type { ImportedResource } from '../manifest/account-import.js';
+
+/** What `telform import` did: the count, the names it had to make up, the secrets to provide. */
+export function renderImportReport(imported: readonly ImportedResource[], fileCount: number, out: string): string {
+  const lines = [`Imported ${imported.length} resource${imported.length === 1 ? '' : 's'} into ${out} (${fileCount} file${fileCount === 1 ? '' : 's'}) and recorded them in the state.`];
+  const madeUp = imported.filter((resource) => resource.madeUpName);
+  if (madeUp.length > 0) {
+    lines.push(`Names made up for ${madeUp.length} object${madeUp.length === 1 ? '' : 's'} (spec keeps the live name):`);
+    for (const resource of madeUp) lines.push(`  ${resource.madeUpName}`);
+  }
+  const variables = imported.flatMap((resource) => Object.values(resource.secretVariables));
+  if (variables.length > 0) {
+    lines.push(`Secrets to provide before plan or apply (${variables.length}):`);
+    for (const variable of variables) lines.push(`  ${variable}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
