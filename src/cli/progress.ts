@@ -35,7 +35,7 @@ export class ApplyProgress {
         this.running.delete(event.change.address);
         this.finished += 1;
         this.output.clearStatus?.();
-        this.output.line(renderOutcome(event.change, event.outcome));
+        this.output.line(renderOutcome(event.change, event.outcome, event.oldDeleted === true));
         break;
       default: {
         const never: never = event;

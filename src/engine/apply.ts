@@ -22,7 +22,8 @@ export type ChangeOutcome =
 
 export type ApplyEvent =
   | { type: 'started'; change: PlannedChange }
-  | { type: 'finished'; change: PlannedChange; outcome: ChangeOutcome }
+  /** `oldDeleted`: the second step of a create-before-delete replace, deleting the old object. */
+  | { type: 'finished'; change: PlannedChange; outcome: ChangeOutcome; oldDeleted?: boolean }
   | { type: 'waiting'; change: PlannedChange; on: string; status: string; elapsedMs: number };
 
 export interface ApplyOptions {
@@ -166,7 +167,7 @@ class StepRunner {
     if (step.part === 'main') this.settled.set(step.change.address, outcome);
     const previous = this.outcomes.get(step.change.address);
     if (!previous || previous.status === 'done') this.outcomes.set(step.change.address, outcome);
-    this.options.onEvent?.({ type: 'finished', change: step.change, outcome });
+    this.options.onEvent?.({ type: 'finished', change: step.change, outcome, ...(step.part === 'replace-delete' ? { oldDeleted: true } : {}) });
   }
 }
 

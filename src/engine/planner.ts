@@ -97,7 +97,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
       }
       case 'unmanaged': {
         const prune = inputs.approvals.prune_unmanaged.includes(kind.kind);
-        const name = kind.live.naturalKey(match.live.spec) ?? '';
+        const name = displayName(kind, match.live);
         unmanaged.push({ kind: kind.kind, id: match.live.id, name, prune });
         if (prune) {
           const address = `${kind.kind}/#${match.live.id}`;
@@ -387,4 +387,12 @@ function withSensitive(spec: Record<string, unknown>, desired: DesiredResource):
   const out = { ...spec };
   for (const [field, source] of Object.entries(desired.secretSources)) out[field] = sensitiveLabel(source);
   return out;
+}
+
+/** What names a live object for a reader: its API name field (a brand's alias, not its profile), else its natural key; never the id again. */
+function displayName(kind: PlannerKind, live: LiveObject): string {
+  const named = kind.nameField === undefined ? undefined : live.spec[kind.nameField];
+  if (typeof named === 'string' && named !== '') return named;
+  const key = kind.live.naturalKey(live.spec);
+  return key === undefined || key === live.id ? '' : key;
 }

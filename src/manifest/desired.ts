@@ -103,7 +103,7 @@ function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: string,
     else {
       throw new TelformError(
         'literal_secret_in_plan',
-        `${address}: ${field} is a literal in the manifest, and a saved plan never holds secret values; use { fromEnv } or { fromFile } to apply a saved plan`,
+        `${field} is a literal in the manifest, and a saved plan never holds secret values; use { fromEnv } or { fromFile } to apply a saved plan`,
         { place: { address } },
       );
     }

@@ -24,7 +24,7 @@ export const apiVersion = 'telform/v1';
 /** The envelope of every document. `kind` is checked by hand, for a "did you mean" over the kinds. */
 export const envelopeSchema = z
   .strictObject({
-    apiVersion: z.literal(apiVersion, { error: `must be ${apiVersion}` }).describe(`Always ${apiVersion}.`),
+    apiVersion: z.literal(apiVersion, { error: (issue) => `must be ${apiVersion} (got ${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)})` }).describe(`Always ${apiVersion}.`),
     kind: z.string().describe('The kind of resource.'),
     metadata: z
       .strictObject({

@@ -138,7 +138,7 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
         const otherPlace = place(other, ['metadata', 'name']);
         problems.error(
           'ref_wrong_kind',
-          `"${value.ref}" is a ${other.kind.name} (${formatPlace(otherPlace)}), but ${field} needs a ${targetKind}`,
+          `"${value.ref}" is ${withArticle(other.kind.name)} (${formatPlace(otherPlace)}), but ${field} needs ${withArticle(targetKind)}`,
           { ...where, related: otherPlace },
         );
         continue;
@@ -176,4 +176,9 @@ function referenceGraph(edges: readonly ReferenceEdge[]): DependencyGraph {
   const graph = new DependencyGraph();
   for (const edge of edges) graph.addEdge(edge.from, edge.to);
   return graph;
+}
+
+/** "a Trunk", "an OriginationUri": the article a kind's name takes. */
+function withArticle(kind: string): string {
+  return `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}`;
 }

@@ -17,10 +17,18 @@ const pastTense: Record<PlannedChange['action'], string> = {
   noop: 'unchanged',
 };
 
-export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome): string {
+/**
+ * One finished operation. A create-before-delete replace finishes twice: the new object is
+ * created, then the old one (`oldDeleted`) is deleted; each line says which.
+ */
+export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome, oldDeleted = false): string {
   switch (outcome.status) {
-    case 'done':
-      return `${pastTense[change.action].padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}`;
+    case 'done': {
+      if (oldDeleted) return `deleted  ${change.address} (the replaced one, id ${change.id ?? '?'})`;
+      const twoSteps = change.action === 'replace' && change.replace_strategy === 'create_before_delete';
+      const verb = twoSteps ? 'created' : pastTense[change.action];
+      return `${verb.padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}${twoSteps ? `, replacing id ${change.id ?? '?'}` : ''}`;
+    }
     case 'failed':
       return `FAILED   ${change.address}: ${outcome.error}`;
     case 'skipped':

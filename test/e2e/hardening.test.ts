@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
-import { cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 import { examplesDir } from './examples.js';
 
 /** Defects found by trying telform as a new user and as an adversary, each pinned end to end. */
@@ -219,5 +219,39 @@ describe('state mv', () => {
     const rename = await cli(['plan', '-f', file, '--state', 'mv.json']);
     expect(rename.stdout).toContain('      ~ name: "old-edge" → "new-edge"');
     expect((await cli(['state', 'mv', '--help'])).stdout).toContain('The live object keeps its name.');
+  });
+});
+
+describe('messages', () => {
+  it('says what apiVersion was given, and "an OriginationUri"', async () => {
+    const file = await manifests('words.yaml', [
+      JSON.stringify({ apiVersion: 'telform/v2', kind: 'TrunkIpAcl', metadata: { name: 'a' }, spec: { ip_addresses: ['192.0.2.1'] } }),
+      doc('TrunkIpAcl', 'b', { ip_addresses: ['192.0.2.2'] }),
+      doc('Trunk', 't', { trunk_direction: 'inbound', primary_uri_uuid: { ref: 'b' } }),
+    ]);
+    const run = await cli(['validate', '-f', file]);
+    expect(run.stdout + run.stderr).toContain('words.yaml:1:15  TrunkIpAcl/a  apiVersion: must be telform/v1 (got "telform/v2")\n');
+    expect(run.stdout + run.stderr).toContain('"b" is a TrunkIpAcl (words.yaml:3:67), but primary_uri_uuid needs an OriginationUri\n');
+  });
+
+  it('names a literal secret that a saved plan cannot apply once, with its address', async () => {
+    const file = await manifests('literal.yaml', [doc('TrunkCredential', 'lit', { username: 'literal1', password: 'Lit#eral1' })]);
+    expect((await cli(['plan', '-f', file, '--state', 'literal.json', '-o', 'literal-plan.json'])).code).toBe(0);
+    const apply = await cli(['apply', 'literal-plan.json', '--state', 'literal.json']);
+    expect(apply.stderr).toContain(
+      'error: TrunkCredential/lit  password is a literal in the manifest, and a saved plan never holds secret values; use { fromEnv } or { fromFile } to apply a saved plan\n',
+    );
+  });
+
+  it('lists unmanaged objects with their names, a brand by its alias', async () => {
+    const made = await callApi(harness.emulator, 'POST', '/10dlc/Brand/', {
+      profile_uuid: '5eed0000-0000-4000-8000-000000000004',
+      brand_alias: 'Made By Hand',
+      brand_type: 'STANDARD',
+      secondary_vetting: true,
+    });
+    const file = await manifests('unmanaged.yaml', [doc('TrunkIpAcl', 'unmanaged-keeper', { ip_addresses: ['192.0.2.55'] })]);
+    const plan = await cli(['plan', '-f', file, '--state', 'unmanaged.json', '--show-unmanaged']);
+    expect(plan.stdout).toContain(`    Brand ${String(made.body.brand_id)} (Made By Hand)\n`);
   });
 });
