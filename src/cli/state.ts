@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import type { LedgerEntry } from '../engine/ledger.js';
-import { describeSecretRef } from '../engine/secret-source.js';
 import type { LedgerStore } from '../engine/ledger-store.js';
 import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
 import { TelformError } from '../errors.js';
+import { renderStateEntry, renderStateList } from '../render/state.js';
 import { catalog } from '../resources/index.js';
 import { metadataNamePattern, metadataNameRule } from '../resources/fields.js';
 import { processIo } from './io.js';
@@ -36,10 +36,9 @@ Examples:
       const io = processIo();
       const store = await openLedger(cmd, false);
       try {
-        const entries = Object.entries(store.ledger.resources).sort(([a], [b]) => (a < b ? -1 : 1));
-        const width = Math.max(0, ...entries.map(([address]) => address.length));
-        for (const [address, entry] of entries) io.stdout(`${address.padEnd(width)}  ${entry.id}\n`);
-        io.stderr(`${entries.length} managed resource${entries.length === 1 ? '' : 's'} (state serial ${store.ledger.serial}, account ${store.ledger.account} at ${store.ledger.endpoint})`);
+        const { table, summary } = renderStateList(store.ledger);
+        io.stdout(table);
+        io.stderr(summary);
       } finally {
         await store.close();
       }
@@ -52,12 +51,7 @@ Examples:
       const io = processIo();
       const store = await openLedger(cmd, false);
       try {
-        const entry = requireEntry(store, address);
-        // The HMAC is left out (it helps nobody reading it); where the value came from is not secret.
-        const secrets = Object.fromEntries(
-          Object.entries(entry.secrets).map(([field, { source }]) => [field, source ? `(fingerprint, ${describeSecretRef(source)})` : '(fingerprint)']),
-        );
-        io.stdout(`${JSON.stringify({ address, ...entry, secrets }, null, 2)}\n`);
+        io.stdout(renderStateEntry(address, requireEntry(store, address)));
       } finally {
         await store.close();
       }
