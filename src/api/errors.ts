@@ -75,7 +75,7 @@ export class ConnectionConfigError extends TelformError {
   }
 }
 
-/** Extracts the API's message from an error body, tolerant of the shapes production uses (api-facts.md 2e). */
+/** Extracts the API's message from an error body, tolerant of the shapes production uses. */
 export function apiMessageOf(body: unknown, fallback: string): string {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;

@@ -3,7 +3,7 @@ import type { Clock } from './clock.js';
 export interface LimiterOptions {
   /** Requests in flight at once. */
   concurrency: number;
-  /** At most `requests` started in any window of `periodMs` (production: 300 per 5 s, api-facts.md section 6). */
+  /** At most `requests` started in any window of `periodMs` (production: 300 per 5 s). */
   requests: number;
   periodMs: number;
 }

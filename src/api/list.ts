@@ -2,7 +2,7 @@ import { TelformError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { ApiRequestError, PartialListError } from './errors.js';
 
-/** The page size is the API's maximum (api.md, Shared conventions). */
+/** The page size is the API's maximum. */
 export const pageSize = 20;
 
 export interface ListOptions<T> {

@@ -12,7 +12,7 @@ const usesCredential = ['credential', 'ip_acl_and_credential'];
 /**
  * The binding of an application, or undefined when it has none (`sip_auth_type` empty). Ids the
  * type does not use are left out whatever the API shows for them (`""` on one read, `null` on
- * another, api-facts.md section 4): the type decides what is in force.
+ * another): the type decides what is in force.
  */
 export function normaliseApplicationSipAuth(raw: ApiRecord): LiveObject | undefined {
   const type = text(raw['sip_auth_type']);
@@ -47,7 +47,7 @@ async function assign(context: LiveContext, spec: ResolvedSpec): Promise<string>
 }
 
 /**
- * The live side (api-facts.md section 4): one live object per application whose `sip_auth_type`
+ * The live side: one live object per application whose `sip_auth_type`
  * is set, identified by its `app_id`. Deleting unassigns (`sip_auth_type: ""`); an application that
  * is gone has nothing left to unassign.
  */
@@ -80,7 +80,7 @@ export const applicationSipAuthLive: LiveSide = {
 };
 
 /**
- * The SIP authentication of an application (api-facts.md section 4): `sip_auth_type` with the
+ * The SIP authentication of an application: `sip_auth_type` with the
  * IP ACL and/or SIP credential it uses. Applications themselves are not managed; `app_id` names
  * an existing one. Deleting this resource unassigns (sets `sip_auth_type` to "").
  */

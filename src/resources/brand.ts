@@ -46,12 +46,12 @@ function listBrands(client: ApiClient): Promise<RawBrand[]> {
 }
 
 /**
- * Brands through `/10dlc/Brand/` (api.md "Brands"). The API has no brand update, so every field is
+ * Brands through `/10dlc/Brand/`. The API has no brand update, so every field is
  * immutable (a change is `blocked`); a delete is irreversible, refused while the brand has active
  * campaigns, and confirmed by reading the brand back (DESIGN.md section 7).
  */
 export const brandLive: LiveSide = {
-  // A profile makes one brand only (api.md brand create), so the profile names the brand.
+  // A profile makes one brand only, so the profile names the brand.
   naturalKey: (spec) => text(spec.profile_uuid),
   naturalKeyWord: 'profile',
 
@@ -76,7 +76,7 @@ export const brandLive: LiveSide = {
       brand_alias: spec.brand_alias,
       brand_type: spec.brand_type,
       secondary_vetting: spec.secondary_vetting,
-      // `method` only means something with a callback `url` (api.md brand create parameters).
+      // `method` only means something with a callback `url`.
       ...(url === undefined ? {} : { url, method: spec.method }),
     };
     // A lost answer is recovered by the profile: it can have made this brand only (DESIGN.md section 4).
@@ -126,7 +126,7 @@ export const brandLive: LiveSide = {
 };
 
 /**
- * A 10DLC brand registered from an existing profile (api.md "Brands"). Brands cannot be updated
+ * A 10DLC brand registered from an existing profile. Brands cannot be updated
  * and a profile makes one brand only, so `profile_uuid` is unique among brands.
  */
 export const brand = {
@@ -136,7 +136,7 @@ export const brand = {
     .strictObject({
       profile_uuid: reference(uuid, 'Profile', 'a profile uuid'),
       brand_alias: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
-      // api.md: STANDARD is the only value (api-facts.md's STARTER is overruled by api.md).
+      // STANDARD is the only documented value (STARTER, seen in older material, is not accepted).
       brand_type: z.enum(['STANDARD']).default('STANDARD').describe('STANDARD (needs a profile with an EIN).'),
       secondary_vetting: z.boolean().default(true).describe('Ask for secondary vetting (standard registration).'),
       url: httpUrl.optional().describe('Callback URL for registration status updates.'),

@@ -7,14 +7,14 @@ import { itemPath, readRecord, requireId, text, upperText } from './api-records.
 import { accountNumbers, campaignPath, deleteConfirmed, listCampaigns, type RawCampaign, type RawNumber } from './tendlc-api.js';
 
 /**
- * The live side of Campaign (api.md "Campaigns"; api-facts.md 3d): register or import, read back
+ * The live side of Campaign: register or import, read back
  * in the manifest's shape, update (a billed vetting review, never re-sent), delete (irreversible,
  * confirmed by reading back).
  */
 
 const importPath = '/10dlc/Campaign/Import/';
 
-/** The eight `campaign_attributes` booleans, flat in the manifest (api.md register parameters). */
+/** The eight `campaign_attributes` booleans, flat in the manifest (the register request takes them under `campaign_attributes`). */
 export const campaignAttributes = [
   'subscriber_optin',
   'subscriber_optout',
@@ -26,7 +26,7 @@ export const campaignAttributes = [
   'affiliate_marketing',
 ] as const;
 
-/** What an update may change (api.md "Campaign update"; samples 3–5 and links per api-facts.md 3d). */
+/** What an update may change (the documented fields, plus samples 3–5 and the links, which production also takes). */
 export const updatableFields = [
   'campaign_alias',
   'description',
@@ -49,13 +49,13 @@ export const updatableFields = [
 /** Register inputs no update takes: a change registers a new campaign (and deletes the old one). */
 const replaceOn = ['brand_id', 'vertical', 'usecase', 'sub_usecases', ...campaignAttributes, 'import'];
 
-/** Text fields returned as sent (optional ones only when supplied, api.md Campaign). */
+/** Text fields returned as sent (optional ones only when supplied). */
 const textFields = ['vertical', 'usecase', ...updatableFields.filter((field) => field !== 'campaign_alias')];
 
 /** Enumerated codes among the text fields. */
 const codeFields = new Set(['vertical', 'usecase']);
 
-/** Use cases that carry `sub_usecases` (api.md: returned as `sub_usecase` only for them). */
+/** Use cases that carry `sub_usecases` (returned as `sub_usecase` only for them). */
 const withSubUsecases = new Set(['MIXED', 'LOW_VOLUME']);
 
 /** Create inputs a read does not return: compared with the ledger by the engine. */
@@ -69,7 +69,7 @@ function booleanOf(value: unknown): boolean | undefined {
 }
 
 /**
- * The comma list `sub_usecase` (api-facts.md 3d) as the manifest's array `sub_usecases`, for the
+ * The comma list `sub_usecase` as the manifest's array `sub_usecases`, for the
  * use cases that carry it; absent otherwise.
  */
 function subUsecasesOf(raw: RawCampaign, usecase: string | undefined): string[] | undefined {
@@ -157,7 +157,7 @@ function callbackOf(spec: ResolvedSpec): Record<string, unknown> {
   return url === undefined ? {} : { url, method: spec.method };
 }
 
-/** The register request (api.md "Campaign register parameters"): only what the manifest gives. */
+/** The register request: only what the manifest gives. */
 export function registerBody(spec: ResolvedSpec): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of ['campaign_alias', 'brand_id', ...textFields]) {
@@ -199,7 +199,7 @@ async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<
   return requireId(outcome.response.body ?? {}, 'campaign_id', campaignPath);
 }
 
-/** Import (api.md: `campaign_alias`, `campaign_id`, `url`, `method`); the campaign keeps the registry's id. */
+/** Import (it takes `campaign_alias`, `campaign_id`, `url`, `method`); the campaign keeps the registry's id. */
 async function importCampaign(client: ApiClient, spec: ResolvedSpec, campaignId: string): Promise<string> {
   const body = { campaign_id: campaignId, campaign_alias: spec.campaign_alias, ...callbackOf(spec) };
   const outcome = await createWithRecovery<Record<string, unknown>>(client, importPath, body, async () =>
@@ -211,7 +211,7 @@ async function importCampaign(client: ApiClient, spec: ResolvedSpec, campaignId:
 
 /**
  * Sends an update once, in the client's `billable` mode: each accepted update is a 15 USD vetting
- * review (api.md "Campaign update"), so an answer lost after sending is never followed by a second
+ * review, so an answer lost after sending is never followed by a second
  * request. The campaign is read back instead: if it shows the new values the update happened.
  */
 async function sendUpdate(client: ApiClient, id: string, body: Record<string, unknown>): Promise<void> {
@@ -261,7 +261,7 @@ export const campaignLive: LiveSide = {
     if (fixed.length > 0) {
       throw new TelformError('not_updatable', `Campaign ${id}: ${fixed.join(', ')} cannot be changed by a campaign update`);
     }
-    // The API reads "" as "not given" (api-facts.md section 7, quirk 2): an update cannot remove a value.
+    // The API reads "" as "not given": an update cannot remove a value.
     const cleared = changedFields.filter((field) => text(desired[field]) === undefined);
     if (cleared.length > 0) {
       throw new TelformError(

@@ -3,14 +3,14 @@ import { campaignLive } from './campaign-live.js';
 import { callbackMethod, friendlyName, httpUrl, maxTextLength, reference } from './fields.js';
 import type { Kind } from './kind.js';
 
-/** api.md "Campaigns": register parameters. */
+/** The register parameters of a campaign. */
 export const verticals = [
   'PROFESSIONAL', 'REAL_ESTATE', 'HEALTHCARE', 'HUMAN_RESOURCES', 'ENERGY', 'ENTERTAINMENT', 'RETAIL', 'TRANSPORTATION',
   'AGRICULTURE', 'INSURANCE', 'POSTAL', 'EDUCATION', 'HOSPITALITY', 'FINANCIAL', 'POLITICAL', 'GAMBLING', 'LEGAL',
   'CONSTRUCTION', 'NGO', 'MANUFACTURING', 'GOVERNMENT', 'TECHNOLOGY', 'COMMUNICATION',
 ] as const;
 
-/** The 12 use-case codes of api.md "Brand". */
+/** The 12 use-case codes the API documents. */
 export const usecases = [
   '2FA', 'ACCOUNT_NOTIFICATION', 'CUSTOMER_CARE', 'DELIVERY_NOTIFICATION', 'FRAUD_ALERT', 'HIGHER_EDUCATION',
   'LOW_VOLUME', 'MARKETING', 'MIXED', 'POLLING_VOTING', 'PUBLIC_SERVICE_ANNOUNCEMENT', 'SECURITY_ALERT',
@@ -19,7 +19,7 @@ export const usecases = [
 /** Use cases a campaign's `sub_usecases` may list: all but MIXED and LOW_VOLUME themselves. */
 export const subUsecases = usecases.filter((code) => code !== 'MIXED' && code !== 'LOW_VOLUME');
 
-/** Use cases that take `sub_usecases` (api.md: required for them, 2 to 5 items). */
+/** Use cases that take `sub_usecases` (required for them, 2 to 5 items). */
 const withSubUsecases = ['MIXED', 'LOW_VOLUME'];
 
 /**
@@ -44,7 +44,7 @@ const registerOnly = [
   'optin_keywords', 'optout_keywords', 'help_keywords', 'terms_and_conditions_link', 'privacy_policy_link',
 ];
 
-/** Required to register (api.md "Campaign register parameters", Required: yes). */
+/** Required to register (the API documents each as required). */
 const registerRequired = [
   'brand_id', 'vertical', 'description', 'usecase', 'sample1', 'sample2', 'subscriber_optin', 'subscriber_optout',
   'subscriber_help', 'direct_lending', 'embedded_link', 'embedded_phone', 'age_gated', 'affiliate_marketing',
@@ -56,7 +56,7 @@ const onlyTrue = (description: string) =>
   z.literal(true, { error: 'must be true (the API accepts only true)' }).optional().describe(`${description} Only true is accepted.`);
 
 /**
- * A 10DLC campaign under a brand (api.md "Campaigns"): registered from the fields below, or
+ * A 10DLC campaign under a brand: registered from the fields below, or
  * imported from the registry with `import: { campaign_id }` (then only `campaign_alias`, `url`
  * and `method` apply). Every update is a new vetting review billed at 15 USD.
  */
@@ -70,14 +70,14 @@ export const campaign = {
         .strictObject({
           campaign_id: z
             .string()
-            // The registry's ids: C and 6 capitals or digits (api-facts.md 3d examples: CAOHTU5, CUOGHIN).
+            // The registry's ids: C and 6 capitals or digits.
             .regex(/^C[A-Z0-9]{6}$/, { error: 'must be a registry campaign id: C and 6 capital letters or digits, such as CAOHTU5' })
             .describe('Id of a campaign shared with the service from the registry.'),
         })
         .optional()
         .describe('Import an existing registry campaign instead of registering one (private beta).'),
       brand_id: reference(
-        // The registry's ids: B and 6 capitals or digits (api-facts.md 3a examples: BB9TT3V, BCHVILW).
+        // The registry's ids: B and 6 capitals or digits.
         z.string().regex(/^B[A-Z0-9]{6}$/, { error: 'must be a brand id: B and 6 capital letters or digits, such as BB9TT3V' }),
         'Brand',
         'a brand id',
@@ -104,7 +104,7 @@ export const campaign = {
       embedded_phone: attribute('Messages embed phone numbers.'),
       age_gated: attribute('Content is age-gated.'),
       affiliate_marketing: attribute('Affiliate marketing.'),
-      // api.md gives these minimums as "sample text indicates"; they are enforced as stated.
+      // The API documents these minimums only through its sample texts; they are enforced as stated.
       message_flow: text(40, 2048, 'How a customer opts in and consents, 40 to 2,048 characters.').optional(),
       help_message: text(20, 255, 'Reply to the help keyword, 20 to 255 characters.').optional(),
       optout_message: text(20, 255, 'Reply to the stop keyword, 20 to 255 characters.').optional(),
@@ -139,7 +139,7 @@ export const campaign = {
     {
       when: { field: 'import', present: false },
       require: registerRequired,
-      reason: 'registering a campaign requires the fields api.md marks required ("Campaign register parameters"); or import one with import: { campaign_id }',
+      reason: 'registering a campaign requires the fields the API marks required; or import one with import: { campaign_id }',
     },
     {
       when: { field: 'import', present: true },

@@ -11,7 +11,7 @@ const updatable = ['name', 'uri', 'authentication_needed', 'username', 'password
 
 /**
  * A URI as the manifest spells it. The username means something only with authentication (the
- * API returns it as null otherwise, api-facts.md section 1); the password is never returned.
+ * API returns it as null otherwise); the password is never returned.
  */
 export function normaliseOriginationUri(raw: ApiRecord): LiveObject {
   const authentication = flag(raw['authentication_needed'], false);
@@ -27,7 +27,7 @@ export function normaliseOriginationUri(raw: ApiRecord): LiveObject {
 }
 
 /**
- * The live side (api-facts.md section 1): every field is updatable; deleting a URI a trunk uses is
+ * The live side: every field is updatable; deleting a URI a trunk uses is
  * allowed and breaks that trunk's calls.
  */
 export const originationUriLive: LiveSide = {
@@ -40,7 +40,7 @@ export const originationUriLive: LiveSide = {
     matchFields: ['uri', 'authentication_needed', 'username'],
     updatable,
     completeUpdate: (body, request) => {
-      // Turning authentication on needs the password as well (422 otherwise, api-facts.md section 1),
+      // Turning authentication on needs the password as well (422 otherwise),
       // even when it is the one telform set before it was turned off.
       const turningOn = request.desired['authentication_needed'] === true && request.live.spec['authentication_needed'] !== true;
       const password = request.desired['password'];
@@ -56,7 +56,7 @@ export const originationUriLive: LiveSide = {
 
 const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /**
- * The documented forms (api-facts.md section 1): `host`, `host:port`, `sip:user@host`, `sips:host`,
+ * The documented forms: `host`, `host:port`, `sip:user@host`, `sips:host`,
  * `[ipv6]:port`, then optional `;param=value` parameters such as `;transport=tls`.
  */
 const uriPattern = new RegExp(
@@ -64,8 +64,7 @@ const uriPattern = new RegExp(
 );
 
 /**
- * An origination URI: where an inbound trunk sends calls (api-facts.md section 1; api.md only
- * names `primary_uri_uuid` / `fallback_uri_uuid`). Username and password go with
+ * An origination URI: where an inbound trunk sends calls. Username and password go with
  * `authentication_needed: true` only.
  */
 export const originationUri = {
@@ -93,7 +92,7 @@ export const originationUri = {
     {
       when: { field: 'authentication_needed', in: [true] },
       require: ['username', 'password'],
-      reason: 'authentication_needed is true (api-facts.md section 1)',
+      reason: 'authentication_needed is true',
     },
     {
       when: { field: 'authentication_needed', in: [false] },

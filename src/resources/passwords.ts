@@ -7,9 +7,9 @@ import type { Finding } from './kind.js';
  */
 
 /**
- * SipAuth credential passwords (api.md "SIP credentials" rule 2): 8 to 128 characters with an
- * upper-case letter, a lower-case letter and a digit. api-facts.md section 4 says production asks
- * for 12; api.md wins, so 8–11 pass with a warning (DESIGN.md section 3).
+ * SipAuth credential passwords: 8 to 128 characters with an
+ * upper-case letter, a lower-case letter and a digit. Production is reported to ask
+ * for 12; the documented 8 wins, so 8–11 pass with a warning (DESIGN.md section 3).
  */
 export function checkSipAuthPassword(value: string): Finding[] {
   const findings: Finding[] = [];
@@ -30,7 +30,7 @@ export function checkSipAuthPassword(value: string): Finding[] {
 const trunkSpecials = '~!@#$%^&*()_+';
 
 /**
- * Trunk credential passwords (api.md "Trunk credentials"): 5 to 20 characters from letters,
+ * Trunk credential passwords: 5 to 20 characters from letters,
  * digits and `~!@#$%^&*()_+`, with at least one of those special characters.
  */
 export function checkTrunkPassword(value: string): Finding[] {

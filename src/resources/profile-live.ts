@@ -7,7 +7,7 @@ import { itemPath, readRecord, requireId, text, upperText } from './api-records.
 import { brandPath, deleteConfirmed, type RawBrand } from './tendlc-api.js';
 
 /**
- * The live side of Profile (`/Profile/`, api-facts.md section 8): create, update of the fields the
+ * The live side of Profile (`/Profile/`): create, update of the fields the
  * profile update takes, delete (refused for the account's primary profile, and by telform while a
  * brand was registered from it: the brand keeps pointing at it).
  */
@@ -27,7 +27,7 @@ const codeFields = new Set(['customer_type', 'entity_type', 'vertical', 'stock_e
 const addressFields = ['street', 'city', 'state', 'postal_code', 'country'];
 const contactFields = ['first_name', 'last_name', 'email', 'phone', 'title', 'seniority'];
 
-/** What `POST /Profile/{uuid}/` changes (api-facts.md section 8: the docs' list and the SDKs' additions). */
+/** What `POST /Profile/{uuid}/` changes. */
 const updatable = [
   'entity_type', 'company_name', 'vertical', 'website', 'plivo_subaccount', 'ein', 'ein_issuing_country', 'alt_business_id',
   'alt_business_id_type', 'business_contact_email', 'doing_business_as', 'address', 'authorized_contact',
@@ -95,8 +95,8 @@ function isCreatedFrom(raw: RawProfile, spec: ResolvedSpec): boolean {
 }
 
 /**
- * Fields the manifest dropped that the profile still holds. The API reads `""` as "not given"
- * (api-facts.md section 7, quirk 2), so an update cannot remove them.
+ * Fields the manifest dropped that the profile still holds. The API reads `""` as "not given",
+ * so an update cannot remove them.
  */
 function removedFields(desired: ResolvedSpec, live: Record<string, unknown>, changed: readonly string[]): string[] {
   const removed: string[] = [];

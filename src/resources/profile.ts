@@ -4,7 +4,7 @@ import { friendlyName } from './fields.js';
 import type { Kind } from './kind.js';
 import { profileLive } from './profile-live.js';
 
-/** api-facts.md section 8: the entity types a profile takes on input. */
+/** The entity types a profile takes on input. */
 const entityTypes = ['PRIVATE', 'PUBLIC', 'NON_PROFIT', 'GOVERNMENT', 'INDIVIDUAL'] as const;
 
 const stockExchanges = [
@@ -14,11 +14,11 @@ const stockExchanges = [
 
 const country = z.string().regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166 alpha-2 country code such as US' });
 const email = (max: number) => z.string().max(max).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'must be an email address' });
-/** Lengths are the official Go SDK's validators (api-facts.md section 8). */
+/** Lengths are the official Go SDK's validators. */
 const bounded = (max: number, description: string) => z.string().min(1, { error: 'must not be empty' }).max(max).describe(description);
 
 /**
- * A 10DLC business profile (`/Profile/`, api-facts.md section 8): the business data a brand is
+ * A 10DLC business profile (`/Profile/`): the business data a brand is
  * registered from. Profiles are synchronous (no registry review), so a brand that refers to one
  * waits for nothing.
  */

@@ -9,7 +9,7 @@ import { checkSipAuthPassword } from './passwords.js';
 
 const collection = '/SipAuth/Credential/';
 
-/** A credential as the manifest spells it; the password is write-only and never returned (api.md). */
+/** A credential as the manifest spells it; the password is write-only and never returned. */
 export function normaliseSipCredential(raw: ApiRecord): LiveObject {
   return { id: String(raw['credential_uuid']), spec: present({ username: text(raw['username']) }) };
 }
@@ -17,7 +17,7 @@ export function normaliseSipCredential(raw: ApiRecord): LiveObject {
 const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['username']);
 
 /**
- * The live side (api.md "SIP credentials"): the username cannot change, so a new username replaces
+ * The live side: the username cannot change, so a new username replaces
  * the credential (create first: the new username differs, so both can exist); an update sends the
  * password only, and only when it is to be (re)set.
  */
@@ -34,7 +34,7 @@ export const sipCredentialLive: LiveSide = {
     try {
       return await createOnce(context, collection, body, 'credential_uuid', lookup);
     } catch (error) {
-      // 409: the username exists (api.md Errors rule 3), e.g. made by an earlier run whose answer was
+      // 409: the username exists, e.g. made by an earlier run whose answer was
       // lost, the next run planning a replace again. Usernames are unique, so that credential is the
       // one the manifest describes: it is taken over and given the manifest's password.
       if (!(error instanceof ApiRequestError && error.status === 409)) throw error;
@@ -59,8 +59,8 @@ export const sipCredentialLive: LiveSide = {
 };
 
 /**
- * A SIP credential (SipAuth) for digest authentication of calls to an application
- * (api.md "SIP credentials"). The username cannot change once created.
+ * A SIP credential (SipAuth) for digest authentication of calls to an application.
+ * The username cannot change once created.
  */
 export const sipCredential = {
   name: 'SipCredential',
@@ -71,7 +71,7 @@ export const sipCredential = {
         .string()
         .min(3)
         .max(64)
-        // api.md "SIP credentials" rule 1.
+        // The API refuses two credentials with one username in an account.
         .regex(/^[A-Za-z0-9._-]*$/, { error: 'may hold only letters, digits, ".", "_" and "-"' })
         .optional()
         .describe('SIP username, 3–64 letters, digits, ".", "_", "-"; unique in the account. Defaults to metadata.name.'),

@@ -8,7 +8,7 @@ import { integer, itemPath, listRecords, present, readRecord, text, type ApiReco
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
-/** api.md "SIP IP access control lists": a list holds at most 50 entries. */
+/** A SIP IP access control list holds at most 50 entries (the API refuses more). */
 export const maxSipAclEntries = 50;
 
 const entry = z
@@ -47,7 +47,7 @@ function liveEntries(raw: ApiRecord): LiveEntry[] {
     .map((item) => ({
       entry_id: String(item['entry_id']),
       ip: text(item['ip']),
-      // api.md: cidr_prefix defaults to 32.
+      // The API takes cidr_prefix 32 when it is not given.
       cidr_prefix: integer(item['cidr_prefix']) ?? 32,
       description: text(item['description']),
     }));
@@ -150,7 +150,7 @@ function updateRequests(patch: readonly Operation[]): number {
 }
 
 /**
- * The live side (api.md "SIP IP access control lists"): created with its entries in one request;
+ * The live side: created with its entries in one request;
  * a rename is the list update; entries are added and removed one by one.
  */
 export const sipIpAclLive: LiveSide = {
@@ -206,7 +206,7 @@ export const sipIpAcl = {
     (spec, report) => {
       const entries = spec['entries'] as ReadonlyArray<{ ip: string; cidr_prefix: number }>;
       entries.forEach((item, index) => {
-        // Like plivo-cli's risky-range warning (api-facts.md section 2d): legal, rarely meant.
+        // Like plivo-cli's risky-range warning: legal, rarely meant.
         if (item.cidr_prefix === 0) report(['entries', index, 'cidr_prefix'], { severity: 'warning', message: 'prefix 0 trusts every IPv4 address' });
         else if (item.cidr_prefix < 8) report(['entries', index, 'cidr_prefix'], { severity: 'warning', message: `prefix ${item.cidr_prefix} trusts a range wider than a /8` });
       });

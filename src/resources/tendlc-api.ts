@@ -57,7 +57,7 @@ export function accountNumbers(context: LiveContext): Promise<Array<RawNumber & 
   );
 }
 
-/** Campaign statuses under which the API refuses a brand delete ("active campaigns", api.md Brands). */
+/** Campaign statuses under which the API refuses a brand delete (the API says "active campaigns"). */
 const blockingBrandDelete = new Set(['ACTIVE', 'PROCESSING']);
 
 /** Ids of the campaigns of `brandId` that are `ACTIVE` or `PROCESSING`, sorted. */
@@ -70,7 +70,7 @@ export function activeCampaignsOf(campaigns: readonly RawCampaign[], brandId: st
 
 /**
  * Deletes a brand or campaign and confirms it by reading it back (DESIGN.md section 7): the API
- * may report a refusal only in `message` (api.md Errors rule 8), so a 2xx alone does not prove
+ * may report a refusal only in `message`, so a 2xx alone does not prove
  * the delete. A 404, on the first attempt or on a retry after a lost answer, means it is gone.
  * A refusal throws one sentence with the API's own message.
  */

@@ -9,13 +9,13 @@ import { checkTrunkPassword } from './passwords.js';
 const collection = '/Zentrunk/Credential/';
 const updatable = ['name', 'username', 'password'];
 
-/** A trunk credential as the manifest spells it; the password is write-only (api.md "Trunk credentials"). */
+/** A trunk credential as the manifest spells it; the password is write-only. */
 export function normaliseTrunkCredential(raw: ApiRecord): LiveObject {
   return { id: String(raw['credential_uuid']), spec: present({ name: text(raw['name']), username: text(raw['username']) }) };
 }
 
 /**
- * The live side: every field is updatable in place (api.md: update takes `name`, `username`,
+ * The live side: every field is updatable in place (the API's update takes `name`, `username`,
  * `password`), so nothing forces a replace; deleting one a trunk uses is allowed and breaks its auth.
  */
 export const trunkCredentialLive: LiveSide = {
@@ -35,7 +35,7 @@ export const trunkCredentialLive: LiveSide = {
   whenInUse: 'breaks_auth',
 };
 
-/** Credentials (username and password) that authenticate a PBX on an outbound trunk (api.md "Trunk credentials"). */
+/** Credentials (username and password) that authenticate a PBX on an outbound trunk. */
 export const trunkCredential = {
   name: 'TrunkCredential',
   description: 'Trunk credentials: username and password authenticating your PBX on an outbound SIP trunk.',

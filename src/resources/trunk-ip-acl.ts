@@ -17,8 +17,7 @@ export function normaliseTrunkIpAcl(raw: ApiRecord): LiveObject {
 }
 
 /**
- * The live side: `ip_addresses` sent on update replaces the whole list (api.md "Trunk IP access
- * control lists"), so any change of the set is one request; deleting a list a trunk uses is
+ * The live side: `ip_addresses` sent on update replaces the whole list, so any change of the set is one request; deleting a list a trunk uses is
  * allowed and breaks its auth.
  */
 export const trunkIpAclLive: LiveSide = {
@@ -39,9 +38,9 @@ export const trunkIpAclLive: LiveSide = {
 };
 
 /**
- * The addresses a trunk IP ACL trusts: IPv4 addresses or CIDR ranges (api.md leaves the rules
- * open; api-facts.md section 2d shows production accepting CIDR). A set keyed by the address as
- * written; an update replaces the whole list (api.md "Trunk IP access control lists").
+ * The addresses a trunk IP ACL trusts: IPv4 addresses or CIDR ranges (the API documents no
+ * format; production accepts CIDR). A set keyed by the address as
+ * written; an update replaces the whole list.
  */
 export const trunkIpAcl = {
   name: 'TrunkIpAcl',
@@ -63,7 +62,7 @@ export const trunkIpAcl = {
       const addresses = spec['ip_addresses'] as readonly string[];
       addresses.forEach((address, index) => {
         const prefix = address.includes('/') ? Number(address.split('/')[1]) : 32;
-        // Like plivo-cli's risky-range warning (api-facts.md section 2d): legal, rarely meant.
+        // Like plivo-cli's risky-range warning: legal, rarely meant.
         if (prefix === 0) report(['ip_addresses', index], { severity: 'warning', message: `${address} allows every IPv4 address` });
         else if (prefix < 8) report(['ip_addresses', index], { severity: 'warning', message: `${address} allows a range wider than a /8` });
       });

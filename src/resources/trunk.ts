@@ -8,7 +8,7 @@ import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
 const collection = '/Zentrunk/Trunk/';
 const createFields = ['name', 'trunk_direction', 'trunk_status', 'secure', 'ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'fallback_uri_uuid'];
-/** api.md "Trunks" rule 4: update accepts every create parameter. */
+/** A trunk update accepts every create parameter. */
 const updatable = createFields;
 const directionFields: Record<string, readonly string[]> = {
   outbound: ['ipacl_uuid', 'credential_uuid'],
@@ -17,7 +17,7 @@ const directionFields: Record<string, readonly string[]> = {
 
 /**
  * A trunk as the manifest spells it: enum values lower-cased, defaults filled, and only the
- * references of its direction (the others are null on the API, api.md "Trunk"). `numbers` is how
+ * references of its direction (the others are null on the API). `numbers` is how
  * many phone numbers are attached to it.
  */
 export function normaliseTrunk(raw: ApiRecord, numbers: number): LiveObject {
@@ -25,7 +25,7 @@ export function normaliseTrunk(raw: ApiRecord, numbers: number): LiveObject {
   const spec: Record<string, unknown> = {
     name: text(raw['name']),
     trunk_direction: direction,
-    // api.md "Trunk status": enabled unless given.
+    // The API takes a trunk as enabled unless told otherwise.
     trunk_status: lowerText(raw['trunk_status']) ?? 'enabled',
     secure: flag(raw['secure'], false),
   };
@@ -34,7 +34,7 @@ export function normaliseTrunk(raw: ApiRecord, numbers: number): LiveObject {
   return { id: String(raw['trunk_id']), spec: present(spec), facts: { numbers }, ...(createdAt ? { createdAt } : {}) };
 }
 
-/** Production nests a trunk GET under `object`, the docs show it flat (api-facts.md section 2b): both are read. */
+/** Production nests a trunk GET under `object`, the docs show it flat: both are read. */
 function unwrapTrunk(body: ApiRecord): ApiRecord {
   const inner = body['object'];
   return inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as ApiRecord) : body;
@@ -42,7 +42,7 @@ function unwrapTrunk(body: ApiRecord): ApiRecord {
 
 /**
  * Phone numbers per trunk id. A number on a trunk shows it in `application` as the trunk's resource
- * path, `/v1/Account/{id}/Zentrunk/Trunk/{trunk_id}/` (api-facts.md section 5); both trunking
+ * path, `/v1/Account/{id}/Zentrunk/Trunk/{trunk_id}/`; both trunking
  * spellings are recognised.
  */
 async function numbersByTrunk(context: LiveContext): Promise<Map<string, number>> {
@@ -65,7 +65,7 @@ const rows = collectionLive({
 });
 
 /**
- * The live side (api.md "Trunks"; api-facts.md 2b): every field is updatable in place; an update
+ * The live side: every field is updatable in place; an update
  * sends only what changed, and `""` for a reference the manifest dropped (the API clears it; absent
  * would keep it). Deleting a trunk with numbers attached breaks their calls, so reads count them.
  */
@@ -89,7 +89,7 @@ export const trunkLive: LiveSide = {
 };
 
 /**
- * A SIP trunk (api.md "Trunks"). Outbound trunks carry calls from your PBX and authenticate it by
+ * A SIP trunk. Outbound trunks carry calls from your PBX and authenticate it by
  * IP ACL, credentials or both (rule 1); inbound trunks send calls to origination URIs and need a
  * primary one (rule 2). Fields of the other direction are null on the API, so they are refused here.
  */
@@ -122,7 +122,7 @@ export const trunk = {
     {
       when: { field: 'trunk_direction', in: ['outbound'] },
       requireOneOf: ['ipacl_uuid', 'credential_uuid'],
-      reason: 'an outbound trunk authenticates your PBX by IP ACL, credentials or both (api.md "Trunks" rule 1)',
+      reason: 'an outbound trunk authenticates your PBX by IP ACL, credentials or both',
     },
     {
       when: { field: 'trunk_direction', in: ['outbound'] },
@@ -132,7 +132,7 @@ export const trunk = {
     {
       when: { field: 'trunk_direction', in: ['inbound'] },
       require: ['primary_uri_uuid'],
-      reason: 'an inbound trunk sends calls to its primary origination URI (api.md "Trunks" rule 2)',
+      reason: 'an inbound trunk sends calls to its primary origination URI',
     },
     {
       when: { field: 'trunk_direction', in: ['inbound'] },

@@ -14,7 +14,7 @@ export function demoSecrets(): Record<string, string> {
   return env;
 }
 
-/** The attribute booleans every campaign register carries (api.md: all required; subscriber_* only true). */
+/** The attribute booleans every campaign register carries (all required; subscriber_* only true). */
 export const campaignAttributes = {
   subscriber_optin: true,
   subscriber_optout: true,

@@ -128,7 +128,7 @@ describe('the resource lifecycle', () => {
     const rename = await cli(['apply', '-f', file, '--state', 'protect.json', '--auto-approve'], secrets);
     expect(rename.code).toBe(0);
     expect(rename.stderr).toContain('updated  TrunkIpAcl/renamed');
-    // A SIP username cannot change in place (api.md): that is a replace, which protect forbids.
+    // A SIP username cannot change in place: that is a replace, which protect forbids.
     await manifests('protect.yaml', [credential('guarded-v2'), doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v2' }, true)]);
     const replace = await cli(['apply', '-f', file, '--state', 'protect.json', '--auto-approve', '--force-deletes'], secrets);
     expect(replace.code).toBe(1);

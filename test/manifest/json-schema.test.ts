@@ -33,7 +33,7 @@ describe('schemas/manifest.schema.json', () => {
     expect(trunk?.then.properties.spec.allOf).toContainEqual({
       if: { properties: { trunk_direction: { enum: ['inbound'] } }, required: ['trunk_direction'] },
       then: { required: ['primary_uri_uuid'] },
-      description: 'an inbound trunk sends calls to its primary origination URI (api.md "Trunks" rule 2)',
+      description: 'an inbound trunk sends calls to its primary origination URI',
     });
     const uri = schema.allOf.find((branch) => branch.if.properties.kind.const === 'OriginationUri');
     // authentication_needed defaults to false, so "false" holds when the field is absent.

@@ -8,7 +8,7 @@ import { campaignLive } from '../../src/resources/campaign-live.js';
 import { InstantClock } from '../api/fake-clock.js';
 
 /**
- * Production may refuse a brand delete with a 200 whose `message` says why (api.md Errors rule 8),
+ * Production may refuse a brand delete with a 200 whose `message` says why,
  * which the emulator does not do (it answers 400), so a small stand-in server answers the way
  * production may: the delete is judged by reading the object back (DESIGN.md section 7).
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normaliseBrand } from '../../src/resources/brand.js';
 import { normaliseCampaign, registerBody } from '../../src/resources/campaign-live.js';
 
-/** The normalisation of records shaped the ways production returns them (api-facts.md 3a, 3d, 7). */
+/** The normalisation of records shaped the ways production returns them. */
 describe('normaliseCampaign', () => {
   const record = {
     campaign_id: 'CABC123',

@@ -15,7 +15,7 @@ import {
 } from './brand-campaign-harness.js';
 
 /**
- * Campaign updates are billed vetting reviews (api.md "Campaign update": 15 USD each): whatever
+ * Campaign updates are billed vetting reviews (15 USD each): whatever
  * the faults, one intended update is billed once at most, and never sent twice.
  */
 

@@ -3,7 +3,7 @@ import { checkSipAuthPassword, checkTrunkPassword } from '../../src/resources/pa
 
 const messages = (findings: ReadonlyArray<{ severity: string; message: string }>) => findings.map((finding) => `${finding.severity}: ${finding.message}`);
 
-describe('SipAuth passwords (api.md "SIP credentials" rule 2)', () => {
+describe('SipAuth passwords', () => {
   it('accepts 12 to 128 characters with upper, lower and digit without a word', () => {
     expect(checkSipAuthPassword('Abcdefghij12')).toEqual([]);
     expect(checkSipAuthPassword(`Aa1${'x'.repeat(125)}`)).toEqual([]);
@@ -28,7 +28,7 @@ describe('SipAuth passwords (api.md "SIP credentials" rule 2)', () => {
   });
 });
 
-describe('trunk credential passwords (api.md "Trunk credentials")', () => {
+describe('trunk credential passwords', () => {
   it('accepts 5 to 20 characters from the allowed set with a special character', () => {
     expect(checkTrunkPassword('ab1!x')).toEqual([]);
     expect(checkTrunkPassword('abcdefghij~!@#$%^&*(')).toEqual([]);
