@@ -2,9 +2,7 @@ import { ApiClient } from '../api/client.js';
 import { resolveConnection } from '../api/connection.js';
 import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.js';
 import { systemClock } from '../api/clock.js';
-import { startEmbeddedEmulator } from '../emulator/embedded.js';
 import { TelformError } from '../errors.js';
-import { asCliError } from './emulator.js';
 
 /** Global options every API command accepts (program-level flags). */
 export interface GlobalOptions {
@@ -60,6 +58,9 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
   const watch = io.status && !options.quiet ? { onSlow: io.status } : {};
 
   if (target.kind === 'local') {
+    // The emulator is loaded only when the run goes there: a run against an endpoint would pay
+    // ~80 ms of start-up for it.
+    const [{ startEmbeddedEmulator }, { asCliError }] = await Promise.all([import('../emulator/embedded.js'), import('./emulator.js')]);
     let embedded: Awaited<ReturnType<typeof startEmbeddedEmulator>>;
     try {
       embedded = await startEmbeddedEmulator();

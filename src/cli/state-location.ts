@@ -1,6 +1,5 @@
 import { isDatabaseUrl } from '../engine/database-url.js';
 import { FileBackend } from '../engine/file-backend.js';
-import { PostgresBackend } from '../engine/postgres-backend.js';
 import type { StateBackend } from '../engine/state-backend.js';
 import { LedgerStore, type OpenStateOptions } from '../engine/ledger-store.js';
 import type { GlobalOptions } from './session.js';
@@ -26,9 +25,13 @@ export function stateLocation(globals: GlobalOptions, env: Readonly<Record<strin
   };
 }
 
-export function openStateBackend(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend> {
-  if (isDatabaseUrl(location.state)) return PostgresBackend.open(location.state, location.workspace, env);
-  return Promise.resolve(new FileBackend(location.state));
+export async function openStateBackend(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend> {
+  if (isDatabaseUrl(location.state)) {
+    // Loaded only for a database state: the driver costs every file-state command ~40 ms of start-up.
+    const { PostgresBackend } = await import('../engine/postgres-backend.js');
+    return PostgresBackend.open(location.state, location.workspace, env);
+  }
+  return new FileBackend(location.state);
 }
 
 /** Opens the ledger the global options name, with `--lock-timeout` for a locking command. */
