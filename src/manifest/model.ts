@@ -1,6 +1,6 @@
 import type { SourcePlace } from '../errors.js';
 import type { SecretSource } from './secrets.js';
-import { placeOf, positionAt, toPointer, type PathSegment, type PositionMap, type PositionRole } from './source.js';
+import { lazyPlaceOf, placeOf, positionAt, toPointer, type PathSegment, type PositionMap, type PositionRole } from './source.js';
 
 /**
  * The manifests as loaded and validated: every resource with the place of each of its values, and
@@ -60,7 +60,16 @@ export function placeOfValue(resource: ManifestResource, path: readonly PathSegm
   return placeOf(resource.source.file, positionAt(resource.source.positions, toPointer(path), role));
 }
 
+/**
+ * `placeOfValue`, looked up only when read (`lazyPlaceOf`): for places kept in case of a problem.
+ * Call it once the document's defaults are in place (after loading), as the answer may depend on them.
+ */
+export function lazyPlaceOfValue(resource: ManifestResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
+  const pointer = toPointer(path);
+  return lazyPlaceOf(resource.source.file, () => positionAt(resource.source.positions, pointer, role));
+}
+
 /** Where the resource is declared: its `metadata.name`. */
 export function placeOfResource(resource: ManifestResource): SourcePlace {
-  return placeOfValue(resource, ['metadata', 'name']);
+  return lazyPlaceOfValue(resource, ['metadata', 'name']);
 }

@@ -1,7 +1,7 @@
 import type { KindCatalog } from '../resources/index.js';
 import type { Finding } from '../resources/kind.js';
 import { displayPath } from './files.js';
-import { placeOfValue, type ManifestModel } from './model.js';
+import { lazyPlaceOfValue, type ManifestModel } from './model.js';
 import type { Problem, ProblemList } from './problems.js';
 import {
   isInside,
@@ -42,7 +42,7 @@ export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, o
       const source = resource.spec[field];
       if (!isSecretSource(source)) continue;
       const key = source.source === 'env' ? 'fromEnv' : source.source === 'file' ? 'fromFile' : undefined;
-      const where = { source: placeOfValue(resource, key ? ['spec', field, key] : ['spec', field]), address: resource.address, field: `spec.${field}` };
+      const where = { source: lazyPlaceOfValue(resource, key ? ['spec', field, key] : ['spec', field]), address: resource.address, field: `spec.${field}` };
       const refused = refuseOffline(source, options);
       if (refused) {
         problems.error('secret_source', refused, where);

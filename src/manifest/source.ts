@@ -107,3 +107,20 @@ export function positionAt(positions: PositionMap, pointer: string, role: Positi
 export function placeOf(file: string, position: LineColumn): SourcePlace {
   return { file, line: position.line, column: position.column };
 }
+
+/**
+ * A place whose line and column are looked up when first read. Every planned resource carries its
+ * place, but only an error, a saved plan or JSON output reads it; looking it up computes the exact
+ * positions of the whole file, which costs more than the fast path saved (see `yaml-fast.ts`).
+ * The line and column are ordinary enumerable properties to every reader (JSON, spreads, tests).
+ */
+export function lazyPlaceOf(file: string, locate: () => LineColumn): SourcePlace {
+  let position: LineColumn | undefined;
+  const at = (): LineColumn => (position ??= locate());
+  const place = { file } as SourcePlace;
+  Object.defineProperties(place, {
+    line: { enumerable: true, get: () => at().line },
+    column: { enumerable: true, get: () => at().column },
+  });
+  return place;
+}
