@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import type { ApiClient } from '../api/client.js';
-import { listAll } from '../api/list.js';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
-import { activeCampaignsOf, brandPath, deleteConfirmed, listCampaigns, type RawBrand } from './tendlc-api.js';
+import { accountBrands, accountCampaigns, activeCampaignsOf, brandPath, deleteConfirmed, listBrands, listCampaigns, type RawBrand } from './tendlc-api.js';
 
 /** Create inputs a brand read does not return; the engine compares them with the ledger. */
 const unreadable = ['secondary_vetting', 'url', 'method'];
@@ -41,9 +39,7 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
   };
 }
 
-function listBrands(client: ApiClient): Promise<RawBrand[]> {
-  return listAll<RawBrand>(client, brandPath, { itemsKey: 'brands', idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath) });
-}
+
 
 /**
  * Brands through `/10dlc/Brand/`. The API has no brand update, so every field is
@@ -55,8 +51,8 @@ export const brandLive: LiveSide = {
   naturalKey: (spec) => text(spec.profile_uuid),
   naturalKeyWord: 'profile',
 
-  async list({ client }) {
-    const [brands, campaigns] = await Promise.all([listBrands(client), listCampaigns(client)]);
+  async list(context) {
+    const [brands, campaigns] = await Promise.all([accountBrands(context), accountCampaigns(context)]);
     return brands.map((brand) => normaliseBrand(brand, activeCampaignsOf(campaigns, String(brand.brand_id))));
   },
 

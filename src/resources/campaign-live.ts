@@ -4,7 +4,7 @@ import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
-import { accountNumbers, campaignPath, deleteConfirmed, listCampaigns, type RawCampaign, type RawNumber } from './tendlc-api.js';
+import { accountCampaigns, accountNumbers, campaignPath, deleteConfirmed, listCampaigns, type RawCampaign, type RawNumber } from './tendlc-api.js';
 
 /**
  * The live side of Campaign: register or import, read back
@@ -239,7 +239,7 @@ export const campaignLive: LiveSide = {
   },
 
   async list(context) {
-    const [campaigns, numbers] = await Promise.all([listCampaigns(context.client), accountNumbers(context)]);
+    const [campaigns, numbers] = await Promise.all([accountCampaigns(context), accountNumbers(context)]);
     const counts = countNumbers(numbers);
     return campaigns.map((campaign) => normaliseCampaign(campaign, counts.get(String(campaign.campaign_id))));
   },

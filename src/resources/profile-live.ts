@@ -4,7 +4,7 @@ import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
-import { brandPath, deleteConfirmed, type RawBrand } from './tendlc-api.js';
+import { accountBrands, deleteConfirmed, listBrands, type RawBrand } from './tendlc-api.js';
 
 /**
  * The live side of Profile (`/Profile/`): create, update of the fields the
@@ -68,8 +68,7 @@ function listProfiles(client: ApiClient): Promise<RawProfile[]> {
 }
 
 /** Brand ids by the profile they were registered from. */
-async function brandsByProfile(client: ApiClient): Promise<Map<string, string[]>> {
-  const brands = await listAll<RawBrand>(client, brandPath, { itemsKey: 'brands', idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath) });
+function brandsByProfile(brands: readonly RawBrand[]): Map<string, string[]> {
   const byProfile = new Map<string, string[]>();
   for (const brand of brands) {
     const profileUuid = text(brand.profile_uuid);
@@ -114,15 +113,16 @@ function removedFields(desired: ResolvedSpec, live: Record<string, unknown>, cha
 export const profileLive: LiveSide = {
   naturalKey: (spec) => text(spec.profile_alias),
 
-  async list({ client }) {
-    const [profiles, brands] = await Promise.all([listProfiles(client), brandsByProfile(client)]);
-    return profiles.map((raw) => normaliseProfile(raw, brands.get(String(raw.profile_uuid)) ?? []));
+  async list(context) {
+    const [profiles, brands] = await Promise.all([listProfiles(context.client), accountBrands(context)]);
+    const byProfile = brandsByProfile(brands);
+    return profiles.map((raw) => normaliseProfile(raw, byProfile.get(String(raw.profile_uuid)) ?? []));
   },
 
   async read({ client }, id) {
     const raw = await readRecord<RawProfile>(client, itemPath(profilePath, id), 'profile');
     if (raw === undefined) return undefined;
-    return normaliseProfile(raw, (await brandsByProfile(client)).get(id) ?? []);
+    return normaliseProfile(raw, brandsByProfile(await listBrands(client)).get(id) ?? []);
   },
 
   async create({ client }, spec) {

@@ -44,6 +44,23 @@ export function listCampaigns(client: ApiClient, brandId?: string): Promise<RawC
   });
 }
 
+/** Every brand of the account, read whole. */
+export function listBrands(client: ApiClient): Promise<RawBrand[]> {
+  return listAll<RawBrand>(client, brandPath, { itemsKey: 'brands', idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath) });
+}
+
+/**
+ * The brand and campaign lists, read once per run when the account is listed: Brand and Profile
+ * both need every brand, Brand and Campaign every campaign; reading each twice doubled their pages.
+ */
+export function accountBrands(context: LiveContext): Promise<RawBrand[]> {
+  return memoised(context, 'brands', () => listBrands(context.client));
+}
+
+export function accountCampaigns(context: LiveContext): Promise<RawCampaign[]> {
+  return memoised(context, 'campaigns', () => listCampaigns(context.client));
+}
+
 /**
  * Every phone number of the account, read whole and once per run (trunks count the numbers attached
  * to them, campaigns those linked to them; telform never changes a number).
