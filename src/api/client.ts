@@ -225,7 +225,7 @@ export class ApiClient {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     this.requestCount += 1;
     const sentAt = this.clock.now();
-    this.log(`→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`);
+    this.log(() => `→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`);
     const slow = this.watchSlow(`${method} ${fullPath.split('?')[0]}`, limits);
     try {
       const response = await this.pool.request({
@@ -253,12 +253,14 @@ export class ApiClient {
           notJson = true;
         }
       }
-      const shown = body === undefined ? '' : ` ${scrubSecrets(JSON.stringify(redactSecrets(body)), secrets)}`;
-      this.log(`← ${response.statusCode} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`);
+      this.log(() => {
+        const shown = body === undefined ? '' : ` ${scrubSecrets(JSON.stringify(redactSecrets(body)), secrets)}`;
+        return `← ${response.statusCode} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`;
+      });
       return { kind: 'response', status: response.statusCode, body, notJson, retryAfter: response.headers['retry-after'] };
     } catch (error) {
       const code = errorCode(error);
-      this.log(`← ${code} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)`);
+      this.log(() => `← ${code} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)`);
       return { kind: 'error', error, code };
     } finally {
       slow.stop();
@@ -304,8 +306,9 @@ export class ApiClient {
     return `${full}${full.includes('?') ? '&' : '?'}${search}`;
   }
 
-  private log(line: string): void {
-    this.logHttp?.(`http ${line}`);
+  /** The line is built only under `--log-http`: otherwise every response body would be redacted and serialised for nothing. */
+  private log(line: () => string): void {
+    if (this.logHttp) this.logHttp(`http ${line()}`);
   }
 }
 
