@@ -62,10 +62,11 @@ export function diffSpecs(
 ): SpecDiff {
   const before = comparable(live, rules);
   const after = comparable(desired, rules);
-  const patch = jsonpatch.compare(before, after);
   const changed = new Set<string>();
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed.add(key);
   }
+  // Equal comparable forms have an empty patch; most resources of a plan are unchanged.
+  const patch = changed.size === 0 ? [] : jsonpatch.compare(before, after);
   return { patch, changedFields: [...changed].sort() };
 }

@@ -35,16 +35,24 @@ export interface MatchInputs {
 
 export function matchResources(inputs: MatchInputs): Match[] {
   const matches: Match[] = [];
+  // Grouped once: filtering every list for every kind would cost kinds × resources.
+  const ledgerByKind = groupBy(Object.entries(inputs.ledger.resources), ([, entry]) => entry.kind);
+  const desiredByKind = groupBy(inputs.desired, (resource) => resource.kind);
   for (const kind of inputs.kinds) {
     const liveObjects = inputs.live.get(kind.kind) ?? [];
     const byId = new Map(liveObjects.map((object) => [object.id, object]));
-    const ledgerEntries = Object.entries(inputs.ledger.resources).filter(([, entry]) => entry.kind === kind.kind);
+    const ledgerEntries = ledgerByKind.get(kind.kind) ?? [];
     const ownedIds = new Set(ledgerEntries.flatMap(([, entry]) => [entry.id, ...(entry.superseded ?? [])]));
     const claimed = new Set<string>();
     const findOwned = (address: string, entry: LedgerEntry): LiveObject | undefined =>
       byId.get(entry.id) ?? inputs.fetchedById.get(address) ?? undefined;
+    // Objects nobody owns by natural key, in list order: a lookup each instead of a scan of the list.
+    const unownedByKey = groupBy(
+      liveObjects.filter((object) => !ownedIds.has(object.id)),
+      (object) => kind.live.naturalKey(object.spec),
+    );
 
-    const desiredOfKind = inputs.desired.filter((resource) => resource.kind === kind.kind);
+    const desiredOfKind = desiredByKind.get(kind.kind) ?? [];
     const desiredAddresses = new Set(desiredOfKind.map((resource) => resource.address));
     for (const desired of desiredOfKind) {
       const entry = inputs.ledger.resources[desired.address];
@@ -62,9 +70,7 @@ export function matchResources(inputs: MatchInputs): Match[] {
       const candidates =
         key === undefined
           ? []
-          : liveObjects.filter(
-              (object) => !ownedIds.has(object.id) && !claimed.has(object.id) && kind.live.naturalKey(object.spec) === key,
-            );
+          : (unownedByKey.get(key) ?? []).filter((object) => !claimed.has(object.id));
       if (candidates.length > 1) {
         throw new TelformError(
           'ambiguous_match',
@@ -103,15 +109,34 @@ export function matchResources(inputs: MatchInputs): Match[] {
 /** Ledger entries whose id is absent from its kind's list: to be fetched by id before planning. */
 export function ledgerIdsToFetch(ledger: Ledger, live: LiveModel): Array<{ address: string; kind: string; id: string }> {
   const result: Array<{ address: string; kind: string; id: string }> = [];
+  const listedIds = new Map<string, Set<string>>();
   for (const [address, entry] of Object.entries(ledger.resources)) {
     const listed = live.get(entry.kind);
     if (!listed) continue;
-    if (!listed.some((object) => object.id === entry.id)) result.push({ address, kind: entry.kind, id: entry.id });
+    let ids = listedIds.get(entry.kind);
+    if (!ids) {
+      ids = new Set(listed.map((object) => object.id));
+      listedIds.set(entry.kind, ids);
+    }
+    if (!ids.has(entry.id)) result.push({ address, kind: entry.kind, id: entry.id });
     for (const id of entry.superseded ?? []) {
-      if (!listed.some((object) => object.id === id)) result.push({ address: supersededKey(address, id), kind: entry.kind, id });
+      if (!ids.has(id)) result.push({ address: supersededKey(address, id), kind: entry.kind, id });
     }
   }
   return result;
+}
+
+/** The items by `keyOf`, each group in the items' order; items whose key is undefined are left out. */
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K | undefined): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }
 
 /** The key under which a superseded object fetched by id is passed to matching. */

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { emptyLedger } from '../../src/engine/ledger.js';
+import { ledgerIdsToFetch, matchResources } from '../../src/engine/match.js';
+import { desired, ledgerWith, live, testKind } from './builders.js';
+
+describe('matchResources', () => {
+  it('adopts by natural key in list order, computing each key once, not once per resource and object', () => {
+    let keysComputed = 0;
+    const kind = testKind('Trunk', {
+      live: {
+        naturalKey: (spec) => {
+          keysComputed += 1;
+          return typeof spec['name'] === 'string' ? spec['name'] : undefined;
+        },
+      },
+    });
+    const count = 50;
+    const wanted = Array.from({ length: count }, (_, index) => desired('Trunk', `t${index}`, { name: `t${index}` }));
+    const objects = Array.from({ length: count }, (_, index) => live(`id-${count - 1 - index}`, { name: `t${count - 1 - index}` }));
+    const matches = matchResources({ kinds: [kind], desired: wanted, live: new Map([['Trunk', objects]]), ledger: emptyLedger(), fetchedById: new Map() });
+    expect(matches.map((match) => (match.type === 'matched' ? `${match.desired.name}=${match.live.id}:${match.adopted}` : match.type))).toEqual(
+      wanted.map((resource, index) => `${resource.name}=id-${index}:true`),
+    );
+    expect(keysComputed).toBe(2 * count);
+  });
+
+  it('refuses two unowned objects with one natural key, naming both ids', () => {
+    const kind = testKind('Trunk');
+    const run = () =>
+      matchResources({
+        kinds: [kind],
+        desired: [desired('Trunk', 'a', { name: 'a' })],
+        live: new Map([['Trunk', [live('id-1', { name: 'a' }), live('id-2', { name: 'a' })]]]),
+        ledger: emptyLedger(),
+        fetchedById: new Map(),
+      });
+    expect(run).toThrow(/2 live objects match Trunk\/a by name \(id-1, id-2\)/);
+  });
+});
+
+describe('ledgerIdsToFetch', () => {
+  it('names the ledger ids missing from their kind’s list', () => {
+    const ledger = ledgerWith([
+      { kind: 'Trunk', name: 'a', id: 'id-a', spec: {} },
+      { kind: 'Trunk', name: 'b', id: 'id-b', spec: {} },
+      { kind: 'Other', name: 'c', id: 'id-c', spec: {} },
+    ]);
+    expect(ledgerIdsToFetch(ledger, new Map([['Trunk', [live('id-a', {})]]]))).toEqual([{ address: 'Trunk/b', kind: 'Trunk', id: 'id-b' }]);
+  });
+});
