@@ -19,6 +19,7 @@ export function orderChanges(
   const producing = new Set(['create', 'replace', 'wait']);
   const releasing = new Set(['update', 'replace', 'delete']);
 
+  const releasers = releasersByUse(changes, kinds, releasing);
   for (const change of changes) {
     const kind = kinds.get(change.kind);
     if (!kind) continue;
@@ -34,10 +35,9 @@ export function orderChanges(
     // Whatever stops using the old object (re-pointed, replaced or deleted) goes before its delete.
     const releasedBy = new Set<string>();
     if (change.action === 'delete' || change.action === 'replace') {
-      for (const other of changes) {
-        if (other === change || !releasing.has(other.action)) continue;
-        const otherKind = kinds.get(other.kind);
-        if (otherKind && usesAddress(otherKind, other.before, change)) releasedBy.add(other.address);
+      const uses = [useKey(change.kind, 'ref', change.name), ...(change.id === undefined ? [] : [useKey(change.kind, 'id', change.id)])];
+      for (const other of uses.flatMap((use) => releasers.get(use) ?? [])) {
+        if (other !== change) releasedBy.add(other.address);
       }
     }
     if (change.action === 'delete') for (const address of releasedBy) depends.add(address);
@@ -53,13 +53,34 @@ export function orderChanges(
 }
 
 /** Whether a live spec (canonical, refs as `{ ref }`) points at `target`. */
-function usesAddress(kind: PlannerKind, before: Record<string, unknown> | undefined, target: PlannedChange): boolean {
-  if (!before) return false;
-  return kind.references.some(({ field, target: targetKind }) => {
-    const value = before[field];
-    if (targetKind !== target.kind) return false;
-    return (isReference(value) && value.ref === target.name) || (target.id !== undefined && value === target.id);
-  });
+function useKey(kind: string, by: 'ref' | 'id', value: string): string {
+  return `${kind}\u0000${by}\u0000${value}`;
+}
+
+/**
+ * The changes that stop using an object (`releasing` actions), by what their live spec refers to:
+ * a reference by name or an id. Indexed once, so each delete or replace looks its users up instead
+ * of scanning every change (deletes × changes).
+ */
+function releasersByUse(changes: readonly PlannedChange[], kinds: ReadonlyMap<string, PlannerKind>, releasing: ReadonlySet<string>): Map<string, PlannedChange[]> {
+  const byUse = new Map<string, PlannedChange[]>();
+  for (const change of changes) {
+    const kind = kinds.get(change.kind);
+    const before = change.before;
+    if (!kind || !before || !releasing.has(change.action)) continue;
+    const uses = new Set<string>();
+    for (const { field, target } of kind.references) {
+      const value = before[field];
+      if (isReference(value)) uses.add(useKey(target, 'ref', value.ref));
+      else if (typeof value === 'string') uses.add(useKey(target, 'id', value));
+    }
+    for (const use of uses) {
+      const users = byUse.get(use);
+      if (users) users.push(change);
+      else byUse.set(use, [change]);
+    }
+  }
+  return byUse;
 }
 
 /**

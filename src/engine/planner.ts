@@ -338,20 +338,24 @@ function addDeleteFlags(change: PlannedChange, kind: PlannerKind, live: LiveObje
  * (an update after the new object exists, before the old one is deleted).
  */
 function addRepointing(changes: PlannedChange[], context: DecideContext): void {
-  const replaced = changes.filter((change) => change.action === 'replace');
-  for (const target of replaced) {
-    for (const change of changes) {
-      if (change.action !== 'noop' && change.action !== 'adopt') continue;
-      const kind = context.kinds.get(change.kind);
-      const desired = context.desiredByAddress.get(change.address);
-      if (!kind || !desired) continue;
-      const refersToTarget = referencedNames(kind, desired.spec).some(
-        (reference) => `${reference.target}/${reference.name}` === target.address,
-      );
-      if (!refersToTarget) continue;
-      change.action = 'update';
-      change.reasons.push(`re-pointed to the new ${target.address}`);
+  // By address, in plan order: a resource referring to several replaced ones names the first.
+  const replaced = new Map<string, number>();
+  for (const change of changes) if (change.action === 'replace' && !replaced.has(change.address)) replaced.set(change.address, replaced.size);
+  if (replaced.size === 0) return;
+  for (const change of changes) {
+    if (change.action !== 'noop' && change.action !== 'adopt') continue;
+    const kind = context.kinds.get(change.kind);
+    const desired = context.desiredByAddress.get(change.address);
+    if (!kind || !desired) continue;
+    let first: string | undefined;
+    for (const reference of referencedNames(kind, desired.spec)) {
+      const address = `${reference.target}/${reference.name}`;
+      const rank = replaced.get(address);
+      if (rank !== undefined && (first === undefined || rank < (replaced.get(first) as number))) first = address;
     }
+    if (first === undefined) continue;
+    change.action = 'update';
+    change.reasons.push(`re-pointed to the new ${first}`);
   }
 }
 

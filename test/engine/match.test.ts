@@ -17,7 +17,7 @@ describe('matchResources', () => {
     const count = 50;
     const wanted = Array.from({ length: count }, (_, index) => desired('Trunk', `t${index}`, { name: `t${index}` }));
     const objects = Array.from({ length: count }, (_, index) => live(`id-${count - 1 - index}`, { name: `t${count - 1 - index}` }));
-    const matches = matchResources({ kinds: [kind], desired: wanted, live: new Map([['Trunk', objects]]), ledger: emptyLedger(), fetchedById: new Map() });
+    const matches = matchResources({ kinds: [kind], desired: wanted, live: new Map([['Trunk', objects]]), ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
     expect(matches.map((match) => (match.type === 'matched' ? `${match.desired.name}=${match.live.id}:${match.adopted}` : match.type))).toEqual(
       wanted.map((resource, index) => `${resource.name}=id-${index}:true`),
     );
@@ -31,7 +31,7 @@ describe('matchResources', () => {
         kinds: [kind],
         desired: [desired('Trunk', 'a', { name: 'a' })],
         live: new Map([['Trunk', [live('id-1', { name: 'a' }), live('id-2', { name: 'a' })]]]),
-        ledger: emptyLedger(),
+        ledger: emptyLedger('local', 'MA1'),
         fetchedById: new Map(),
       });
     expect(run).toThrow(/2 live objects match Trunk\/a by name \(id-1, id-2\)/);
