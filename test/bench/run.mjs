@@ -17,7 +17,7 @@ import { pagesToRead, rateFloorMs, readFloorMs, writeFloorMs } from './floor.mjs
 import { manifests, prepareAccount, secretsEnv, shares, writeManifests } from './workload.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const sizes = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').map(Number);
+const sizes = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').filter(Boolean).map(Number);
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const parallelism = 8;
 const productionLimit = { requests: 300, periodMs: 5_000 };
@@ -107,6 +107,20 @@ function countsByKind(total) {
   };
 }
 
+/**
+ * The lists a plan reads besides the managed kinds', with what the account holds: the phone numbers
+ * (trunks and campaigns count theirs), the business profiles and the applications (a new
+ * account's seeded ones too).
+ */
+async function unmanagedCounts(api) {
+  return {
+    Number: (await admin.admin('GET', `accounts/${api.authId}/numbers/`)).numbers.length,
+    Profile: (await api.request('GET', '/Profile/?limit=1')).meta?.total_count ?? 0,
+    // ApplicationSipAuth is read from the applications list, which holds every application.
+    ApplicationSipAuth: (await api.request('GET', '/Application/?limit=1')).meta?.total_count ?? 0,
+  };
+}
+
 /** One GET per managed object, as a reconciler without list reads would refresh them. */
 async function naiveReads(api, stateFile, width) {
   const state = JSON.parse(await readFile(stateFile, 'utf8'));
@@ -136,13 +150,13 @@ function objectPath(kind, id) {
 }
 
 async function benchSize(size) {
-  const counts = countsByKind(size);
-  const kinds = Object.keys(counts).length;
-  const pages = pagesToRead(counts);
-  const readFloor = readFloorMs({ kinds, pages, parallelism, latencyMs });
   const folder = join(work, `size-${size}`);
   const api = await freshAccount();
   const prepared = await prepareAccount(api, admin, size);
+  const counts = { ...countsByKind(size), ...(await unmanagedCounts(api)) };
+  const kinds = Object.keys(counts).length;
+  const pages = pagesToRead(counts);
+  const readFloor = readFloorMs({ kinds, pages, parallelism, latencyMs });
   const first = manifests(size, prepared);
   const second = manifests(size, { ...prepared, changed: true });
   await writeManifests(join(folder, 'manifests'), first.documents);
@@ -190,9 +204,41 @@ async function benchSize(size) {
   );
 }
 
+/**
+ * Trunks × numbers: an account with 200 inbound trunks (and their URIs), one brand with two
+ * campaigns, and 1,000 phone numbers, each attached to a trunk and half linked to a campaign. Trunks
+ * and campaigns count their numbers; a plan that read the numbers per trunk or per campaign would
+ * send trunks × pages requests. It must stay at the pages of each list.
+ */
+async function benchTrunksTimesNumbers({ trunks = 200, numbers = 1000 } = {}) {
+  const folder = join(work, 'trunks-numbers');
+  const api = await freshAccount();
+  const doc = (kind, name, spec) => `apiVersion: telform/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n${spec}\n`;
+  const documents = [];
+  for (let i = 0; i < trunks; i++) {
+    documents.push(doc('OriginationUri', `uri-${i}`, `  uri: sip${i}.pbx.example.com:5060`));
+    documents.push(doc('Trunk', `in-${i}`, `  trunk_direction: inbound\n  primary_uri_uuid: { ref: uri-${i} }`));
+  }
+  await writeManifests(join(folder, 'manifests'), documents);
+  const state = ['--state', 'bench.state.json'];
+  const noLimit = ['--rate-limit', unlimited];
+  await telform(api, folder, ['apply', '-f', 'manifests', ...state, ...noLimit, '--auto-approve']);
+  const ledger = JSON.parse(await readFile(join(folder, 'bench.state.json'), 'utf8'));
+  const trunkIds = Object.values(ledger.resources).filter((entry) => entry.kind === 'Trunk').map((entry) => entry.id);
+  await inBatches(numbers, (i) =>
+    admin.admin('POST', `accounts/${api.authId}/numbers/`, { number: `1202${String(5_000_000 + i).padStart(7, '0')}`, app_id: trunkIds[i % trunkIds.length] }),
+  );
+  // The other kinds are empty: one page each.
+  const counts = { ...Object.fromEntries(Object.keys(countsByKind(100)).map((kind) => [kind, 0])), OriginationUri: trunks, Trunk: trunks, ...(await unmanagedCounts(api)) };
+  const kinds = Object.keys(counts).length;
+  const pages = pagesToRead(counts);
+  const plan = await telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]);
+  record(`${trunks}×${numbers}`, `plan, ${trunks} trunks × ${numbers} numbers`, plan, readFloorMs({ kinds, pages, parallelism, latencyMs }), { pages_floor: pages + kinds });
+}
+
 function formatRow(row) {
   const cells = [
-    String(row.size).padStart(5),
+    String(row.size).padStart(8),
     row.scenario.padEnd(42),
     `${row.wall_s.toFixed(2)} s`.padStart(9),
     String(row.requests).padStart(6),
@@ -211,6 +257,7 @@ process.stdout.write(`emulator at ${latencyMs} ms per request; ${cpus().length} 
 process.stdout.write(`${header.join('  ')}\n`);
 try {
   for (const size of sizes) await benchSize(size);
+  if (process.env.BENCH_PRODUCT !== '0') await benchTrunksTimesNumbers();
 } finally {
   await emulator.close();
   await rm(work, { recursive: true, force: true });
