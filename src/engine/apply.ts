@@ -179,37 +179,14 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
     case 'wait': {
       const waited = await waitForDependencies(change, inputs, ids, options);
       if (waited) return waited;
-      return createResource(change, kind, inputs, ids);
+      // A resource that exists waited to be updated (a number to be linked); the others to be created.
+      return change.id ? updateResource(change, kind, inputs, ids, options) : createResource(change, kind, inputs, ids);
     }
     case 'adopt':
       await recordEntry(change, kind, inputs, requireId(change), {});
       return { status: 'done', id: requireId(change) };
-    case 'update': {
-      const desired = requireDesired(inputs, change);
-      const id = requireId(change);
-      const live = (await kind.live.read(inputs.live, id)) ?? missingObject(change);
-      const resolved = resolveReferences(kind, desired, ids);
-      const secrets = await secretValues(inputs, desired);
-      const secretFields = Object.keys(change.secrets ?? {});
-      await inputs.store.recordIntent({
-        address: change.address,
-        kind: change.kind,
-        action: 'update',
-        id,
-        fields: resolved,
-        spec: { ...desired.spec },
-        ...(secretFields.length > 0 ? { secret_fields: secretFields } : {}),
-      });
-      await kind.live.update(inputs.live, {
-        id,
-        desired: { ...resolved, ...secrets },
-        live,
-        changedFields: changedFieldsOf(change),
-        secretFields,
-      });
-      await recordEntry(change, kind, inputs, id, secrets);
-      return { status: 'done', id };
-    }
+    case 'update':
+      return updateResource(change, kind, inputs, ids, options);
     case 'replace': {
       if (change.replace_strategy === 'delete_before_create') {
         const deleted = await deleteOld(change, inputs);
@@ -232,6 +209,68 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
       const unreachable: never = change.action;
       throw new Error(`unhandled action ${String(unreachable)}`);
     }
+  }
+}
+
+async function updateResource(
+  change: PlannedChange,
+  kind: PlannerKind,
+  inputs: ApplyInputs,
+  ids: Map<string, string>,
+  options: ApplyOptions,
+): Promise<ChangeOutcome> {
+  const desired = requireDesired(inputs, change);
+  const id = requireId(change);
+  const live = (await kind.live.read(inputs.live, id)) ?? missingObject(change);
+  const resolved = resolveReferences(kind, desired, ids);
+  const secrets = await secretValues(inputs, desired);
+  const secretFields = Object.keys(change.secrets ?? {});
+  await inputs.store.recordIntent({
+    address: change.address,
+    kind: change.kind,
+    action: 'update',
+    id,
+    fields: resolved,
+    spec: { ...desired.spec },
+    ...(secretFields.length > 0 ? { secret_fields: secretFields } : {}),
+  });
+  await kind.live.update(inputs.live, {
+    id,
+    desired: { ...resolved, ...secrets },
+    live,
+    changedFields: changedFieldsOf(change),
+    secretFields,
+  });
+  await recordEntry(change, kind, inputs, id, secrets);
+  return followReadiness(change, kind, inputs, id, options);
+}
+
+/**
+ * `--wait` on an object with asynchronous work of its own (a number being linked to a campaign):
+ * polls it with backoff until it is ready (done) or failed (failed, with the registry's reason).
+ * Without `--wait`, or for other kinds, the write is done; the next plan shows the outcome.
+ */
+async function followReadiness(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, id: string, options: ApplyOptions): Promise<ChangeOutcome> {
+  const readiness = kind.live.readiness;
+  if (!kind.live.followsReadiness || !readiness || options.waitMs <= 0) return { status: 'done', id };
+  const started = options.clock.now();
+  let delay = 1_000;
+  for (;;) {
+    const live = await kind.live.read(inputs.live, id);
+    const state = live ? readiness(live) : 'failed';
+    if (state === 'ready') return { status: 'done', id };
+    const status = live?.registry?.registration_status ?? 'PROCESSING';
+    if (state === 'failed') {
+      const reason = live?.registry?.error_reason;
+      return { status: 'failed', error: `${change.address}: the registry answered ${status}${reason ? `: ${reason}` : ''}; a later apply tries again` };
+    }
+    const elapsed = options.clock.now() - started;
+    options.onEvent?.({ type: 'waiting', change, on: change.address, status, elapsedMs: elapsed });
+    if (elapsed + delay > options.waitMs) {
+      return { status: 'pending', reason: `${change.address} was still ${status} after the wait; run apply again later` };
+    }
+    await options.clock.sleep(delay);
+    delay = Math.min(delay * 2, 30_000);
   }
 }
 

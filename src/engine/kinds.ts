@@ -7,6 +7,7 @@ export function toPlannerKind(kind: Kind): PlannerKind {
     kind: kind.name,
     ...(kind.nameField === undefined ? {} : { nameField: kind.nameField }),
     references: Object.entries(kind.references).map(([field, target]) => ({ field, target })),
+    referenceRules: kind.referenceRules ?? {},
     setFields: kind.setFields,
     secretFields: Object.keys(kind.secrets),
     live: kind.live,

@@ -18,6 +18,8 @@ export interface PlannerKind extends DiffRules {
   /** The API's own name field (`name`, `username`, `brand_alias`, …), if the kind has one. */
   nameField?: string;
   references: readonly ReferenceField[];
+  /** By reference field: why a target does not fit (judged on its spec), or undefined. */
+  referenceRules: Readonly<Record<string, (target: Readonly<Record<string, unknown>>) => string | undefined>>;
   live: LiveSide;
 }
 

@@ -1,5 +1,5 @@
 import { untimed, type StageTimer } from './stage-timer.js';
-import type { LiveObject } from '../resources/live-side.js';
+import type { ChangeImpact, LiveObject } from '../resources/live-side.js';
 import { diffSpecs } from './diff.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { fingerprintLive } from './fingerprint.js';
@@ -21,6 +21,8 @@ import {
 } from './plan-types.js';
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';
+import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targets.js';
+import { TelformError } from '../errors.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
 export type SecretState = SecretChange;
@@ -62,7 +64,8 @@ export function buildPlan(inputs: PlanInputs): Plan {
     if (match.type === 'orphaned' && match.live) deletedInPlan.add(match.live.id);
     if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind)) deletedInPlan.add(match.live.id);
   }
-  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan };
+  const targets = new TargetIndex(matches, inputs.live);
+  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets };
 
   const changes: PlannedChange[] = [];
   const unmanaged: UnmanagedObject[] = [];
@@ -142,6 +145,7 @@ interface DecideContext {
   matches: readonly Match[];
   /** Ids of the live objects this plan deletes (they no longer hold anything back). */
   deletedInPlan: ReadonlySet<string>;
+  targets: TargetIndex;
 }
 
 function baseChange(address: string, kind: PlannerKind, name: string): PlannedChange {
@@ -207,13 +211,18 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
     addDeleteFlags(change, kind, live, context, { replacing: true });
     return change;
   }
-  const refusal = kind.live.updateRefusal?.(live);
+  const refusal = kind.live.updateRefusal?.(live, after);
   if (refusal) {
     change.action = 'blocked';
     change.reasons.push(refusal);
     return change;
   }
+  const changedReferences = diff.changedFields.filter((field) => kind.references.some((reference) => reference.field === field));
   change.action = 'update';
+  const verdicts = judgeTargets(kind, after, context.kinds, context.targets, changedReferences);
+  applyVerdicts(change, verdicts);
+  if (verdicts.some((verdict) => verdict.action === 'blocked')) return change;
+  addImpact(change, kind.live.impact?.(live, after));
   change.flags.billable_usd = diff.changedFields.length > 0 ? kind.live.billableUpdateUsd : 0;
   if (Object.values(secrets).some((secret) => secret.value === 'unverifiable')) {
     change.reasons.push('the secret cannot be compared with the account (never applied by telform with this token), so it will be set');
@@ -223,6 +232,10 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
 
 function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
   const { desired } = match;
+  if (kind.live.absentError) {
+    const place = { address: desired.address, ...(desired.source ? { source: desired.source } : {}) };
+    throw new TelformError('not_in_account', `${desired.address}: ${kind.live.absentError(desired.spec)}`, { place });
+  }
   const change = baseChange(desired.address, kind, desired.name);
   if (desired.source) change.source = desired.source;
   const after = context.references.canonical(kind, desired.spec);
@@ -234,28 +247,22 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
     change.reasons.push(`was deleted outside telform (id ${match.entry?.id ?? '?'} is gone); it will be created again`);
     change.flags.billable_usd = kind.live.billableUpdateUsd;
   }
-  for (const { target, name } of referencedNames(kind, desired.spec)) {
-    const targetKind = context.kinds.get(target);
-    if (!targetKind?.live.readiness) continue;
-    const targetAddress = `${target}/${name}`;
-    const targetMatch = context.matches.find((item) => (item.type === 'matched' || item.type === 'missing') && item.desired.address === targetAddress);
-    if (!targetMatch) continue;
-    if (targetMatch.type === 'missing') {
-      change.action = 'wait';
-      change.reasons.push(`waits for ${targetAddress}, which is created in this apply and must be approved by the registry first`);
-      continue;
-    }
-    if (targetMatch.type !== 'matched') continue;
-    const readiness = targetKind.live.readiness(targetMatch.live);
-    if (readiness === 'pending') {
-      change.action = 'wait';
-      change.reasons.push(`waits for ${targetAddress} to be approved by the registry (now ${targetMatch.live.registry?.registration_status ?? 'pending'})`);
-    } else if (readiness === 'failed') {
-      change.action = 'blocked';
-      change.reasons.push(`${targetAddress} was declined by the registry; fix it before registering under it`);
-    }
-  }
+  applyVerdicts(change, judgeTargets(kind, after, context.kinds, context.targets));
   return change;
+}
+
+/** Sets `wait` or `blocked` (blocked wins) with the verdicts' reasons. */
+function applyVerdicts(change: PlannedChange, verdicts: readonly TargetVerdict[]): void {
+  for (const verdict of verdicts) {
+    if (change.action !== 'blocked') change.action = verdict.action;
+    change.reasons.push(verdict.reason);
+  }
+}
+
+function addImpact(change: PlannedChange, impact: ChangeImpact | undefined): void {
+  if (!impact) return;
+  change.flags[impact.flag] = true;
+  change.reasons.push(impact.reason);
 }
 
 function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
@@ -327,10 +334,7 @@ function addDeleteFlags(change: PlannedChange, kind: PlannerKind, live: LiveObje
       change.reasons.push(`still used by ${users}`);
     }
   }
-  if (kind.live.whenNumbersAttached && (live.facts?.numbers ?? 0) > 0) {
-    change.flags[kind.live.whenNumbersAttached] = true;
-    change.reasons.push(`${live.facts?.numbers} phone number(s) are attached to it`);
-  }
+  if (!options.replacing) addImpact(change, kind.live.impact?.(live, undefined));
 }
 
 /**

@@ -36,6 +36,7 @@ export type ProblemCode =
   | 'duplicate_member'
   | 'ref_missing'
   | 'ref_wrong_kind'
+  | 'ref_unsuitable'
   | 'ref_cycle'
   | 'literal_secret'
   | 'secret_unresolved'

@@ -125,8 +125,18 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
       const value = candidate.spec[field];
       if (!isRef(value)) continue;
       const targetAddress = `${targetKind}/${value.ref}`;
-      if (byAddress.has(targetAddress)) {
+      const target = byAddress.get(targetAddress);
+      if (target) {
         edges.push({ from: candidate.address, field, to: targetAddress });
+        const misfit = candidate.kind.referenceRules?.[field]?.(target.spec);
+        if (misfit) {
+          const path = ['spec', field, 'ref'];
+          problems.error('ref_unsuitable', `${targetAddress} (${formatPlace(place(target, ['metadata', 'name']))}) ${misfit}`, {
+            source: place(candidate, path),
+            address: candidate.address,
+            field: formatPath(path),
+          });
+        }
         continue;
       }
       // Places only for problems: finding one may parse the file again (see yaml-fast.ts).

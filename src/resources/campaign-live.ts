@@ -294,6 +294,14 @@ export const campaignLive: LiveSide = {
     return status === 'FAILED' ? undefined : `campaigns can be updated only while FAILED (now ${status})`;
   },
 
+  // Numbers are linked to a campaign only once it is ACTIVE (the API refuses a link before).
+  readiness(live) {
+    const status = live.registry?.registration_status;
+    if (status === 'ACTIVE') return 'ready';
+    if (status === 'FAILED' || status === 'EXPIRED') return 'failed';
+    return 'pending';
+  },
+
   deleteRefusal(live) {
     const processing = live.facts?.numbersProcessing ?? 0;
     if (processing === 0) return undefined;

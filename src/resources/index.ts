@@ -3,6 +3,7 @@ import { brand } from './brand.js';
 import { campaign } from './campaign.js';
 import type { Kind } from './kind.js';
 import { originationUri } from './origination-uri.js';
+import { phoneNumber } from './phone-number.js';
 import { profile } from './profile.js';
 import { sipCredential } from './sip-credential.js';
 import { sipIpAcl } from './sip-ip-acl.js';
@@ -59,5 +60,6 @@ export const catalog: KindCatalog = createKindCatalog([
   profile,
   brand,
   campaign,
+  phoneNumber,
   applicationSipAuth,
 ]);

@@ -44,6 +44,12 @@ export interface Kind {
    */
   readonly references: Readonly<Record<string, string>>;
   /**
+   * What a referred resource must be, judged on its spec: a sentence saying why it does not fit, or
+   * undefined. Checked by `validate` on the manifest resource a `{ ref }` names, and by the planner
+   * on the live object a reference points at (a phone number needs an inbound trunk).
+   */
+  readonly referenceRules?: Readonly<Record<string, ReferenceRule>>;
+  /**
    * Write-only fields (never returned by the API; never printed by telform), each a
    * `{ fromEnv }`, `{ fromFile }` or literal in the manifest, with the rules its value obeys.
    */
@@ -75,6 +81,8 @@ export interface Kind {
    */
   readonly checks: readonly SpecCheck[];
 }
+
+export type ReferenceRule = (target: Readonly<Record<string, unknown>>) => string | undefined;
 
 /** A strict zod object: the shape of every kind's `spec`. */
 export type SpecSchema = z.ZodObject<Record<string, z.ZodType>, z.core.$strict>;

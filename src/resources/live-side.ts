@@ -50,6 +50,16 @@ export interface LiveFacts {
   primary?: boolean;
   /** Ids of the brands registered from a profile (they keep referring to it). */
   brands?: readonly string[];
+  /** What a phone number's `app_id` is: an inbound trunk or an application. */
+  attachment?: 'trunk' | 'application';
+  /** The campaign a phone number is linked to, being linked to, or failed to link to. */
+  linkedCampaign?: string;
+}
+
+/** A flag of a change and why it is set. */
+export interface ChangeImpact {
+  flag: 'breaks_calls' | 'breaks_auth';
+  reason: string;
 }
 
 export interface LiveContext {
@@ -138,10 +148,30 @@ export interface LiveSide {
    * refused by the API (409) until the application's assignment is cleared.
    */
   whenInUse?: 'breaks_auth' | 'breaks_calls' | 'needs_unassign';
-  /** What deleting it does while phone numbers are attached (an inbound trunk: calls break). */
-  whenNumbersAttached?: 'breaks_calls';
-  /** Why the API would refuse an update of this object in its live state (campaign not FAILED). */
-  updateRefusal?(live: LiveObject): string | undefined;
+  /**
+   * Why the API would refuse an update of this object in its live state (campaign not FAILED), or
+   * why telform refuses it (a trunk turned outbound while numbers are attached). `desired` is the
+   * manifest's spec, references in `{ ref }` form where they name managed resources.
+   */
+  updateRefusal?(live: LiveObject, desired?: Readonly<Record<string, unknown>>): string | undefined;
+  /**
+   * What an update (`desired` given) or a delete (`desired` undefined) breaks beyond what the
+   * generic flags see: a phone number detached from its trunk stops receiving calls.
+   */
+  impact?(live: LiveObject, desired: Readonly<Record<string, unknown>> | undefined): ChangeImpact | undefined;
+  /**
+   * Why a resource in the manifests that is not in the account cannot be created: telform never
+   * buys phone numbers, so a number the account does not own is an error naming it. Undefined for
+   * kinds telform creates.
+   */
+  absentError?(desired: Readonly<Record<string, unknown>>): string;
+  /**
+   * Objects whose own asynchronous work (a campaign link) apply `--wait` follows after a write,
+   * until `readiness` says ready or failed. The reason of a failure is `registry.error_reason`.
+   */
+  followsReadiness?: boolean;
+  /** Whether `import` writes this live object (numbers: only those attached or linked). Default: every object. */
+  importable?(live: LiveObject): boolean;
   /**
    * Why the API would refuse deleting it in its live state (numbers processing, active campaigns).
    * `deletedFirst` holds the ids of objects this plan deletes before it (e.g. a brand's campaigns).

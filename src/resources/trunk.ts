@@ -67,7 +67,7 @@ const rows = collectionLive({
 /**
  * The live side: every field is updatable in place; an update
  * sends only what changed, and `""` for a reference the manifest dropped (the API clears it; absent
- * would keep it). Deleting a trunk with numbers attached breaks their calls, so reads count them.
+ * would keep it). Reads count the numbers attached, which hold back a turn to outbound.
  */
 export const trunkLive: LiveSide = {
   ...rows,
@@ -85,7 +85,15 @@ export const trunkLive: LiveSide = {
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',
   irreversibleDelete: false,
-  whenNumbersAttached: 'breaks_calls',
+  // Phone numbers refer to an inbound trunk (PhoneNumber.app_id): deleting it while they do breaks their calls.
+  whenInUse: 'breaks_calls',
+
+  updateRefusal(live, desired) {
+    const numbers = live.facts?.numbers ?? 0;
+    if (numbers === 0 || live.spec['trunk_direction'] !== 'inbound' || desired?.['trunk_direction'] !== 'outbound') return undefined;
+    // api.md "Trunks" rule 5; the API would keep the numbers on a trunk that no longer answers them.
+    return `${numbers} phone number(s) are attached to it and only inbound trunks can carry numbers; detach or re-point them before turning it outbound`;
+  },
 };
 
 /**

@@ -23,6 +23,7 @@ export function testKind(
   return {
     kind,
     references: options.references ?? [],
+    referenceRules: {},
     setFields: options.setFields ?? {},
     secretFields: options.secretFields ?? [],
     live: {

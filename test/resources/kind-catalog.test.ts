@@ -20,6 +20,7 @@ describe('the kind catalog', () => {
       'Profile',
       'Brand',
       'Campaign',
+      'PhoneNumber',
       'ApplicationSipAuth',
     ]);
     const position = new Map(catalog.names.map((name, index) => [name, index]));

@@ -120,7 +120,7 @@ describe('Trunk live side', () => {
     await fixture.seedNumber('14155550103', '77700000000000001');
     expect((await readLive(live, id)).facts).toEqual({ numbers: 2 });
     expect((await live.list(fixture.context)).find((object) => object.id === id)?.facts).toEqual({ numbers: 2 });
-    expect(live.whenNumbersAttached).toBe('breaks_calls');
+    expect(live.whenInUse).toBe('breaks_calls');
   });
 
   it('updates only what changed, clearing a dropped fallback URI with ""', async () => {

@@ -1,0 +1,184 @@
+import type { ApiClient } from '../api/client.js';
+import { ApiRequestError } from '../api/errors.js';
+import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
+import { TelformError } from '../errors.js';
+import { itemPath, readRecord, text, upperText } from './api-records.js';
+import type { LiveObject, LiveSide, RegistryStatus } from './live-side.js';
+import { accountNumbers, campaignPath, numberPath } from './tendlc-api.js';
+
+/**
+ * The live side of PhoneNumber: a number the account owns, its attachment (`app_id`: an inbound
+ * trunk or an application, api-facts.md section 5) and its 10DLC campaign link (api-facts.md 3d,
+ * number linking). telform never buys or releases a number: "delete" detaches and unlinks it.
+ */
+
+type RawNumber = Record<string, unknown>;
+
+/** Link statuses of a number that is linked or being linked (`tendlc_registration_status`, api-facts.md section 7 quirk 8). */
+const linked = new Set(['PROCESSING', 'COMPLETED']);
+
+/** The API's form of a number: E.164 digits without the `+` (api-facts.md section 5). */
+export function numberDigits(value: unknown): string | undefined {
+  const written = text(value);
+  return written === undefined ? undefined : written.replace(/^\+/, '');
+}
+
+/**
+ * What `application` names: a number on a trunk shows the trunk's resource path
+ * (`…/Zentrunk/Trunk/{trunk_id}/`), one on an application `…/Application/{app_id}/` (api-facts.md 5).
+ */
+function attachmentOf(raw: RawNumber): { id: string; type: 'trunk' | 'application' } | undefined {
+  const path = text(raw.application) ?? '';
+  const trunk = /\/(?:Zentrunk|Trunking)\/Trunk\/([^/]+)\/?$/.exec(path);
+  if (trunk) return { id: trunk[1] as string, type: 'trunk' };
+  const application = /\/Application\/([^/]+)\/?$/.exec(path);
+  if (application) return { id: application[1] as string, type: 'application' };
+  return undefined;
+}
+
+/**
+ * A live number in the manifest's shape. A link that failed (the number names a campaign but is
+ * not `PROCESSING` or `COMPLETED`) is no link: the spec leaves `campaign_id` out, so the next apply
+ * links it again, and the plan reports the failure with `failure` (its reason, when known).
+ */
+export function normalisePhoneNumber(raw: RawNumber, failure?: string): LiveObject {
+  const id = numberDigits(raw.number) ?? '';
+  const spec: Record<string, unknown> = { number: id };
+  const attachment = attachmentOf(raw);
+  if (attachment) spec.app_id = attachment.id;
+  const campaign = text(raw.tendlc_campaign_id);
+  const status = upperText(raw.tendlc_registration_status);
+  let registry: RegistryStatus | undefined;
+  if (campaign !== undefined && linked.has(status ?? '')) {
+    spec.campaign_id = campaign;
+    registry = { registration_status: status as string };
+  } else if (campaign !== undefined) {
+    registry = { registration_status: 'FAILED', error_reason: failure ?? `the link to campaign ${campaign} failed` };
+  }
+  return {
+    id,
+    spec,
+    ...(registry ? { registry } : {}),
+    facts: { ...(attachment ? { attachment: attachment.type } : {}), ...(campaign !== undefined ? { linkedCampaign: campaign } : {}) },
+  };
+}
+
+/** `…/Campaign/{id}/Number/{number}/`: the link of one number (status and, when failed, why). */
+function linkPath(campaignId: string, number: string): string {
+  return `${itemPath(campaignPath, campaignId)}Number/${encodeURIComponent(number)}/`;
+}
+
+/** Why a link failed, as the campaign's number route tells it; undefined when it does not say. */
+async function linkFailure(client: ApiClient, campaignId: string, number: string): Promise<string | undefined> {
+  const body = await readRecord<Record<string, unknown>>(client, linkPath(campaignId, number), 'link');
+  const entries = Array.isArray(body?.phone_numbers) ? (body.phone_numbers as unknown[]) : [];
+  const entry = entries.find((item): item is RawNumber => item !== null && typeof item === 'object' && numberDigits((item as RawNumber).number) === number);
+  const why = [text(entry?.error_code), text(entry?.error_reason)].filter((part) => part !== undefined).join(': ');
+  return why === '' ? undefined : `linking to campaign ${campaignId} failed: ${why}`;
+}
+
+async function normaliseWithFailure(client: ApiClient, raw: RawNumber): Promise<LiveObject> {
+  const campaign = text(raw.tendlc_campaign_id);
+  const status = upperText(raw.tendlc_registration_status);
+  const number = numberDigits(raw.number) ?? '';
+  const failure = campaign !== undefined && !linked.has(status ?? '') ? await linkFailure(client, campaign, number) : undefined;
+  return normalisePhoneNumber(raw, failure);
+}
+
+async function readNumber(client: ApiClient, number: string): Promise<RawNumber | undefined> {
+  return readRecord<RawNumber>(client, itemPath(numberPath, number), 'object');
+}
+
+/** Attaches to `appId`, or detaches with `""` (the API reads an absent `app_id` as "leave it"). */
+async function attach(client: ApiClient, number: string, appId: string): Promise<void> {
+  await client.request('POST', itemPath(numberPath, number), { body: { app_id: appId }, mode: 'idempotent' });
+}
+
+async function unlink(client: ApiClient, campaignId: string, number: string): Promise<void> {
+  try {
+    await deleteIdempotent(client, linkPath(campaignId, number));
+  } catch (error) {
+    if (error instanceof ApiRequestError) {
+      throw new TelformError('unlink_refused', `number ${number} was not unlinked from campaign ${campaignId}: the API answered ${error.status}: ${error.apiMessage}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Asks for the link; a lost answer is recovered by reading the number (the API refuses a second link). */
+async function link(client: ApiClient, campaignId: string, number: string): Promise<void> {
+  await createWithRecovery(client, `${itemPath(campaignPath, campaignId)}Number/`, { numbers: [number] }, async () => {
+    const raw = await readNumber(client, number);
+    return raw !== undefined && text(raw.tendlc_campaign_id) === campaignId ? number : undefined;
+  });
+}
+
+export const phoneNumberLive: LiveSide = {
+  naturalKey: (spec) => numberDigits(spec.number),
+
+  async list(context) {
+    return Promise.all((await accountNumbers(context)).map((raw) => normaliseWithFailure(context.client, raw)));
+  },
+
+  // Read directly, not from the run's shared list: apply reads a number after changing it.
+  async read({ client }, id) {
+    const raw = await readNumber(client, id);
+    return raw === undefined ? undefined : normaliseWithFailure(client, raw);
+  },
+
+  create(_context, spec) {
+    throw new TelformError('not_in_account', `the account does not own the number ${String(spec.number)}; telform never buys numbers`);
+  },
+
+  async update({ client }, { id, desired, live, changedFields }) {
+    if (numberDigits(desired.number) !== id) {
+      throw new TelformError(
+        'not_updatable',
+        `PhoneNumber ${id}: the document now names ${String(desired.number)}; one document manages one number, so give the new number its own document`,
+      );
+    }
+    if (changedFields.includes('app_id')) await attach(client, id, text(desired.app_id) ?? '');
+    if (!changedFields.includes('campaign_id')) return;
+    const current = live.facts?.linkedCampaign;
+    const wanted = text(desired.campaign_id);
+    // A number belongs to one campaign at most: leave the old one first (a failed link is left too).
+    if (current !== undefined && current !== wanted) await unlink(client, current, id);
+    if (wanted !== undefined) await link(client, wanted, id);
+  },
+
+  async delete({ client }, id) {
+    const raw = await readNumber(client, id);
+    if (raw === undefined) return;
+    if (attachmentOf(raw)) await attach(client, id, '');
+    const campaign = text(raw.tendlc_campaign_id);
+    if (campaign !== undefined) await unlink(client, campaign, id);
+  },
+
+  // `number` is the key: a read returns it without the `+` a manifest may write, so it is compared with what was applied.
+  fields: { updatable: ['number', 'app_id', 'campaign_id'], replaceOn: [], immutable: [], unreadable: ['number'] },
+  requests: { delete: 3, update: (patch) => Math.max(1, new Set(patch.map((operation) => operation.path.split('/')[1])).size) },
+  billableUpdateUsd: 0,
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+  followsReadiness: true,
+
+  absentError: (desired) => `the account does not own the number ${String(desired.number)}; telform never buys or releases numbers`,
+
+  impact(live, desired) {
+    const from = text(live.spec.app_id);
+    if (from === undefined || desired?.app_id !== undefined) return undefined;
+    const what = live.facts?.attachment === 'trunk' ? `trunk ${from}` : `application ${from}`;
+    return { flag: 'breaks_calls', reason: `detaches it from ${what}: calls to ${live.id} stop reaching it` };
+  },
+
+  readiness(live) {
+    const status = live.registry?.registration_status;
+    if (status === 'PROCESSING') return 'pending';
+    if (status === 'FAILED') return 'failed';
+    return 'ready';
+  },
+
+  importable: (live) => live.spec.app_id !== undefined || live.spec.campaign_id !== undefined,
+};

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { reference } from './fields.js';
+import type { Kind } from './kind.js';
+import { phoneNumberLive } from './phone-number-live.js';
+
+/**
+ * A phone number the account already owns (DESIGN.md section 4): what it is attached to and the
+ * 10DLC campaign it is linked to. telform never buys or releases numbers; removing the document
+ * detaches and unlinks the number.
+ */
+export const phoneNumber = {
+  name: 'PhoneNumber',
+  description: 'A phone number the account owns: the inbound trunk or application it is attached to and the 10DLC campaign it is linked to.',
+  spec: z
+    .strictObject({
+      number: z
+        .string()
+        .regex(/^\+?[1-9][0-9]{7,14}$/, { error: 'must be an E.164 number such as +14155550100 (the + is optional)' })
+        .describe('The number, E.164 (the + is optional). It identifies the number: one document per number.'),
+      app_id: reference(
+        z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { error: 'must be an application id or an inbound trunk id' }),
+        'Trunk',
+        'an application id or an inbound trunk id',
+      )
+        .optional()
+        .describe('Where its calls go: { ref: <inbound Trunk> }, or the id of an application or trunk not managed here. Left out: not attached.'),
+      campaign_id: reference(
+        // The registry's ids: C and 6 capitals or digits (api-facts.md 3d examples: CAOHTU5, CUOGHIN).
+        z.string().regex(/^C[A-Z0-9]{6}$/, { error: 'must be a campaign id: C and 6 capital letters or digits, such as CAOHTU5' }),
+        'Campaign',
+        'a campaign id',
+      )
+        .optional()
+        .describe('The 10DLC campaign its messages are sent under: { ref: <Campaign> } or a campaign id. Linked once the campaign is ACTIVE.'),
+    })
+    .describe('PhoneNumber spec.'),
+  nameField: undefined,
+  references: { app_id: 'Trunk', campaign_id: 'Campaign' },
+  referenceRules: {
+    // api.md "Trunks" rule 5; the API may accept the attach anyway, and the number would stop answering.
+    app_id: (target) =>
+      target['trunk_direction'] === 'outbound' ? 'is an outbound trunk; only inbound trunks can be attached to phone numbers' : undefined,
+  },
+  secrets: {},
+  setFields: {},
+  uniqueFields: ['number'],
+  rules: [],
+  checks: [],
+  live: phoneNumberLive,
+} as const satisfies Kind;
