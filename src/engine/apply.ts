@@ -1,10 +1,11 @@
 import type { Clock } from '../api/clock.js';
 import { TelformError } from '../errors.js';
-import type { LiveContext, LiveObject } from '../resources/live-side.js';
+import type { LiveContext } from '../resources/live-side.js';
 import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
 import { isReference, type DesiredResource, type PlannerKind, type ResolvedSecret } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
 import type { LedgerStore } from './ledger-store.js';
+import { followReadiness, waitForTargets, type WaitOptions } from './apply-waits.js';
 
 /**
  * The applier: runs a plan's changes in dependency waves with bounded parallelism. A failure stops
@@ -177,7 +178,7 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
     case 'create':
       return createResource(change, kind, inputs, ids);
     case 'wait': {
-      const waited = await waitForDependencies(change, inputs, ids, options);
+      const waited = await waitForTargets(kind, requireDesired(inputs, change), inputs.kinds, ids, inputs.live, waitOptions(change, options));
       if (waited) return waited;
       // A resource that exists waited to be updated (a number to be linked); the others to be created.
       return change.id ? updateResource(change, kind, inputs, ids, options) : createResource(change, kind, inputs, ids);
@@ -242,36 +243,7 @@ async function updateResource(
     secretFields,
   });
   await recordEntry(change, kind, inputs, id, secrets);
-  return followReadiness(change, kind, inputs, id, options);
-}
-
-/**
- * `--wait` on an object with asynchronous work of its own (a number being linked to a campaign):
- * polls it with backoff until it is ready (done) or failed (failed, with the registry's reason).
- * Without `--wait`, or for other kinds, the write is done; the next plan shows the outcome.
- */
-async function followReadiness(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, id: string, options: ApplyOptions): Promise<ChangeOutcome> {
-  const readiness = kind.live.readiness;
-  if (!kind.live.followsReadiness || !readiness || options.waitMs <= 0) return { status: 'done', id };
-  const started = options.clock.now();
-  let delay = 1_000;
-  for (;;) {
-    const live = await kind.live.read(inputs.live, id);
-    const state = live ? readiness(live) : 'failed';
-    if (state === 'ready') return { status: 'done', id };
-    const status = live?.registry?.registration_status ?? 'PROCESSING';
-    if (state === 'failed') {
-      const reason = live?.registry?.error_reason;
-      return { status: 'failed', error: `${change.address}: the registry answered ${status}${reason ? `: ${reason}` : ''}; a later apply tries again` };
-    }
-    const elapsed = options.clock.now() - started;
-    options.onEvent?.({ type: 'waiting', change, on: change.address, status, elapsedMs: elapsed });
-    if (elapsed + delay > options.waitMs) {
-      return { status: 'pending', reason: `${change.address} was still ${status} after the wait; run apply again later` };
-    }
-    await options.clock.sleep(delay);
-    delay = Math.min(delay * 2, 30_000);
-  }
+  return followReadiness(change, kind, id, inputs.live, waitOptions(change, options));
 }
 
 async function createResource(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
@@ -316,41 +288,6 @@ async function deleteSuperseded(owner: string, oldId: string, kind: PlannerKind,
     await inputs.store.recordResult(owner, next);
   }
   return { status: 'done' };
-}
-
-/**
- * `--wait`: polls the registry status of what this change waits for (a brand) with backoff until it
- * is approved. Returns an outcome when the change cannot go on now, undefined when it can.
- */
-async function waitForDependencies(change: PlannedChange, inputs: ApplyInputs, ids: Map<string, string>, options: ApplyOptions): Promise<ChangeOutcome | undefined> {
-  const kind = requireKind(inputs, change);
-  const desired = requireDesired(inputs, change);
-  for (const { field, target } of kind.references) {
-    const value = desired.spec[field];
-    if (!isReference(value)) continue;
-    const targetKind = inputs.kinds.get(target);
-    if (!targetKind?.live.readiness) continue;
-    const address = `${target}/${value.ref}`;
-    const id = ids.get(address);
-    if (!id) return { status: 'skipped', reason: `${address} does not exist` };
-    if (options.waitMs <= 0) return { status: 'pending', reason: `waits for ${address} to be approved by the registry; run apply again later (or use --wait)` };
-    const started = options.clock.now();
-    let delay = 1_000;
-    for (;;) {
-      const live: LiveObject | undefined = await targetKind.live.read(inputs.live, id);
-      const readiness = live ? targetKind.live.readiness(live) : 'failed';
-      if (readiness === 'ready') break;
-      if (readiness === 'failed') return { status: 'skipped', reason: `${address} was declined by the registry` };
-      const elapsed = options.clock.now() - started;
-      options.onEvent?.({ type: 'waiting', change, on: address, status: live?.registry?.registration_status ?? 'PROCESSING', elapsedMs: elapsed });
-      if (elapsed + delay > options.waitMs) {
-        return { status: 'pending', reason: `${address} was still ${live?.registry?.registration_status ?? 'pending'} after the wait; run apply again later` };
-      }
-      await options.clock.sleep(delay);
-      delay = Math.min(delay * 2, 30_000);
-    }
-  }
-  return undefined;
 }
 
 /** The spec to send: `{ ref }` replaced by the target's live id. */
@@ -434,6 +371,14 @@ export function ledgerRefreshes(plan: Plan, store: LedgerStore, desired: Readonl
       return entry !== undefined && resource !== undefined && (entry.protect === true) !== resource.protect;
     })
     .map((change) => change.address);
+}
+
+function waitOptions(change: PlannedChange, options: ApplyOptions): WaitOptions {
+  return {
+    waitMs: options.waitMs,
+    clock: options.clock,
+    onWaiting: (on, status, elapsedMs) => options.onEvent?.({ type: 'waiting', change, on, status, elapsedMs }),
+  };
 }
 
 function changedFieldsOf(change: PlannedChange): string[] {
