@@ -17,6 +17,11 @@ const pastTense: Record<PlannedChange['action'], string> = {
   noop: 'unchanged',
 };
 
+/** A `wait` on an object that exists (a number waiting for its campaign) ends in an update, else in a create. */
+function pastTenseOf(change: PlannedChange): string {
+  return change.action === 'wait' && change.id !== undefined ? 'updated' : pastTense[change.action];
+}
+
 /**
  * One finished operation. A create-before-delete replace finishes twice: the new object is
  * created, then the old one (`oldDeleted`) is deleted; each line says which.
@@ -26,7 +31,7 @@ export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome, old
     case 'done': {
       if (oldDeleted) return `deleted  ${change.address} (the replaced one, id ${change.id ?? '?'})`;
       const twoSteps = change.action === 'replace' && change.replace_strategy === 'create_before_delete';
-      const verb = twoSteps ? 'created' : pastTense[change.action];
+      const verb = twoSteps ? 'created' : pastTenseOf(change);
       return `${verb.padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}${twoSteps ? `, replacing id ${change.id ?? '?'}` : ''}`;
     }
     case 'failed':
@@ -59,8 +64,9 @@ export function renderApplySummary(plan: Plan, result: ApplyResult): string {
   const counts = { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0 };
   for (const change of plan.changes) {
     if (result.outcomes.get(change.address)?.status !== 'done') continue;
-    if (change.action === 'create' || change.action === 'wait') counts.created += 1;
-    else if (change.action === 'update') counts.updated += 1;
+    const done = pastTenseOf(change);
+    if (done === 'created') counts.created += 1;
+    else if (done === 'updated') counts.updated += 1;
     else if (change.action === 'replace') counts.replaced += 1;
     else if (change.action === 'delete') counts.deleted += 1;
     else if (change.action === 'adopt') counts.adopted += 1;

@@ -60,7 +60,7 @@ describe('10DLC without --wait', () => {
     const file = path.join(examplesDir, '10dlc');
     const first = await runCli(['apply', '-f', file, '--auto-approve', '--state', 'tendlc.json'], { cwd: folder, env });
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 2. Blocked: 0. Failed: 0.');
+    expect(first.stdout).toContain('Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 4. Blocked: 0. Failed: 0.');
     expect(first.stderr).toContain('pending  Campaign/acme-orders: waits for Brand/acme-retail to be approved by the registry; run apply again later (or use --wait)');
     const plan = await runCli(['plan', '-f', file, '--state', 'tendlc.json'], { cwd: folder, env });
     expect(plan.stdout).toContain('  # Campaign/acme-orders waits for the registry');

@@ -63,10 +63,10 @@ async function demoSecrets(): Promise<Record<string, string>> {
 
 describe('telform validate (built CLI)', () => {
   it('passes every example, and their secrets with --check-secrets', async () => {
-    expect(await run(['validate', '-f', 'examples/'])).toEqual({ code: 0, stdout: 'valid: 24 resources in 4 files\n', stderr: '' });
+    expect(await run(['validate', '-f', 'examples/'])).toEqual({ code: 0, stdout: 'valid: 27 resources in 5 files\n', stderr: '' });
     const secrets = await demoSecrets();
     expect(Object.keys(secrets)).toHaveLength(5);
-    expect(await run(['validate', '-f', 'examples/', '--check-secrets'], { env: secrets })).toEqual({ code: 0, stdout: 'valid: 24 resources in 4 files\n', stderr: '' });
+    expect(await run(['validate', '-f', 'examples/', '--check-secrets'], { env: secrets })).toEqual({ code: 0, stdout: 'valid: 27 resources in 5 files\n', stderr: '' });
   });
 
   it('reports every problem of a broken manifest at its place and exits 1, with no stack trace', async () => {

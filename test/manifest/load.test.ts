@@ -11,9 +11,9 @@ describe('loadManifests', () => {
   it('accepts every example together, with no problem at all', async () => {
     const result = await loadManifests(['examples/'], { cwd: repository, env: {} });
     expect(lines(result)).toEqual([]);
-    expect(result.model.files).toEqual(['examples/10dlc/acme.yaml', 'examples/full-account/account.yaml', 'examples/pbx/sip-auth.yaml', 'examples/pbx/trunks.yaml']);
+    expect(result.model.files).toEqual(['examples/10dlc/acme.yaml', 'examples/10dlc/numbers.yaml', 'examples/full-account/account.yaml', 'examples/pbx/sip-auth.yaml', 'examples/pbx/trunks.yaml']);
     expect(result.model.resources.map((resource) => resource.address)).toContain('Trunk/pbx-outbound');
-    expect(result.model.resources).toHaveLength(24);
+    expect(result.model.resources).toHaveLength(27);
   });
 
   it('fills the API defaults and the name field, and keeps refs and secret sources', async () => {
