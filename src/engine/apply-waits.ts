@@ -78,7 +78,7 @@ export async function waitForTargets(
  */
 export async function followReadiness(change: PlannedChange, kind: PlannerKind, id: string, context: LiveContext, options: WaitOptions): Promise<WaitOutcome> {
   if (!kind.live.followsReadiness || !kind.live.readiness || options.waitMs <= 0) return { status: 'done', id };
-  const result = await poll(kind, id, change.address, context, options);
+  const result = await poll(kind, id, 'its registration', context, options);
   if (result.state === 'ready') return { status: 'done', id };
   if (result.state === 'timeout') return { status: 'pending', reason: `${change.address} was still ${result.status} after the wait; run apply again later` };
   const status = result.live?.registry?.registration_status ?? 'gone';
