@@ -25,3 +25,17 @@ export const campaignAttributes = {
   age_gated: false,
   affiliate_marketing: false,
 } as const;
+
+/** A 10DLC profile's spec with an EIN (so a STANDARD brand can be registered from it), with `changes` over it. */
+export function profileSpec(company: string, ein: string, changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    customer_type: 'DIRECT',
+    entity_type: 'PRIVATE',
+    company_name: company,
+    vertical: 'RETAIL',
+    ein,
+    address: { street: '1 Main St', city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' },
+    authorized_contact: { first_name: 'Ann', last_name: 'Lee', email: 'ann@shop.example.com', phone: '+12025550177' },
+    ...changes,
+  };
+}

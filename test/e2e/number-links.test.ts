@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
-import { campaignAttributes } from './examples.js';
+import { campaignAttributes, profileSpec } from './examples.js';
 
 /**
  * PhoneNumber on 10DLC campaigns end to end: numbers linked to a campaign still waiting for its
@@ -23,15 +23,7 @@ function doc(kind: string, name: string, spec: Record<string, unknown>): string 
   return JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 }
 
-const profile = doc('Profile', 'links', {
-  customer_type: 'DIRECT',
-  entity_type: 'PRIVATE',
-  company_name: 'Links Inc.',
-  vertical: 'RETAIL',
-  ein: '81-0000091',
-  address: { street: '9 Link Road', city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' },
-  authorized_contact: { first_name: 'Lin', last_name: 'Kim', email: 'lin@links.example.com', phone: '+12025550191' },
-});
+const profile = doc('Profile', 'links', profileSpec('Links Inc.', '81-0000091'));
 const brand = doc('Brand', 'links', { profile_uuid: { ref: 'links' } });
 const campaign = doc('Campaign', 'links-orders', {
   brand_id: { ref: 'links' },

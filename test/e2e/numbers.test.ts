@@ -45,6 +45,17 @@ const uri = (name: string, host: string) => doc('OriginationUri', name, { uri: `
 const inbound = (name: string, uriName: string) => doc('Trunk', name, { trunk_direction: 'inbound', primary_uri_uuid: { ref: uriName } });
 const numberDoc = (name: string, number: string, spec: Record<string, unknown> = {}) => doc('PhoneNumber', name, { number, ...spec });
 
+/** The PBX of the first test: one URI, one inbound trunk, and the main and sales lines (each on `trunk` or detached). */
+function pbx(trunk: string, lines: { main: string | null; sales?: string | null }): string[] {
+  const on = (name: string | null | undefined) => (name ? { app_id: { ref: name } } : {});
+  return [
+    uri('pbx', 'sip.pbx.example.com'),
+    inbound(trunk, 'pbx'),
+    numberDoc('main-line', '+14155550100', on(lines.main)),
+    ...(lines.sales === undefined ? [] : [numberDoc('sales-line', '14155550101', on(lines.sales))]),
+  ];
+}
+
 beforeAll(async () => {
   harness = await emulatorForCli({ registryDelayMs: 60_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-numbers-'));
@@ -58,12 +69,7 @@ afterAll(async () => {
 describe('phone numbers on inbound trunks', () => {
   it('attaches numbers, re-points them to a new trunk before the old one goes, detaches and re-attaches one', async () => {
     const state = ['--state', 'pbx.json'];
-    const file = await write('pbx.yaml', [
-      uri('pbx', 'sip.pbx.example.com'),
-      inbound('pbx-in', 'pbx'),
-      numberDoc('main-line', '+14155550100', { app_id: { ref: 'pbx-in' } }),
-      numberDoc('sales-line', '14155550101', { app_id: { ref: 'pbx-in' } }),
-    ]);
+    const file = await write('pbx.yaml', pbx('pbx-in', { main: 'pbx-in', sales: 'pbx-in' }));
     const attach = await cli(['apply', '-f', file, ...state, '--auto-approve']);
     expect(attach.code).toBe(0);
     expect(attach.stderr).toContain('updated  PhoneNumber/main-line (id 14155550100)');
@@ -73,12 +79,7 @@ describe('phone numbers on inbound trunks', () => {
     expect((await cli(['plan', '-f', file, ...state, '--detailed-exitcode'])).code).toBe(0);
 
     // Re-point: a new trunk takes the numbers, and the old trunk is deleted only after they moved.
-    await write('pbx.yaml', [
-      uri('pbx', 'sip.pbx.example.com'),
-      inbound('pbx-in-2', 'pbx'),
-      numberDoc('main-line', '+14155550100', { app_id: { ref: 'pbx-in-2' } }),
-      numberDoc('sales-line', '14155550101', { app_id: { ref: 'pbx-in-2' } }),
-    ]);
+    await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2', sales: 'pbx-in-2' }));
     const plan = await cli(['plan', '-f', file, ...state, '--format', 'json']);
     const changes = (JSON.parse(plan.stdout) as { changes: Array<{ address: string; action: string; flags: Record<string, unknown>; depends_on: string[] }> }).changes;
     const oldTrunk = changes.find((change) => change.address === 'Trunk/pbx-in');
@@ -100,12 +101,7 @@ describe('phone numbers on inbound trunks', () => {
     expect(writes.indexOf('POST /Number/14155550100/')).toBeGreaterThan(writes.indexOf('POST /Zentrunk/Trunk/'));
 
     // Detach one: flagged, since its calls stop reaching the PBX.
-    await write('pbx.yaml', [
-      uri('pbx', 'sip.pbx.example.com'),
-      inbound('pbx-in-2', 'pbx'),
-      numberDoc('main-line', '+14155550100', { app_id: { ref: 'pbx-in-2' } }),
-      numberDoc('sales-line', '14155550101'),
-    ]);
+    await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2', sales: null }));
     const detach = await cli(['plan', '-f', file, ...state]);
     expect(detach.stdout).toContain(`  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`);
     expect(detach.stdout).toContain('breaks calls');
@@ -114,15 +110,10 @@ describe('phone numbers on inbound trunks', () => {
     expect((await cli(['plan', '-f', file, ...state, '--detailed-exitcode'])).code).toBe(0);
 
     // Re-attach it, then let its document go: the number is detached, never released.
-    await write('pbx.yaml', [
-      uri('pbx', 'sip.pbx.example.com'),
-      inbound('pbx-in-2', 'pbx'),
-      numberDoc('main-line', '+14155550100', { app_id: { ref: 'pbx-in-2' } }),
-      numberDoc('sales-line', '14155550101', { app_id: { ref: 'pbx-in-2' } }),
-    ]);
+    await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2', sales: 'pbx-in-2' }));
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve'])).code).toBe(0);
     expect(await attachedTo('14155550101')).toBe(newTrunkId);
-    await write('pbx.yaml', [uri('pbx', 'sip.pbx.example.com'), inbound('pbx-in-2', 'pbx'), numberDoc('main-line', '+14155550100', { app_id: { ref: 'pbx-in-2' } })]);
+    await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2' }));
     const remove = await cli(['plan', '-f', file, ...state]);
     expect(remove.stdout).toContain(['  # PhoneNumber/sales-line will be deleted [breaks calls]', '  #   removed from the manifests', `  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`].join('\n'));
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve'])).code).toBe(0);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { profileSpec } from './examples.js';
 
 /** The Profile kind end to end: create, update, replace, delete, and the API's refusals said in the plan. */
 let harness: EmulatorForCli;
@@ -14,16 +15,7 @@ function doc(kind: string, name: string, spec: Record<string, unknown>): string 
   return JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 }
 
-const profileSpec = (changes: Record<string, unknown> = {}) => ({
-  customer_type: 'DIRECT',
-  entity_type: 'PRIVATE',
-  company_name: 'Shop Inc.',
-  vertical: 'RETAIL',
-  ein: '81-0000077',
-  address: { street: '1 Main St', city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' },
-  authorized_contact: { first_name: 'Ann', last_name: 'Lee', email: 'ann@shop.example.com', phone: '+12025550177' },
-  ...changes,
-});
+const shop = (changes: Record<string, unknown> = {}) => profileSpec('Shop Inc.', '81-0000077', changes);
 
 async function write(file: string, documents: string[]): Promise<string> {
   await writeFile(path.join(folder, file), documents.join('\n---\n'));
@@ -46,7 +38,7 @@ afterAll(async () => {
 
 describe('the Profile kind', () => {
   it('creates a profile, updates the nested address field by field, and replaces it for a field the API does not update', async () => {
-    const file = await write('shop.yaml', [doc('Profile', 'shop', profileSpec())]);
+    const file = await write('shop.yaml', [doc('Profile', 'shop', shop())]);
     const created = await cli(['apply', '-f', file, '--state', 'shop.json', '--auto-approve']);
     expect(created.code).toBe(0);
     const id = await ledgerId('shop.json', 'Profile/shop');
@@ -56,7 +48,7 @@ describe('the Profile kind', () => {
     expect((await cli(['plan', '-f', file, '--state', 'shop.json', '--detailed-exitcode'])).code).toBe(0);
 
     const address = { street: '1 Main St', city: 'Dallas', state: 'TX', postal_code: '73301', country: 'US' };
-    await write('shop.yaml', [doc('Profile', 'shop', profileSpec({ company_name: 'Shop LLC', address }))]);
+    await write('shop.yaml', [doc('Profile', 'shop', shop({ company_name: 'Shop LLC', address }))]);
     const update = await cli(['plan', '-f', file, '--state', 'shop.json']);
     expect(update.stdout).toContain(
       [
@@ -70,7 +62,7 @@ describe('the Profile kind', () => {
     expect((await callApi(harness.emulator, 'GET', `/Profile/${id}/`)).body.profile).toMatchObject({ company_name: 'Shop LLC', address });
     expect((await cli(['plan', '-f', file, '--state', 'shop.json', '--detailed-exitcode'])).code).toBe(0);
 
-    await write('shop.yaml', [doc('Profile', 'shop', profileSpec({ company_name: 'Shop LLC', address, customer_type: 'RESELLER' }))]);
+    await write('shop.yaml', [doc('Profile', 'shop', shop({ company_name: 'Shop LLC', address, customer_type: 'RESELLER' }))]);
     const replace = await cli(['plan', '-f', file, '--state', 'shop.json']);
     expect(replace.stdout).toContain(
       [
@@ -87,7 +79,7 @@ describe('the Profile kind', () => {
   });
 
   it('registers a brand from a profile in one apply, then refuses to replace or delete the profile the brand uses', async () => {
-    const profile = doc('Profile', 'cafe', profileSpec({ company_name: 'Cafe Inc.', ein: '81-0000078' }));
+    const profile = doc('Profile', 'cafe', profileSpec('Cafe Inc.', '81-0000078'));
     const brand = doc('Brand', 'cafe', { profile_uuid: { ref: 'cafe' } });
     const file = await write('cafe.yaml', [profile, brand]);
     const applied = await cli(['apply', '-f', file, '--state', 'cafe.json', '--auto-approve']);
@@ -97,7 +89,7 @@ describe('the Profile kind', () => {
     const brandRecord = await callApi(harness.emulator, 'GET', `/10dlc/Brand/${brandId}/`);
     expect(brandRecord.body.brand).toMatchObject({ profile_uuid: profileId });
 
-    await write('cafe.yaml', [doc('Profile', 'cafe', profileSpec({ company_name: 'Cafe Inc.', ein: '81-0000078', customer_type: 'RESELLER' })), brand]);
+    await write('cafe.yaml', [doc('Profile', 'cafe', profileSpec('Cafe Inc.', '81-0000078', { customer_type: 'RESELLER' })), brand]);
     const replace = await cli(['plan', '-f', file, '--state', 'cafe.json', '--detailed-exitcode']);
     expect(replace.stdout).toContain(
       [
