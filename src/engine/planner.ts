@@ -99,6 +99,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
         break;
       }
       case 'unmanaged': {
+        if (kind.live.idle?.(match.live)) break;
         const prune = inputs.approvals.prune_unmanaged.includes(kind.kind);
         const name = displayName(kind, match.live);
         unmanaged.push({ kind: kind.kind, id: match.live.id, name, prune });

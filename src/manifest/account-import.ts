@@ -32,7 +32,7 @@ export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string
     const used = new Set<string>();
     const byId = new Map<string, string>();
     names.set(kind.name, byId);
-    const objects = (live.get(kind.name) ?? []).filter((object) => kind.live.importable?.(object) ?? true).sort(
+    const objects = (live.get(kind.name) ?? []).filter((object) => !(kind.live.idle?.(object) ?? false)).sort(
       (a, b) => compare(liveName(kind, a) ?? '', liveName(kind, b) ?? '') || compare(a.id, b.id),
     );
     for (const object of objects) {

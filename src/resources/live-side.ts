@@ -170,8 +170,11 @@ export interface LiveSide {
    * until `readiness` says ready or failed. The reason of a failure is `registry.error_reason`.
    */
   followsReadiness?: boolean;
-  /** Whether `import` writes this live object (numbers: only those attached or linked). Default: every object. */
-  importable?(live: LiveObject): boolean;
+  /**
+   * Whether a live object holds nothing telform would manage (a number attached to nothing and linked
+   * to no campaign): `import` leaves it out and plans do not list it as unmanaged. Default: never idle.
+   */
+  idle?(live: LiveObject): boolean;
   /**
    * Why the API would refuse deleting it in its live state (numbers processing, active campaigns).
    * `deletedFirst` holds the ids of objects this plan deletes before it (e.g. a brand's campaigns).

@@ -180,5 +180,5 @@ export const phoneNumberLive: LiveSide = {
     return 'ready';
   },
 
-  importable: (live) => live.spec.app_id !== undefined || live.spec.campaign_id !== undefined,
+  idle: (live) => live.spec.app_id === undefined && live.spec.campaign_id === undefined && live.registry === undefined,
 };

@@ -39,7 +39,8 @@ describe('plan --detailed-exitcode', () => {
   it('exits 2 while campaigns wait for the registry, though nothing else changes', async () => {
     expect((await cli(['apply', '-f', 'examples/10dlc', '--state', 'tendlc.json', '--auto-approve'])).code).toBe(0);
     const plan = await cli(['plan', '-f', 'examples/10dlc', '--state', 'tendlc.json', '--detailed-exitcode']);
-    expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 0 to replace, 0 to delete. Cost: 0 USD. Irreversible: 0.\nWaiting on the registry: 2. Blocked: 0.\n');
+    // Two campaigns wait for their brand, and two numbers for their campaign.
+    expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 0 to replace, 0 to delete. Cost: 0 USD. Irreversible: 0.\nWaiting on the registry: 4. Blocked: 0.\n');
     expect(plan.code).toBe(2);
   });
 });

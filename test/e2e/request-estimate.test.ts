@@ -73,7 +73,7 @@ describe('the request estimate', () => {
     const first = await applyPhaseRequests(['-f', 'examples/', '--state', 'examples.json']);
     expect(first.estimate).toBe(about);
     expect(Math.abs(first.sent - first.estimate)).toBeLessThanOrEqual(Math.ceil(first.estimate * 0.1));
-    // The campaigns now wait for their brands: the estimate counts their polls and creates as a range.
+    // The campaigns now wait for their brands, the numbers for a campaign: the estimate counts their polls and writes as a range.
     const waiting = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
     const range = /API requests to apply: about 0; with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(waiting.stdout);
     expect(range).not.toBeNull();
