@@ -8,16 +8,16 @@ import { accountNumbers, campaignPath, numberPath } from './tendlc-api.js';
 
 /**
  * The live side of PhoneNumber: a number the account owns, its attachment (`app_id`: an inbound
- * trunk or an application, api-facts.md section 5) and its 10DLC campaign link (api-facts.md 3d,
+ * trunk or an application, as production documents the number update) and its 10DLC campaign link (the
  * number linking). telform never buys or releases a number: "delete" detaches and unlinks it.
  */
 
 type RawNumber = Record<string, unknown>;
 
-/** Link statuses of a number that is linked or being linked (`tendlc_registration_status`, api-facts.md section 7 quirk 8). */
+/** Link statuses of a number that is linked or being linked (`tendlc_registration_status`: UNREGISTERED, PROCESSING or COMPLETED). */
 const linked = new Set(['PROCESSING', 'COMPLETED']);
 
-/** The API's form of a number: E.164 digits without the `+` (api-facts.md section 5). */
+/** The API's form of a number: E.164 digits without the `+`, as production's number routes take it. */
 export function numberDigits(value: unknown): string | undefined {
   const written = text(value);
   return written === undefined ? undefined : written.replace(/^\+/, '');
@@ -25,7 +25,7 @@ export function numberDigits(value: unknown): string | undefined {
 
 /**
  * What `application` names: a number on a trunk shows the trunk's resource path
- * (`…/Zentrunk/Trunk/{trunk_id}/`), one on an application `…/Application/{app_id}/` (api-facts.md 5).
+ * (`…/Zentrunk/Trunk/{trunk_id}/`), one on an application `…/Application/{app_id}/` (as production and its CLI show it).
  */
 function attachmentOf(raw: RawNumber): { id: string; type: 'trunk' | 'application' } | undefined {
   const path = text(raw.application) ?? '';
@@ -117,6 +117,7 @@ async function link(client: ApiClient, campaignId: string, number: string): Prom
 
 export const phoneNumberLive: LiveSide = {
   naturalKey: (spec) => numberDigits(spec.number),
+  naturalKeyWord: 'number',
 
   async list(context) {
     return Promise.all((await accountNumbers(context)).map((raw) => normaliseWithFailure(context.client, raw)));

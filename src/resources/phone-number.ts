@@ -25,7 +25,7 @@ export const phoneNumber = {
         .optional()
         .describe('Where its calls go: { ref: <inbound Trunk> }, or the id of an application or trunk not managed here. Left out: not attached.'),
       campaign_id: reference(
-        // The registry's ids: C and 6 capitals or digits (api-facts.md 3d examples: CAOHTU5, CUOGHIN).
+        // The registry's ids: C and 6 capitals or digits (as the registry's examples show: CAOHTU5, CUOGHIN).
         z.string().regex(/^C[A-Z0-9]{6}$/, { error: 'must be a campaign id: C and 6 capital letters or digits, such as CAOHTU5' }),
         'Campaign',
         'a campaign id',
@@ -37,7 +37,7 @@ export const phoneNumber = {
   nameField: undefined,
   references: { app_id: 'Trunk', campaign_id: 'Campaign' },
   referenceRules: {
-    // api.md "Trunks" rule 5; the API may accept the attach anyway, and the number would stop answering.
+    // Only inbound trunks can carry numbers; the API may accept the attach anyway, and the number would stop answering.
     app_id: (target) =>
       target['trunk_direction'] === 'outbound' ? 'is an outbound trunk; only inbound trunks can be attached to phone numbers' : undefined,
   },

@@ -71,7 +71,7 @@ describe('phone numbers linked to a campaign', () => {
     await afterRegistry();
     const plan = await cli(['plan', '-f', 'links.yaml', ...state]);
     expect(plan.stdout).toContain(
-      ['  # PhoneNumber/first waits for the registry', '  #   exists in the account with the same name; telform takes it over', '  #   waits for Campaign/links-orders, which is created in this apply and must be approved by the registry first'].join('\n'),
+      ['  # PhoneNumber/first waits for the registry', '  #   exists in the account with the same number; telform takes it over', '  #   waits for Campaign/links-orders, which is created in this apply and must be approved by the registry first'].join('\n'),
     );
     const second = await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve']);
     expect(second.stdout).toContain('Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 2.');

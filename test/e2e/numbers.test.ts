@@ -139,7 +139,7 @@ describe('phone numbers on inbound trunks', () => {
     expect(plan.stdout).toContain(
       [
         '  # PhoneNumber/out-line cannot be changed',
-        '  #   exists in the account with the same name; telform takes it over',
+        '  #   exists in the account with the same number; telform takes it over',
         `  #   app_id: Trunk ${trunkId}, as the account has it, is an outbound trunk; only inbound trunks can be attached to phone numbers`,
       ].join('\n'),
     );
