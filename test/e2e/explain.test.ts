@@ -19,6 +19,8 @@ describe('telform explain', () => {
         '  Whether the trunk carries calls.',
         '  optional, default "enabled"',
         '  change: in place: updated on the existing object',
+        // A trunk with numbers attached cannot turn outbound.
+        '  change: blocked while the live object is in a state the API refuses updates in (the plan says which)',
         '',
       ].join('\n'),
     );

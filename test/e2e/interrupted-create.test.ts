@@ -54,12 +54,6 @@ describe('a create an apply was killed in', () => {
         '',
         'Unmanaged objects (neither in the manifests nor in the state):',
         `    TrunkIpAcl ${byHand} (dropped)`,
-        // The emulator's seeded profiles; its seeded numbers are idle (attached to nothing), so not listed.
-        '    Profile 5eed0000-0000-4000-8000-000000000001 (northwind-dental)',
-        '    Profile 5eed0000-0000-4000-8000-000000000002 (bluebird-logistics)',
-        '    Profile 5eed0000-0000-4000-8000-000000000003 (cedar-street-realty)',
-        '    Profile 5eed0000-0000-4000-8000-000000000004 (lumen-fitness)',
-        '    Profile 5eed0000-0000-4000-8000-000000000005 (jordan-rivera)',
         '',
         'Plan: 0 to create, 0 to update, 0 to replace, 1 to delete. Cost: 0 USD. Irreversible: 0.',
         'API requests to apply: about 1.',
