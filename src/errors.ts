@@ -77,6 +77,8 @@ export const errorCodes = {
   not_updatable: 'a change the API cannot make in place was asked as an update',
   bad_spec: 'a spec lacks a field the API needs',
   delete_refused: 'the API refused or did not carry out a delete',
+  not_in_account: 'a phone number in the manifests is not one the account owns (telform never buys numbers)',
+  unlink_refused: 'the API refused to unlink a phone number from its campaign',
   update_outcome_unknown: 'a billed campaign update got no answer and was not sent again',
   kind_cycle: 'kinds refer to each other in a cycle (a bug in telform)',
   // The API

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { plannerKinds } from '../../src/engine/kinds.js';
 import { buildPlan } from '../../src/engine/planner.js';
-import { registry } from '../../src/resources/index.js';
+import { catalog } from '../../src/resources/index.js';
 import { desired, ledgerWith, live, planInputs } from './builders.js';
 
 /** What a change's references point at decides it too: waits for the registry, misfit targets, detaches. */
-const kinds = plannerKinds(registry);
+const kinds = plannerKinds(catalog);
 const campaignSpec = { campaign_alias: 'orders', brand_id: 'BAAAAA1' };
 const campaign = (status: string) => live('CAAAAA1', campaignSpec, { registry: { registration_status: status } });
 const managedCampaign = desired('Campaign', 'orders', campaignSpec);
