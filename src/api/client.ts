@@ -41,7 +41,7 @@ export interface ApiResponse<T = unknown> {
 export interface ApiClientOptions {
   baseUrl: string;
   credentials: Credentials;
-  /** Shared by every request of a run (DESIGN.md section 7). */
+  /** Shared by every request of a run (docs/commands.md, connecting to the API). */
   limiter?: Limiter;
   retry?: RetryPolicy;
   clock?: Clock;

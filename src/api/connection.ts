@@ -1,6 +1,6 @@
 import { ConnectionConfigError } from './errors.js';
 
-/** Production's base URL (DESIGN.md section 7). */
+/** Production's base URL (docs/commands.md, connecting to the API). */
 export const productionEndpoint = 'https://api.plivo.com';
 
 export interface Credentials {
@@ -23,7 +23,7 @@ export interface ConnectionInputs {
 }
 
 /**
- * Resolves endpoint and credentials exactly as DESIGN.md section 7 says:
+ * Resolves endpoint and credentials exactly as docs/commands.md, connecting to the API says:
  * - the endpoint comes from `--endpoint` or `TELFORM_ENDPOINT`; `local` means the embedded emulator;
  * - credentials only from `TELFORM_AUTH_ID`/`TELFORM_AUTH_TOKEN`, else `PLIVO_AUTH_ID`/`PLIVO_AUTH_TOKEN`;
  * - credentials without an endpoint mean production; neither means the embedded emulator, except

@@ -33,7 +33,7 @@ export class ApiRequestError extends TelformError {
 /**
  * The request may or may not have taken effect: it was sent and then the connection failed, timed
  * out, or the server answered 5xx. Writes that are not idempotent must be reconciled by reading
- * (DESIGN.md section 7), never re-sent blindly.
+ * (docs/commands.md, connecting to the API), never re-sent blindly.
  */
 export class OutcomeUnknownError extends TelformError {
   readonly request: RequestSummary;
@@ -59,7 +59,7 @@ export class RetriesExhaustedError extends TelformError {
   }
 }
 
-/** A list could not be read whole; nothing may be planned from a partial view (DESIGN.md section 6). */
+/** A list could not be read whole; nothing may be planned from a partial view (docs/state-and-safety.md, safety). */
 export class PartialListError extends TelformError {
   constructor(path: string, reason: string, details: Record<string, JsonValue> = {}) {
     super('partial_list', `could not read the whole list ${path}: ${reason}`, { details: { path, ...details } });
@@ -67,7 +67,7 @@ export class PartialListError extends TelformError {
   }
 }
 
-/** Endpoint or credentials are missing or inconsistent (DESIGN.md section 7). */
+/** Endpoint or credentials are missing or inconsistent (docs/commands.md, connecting to the API). */
 export class ConnectionConfigError extends TelformError {
   constructor(message: string) {
     super('connection_config', message);

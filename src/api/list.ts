@@ -26,7 +26,7 @@ const maxReads = 4;
  * Reads a whole list: the first page, then every other page concurrently once `total_count` is
  * known (the shared limiter bounds the concurrency). Items are de-duplicated by id. A list that
  * cannot be read whole — a page failed, or fewer items came back than `total_count` said — is an
- * error, never a partial view (DESIGN.md section 6). A list that changed while it was read is read
+ * error, never a partial view (docs/state-and-safety.md, safety). A list that changed while it was read is read
  * again; one that keeps changing only by growing (this run's own parallel creates land while it is
  * read) is not short: every item counted at the start came back, so the last read is used.
  * Lists without `total_count` (profiles) follow `meta.next`.

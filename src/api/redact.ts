@@ -37,7 +37,7 @@ export function secretValuesOf(value: unknown): string[] {
 /**
  * Replaces every occurrence of the given secret values in `text`. An API that echoes a rejected
  * password in its error message (`"password Hunter2 is too short"`) must not carry it into an
- * error, a log line or a plan (DESIGN.md section 3: secrets are never printed).
+ * error, a log line or a plan (docs/manifests.md: secrets are never printed).
  */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -2,7 +2,7 @@ import type { ApiClient, ApiResponse, RequestOptions } from './client.js';
 import { ApiRequestError, OutcomeUnknownError, RetriesExhaustedError } from './errors.js';
 
 /**
- * Writes that must never be duplicated (DESIGN.md section 7): after a lost response the client
+ * Writes that must never be duplicated (docs/commands.md, connecting to the API): after a lost response the client
  * reads before it re-sends.
  */
 

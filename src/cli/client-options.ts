@@ -2,8 +2,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { parseRateLimit } from '../api/limiter.js';
 
 /**
- * `--rate-limit N/PERIOD`: the client-side limit every request of the run shares (DESIGN.md
- * section 7; default production's 300 per 5 s). On the commands that talk to the API.
+ * `--rate-limit N/PERIOD`: the client-side limit every request of the run shares (docs/commands.md;
+ * default production's 300 per 5 s). On the commands that talk to the API.
  */
 export function addClientOptions(command: Command): Command {
   return command.option('--rate-limit <n/period>', 'client-side request limit shared by the whole run (default 300/5s, production\'s)', (value: string) => {

@@ -1,5 +1,5 @@
 /**
- * Exit codes of every command, in one place (DESIGN.md section 5). `--help` prints this table.
+ * Exit codes of every command, in one place (docs/commands.md, plan). `--help` prints this table.
  */
 export const ExitCode = {
   /** Success; for plan/drift: no changes. */

@@ -17,7 +17,7 @@ import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest
 import { commandTimer } from './timings.js';
 import { openSession, type GlobalOptions, type Session } from './session.js';
 
-/** Flags that approve what the safety gates would refuse (DESIGN.md section 6). */
+/** Flags that approve what the safety gates would refuse (docs/state-and-safety.md, safety). */
 export interface ApprovalFlags {
   allowIrreversible?: string[];
   maxCost?: number;
@@ -35,7 +35,7 @@ export interface Reconciliation {
   plan: Plan;
   /** The run's view of the API, shared by plan and apply (reads like the account's numbers are made once). */
   live: LiveContext;
-  /** What the safety gates refuse in `plan` with the approvals given (DESIGN.md section 6). */
+  /** What the safety gates refuse in `plan` with the approvals given (docs/state-and-safety.md, safety). */
   violations: SafetyViolation[];
   fingerprinter: SecretFingerprinter;
   close(): Promise<void>;

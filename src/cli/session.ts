@@ -42,7 +42,7 @@ export interface SessionIo {
 }
 
 /**
- * Resolves endpoint and credentials (DESIGN.md section 7), starts the embedded emulator when that is
+ * Resolves endpoint and credentials (docs/commands.md, connecting to the API), starts the embedded emulator when that is
  * where the run goes (the only place besides `telform emulator` that knows the emulator), and
  * builds the client with the run's one shared limiter.
  */

@@ -1,7 +1,7 @@
 import jsonpatch, { type Operation } from 'fast-json-patch';
 
 /**
- * The generic diff of normalised specs (DESIGN.md section 5, STYLE.md 2): both sides are brought
+ * The generic diff of normalised specs (docs/commands.md, plan): both sides are brought
  * to one comparable shape, then compared field by field and as an RFC 6902 patch.
  */
 

@@ -1,7 +1,7 @@
 import type { Plan, PlannedChange } from './plan-types.js';
 
 /**
- * Drift classification (DESIGN.md section 5) from a plan: what the live account changed outside
+ * Drift classification (docs/commands.md, plan) from a plan: what the live account changed outside
  * telform (the ledger's last applied spec tells) versus manifest changes not yet applied.
  * Unverifiable secrets are not drift; registry waits and declines are reported, not acted on.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LiveObject } from '../resources/live-side.js';
 
 /**
- * A live object's fingerprint for saved plans (DESIGN.md section 5): a hash of its normalised spec,
+ * A live object's fingerprint for saved plans (docs/commands.md, plan): a hash of its normalised spec,
  * which leaves registry statuses out, so a brand moving from PROCESSING to COMPLETED does not make
  * a reviewed plan stale.
  */

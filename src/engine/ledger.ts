@@ -3,7 +3,7 @@ import { TelformError } from '../errors.js';
 import type { SecretSourceRef } from './model.js';
 
 /**
- * The ownership ledger (DESIGN.md section 4): which live objects telform manages, bound to one
+ * The ownership ledger (docs/state-and-safety.md): which live objects telform manages, bound to one
  * endpoint and account. It never holds a secret: write-only fields are kept as HMAC-SHA256
  * fingerprints keyed from the account's auth token, with the key's id, so a changed secret is
  * detectable and a token change makes fingerprints unverifiable rather than wrong.
@@ -71,7 +71,7 @@ export function addressOf(kind: string, name: string): string {
   return `${kind}/${name}`;
 }
 
-/** Refuses a ledger that belongs to another endpoint or account (DESIGN.md section 4). */
+/** Refuses a ledger that belongs to another endpoint or account (docs/state-and-safety.md). */
 export function assertLedgerBinding(ledger: Ledger, endpoint: string, account: string, file: string): void {
   if (!sameEndpoint(ledger.endpoint, endpoint) || ledger.account !== account) {
     const repoint = ledger.account === account ? `, or if this is where that account now lives, run telform state endpoint ${endpoint}` : '';

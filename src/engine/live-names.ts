@@ -2,7 +2,7 @@ import type { Ledger } from './ledger.js';
 import type { DesiredResource, PlannerKind } from './model.js';
 
 /**
- * The names `telform state mv` kept (DESIGN.md section 3: the API's name field defaults to
+ * The names `telform state mv` kept (docs/manifests.md: the API's name field defaults to
  * metadata.name): a resource whose manifest leaves its name field out takes the live name the
  * ledger recorded instead of its new metadata.name, so a move changes nothing in the account.
  * A name field written in the manifest always wins.

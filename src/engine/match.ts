@@ -4,7 +4,7 @@ import type { Ledger, LedgerEntry } from './ledger.js';
 import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
 
 /**
- * Matching manifest resources to live objects (DESIGN.md section 4): by the id the ledger recorded,
+ * Matching manifest resources to live objects (docs/state-and-safety.md): by the id the ledger recorded,
  * then by natural key among objects nobody owns. Two live objects matching one resource is an
  * error naming both ids, never a silent pick.
  */

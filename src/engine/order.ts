@@ -5,7 +5,7 @@ import type { PlannedChange } from './plan-types.js';
 import { referencedNames } from './references.js';
 
 /**
- * Execution order (DESIGN.md section 5, STYLE.md 6): creates and updates in dependency order
+ * Execution order (docs/commands.md, plan): creates and updates in dependency order
  * (ACL/credential/URI before trunk, brand before campaign, credential/ACL before the application
  * binding), deletes in reverse. Each change gets `depends_on`: the changes that must succeed first.
  */

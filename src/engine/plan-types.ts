@@ -4,12 +4,12 @@ import type { RegistryStatus } from '../resources/live-side.js';
 import type { SecretSourceRef } from './model.js';
 
 /**
- * A plan is versioned, serialisable data (STYLE.md 5). Renderers turn it into text, JSON or
+ * A plan is versioned, serialisable data. Renderers turn it into text, JSON or
  * markdown; `apply plan.json` executes exactly it. Changes are in execution order.
  */
 export const planFormatVersion = 2;
 
-/** DESIGN.md section 5. */
+/** docs/commands.md, plan. */
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'wait' | 'blocked' | 'noop';
 
 export interface ChangeFlags {

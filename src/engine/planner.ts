@@ -49,8 +49,8 @@ export interface PlanInputs {
 const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
 
 /**
- * The pure planner (STYLE.md 1): `(desired, live, ledger, options) → Plan`. It decides one action
- * per resource (DESIGN.md section 5), with reasons, flags and an RFC 6902 patch, and orders the
+ * The pure planner: `(desired, live, ledger, options) → Plan`. It decides one action
+ * per resource (docs/commands.md, plan), with reasons, flags and an RFC 6902 patch, and orders the
  * changes for apply. It sends nothing and prints nothing.
  */
 export function buildPlan(inputs: PlanInputs): Plan {
@@ -306,7 +306,7 @@ function deleteChange(
 /**
  * Flags of deleting `live` (or replacing it): who still uses it after this plan. A referrer that
  * telform manages and re-points or deletes in this plan does not count; an assignment telform does
- * not manage blocks a SipAuth delete, with an explanation (DESIGN.md section 5).
+ * not manage blocks a SipAuth delete, with an explanation (docs/commands.md, plan).
  */
 function addDeleteFlags(change: PlannedChange, kind: PlannerKind, live: LiveObject, context: DecideContext, options: { replacing: boolean }): void {
   const remaining = context.usage.of(kind.kind, live).filter((referrer) => {

@@ -10,7 +10,7 @@ import { sameSecretRef } from './secret-source.js';
 import type { LedgerStore } from './ledger-store.js';
 
 /**
- * The one glue function between the edges and the pure planner (STYLE.md 1): reads every kind's
+ * The one glue function between the edges and the pure planner: reads every kind's
  * live list (whole, concurrently), settles the operations an interrupted apply left uncertain
  * (re-reading their objects by id; recorded in the state when this run holds its lock), fetches by
  * id the ledger's objects the lists did not show, compares secrets through fingerprints, then plans.

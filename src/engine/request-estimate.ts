@@ -2,7 +2,7 @@ import type { PlannerKind } from './model.js';
 import type { PlannedChange } from './plan-types.js';
 
 /**
- * How many requests apply sends for one change (DESIGN.md section 5: the plan states it), counted
+ * How many requests apply sends for one change (docs/commands.md, plan: the plan states it), counted
  * the way the applier works: a create is one POST; an update reads the object first, then writes;
  * a delete is one request (brands and campaigns are read back); a replace is its create and its
  * delete. The lists apply reads to plan again are not counted, nor the registry polls of `--wait`,

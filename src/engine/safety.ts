@@ -4,7 +4,7 @@ import type { DesiredResource } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 
 /**
- * Safety gates (DESIGN.md section 6), checked on the plan before any request is sent. Each
+ * Safety gates (docs/state-and-safety.md, safety), checked on the plan before any request is sent. Each
  * violation says which flag approves it, so an approval covers exactly what was reviewed.
  */
 export interface SafetyViolation {

@@ -8,7 +8,7 @@ import { planFormatVersion, type Plan, type PlanApprovals } from './plan-types.j
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or
- * refused when anything it was computed from changed since (DESIGN.md section 5).
+ * refused when anything it was computed from changed since (docs/commands.md, plan).
  */
 export async function writeSavedPlan(file: string, plan: Plan, authToken: string): Promise<void> {
   await writeAtomically(file, `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);

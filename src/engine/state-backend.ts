@@ -1,5 +1,5 @@
 /**
- * Where the ledger lives (DESIGN.md section 4): one small interface, so the engine never knows
+ * Where the ledger lives (docs/state-and-safety.md): one small interface, so the engine never knows
  * whether it is a file, a PostgreSQL workspace or anything else that offers the same four
  * guarantees — a lock for the run, a read with its serial, a compare-and-swap write, and a durable
  * append-only journal that a write compacts. What the journal's records mean (intent before a

@@ -13,7 +13,7 @@ import type { YamlDocument } from './yaml.js';
 import { describeValue, validateWith, type IssueContext } from './zod-issues.js';
 
 /**
- * One YAML document to one resource (DESIGN.md section 3): the envelope (`apiVersion`, `kind`,
+ * One YAML document to one resource (docs/manifests.md): the envelope (`apiVersion`, `kind`,
  * `metadata`, `spec`), then the kind's spec schema, its conditional rules, set members, literal
  * secrets and checks. Every problem is collected; a document that has any error yields no
  * resource, but still a candidate for the checks across resources when its kind and name are known.
@@ -90,7 +90,7 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   const notes = new Map<string, string>();
   if (specInput && kind.nameField !== undefined && !Object.hasOwn(specInput, kind.nameField) && name !== undefined) {
     notes.set(toPointer([kind.nameField]), `${kind.nameField} defaults to metadata.name`);
-    // The API name field defaults to metadata.name (DESIGN.md section 3); its problems point there.
+    // The API name field defaults to metadata.name (docs/manifests.md); its problems point there.
     specInput[kind.nameField] = name;
     positions.alias(childPointer('/spec', kind.nameField), '/metadata/name');
   }
@@ -164,7 +164,7 @@ export function isPlainEnvelope(value: Readonly<Record<string, unknown>>): boole
 type Where = (path: readonly PathSegment[], role?: 'value' | 'key') => { source: ReturnType<typeof placeOf>; address?: string; field: string };
 
 /**
- * A literal secret is accepted with a warning (DESIGN.md section 3) and, since its value is at
+ * A literal secret is accepted with a warning (docs/manifests.md) and, since its value is at
  * hand, checked against the password rules now; `fromEnv` / `fromFile` wait for `--check-secrets`.
  */
 function checkLiteralSecrets(kind: Kind, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
@@ -179,7 +179,7 @@ function checkLiteralSecrets(kind: Kind, spec: Readonly<Record<string, unknown>>
   }
 }
 
-/** Two members of a set with one key (DESIGN.md section 5) would collapse into one: an error. */
+/** Two members of a set with one key (docs/commands.md, plan) would collapse into one: an error. */
 function checkSetMembers(kind: Kind, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
   for (const [field, keyOf] of Object.entries(kind.setFields)) {
     const members = spec[field];

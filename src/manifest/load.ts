@@ -11,8 +11,8 @@ import { parseYamlDocuments } from './yaml.js';
 import { parseYamlFast } from './yaml-fast.js';
 
 /**
- * Manifests in, desired model and problems out: the one glue function of the manifest side
- * (STYLE.md "What that means here" 1). It reads files and, with `checkSecrets`, secret sources;
+ * Manifests in, desired model and problems out: the one glue function of the manifest side.
+ * It reads files and, with `checkSecrets`, secret sources;
  * it sends no request and starts nothing.
  */
 

@@ -5,7 +5,7 @@ import { lazyPlaceOf, placeOf, positionAt, toPointer, type PathSegment, type Pos
 /**
  * The manifests as loaded and validated: every resource with the place of each of its values, and
  * its secrets as sources. `desired.ts` turns them into the engine's desired resources
- * (DESIGN.md section 2: manifest → desired model → plan). Plain data, no behaviour, except that
+ * (the README: manifest → desired model → plan). Plain data, no behaviour, except that
  * secrets are sources whose literal values print as `(sensitive)`.
  */
 
@@ -35,12 +35,12 @@ export interface ManifestResource {
   name: string;
   /** `Kind/name`. */
   address: string;
-  /** `metadata.protect`: delete and replace are refused (DESIGN.md section 6). */
+  /** `metadata.protect`: delete and replace are refused (docs/state-and-safety.md, safety). */
   protect: boolean;
   /** The API's name field was left out, so it holds metadata.name (a name `state mv` kept wins over it). */
   nameDefaulted?: boolean;
   /**
-   * The spec, with the API's defaults filled (DESIGN.md section 3) and the API name field
+   * The spec, with the API's defaults filled (docs/manifests.md) and the API name field
    * defaulted to `metadata.name`. Reference fields hold `{ ref: name }` or a literal id; secret
    * fields hold a `SecretSource`, never a resolved value.
    */

@@ -2,7 +2,7 @@ import type { SourcePlace } from '../errors.js';
 
 /**
  * A problem found while loading or validating manifests. Validation collects every problem before
- * reporting (STYLE.md 9): nothing here throws for bad input.
+ * reporting: nothing here throws for bad input.
  *
  * Messages are one sentence without the place (the formatter adds `file:line:col  Kind/name  field:`)
  * and never contain a secret value.

@@ -3,7 +3,7 @@ import type { Problem } from './problems.js';
 
 /**
  * The `validate` report, as text for people and JSON for editors and CI. Pure
- * functions of the problems: no I/O, like the plan renderers (STYLE.md 5).
+ * functions of the problems: no I/O, like the plan renderers.
  */
 
 export interface ValidationSummary {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 
 /**
- * Secrets in manifests (DESIGN.md section 3): a write-only field (`password`)
+ * Secrets in manifests (docs/manifests.md): a write-only field (`password`)
  * holds `{ fromEnv: VAR }`, `{ fromFile: path }` (relative to the manifest that names it) or a
  * literal string (accepted with a warning). Only plan/apply and `validate --check-secrets`
  * resolve them, so CI can validate without secrets.

@@ -1,7 +1,7 @@
 import type { SourcePlace } from '../errors.js';
 
 /**
- * Source positions of manifest values (DESIGN.md section 3, STYLE.md 9): every value loaded from
+ * Source positions of manifest values (docs/manifests.md): every value loaded from
  * YAML keeps the line and column it was written at, addressed by an RFC 6901 JSON pointer into
  * its document (`/spec/ip_addresses/1`), so validation now and the planner later can point at
  * `file:line:col`. Pointers are the same paths the plan's RFC 6902 patches use.

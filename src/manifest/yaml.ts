@@ -4,7 +4,7 @@ import type { ProblemList } from './problems.js';
 import { childPointer, Positions, type LineColumn, type ValuePosition } from './source.js';
 
 /**
- * YAML to plain values with the position of every value (STYLE.md 9).
+ * YAML to plain values with the position of every value.
  *
  * The `yaml` package parses (YAML 1.2 core schema, so `yes` stays a string; duplicate keys and
  * tab indentation are its errors); this module walks the node tree itself instead of calling

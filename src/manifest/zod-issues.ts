@@ -4,7 +4,7 @@ import { didYouMean, suggest } from './suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment, type PositionMap } from './source.js';
 
 /**
- * zod issues to one-line problems (STYLE.md, knip's "zod issues turned into friendly lines"):
+ * zod issues to one-line problems:
  * each problem names the field, says what is wrong in words, adds the offending value (never for a
  * secret) and a "did you mean" for misspelled fields and enum values, and is placed at the value
  * (or, for an unknown field, its key; for a missing one, the mapping it is missing from).

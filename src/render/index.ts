@@ -20,7 +20,7 @@ export interface Renderer {
   drift(report: DriftReport, plan: Plan, options: RenderOptions): string;
 }
 
-/** Renderers by name (STYLE.md 5). */
+/** Renderers by name. */
 export const renderers: Record<PlanFormat, Renderer> = {
   text: {
     plan: (plan, options) => renderText(plan, { color: options.color, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) }),

@@ -5,7 +5,7 @@ import { TelformError } from '../errors.js';
 
 /**
  * Reading the API's loosely typed records, for every kind's live side: field values normalised
- * (DESIGN.md section 5: `""`, `null` and absent alike; status case; booleans and integers sent as
+ * (docs/commands.md, plan: `""`, `null` and absent alike; status case; booleans and integers sent as
  * strings), ids, item paths, one record by path and the whole `objects` lists.
  */
 
@@ -17,7 +17,7 @@ export function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** A lower-cased text field, for enum values whose case production does not keep steady (DESIGN.md section 5). */
+/** A lower-cased text field, for enum values whose case production does not keep steady (docs/commands.md, plan). */
 export function lowerText(value: unknown): string | undefined {
   return text(value)?.toLowerCase();
 }

@@ -44,7 +44,7 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
 /**
  * Brands through `/10dlc/Brand/`. The API has no brand update, so every field is
  * immutable (a change is `blocked`); a delete is irreversible, refused while the brand has active
- * campaigns, and confirmed by reading the brand back (DESIGN.md section 7).
+ * campaigns, and confirmed by reading the brand back (docs/commands.md, connecting to the API).
  */
 export const brandLive: LiveSide = {
   // A profile makes one brand only, so the profile names the brand.
@@ -75,7 +75,7 @@ export const brandLive: LiveSide = {
       // `method` only means something with a callback `url`.
       ...(url === undefined ? {} : { url, method: spec.method }),
     };
-    // A lost answer is recovered by the profile: it can have made this brand only (DESIGN.md section 4).
+    // A lost answer is recovered by the profile: it can have made this brand only (docs/state-and-safety.md).
     const outcome = await createWithRecovery<Record<string, unknown>>(client, brandPath, body, async () => {
       const found = (await listBrands(client)).find((brand) => brand.profile_uuid === profileUuid);
       return found === undefined ? undefined : String(found.brand_id);

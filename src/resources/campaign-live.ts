@@ -97,7 +97,7 @@ export function normaliseCampaignSpec(raw: RawCampaign): Record<string, unknown>
   const brandId = text(raw.brand_id);
   if (brandId !== undefined) spec.brand_id = brandId;
   for (const field of textFields) {
-    // Codes compared in upper case, as the manifest's enums write them (DESIGN.md section 5).
+    // Codes compared in upper case, as the manifest's enums write them (docs/commands.md, plan).
     const value = codeFields.has(field) ? upperText(raw[field]) : text(raw[field]);
     if (value !== undefined) spec[field] = value;
   }
@@ -232,7 +232,7 @@ async function sendUpdate(client: ApiClient, id: string, body: Record<string, un
 }
 
 export const campaignLive: LiveSide = {
-  // An imported campaign is named by its registry id, a registered one by its alias (DESIGN.md section 4).
+  // An imported campaign is named by its registry id, a registered one by its alias (docs/state-and-safety.md).
   naturalKey(spec) {
     const imported = importIdOf(spec);
     return imported === undefined ? text(spec.campaign_alias) : `import:${imported}`;

@@ -21,7 +21,7 @@ export function pick(spec: ResolvedSpec, fields: readonly string[]): Record<stri
 }
 
 /**
- * Sends a create that is never duplicated (DESIGN.md section 7): when its response is lost,
+ * Sends a create that is never duplicated (docs/commands.md, connecting to the API): when its response is lost,
  * `recover` looks the object up (by natural key) and adopts it before anything is sent again.
  */
 export async function createOnce(
@@ -45,7 +45,7 @@ export async function deleteAt(context: LiveContext, path: string): Promise<void
  * The object a lost create made, among `objects`: the one whose natural key is `key`. Two or more
  * candidates are narrowed to those whose `compare` fields equal the spec that was sent; if that
  * still leaves several, nothing tells which one this create made, so it is an error naming them
- * (never a silent pick, DESIGN.md section 6).
+ * (never a silent pick, docs/state-and-safety.md, safety).
  */
 export function findCreated(
   objects: readonly LiveObject[],

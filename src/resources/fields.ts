@@ -71,7 +71,7 @@ export const refObject = z
   .describe('A resource of these manifests, by its metadata.name.');
 
 /**
- * A field holding another resource's identifier (DESIGN.md section 3): a literal id of a resource
+ * A field holding another resource's identifier (docs/manifests.md): a literal id of a resource
  * telform does not manage, or `{ ref: name }`. The target kind is declared in the kind's
  * `references`; the validator checks it.
  */
@@ -86,7 +86,7 @@ const environmentVariable = z
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be an environment variable name (letters, digits and "_", not starting with a digit)' });
 
 /**
- * A write-only value (DESIGN.md section 3): `{ fromEnv: VAR }`, `{ fromFile: path }` relative to
+ * A write-only value (docs/manifests.md): `{ fromEnv: VAR }`, `{ fromFile: path }` relative to
  * the manifest, or a literal string (accepted with a warning).
  */
 export const secret = z

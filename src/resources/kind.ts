@@ -3,8 +3,7 @@ import type { LiveSide } from './live-side.js';
 
 /**
  * A kind of resource telform manages (`Trunk`, `Brand`, …): one plain object per kind, in its own
- * file in this folder, listed once in the catalog in `index.ts` (STYLE.md "What that means here"
- * 2–4). Everything the generic code needs to know about a kind is data here; the manifest loader,
+ * file in this folder, listed once in the catalog in `index.ts`. Everything the generic code needs to know about a kind is data here; the manifest loader,
  * validator, JSON Schema generator and planner never branch on a kind's name.
  *
  * ## Manifest side (this file)
@@ -13,7 +12,7 @@ import type { LiveSide } from './live-side.js';
  *
  * ## Live side (`live`, see `live-side.ts`)
  * What a kind knows about the live API: the natural key a live object is matched by when the
- * ledger has no id (DESIGN.md section 4), which fields are updatable, force a replace or are
+ * ledger has no id (docs/state-and-safety.md), which fields are updatable, force a replace or are
  * immutable, billable updates, and `list` / `read` / `create` / `update` / `delete` with their
  * failure contracts. It reads the spec produced by the manifest side: defaults filled, refs
  * resolved to ids by the engine, secrets resolved from their sources.
@@ -25,7 +24,7 @@ export interface Kind {
   readonly description: string;
   /**
    * The zod schema of `spec`: a strict object (unknown fields are errors, so a typo is never
-   * silently ignored), with the API's own parameter names. Static defaults (DESIGN.md section 3:
+   * silently ignored), with the API's own parameter names. Static defaults (docs/manifests.md:
    * a field left out means the API's default) are zod `.default()`s, so they are filled in the
    * parsed spec and shown in the JSON Schema. Fields needed only in some shapes are `.optional()`
    * here and required or forbidden by `rules`. No transforms: the schema must convert to JSON Schema.
@@ -33,7 +32,7 @@ export interface Kind {
   readonly spec: SpecSchema;
   /**
    * The API's own name field (`name`, `username`, `brand_alias`, `campaign_alias`), which defaults
-   * to `metadata.name` (DESIGN.md section 3). Optional in `spec`; filled before validation, so its
+   * to `metadata.name` (docs/manifests.md). Optional in `spec`; filled before validation, so its
    * rules apply to the default too. Undefined for kinds without one.
    */
   readonly nameField: string | undefined;
@@ -56,7 +55,7 @@ export interface Kind {
   readonly secrets: Readonly<Record<string, SecretField>>;
   /**
    * Set-valued fields (order carries no meaning) and the key of a member: two members with one
-   * key are a duplicate, and the planner compares sets by key (DESIGN.md section 5).
+   * key are a duplicate, and the planner compares sets by key (docs/commands.md, plan).
    */
   readonly setFields: Readonly<Record<string, (member: unknown) => string>>;
   /**

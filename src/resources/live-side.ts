@@ -3,8 +3,8 @@ import type { ApiClient } from '../api/client.js';
 
 /**
  * The live side of a kind: how to read, normalise, create, update and
- * delete its objects, and — as data — which fields can change how. The engine is generic over it
- * (STYLE.md 2): kinds add knowledge, not branches in the engine.
+ * delete its objects, and — as data — which fields can change how. The engine is generic over it:
+ * kinds add knowledge, not branches in the engine.
  *
  * Failure semantics (as Pulumi's providers state them): a failed `create` leaves nothing behind or
  * is recovered by natural key before it returns (so a retried apply never duplicates); after a

@@ -9,7 +9,7 @@ import type { Finding } from './kind.js';
 /**
  * SipAuth credential passwords: 8 to 128 characters with an
  * upper-case letter, a lower-case letter and a digit. Production is reported to ask
- * for 12; the documented 8 wins, so 8–11 pass with a warning (DESIGN.md section 3).
+ * for 12; the documented 8 wins, so 8–11 pass with a warning (docs/manifests.md).
  */
 export function checkSipAuthPassword(value: string): Finding[] {
   const findings: Finding[] = [];

@@ -85,7 +85,7 @@ async function allSettled(tasks: ReadonlyArray<() => Promise<unknown>>): Promise
 
 /**
  * Adds one entry. An add whose answer was lost is looked for (an entry with the same ip, prefix
- * and description that was not there before) before it is sent again (DESIGN.md section 7).
+ * and description that was not there before) before it is sent again (docs/commands.md, connecting to the API).
  */
 async function addEntry(context: LiveContext, aclId: string, entry: Record<string, unknown>, before: ReadonlySet<string>): Promise<void> {
   await createWithRecovery(context.client, `${itemPath(collection, aclId)}Entry/`, pick(entry, ['ip', 'cidr_prefix', 'description']), async () => {

@@ -8,7 +8,7 @@ import { memoised, type LiveContext } from './live-side.js';
 
 /**
  * The 10DLC API as the live sides of Profile, Brand and Campaign use it: the records it returns,
- * the whole campaign and number lists, and deletes confirmed by reading back (DESIGN.md section 7).
+ * the whole campaign and number lists, and deletes confirmed by reading back (docs/commands.md, connecting to the API).
  */
 
 export const brandPath = '/10dlc/Brand/';
@@ -86,7 +86,7 @@ export function activeCampaignsOf(campaigns: readonly RawCampaign[], brandId: st
 }
 
 /**
- * Deletes a brand or campaign and confirms it by reading it back (DESIGN.md section 7): the API
+ * Deletes a brand or campaign and confirms it by reading it back (docs/commands.md, connecting to the API): the API
  * may report a refusal only in `message`, so a 2xx alone does not prove
  * the delete. A 404, on the first attempt or on a retry after a lost answer, means it is gone.
  * A refusal throws one sentence with the API's own message.

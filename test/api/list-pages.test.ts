@@ -27,7 +27,7 @@ beforeAll(async () => {
     ),
   );
   await seeder.close();
-  // Default client limits: 8 requests in flight, 300 per 5 s (DESIGN.md section 7).
+  // Default client limits: 8 requests in flight, 300 per 5 s (docs/commands.md, connecting to the API).
   client = new ApiClient({ baseUrl: emulator.url, credentials });
 });
 afterAll(async () => {

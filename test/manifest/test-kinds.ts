@@ -5,7 +5,7 @@ import type { Kind } from '../../src/resources/kind.js';
 
 /**
  * A kind that refers to its own kind, so reference cycles can be built: no real kind can make one
- * today (DESIGN.md's kinds only refer "down"), but the validator detects them generically.
+ * today (the shipped kinds only refer "down"), but the validator detects them generically.
  */
 export const nodeKind: Kind = {
   name: 'Node',

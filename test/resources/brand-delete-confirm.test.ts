@@ -10,7 +10,7 @@ import { InstantClock } from '../api/fake-clock.js';
 /**
  * Production may refuse a brand delete with a 200 whose `message` says why,
  * which the emulator does not do (it answers 400), so a small stand-in server answers the way
- * production may: the delete is judged by reading the object back (DESIGN.md section 7).
+ * production may: the delete is judged by reading the object back (docs/commands.md, connecting to the API).
  */
 
 type Handler = (method: string, path: string) => { status: number; body?: unknown };

@@ -9,7 +9,7 @@ import path from 'node:path';
 const repository = path.resolve(import.meta.dirname, '../..');
 
 describe('the kind catalog', () => {
-  it('holds the kinds of DESIGN.md sections 3 and 4, in dependency order', () => {
+  it('holds the kinds of docs/manifests.md; docs/state-and-safety.md, in dependency order', () => {
     expect(catalog.names).toEqual([
       'SipCredential',
       'SipIpAcl',
@@ -40,7 +40,7 @@ describe('the kind catalog', () => {
   });
 });
 
-// The template test every kind passes (STYLE.md "knip": many small handlers, one template test).
+// The template test every kind passes.
 describe.each(catalog.kinds.map((kind) => [kind.name, kind] as const))('kind %s', (name, kind) => {
   const shape = kind.spec.shape;
 
