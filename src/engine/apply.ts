@@ -3,7 +3,8 @@ import { TelformError } from '../errors.js';
 import type { LiveContext } from '../resources/live-side.js';
 import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
 import { isReference, type DesiredResource, type PlannerKind, type ResolvedSecret } from './model.js';
-import type { Plan, PlannedChange } from './plan-types.js';
+import type { CreateChange, Plan, PlannedChange, ReplaceChange, UpdateChange, WaitChange } from './plan-types.js';
+import { liveIdOf } from './change-fields.js';
 import type { LedgerStore } from './ledger-store.js';
 import { followReadiness, waitForTargets, type WaitOptions } from './apply-waits.js';
 
@@ -59,7 +60,10 @@ type Step = { change: PlannedChange; part: 'main' | 'replace-delete'; after: str
 export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Promise<ApplyResult> {
   const ids = new Map<string, string>();
   for (const [address, entry] of Object.entries(inputs.store.ledger.resources)) ids.set(address, entry.id);
-  for (const change of inputs.plan.changes) if (change.id && change.action !== 'delete') ids.set(change.address, change.id);
+  for (const change of inputs.plan.changes) {
+    const id = liveIdOf(change);
+    if (id && change.action !== 'delete') ids.set(change.address, id);
+  }
 
   const outcomes = new Map<string, ChangeOutcome>();
   const steps: Step[] = [];
@@ -207,14 +211,14 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
     case 'noop':
       return { status: 'done' };
     default: {
-      const unreachable: never = change.action;
-      throw new Error(`unhandled action ${String(unreachable)}`);
+      const unreachable: never = change;
+      throw new Error(`unhandled change ${JSON.stringify(unreachable)}`);
     }
   }
 }
 
 async function updateResource(
-  change: PlannedChange,
+  change: UpdateChange | WaitChange,
   kind: PlannerKind,
   inputs: ApplyInputs,
   ids: Map<string, string>,
@@ -246,7 +250,7 @@ async function updateResource(
   return followReadiness(change, kind, id, inputs.live, waitOptions(change, options));
 }
 
-async function createResource(change: PlannedChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
+async function createResource(change: CreateChange | ReplaceChange | WaitChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
   const desired = requireDesired(inputs, change);
   const resolved = resolveReferences(kind, desired, ids);
   const secrets = await secretValues(inputs, desired);
@@ -403,10 +407,11 @@ function requireDesired(inputs: ApplyInputs, change: PlannedChange): DesiredReso
 }
 
 function requireId(change: PlannedChange): string {
-  if (!change.id) throw new Error(`no live id for ${change.address}`);
-  return change.id;
+  const id = liveIdOf(change);
+  if (!id) throw new Error(`no live id for ${change.address}`);
+  return id;
 }
 
 function missingObject(change: PlannedChange): never {
-  throw new TelformError('vanished', `${change.address} (id ${change.id ?? '?'}) disappeared from the account during the apply; run plan again`);
+  throw new TelformError('vanished', `${change.address} (id ${liveIdOf(change) ?? '?'}) disappeared from the account during the apply; run plan again`);
 }

@@ -1,3 +1,4 @@
+import { liveSpecOf } from './change-fields.js';
 import { TelformError } from '../errors.js';
 import { DependencyGraph } from './graph.js';
 import { isReference, type DesiredResource, type PlannerKind } from './model.js';
@@ -66,7 +67,7 @@ function releasersByUse(changes: readonly PlannedChange[], kinds: ReadonlyMap<st
   const byUse = new Map<string, PlannedChange[]>();
   for (const change of changes) {
     const kind = kinds.get(change.kind);
-    const before = change.before;
+    const before = liveSpecOf(change);
     if (!kind || !before || !releasing.has(change.action)) continue;
     const uses = new Set<string>();
     for (const { field, target } of kind.references) {

@@ -37,33 +37,19 @@ export interface SecretChange {
   source_before?: SecretSourceRef;
 }
 
-export interface PlannedChange {
+/** What every change carries, whatever its action. */
+interface ChangeBase {
   /** `Kind/name` for manifest and ledger resources; `Kind/#id` for unmanaged objects. */
   address: string;
   kind: string;
   name: string;
-  action: PlanAction;
-  /** Live id, when the object exists. */
-  id?: string;
-  /** For `replace`: both may exist at once (create first) or not (delete first). */
-  replace_strategy?: 'create_before_delete' | 'delete_before_create';
   /** Why this action: one sentence each. */
   reasons: string[];
   flags: ChangeFlags;
   /** RFC 6902 operations from the normalised live spec to the desired one; secrets as `(sensitive)`. */
   patch: Operation[];
-  /** Normalised live spec (absent for create). */
-  before?: Record<string, unknown>;
-  /** Desired spec (absent for delete). */
-  after?: Record<string, unknown>;
-  /** Write-only fields that will be sent, and why. */
-  secrets?: Record<string, SecretChange>;
   /** Addresses this change must wait for. */
   depends_on: string[];
-  /** For a replace: what must be re-pointed or removed before the old object is deleted. */
-  delete_after?: string[];
-  /** For the delete of an object a replace superseded: the resource that replaced it. */
-  superseded_of?: string;
   /** Where the resource is declared. */
   source?: SourcePlace;
   /**
@@ -79,6 +65,90 @@ export interface PlannedChange {
   /** Requests the apply of this change will send (estimate). */
   api_requests: number;
 }
+
+/** Write-only fields that will be sent, and why. */
+type SecretChanges = Record<string, SecretChange>;
+/** A normalised spec: the live one (`before`) or the desired one (`after`). */
+type Spec = Record<string, unknown>;
+
+/** A resource of the manifests that is not in the account yet. */
+export interface CreateChange extends ChangeBase {
+  action: 'create';
+  after: Spec;
+  secrets?: SecretChanges;
+}
+
+/** A live object changed in place (or re-pointed to a replaced object's successor). */
+export interface UpdateChange extends ChangeBase {
+  action: 'update';
+  id: string;
+  before: Spec;
+  after: Spec;
+  secrets?: SecretChanges;
+}
+
+/** A live object that can only change by being created anew and the old one deleted. */
+export interface ReplaceChange extends ChangeBase {
+  action: 'replace';
+  id: string;
+  /** Both may exist at once (create first) or not (delete first). */
+  replace_strategy: 'create_before_delete' | 'delete_before_create';
+  before: Spec;
+  after: Spec;
+  secrets?: SecretChanges;
+  /** What must be re-pointed or removed before the old object is deleted. */
+  delete_after?: string[];
+}
+
+/** A live object (or a ledger entry already gone from the account) telform deletes or forgets. */
+export interface DeleteChange extends ChangeBase {
+  action: 'delete';
+  id: string;
+  /** Absent when the object is already gone. */
+  before?: Spec;
+  /** For the delete of an object a replace superseded: the resource that replaced it. */
+  superseded_of?: string;
+}
+
+/** A live object telform takes over, already as the manifest says. */
+export interface AdoptChange extends ChangeBase {
+  action: 'adopt';
+  id: string;
+  before: Spec;
+  after: Spec;
+  secrets?: SecretChanges;
+}
+
+/** A live object already as the manifest says. */
+export interface NoopChange extends ChangeBase {
+  action: 'noop';
+  id: string;
+  before: Spec;
+  after: Spec;
+  secrets?: SecretChanges;
+}
+
+/** A create (no `id`) or an update (`id`) that must wait for a target's registration. */
+export interface WaitChange extends ChangeBase {
+  action: 'wait';
+  id?: string;
+  before?: Spec;
+  after: Spec;
+  secrets?: SecretChanges;
+}
+
+/** A change telform refuses to make; the reasons say why. */
+export interface BlockedChange extends ChangeBase {
+  action: 'blocked';
+  id?: string;
+  before?: Spec;
+  after?: Spec;
+  secrets?: SecretChanges;
+  superseded_of?: string;
+}
+
+/** One change of a plan: a union on `action`, so each action carries only its own fields. */
+export type PlannedChange = CreateChange | UpdateChange | ReplaceChange | DeleteChange | AdoptChange | NoopChange | WaitChange | BlockedChange;
 
 export interface UnmanagedObject {
   kind: string;

@@ -14,7 +14,6 @@ import {
   type ChangeFlags,
   type Plan,
   type PlanApprovals,
-  type PlannedChange,
   type PlanSummary,
   type SecretChange,
   type UnmanagedObject,
@@ -23,6 +22,7 @@ import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';
 import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targets.js';
 import { TelformError } from '../errors.js';
+import { finishChange, type ChangeDraft } from './change-draft.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
 export type SecretState = SecretChange;
@@ -67,7 +67,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
   const targets = new TargetIndex(matches, inputs.live);
   const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets };
 
-  const changes: PlannedChange[] = [];
+  const drafts: ChangeDraft[] = [];
   const unmanaged: UnmanagedObject[] = [];
   const basis: Record<string, string> = {};
   for (const match of matches) {
@@ -77,15 +77,15 @@ export function buildPlan(inputs: PlanInputs): Plan {
     if (!kind) continue;
     switch (match.type) {
       case 'matched':
-        changes.push(decideMatched(match, kind, context));
+        drafts.push(decideMatched(match, kind, context));
         basis[match.desired.address] = fingerprintLive(match.live);
         break;
       case 'missing':
-        changes.push(decideMissing(match, kind, context));
+        drafts.push(decideMissing(match, kind, context));
         basis[match.desired.address] = `absent:${kind.live.naturalKey(match.desired.spec) ?? ''}`;
         break;
       case 'orphaned':
-        changes.push(decideOrphaned(match, kind, context));
+        drafts.push(decideOrphaned(match, kind, context));
         if (match.live) basis[match.address] = fingerprintLive(match.live);
         break;
       case 'superseded': {
@@ -94,7 +94,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
           ? deleteChange(address, kind, match.live, [`replaced by ${match.address}; the old one is still to be deleted`], context, match.entry.name)
           : { ...baseChange(address, kind, match.entry.name), action: 'delete' as const, id: match.id, reasons: ['replaced, and already gone from the account; it is only forgotten'] };
         change.superseded_of = match.address;
-        changes.push(change);
+        drafts.push(change);
         if (match.live) basis[address] = fingerprintLive(match.live);
         break;
       }
@@ -105,7 +105,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
         unmanaged.push({ kind: kind.kind, id: match.live.id, name, prune });
         if (prune) {
           const address = `${kind.kind}/#${match.live.id}`;
-          changes.push(deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context));
+          drafts.push(deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context));
           basis[address] = fingerprintLive(match.live);
         }
         break;
@@ -116,7 +116,8 @@ export function buildPlan(inputs: PlanInputs): Plan {
       }
     }
   }
-  addRepointing(changes, context);
+  addRepointing(drafts, context);
+  const changes = drafts.map(finishChange);
   for (const change of changes) {
     const kind = kinds.get(change.kind);
     if (kind) change.api_requests = estimateRequests(change, kind);
@@ -149,7 +150,7 @@ interface DecideContext {
   targets: TargetIndex;
 }
 
-function baseChange(address: string, kind: PlannerKind, name: string): PlannedChange {
+function baseChange(address: string, kind: PlannerKind, name: string): ChangeDraft {
   return { address, kind: kind.kind, name, action: 'noop', reasons: [], flags: { ...noFlags }, patch: [], depends_on: [], api_requests: 0 };
 }
 
@@ -164,7 +165,7 @@ function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | unde
   return spec;
 }
 
-function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
+function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
   const { desired, live, entry } = match;
   const change = baseChange(desired.address, kind, desired.name);
   change.id = live.id;
@@ -231,7 +232,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   return change;
 }
 
-function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
+function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
   const { desired } = match;
   if (kind.live.absentError) {
     const place = { address: desired.address, ...(desired.source ? { source: desired.source } : {}) };
@@ -253,20 +254,20 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
 }
 
 /** Sets `wait` or `blocked` (blocked wins) with the verdicts' reasons. */
-function applyVerdicts(change: PlannedChange, verdicts: readonly TargetVerdict[]): void {
+function applyVerdicts(change: ChangeDraft, verdicts: readonly TargetVerdict[]): void {
   for (const verdict of verdicts) {
     if (change.action !== 'blocked') change.action = verdict.action;
     change.reasons.push(verdict.reason);
   }
 }
 
-function addImpact(change: PlannedChange, impact: ChangeImpact | undefined): void {
+function addImpact(change: ChangeDraft, impact: ChangeImpact | undefined): void {
   if (!impact) return;
   change.flags[impact.flag] = true;
   change.reasons.push(impact.reason);
 }
 
-function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: PlannerKind, context: DecideContext): PlannedChange {
+function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
   if (!match.live) {
     const change = baseChange(match.address, kind, match.entry.name);
     change.action = 'delete';
@@ -284,7 +285,7 @@ function deleteChange(
   reasons: string[],
   context: DecideContext,
   name = `#${live.id}`,
-): PlannedChange {
+): ChangeDraft {
   const change = baseChange(address, kind, name);
   change.action = 'delete';
   change.id = live.id;
@@ -308,7 +309,7 @@ function deleteChange(
  * telform manages and re-points or deletes in this plan does not count; an assignment telform does
  * not manage blocks a SipAuth delete, with an explanation (docs/commands.md, plan).
  */
-function addDeleteFlags(change: PlannedChange, kind: PlannerKind, live: LiveObject, context: DecideContext, options: { replacing: boolean }): void {
+function addDeleteFlags(change: ChangeDraft, kind: PlannerKind, live: LiveObject, context: DecideContext, options: { replacing: boolean }): void {
   const remaining = context.usage.of(kind.kind, live).filter((referrer) => {
     const referrerName = context.references.nameOf(referrer.kind, referrer.id);
     if (referrerName === undefined) return true;
@@ -342,7 +343,7 @@ function addDeleteFlags(change: PlannedChange, kind: PlannerKind, live: LiveObje
  * A replaced object gets a new id: every managed resource that refers to it must be re-pointed
  * (an update after the new object exists, before the old one is deleted).
  */
-function addRepointing(changes: PlannedChange[], context: DecideContext): void {
+function addRepointing(changes: ChangeDraft[], context: DecideContext): void {
   // By address, in plan order: a resource referring to several replaced ones names the first.
   const replaced = new Map<string, number>();
   for (const change of changes) if (change.action === 'replace' && !replaced.has(change.address)) replaced.set(change.address, replaced.size);
@@ -368,7 +369,7 @@ function addRepointing(changes: PlannedChange[], context: DecideContext): void {
  * Says in the plan what settling an interrupted apply's operations found: as a reason of the
  * resource's change, and as a warning where that change shows nothing (a noop, or no change).
  */
-function explainSettlements(changes: PlannedChange[], settled: readonly Settlement[]): string[] {
+function explainSettlements(changes: readonly ChangeDraft[], settled: readonly Settlement[]): string[] {
   const warnings: string[] = [];
   for (const settlement of settled) {
     const change = changes.find((item) => item.address === settlement.address);
@@ -386,7 +387,7 @@ function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined
 }
 
 /** Sources and protection of the desired resource, for the plan (and a saved plan's apply). */
-function describeDesired(change: PlannedChange, desired: DesiredResource): void {
+function describeDesired(change: ChangeDraft, desired: DesiredResource): void {
   if (Object.keys(desired.secretSources).length > 0) change.secret_sources = { ...desired.secretSources };
   if (desired.protect) change.protect = true;
 }

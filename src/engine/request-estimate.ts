@@ -30,8 +30,8 @@ export function estimateRequests(change: PlannedChange, kind: PlannerKind): numb
     case 'noop':
       return 0;
     default: {
-      const unreachable: never = change.action;
-      throw new Error(`unhandled action ${String(unreachable)}`);
+      const unreachable: never = change;
+      throw new Error(`unhandled change ${JSON.stringify(unreachable)}`);
     }
   }
 }

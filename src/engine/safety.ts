@@ -1,3 +1,4 @@
+import { supersededOf } from './change-fields.js';
 import { editDistance } from '../manifest/suggest.js';
 import type { Ledger } from './ledger.js';
 import type { DesiredResource } from './model.js';
@@ -18,7 +19,7 @@ export function approvingFlag(violation: SafetyViolation, plan: Plan): string | 
   switch (violation.code) {
     case 'irreversible': {
       const change = plan.changes.find((candidate) => candidate.address === violation.address);
-      return `--allow-irreversible ${change?.superseded_of ?? violation.address}`;
+      return `--allow-irreversible ${(change && supersededOf(change)) ?? violation.address}`;
     }
     case 'cost':
       return `--max-cost ${plan.summary.cost_usd}`;
@@ -97,7 +98,7 @@ export function checkSafety(
       });
     }
     // Approving a replace also approves finishing it: deleting what it superseded.
-    const approvedAs = change.superseded_of ?? change.address;
+    const approvedAs = supersededOf(change) ?? change.address;
     if (change.flags.irreversible && !allowAll && !approvals.allow_irreversible.includes(approvedAs)) {
       violations.push({
         code: 'irreversible',
@@ -149,7 +150,7 @@ function massDeletes(plan: Plan, ledger: Ledger): SafetyViolation[] {
  * the closest address that does need the approval.
  */
 export function unusedApprovals(plan: Plan, approvals: PlanApprovals): string[] {
-  const needing = [...new Set(plan.changes.filter((change) => change.flags.irreversible).map((change) => change.superseded_of ?? change.address))];
+  const needing = [...new Set(plan.changes.filter((change) => change.flags.irreversible).map((change) => supersededOf(change) ?? change.address))];
   const warnings: string[] = [];
   for (const address of approvals.allow_irreversible) {
     if (address === 'all' || needing.includes(address)) continue;

@@ -1,3 +1,4 @@
+import { desiredSpecOf } from './change-fields.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TelformError } from '../errors.js';
@@ -76,8 +77,9 @@ export async function assertPlanTarget(out: string, inputs: readonly string[], c
 export function desiredFromPlan(plan: Plan): DesiredResource[] {
   const resources: DesiredResource[] = [];
   for (const change of plan.changes) {
-    if (!change.after || change.address.includes('/#')) continue;
-    const spec = { ...change.after };
+    const after = desiredSpecOf(change);
+    if (!after || change.address.includes('/#')) continue;
+    const spec = { ...after };
     for (const field of Object.keys(change.secret_sources ?? {})) delete spec[field];
     resources.push({
       kind: change.kind,

@@ -43,7 +43,7 @@ export function hasChanges(plan: Plan): boolean {
 export function countApplySteps(plan: Plan): number {
   return plan.changes.reduce(
     (steps, change) =>
-      change.action === 'noop' || change.action === 'blocked' ? steps : steps + (change.replace_strategy === 'create_before_delete' ? 2 : 1),
+      change.action === 'noop' || change.action === 'blocked' ? steps : steps + (change.action === 'replace' && change.replace_strategy === 'create_before_delete' ? 2 : 1),
     0,
   );
 }

@@ -1,3 +1,4 @@
+import { supersededOf } from './change-fields.js';
 import { TelformError } from '../errors.js';
 import { suggest } from '../manifest/suggest.js';
 import type { Plan, PlannedChange } from './plan-types.js';
@@ -33,7 +34,7 @@ export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
     for (const dependency of change.depends_on) visit(dependency);
   };
   for (const target of targets) visit(target);
-  const changes = plan.changes.filter((change) => kept.has(change.address) || (change.superseded_of !== undefined && kept.has(change.superseded_of)));
+  const changes = plan.changes.filter((change) => kept.has(change.address) || isSupersededOfKept(change, kept));
   const addresses = new Set(changes.map((change) => change.address));
   const objects = Object.fromEntries(Object.entries(plan.basis.objects).filter(([key]) => addresses.has(key.split('#')[0] as string)));
   const left = plan.changes.length - changes.length;
@@ -54,6 +55,11 @@ export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
 }
 
 /** A warning that names a resource left out of the plan. */
+function isSupersededOfKept(change: PlannedChange, kept: ReadonlySet<string>): boolean {
+  const owner = supersededOf(change);
+  return owner !== undefined && kept.has(owner);
+}
+
 function isAbout(warning: string, all: readonly PlannedChange[], kept: ReadonlySet<string>): boolean {
   return all.some((change) => !kept.has(change.address) && warning.startsWith(`${change.address} `));
 }

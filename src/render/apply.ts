@@ -1,3 +1,4 @@
+import { liveIdOf } from '../engine/change-fields.js';
 import type { ApplyEvent, ApplyResult, ChangeOutcome } from '../engine/apply.js';
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
 
@@ -29,7 +30,7 @@ function pastTenseOf(change: PlannedChange): string {
 export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome, oldDeleted = false): string {
   switch (outcome.status) {
     case 'done': {
-      if (oldDeleted) return `deleted  ${change.address} (the replaced one, id ${change.id ?? '?'})`;
+      if (oldDeleted) return `deleted  ${change.address} (the replaced one, id ${liveIdOf(change) ?? '?'})`;
       const twoSteps = change.action === 'replace' && change.replace_strategy === 'create_before_delete';
       const verb = twoSteps ? 'created' : pastTenseOf(change);
       return `${verb.padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}${twoSteps ? `, replacing id ${change.id ?? '?'}` : ''}`;

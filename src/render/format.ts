@@ -1,3 +1,4 @@
+import { desiredSpecOf, liveSpecOf, secretsOf } from '../engine/change-fields.js';
 import type { Operation } from 'fast-json-patch';
 import { isReference } from '../engine/model.js';
 import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
@@ -64,11 +65,11 @@ export function patchLines(change: PlannedChange): FieldLine[] {
         return { marker: '+', text: `${path} = ${formatValue(operation.value)}` };
       case 'remove': {
         // A set member is keyed in the patch but stored as a list in `before`: its path names it.
-        const removed = valueAt(change.before, operation.path);
+        const removed = valueAt(liveSpecOf(change), operation.path);
         return { marker: '-', text: removed === undefined ? path : `${path} = ${formatValue(removed)}` };
       }
       case 'replace':
-        return { marker: '~', text: `${path}: ${formatValue(valueAt(change.before, operation.path))} → ${formatValue(operation.value)}` };
+        return { marker: '~', text: `${path}: ${formatValue(valueAt(liveSpecOf(change), operation.path))} → ${formatValue(operation.value)}` };
       default:
         return { marker: '~', text: `${path}: ${operation.op}` };
     }
@@ -77,7 +78,7 @@ export function patchLines(change: PlannedChange): FieldLine[] {
 
 /** Lines for a create: every desired field, a secret as its source (`(sensitive, from env PBX_PW)`). */
 export function createLines(change: PlannedChange): FieldLine[] {
-  return Object.entries(change.after ?? {}).map(([key, value]) => {
+  return Object.entries(desiredSpecOf(change) ?? {}).map(([key, value]) => {
     const source = change.secret_sources?.[key];
     return { marker: '+', text: `${key} = ${source ? sensitiveLabel(source) : formatValue(value)}` };
   });
@@ -88,7 +89,7 @@ export function createLines(change: PlannedChange): FieldLine[] {
  * source reads like any other field change (`from env A → from env B`), value or no value change.
  */
 export function secretLines(change: PlannedChange): FieldLine[] {
-  return Object.entries(change.secrets ?? {}).map(([field, secret]) => {
+  return Object.entries(secretsOf(change) ?? {}).map(([field, secret]) => {
     const now = sensitiveLabel(change.secret_sources?.[field]);
     if (secret.source_before) {
       const why = secret.value === 'same' ? '' : secret.value === 'changed' ? ' (value changed)' : ' (will be set: cannot be compared)';

@@ -1,3 +1,4 @@
+import { liveIdOf } from '../engine/change-fields.js';
 import type { Plan, PlanAction, PlannedChange } from '../engine/plan-types.js';
 import {
   actionHeading,
@@ -92,7 +93,7 @@ function renderChange(change: PlannedChange, paint: (style: Style, text: string)
       lines.push(`  #   error: ${[registry.error_code, registry.error_reason].filter(Boolean).join(': ')}`);
     }
   }
-  lines.push(`  ${paint(style, actionMarker[change.action])} ${change.address}${change.id ? ` (id ${change.id})` : ''}`);
+  lines.push(`  ${paint(style, actionMarker[change.action])} ${change.address}${liveIdOf(change) ? ` (id ${liveIdOf(change)})` : ''}`);
   const fields =
     change.action === 'create' || change.action === 'wait'
       ? createLines(change)

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/engine/plan-types.js';
+import { secretsOf } from '../../src/engine/change-fields.js';
 import { advanceClock, callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 import { campaignAttributes } from './examples.js';
 
@@ -128,7 +129,7 @@ describe('telform import', () => {
     for (const change of changes) {
       expect(change.action).toBe('update');
       expect(change.patch).toEqual([]);
-      expect(Object.values(change.secrets ?? {})).toEqual([{ value: 'unverifiable' }]);
+      expect(Object.values(secretsOf(change) ?? {})).toEqual([{ value: 'unverifiable' }]);
     }
     expect(parsed.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Campaign\/initech-decline was declined by the registry/)]));
   });

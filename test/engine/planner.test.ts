@@ -45,7 +45,7 @@ describe('buildPlan', () => {
   it('adopts an object with the same name that nobody owns', () => {
     const plan = buildPlan(planInputs({ desired: [acl], live: new Map([['TrunkIpAcl', [live('acl-9', { name: 'office', ip_addresses: ['203.0.113.10'] })]]]) }));
     expect(actions(plan)).toEqual([['TrunkIpAcl/office', 'adopt']]);
-    expect(plan.changes[0]?.id).toBe('acl-9');
+    expect(plan.changes[0]).toHaveProperty('id', 'acl-9');
   });
 
   it('updates in place with a one-operation patch and tells drift from manifest changes', () => {

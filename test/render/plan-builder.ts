@@ -1,6 +1,6 @@
 import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
 
-/** Small builders for plans in renderer tests. */
+/** Small builders for plans in renderer tests (a change is taken as given: the tests choose its fields). */
 export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, 'address' | 'action'>): PlannedChange {
   const [kind = '', name = ''] = overrides.address.split('/');
   return {
@@ -12,7 +12,7 @@ export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, '
     depends_on: [],
     api_requests: 1,
     ...overrides,
-  };
+  } as PlannedChange;
 }
 
 export function plan(changes: PlannedChange[], overrides: Partial<Plan> = {}): Plan {
