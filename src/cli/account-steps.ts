@@ -2,8 +2,8 @@ import { systemClock } from '../api/clock.js';
 import { reportedPlan, type AccountOutcome } from '../engine/accounts-report.js';
 import { applyPlan } from '../engine/apply.js';
 import { classifyDrift } from '../engine/drift.js';
-import { summaryLine } from '../render/format.js';
 import { hasChanges } from '../engine/summary.js';
+import { driftAccountSummary, planAccountSummary, refusedApplyMessage } from '../render/accounts.js';
 import { renderApplySummary, renderOutcome } from '../render/apply.js';
 import { planForDisplay } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';
@@ -20,7 +20,7 @@ export function planStep(options: { detailedExitcode?: boolean; showUnmanaged?: 
     return {
       exit_code: changed && options.detailedExitcode ? ExitCode.changes : ExitCode.ok,
       status: changed ? 'changes' : 'no_changes',
-      summary: summaryLine(run.plan.summary) + (refusals.length > 0 ? ` Apply would refuse ${refusals.length}.` : ''),
+      summary: planAccountSummary(run.plan.summary, refusals.length),
       // An account without changes shows no details: the report keeps no plan for it (200 accounts in sync stay small).
       ...(changed || refusals.length > 0 ? { plan: reportedPlan(planForDisplay(run.plan, options.showUnmanaged ?? false, refusals)) } : {}),
     };
@@ -29,14 +29,10 @@ export function planStep(options: { detailedExitcode?: boolean; showUnmanaged?: 
 
 export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
   const drift = classifyDrift(run.plan, run.store.existed);
-  const parts: string[] = [];
-  if (drift.drifted.length > 0) parts.push(`${drift.drifted.length} changed outside telform`);
-  if (drift.pending.length > 0) parts.push(`${drift.pending.length} manifest change${drift.pending.length === 1 ? '' : 's'} not yet applied`);
-  if (drift.notes.length > 0) parts.push(`${drift.notes.length} note${drift.notes.length === 1 ? '' : 's'}`);
   return {
     exit_code: drift.status === 'drifted' ? ExitCode.changes : drift.status === 'pending' ? ExitCode.pendingManifestChanges : ExitCode.ok,
     status: drift.status,
-    summary: parts.length > 0 ? `${parts.join(', ')}.` : 'The account matches the manifests and the state.',
+    summary: driftAccountSummary(drift),
     drift,
     ...(drift.status === 'in_sync' && drift.notes.length === 0 ? {} : { plan: reportedPlan(run.plan) }),
   };
@@ -45,7 +41,7 @@ export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
 export function applyStep(options: { parallelism: number; waitMs: number }) {
   return async (run: Reconciliation): Promise<StepOutcome> => {
     if (run.violations.length > 0) {
-      const message = `apply refused ${run.violations.length} unapproved change${run.violations.length === 1 ? '' : 's'}; nothing was sent: ${run.violations.map((violation) => violation.message).join('; ')}`;
+      const message = refusedApplyMessage(run.violations.map((violation) => violation.message));
       return { exit_code: ExitCode.error, status: 'error', summary: message, error: { code: 'unsafe_plan', message } };
     }
     if (!hasChanges(run.plan)) return { exit_code: ExitCode.ok, status: 'no_changes', summary: 'Nothing to apply.' };

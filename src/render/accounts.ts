@@ -1,6 +1,8 @@
 import type { AccountOutcome, AccountsReport } from '../engine/accounts-report.js';
-import type { Plan } from '../engine/plan-types.js';
+import type { DriftReport } from '../engine/drift.js';
+import type { Plan, PlanSummary } from '../engine/plan-types.js';
 import { renderDriftMarkdown, renderDriftText } from './drift.js';
+import { summaryLine } from './format.js';
 import type { PlanFormat } from './index.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
@@ -14,6 +16,25 @@ import { renderText } from './text.js';
 export function renderAccountsReport(report: AccountsReport, format: PlanFormat): string {
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
   return format === 'markdown' ? renderAccountsMarkdown(report) : renderAccountsText(report);
+}
+
+/** One account's line after `plan`: the plan's counts, and how many changes apply would refuse. */
+export function planAccountSummary(summary: PlanSummary, refusals: number): string {
+  return summaryLine(summary) + (refusals > 0 ? ` Apply would refuse ${refusals}.` : '');
+}
+
+/** One account's line after `drift`: what changed outside telform, what is not yet applied, notes. */
+export function driftAccountSummary(drift: DriftReport): string {
+  const parts: string[] = [];
+  if (drift.drifted.length > 0) parts.push(`${drift.drifted.length} changed outside telform`);
+  if (drift.pending.length > 0) parts.push(`${drift.pending.length} manifest change${drift.pending.length === 1 ? '' : 's'} not yet applied`);
+  if (drift.notes.length > 0) parts.push(`${drift.notes.length} note${drift.notes.length === 1 ? '' : 's'}`);
+  return parts.length > 0 ? `${parts.join(', ')}.` : 'The account matches the manifests and the state.';
+}
+
+/** An account's `apply` refused before sending anything: its line and its error message. */
+export function refusedApplyMessage(violations: readonly string[]): string {
+  return `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'}; nothing was sent: ${violations.join('; ')}`;
 }
 
 const statusWords: Record<string, string> = {
