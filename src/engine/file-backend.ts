@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { systemClock, type Clock } from '../api/clock.js';
 import { TelformError } from '../errors.js';
 import { writeAtomically } from './atomic-file.js';
 import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from './state-backend.js';
@@ -18,21 +19,21 @@ export class FileBackend implements StateBackend {
 
   constructor(readonly location: string) {}
 
-  async lock(waitMs: number): Promise<void> {
+  async lock(waitMs: number, clock: Clock = systemClock): Promise<void> {
     // A state path may name a folder that does not exist yet (`states/{account}.json`): a locking run creates it.
     await mkdir(dirname(this.location), { recursive: true });
-    const deadline = Date.now() + waitMs;
+    const deadline = clock.now() + waitMs;
     for (;;) {
-      const holder = await tryLock(this.location);
+      const holder = await tryLock(this.location, new Date(clock.now()).toISOString());
       if (!holder) break;
-      if (Date.now() >= deadline) {
+      if (clock.now() >= deadline) {
         const who = 'pid' in holder ? `process ${holder.pid} on ${holder.host} since ${holder.started_at}` : 'another process';
         throw new TelformError(
           'state_locked',
           `the state file ${this.location} is locked by ${who}; wait for it to finish (or pass --lock-timeout), or remove ${lockPath(this.location)} if it is no longer running`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(10, deadline - Date.now()))));
+      await clock.sleep(Math.min(250, Math.max(10, deadline - clock.now())));
     }
     this.locked = true;
   }
@@ -107,9 +108,9 @@ async function readOptional(file: string): Promise<string | undefined> {
 }
 
 /** Creates the lock file; when it exists, returns its holder (or `{}` when unreadable), after clearing a stale one. */
-async function tryLock(file: string): Promise<LockHolder | Record<string, never> | undefined> {
+async function tryLock(file: string, startedAt: string): Promise<LockHolder | Record<string, never> | undefined> {
   const path = lockPath(file);
-  const owner: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  const owner: LockHolder = { pid: process.pid, host: hostname(), started_at: startedAt };
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       await writeFile(path, `${JSON.stringify(owner)}\n`, { flag: 'wx' });

@@ -72,7 +72,7 @@ export class LedgerStore {
 
   static async open(backend: StateBackend, options: OpenStateOptions): Promise<LedgerStore> {
     try {
-      if (options.lock) await backend.lock(options.lockWaitMs ?? 0);
+      if (options.lock) await backend.lock(options.lockWaitMs ?? 0, options.clock ?? systemClock);
       const stored = await backend.read();
       if (stored.ledger === undefined && !options.binding) {
         throw new TelformError('no_state', `there is no state at ${backend.location} (use --state to name it)`);
@@ -168,7 +168,7 @@ export class LedgerStore {
         `the state ${this.file} has ${this.open.length} operation${this.open.length === 1 ? '' : 's'} of an interrupted apply to settle (${this.open.map((intent) => intent.address).join(', ')}); run telform apply first`,
       );
     }
-    await target.lock(lockWaitMs);
+    await target.lock(lockWaitMs, this.clock);
     const there = await target.read();
     if (there.ledger !== undefined || there.journal.length > 0) {
       throw new TelformError('state_exists', `${target.location} already holds a ledger; migrate only to an empty place`);

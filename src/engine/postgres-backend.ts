@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
+import { systemClock, type Clock } from '../api/clock.js';
 import { TelformError } from '../errors.js';
 import { redactUrl, scrub, urlPassword } from './database-url.js';
 import { migrate } from './postgres-schema.js';
@@ -52,13 +53,13 @@ export class PostgresBackend implements StateBackend {
     return new PostgresBackend(client, workspace, location, password);
   }
 
-  async lock(waitMs: number): Promise<void> {
+  async lock(waitMs: number, clock: Clock = systemClock): Promise<void> {
     const key = lockKey(this.workspace);
-    const deadline = Date.now() + waitMs;
+    const deadline = clock.now() + waitMs;
     for (;;) {
       const taken = await this.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
       if (taken.rows[0]?.locked) break;
-      if (Date.now() >= deadline) {
+      if (clock.now() >= deadline) {
         const holder = await this.holder();
         const who = holder ? `process ${holder.pid} on ${holder.host} since ${holder.started_at}` : 'another session';
         throw new TelformError(
@@ -66,10 +67,10 @@ export class PostgresBackend implements StateBackend {
           `the state ${this.location} is locked by ${who}; wait for it to finish, or pass --lock-timeout (e.g. 5m) to wait for it`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(10, deadline - Date.now()))));
+      await clock.sleep(Math.min(250, Math.max(10, deadline - clock.now())));
     }
     this.locked = true;
-    const me: LockHolder = { host: hostname(), pid: process.pid, started_at: new Date().toISOString() };
+    const me: LockHolder = { host: hostname(), pid: process.pid, started_at: new Date(clock.now()).toISOString() };
     await this.query(
       `INSERT INTO telform_lock_holders (workspace, host, pid, started_at, backend_pid) VALUES ($1, $2, $3, $4, pg_backend_pid())
        ON CONFLICT (workspace) DO UPDATE SET host = $2, pid = $3, started_at = $4, backend_pid = pg_backend_pid()`,

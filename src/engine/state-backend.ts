@@ -1,3 +1,5 @@
+import type { Clock } from '../api/clock.js';
+
 /**
  * Where the ledger lives (docs/state-and-safety.md): one small interface, so the engine never knows
  * whether it is a file, a PostgreSQL workspace or anything else that offers the same four
@@ -35,9 +37,9 @@ export interface StateBackend {
   readonly location: string;
   /**
    * Takes the lock for this run. Refuses at once naming the holder, or with `waitMs` > 0 waits up
-   * to that long for it to be released.
+   * to that long for it to be released, on `clock` (the system's by default).
    */
-  lock(waitMs: number): Promise<void>;
+  lock(waitMs: number, clock?: Clock): Promise<void>;
   read(): Promise<StoredState>;
   /** Durably appends one journal record before it returns (the caller holds the lock). */
   append(record: string): Promise<void>;
