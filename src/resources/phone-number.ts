@@ -4,7 +4,7 @@ import type { Kind } from './kind.js';
 import { phoneNumberLive } from './phone-number-live.js';
 
 /**
- * A phone number the account already owns (DESIGN.md section 4): what it is attached to and the
+ * A phone number the account already owns (docs/manifests.md): what it is attached to and the
  * 10DLC campaign it is linked to. telform never buys or releases numbers; removing the document
  * detaches and unlinks the number.
  */

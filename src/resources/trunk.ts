@@ -91,7 +91,7 @@ export const trunkLive: LiveSide = {
   updateRefusal(live, desired) {
     const numbers = live.facts?.numbers ?? 0;
     if (numbers === 0 || live.spec['trunk_direction'] !== 'inbound' || desired?.['trunk_direction'] !== 'outbound') return undefined;
-    // api.md "Trunks" rule 5; the API would keep the numbers on a trunk that no longer answers them.
+    // Only inbound trunks can be attached to numbers (the API's trunk rules); the API would keep the numbers on a trunk that no longer answers them.
     return `${numbers} phone number(s) are attached to it and only inbound trunks can carry numbers; detach or re-point them before turning it outbound`;
   },
 };
