@@ -29,9 +29,12 @@ export function comparable(spec: Readonly<Record<string, unknown>>, rules: DiffR
 }
 
 function keyedSet(members: unknown[], keyOf: (member: unknown) => string): Record<string, unknown> {
+  const keyed = members.map((member) => ({ key: keyOf(member), member }));
+  // Stable, so of two members with one key the later wins, as it would in a plain assignment.
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const byKey: Record<string, unknown> = {};
-  for (const member of members) byKey[keyOf(member)] = member;
-  return Object.fromEntries(Object.entries(byKey).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  for (const { key, member } of keyed) byKey[key] = member;
+  return byKey;
 }
 
 function canonical(value: unknown): unknown {
@@ -60,13 +63,45 @@ export function diffSpecs(
   desired: Readonly<Record<string, unknown>>,
   rules: DiffRules,
 ): SpecDiff {
-  const before = comparable(live, rules);
-  const after = comparable(desired, rules);
-  const changed = new Set<string>();
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed.add(key);
-  }
+  return diffComparable(comparable(live, rules), comparable(desired, rules));
+}
+
+/** The diff of two comparable forms (the planner compares one live form with several). */
+export function diffComparable(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): SpecDiff {
+  const changedFields = changedFieldsOf(before, after);
   // Equal comparable forms have an empty patch; most resources of a plan are unchanged.
-  const patch = changed.size === 0 ? [] : jsonpatch.compare(before, after);
-  return { patch, changedFields: [...changed].sort() };
+  const patch = changedFields.length === 0 ? [] : jsonpatch.compare(before, after);
+  return { patch, changedFields };
+}
+
+/** Top-level fields whose values differ between two comparable forms, sorted. */
+export function changedFieldsOf(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+  const changed: string[] = [];
+  for (const key in before) if (!sameValue(before[key], after[key])) changed.push(key);
+  for (const key in after) if (!(key in before)) changed.push(key);
+  return changed.sort();
+}
+
+/**
+ * Deep equality of comparable values (JSON data, object keys already sorted): arrays by position,
+ * objects by key, scalars by identity.
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in left) {
+    if (!(key in right) || !sameValue(left[key], right[key])) return false;
+    count += 1;
+  }
+  for (const _key in right) count -= 1;
+  return count === 0;
 }

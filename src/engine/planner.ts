@@ -1,6 +1,6 @@
 import { untimed, type StageTimer } from './stage-timer.js';
 import type { ChangeImpact, LiveObject } from '../resources/live-side.js';
-import { diffSpecs } from './diff.js';
+import { changedFieldsOf, comparable, diffComparable } from './diff.js';
 import type { Ledger, LedgerEntry } from './ledger.js';
 import { fingerprintLive } from './fingerprint.js';
 import { pendingWarnings, summarize } from './summary.js';
@@ -173,7 +173,8 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   if (live.registry) change.registry = live.registry;
   const before = liveView(kind, live, entry, desired, context);
   const after = context.references.canonical(kind, desired.spec);
-  const diff = diffSpecs(before, after, kind);
+  const liveForm = comparable(before, kind);
+  const diff = diffComparable(liveForm, comparable(after, kind));
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;
   change.after = withSensitive(after, desired);
@@ -181,8 +182,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   change.patch = diff.patch;
   if (Object.keys(secrets).length > 0) change.secrets = secrets;
   if (entry) {
-    const drift = diffSpecs(before, context.references.canonical(kind, entry.applied_spec), kind);
-    if (drift.changedFields.length > 0) change.drifted = true;
+    if (changedFieldsOf(liveForm, comparable(context.references.canonical(kind, entry.applied_spec), kind)).length > 0) change.drifted = true;
   }
   if (match.adopted) change.reasons.push(`exists in the account with the same ${kind.live.naturalKeyWord ?? 'name'}; telform takes it over`);
 

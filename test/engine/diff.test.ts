@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { comparable, diffSpecs, type DiffRules } from '../../src/engine/diff.js';
+import { changedFieldsOf, comparable, diffSpecs, type DiffRules } from '../../src/engine/diff.js';
+import { stableJson } from '../../src/engine/fingerprint.js';
 
 const rules: DiffRules = {
   setFields: {
@@ -53,5 +54,28 @@ describe('diffSpecs', () => {
         { op: 'add', path: '/name', value: 'x' },
       ]),
     );
+  });
+});
+
+describe('changedFieldsOf', () => {
+  it('compares nested values by content, whatever the key order', () => {
+    const before = { entries: { a: { ip: '10.0.0.1', cidr_prefix: 32 } }, name: 'x', secure: true };
+    const after = { name: 'x', entries: { a: { cidr_prefix: 32, ip: '10.0.0.1' } }, secure: true };
+    expect(changedFieldsOf(before, after)).toEqual([]);
+  });
+
+  it('names fields that differ, appear or disappear, sorted', () => {
+    const before = { uris: ['a', 'b'], name: 'x', gone: 1 };
+    const after = { uris: ['b', 'a'], name: 'x', added: { deep: [1] } };
+    expect(changedFieldsOf(before, after)).toEqual(['added', 'gone', 'uris']);
+    expect(changedFieldsOf({ nested: { a: 1 } }, { nested: { a: 1, b: 2 } })).toEqual(['nested']);
+    expect(changedFieldsOf({ nested: { a: 1, b: 2 } }, { nested: { a: 1 } })).toEqual(['nested']);
+    expect(changedFieldsOf({ list: [] }, { list: {} })).toEqual(['list']);
+  });
+});
+
+describe('stableJson', () => {
+  it('sorts object keys at every depth and writes absent values as null', () => {
+    expect(stableJson({ b: 1, a: [1, { d: null, c: 'x' }, undefined], e: undefined })).toBe('{"a":[1,{"c":"x","d":null},null],"b":1,"e":null}');
   });
 });
