@@ -6,7 +6,10 @@
 // objects (one GET each, serially and 10 at a time) as the comparison. Every figure is printed beside
 // its floor (./floor.mjs). Prints a table and writes test/bench/results.json.
 //
-// BENCH_SIZES=100,1000 limits the sizes; BENCH_LATENCY_MS changes the latency.
+// BENCH_SIZES=100,1000 limits the sizes; BENCH_LATENCY_MS changes the latency; BENCH_PROFILE_DIR=DIR
+// writes a CPU profile of every CLI run there (named in the row; summarise one with
+// `node test/bench/profile-summary.mjs FILE`). Profiling slows the runs: read the CPU columns of
+// such a run, not its wall times.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, cpus, tmpdir } from 'node:os';
@@ -23,6 +26,8 @@ const parallelism = 8;
 const productionLimit = { requests: 300, periodMs: 5_000 };
 const unlimited = '1000000/1s';
 const probe = pathToFileURL(join(root, 'test/bench/probe.mjs')).href;
+const profileDir = process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : undefined;
+let profileSerial = 0;
 
 const emulator = await startEmulatorChild(root, ['--latency', String(latencyMs), '--registry-delay', '0']);
 const admin = new EmulatorAdmin(emulator.url);
@@ -42,9 +47,11 @@ async function telform(api, cwd, args, { expectStatus = [0] } = {}) {
   const timingsFile = join(cwd, '.timings.json');
   await rm(timingsFile, { force: true });
   const before = await admin.lastSeq();
+  const profile = profileDir ? `${String(++profileSerial).padStart(3, '0')}-${args[0]}.cpuprofile` : undefined;
+  const profileArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', profile] : [];
   const started = performance.now();
   const run = await new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, ['--import', probe, join(root, 'dist/cli/main.js'), ...args], {
+    const child = spawn(process.execPath, [...profileArgs, '--import', probe, join(root, 'dist/cli/main.js'), ...args], {
       cwd,
       env: { ...process.env, ...secretsEnv, ...api.env(), CI: '', NO_COLOR: '1', BENCH_PROBE_FILE: probeFile, TELFORM_TIMINGS_FILE: timingsFile },
     });
@@ -70,6 +77,7 @@ async function telform(api, cwd, args, { expectStatus = [0] } = {}) {
     cpuMs: usage.user_ms + usage.system_ms,
     timings,
     stdout: run.stdout,
+    profile,
   };
 }
 
@@ -84,6 +92,7 @@ function record(size, scenario, result, floorMs, extra = {}) {
     peak_rss_mb: result.rssMb === undefined ? null : Math.round(result.rssMb),
     cpu_s: result.cpuMs === undefined ? null : round(result.cpuMs / 1000),
     stages_ms: result.timings ?? null,
+    ...(result.profile ? { profile: result.profile } : {}),
     ...extra,
   };
   rows.push(row);
