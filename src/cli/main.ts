@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-import { runCli } from './program.js';
+// The CLI is bundled (scripts/bundle.mjs). Under --debug a stack trace should name the source files
+// and lines, so the source maps are switched on before the rest of the CLI loads: Node maps only the
+// modules loaded after that.
+if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
+const { runCli } = await import('./program.js');
 
 // A reader that stops early (`telform state list | head -1`) closes the pipe: what is left to print
 // has nobody to read it. Later writes are dropped and the command finishes what it was doing (an
