@@ -1,5 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+// Pool and its request method from their own modules: the package entry also loads fetch, WebSocket,
+// cookies and the mock agents, about two thirds of undici's load time, which every command would pay.
+import requestWith from 'undici/lib/api/api-request.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { TelformError } from '../errors.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Credentials } from './connection.js';
@@ -228,7 +232,7 @@ export class ApiClient {
     this.log(() => `→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`);
     const slow = this.watchSlow(`${method} ${fullPath.split('?')[0]}`, limits);
     try {
-      const response = await this.pool.request({
+      const response = await requestWith.call(this.pool, {
         method,
         path: fullPath,
         headersTimeout: limits.timeout,
