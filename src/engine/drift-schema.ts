@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { driftReportVersion, type DriftReport } from './drift.js';
 import { planSchema } from './plan-schema.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, isNode, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isDatabaseUrl } from '../engine/database-url.js';
 import { TelformError } from '../errors.js';
 

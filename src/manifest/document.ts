@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KindCatalog } from '../resources/index.js';
 import type { Kind, PathSegment } from '../resources/kind.js';
 import { metadataName, metadataNamePattern } from '../resources/fields.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KindCatalog } from '../resources/index.js';
 import type { Condition, Kind, SpecRule } from '../resources/kind.js';
 import { apiVersion, envelopeSchema } from './document.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ProblemCode, ProblemList } from './problems.js';
 import { didYouMean, suggest } from './suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment, type PositionMap } from './source.js';

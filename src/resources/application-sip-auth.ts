@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiRequestError } from '../api/errors.js';
 import { reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { campaignLive } from './campaign-live.js';
 import { callbackMethod, friendlyName, httpUrl, maxTextLength, reference } from './fields.js';
 import type { Kind } from './kind.js';

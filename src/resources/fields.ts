@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * zod building blocks shared by the kinds' `spec` schemas. Every format check carries its own

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { maxTextLength, optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { flag, present, text, type ApiRecord } from './api-records.js';

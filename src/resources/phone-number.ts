@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { reference } from './fields.js';
 import type { Kind } from './kind.js';
 import { phoneNumberLive } from './phone-number-live.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { verticals } from './campaign.js';
 import { friendlyName } from './fields.js';
 import type { Kind } from './kind.js';

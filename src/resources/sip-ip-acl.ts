@@ -1,5 +1,5 @@
 import type { Operation } from 'fast-json-patch';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../errors.js';
 import { friendlyName, ipv4 } from './fields.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { present, text, type ApiRecord } from './api-records.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { optionalFriendlyName, ipv4OrCidr } from './fields.js';
 import type { Kind } from './kind.js';
 import { present, text, type ApiRecord } from './api-records.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import { flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './api-records.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createKindCatalog, catalog, type KindCatalog } from '../../src/resources/index.js';
 import { refObject } from '../../src/resources/fields.js';
 import type { Kind } from '../../src/resources/kind.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { fieldsNamedBy } from '../../src/manifest/rules.js';
 import { createKindCatalog, catalog } from '../../src/resources/index.js';
