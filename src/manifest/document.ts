@@ -36,6 +36,34 @@ export const envelopeSchema = z
   })
   .describe('A telform manifest document.');
 
+/** What checking a document reads of its kind, worked out once per kind. */
+interface KindFacts {
+  secrets: ReadonlyArray<readonly [field: string, rules: Kind['secrets'][string]]>;
+  secretFields: readonly string[];
+  setFields: ReadonlyArray<readonly [field: string, keyOf: Kind['setFields'][string]]>;
+  /** The API name field, which defaults to metadata.name: its pointer, and the note on its messages. */
+  nameDefault?: { field: string; pointer: string; notes: ReadonlyMap<string, string> };
+}
+
+const factsOfKind = new WeakMap<Kind, KindFacts>();
+
+function factsOf(kind: Kind): KindFacts {
+  let facts = factsOfKind.get(kind);
+  if (!facts) {
+    const field = kind.nameField;
+    facts = {
+      secrets: Object.entries(kind.secrets),
+      secretFields: Object.keys(kind.secrets),
+      setFields: Object.entries(kind.setFields),
+      ...(field === undefined
+        ? {}
+        : { nameDefault: { field, pointer: childPointer('/spec', field), notes: new Map([[toPointer([field]), `${field} defaults to metadata.name`]]) } }),
+    };
+    factsOfKind.set(kind, facts);
+  }
+  return facts;
+}
+
 export interface DocumentResult {
   candidate?: Candidate;
   resource?: ManifestResource;
@@ -82,24 +110,25 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     problems,
   });
   // The envelope of nearly every document is plainly right; zod is asked (for its messages) otherwise.
-  const envelopeOk = isPlainEnvelope(value) || validateWith(envelopeSchema, value, context([], value, envelopeSchema, [])).ok;
+  const envelopeOk = isPlainEnvelope(value) || validateWith(envelopeSchema, value, () => context([], value, envelopeSchema, [])).ok;
   const nameValid = name !== undefined && metadataNamePattern.test(name);
   if (!kind) return {};
 
+  const facts = factsOf(kind);
   const specInput = isPlainObject(value['spec']) ? { ...value['spec'] } : undefined;
-  const notes = new Map<string, string>();
-  if (specInput && kind.nameField !== undefined && !Object.hasOwn(specInput, kind.nameField) && name !== undefined) {
-    notes.set(toPointer([kind.nameField]), `${kind.nameField} defaults to metadata.name`);
+  let notes: ReadonlyMap<string, string> | undefined;
+  if (specInput && facts.nameDefault && !Object.hasOwn(specInput, facts.nameDefault.field) && name !== undefined) {
+    notes = facts.nameDefault.notes;
     // The API name field defaults to metadata.name (docs/manifests.md); its problems point there.
-    specInput[kind.nameField] = name;
-    positions.alias(childPointer('/spec', kind.nameField), '/metadata/name');
+    specInput[facts.nameDefault.field] = name;
+    positions.alias(facts.nameDefault.pointer, '/metadata/name');
   }
   const source: ResourceSource = { file: document.file, absolute: document.absolute, document: document.index, positions };
   const candidate: Candidate | undefined = specInput && address !== undefined && nameValid ? { kind, name: name as string, address, spec: specInput, source } : undefined;
   if (!specInput) return candidate ? { candidate } : {};
 
-  const secretFields = Object.keys(kind.secrets);
-  const parsed = validateWith(kind.spec, specInput, { ...context(['spec'], specInput, kind.spec, secretFields), notes });
+  const secretFields = facts.secretFields;
+  const parsed = validateWith(kind.spec, specInput, () => ({ ...context(['spec'], specInput, kind.spec, secretFields), ...(notes ? { notes } : {}) }));
   const where = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => {
     const full = ['spec', ...path];
     return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
@@ -117,11 +146,11 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     else if (violation.kind === 'missing') problems.error('missing_field', violation.message, where([violation.field]));
     else problems.error('rule', violation.message, where([violation.field], 'key'));
   }
-  checkLiteralSecrets(kind, specInput, problems, where);
+  checkLiteralSecrets(facts, specInput, problems, where);
   if (!parsed.ok || problems.errorCount > errorsBefore) return candidate ? { candidate } : {};
 
   const spec = parsed.value as Record<string, unknown>;
-  checkSetMembers(kind, spec, problems, where);
+  checkSetMembers(facts, spec, problems, where);
   for (const check of kind.checks) {
     check(spec, (path, finding) => {
       if (finding.severity === 'error') problems.error('rule', finding.message, where(path));
@@ -167,8 +196,8 @@ type Where = (path: readonly PathSegment[], role?: 'value' | 'key') => { source:
  * A literal secret is accepted with a warning (docs/manifests.md) and, since its value is at
  * hand, checked against the password rules now; `fromEnv` / `fromFile` wait for `--check-secrets`.
  */
-function checkLiteralSecrets(kind: Kind, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
-  for (const [field, rules] of Object.entries(kind.secrets)) {
+function checkLiteralSecrets(facts: KindFacts, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
+  for (const [field, rules] of facts.secrets) {
     const value = spec[field];
     if (typeof value !== 'string' || value === '') continue;
     problems.warning('literal_secret', 'is a literal secret in the manifest; prefer { fromEnv: VARIABLE } or { fromFile: path } so it stays out of git', where([field]));
@@ -180,8 +209,8 @@ function checkLiteralSecrets(kind: Kind, spec: Readonly<Record<string, unknown>>
 }
 
 /** Two members of a set with one key (docs/commands.md, plan) would collapse into one: an error. */
-function checkSetMembers(kind: Kind, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
-  for (const [field, keyOf] of Object.entries(kind.setFields)) {
+function checkSetMembers(facts: KindFacts, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
+  for (const [field, keyOf] of facts.setFields) {
     const members = spec[field];
     if (!Array.isArray(members)) continue;
     const firstIndex = new Map<string, number>();

@@ -43,7 +43,45 @@ export function checkAcrossResources(candidates: readonly Candidate[], catalog: 
   const byAddress = checkDuplicateNames(candidates, problems);
   checkUniqueFields(candidates, problems);
   const edges = checkRefs(candidates, byAddress, catalog, problems);
-  checkCycles(edges, byAddress, problems);
+  // A cycle of resources follows a cycle of their kinds' references; with none, there is nothing to find.
+  if (kindsCanCycle(catalog)) checkCycles(edges, byAddress, problems);
+}
+
+const cyclesOfCatalog = new WeakMap<KindCatalog, boolean>();
+
+/** Whether the kinds' references form a cycle (a kind referring to itself included). */
+function kindsCanCycle(catalog: KindCatalog): boolean {
+  let found = cyclesOfCatalog.get(catalog);
+  if (found === undefined) {
+    const graph = new DependencyGraph();
+    for (const kind of catalog.kinds) for (const target of Object.values(kind.references)) graph.addEdge(kind.name, target);
+    found = graph.findCycles().length > 0;
+    cyclesOfCatalog.set(catalog, found);
+  }
+  return found;
+}
+
+/** What the checks across resources read of a kind, worked out once per kind. */
+interface KindFacts {
+  /** Unique fields, then the name field when a duplicate of it is only a warning; each with its path. */
+  unique: ReadonlyArray<{ field: string; path: readonly string[]; warnOnly: boolean }>;
+  references: ReadonlyArray<readonly [field: string, targetKind: string]>;
+}
+
+const factsOfKind = new WeakMap<Kind, KindFacts>();
+
+function factsOf(kind: Kind): KindFacts {
+  let facts = factsOfKind.get(kind);
+  if (!facts) {
+    const nameField = kind.nameField;
+    const warnOnly = nameField !== undefined && !kind.uniqueFields.includes(nameField) ? [nameField] : [];
+    facts = {
+      unique: [...kind.uniqueFields.map((field) => ({ field, path: field.split('.'), warnOnly: false })), ...warnOnly.map((field) => ({ field, path: field.split('.'), warnOnly: true }))],
+      references: Object.entries(kind.references),
+    };
+    factsOfKind.set(kind, facts);
+  }
+  return facts;
 }
 
 function checkDuplicateNames(candidates: readonly Candidate[], problems: ProblemList): Map<string, Candidate> {
@@ -64,9 +102,9 @@ function checkDuplicateNames(candidates: readonly Candidate[], problems: Problem
   return byAddress;
 }
 
-function valueAtPath(spec: Readonly<Record<string, unknown>>, dotted: string): unknown {
+function valueAtPath(spec: Readonly<Record<string, unknown>>, path: readonly string[]): unknown {
   let current: unknown = spec;
-  for (const key of dotted.split('.')) {
+  for (const key of path) {
     if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return undefined;
     current = (current as Record<string, unknown>)[key];
   }
@@ -74,23 +112,26 @@ function valueAtPath(spec: Readonly<Record<string, unknown>>, dotted: string): u
 }
 
 function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemList): void {
-  const seen = new Map<string, Candidate>();
+  // By kind, then field, then the value as text (a number and its digits collide, as in the API).
+  const seen = new Map<string, Map<string, Map<string, Candidate>>>();
   for (const candidate of candidates) {
-    const nameField = candidate.kind.nameField;
-    const warnOnly = nameField !== undefined && !candidate.kind.uniqueFields.includes(nameField) ? [nameField] : [];
-    for (const field of [...candidate.kind.uniqueFields, ...warnOnly]) {
-      const value = valueAtPath(candidate.spec, field);
+    let byField = seen.get(candidate.kind.name);
+    if (!byField) seen.set(candidate.kind.name, (byField = new Map()));
+    for (const { field, path: fieldPath, warnOnly } of factsOf(candidate.kind).unique) {
+      const value = valueAtPath(candidate.spec, fieldPath);
       if (typeof value !== 'string' && typeof value !== 'number') continue;
-      const key = `${candidate.kind.name}\u0000${field}\u0000${String(value)}`;
-      const first = seen.get(key);
+      let byValue = byField.get(field);
+      if (!byValue) byField.set(field, (byValue = new Map()));
+      const key = typeof value === 'string' ? value : String(value);
+      const first = byValue.get(key);
       if (!first) {
-        seen.set(key, candidate);
+        byValue.set(key, candidate);
         continue;
       }
       if (first.address === candidate.address) continue; // already a duplicate name
-      const path = ['spec', ...field.split('.')];
+      const path = ['spec', ...fieldPath];
       const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path), related: place(first, path) };
-      if (warnOnly.includes(field)) {
+      if (warnOnly) {
         problems.warning(
           'duplicate_value',
           `${field} ${JSON.stringify(value)} is also used by ${first.address} (${formatPlace(place(first, path))}); the API allows it, but telform can then tell them apart only by the ids in the state`,
@@ -108,24 +149,34 @@ function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemLi
 }
 
 function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, catalog: KindCatalog, problems: ProblemList): ReferenceEdge[] {
-  const namesByKind = new Map<string, string[]>();
-  const kindsByName = new Map<string, Candidate[]>();
+  // Resources by name across kinds, only when a reference misses (for its message).
+  let kindsByName: Map<string, Candidate[]> | undefined;
+  const sameNamed = (name: string): Candidate[] => {
+    if (!kindsByName) {
+      kindsByName = new Map();
+      for (const candidate of byAddress.values()) {
+        const same = kindsByName.get(candidate.name);
+        if (same) same.push(candidate);
+        else kindsByName.set(candidate.name, [candidate]);
+      }
+    }
+    return kindsByName.get(name) ?? [];
+  };
+  const byKind = new Map<string, Map<string, Candidate>>();
   for (const candidate of byAddress.values()) {
-    const names = namesByKind.get(candidate.kind.name);
-    if (names) names.push(candidate.name);
-    else namesByKind.set(candidate.kind.name, [candidate.name]);
-    const same = kindsByName.get(candidate.name);
-    if (same) same.push(candidate);
-    else kindsByName.set(candidate.name, [candidate]);
+    const named = byKind.get(candidate.kind.name);
+    if (named) named.set(candidate.name, candidate);
+    else byKind.set(candidate.kind.name, new Map([[candidate.name, candidate]]));
   }
   const edges: ReferenceEdge[] = [];
   for (const candidate of candidates) {
-    if (byAddress.get(candidate.address) !== candidate) continue; // a duplicate: reported already
-    for (const [field, targetKind] of Object.entries(candidate.kind.references)) {
+    const references = factsOf(candidate.kind).references;
+    if (references.length === 0 || byAddress.get(candidate.address) !== candidate) continue; // none, or a duplicate: reported already
+    for (const [field, targetKind] of references) {
       const value = candidate.spec[field];
       if (!isRef(value)) continue;
+      const target = byKind.get(targetKind)?.get(value.ref);
       const targetAddress = `${targetKind}/${value.ref}`;
-      const target = byAddress.get(targetAddress);
       if (target) {
         edges.push({ from: candidate.address, field, to: targetAddress });
         const misfit = candidate.kind.referenceRules?.[field]?.(target.spec);
@@ -142,7 +193,7 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
       // Places only for problems: finding one may parse the file again (see yaml-fast.ts).
       const path = ['spec', field, 'ref'];
       const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path) };
-      const sameName = (kindsByName.get(value.ref) ?? []).filter((other) => catalog.get(other.kind.name) !== undefined);
+      const sameName = sameNamed(value.ref).filter((other) => catalog.get(other.kind.name) !== undefined);
       const other = sameName[0];
       if (other) {
         const otherPlace = place(other, ['metadata', 'name']);
@@ -153,7 +204,7 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
         );
         continue;
       }
-      const hint = didYouMean(value.ref, namesByKind.get(targetKind) ?? []);
+      const hint = didYouMean(value.ref, [...(byKind.get(targetKind)?.keys() ?? [])]);
       problems.error('ref_missing', `no ${targetKind} named "${value.ref}" in these manifests${hint}`, where);
     }
   }

@@ -44,6 +44,7 @@ export function checkRules(kind: Kind, spec: Readonly<Record<string, unknown>>):
 
 /** Two rules may name one field (e.g. import forbids sub_usecases, and so does a plain usecase). */
 function dropRepeats(violations: RuleViolation[]): RuleViolation[] {
+  if (violations.length < 2) return violations;
   const seen = new Set<string>();
   return violations.filter((violation) => {
     const key = violation.field === undefined ? violation.message : `${violation.kind}:${violation.field}`;

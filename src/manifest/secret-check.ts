@@ -41,22 +41,26 @@ export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, o
     for (const [field, rules] of Object.entries(kind.secrets)) {
       const source = resource.spec[field];
       if (!isSecretSource(source)) continue;
-      const key = source.source === 'env' ? 'fromEnv' : source.source === 'file' ? 'fromFile' : undefined;
-      const where = { source: lazyPlaceOfValue(resource, key ? ['spec', field, key] : ['spec', field]), address: resource.address, field: `spec.${field}` };
+      // The place only for a problem: most secrets have none.
+      const where = () => {
+        const key = source.source === 'env' ? 'fromEnv' : source.source === 'file' ? 'fromFile' : undefined;
+        return { source: lazyPlaceOfValue(resource, key ? ['spec', field, key] : ['spec', field]), address: resource.address, field: `spec.${field}` };
+      };
       const refused = refuseOffline(source, options);
       if (refused) {
-        problems.error('secret_source', refused, where);
+        problems.error('secret_source', refused, where());
         continue;
       }
       if (!options.resolve) continue;
       // Literal values had their password rules checked with the document already.
       const resolved = await resolveSecret(source, options.resolve);
       if (!resolved.ok) {
-        problems.error(resolved.refused ? 'secret_source' : 'secret_unresolved', resolved.message, where);
+        problems.error(resolved.refused ? 'secret_source' : 'secret_unresolved', resolved.message, where());
         continue;
       }
       if (source.source === 'literal') continue;
-      applyRules(source, rules.check(resolved.value.reveal()), where, problems);
+      const findings = rules.check(resolved.value.reveal());
+      if (findings.length > 0) applyRules(source, findings, where(), problems);
     }
   }
 }

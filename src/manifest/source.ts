@@ -31,17 +31,17 @@ export interface PositionMap {
  */
 export class Positions implements PositionMap {
   #map: ReadonlyMap<string, ValuePosition> | undefined;
-  readonly #aliases = new Map<string, string>();
+  #aliases: Map<string, string> | undefined;
 
   constructor(private readonly load: () => ReadonlyMap<string, ValuePosition>) {}
 
   get(pointer: string): ValuePosition | undefined {
     this.#map ??= this.load();
-    return this.#map.get(this.#aliases.get(pointer) ?? pointer);
+    return this.#map.get(this.#aliases?.get(pointer) ?? pointer);
   }
 
   alias(pointer: string, target: string): void {
-    this.#aliases.set(pointer, target);
+    (this.#aliases ??= new Map()).set(pointer, target);
   }
 }
 

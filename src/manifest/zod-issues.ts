@@ -14,11 +14,11 @@ import { formatPath, placeOf, positionAt, toPointer, type PathSegment, type Posi
 const defaultMessage = '\u0000default';
 const parseOptions = { error: () => defaultMessage, reportInput: true } as const;
 
-/** Validates `input` against `schema`, reporting every issue; true when valid. */
-export function validateWith<T>(schema: z.ZodType<T>, input: unknown, context: IssueContext): { ok: true; value: T } | { ok: false } {
+/** Validates `input` against `schema`, reporting every issue; true when valid. The context is made only for issues. */
+export function validateWith<T>(schema: z.ZodType<T>, input: unknown, context: () => IssueContext): { ok: true; value: T } | { ok: false } {
   const result = schema.safeParse(input, parseOptions);
   if (result.success) return { ok: true, value: result.data };
-  reportIssues(result.error.issues, context);
+  reportIssues(result.error.issues, context());
   return { ok: false };
 }
 
