@@ -78,6 +78,16 @@ describe('the bundled CLI', () => {
     expect(sourcesOf(staticClosure(chunkOf('embedded')).chunks)).toContain('src/emulator/embedded.ts');
   });
 
+  it('no chunk holds the emulator beside reconciler code (a library both use may be shared)', () => {
+    const chunks = readdirSync(bundle).filter((file) => file.endsWith('.js'));
+    const mixed = chunks.filter((chunk) => {
+      const sources = sourcesOf(new Set([chunk]));
+      return sources.some((source) => source.startsWith('src/emulator/')) && sources.some((source) => /^src\/(engine|api|manifest|resources|render)\/|^src\/errors\.ts$/.test(source));
+    });
+    expect(chunks.some((chunk) => sourcesOf(new Set([chunk])).some((source) => source.startsWith('src/emulator/')))).toBe(true);
+    expect(mixed).toEqual([]);
+  });
+
   it('validate loads no HTTP client', () => {
     const sources = sourcesOf(staticClosure(chunkOf('validate')).chunks);
     expect(sources.filter((source) => source.includes('node_modules/undici/') || source.startsWith('src/api/client'))).toEqual([]);
