@@ -6,14 +6,15 @@
 // objects (one GET each, serially and 10 at a time) as the comparison. Every figure is printed beside
 // its floor (./floor.mjs). Prints a table and writes test/bench/results.json.
 //
-// BENCH_SIZES=100,1000 limits the sizes; BENCH_LATENCY_MS changes the latency; BENCH_PROFILE_DIR=DIR
+// BENCH_SIZES=100,1000 limits the sizes; BENCH_LATENCY_MS changes the latency; BENCH_RESULTS=FILE
+// writes the results elsewhere; BENCH_PROFILE_DIR=DIR
 // writes a CPU profile of every CLI run there (named in the row; summarise one with
 // `node test/bench/profile-summary.mjs FILE`). Profiling slows the runs: read the CPU columns of
 // such a run, not its wall times.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AccountApi, EmulatorAdmin, inBatches, startEmulatorChild } from './emulator.mjs';
 import { pagesToRead, rateFloorMs, readFloorMs, writeFloorMs } from './floor.mjs';
@@ -26,6 +27,7 @@ const parallelism = 8;
 const productionLimit = { requests: 300, periodMs: 5_000 };
 const unlimited = '1000000/1s';
 const probe = pathToFileURL(join(root, 'test/bench/probe.mjs')).href;
+const resultsFile = resolve(process.env.BENCH_RESULTS ?? join(root, 'test/bench/results.json'));
 const profileDir = process.env.BENCH_PROFILE_DIR ? resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 let profileSerial = 0;
 
@@ -283,5 +285,5 @@ const results = {
   latency_ms: latencyMs,
   rows,
 };
-await writeFile(join(root, 'test/bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`load average after: ${loadavg().map((v) => v.toFixed(1)).join(' ')}; results in test/bench/results.json\n`);
+await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`load average after: ${loadavg().map((v) => v.toFixed(1)).join(' ')}; results in ${relative(process.cwd(), resultsFile)}\n`);
