@@ -8,8 +8,9 @@ import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBack
 
 /**
  * The ledger in a file (the default, `telform.state.json`): the journal beside it (`….journal`, one
- * record a line, fsynced after each append), and a lock file (`….lock`) naming its holder. The lock
- * file is seen only by processes that share the disk; a holder that died on this host (SIGKILL)
+ * record a line, fsynced after each append of one or more records), and a lock file (`….lock`)
+ * naming its holder. The lock file is seen only by processes that share the disk; a holder that
+ * died on this host (SIGKILL)
  * leaves a lock that the next run recognises as stale by its pid. The ledger is written atomically
  * (temp file, fsync, rename) after checking that the file still has the serial read.
  */
@@ -44,9 +45,10 @@ export class FileBackend implements StateBackend {
     return { ledger, journal: journal.split('\n').filter((line) => line.trim() !== '') };
   }
 
-  async append(record: string): Promise<void> {
+  async append(records: readonly string[]): Promise<void> {
+    if (records.length === 0) return;
     this.journal ??= await open(journalPath(this.location), 'a');
-    await this.journal.appendFile(`${record}\n`);
+    await this.journal.appendFile(records.map((record) => `${record}\n`).join(''));
     await this.journal.sync();
   }
 

@@ -35,8 +35,18 @@ export interface OpenStateOptions {
   clock?: Clock;
 }
 
+/** A journal record waiting for the next append, and who waits for it to be durable. */
+interface QueuedRecord {
+  line: string;
+  durable(): void;
+  failed(error: unknown): void;
+}
+
 export class LedgerStore {
-  private writes: Promise<void> = Promise.resolve();
+  /** Records not yet handed to the backend, in the order they were recorded. */
+  private queued: QueuedRecord[] = [];
+  /** The append in progress and those that follow it while records keep coming; undefined when idle. */
+  private flushing: Promise<void> | undefined;
   private dirty = false;
 
   private constructor(
@@ -129,7 +139,7 @@ export class LedgerStore {
    * journal only the intents still open (e.g. `telform state` edits run no settlement).
    */
   async compact(): Promise<void> {
-    await this.writes;
+    await this.flushing;
     if (!this.dirty) return;
     this.assertLocked();
     const serial = this.ledger.serial + 1;
@@ -185,11 +195,36 @@ export class LedgerStore {
     }
   }
 
+  /**
+   * Queues a record; resolves once it is durable. Group commit: the records recorded while an
+   * append is in progress (other operations of the apply, running at once) go to the backend
+   * together in the next one, so a sync serves several operations instead of each waiting for its
+   * own behind the others'. Appends are strictly in order, so a record is durable only with every
+   * record before it: the intent of a change that depends on another is never durable without the
+   * result the other recorded before it.
+   */
   private append(record: JournalRecord): Promise<void> {
     this.assertLocked();
-    const next = this.writes.then(() => this.backend.append(JSON.stringify(record)));
-    this.writes = next.catch(() => undefined);
-    return next;
+    const line = JSON.stringify(record);
+    const queued = new Promise<void>((durable, failed) => this.queued.push({ line, durable, failed }));
+    this.flushing ??= this.flush();
+    return queued;
+  }
+
+  private async flush(): Promise<void> {
+    // Records of operations that start in the same turn of the event loop join the first append.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.queued.length > 0) {
+      const batch = this.queued;
+      this.queued = [];
+      try {
+        await this.backend.append(batch.map((record) => record.line));
+        for (const record of batch) record.durable();
+      } catch (error) {
+        for (const record of batch) record.failed(error);
+      }
+    }
+    this.flushing = undefined;
   }
 
   private assertLocked(): void {

@@ -15,7 +15,8 @@ import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBack
  *   (host, pid, start time) is kept in a row, for the message of a run that finds it taken.
  * - Every ledger write is one transaction that checks the serial read before (compare-and-swap) and
  *   replaces the journal in the same commit.
- * - Each journal record is its own committed insert, durable before the request it announces.
+ * - Journal records are appended by committed inserts (those of operations running at once in one
+ *   statement), each durable before the request it announces.
  * The password comes from the URL or PGPASSWORD and appears in no message.
  */
 export class PostgresBackend implements StateBackend {
@@ -103,8 +104,13 @@ export class PostgresBackend implements StateBackend {
     }
   }
 
-  async append(record: string): Promise<void> {
-    await this.query('INSERT INTO telform_journal (workspace, record) VALUES ($1, $2)', [this.workspace, record]);
+  async append(records: readonly string[]): Promise<void> {
+    if (records.length === 0) return;
+    // One statement, one commit: the rows take their ids (the journal's order) in the array's order.
+    await this.query(
+      'INSERT INTO telform_journal (workspace, record) SELECT $1, record FROM unnest($2::text[]) WITH ORDINALITY AS appended (record, position) ORDER BY position',
+      [this.workspace, records],
+    );
   }
 
   async commit(change: LedgerCommit): Promise<void> {

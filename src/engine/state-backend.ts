@@ -41,8 +41,12 @@ export interface StateBackend {
    */
   lock(waitMs: number, clock?: Clock): Promise<void>;
   read(): Promise<StoredState>;
-  /** Durably appends one journal record before it returns (the caller holds the lock). */
-  append(record: string): Promise<void>;
+  /**
+   * Durably appends journal records, in order, before it returns (the caller holds the lock). The
+   * records of one call become durable together: the store gathers those of operations running at
+   * once into one call, so that one sync serves them all.
+   */
+  append(records: readonly string[]): Promise<void>;
   /**
    * Replaces the ledger and the journal if the stored serial is still the one read (refuses with
    * `state_conflict` otherwise, so a stale writer cannot overwrite a newer ledger).

@@ -126,6 +126,40 @@ describe.each([
     expect(JSON.parse((await where.storedLedger()) ?? '').serial).toBe(1);
   });
 
+  it('makes the records of operations running at once durable together, in order, each resolving only once durable', async () => {
+    const backend = await where.backend();
+    const appends: string[][] = [];
+    let release: () => void = () => undefined;
+    let gate: Promise<void> = Promise.resolve();
+    const observed: StateBackend = {
+      location: backend.location,
+      lock: (waitMs, clock) => backend.lock(waitMs, clock),
+      read: () => backend.read(),
+      append: async (records) => {
+        appends.push(records.map((record) => JSON.parse(record).type));
+        await gate;
+        await backend.append(records);
+      },
+      commit: (change) => backend.commit(change),
+      backup: (ledger) => backend.backup(ledger),
+      close: () => backend.close(),
+    };
+    const store = await LedgerStore.open(observed, { binding, lock: true });
+    const names = ['a', 'b', 'c', 'd'];
+    await Promise.all(names.map((name) => store.recordIntent({ address: `Trunk/${name}`, kind: 'Trunk', action: 'create' })));
+    gate = new Promise((resolve) => (release = resolve));
+    let durable = 0;
+    const results = names.map((name) => store.recordResult(`Trunk/${name}`, entry(name)).then(() => (durable += 1)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Handed to the backend together, and none reported durable before the backend said so.
+    expect(appends).toEqual([['intent', 'intent', 'intent', 'intent'], ['result', 'result', 'result', 'result']]);
+    expect(durable).toBe(0);
+    release();
+    await Promise.all(results);
+    expect((await where.storedJournal()).map((line) => JSON.parse(line).seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    await store.close();
+  });
+
   it('keeps intents nobody settled through a compaction, and continues their sequence', async () => {
     const crashed = await open({ binding, lock: true });
     await crashed.recordIntent({ address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', fields: { name: 'office' } });

@@ -84,9 +84,10 @@ describe('PostgreSQL state backend', () => {
     const backend = await open('cas');
     try {
       expect(await backend.read()).toEqual({ ledger: undefined, journal: [] });
-      await backend.append('{"type":"intent"}');
-      await backend.append('{"type":"result"}');
-      expect((await backend.read()).journal).toEqual(['{"type":"intent"}', '{"type":"result"}']);
+      await backend.append(['{"type":"intent"}']);
+      // Several records in one append keep their order.
+      await backend.append(['{"type":"result"}', '{"type":"intent","seq":3}', '{"type":"result","seq":4}']);
+      expect((await backend.read()).journal).toEqual(['{"type":"intent"}', '{"type":"result"}', '{"type":"intent","seq":3}', '{"type":"result","seq":4}']);
       await backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: ['{"open":1}'] });
       expect(await backend.read()).toEqual({ ledger: '{"serial":1}', journal: ['{"open":1}'] });
       await expect(backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: [] })).rejects.toThrow(
@@ -114,7 +115,7 @@ describe('PostgreSQL state backend', () => {
     const backend = await PostgresBackend.open(url.replace('//telform@', '//worker@'), 'worker', {});
     try {
       await backend.lock(0);
-      await backend.append('{"type":"intent"}');
+      await backend.append(['{"type":"intent"}']);
       await backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: [] });
       expect(await backend.read()).toEqual({ ledger: '{"serial":1}', journal: [] });
     } finally {
