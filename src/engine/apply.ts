@@ -7,20 +7,15 @@ import type { CreateChange, Plan, PlannedChange, ReplaceChange, UpdateChange, Wa
 import { liveIdOf } from './change-fields.js';
 import type { LedgerStore } from './ledger-store.js';
 import { followReadiness, waitForTargets, type WaitOptions } from './apply-waits.js';
+import { StepRunner, type ChangeOutcome, type Step } from './step-runner.js';
+
+export type { ChangeOutcome } from './step-runner.js';
 
 /**
  * The applier: runs a plan's changes in dependency waves with bounded parallelism. A failure stops
  * only the changes that depend on it; everything else completes. Each operation is journaled
  * (intent before the request, result after), so an interrupted apply converges on the next run.
  */
-
-export type ChangeOutcome =
-  | { status: 'done'; id?: string }
-  | { status: 'failed'; error: string }
-  | { status: 'skipped'; reason: string }
-  /** A `wait` change left for a later apply (no --wait, or the registry did not answer in time). */
-  | { status: 'pending'; reason: string }
-  | { status: 'blocked'; reason: string };
 
 export type ApplyEvent =
   | { type: 'started'; change: PlannedChange }
@@ -55,8 +50,6 @@ export interface ApplyResult {
   blocked: number;
 }
 
-type Step = { change: PlannedChange; part: 'main' | 'replace-delete'; after: string[] };
-
 export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Promise<ApplyResult> {
   const ids = new Map<string, string>();
   for (const [address, entry] of Object.entries(inputs.store.ledger.resources)) ids.set(address, entry.id);
@@ -70,15 +63,18 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
   for (const change of inputs.plan.changes) {
     if (change.action === 'blocked') outcomes.set(change.address, { status: 'blocked', reason: change.reasons.join('; ') });
     else if (change.action === 'noop') await refreshLedger(change, inputs);
-    else steps.push({ change, part: 'main', after: change.depends_on });
+    else steps.push({ change, part: 'main', after: change.depends_on, weight: stepWeight(change, inputs.kinds) });
     if (change.action === 'replace' && change.replace_strategy === 'create_before_delete') {
-      steps.push({ change, part: 'replace-delete', after: [change.address, ...(change.delete_after ?? [])] });
+      steps.push({ change, part: 'replace-delete', after: [change.address, ...(change.delete_after ?? [])], weight: 1 });
     }
   }
 
-  const runner = new StepRunner(steps, outcomes, options, async (step) => {
-    if (step.part === 'replace-delete') return deleteOld(step.change, inputs);
-    return runChange(step.change, inputs, ids, options);
+  const runner = new StepRunner(steps, outcomes, {
+    parallelism: options.parallelism,
+    execute: (step) => (step.part === 'replace-delete' ? deleteOld(step.change, inputs) : runChange(step.change, inputs, ids, options)),
+    started: (step) => options.onEvent?.({ type: 'started', change: step.change }),
+    finished: (step, outcome) =>
+      options.onEvent?.({ type: 'finished', change: step.change, outcome, ...(step.part === 'replace-delete' ? { oldDeleted: true } : {}) }),
   });
   await runner.run();
   await inputs.store.compact();
@@ -95,85 +91,18 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
 }
 
 /**
- * Schedules steps: main steps of creates/updates first (each once its dependencies are done),
- * deletes once every main step has settled; a dependency that failed, was skipped or is pending
- * skips its dependents.
+ * The requests a step sends, as the plan estimates them (at least one), and for a change that waits
+ * for the registry the read of each target it polls first: what puts a campaign waiting for its
+ * brand ahead of changes with nothing after them.
  */
-class StepRunner {
-  private readonly settled = new Map<string, ChangeOutcome>();
-
-  constructor(
-    private readonly steps: Step[],
-    private readonly outcomes: Map<string, ChangeOutcome>,
-    private readonly options: ApplyOptions,
-    private readonly execute: (step: Step) => Promise<ChangeOutcome>,
-  ) {}
-
-  async run(): Promise<void> {
-    const mainSteps = this.steps.filter((step) => step.part === 'main' && step.change.action !== 'delete');
-    const deleteSteps = this.steps.filter((step) => !mainSteps.includes(step));
-    await this.runWave(mainSteps);
-    await this.runWave(deleteSteps);
-  }
-
-  private key(step: Step): string {
-    return step.part === 'main' ? step.change.address : `${step.change.address}#delete`;
-  }
-
-  private async runWave(steps: Step[]): Promise<void> {
-    const remaining = new Set(steps);
-    const inWave = new Set(steps.map((step) => step.change.address));
-    const running = new Set<Promise<void>>();
-    while (remaining.size > 0 || running.size > 0) {
-      for (const step of [...remaining]) {
-        if (running.size >= this.options.parallelism) break;
-        const blockers = step.after.filter((address) => address !== step.change.address || step.part === 'replace-delete');
-        const unsettled = blockers.filter((address) => inWave.has(address) && !this.settled.has(address));
-        if (unsettled.length > 0) continue;
-        remaining.delete(step);
-        const failedDependency = blockers.find((address) => {
-          const outcome = this.settled.get(address) ?? this.outcomes.get(address);
-          return outcome !== undefined && outcome.status !== 'done';
-        });
-        if (failedDependency) {
-          const dependencyOutcome = this.settled.get(failedDependency) ?? this.outcomes.get(failedDependency);
-          const outcome: ChangeOutcome =
-            dependencyOutcome?.status === 'pending'
-              ? { status: 'pending', reason: `waits for ${failedDependency}` }
-              : { status: 'skipped', reason: `${failedDependency} did not complete` };
-          this.finish(step, outcome);
-          continue;
-        }
-        const task = this.start(step).finally(() => running.delete(task));
-        running.add(task);
-      }
-      if (running.size === 0 && remaining.size > 0) {
-        // Only unsatisfiable steps are left (a dependency outside any wave): report, never hang.
-        for (const step of remaining) this.finish(step, { status: 'skipped', reason: 'its dependencies could not be ordered' });
-        remaining.clear();
-      }
-      if (running.size > 0) await Promise.race(running);
-    }
-  }
-
-  private async start(step: Step): Promise<void> {
-    this.options.onEvent?.({ type: 'started', change: step.change });
-    let outcome: ChangeOutcome;
-    try {
-      outcome = await this.execute(step);
-    } catch (error) {
-      outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
-    }
-    this.finish(step, outcome);
-  }
-
-  private finish(step: Step, outcome: ChangeOutcome): void {
-    this.settled.set(this.key(step), outcome);
-    if (step.part === 'main') this.settled.set(step.change.address, outcome);
-    const previous = this.outcomes.get(step.change.address);
-    if (!previous || previous.status === 'done') this.outcomes.set(step.change.address, outcome);
-    this.options.onEvent?.({ type: 'finished', change: step.change, outcome, ...(step.part === 'replace-delete' ? { oldDeleted: true } : {}) });
-  }
+function stepWeight(change: PlannedChange, kinds: ReadonlyMap<string, PlannerKind>): number {
+  const own = Math.max(1, change.api_requests);
+  if (change.action !== 'wait') return own;
+  const polls = (kinds.get(change.kind)?.references ?? []).reduce((sum, { target }) => {
+    const targetKind = kinds.get(target);
+    return targetKind?.live.readiness ? sum + (targetKind.live.requests?.read ?? 1) : sum;
+  }, 0);
+  return own + polls;
 }
 
 async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<string, string>, options: ApplyOptions): Promise<ChangeOutcome> {
