@@ -54,6 +54,7 @@ export function applyStep(options: { parallelism: number; waitMs: number }) {
         live: { client: run.session.client },
         fingerprinter: run.fingerprinter,
         resolveSecrets: run.desired.resolveSecrets,
+        read: run.read,
       },
       { parallelism: options.parallelism, waitMs: options.waitMs, clock: systemClock },
     );

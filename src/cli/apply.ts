@@ -113,6 +113,7 @@ async function execute(
     live: run.live,
     fingerprinter: run.fingerprinter,
     resolveSecrets: run.desired.resolveSecrets,
+    read: run.read,
   };
   if (!hasChanges(plan)) {
     // A protection given or lifted changes only the state: recorded without a request.

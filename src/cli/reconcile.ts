@@ -2,7 +2,7 @@ import { TelformError } from '../errors.js';
 import { terminalStatus, type CommandIo } from './io.js';
 import { SecretFingerprinter } from '../engine/ledger.js';
 import { plannerKinds } from '../engine/kinds.js';
-import type { DesiredResource, PlannerKind } from '../engine/model.js';
+import type { DesiredResource, LiveModel, PlannerKind } from '../engine/model.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
@@ -35,6 +35,8 @@ export interface Reconciliation {
   plan: Plan;
   /** The run's view of the API, shared by plan and apply (reads like the account's numbers are made once). */
   live: LiveContext;
+  /** Every kind's objects as this run read them to plan. */
+  read: LiveModel;
   /** What the safety gates refuse in `plan` with the approvals given (docs/state-and-safety.md, safety). */
   violations: SafetyViolation[];
   fingerprinter: SecretFingerprinter;
@@ -88,7 +90,7 @@ export async function reconcile(
     keepLiveNames(desired.resources, store.ledger, kinds);
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live: LiveContext = { client: session.client, memo: new Map() };
-    const { plan: whole } = await preparePlan({
+    const { plan: whole, live: read } = await preparePlan({
       kinds,
       desired: desired.resources,
       live,
@@ -115,6 +117,7 @@ export async function reconcile(
       desired,
       plan: chosen,
       live,
+      read,
       violations,
       fingerprinter,
       close: async () => {

@@ -1,8 +1,8 @@
 import type { Clock } from '../api/clock.js';
 import { TelformError } from '../errors.js';
-import type { LiveContext } from '../resources/live-side.js';
+import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
-import { isReference, type DesiredResource, type PlannerKind, type ResolvedSecret } from './model.js';
+import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type ResolvedSecret } from './model.js';
 import type { CreateChange, Plan, PlannedChange, ReplaceChange, UpdateChange, WaitChange } from './plan-types.js';
 import { liveIdOf } from './change-fields.js';
 import type { LedgerStore } from './ledger-store.js';
@@ -41,6 +41,11 @@ export interface ApplyInputs {
   fingerprinter: SecretFingerprinter;
   /** Resolves a resource's secrets to their values (never logged). */
   resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
+  /**
+   * The account as this run read it to make the plan (every kind's list, moments before the apply):
+   * an update is computed from the object found there. Absent, or without the object, it is read.
+   */
+  read?: LiveModel;
 }
 
 export interface ApplyResult {
@@ -58,6 +63,7 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
     if (id && change.action !== 'delete') ids.set(change.address, id);
   }
 
+  const known = indexById(inputs.read);
   const outcomes = new Map<string, ChangeOutcome>();
   const steps: Step[] = [];
   for (const change of inputs.plan.changes) {
@@ -71,7 +77,7 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
 
   const runner = new StepRunner(steps, outcomes, {
     parallelism: options.parallelism,
-    execute: (step) => (step.part === 'replace-delete' ? deleteOld(step.change, inputs) : runChange(step.change, inputs, ids, options)),
+    execute: (step) => (step.part === 'replace-delete' ? deleteOld(step.change, inputs) : runChange(step.change, inputs, ids, options, known)),
     started: (step) => options.onEvent?.({ type: 'started', change: step.change }),
     finished: (step, outcome) =>
       options.onEvent?.({ type: 'finished', change: step.change, outcome, ...(step.part === 'replace-delete' ? { oldDeleted: true } : {}) }),
@@ -105,7 +111,22 @@ function stepWeight(change: PlannedChange, kinds: ReadonlyMap<string, PlannerKin
   return own + polls;
 }
 
-async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<string, string>, options: ApplyOptions): Promise<ChangeOutcome> {
+/** The objects of a read of the account by kind and id. */
+type KnownObjects = ReadonlyMap<string, ReadonlyMap<string, LiveObject>>;
+
+function indexById(read: LiveModel | undefined): KnownObjects {
+  const index = new Map<string, Map<string, LiveObject>>();
+  for (const [kind, objects] of read ?? []) index.set(kind, new Map(objects.map((object) => [object.id, object])));
+  return index;
+}
+
+async function runChange(
+  change: PlannedChange,
+  inputs: ApplyInputs,
+  ids: Map<string, string>,
+  options: ApplyOptions,
+  known: KnownObjects,
+): Promise<ChangeOutcome> {
   const kind = requireKind(inputs, change);
   switch (change.action) {
     case 'create':
@@ -114,13 +135,13 @@ async function runChange(change: PlannedChange, inputs: ApplyInputs, ids: Map<st
       const waited = await waitForTargets(kind, requireDesired(inputs, change), inputs.kinds, ids, inputs.live, waitOptions(change, options));
       if (waited) return waited;
       // A resource that exists waited to be updated (a number to be linked); the others to be created.
-      return change.id ? updateResource(change, kind, inputs, ids, options) : createResource(change, kind, inputs, ids);
+      return change.id ? updateResource(change, kind, inputs, ids, options, undefined) : createResource(change, kind, inputs, ids);
     }
     case 'adopt':
       await recordEntry(change, kind, inputs, requireId(change), {});
       return { status: 'done', id: requireId(change) };
     case 'update':
-      return updateResource(change, kind, inputs, ids, options);
+      return updateResource(change, kind, inputs, ids, options, known.get(change.kind)?.get(change.id));
     case 'replace': {
       if (change.replace_strategy === 'delete_before_create') {
         const deleted = await deleteOld(change, inputs);
@@ -152,10 +173,19 @@ async function updateResource(
   inputs: ApplyInputs,
   ids: Map<string, string>,
   options: ApplyOptions,
+  /**
+   * The object as this run's read of the account found it. The update is computed from it, not
+   * from a read of its own: that read came moments before (a saved plan, however old, is applied
+   * only after the account is read again and found unchanged), and what an update sends is the
+   * plan's changed fields, which a second read would not change. Undefined after a wait for the
+   * registry (minutes may have passed, and the registry changes objects meanwhile) or when the
+   * lists did not show the object: then it is read now.
+   */
+  read: LiveObject | undefined,
 ): Promise<ChangeOutcome> {
   const desired = requireDesired(inputs, change);
   const id = requireId(change);
-  const live = (await kind.live.read(inputs.live, id)) ?? missingObject(change);
+  const live = read ?? (await kind.live.read(inputs.live, id)) ?? missingObject(change);
   const resolved = resolveReferences(kind, desired, ids);
   const secrets = await secretValues(inputs, desired);
   const secretFields = Object.keys(change.secrets ?? {});

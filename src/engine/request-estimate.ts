@@ -3,15 +3,14 @@ import type { PlannedChange } from './plan-types.js';
 
 /**
  * How many requests apply sends for one change (docs/commands.md, plan: the plan states it), counted
- * the way the applier works: a create is one POST; an update reads the object first, then writes;
- * a delete is one request (brands and campaigns are read back); a replace is its create and its
- * delete. The lists apply reads to plan again are not counted, nor the registry polls of `--wait`,
+ * the way the applier works: a create is one POST; an update its writes (computed from the object
+ * as the plan's read found it, not read again); a delete is one request (brands and campaigns are
+ * read back); a replace is its create and its delete. The lists apply reads to plan again are not counted, nor the registry polls of `--wait`,
  * which depend on how long the registry takes (the renderers show them as a range).
  */
 export function estimateRequests(change: PlannedChange, kind: PlannerKind): number {
   const costs = kind.live.requests ?? {};
   const create = 1;
-  const read = costs.read ?? 1;
   const remove = costs.delete ?? 1;
   switch (change.action) {
     case 'create':
@@ -20,7 +19,7 @@ export function estimateRequests(change: PlannedChange, kind: PlannerKind): numb
       // Nothing without --wait; with it, polls and the create (see `waitRequests`).
       return 0;
     case 'update':
-      return read + (change.patch.length === 0 && !change.secrets ? 1 : (costs.update?.(change.patch) ?? 1));
+      return change.patch.length === 0 && !change.secrets ? 1 : (costs.update?.(change.patch) ?? 1);
     case 'replace':
       return create + remove;
     case 'delete':

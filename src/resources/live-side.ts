@@ -86,10 +86,14 @@ export function memoised<T>(context: LiveContext, key: string, load: () => Promi
 
 /**
  * How many requests a kind's operations send, beyond the one request each (the plan's estimate of
- * what apply sends). Apply reads an object before updating it, so an update costs a read and its writes.
+ * what apply sends; apply orders its work by it). An update is computed from the object as the
+ * plan's read found it, so it costs only its writes.
  */
 export interface RequestCosts {
-  /** `read`: the record and what it counts that a run does not share (a brand's campaigns). Default 1. */
+  /**
+   * `read`: the record and what it counts that a run does not share (a brand's campaigns): what
+   * each registry poll of `apply --wait` costs. Default 1.
+   */
   read?: number;
   /** `delete`: brands and campaigns are read back to confirm it. Default 1. */
   delete?: number;
