@@ -69,16 +69,19 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
         const schema = schemaReference(path.dirname(file), ownPackageVersion());
         await writeFile(file, importedManifest(resources, schema));
       }
-      for (const resource of imported) {
-        await store.recordResult(resource.address, {
-          kind: resource.kind,
-          name: resource.name,
-          id: resource.id,
-          applied_spec: resource.appliedSpec,
-          secrets: {},
-          updated_at: store.timestamp(),
-        });
-      }
+      // Recorded together: the journal appends and syncs them in one write, not one sync each.
+      await Promise.all(
+        imported.map((resource) =>
+          store.recordResult(resource.address, {
+            kind: resource.kind,
+            name: resource.name,
+            id: resource.id,
+            applied_spec: resource.appliedSpec,
+            secrets: {},
+            updated_at: store.timestamp(),
+          }),
+        ),
+      );
       io.stdout(renderImportReport(imported, files.size, options.out));
       return 0;
     } finally {
