@@ -6,6 +6,7 @@ import type { ManifestResource, ResourceSource } from './model.js';
 import type { ProblemList } from './problems.js';
 import type { Candidate } from './references.js';
 import { checkRules } from './rules.js';
+import { compileFastParse, invalid, type FastParse } from './schema-fast-parse.js';
 import { toSecretSource } from './secrets.js';
 import { childPointer, formatPath, placeOf, positionAt, toPointer } from './source.js';
 import { didYouMean, suggest } from './suggest.js';
@@ -41,6 +42,7 @@ interface KindFacts {
   secrets: ReadonlyArray<readonly [field: string, rules: Kind['secrets'][string]]>;
   secretFields: readonly string[];
   setFields: ReadonlyArray<readonly [field: string, keyOf: Kind['setFields'][string]]>;
+  fastParse: FastParse | undefined;
   /** The API name field, which defaults to metadata.name: its pointer, and the note on its messages. */
   nameDefault?: { field: string; pointer: string; notes: ReadonlyMap<string, string> };
 }
@@ -55,6 +57,7 @@ function factsOf(kind: Kind): KindFacts {
       secrets: Object.entries(kind.secrets),
       secretFields: Object.keys(kind.secrets),
       setFields: Object.entries(kind.setFields),
+      fastParse: compileFastParse(kind.spec),
       ...(field === undefined
         ? {}
         : { nameDefault: { field, pointer: childPointer('/spec', field), notes: new Map([[toPointer([field]), `${field} defaults to metadata.name`]]) } }),
@@ -128,7 +131,10 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   if (!specInput) return candidate ? { candidate } : {};
 
   const secretFields = facts.secretFields;
-  const parsed = validateWith(kind.spec, specInput, () => ({ ...context(['spec'], specInput, kind.spec, secretFields), ...(notes ? { notes } : {}) }));
+  // A valid spec is parsed without zod (`schema-fast-parse.ts`); zod parses the rest, for its issues.
+  const quick = facts.fastParse ? facts.fastParse(specInput) : invalid;
+  const parsed =
+    quick !== invalid ? { ok: true as const, value: quick } : validateWith(kind.spec, specInput, () => ({ ...context(['spec'], specInput, kind.spec, secretFields), ...(notes ? { notes } : {}) }));
   const where = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => {
     const full = ['spec', ...path];
     return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
