@@ -138,7 +138,7 @@ async function runChange(
       return change.id ? updateResource(change, kind, inputs, ids, options, undefined) : createResource(change, kind, inputs, ids);
     }
     case 'adopt':
-      await recordEntry(change, kind, inputs, requireId(change), {});
+      journalResult(recordEntry(change, kind, inputs, requireId(change), {}));
       return { status: 'done', id: requireId(change) };
     case 'update':
       return updateResource(change, kind, inputs, ids, options, known.get(change.kind)?.get(change.id));
@@ -154,7 +154,7 @@ async function runChange(
       if (change.superseded_of) return deleteSuperseded(change.superseded_of, id, kind, inputs);
       await inputs.store.recordIntent({ address: change.address, kind: change.kind, action: 'delete', id });
       await kind.live.delete(inputs.live, id, undefined);
-      await inputs.store.recordResult(change.address, null);
+      journalResult(inputs.store.recordResult(change.address, null));
       return { status: 'done' };
     }
     case 'blocked':
@@ -205,7 +205,7 @@ async function updateResource(
     changedFields: changedFieldsOf(change),
     secretFields,
   });
-  await recordEntry(change, kind, inputs, id, secrets);
+  journalResult(recordEntry(change, kind, inputs, id, secrets));
   return followReadiness(change, kind, id, inputs.live, waitOptions(change, options));
 }
 
@@ -227,7 +227,7 @@ async function createResource(change: CreateChange | ReplaceChange | WaitChange,
   const { id } = await kind.live.create(inputs.live, { ...resolved, ...secrets });
   ids.set(change.address, id);
   const superseded = change.action === 'replace' && change.replace_strategy === 'create_before_delete' && change.id ? [change.id] : [];
-  await recordEntry(change, kind, inputs, id, secrets, superseded);
+  journalResult(recordEntry(change, kind, inputs, id, secrets, superseded));
   return { status: 'done', id };
 }
 
@@ -248,9 +248,21 @@ async function deleteSuperseded(owner: string, oldId: string, kind: PlannerKind,
   if (entry?.superseded?.includes(oldId)) {
     const next: LedgerEntry = { ...entry, superseded: entry.superseded.filter((id) => id !== oldId) };
     if (next.superseded?.length === 0) delete next.superseded;
-    await inputs.store.recordResult(owner, next);
+    journalResult(inputs.store.recordResult(owner, next));
   }
   return { status: 'done' };
+}
+
+/**
+ * A step's result is journaled without the step waiting for it to be durable, so the next step
+ * starts one sync sooner. Crash safety holds: the journal is appended in order, so the intent of
+ * any later request (a dependent's among them) is durable only with this result before it; a
+ * result lost with the process, or with a failed append, leaves its intent open for the next run
+ * to settle from the account, as after any interruption; and the ledger in memory has the entry at
+ * once, written whole when the apply ends (which waits for every record).
+ */
+function journalResult(recording: Promise<void>): void {
+  recording.catch(() => undefined);
 }
 
 /** The spec to send: `{ ref }` replaced by the target's live id. */
@@ -271,7 +283,7 @@ async function secretValues(inputs: ApplyInputs, desired: DesiredResource): Prom
   return Object.fromEntries(Object.entries(resolved).map(([field, secret]) => [field, secret.value]));
 }
 
-async function recordEntry(
+function recordEntry(
   change: PlannedChange,
   kind: PlannerKind,
   inputs: ApplyInputs,
@@ -288,7 +300,7 @@ async function recordEntry(
     fingerprints[field] = { ...inputs.fingerprinter.fingerprint(change.address, field, value), ...(source ? { source } : {}) };
   }
   for (const field of Object.keys(fingerprints)) if (!kind.secretFields.includes(field)) delete fingerprints[field];
-  await inputs.store.recordResult(change.address, {
+  return inputs.store.recordResult(change.address, {
     kind: change.kind,
     name: change.name,
     id,

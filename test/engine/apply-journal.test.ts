@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { applyPlan } from '../../src/engine/apply.js';
+import { FileBackend } from '../../src/engine/file-backend.js';
+import { SecretFingerprinter } from '../../src/engine/ledger.js';
+import { LedgerStore } from '../../src/engine/ledger-store.js';
+import type { PlannerKind } from '../../src/engine/model.js';
+import { preparePlan } from '../../src/engine/prepare.js';
+import type { StateBackend } from '../../src/engine/state-backend.js';
+import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { clientFor, coreKinds, desiredFrom } from '../api/live-harness.js';
+
+/**
+ * How apply journals against a real emulator: every request is sent only once its intent is
+ * durable, and a step's result is not waited for (it becomes durable with the next intent).
+ */
+let emulator: RunningEmulator;
+let client: ApiClient;
+let folder: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  client = clientFor(emulator);
+  folder = await mkdtemp(path.join(tmpdir(), 'telform-apply-journal-'));
+});
+afterAll(async () => {
+  await client.close();
+  await emulator.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('apply and its journal', () => {
+  it('sends each request after its intent is durable, and journals a result with the next intent', async () => {
+    const events: string[] = [];
+    const file = new FileBackend(path.join(folder, 'state.json'));
+    const backend: StateBackend = {
+      location: file.location,
+      lock: (waitMs, clock) => file.lock(waitMs, clock),
+      read: () => file.read(),
+      append: async (records) => {
+        await file.append(records);
+        const parsed = records.map((record) => JSON.parse(record) as { type: string; address: string });
+        events.push(`durable ${parsed.map((record) => `${record.type} ${record.address}`).join(', ')}`);
+      },
+      commit: (change) => file.commit(change),
+      backup: (ledger) => file.backup(ledger),
+      close: () => file.close(),
+    };
+    // The ACL kind tells when each create is sent.
+    const kinds: PlannerKind[] = coreKinds().map((kind) =>
+      kind.kind !== 'TrunkIpAcl'
+        ? kind
+        : {
+            ...kind,
+            live: {
+              ...kind.live,
+              create: (context, spec) => {
+                events.push(`send TrunkIpAcl/${String(spec.name)}`);
+                return kind.live.create(context, spec);
+              },
+            },
+          },
+    );
+    const names = ['a', 'b', 'c'];
+    const desired = await desiredFrom(
+      names.map((name) => ({ kind: 'TrunkIpAcl', name, spec: { ip_addresses: ['192.0.2.1'] } })),
+      {},
+    );
+    const store = await LedgerStore.open(backend, { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    const fingerprinter = new SecretFingerprinter(defaultAccount.authToken);
+    try {
+      const { plan, live } = await preparePlan({
+        kinds,
+        desired: desired.resources,
+        live: { client },
+        store,
+        fingerprinter,
+        resolveSecrets: desired.resolveSecrets,
+        approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: [] },
+        endpoint: 'test',
+        account: defaultAccount.authId,
+        now: new Date(),
+      });
+      const result = await applyPlan(
+        {
+          plan,
+          kinds: new Map(kinds.map((kind) => [kind.kind, kind])),
+          desired: new Map(desired.resources.map((resource) => [resource.address, resource])),
+          store,
+          live: { client },
+          fingerprinter,
+          resolveSecrets: desired.resolveSecrets,
+          read: live,
+        },
+        { parallelism: 1, waitMs: 0, clock: { now: () => Date.now(), sleep: async () => undefined } },
+      );
+      expect(result.failed).toBe(0);
+    } finally {
+      await store.close();
+    }
+    expect(events).toEqual([
+      'durable intent TrunkIpAcl/a',
+      'send TrunkIpAcl/a',
+      'durable result TrunkIpAcl/a, intent TrunkIpAcl/b',
+      'send TrunkIpAcl/b',
+      'durable result TrunkIpAcl/b, intent TrunkIpAcl/c',
+      'send TrunkIpAcl/c',
+      'durable result TrunkIpAcl/c',
+    ]);
+  });
+});
