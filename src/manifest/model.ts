@@ -66,7 +66,9 @@ export function placeOfValue(resource: ManifestResource, path: readonly PathSegm
  */
 export function lazyPlaceOfValue(resource: ManifestResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
   const pointer = toPointer(path);
-  return lazyPlaceOf(resource.source.file, () => positionAt(resource.source.positions, pointer, role));
+  // Only the positions are kept, not the resource: the engine's copy of the spec outlives this one.
+  const positions = resource.source.positions;
+  return lazyPlaceOf(resource.source.file, () => positionAt(positions, pointer, role));
 }
 
 /** Where the resource is declared: its `metadata.name`. */
