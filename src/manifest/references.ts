@@ -42,9 +42,10 @@ function formatPlace(where: SourcePlace): string {
 export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList): void {
   const byAddress = checkDuplicateNames(candidates, problems);
   checkUniqueFields(candidates, problems);
-  const edges = checkRefs(candidates, byAddress, catalog, problems);
   // A cycle of resources follows a cycle of their kinds' references; with none, there is nothing to find.
-  if (kindsCanCycle(catalog)) checkCycles(edges, byAddress, problems);
+  const canCycle = kindsCanCycle(catalog);
+  const edges = checkRefs(candidates, byAddress, catalog, problems, canCycle);
+  if (canCycle) checkCycles(edges, byAddress, problems);
 }
 
 const cyclesOfCatalog = new WeakMap<KindCatalog, boolean>();
@@ -148,7 +149,8 @@ function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemLi
   }
 }
 
-function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, catalog: KindCatalog, problems: ProblemList): ReferenceEdge[] {
+/** Reports references to missing or unfit resources; answers the references found when `wantEdges`. */
+function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, catalog: KindCatalog, problems: ProblemList, wantEdges: boolean): ReferenceEdge[] {
   // Resources by name across kinds, only when a reference misses (for its message).
   let kindsByName: Map<string, Candidate[]> | undefined;
   const sameNamed = (name: string): Candidate[] => {
@@ -176,11 +178,11 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
       const value = candidate.spec[field];
       if (!isRef(value)) continue;
       const target = byKind.get(targetKind)?.get(value.ref);
-      const targetAddress = `${targetKind}/${value.ref}`;
       if (target) {
-        edges.push({ from: candidate.address, field, to: targetAddress });
+        if (wantEdges) edges.push({ from: candidate.address, field, to: target.address });
         const misfit = candidate.kind.referenceRules?.[field]?.(target.spec);
         if (misfit) {
+          const targetAddress = target.address;
           const path = ['spec', field, 'ref'];
           problems.error('ref_unsuitable', `${targetAddress} (${formatPlace(place(target, ['metadata', 'name']))}) ${misfit}`, {
             source: place(candidate, path),
