@@ -63,15 +63,15 @@ function kindsCanCycle(catalog: KindCatalog): boolean {
 }
 
 /** What the checks across resources read of a kind, worked out once per kind. */
-interface KindFacts {
+interface AcrossFacts {
   /** Unique fields, then the name field when a duplicate of it is only a warning; each with its path. */
   unique: ReadonlyArray<{ field: string; path: readonly string[]; warnOnly: boolean }>;
   references: ReadonlyArray<readonly [field: string, targetKind: string]>;
 }
 
-const factsOfKind = new WeakMap<Kind, KindFacts>();
+const factsOfKind = new WeakMap<Kind, AcrossFacts>();
 
-function factsOf(kind: Kind): KindFacts {
+function factsOf(kind: Kind): AcrossFacts {
   let facts = factsOfKind.get(kind);
   if (!facts) {
     const nameField = kind.nameField;
