@@ -127,8 +127,13 @@ export class SecretFingerprinter {
     field: string,
     secret: string,
   ): 'same' | 'changed' | 'unverifiable' {
+    return this.compareFingerprints(stored, this.fingerprint(address, field, secret));
+  }
+
+  /** As `compare`, with the secret's fingerprint already made by this fingerprinter. */
+  compareFingerprints(stored: SecretFingerprint | undefined, fresh: SecretFingerprint): 'same' | 'changed' | 'unverifiable' {
     if (!stored || stored.key_id !== this.keyId) return 'unverifiable';
-    return stored.hmac === this.fingerprint(address, field, secret).hmac ? 'same' : 'changed';
+    return stored.hmac === fresh.hmac ? 'same' : 'changed';
   }
 }
 

@@ -1,6 +1,6 @@
 import { untimed, type StageTimer } from './stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
-import type { SecretFingerprinter } from './ledger.js';
+import type { SecretFingerprint, SecretFingerprinter } from './ledger.js';
 import { ledgerIdsToFetch } from './match.js';
 import type { DesiredResource, LiveModel, PlannerKind, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
@@ -39,10 +39,12 @@ export interface Prepared {
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
   const { live, settled, fetchedById, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
-    const live = await readLiveModel(inputs.kinds, inputs.live);
+    // The secrets are resolved and fingerprinted while the lists are read: local work in the
+    // network's wait. They are compared with the ledger once settling has updated it.
+    const [live, resolved] = await Promise.all([readLiveModel(inputs.kinds, inputs.live), fingerprintSecrets(inputs)]);
     const settled = await settleUncertain(inputs, live);
     const fetchedById = await fetchMissingLedgerObjects(inputs, live);
-    const { states: secretStates, fingerprints } = await compareSecrets(inputs);
+    const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
     return { live, settled, fetchedById, secretStates, fingerprints };
   });
   const plan = timer.time('diff', () => buildPlan({
@@ -103,26 +105,42 @@ async function fetchMissingLedgerObjects(inputs: PrepareInputs, live: LiveModel)
   return result;
 }
 
-async function compareSecrets(
-  inputs: PrepareInputs,
-): Promise<{ states: Map<string, Record<string, SecretState>>; fingerprints: Record<string, string> }> {
-  const states = new Map<string, Record<string, SecretState>>();
-  const fingerprints: Record<string, string> = {};
+/** A resolved secret of a desired resource, fingerprinted (its value is not kept). */
+interface FingerprintedSecret {
+  resource: DesiredResource;
+  field: string;
+  fingerprint: SecretFingerprint;
+  origin: ResolvedSecret['origin'];
+}
+
+async function fingerprintSecrets(inputs: PrepareInputs): Promise<FingerprintedSecret[]> {
+  const result: FingerprintedSecret[] = [];
   for (const resource of inputs.desired) {
     if (Object.keys(resource.secretSources).length === 0) continue;
     const resolved = await inputs.resolveSecrets(resource);
-    const entry = inputs.store.ledger.resources[resource.address];
-    const fieldStates: Record<string, SecretState> = {};
     for (const [field, { value, origin }] of Object.entries(resolved)) {
-      const stored = entry?.secrets[field];
-      const state: SecretState = { value: inputs.fingerprinter.compare(stored, resource.address, field, value) };
-      const source = resource.secretSources[field];
-      // A ledger written before sources were recorded has none to compare: not a change.
-      if (stored?.source && source && !sameSecretRef(stored.source, source)) state.source_before = stored.source;
-      fieldStates[field] = state;
-      fingerprints[`${resource.address}#${field}`] = `secret:${inputs.fingerprinter.fingerprint(resource.address, field, value).hmac}:${origin}`;
+      result.push({ resource, field, fingerprint: inputs.fingerprinter.fingerprint(resource.address, field, value), origin });
     }
-    states.set(resource.address, fieldStates);
+  }
+  return result;
+}
+
+function compareSecrets(
+  inputs: PrepareInputs,
+  secrets: readonly FingerprintedSecret[],
+): { states: Map<string, Record<string, SecretState>>; fingerprints: Record<string, string> } {
+  const states = new Map<string, Record<string, SecretState>>();
+  const fingerprints: Record<string, string> = {};
+  for (const { resource, field, fingerprint, origin } of secrets) {
+    const stored = inputs.store.ledger.resources[resource.address]?.secrets[field];
+    const state: SecretState = { value: inputs.fingerprinter.compareFingerprints(stored, fingerprint) };
+    const source = resource.secretSources[field];
+    // A ledger written before sources were recorded has none to compare: not a change.
+    if (stored?.source && source && !sameSecretRef(stored.source, source)) state.source_before = stored.source;
+    let fieldStates = states.get(resource.address);
+    if (!fieldStates) states.set(resource.address, (fieldStates = {}));
+    fieldStates[field] = state;
+    fingerprints[`${resource.address}#${field}`] = `secret:${fingerprint.hmac}:${origin}`;
   }
   return { states, fingerprints };
 }

@@ -6,6 +6,7 @@
 //
 //   node test/bench/profile-summary.mjs FILE.cpuprofile [TOP]
 import { readFileSync } from 'node:fs';
+import { originOf } from '../../scripts/bundle-origin.mjs';
 
 const [file, top = '20'] = process.argv.slice(2);
 if (!file) {
@@ -24,14 +25,22 @@ const special = { '(idle)': 'idle (network, disk)', '(garbage collector)': 'garb
 const isLoader = ({ functionName, url }) =>
   url.startsWith('node:internal/modules') || /^(wrapSafe|compileSourceTextModule|compileForInternalLoader)$/.test(functionName);
 
-/** The group of a code location, or undefined for node's own internals (attributed to their caller). */
-function codeGroup({ url }) {
-  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+/**
+ * The group of a code location, or undefined for node's own internals (attributed to their caller).
+ * The CLI is bundled (dist/cli/*.js): its source maps say which source file a position came from.
+ */
+function codeGroup({ url, lineNumber, columnNumber }) {
+  const source = originOf(url, lineNumber, columnNumber) ?? url;
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source);
   if (dependency) return dependency[1];
-  const own = /\/dist\/(?:([^/]+)\/)?[^/]*$/.exec(url);
+  const own = /\/(?:src|dist)\/(?:([^/]+)\/)?[^/]*$/.exec(source);
   if (own) return `telform ${own[1] ?? ''}/`;
   return undefined;
 }
+
+/** A module's body: a chunk's top level, or the function esbuild wraps a module in (named after its file, or init_*). */
+const isModuleBody = ({ functionName, lineNumber }) =>
+  (functionName === '' && lineNumber === 0) || /^(node_modules\/|src\/|init_|__require)/.test(functionName);
 
 /**
  * A sample's group: walking from the sampled function to its callers, the first loader frame or
@@ -46,7 +55,7 @@ function groupOf(id) {
     if (isLoader(frame)) return 'module loading';
     const group = codeGroup(frame);
     if (group === undefined) continue;
-    if (frame.functionName === '' && frame.lineNumber === 0) return 'module loading';
+    if (isModuleBody(frame)) return 'module loading';
     return group;
   }
   return 'node (sockets, timers, streams)';
@@ -60,7 +69,9 @@ for (const [id, ms] of selfMs) {
   total += ms;
   const group = groupOf(id);
   groups.set(group, (groups.get(group) ?? 0) + ms);
-  const name = `${frame.functionName || '(anonymous)'}  ${frame.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${frame.lineNumber + 1}`;
+  const source = originOf(frame.url, frame.lineNumber, frame.columnNumber);
+  const where = source ? source.replace(/^.*\/(node_modules\/|src\/)/, '$1') : `${frame.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${frame.lineNumber + 1}`;
+  const name = `${frame.functionName || '(anonymous)'}  ${where}`;
   functions.set(name, (functions.get(name) ?? 0) + ms);
 }
 const line = (ms, label) => `${ms.toFixed(0).padStart(7)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${label}\n`;
