@@ -24,6 +24,7 @@ export type ApplyEvent =
   | { type: 'waiting'; change: PlannedChange; on: string; status: string; elapsedMs: number };
 
 export interface ApplyOptions {
+  /** Requests in flight at once: the client's limiter holds to it (`--parallelism`). */
   parallelism: number;
   /** How long to wait for registry approvals (`--wait`); 0: do not wait. */
   waitMs: number;
@@ -76,7 +77,11 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
   }
 
   const runner = new StepRunner(steps, outcomes, {
-    parallelism: options.parallelism,
+    // Twice as many operations as requests: while `parallelism` requests are in flight, as many
+    // next operations journal their intents (the sync a request must wait for) and queue at the
+    // client's limiter, which still lets only `parallelism` requests out at once. A freed request
+    // slot goes to an operation ready to send, instead of waiting for a sync first.
+    parallelism: options.parallelism * 2,
     execute: (step) => (step.part === 'replace-delete' ? deleteOld(step.change, inputs) : runChange(step.change, inputs, ids, options, known)),
     started: (step) => options.onEvent?.({ type: 'started', change: step.change }),
     finished: (step, outcome) =>
