@@ -11,7 +11,7 @@ import { toPlannerKind } from '../../src/engine/kinds.js';
 import { SecretFingerprinter } from '../../src/engine/ledger.js';
 import type { PlannerKind } from '../../src/engine/model.js';
 import type { Plan } from '../../src/engine/plan-types.js';
-import { preparePlan } from '../../src/engine/prepare.js';
+import { preparePlan, type Prepared } from '../../src/engine/prepare.js';
 import { FileBackend } from '../../src/engine/file-backend.js';
 import { LedgerStore } from '../../src/engine/ledger-store.js';
 import { defaultAccount, type RunningEmulator } from '../../src/emulator/index.js';
@@ -86,6 +86,47 @@ export interface Convergence {
   failures: string[];
 }
 
+/** What one engine run works with: the client, the ledger, the manifests and the kinds. */
+export interface EngineRun {
+  client: ApiClient;
+  store: LedgerStore;
+  desired: DesiredSet;
+  kinds: PlannerKind[];
+}
+
+/** Plans as `telform apply` does before it applies (deletes and an empty manifest set approved). */
+export function planRun(run: EngineRun): Promise<Prepared> {
+  return preparePlan({
+    kinds: run.kinds,
+    desired: run.desired.resources,
+    live: { client: run.client },
+    store: run.store,
+    fingerprinter: new SecretFingerprinter(defaultAccount.authToken),
+    resolveSecrets: run.desired.resolveSecrets,
+    approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: true, allow_empty: true, prune_unmanaged: [] },
+    endpoint: 'test',
+    account: defaultAccount.authId,
+    now: new Date(),
+  });
+}
+
+/** Applies a plan of `planRun`, with the account as that plan read it. */
+export function applyRun(run: EngineRun, prepared: Prepared, options: { parallelism: number; clock: Clock }): Promise<ApplyResult> {
+  return applyPlan(
+    {
+      plan: prepared.plan,
+      kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
+      desired: new Map(run.desired.resources.map((resource) => [resource.address, resource])),
+      store: run.store,
+      live: { client: run.client },
+      fingerprinter: new SecretFingerprinter(defaultAccount.authToken),
+      resolveSecrets: run.desired.resolveSecrets,
+      read: prepared.live,
+    },
+    { parallelism: options.parallelism, waitMs: 0, clock: options.clock },
+  );
+}
+
 /**
  * Plans and applies until a plan has nothing to do, as a scheduled `telform apply` converges:
  * a round whose plan or changes fail under faults is followed by another. Gives up after
@@ -98,40 +139,18 @@ export async function converge(
   options: { maxRounds: number; clock: Clock },
 ): Promise<Convergence> {
   const kinds = coreKinds();
-  const fingerprinter = new SecretFingerprinter(defaultAccount.authToken);
   const rounds: Round[] = [];
   const failures: string[] = [];
   for (let index = 0; index < options.maxRounds; index += 1) {
     const round: Round = {};
     rounds.push(round);
     const store = await LedgerStore.open(new FileBackend(stateFile), { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    const run: EngineRun = { client, store, desired, kinds };
     try {
-      const { plan } = await preparePlan({
-        kinds,
-        desired: desired.resources,
-        live: { client },
-        store,
-        fingerprinter,
-        resolveSecrets: desired.resolveSecrets,
-        approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: true, allow_empty: true, prune_unmanaged: [] },
-        endpoint: 'test',
-        account: defaultAccount.authId,
-        now: new Date(),
-      });
-      round.plan = plan;
-      if (plan.changes.every((change) => change.action === 'noop')) return { rounds, failures };
-      round.result = await applyPlan(
-        {
-          plan,
-          kinds: new Map(kinds.map((kind) => [kind.kind, kind])),
-          desired: new Map(desired.resources.map((resource) => [resource.address, resource])),
-          store,
-          live: { client },
-          fingerprinter,
-          resolveSecrets: desired.resolveSecrets,
-        },
-        { parallelism: 8, waitMs: 0, clock: options.clock },
-      );
+      const prepared = await planRun(run);
+      round.plan = prepared.plan;
+      if (prepared.plan.changes.every((change) => change.action === 'noop')) return { rounds, failures };
+      round.result = await applyRun(run, prepared, { parallelism: 8, clock: options.clock });
       for (const outcome of round.result.outcomes.values()) if (outcome.status === 'failed') failures.push(outcome.error);
     } catch (error) {
       round.error = error;

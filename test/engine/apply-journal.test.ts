@@ -3,16 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
-import { applyPlan } from '../../src/engine/apply.js';
 import { FileBackend } from '../../src/engine/file-backend.js';
-import { SecretFingerprinter } from '../../src/engine/ledger.js';
 import { LedgerStore } from '../../src/engine/ledger-store.js';
 import type { PlannerKind } from '../../src/engine/model.js';
-import { preparePlan } from '../../src/engine/prepare.js';
-import type { StateBackend } from '../../src/engine/state-backend.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { clientFor, coreKinds, desiredFrom, emulatorClock } from '../api/live-harness.js';
+import { applyRun, clientFor, coreKinds, desiredFrom, emulatorClock, planRun } from '../api/live-harness.js';
+import { withAppend } from './observed-backend.js';
 
 /**
  * How apply journals against a real emulator: every request is sent only once its intent is
@@ -39,19 +36,11 @@ describe('apply and its journal', () => {
   it('sends each request after its intent is durable, and has the next intent durable before the answer', async () => {
     const events: string[] = [];
     const file = new FileBackend(path.join(folder, 'state.json'));
-    const backend: StateBackend = {
-      location: file.location,
-      lock: (waitMs, clock) => file.lock(waitMs, clock),
-      read: () => file.read(),
-      append: async (records) => {
-        await file.append(records);
-        const parsed = records.map((record) => JSON.parse(record) as { type: string; address: string });
-        events.push(`durable ${parsed.map((record) => `${record.type} ${record.address}`).join(', ')}`);
-      },
-      commit: (change) => file.commit(change),
-      backup: (ledger) => file.backup(ledger),
-      close: () => file.close(),
-    };
+    const backend = withAppend(file, async (records) => {
+      await file.append(records);
+      const parsed = records.map((record) => JSON.parse(record) as { type: string; address: string });
+      events.push(`durable ${parsed.map((record) => `${record.type} ${record.address}`).join(', ')}`);
+    });
     // The ACL kind tells when each create is sent and answered.
     const kinds: PlannerKind[] = coreKinds().map((kind) =>
       kind.kind !== 'TrunkIpAcl'
@@ -75,33 +64,9 @@ describe('apply and its journal', () => {
       {},
     );
     const store = await LedgerStore.open(backend, { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
-    const fingerprinter = new SecretFingerprinter(defaultAccount.authToken);
     try {
-      const { plan, live } = await preparePlan({
-        kinds,
-        desired: desired.resources,
-        live: { client },
-        store,
-        fingerprinter,
-        resolveSecrets: desired.resolveSecrets,
-        approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: [] },
-        endpoint: 'test',
-        account: defaultAccount.authId,
-        now: new Date(),
-      });
-      const result = await applyPlan(
-        {
-          plan,
-          kinds: new Map(kinds.map((kind) => [kind.kind, kind])),
-          desired: new Map(desired.resources.map((resource) => [resource.address, resource])),
-          store,
-          live: { client },
-          fingerprinter,
-          resolveSecrets: desired.resolveSecrets,
-          read: live,
-        },
-        { parallelism: 1, waitMs: 0, clock: { now: () => Date.now(), sleep: async () => undefined } },
-      );
+      const run = { client, store, desired, kinds };
+      const result = await applyRun(run, await planRun(run), { parallelism: 1, clock: emulatorClock(emulator) });
       expect(result.failed).toBe(0);
     } finally {
       await store.close();

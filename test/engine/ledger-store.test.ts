@@ -10,6 +10,7 @@ import { PostgresBackend } from '../../src/engine/postgres-backend.js';
 import type { StateBackend } from '../../src/engine/state-backend.js';
 import { LedgerStore } from '../../src/engine/ledger-store.js';
 import { startPostgres, type PostgresServer } from '../state/postgres-server.js';
+import { withAppend } from './observed-backend.js';
 
 /**
  * The ledger's guarantees, the same on every backend: the suite runs once on a state file and once
@@ -131,19 +132,11 @@ describe.each([
     const appends: string[][] = [];
     let release: () => void = () => undefined;
     let gate: Promise<void> = Promise.resolve();
-    const observed: StateBackend = {
-      location: backend.location,
-      lock: (waitMs, clock) => backend.lock(waitMs, clock),
-      read: () => backend.read(),
-      append: async (records) => {
-        appends.push(records.map((record) => JSON.parse(record).type));
-        await gate;
-        await backend.append(records);
-      },
-      commit: (change) => backend.commit(change),
-      backup: (ledger) => backend.backup(ledger),
-      close: () => backend.close(),
-    };
+    const observed = withAppend(backend, async (records) => {
+      appends.push(records.map((record) => JSON.parse(record).type));
+      await gate;
+      await backend.append(records);
+    });
     const store = await LedgerStore.open(observed, { binding, lock: true });
     const names = ['a', 'b', 'c', 'd'];
     await Promise.all(names.map((name) => store.recordIntent({ address: `Trunk/${name}`, kind: 'Trunk', action: 'create' })));
