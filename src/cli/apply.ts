@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
 import { systemClock } from '../api/clock.js';
-import { applyPlan, ledgerRefreshes, type ApplyInputs } from '../engine/apply.js';
+import { applyPlan, ledgerRefreshes, type ApplyInputs, type ApplyResult } from '../engine/apply.js';
 import { mergeApprovals, readSavedPlan } from '../engine/saved-plan.js';
 import { countApplySteps, hasChanges } from '../engine/summary.js';
 import { unusedApprovals } from '../engine/safety.js';
@@ -144,10 +144,12 @@ async function execute(
       ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
       : {}),
   });
-  const result = await applyPlan(
-    inputs,
-    { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent },
-  );
+  let result: ApplyResult;
+  try {
+    result = await applyPlan(inputs, { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent });
+  } finally {
+    progress.flush();
+  }
   if (liveView) process.stderr.write('\r\u001b[K');
   io.stdout(`${renderApplySummary(plan, result)}\n`);
   for (const line of renderNotApplied(plan, result)) io.stderr(line);

@@ -2,7 +2,7 @@ import type { ApplyEvent } from '../engine/apply.js';
 import { renderApplyStatus, renderOutcome, renderWaiting } from '../render/apply.js';
 
 export interface ProgressOutput {
-  /** A finished line (stderr). */
+  /** Finished lines (stderr): one, or several joined by newlines. */
   line(text: string): void;
   /** Redraws the live status line (a terminal only). */
   status?(text: string): void;
@@ -12,10 +12,17 @@ export interface ProgressOutput {
 /**
  * Apply progress: one line per finished operation; on a terminal also a live status line of what
  * is running. Quiet runs print nothing here (the summary still comes).
+ *
+ * Off a terminal (a pipe, a CI log) the lines of one turn of the event loop are written together:
+ * a write to a pipe blocks the process, and one per operation (thousands in a large apply) held up
+ * the answers of the requests in flight. On a terminal each line is written at once, in order with
+ * the status line.
  */
 export class ApplyProgress {
   private readonly running = new Set<string>();
   private finished = 0;
+  private pending: string[] = [];
+  private flushing = false;
 
   constructor(
     private readonly total: number,
@@ -29,13 +36,13 @@ export class ApplyProgress {
         break;
       case 'waiting':
         this.output.clearStatus?.();
-        this.output.line(renderWaiting(event));
+        this.emit(renderWaiting(event));
         break;
       case 'finished':
         this.running.delete(event.change.address);
         this.finished += 1;
         this.output.clearStatus?.();
-        this.output.line(renderOutcome(event.change, event.outcome, event.oldDeleted === true));
+        this.emit(renderOutcome(event.change, event.outcome, event.oldDeleted === true));
         break;
       default: {
         const never: never = event;
@@ -44,4 +51,24 @@ export class ApplyProgress {
     }
     if (this.output.status && this.running.size > 0) this.output.status(renderApplyStatus(this.finished, this.total, [...this.running]));
   };
+
+  /** Writes the lines not written yet; the apply calls it before its summary. */
+  flush(): void {
+    this.flushing = false;
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('\n');
+    this.pending = [];
+    this.output.line(text);
+  }
+
+  private emit(line: string): void {
+    this.pending.push(line);
+    if (this.output.status) {
+      this.flush();
+      return;
+    }
+    if (this.flushing) return;
+    this.flushing = true;
+    setImmediate(() => this.flush());
+  }
 }
