@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setMaxListeners } from 'node:events';
 import { authenticate } from './auth.js';
 import type { Controls } from './controls.js';
 import type { FaultKind } from './faults.js';
@@ -44,6 +45,9 @@ export class EmulatorServer {
     private readonly parts: ServerParts,
   ) {
     this.router = new Router(parts.routes);
+    // Every request waiting out its latency listens for the close: dozens at once are normal, not a
+    // leak (Node warns past 10 listeners on one signal).
+    setMaxListeners(0, this.closing.signal);
     this.server = createServer((request, response) => {
       const handling = this.handle(request, response).catch((error: unknown) => {
         process.stderr.write(`emulator internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -108,6 +108,15 @@ describe('telform emulator flags', () => {
     expect(stderr).toBe(`error: The emulator data file ${dataFile} is not valid JSON; move it away to start fresh.\n`);
   });
 
+  it('answers dozens of requests waiting out --latency at once without a listener warning', async () => {
+    const running = await startServing(['--latency', '50']);
+    const path = `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`;
+    const answers = await Promise.all(Array.from({ length: 30 }, () => call(running.url, path, { auth: [defaultAccount.authId, defaultAccount.authToken] })));
+    expect(answers.every((answer) => 'status' in answer && answer.status === 200)).toBe(true);
+    expect(await running.stop()).toBe(0);
+    expect(running.stderr()).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('serves several accounts, applies --faults, --latency and --rate-limit, and stops cleanly on SIGTERM', async () => {
     const dataFile = join(directory, 'served.json');
     const running = await startServing([
