@@ -1,36 +1,21 @@
-import type { Operation } from 'fast-json-patch';
-import type { SourcePlace } from '../errors.js';
-import type { RegistryStatus } from '../resources/live-side.js';
-import type { SecretSourceRef } from './model.js';
-import type { ChangeFlags, PlanAction, PlannedChange, SecretChange } from './plan-types.js';
+import type { ChangeBase, PlanAction, PlannedChange, SecretChange } from './plan-types.js';
 
 /**
- * A change while the planner decides it: one object it edits in place, every field optional and
- * the action free to change (a noop becomes an update when re-pointed, a create waits or is
- * blocked). Only the planning modules see it; `finishChange` turns it into a `PlannedChange`.
+ * A change while the planner decides it: one object it edits in place, the fields of particular
+ * actions optional and the action free to change (a noop becomes an update when re-pointed, a
+ * create waits or is blocked). Only the planning modules see it; `finishChange` turns it into a
+ * `PlannedChange`.
  */
-export interface ChangeDraft {
-  address: string;
-  kind: string;
-  name: string;
+export interface ChangeDraft extends ChangeBase {
   action: PlanAction;
+  // The fields only some actions carry, all optional until `finishChange` checks them.
   id?: string;
   replace_strategy?: 'create_before_delete' | 'delete_before_create';
-  reasons: string[];
-  flags: ChangeFlags;
-  patch: Operation[];
   before?: Record<string, unknown>;
   after?: Record<string, unknown>;
   secrets?: Record<string, SecretChange>;
-  depends_on: string[];
   delete_after?: string[];
   superseded_of?: string;
-  source?: SourcePlace;
-  secret_sources?: Record<string, SecretSourceRef>;
-  protect?: boolean;
-  registry?: RegistryStatus;
-  drifted?: boolean;
-  api_requests: number;
 }
 
 /** The fields each action must carry (see the union's members in plan-types.ts). */

@@ -38,7 +38,7 @@ export interface SecretChange {
 }
 
 /** What every change carries, whatever its action. */
-interface ChangeBase {
+export interface ChangeBase {
   /** `Kind/name` for manifest and ledger resources; `Kind/#id` for unmanaged objects. */
   address: string;
   kind: string;
