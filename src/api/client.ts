@@ -4,8 +4,8 @@ import type { Dispatcher } from 'undici';
 // cookies and the mock agents, about two thirds of undici's load time, which every command would pay.
 import requestWith from 'undici/lib/api/api-request.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
-import { TelformError } from '../errors.js';
-import { systemClock, type Clock } from './clock.js';
+import { TelformError } from '../util/errors.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { Credentials } from './connection.js';
 import {
   ApiRequestError,

@@ -1,4 +1,4 @@
-import { TelformError, type ErrorPlace, type JsonValue } from '../errors.js';
+import { TelformError, type ErrorPlace, type JsonValue } from '../util/errors.js';
 
 /** What the client knows about the request behind an error; never a secret. */
 export interface RequestSummary {

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../util/clock.js';
 
 export interface LimiterOptions {
   /** Requests in flight at once. */

@@ -1,4 +1,4 @@
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import type { ApiClient } from './client.js';
 import { ApiRequestError, PartialListError } from './errors.js';
 

@@ -1,4 +1,4 @@
-import { systemClock } from '../api/clock.js';
+import { systemClock } from '../util/clock.js';
 import { reportedPlan, type AccountOutcome } from '../engine/accounts-report.js';
 import { applyPlan } from '../engine/apply.js';
 import { classifyDrift } from '../engine/drift.js';

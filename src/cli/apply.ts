@@ -1,11 +1,11 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { systemClock } from '../api/clock.js';
+import { systemClock } from '../util/clock.js';
 import { applyPlan, ledgerRefreshes, type ApplyInputs, type ApplyResult } from '../engine/apply.js';
 import { mergeApprovals, readSavedPlan } from '../engine/saved-plan.js';
 import { countApplySteps, hasChanges } from '../engine/summary.js';
 import { unusedApprovals } from '../engine/safety.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { ExitCode } from './exit-codes.js';

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { EmulatorStartError, defaultAccount, isLoopbackHost, resolvePort, startEmulator, type EmulatorAccount } from '../emulator/index.js';
 import { resolveFaults } from '../emulator/faults.js';
 import { resolveLatency } from '../emulator/latency.js';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { TelformError } from '../errors.js';
-import { suggest } from '../manifest/suggest.js';
+import { TelformError } from '../util/errors.js';
+import { suggest } from '../util/suggest.js';
 import { renderFieldExplanation, renderKindExplanation } from '../render/explain.js';
 import { explainField, explainKind } from '../resources/explain.js';
 import { catalog } from '../resources/index.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { writeSavedPlan } from '../engine/saved-plan.js';
 import { hasChanges } from '../engine/summary.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';

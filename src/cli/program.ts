@@ -1,6 +1,6 @@
 import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { Command, CommanderError } from 'commander';
-import { TelformError, formatPlace } from '../errors.js';
+import { TelformError, formatPlace } from '../util/errors.js';
 import { ExitCode, exitCodeHelp } from './exit-codes.js';
 import { commandsFor } from './commands.js';
 import { duration } from './option-parsers.js';

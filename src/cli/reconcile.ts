@@ -1,13 +1,13 @@
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { terminalStatus, type CommandIo } from './io.js';
-import { SecretFingerprinter } from '../engine/ledger.js';
+import { SecretFingerprinter } from '../state/ledger.js';
 import { plannerKinds } from '../engine/kinds.js';
 import type { DesiredResource, LiveModel, PlannerKind } from '../engine/model.js';
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan } from '../engine/saved-plan.js';
-import type { LedgerStore } from '../engine/ledger-store.js';
+import type { LedgerStore } from '../state/ledger-store.js';
 import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
 import { catalog } from '../resources/index.js';

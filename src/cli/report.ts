@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { mergeAccountsReports, parseAccountsReport, type AccountsReport } from '../engine/accounts-report.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { renderAccountsReport } from '../render/accounts.js';
 import { planFormats, type PlanFormat } from '../render/index.js';
 import { processIo } from './io.js';

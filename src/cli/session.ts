@@ -1,8 +1,8 @@
 import { ApiClient } from '../api/client.js';
 import { resolveConnection } from '../api/connection.js';
 import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.js';
-import { systemClock } from '../api/clock.js';
-import { TelformError } from '../errors.js';
+import { systemClock } from '../util/clock.js';
+import { TelformError } from '../util/errors.js';
 
 /** Global options every API command accepts (program-level flags). */
 export interface GlobalOptions {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { catalog } from '../resources/index.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { processIo, terminalStatus } from './io.js';

@@ -1,7 +1,7 @@
-import { isDatabaseUrl } from '../engine/database-url.js';
-import { FileBackend } from '../engine/file-backend.js';
-import type { StateBackend } from '../engine/state-backend.js';
-import { LedgerStore, type OpenStateOptions } from '../engine/ledger-store.js';
+import { isDatabaseUrl } from '../util/database-url.js';
+import { FileBackend } from '../state/backends/file.js';
+import type { StateBackend } from '../state/backend.js';
+import { LedgerStore, type OpenStateOptions } from '../state/ledger-store.js';
 import type { GlobalOptions } from './session.js';
 
 /**
@@ -28,7 +28,7 @@ export function stateLocation(globals: GlobalOptions, env: Readonly<Record<strin
 export async function openStateBackend(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend> {
   if (isDatabaseUrl(location.state)) {
     // Loaded only for a database state: the driver costs every file-state command ~40 ms of start-up.
-    const { PostgresBackend } = await import('../engine/postgres-backend.js');
+    const { PostgresBackend } = await import('../state/backends/postgres.js');
     return PostgresBackend.open(location.state, location.workspace, env);
   }
   return new FileBackend(location.state);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { isDatabaseUrl, redactUrl } from '../engine/database-url.js';
-import { TelformError } from '../errors.js';
+import { isDatabaseUrl, redactUrl } from '../util/database-url.js';
+import { TelformError } from '../util/errors.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from './session.js';
 import { openState, openStateBackend, stateLocation } from './state-location.js';

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import type { LedgerEntry } from '../engine/ledger.js';
-import type { LedgerStore } from '../engine/ledger-store.js';
+import type { LedgerEntry } from '../state/ledger.js';
+import type { LedgerStore } from '../state/ledger-store.js';
 import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { renderStateEntry, renderStateList } from '../render/state.js';
 import { catalog } from '../resources/index.js';
 import { metadataNamePattern, metadataNameRule } from '../resources/fields.js';

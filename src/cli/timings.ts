@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { RecordingStageTimer, untimed, type StageTimer } from '../engine/stage-timer.js';
+import { RecordingStageTimer, untimed, type StageTimer } from '../util/stage-timer.js';
 
 /**
  * The stage timer of this command: with TELFORM_TIMINGS_FILE set (the benchmarks set it), the CPU

@@ -1,7 +1,7 @@
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import type { DriftReport } from './drift.js';
 import type { Plan } from './plan-types.js';
-import type { Shard } from './shard.js';
+import type { Shard } from '../util/shard.js';
 
 /**
  * The one report of a many-account run (`plan|apply|drift --accounts`): a line per account and the

@@ -1,4 +1,4 @@
-import type { Clock } from '../api/clock.js';
+import type { Clock } from '../util/clock.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import { isReference, type DesiredResource, type PlannerKind } from './model.js';
 import type { PlannedChange } from './plan-types.js';

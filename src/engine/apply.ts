@@ -1,11 +1,11 @@
-import type { Clock } from '../api/clock.js';
-import { TelformError } from '../errors.js';
+import type { Clock } from '../util/clock.js';
+import { TelformError } from '../util/errors.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
-import type { LedgerEntry, SecretFingerprinter } from './ledger.js';
+import type { LedgerEntry, SecretFingerprinter } from '../state/ledger.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type ResolvedSecret } from './model.js';
 import type { CreateChange, Plan, PlannedChange, ReplaceChange, UpdateChange, WaitChange } from './plan-types.js';
 import { liveIdOf } from './change-fields.js';
-import type { LedgerStore } from './ledger-store.js';
+import type { LedgerStore } from '../state/ledger-store.js';
 import { followReadiness, waitForTargets, type WaitOptions } from './apply-waits.js';
 import { StepRunner, type ChangeOutcome, type Step } from './step-runner.js';
 

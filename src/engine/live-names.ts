@@ -1,4 +1,4 @@
-import type { Ledger } from './ledger.js';
+import type { Ledger } from '../state/ledger.js';
 import type { DesiredResource, PlannerKind } from './model.js';
 
 /**

@@ -1,6 +1,6 @@
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import type { LiveObject } from '../resources/live-side.js';
-import type { Ledger, LedgerEntry } from './ledger.js';
+import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
 
 /**

@@ -1,6 +1,9 @@
-import type { SourcePlace } from '../errors.js';
+import type { SourcePlace } from '../util/errors.js';
 import type { LiveObject, LiveSide } from '../resources/live-side.js';
 import type { DiffRules } from './diff.js';
+import type { SecretSourceRef } from '../state/ledger.js';
+
+export type { SecretSourceRef } from '../state/ledger.js';
 
 /**
  * What the planner needs to know of a kind and of a desired resource. The kind catalog and
@@ -23,12 +26,6 @@ export interface PlannerKind extends DiffRules {
   live: LiveSide;
 }
 
-/**
- * How a secret is obtained, as plans show it and the ledger records it, never the value. A file
- * is named relative to the directory telform runs in (`/` separators), so plans and a committed
- * ledger read the same on every machine.
- */
-export type SecretSourceRef = { fromEnv: string } | { fromFile: string } | { literal: true };
 
 /**
  * A secret's value with where it was really read from (`env NAME`, or `file PATH` with the file's

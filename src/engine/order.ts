@@ -1,6 +1,6 @@
 import { liveSpecOf } from './change-fields.js';
-import { TelformError } from '../errors.js';
-import { DependencyGraph } from './graph.js';
+import { TelformError } from '../util/errors.js';
+import { DependencyGraph } from '../util/graph.js';
 import { isReference, type DesiredResource, type PlannerKind } from './model.js';
 import type { PlannedChange } from './plan-types.js';
 import { referencedNames } from './references.js';

@@ -1,5 +1,5 @@
 import type { Operation } from 'fast-json-patch';
-import type { SourcePlace } from '../errors.js';
+import type { SourcePlace } from '../util/errors.js';
 import type { RegistryStatus } from '../resources/live-side.js';
 import type { SecretSourceRef } from './model.js';
 

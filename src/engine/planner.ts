@@ -1,7 +1,7 @@
-import { untimed, type StageTimer } from './stage-timer.js';
+import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { ChangeImpact, LiveObject } from '../resources/live-side.js';
 import { changedFieldsOf, comparable, diffComparable } from './diff.js';
-import type { Ledger, LedgerEntry } from './ledger.js';
+import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import { fingerprintLive } from './fingerprint.js';
 import { pendingWarnings, summarize } from './summary.js';
 import { matchResources, type Match } from './match.js';
@@ -21,7 +21,7 @@ import {
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';
 import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targets.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { finishChange, type ChangeDraft } from './change-draft.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */

@@ -1,13 +1,13 @@
-import { untimed, type StageTimer } from './stage-timer.js';
+import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
-import type { SecretFingerprint, SecretFingerprinter } from './ledger.js';
+import type { SecretFingerprint, SecretFingerprinter } from '../state/ledger.js';
 import { ledgerIdsToFetch } from './match.js';
 import type { DesiredResource, LiveModel, PlannerKind, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
 import { idsToReread, settleOperations, type Settlement } from './settle.js';
 import { sameSecretRef } from './secret-source.js';
-import type { LedgerStore } from './ledger-store.js';
+import type { LedgerStore } from '../state/ledger-store.js';
 
 /**
  * The one glue function between the edges and the pure planner: reads every kind's

@@ -1,6 +1,6 @@
 import { supersededOf } from './change-fields.js';
-import { editDistance } from '../manifest/suggest.js';
-import type { Ledger } from './ledger.js';
+import { editDistance } from '../util/suggest.js';
+import type { Ledger } from '../state/ledger.js';
 import type { DesiredResource } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 

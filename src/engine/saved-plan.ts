@@ -1,8 +1,8 @@
 import { desiredSpecOf } from './change-fields.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { TelformError } from '../errors.js';
-import { writeAtomically } from './atomic-file.js';
+import { TelformError } from '../util/errors.js';
+import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from './model.js';
 import { PlanSealer } from './plan-seal.js';
 import { planFormatVersion, type Plan, type PlanApprovals } from './plan-types.js';

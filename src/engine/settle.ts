@@ -1,8 +1,8 @@
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { sameValue } from '../resources/collection-crud.js';
 import type { LiveObject } from '../resources/live-side.js';
-import type { UncertainOperation } from './journal.js';
-import type { Ledger, LedgerEntry } from './ledger.js';
+import type { UncertainOperation } from '../state/journal.js';
+import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import type { LiveModel, PlannerKind } from './model.js';
 
 /**

@@ -1,6 +1,6 @@
 import { supersededOf } from './change-fields.js';
-import { TelformError } from '../errors.js';
-import { suggest } from '../manifest/suggest.js';
+import { TelformError } from '../util/errors.js';
+import { suggest } from '../util/suggest.js';
 import type { Plan, PlannedChange } from './plan-types.js';
 import { pendingWarnings, summarize } from './summary.js';
 

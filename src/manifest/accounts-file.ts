@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import * as z from 'zod';
-import { isDatabaseUrl } from '../engine/database-url.js';
-import { TelformError } from '../errors.js';
+import { isDatabaseUrl } from '../util/database-url.js';
+import { TelformError } from '../util/errors.js';
 
 /**
  * The accounts file of a many-account run (`--accounts accounts.yaml`): for each account its name,

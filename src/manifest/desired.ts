@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import type { DesiredResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
 import { displayPath } from './files.js';
 import { loadManifests } from './load.js';

@@ -9,7 +9,7 @@ import { checkRules } from './rules.js';
 import { compileFastParse, invalid, type FastParse } from './schema-fast-parse.js';
 import { toSecretSource } from './secrets.js';
 import { childPointer, formatPath, placeOf, positionAt, toPointer } from './source.js';
-import { didYouMean, suggest } from './suggest.js';
+import { didYouMean, suggest } from '../util/suggest.js';
 import type { YamlDocument } from './yaml.js';
 import { describeValue, validateWith, type IssueContext } from './zod-issues.js';
 

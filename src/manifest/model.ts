@@ -1,4 +1,4 @@
-import type { SourcePlace } from '../errors.js';
+import type { SourcePlace } from '../util/errors.js';
 import type { SecretSource } from './secrets.js';
 import { lazyPlaceOf, placeOf, positionAt, toPointer, type PathSegment, type PositionMap, type PositionRole } from './source.js';
 

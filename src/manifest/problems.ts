@@ -1,4 +1,4 @@
-import type { SourcePlace } from '../errors.js';
+import type { SourcePlace } from '../util/errors.js';
 
 /**
  * A problem found while loading or validating manifests. Validation collects every problem before

@@ -1,10 +1,10 @@
-import type { SourcePlace } from '../errors.js';
+import type { SourcePlace } from '../util/errors.js';
 import type { KindCatalog } from '../resources/index.js';
 import type { Kind } from '../resources/kind.js';
-import { DependencyGraph } from '../engine/graph.js';
+import { DependencyGraph } from '../util/graph.js';
 import { isRef, type ResourceSource } from './model.js';
 import type { ProblemList } from './problems.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../util/suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment } from './source.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { JsonValue, SourcePlace } from '../errors.js';
+import type { JsonValue, SourcePlace } from '../util/errors.js';
 import type { Problem } from './problems.js';
 
 /**

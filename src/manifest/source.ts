@@ -1,4 +1,4 @@
-import type { SourcePlace } from '../errors.js';
+import type { SourcePlace } from '../util/errors.js';
 
 /**
  * Source positions of manifest values (docs/manifests.md): every value loaded from

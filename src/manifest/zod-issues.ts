@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ProblemCode, ProblemList } from './problems.js';
-import { didYouMean, suggest } from './suggest.js';
+import { didYouMean, suggest } from '../util/suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment, type PositionMap } from './source.js';
 
 /**

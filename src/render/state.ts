@@ -1,4 +1,4 @@
-import type { Ledger, LedgerEntry } from '../engine/ledger.js';
+import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import { describeSecretRef } from '../engine/secret-source.js';
 
 /** `telform state list`: one line per managed resource (address, live id) and a summary line. */

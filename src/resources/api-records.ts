@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiRequestError } from '../api/errors.js';
 import { listAll } from '../api/list.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 
 /**
  * Reading the API's loosely typed records, for every kind's live side: field values normalised

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { createWithRecovery } from '../api/writes.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { OutcomeUnknownError } from '../api/errors.js';
 import { createWithRecovery } from '../api/writes.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
 import { accountCampaigns, accountNumbers, campaignPath, deleteConfirmed, listCampaigns, type RawCampaign, type RawNumber } from './tendlc-api.js';

@@ -1,5 +1,5 @@
 import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { idFromResponse, itemPath, listRecords, readRecord, text, type ApiRecord } from './api-records.js';
 import type { LiveContext, LiveObject, LiveSide, ResolvedSpec, UpdateRequest } from './live-side.js';
 

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiRequestError } from '../api/errors.js';
 import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { itemPath, readRecord, text, upperText } from './api-records.js';
 import type { LiveObject, LiveSide, RegistryStatus } from './live-side.js';
 import { accountNumbers, campaignPath, numberPath } from './tendlc-api.js';

@@ -1,7 +1,7 @@
 import type { Operation } from 'fast-json-patch';
 import * as z from 'zod';
 import { createWithRecovery } from '../api/writes.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
 import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiRequestError } from '../api/errors.js';
 import { listAll } from '../api/list.js';
 import { deleteIdempotent } from '../api/writes.js';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import { readRecord, requireId, text, upperText } from './api-records.js';
 import { memoised, type LiveContext } from './live-side.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/api/clock.js';
+import type { Clock } from '../../src/util/clock.js';
 
 /** A clock whose sleeps resolve when the test advances time, in order of wake-up. */
 export class FakeClock implements Clock {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { systemClock } from '../../src/api/clock.js';
+import { systemClock } from '../../src/util/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';

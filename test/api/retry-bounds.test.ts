@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
-import type { Clock } from '../../src/api/clock.js';
+import type { Clock } from '../../src/util/clock.js';
 import { ApiRequestError, OutcomeUnknownError, RetriesExhaustedError } from '../../src/api/errors.js';
 import { defaultRetryPolicy } from '../../src/api/retry.js';
 import { createWithRecovery, deleteIdempotent } from '../../src/api/writes.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { TelformError } from '../../src/errors.js';
+import { TelformError } from '../../src/util/errors.js';
 import { catalog } from '../../src/resources/index.js';
 import { InstantClock } from './fake-clock.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { errorCodes } from '../../src/errors.js';
+import { errorCodes } from '../../src/util/errors.js';
 
 /** The rows of the markdown tables in `text`: the first cell of each, backticks dropped. */
 function firstCells(text: string): string[] {
@@ -21,7 +21,7 @@ function section(text: string, title: string): string {
 }
 
 describe('the documented codes', () => {
-  it('docs/errors.md lists exactly the error codes of src/errors.ts, each once', async () => {
+  it('docs/errors.md lists exactly the error codes of src/util/errors.ts, each once', async () => {
     const documented = firstCells(await readFile('docs/errors.md', 'utf8'));
     expect(new Set(documented).size).toBe(documented.length);
     expect([...documented].sort()).toEqual(Object.keys(errorCodes).sort());

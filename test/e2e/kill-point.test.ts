@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseLedger } from '../../src/engine/ledger.js';
+import { parseLedger } from '../../src/state/ledger.js';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { cleanEnv, cliPath, runCli } from './cli.js';
 import { seededRandom } from '../../src/emulator/faults.js';

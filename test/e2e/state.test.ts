@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { emptyLedger, serializeLedger } from '../../src/engine/ledger.js';
+import { emptyLedger, serializeLedger } from '../../src/state/ledger.js';
 import { runCli } from './cli.js';
 
 let folder: string;

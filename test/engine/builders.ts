@@ -1,4 +1,4 @@
-import { emptyLedger, type Ledger } from '../../src/engine/ledger.js';
+import { emptyLedger, type Ledger } from '../../src/state/ledger.js';
 import type { DesiredResource, PlannerKind, ReferenceField } from '../../src/engine/model.js';
 import type { PlanApprovals } from '../../src/engine/plan-types.js';
 import type { PlanInputs } from '../../src/engine/planner.js';

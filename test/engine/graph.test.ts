@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DependencyGraph } from '../../src/engine/graph.js';
+import { DependencyGraph } from '../../src/util/graph.js';
 
 function graphOf(edges: Array<[string, string]>, nodes: string[] = []): DependencyGraph {
   const graph = new DependencyGraph();

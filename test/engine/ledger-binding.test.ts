@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameEndpoint } from '../../src/engine/ledger.js';
+import { sameEndpoint } from '../../src/state/ledger.js';
 
 describe('sameEndpoint', () => {
   it('takes every name of this machine for one host, on the same scheme, port and path', () => {

@@ -4,11 +4,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileBackend, journalPath, lockPath } from '../../src/engine/file-backend.js';
-import { SecretFingerprinter, emptyLedger, serializeLedger, type LedgerEntry } from '../../src/engine/ledger.js';
-import { PostgresBackend } from '../../src/engine/postgres-backend.js';
-import type { StateBackend } from '../../src/engine/state-backend.js';
-import { LedgerStore } from '../../src/engine/ledger-store.js';
+import { FileBackend, journalPath, lockPath } from '../../src/state/backends/file.js';
+import { SecretFingerprinter, emptyLedger, serializeLedger, type LedgerEntry } from '../../src/state/ledger.js';
+import { PostgresBackend } from '../../src/state/backends/postgres.js';
+import type { StateBackend } from '../../src/state/backend.js';
+import { LedgerStore } from '../../src/state/ledger-store.js';
 import { startPostgres, type PostgresServer } from '../state/postgres-server.js';
 import { withAppend } from './observed-backend.js';
 

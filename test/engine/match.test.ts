@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyLedger } from '../../src/engine/ledger.js';
+import { emptyLedger } from '../../src/state/ledger.js';
 import { ledgerIdsToFetch, matchResources } from '../../src/engine/match.js';
 import { desired, ledgerWith, live, testKind } from './builders.js';
 

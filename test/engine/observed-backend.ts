@@ -1,4 +1,4 @@
-import type { StateBackend } from '../../src/engine/state-backend.js';
+import type { StateBackend } from '../../src/state/backend.js';
 
 /** `inner` with its appends going through `append` (which calls `inner.append` when it sees fit). */
 export function withAppend(inner: StateBackend, append: (records: readonly string[]) => Promise<void>): StateBackend {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { UncertainOperation } from '../../src/engine/journal.js';
-import type { Ledger } from '../../src/engine/ledger.js';
+import type { UncertainOperation } from '../../src/state/journal.js';
+import type { Ledger } from '../../src/state/ledger.js';
 import { buildPlan } from '../../src/engine/planner.js';
 import { settleOperations } from '../../src/engine/settle.js';
 import type { LiveObject } from '../../src/resources/live-side.js';

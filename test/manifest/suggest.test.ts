@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, suggest } from '../../src/manifest/suggest.js';
+import { editDistance, suggest } from '../../src/util/suggest.js';
 
 describe('editDistance', () => {
   it('counts insertions, deletions, substitutions and adjacent transpositions as one edit each', () => {

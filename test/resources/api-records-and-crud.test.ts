@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TelformError } from '../../src/errors.js';
+import { TelformError } from '../../src/util/errors.js';
 import { flag, idFromResponse, integer, text } from '../../src/resources/api-records.js';
 import { findCreated, sameValue, updateBody } from '../../src/resources/collection-crud.js';
 import type { LiveObject } from '../../src/resources/live-side.js';

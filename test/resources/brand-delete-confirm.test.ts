@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { TelformError } from '../../src/errors.js';
+import { TelformError } from '../../src/util/errors.js';
 import { brandLive } from '../../src/resources/brand.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
 import { InstantClock } from '../api/fake-clock.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TelformError } from '../../src/errors.js';
+import { TelformError } from '../../src/util/errors.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { brand, brandLive } from '../../src/resources/brand.js';
 import type { LiveObject } from '../../src/resources/live-side.js';

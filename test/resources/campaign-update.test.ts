@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/api/clock.js';
-import { TelformError } from '../../src/errors.js';
+import type { Clock } from '../../src/util/clock.js';
+import { TelformError } from '../../src/util/errors.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
 import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/api/errors.js';
-import { TelformError } from '../../src/errors.js';
+import { TelformError } from '../../src/util/errors.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { campaign } from '../../src/resources/campaign.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
-import type { Clock } from '../../src/api/clock.js';
+import type { Clock } from '../../src/util/clock.js';
 import type { PlannedChange } from '../../src/engine/plan-types.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { clientFor, converge, desiredFrom, emulatorClock, type Manifest } from '../api/live-harness.js';

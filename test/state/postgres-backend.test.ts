@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresBackend } from '../../src/engine/postgres-backend.js';
-import { schemaVersion } from '../../src/engine/postgres-schema.js';
+import { PostgresBackend } from '../../src/state/backends/postgres.js';
+import { schemaVersion } from '../../src/state/backends/postgres-schema.js';
 import { startPostgres, type PostgresServer } from './postgres-server.js';
 
 /** The PostgreSQL backend against a real server: schema, lock, compare-and-swap, journal, secrets. */
@@ -60,7 +60,7 @@ describe('PostgreSQL state backend', () => {
   // The holder runs the built module (`npm run build`), as a separate process with its own connection.
   it('loses the lock with the holder: a SIGKILLed holder frees the workspace', async () => {
     const script = `
-      const { PostgresBackend } = await import(${JSON.stringify(resolve('dist/engine/postgres-backend.js'))});
+      const { PostgresBackend } = await import(${JSON.stringify(resolve('dist/state/backends/postgres.js'))});
       const backend = await PostgresBackend.open(process.argv[1], 'killed', {});
       await backend.lock(0);
       process.stdout.write('locked\\n');

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { systemClock, type Clock } from '../api/clock.js';
-import { TelformError } from '../errors.js';
-import { redactUrl, scrub, urlPassword } from './database-url.js';
+import { systemClock, type Clock } from '../../util/clock.js';
+import { TelformError } from '../../util/errors.js';
+import { redactUrl, scrub, urlPassword } from '../../util/database-url.js';
 import { migrate } from './postgres-schema.js';
-import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from './state-backend.js';
+import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from '../backend.js';
 
 /**
  * The ledger of one workspace in PostgreSQL (`--state postgres://…`, `--workspace NAME`).

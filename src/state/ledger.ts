@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { TelformError } from '../errors.js';
-import type { SecretSourceRef } from './model.js';
+import { TelformError } from '../util/errors.js';
 
 /**
  * The ownership ledger (docs/state-and-safety.md): which live objects telform manages, bound to one
@@ -10,6 +9,13 @@ import type { SecretSourceRef } from './model.js';
  */
 
 export const ledgerFormatVersion = 1;
+
+/**
+ * How a secret is obtained, as plans show it and the ledger records it, never the value. A file
+ * is named relative to the directory telform runs in (`/` separators), so plans and a committed
+ * ledger read the same on every machine.
+ */
+export type SecretSourceRef = { fromEnv: string } | { fromFile: string } | { literal: true };
 
 export interface SecretFingerprint {
   hmac: string;

@@ -1,10 +1,10 @@
 import { mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { systemClock, type Clock } from '../api/clock.js';
-import { TelformError } from '../errors.js';
-import { writeAtomically } from './atomic-file.js';
-import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from './state-backend.js';
+import { systemClock, type Clock } from '../../util/clock.js';
+import { TelformError } from '../../util/errors.js';
+import { writeAtomically } from '../../util/atomic-file.js';
+import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from '../backend.js';
 
 /**
  * The ledger in a file (the default, `telform.state.json`): the journal beside it (`….journal`, one

@@ -1,4 +1,4 @@
-import { TelformError } from '../errors.js';
+import { TelformError } from '../util/errors.js';
 import type { Ledger } from './ledger.js';
 
 /** An address already managed under another id would make an import lie about ownership. */

@@ -1,4 +1,4 @@
-import type { Clock } from '../api/clock.js';
+import type { Clock } from '../util/clock.js';
 
 /**
  * Where the ledger lives (docs/state-and-safety.md): one small interface, so the engine never knows

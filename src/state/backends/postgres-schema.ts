@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { TelformError } from '../errors.js';
+import { TelformError } from '../../util/errors.js';
 
 /**
  * The tables of the PostgreSQL state backend, created and migrated on first use. Migrations only

@@ -1,5 +1,5 @@
-import { systemClock, type Clock } from '../api/clock.js';
-import { TelformError } from '../errors.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { TelformError } from '../util/errors.js';
 import { replayJournal, type IntentInput, type JournalRecord, type UncertainOperation } from './journal.js';
 import {
   assertLedgerBinding,
@@ -9,7 +9,7 @@ import {
   type Ledger,
   type LedgerEntry,
 } from './ledger.js';
-import type { StateBackend } from './state-backend.js';
+import type { StateBackend } from './backend.js';
 
 /**
  * The ledger of a run, wherever it lives (a `StateBackend`: a file, a PostgreSQL workspace).
