@@ -104,7 +104,7 @@ export async function reconcile(
       timer: commandTimer,
     });
     // A saved plan is planned again with the targets it was made with (`--target`).
-    const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []));
+    const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const plan = { ...limited, required_approvals: requiredApprovals(limited, approvals, desired.resources, store.ledger) };
     if ('saved' in input) assertPlanApplies(input.saved.plan, plan, input.saved.file);
     const chosen = 'saved' in input ? input.saved.plan : plan;

@@ -1,4 +1,6 @@
-import { supersededOf } from './change-fields.js';
+import { desiredSpecOf, supersededOf } from './change-fields.js';
+import type { PlannerKind } from './model.js';
+import { referencedNames } from './references.js';
 import { TelformError } from '../util/errors.js';
 import { suggest } from '../util/suggest.js';
 import type { Plan, PlannedChange } from './plan-types.js';
@@ -6,15 +8,18 @@ import { pendingWarnings, summarize } from './summary.js';
 
 /**
  * `--target ADDRESS` (repeatable): the plan limited to those resources and everything they depend
- * on, for an emergency fix. The rest of the account is left out of the plan — neither shown, nor
+ * on, for an emergency fix. What a resource depends on is what its desired spec refers to (`{ ref }`),
+ * whatever that resource's own action: an edited ACL comes along with a trunk that uses it even
+ * when the trunk itself does not change (`depends_on` names only what apply must wait for). The rest of the account is left out of the plan — neither shown, nor
  * applied, nor part of a saved plan's basis — and the plan says so. Pure: no I/O.
  *
  * A target is a manifest resource, a resource the state still owns (its delete), or a replace
  * whose superseded object's delete comes along with it. An address that is none of these is an
  * error, with a suggestion: a typo must not silently plan nothing.
  */
-export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
+export function limitToTargets(plan: Plan, targets: readonly string[], kinds: readonly PlannerKind[]): Plan {
   if (targets.length === 0) return plan;
+  const kindsByName = new Map(kinds.map((kind) => [kind.kind, kind]));
   const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
   const unknown = targets.filter((target) => !byAddress.has(target));
   if (unknown.length > 0) {
@@ -32,6 +37,9 @@ export function limitToTargets(plan: Plan, targets: readonly string[]): Plan {
     if (!change) return;
     kept.add(address);
     for (const dependency of change.depends_on) visit(dependency);
+    const kind = kindsByName.get(change.kind);
+    const spec = desiredSpecOf(change);
+    if (kind && spec) for (const { target, name } of referencedNames(kind, spec)) visit(`${target}/${name}`);
   };
   for (const target of targets) visit(target);
   const changes = plan.changes.filter((change) => kept.has(change.address) || isSupersededOfKept(change, kept));

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { limitToTargets } from '../../src/engine/targets.js';
+import { buildPlan } from '../../src/engine/planner.js';
 import { change, plan } from '../render/plan-builder.js';
+import { allKinds, desired, ledgerWith, live, planInputs } from './builders.js';
 
-/** `--target`: the closure of the targets over `depends_on`, and nothing else. */
+/** `--target`: the closure of the targets over `depends_on` and the references of their desired specs, and nothing else. */
 const whole = plan(
   [
     change({ address: 'TrunkIpAcl/office', action: 'update', patch: [{ op: 'add', path: '/ip_addresses/192.0.2.1', value: '192.0.2.1' }] }),
@@ -24,7 +26,7 @@ const whole = plan(
 
 describe('limitToTargets', () => {
   it('keeps the targets and everything they depend on, with their basis, and says what was left out', () => {
-    const limited = limitToTargets(whole, ['Trunk/pbx']);
+    const limited = limitToTargets(whole, ['Trunk/pbx'], allKinds);
     expect(limited.changes.map((item) => item.address)).toEqual(['TrunkIpAcl/office', 'TrunkCredential/login', 'Trunk/pbx']);
     expect(limited.targets).toEqual(['Trunk/pbx']);
     expect(Object.keys(limited.basis.objects)).toEqual(['TrunkIpAcl/office', 'Trunk/pbx', 'Trunk/pbx#password']);
@@ -36,7 +38,7 @@ describe('limitToTargets', () => {
   });
 
   it('brings the delete of a replaced object along with its replace, and can target a delete', () => {
-    const limited = limitToTargets(whole, ['SipIpAcl/old', 'Campaign/promo']);
+    const limited = limitToTargets(whole, ['SipIpAcl/old', 'Campaign/promo'], allKinds);
     expect(limited.changes.map((item) => item.address)).toEqual(['Campaign/promo', 'Campaign/#CM1', 'SipIpAcl/old']);
     expect(limited.targets).toEqual(['Campaign/promo', 'SipIpAcl/old']);
     expect(limited.summary).toMatchObject({ replace: 1, delete: 2, cost_usd: 15, irreversible: 1 });
@@ -44,7 +46,36 @@ describe('limitToTargets', () => {
   });
 
   it('leaves a plan without targets as it is, and refuses an address that names nothing', () => {
-    expect(limitToTargets(whole, [])).toBe(whole);
-    expect(() => limitToTargets(whole, ['Trunk/pxb'])).toThrow('--target Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?');
+    expect(limitToTargets(whole, [], allKinds)).toBe(whole);
+    expect(() => limitToTargets(whole, ['Trunk/pxb'], allKinds)).toThrow('--target Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?');
+  });
+});
+
+describe('limitToTargets on a planned account', () => {
+  const acl = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11'] });
+  const trunk = desired('Trunk', 'pbx-out', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } });
+  const other = desired('TrunkIpAcl', 'lab', { name: 'lab', ip_addresses: ['198.51.100.1'] });
+
+  it('keeps the update of a resource the target refers to, though the target itself does not change', () => {
+    const planned = buildPlan(
+      planInputs({
+        desired: [acl, trunk, other],
+        live: new Map([
+          ['TrunkIpAcl', [live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10'] }), live('acl-2', { name: 'lab', ip_addresses: [] })]],
+          ['Trunk', [live('t-1', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: 'acl-1' })]],
+        ]),
+        ledger: ledgerWith([
+          { kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', spec: acl.spec },
+          { kind: 'TrunkIpAcl', name: 'lab', id: 'acl-2', spec: other.spec },
+          { kind: 'Trunk', name: 'pbx-out', id: 't-1', spec: trunk.spec },
+        ]),
+      }),
+    );
+    const limited = limitToTargets(planned, ['Trunk/pbx-out'], allKinds);
+    expect(limited.changes.map((item) => [item.address, item.action])).toEqual([
+      ['TrunkIpAcl/office', 'update'],
+      ['Trunk/pbx-out', 'noop'],
+    ]);
+    expect(limited.summary).toMatchObject({ update: 1, noop: 1 });
   });
 });
