@@ -190,6 +190,12 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
     change.action = match.adopted ? 'adopt' : 'noop';
     return change;
   }
+  const keyChange = changedKey(kind, live, desired, diff.changedFields);
+  if (keyChange) {
+    change.action = 'blocked';
+    change.reasons.push(keyChange);
+    return change;
+  }
   const fields = kind.live.fields;
   const immutable = diff.changedFields.filter((field) => fields.immutable.includes(field));
   const replacing = diff.changedFields.filter((field) => fields.replaceOn.includes(field));
@@ -232,6 +238,15 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   return change;
 }
 
+/** Why a document pointed at another of the account's objects is blocked (`LiveSide.keyField`); undefined when it is not. */
+function changedKey(kind: PlannerKind, live: LiveObject, desired: DesiredResource, changedFields: readonly string[]): string | undefined {
+  const keyField = kind.live.keyField;
+  if (!keyField || !changedFields.includes(keyField.field)) return undefined;
+  const from = kind.live.naturalKey(live.spec);
+  const to = kind.live.naturalKey(desired.spec);
+  return from === undefined || to === undefined || from === to ? undefined : `${keyField.field} ${keyField.reason(from, to)}`;
+}
+
 function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
   const { desired } = match;
   if (kind.live.absentError) {
@@ -246,8 +261,8 @@ function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: Planner
   change.action = 'create';
   if (match.vanished) {
     change.drifted = true;
+    // Not billed: the API bills the vetting review of an update, not a registration (docs/state-and-safety.md).
     change.reasons.push(`was deleted outside telform (id ${match.entry?.id ?? '?'} is gone); it will be created again`);
-    change.flags.billable_usd = kind.live.billableUpdateUsd;
   }
   applyVerdicts(change, judgeTargets(kind, after, context.kinds, context.targets));
   return change;

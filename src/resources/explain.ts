@@ -84,13 +84,13 @@ function ruleSentence(rule: SpecRule): string {
 
 function changeBehaviour(kind: Kind, field: string): string[] {
   const { fields } = kind.live;
+  if (kind.live.keyField?.field === field) return [`blocked: ${field} ${kind.live.keyField.explain}`];
   if (fields.immutable.includes(field)) return ['blocked: the API cannot change it on an existing object; the plan refuses the change (delete the resource or revert the manifest)'];
   if (fields.replaceOn.includes(field)) {
     const lines = [
       `replace: a new ${kind.name} is created and the old one deleted (${kind.live.replaceStrategy === 'create_before_delete' ? 'the new one first' : 'the old one first: both cannot exist at once'})`,
     ];
     if (kind.live.irreversibleDelete) lines.push('irreversible: the old one cannot be brought back; apply needs --allow-irreversible');
-    if (kind.live.billableUpdateUsd > 0) lines.push(`billable: registering the new one costs ${kind.live.billableUpdateUsd} USD (apply needs --max-cost)`);
     return lines;
   }
   if (fields.updatable.includes(field)) {
@@ -165,7 +165,9 @@ export function explainKind(kind: Kind): KindExplanation {
   const facts: string[] = [];
   if (kind.nameField) facts.push(`name field: ${kind.nameField} (defaults to metadata.name)`);
   facts.push(`delete: ${kind.live.irreversibleDelete ? 'irreversible (apply needs --allow-irreversible ADDRESS)' : 'can be recreated'}`);
-  if (kind.live.billableUpdateUsd > 0) facts.push(`billable: ${kind.live.billableUpdateUsd} USD per update or re-registration (apply needs --max-cost)`);
+  if (kind.live.billableUpdateUsd > 0) {
+    facts.push(`billable: ${kind.live.billableUpdateUsd} USD per update (a vetting review); registering a ${kind.name.toLowerCase()}, new or replacing another, is not billed`);
+  }
   if (kind.live.whenInUse) facts.push(`deleting it while in use: ${kind.live.whenInUse.replace(/_/g, ' ')}`);
   return {
     kind: kind.name,

@@ -153,6 +153,19 @@ export interface LiveSide {
    */
   whenInUse?: 'breaks_auth' | 'breaks_calls' | 'needs_unassign';
   /**
+   * The field that names which of the account's objects a document manages (a phone number's
+   * `number`): a document pointed at another object is no update of this one, so a change of the
+   * natural key is `blocked` with `reason`, and `explain` says so. Writing the same key another way
+   * (with or without a `+`) is not a change of it.
+   */
+  keyField?: {
+    field: string;
+    /** Why the change is blocked, after the field's name: `from` and `to` are natural keys. */
+    reason(from: string, to: string): string;
+    /** The same, for `explain`, without particular keys. */
+    explain: string;
+  };
+  /**
    * Why the API would refuse an update of this object in its live state (campaign not FAILED), or
    * why telform refuses it (a trunk turned outbound while numbers are attached). `desired` is the
    * manifest's spec, references in `{ ref }` form where they name managed resources.

@@ -157,6 +157,13 @@ export const phoneNumberLive: LiveSide = {
     if (campaign !== undefined) await unlink(client, campaign, id);
   },
 
+  keyField: {
+    field: 'number',
+    reason: (from, to) =>
+      `names the number this document manages (${from}); one document manages one number, so give ${to} its own document (and remove this one to detach ${from})`,
+    explain: 'names the number this document manages; one document manages one number, so give another number its own document',
+  },
+
   // `number` is the key: a read returns it without the `+` a manifest may write, so it is compared with what was applied.
   fields: { updatable: ['number', 'app_id', 'campaign_id'], replaceOn: [], immutable: [], unreadable: ['number'] },
   requests: { delete: 3, update: (patch) => Math.max(1, new Set(patch.map((operation) => operation.path.split('/')[1])).size) },
