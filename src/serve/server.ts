@@ -1,0 +1,184 @@
+// serve's HTTP side: probes (`/healthz`, `/readyz`), Prometheus metrics (`/metrics`), the status
+// page (`/`, `/accounts/NAME`, read-only) and the callback receiver (`/callbacks/NAME`, the URL to
+// give brands and campaigns as `url`). A callback is answered at once — the registry is not kept
+// waiting for serve's read — after its signature was checked with the account's token; its payload
+// only names which object to re-read.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from './logger.js';
+import type { ServeMetrics } from './metrics.js';
+import type { RegistryKind } from './model.js';
+import type { ServeService } from './service.js';
+import { NonceMemory, verifyCallbackSignature } from './signature.js';
+import { renderAccountPage, renderFleetPage } from './status-page.js';
+
+export interface ServerOptions {
+  service: ServeService;
+  metrics: ServeMetrics;
+  logger: Logger;
+  now: () => number;
+  version: string;
+  /**
+   * The base URL the API calls back (scheme, host, port, any path prefix), when serve sits behind a
+   * proxy; otherwise the request's own Host header names it.
+   */
+  publicUrl?: string;
+}
+
+/** A callback body larger than this is refused unread (the registry's are a few hundred bytes). */
+const callbackBodyLimit = 64 * 1024;
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions, listen: { host: string; port: number }): Promise<RunningServer> {
+  const nonces = new NonceMemory();
+  const server = createServer((request, response) => {
+    handle(options, nonces, request, response).catch((error: unknown) => {
+      options.logger.log('error', 'request failed', { path: pathOf(request), error: error instanceof Error ? error.message : String(error) });
+      if (!response.headersSent) send(response, 500, 'application/json', JSON.stringify({ error: 'internal error' }));
+      else response.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+function pathOf(request: IncomingMessage): string {
+  return (request.url ?? '/').split('?')[0] ?? '/';
+}
+
+async function handle(options: ServerOptions, nonces: NonceMemory, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const path = pathOf(request);
+  const method = request.method ?? 'GET';
+  const callback = /^\/callbacks\/([^/]+)\/?$/.exec(path);
+  if (callback) return receiveCallback(options, nonces, decodeURIComponent(callback[1] as string), request, response);
+  if (method !== 'GET' && method !== 'HEAD') {
+    response.setHeader('allow', 'GET, HEAD');
+    return send(response, 405, 'application/json', JSON.stringify({ error: `${method} is not allowed here; the pages are read-only` }));
+  }
+  const { service } = options;
+  if (path === '/healthz') return send(response, 200, 'application/json', JSON.stringify({ status: 'ok' }));
+  if (path === '/readyz') {
+    return service.ready
+      ? send(response, 200, 'application/json', JSON.stringify({ status: 'ready' }))
+      : send(response, 503, 'application/json', JSON.stringify({ status: 'not ready' }));
+  }
+  if (path === '/metrics') return send(response, 200, options.metrics.contentType, await options.metrics.render());
+  const context = { fleet: service.fleet, now: options.now(), applyMode: service.applyMode, version: options.version };
+  if (path === '/') return send(response, 200, 'text/html; charset=utf-8', renderFleetPage(context));
+  const account = /^\/accounts\/([^/]+)\/?$/.exec(path);
+  const page = account ? renderAccountPage(context, safeDecode(account[1] as string)) : undefined;
+  if (page !== undefined) return send(response, 200, 'text/html; charset=utf-8', page);
+  return send(response, 404, 'application/json', JSON.stringify({ error: 'not found' }));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string): void {
+  response.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    // The page has no script and loads nothing: say so, so an injected one could not run either.
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  });
+  response.end(response.req.method === 'HEAD' ? undefined : body);
+}
+
+async function receiveCallback(options: ServerOptions, nonces: NonceMemory, account: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { service, logger, metrics } = options;
+  const refuse = (status: number, result: string, reason: string): void => {
+    metrics.callback(result);
+    logger.log('warn', 'callback refused', { account: account.slice(0, 80), result, reason, remote: request.socket.remoteAddress ?? null });
+    send(response, status, 'application/json', JSON.stringify({ error: reason }));
+  };
+  const method = request.method ?? 'GET';
+  if (method !== 'POST' && method !== 'GET') return refuse(405, 'bad_method', `${method} is not a callback method (POST or GET)`);
+  const worker = service.worker(account);
+  if (!worker) return refuse(404, 'unknown_account', 'no such account in this serve');
+  const body = method === 'POST' ? await readBody(request) : '';
+  if (body === undefined) return refuse(413, 'too_large', `the body is over ${callbackBodyLimit} bytes`);
+  const calledUrl = `${(options.publicUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/$/, '')}${request.url ?? '/'}`;
+  const verdict = verifyCallbackSignature({ url: calledUrl, headers: request.headers }, worker.authToken);
+  if (!verdict.ok) return refuse(403, 'bad_signature', verdict.reason);
+  if (!nonces.admit(verdict.nonce)) return refuse(409, 'replayed', 'this signature nonce was already used');
+  const target = callbackTarget(method === 'GET' ? new URL(calledUrl).searchParams : parseBody(body, request.headers['content-type']));
+  if (!target) return refuse(400, 'unreadable', 'the payload names no brand, campaign or number');
+  metrics.callback('accepted');
+  const outcome = service.hint(account, target.kind, target.id);
+  logger.log('info', 'callback received', { account, kind: target.kind, id: target.id, status: target.status, outcome });
+  send(response, 200, 'application/json', JSON.stringify({ status: 'received' }));
+}
+
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > callbackBodyLimit) over = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/** A JSON or form body as string fields; anything else as none. */
+function parseBody(body: string, contentType: string | undefined): URLSearchParams {
+  if ((contentType ?? '').includes('application/x-www-form-urlencoded')) return new URLSearchParams(body);
+  const fields = new URLSearchParams();
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string') fields.set(key, value);
+    }
+  } catch {
+    // Not JSON: no fields, so the callback names nothing.
+  }
+  return fields;
+}
+
+const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Which object a callback is about (only an id of a plausible form; the payload is never trusted further). */
+export function callbackTarget(fields: URLSearchParams): { kind: RegistryKind; id: string; status: string | undefined } | undefined {
+  const type = fields.get('type') ?? '';
+  const status = fields.get('status')?.slice(0, 40);
+  const pick = (kind: RegistryKind, value: string | null) => (value !== null && idPattern.test(value) ? { kind, id: value, status } : undefined);
+  if (type === 'brand') return pick('Brand', fields.get('brand_id'));
+  if (type === 'campaign') return pick('Campaign', fields.get('campaign_id'));
+  if (type === 'number_linking' || type === 'number_unlinking') return pick('PhoneNumber', (fields.get('number') ?? '').replace(/^\+/, ''));
+  // Without a type: the most specific id it carries.
+  return pick('Campaign', fields.get('campaign_id')) ?? pick('Brand', fields.get('brand_id'));
+}

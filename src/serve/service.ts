@@ -1,0 +1,228 @@
+// The serve loop: the scheduler looks at each account through its worker (a drift check, and with
+// `--apply safe` an apply of a plan that needs no approval); the fleet turns what was seen into
+// events; events go out through the sinks; callbacks are hints that make serve re-read one object
+// now. Nothing here talks to the API or the state itself: the worker does, through the operations
+// every command uses.
+import type { Clock } from '../util/clock.js';
+import { Fleet } from './fleet.js';
+import type { Logger } from './logger.js';
+import type { ServeMetrics } from './metrics.js';
+import type { AccountCheck, EventCause, EventDraft, RegistryEntry, RegistryKind, ServeEvent } from './model.js';
+import { Scheduler } from './scheduler.js';
+
+/** What `--apply safe` did with an account's plan. */
+export type SafeApplyOutcome =
+  | { result: 'nothing' }
+  | { result: 'applied'; changes: string[]; summary: string; failed: boolean }
+  | { result: 'held'; changes: string[]; reasons: string[] }
+  /** Another run (another replica) holds the account's state lock: it is that run's to apply. */
+  | { result: 'locked'; holder: string };
+
+/** One account as serve drives it. Methods never throw: a failure is their result. */
+export interface AccountWorker {
+  readonly name: string;
+  /** Keys the signatures of this account's callbacks. */
+  readonly authToken: string;
+  check(): Promise<AccountCheck>;
+  /** Reads one object's registry status through the API; undefined when it is gone. */
+  readRegistry(kind: RegistryKind, id: string): Promise<{ entry?: Pick<RegistryEntry, 'status' | 'reason'>; requests: number; rateLimited: number; error?: string }>;
+  applySafe(): Promise<SafeApplyOutcome>;
+  /** Ends what is in flight (requests abort; an apply journals and releases its lock) and frees the client. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  intervalMs: number;
+  jitter: number;
+  concurrency: number;
+  apply: 'never' | 'safe';
+  clock: Clock;
+  random?: () => number;
+  logger: Logger;
+  metrics: ServeMetrics;
+  /** Receives every event in order (stdout, `--notify`); must not block. */
+  sinks: Array<(event: ServeEvent) => void>;
+}
+
+export class ServeService {
+  readonly fleet: Fleet;
+  private readonly scheduler: Scheduler;
+  private readonly workers = new Map<string, AccountWorker>();
+  private readonly runId: string;
+  private sequence = 0;
+  private started = false;
+  private stopping = false;
+  private readonly hints = new Set<Promise<void>>();
+  /** The held plan last announced per account, so a plan left for a person is announced once. */
+  private readonly held = new Map<string, string>();
+
+  constructor(
+    workers: readonly AccountWorker[],
+    private readonly options: ServiceOptions,
+  ) {
+    for (const worker of workers) this.workers.set(worker.name, worker);
+    this.fleet = new Fleet(workers.map((worker) => worker.name));
+    this.runId = (options.random ?? Math.random)().toString(36).slice(2, 10).padEnd(8, '0');
+    this.scheduler = new Scheduler(
+      workers.map((worker) => worker.name),
+      { intervalMs: options.intervalMs, jitter: options.jitter, concurrency: options.concurrency, clock: options.clock, ...(options.random ? { random: options.random } : {}) },
+      (name, cause) => this.look(name, cause),
+      (name, dueAt) => {
+        this.fleet.account(name).nextRunAt = dueAt;
+        options.metrics.scheduled(name, dueAt);
+      },
+    );
+    for (const worker of workers) options.metrics.setStatus(worker.name, 'unknown');
+  }
+
+  start(): void {
+    this.started = true;
+    this.scheduler.start();
+  }
+
+  get ready(): boolean {
+    return this.started && !this.stopping;
+  }
+
+  get applyMode(): 'never' | 'safe' {
+    return this.options.apply;
+  }
+
+  worker(name: string): AccountWorker | undefined {
+    return this.workers.get(name);
+  }
+
+  /**
+   * A callback (already verified) names an object of `account`: re-read that object now and compare
+   * it with what is known; when it moved, check the whole account against the manifests and the
+   * ledger right away. An object serve does not manage costs no read; before the account's first
+   * check, the callback asks for that check.
+   */
+  hint(account: string, kind: RegistryKind, id: string): 'read' | 'check' | 'ignored' {
+    const worker = this.workers.get(account);
+    if (!worker || this.stopping) return 'ignored';
+    const view = this.fleet.account(account);
+    const known = this.fleet.findRegistry(account, kind, id);
+    if (!known) {
+      if (view.check) return 'ignored';
+      this.scheduler.trigger(account, 'callback');
+      return 'check';
+    }
+    const work = this.reread(worker, known).finally(() => this.hints.delete(work));
+    this.hints.add(work);
+    return 'read';
+  }
+
+  private async reread(worker: AccountWorker, known: RegistryEntry): Promise<void> {
+    const observed = this.fleet.beginObservation();
+    const started = this.options.clock.now();
+    const read = await worker.readRegistry(known.kind, known.id);
+    this.options.metrics.requests(worker.name, read.requests, read.rateLimited);
+    this.options.metrics.ranAt(worker.name, this.options.clock.now(), 'callback', this.options.clock.now() - started);
+    if (read.error !== undefined || !read.entry) {
+      if (read.error !== undefined) this.options.logger.log('warn', 'callback re-read failed', { account: worker.name, address: known.address, error: read.error });
+      this.scheduler.trigger(worker.name, 'callback');
+      return;
+    }
+    const entry: RegistryEntry = { ...known, status: read.entry.status, ...(read.entry.reason === undefined ? {} : { reason: read.entry.reason }) };
+    if (entry.reason === undefined) delete entry.reason;
+    const drafts = this.fleet.recordRegistry(worker.name, entry, observed, 'callback');
+    this.emitAll(drafts);
+    if (drafts.length > 0) this.scheduler.trigger(worker.name, 'callback');
+  }
+
+  /** One scheduled look at an account: check, record, and with `--apply safe` heal what needs no approval. */
+  private async look(name: string, cause: EventCause): Promise<void> {
+    const worker = this.workers.get(name);
+    if (!worker) return;
+    const view = this.fleet.account(name);
+    view.running = true;
+    try {
+      const check = await this.checkAndRecord(worker, cause);
+      if (this.options.apply === 'safe' && !this.stopping && check.status !== 'error' && check.plan.length > 0) {
+        await this.applySafely(worker);
+      }
+    } finally {
+      view.running = false;
+    }
+  }
+
+  private async checkAndRecord(worker: AccountWorker, cause: EventCause): Promise<AccountCheck> {
+    const { clock, metrics, logger } = this.options;
+    const observed = this.fleet.beginObservation();
+    const started = clock.now();
+    const check = await worker.check();
+    const ended = clock.now();
+    const view = this.fleet.account(worker.name);
+    view.lastRunAt = ended;
+    view.lastDurationMs = ended - started;
+    metrics.ranAt(worker.name, ended, 'check', ended - started);
+    metrics.requests(worker.name, check.requests, check.rateLimited);
+    metrics.setStatus(worker.name, check.status);
+    if (check.error) logger.log('warn', 'check failed', { account: worker.name, code: check.error.code, error: check.error.message });
+    this.emitAll(this.fleet.recordCheck(worker.name, check, observed, cause));
+    return check;
+  }
+
+  private async applySafely(worker: AccountWorker): Promise<void> {
+    const { clock, metrics, logger } = this.options;
+    const started = clock.now();
+    const outcome = await worker.applySafe();
+    metrics.ranAt(worker.name, clock.now(), 'apply', clock.now() - started);
+    switch (outcome.result) {
+      case 'nothing':
+        return;
+      case 'locked':
+        metrics.apply('locked');
+        logger.log('info', 'apply skipped: another run holds the state lock', { account: worker.name, holder: outcome.holder });
+        return;
+      case 'held': {
+        metrics.apply('held');
+        const key = JSON.stringify([outcome.changes, outcome.reasons]);
+        if (this.held.get(worker.name) === key) return;
+        this.held.set(worker.name, key);
+        this.emit({ type: 'apply_held', account: worker.name, cause: 'apply', changes: outcome.changes, reasons: outcome.reasons });
+        return;
+      }
+      case 'applied':
+        metrics.apply(outcome.failed ? 'failed' : 'applied');
+        this.held.delete(worker.name);
+        this.emit({ type: 'applied', account: worker.name, cause: 'apply', changes: outcome.changes, summary: outcome.summary, failed: outcome.failed });
+        // What the apply did is confirmed by reading the account again, now.
+        if (!this.stopping) await this.checkAndRecord(worker, 'apply');
+        return;
+      default: {
+        const never: never = outcome;
+        return never;
+      }
+    }
+  }
+
+  private emitAll(drafts: readonly EventDraft[]): void {
+    for (const draft of drafts) this.emit(draft);
+  }
+
+  private emit(draft: EventDraft): void {
+    this.sequence += 1;
+    const event = { id: `${this.runId}-${this.sequence}`, at: new Date(this.options.clock.now()).toISOString(), ...draft } as ServeEvent;
+    this.fleet.remember(event);
+    this.options.metrics.event(event.type);
+    for (const sink of this.options.sinks) sink(event);
+  }
+
+  /**
+   * Drains: starts nothing new, lets what is under way finish within `graceMs`, then closes every
+   * worker (requests still in flight are abandoned; an apply's journal already holds what it sent,
+   * and closing releases its lock). Resolves when all of it is done.
+   */
+  async stop(graceMs: number): Promise<{ finished: boolean }> {
+    this.stopping = true;
+    const settled = Promise.all([this.scheduler.stop(), ...this.hints]).then(() => true);
+    const grace = new AbortController();
+    const finished = await Promise.race([settled, this.options.clock.sleep(graceMs, grace.signal).then(() => false)]);
+    grace.abort();
+    await Promise.all([...this.workers.values()].map((worker) => worker.close()));
+    if (!finished) await settled;
+    return { finished };
+  }
+}
