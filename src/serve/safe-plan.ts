@@ -1,0 +1,70 @@
+// What `--apply safe` may apply on its own: a plan that needs no approval at all. Every safety gate
+// must pass with no approval given (nothing irreversible, billable, protected or bulk; nothing
+// pruned), and no change may carry a flag a person should weigh even where no gate stops it
+// (breaking authentication or calls, clearing an application's binding), nor be one telform refuses
+// to make. Anything else is left for a person, with the reasons, as an event.
+import type { Plan, PlannedChange } from '../engine/plan-types.js';
+import type { SafetyViolation } from '../engine/safety.js';
+import type { AccountCheck, PlanLine, RegistryEntry, RegistryKind } from './model.js';
+
+/** Why a person must look at this plan before it is applied; empty when serve may apply it. */
+export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]): string[] {
+  const reasons = violations.map((violation) => violation.message);
+  for (const change of plan.changes) {
+    if (change.action === 'noop' || change.action === 'wait') continue;
+    const { flags } = change;
+    if (change.action === 'blocked') reasons.push(`${change.address}: telform will not make this change (${change.reasons.join('; ')})`);
+    if (flags.breaks_auth) reasons.push(`${change.address} would break authentication of what still uses it`);
+    if (flags.breaks_calls) reasons.push(`${change.address} would break calls`);
+    if (flags.needs_unassign) reasons.push(`${change.address} needs an application's binding cleared first`);
+    // The gates name these already when they refuse; said again only when no gate did (a plan
+    // approved at plan time still needs a person here).
+    if (flags.irreversible && !violations.some((violation) => violation.address === change.address)) reasons.push(`${change.address} cannot be undone`);
+    if (flags.billable_usd > 0 && !violations.some((violation) => violation.code === 'cost')) reasons.push(`${change.address} costs ${flags.billable_usd} USD`);
+  }
+  return [...new Set(reasons)];
+}
+
+/** The changes a person would review: every change but the no-ops. */
+export function planLines(plan: Plan): PlanLine[] {
+  return plan.changes
+    .filter((change) => change.action !== 'noop')
+    .map((change) => ({ address: change.address, action: change.action, drifted: change.drifted === true, reasons: change.reasons }));
+}
+
+const registryKinds = new Set<string>(['Brand', 'Campaign', 'PhoneNumber']);
+
+/** The registry status of each managed brand, campaign and number link the plan's read found. */
+export function registryEntries(plan: Plan): RegistryEntry[] {
+  const entries: RegistryEntry[] = [];
+  for (const change of plan.changes) {
+    if (!registryKinds.has(change.kind) || !change.registry || !hasId(change)) continue;
+    const reason = registryReason(change.registry);
+    entries.push({
+      address: change.address,
+      kind: change.kind as RegistryKind,
+      id: change.id,
+      status: change.registry.registration_status.toUpperCase(),
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+  return entries;
+}
+
+function hasId(change: PlannedChange): change is PlannedChange & { id: string } {
+  return 'id' in change && typeof change.id === 'string' && change.id !== '';
+}
+
+/** The registry's own words for a decline or a failure, when it gives any. */
+export function registryReason(registry: NonNullable<PlannedChange['registry']>): string | undefined {
+  const parts = [
+    ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
+    ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
+  ];
+  return parts.length === 0 ? undefined : parts.join('; ');
+}
+
+/** A check that failed, as serve records it. */
+export function failedCheck(error: { code: string; message: string }, requests: number, rateLimited: number): AccountCheck {
+  return { status: 'error', drifted: [], pending: [], notes: [], registry: [], plan: [], error, requests, rateLimited };
+}
