@@ -89,7 +89,11 @@ export const planSchema = z
       noop: z.number(),
       cost_usd: z.number(),
       irreversible: z.number(),
-      api_requests: z.number(),
+      api_requests: z.number().describe('Requests apply will send (estimate): api_reads, then the writes of every change.'),
+      api_reads: z
+        .number()
+        .optional()
+        .describe('Of api_requests, the reads of the account apply makes first to plan again (as many as this plan sent to read it).'),
     }),
     warnings: z.array(z.string()),
     approvals: z.object({

@@ -170,7 +170,14 @@ export interface PlanSummary {
   noop: number;
   cost_usd: number;
   irreversible: number;
+  /** Requests apply will send: the reads of `api_reads` and each change's writes (estimate). */
   api_requests: number;
+  /**
+   * Of `api_requests`, the reads of the account apply makes first to plan again (every kind's list,
+   * the ledger's objects the lists did not show): as many as this plan's own read sent. Absent in
+   * plans saved before telform counted them.
+   */
+  api_reads?: number;
 }
 
 export interface PlanApprovals {

@@ -44,6 +44,8 @@ export interface PlanInputs {
   now: Date;
   /** Measures ordering apart from matching and diffing (the benchmarks); untimed by default. */
   timer?: StageTimer;
+  /** Requests reading the account sent (apply sends them again before it writes); 0 when not known. */
+  readRequests?: number;
 }
 
 const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
@@ -131,7 +133,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
     account: inputs.account,
     changes: ordered,
     unmanaged,
-    summary: summarize(ordered),
+    summary: summarize(ordered, inputs.readRequests ?? 0),
     warnings: [...settledWarnings, ...pendingWarnings(ordered)],
     approvals: inputs.approvals,
     basis: { ledger_lineage: inputs.ledger.lineage, ledger_serial: inputs.ledger.serial, objects: basis },

@@ -38,6 +38,7 @@ export interface Prepared {
 
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
+  const sentBefore = inputs.live.client.requestsSent;
   const { live, settled, fetchedById, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
     // The secrets are resolved and fingerprinted while the lists are read: local work in the
     // network's wait. They are compared with the ledger once settling has updated it.
@@ -60,6 +61,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     approvals: inputs.approvals,
     now: inputs.now,
     timer,
+    readRequests: inputs.live.client.requestsSent - sentBefore,
   }));
   // A saved plan must not be applied with other secret values than it was made with.
   Object.assign(plan.basis.objects, fingerprints);

@@ -1,8 +1,24 @@
 import type { Plan, PlannedChange, PlanSummary } from './plan-types.js';
 
-/** The plan's counts, cost and request estimate; blocked and unchanged resources cost nothing. */
-export function summarize(changes: readonly PlannedChange[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, wait: 0, blocked: 0, noop: 0, cost_usd: 0, irreversible: 0, api_requests: 0 };
+/**
+ * The plan's counts, cost and request estimate: `reads` (what reading the account sent, which apply
+ * sends again before it writes) and each change's writes; blocked and unchanged resources cost nothing.
+ */
+export function summarize(changes: readonly PlannedChange[], reads: number): PlanSummary {
+  const summary: PlanSummary = {
+    create: 0,
+    update: 0,
+    replace: 0,
+    delete: 0,
+    adopt: 0,
+    wait: 0,
+    blocked: 0,
+    noop: 0,
+    cost_usd: 0,
+    irreversible: 0,
+    api_requests: reads,
+    api_reads: reads,
+  };
   for (const change of changes) {
     summary[change.action] += 1;
     if (change.action === 'blocked' || change.action === 'noop') continue;

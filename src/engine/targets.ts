@@ -52,7 +52,8 @@ export function limitToTargets(plan: Plan, targets: readonly string[], kinds: re
     targets: sorted,
     changes,
     unmanaged: [],
-    summary: summarize(changes),
+    // The whole account is read to plan even a few targets.
+    summary: summarize(changes, plan.summary.api_reads ?? 0),
     warnings: [
       `--target: this plan covers only ${sorted.join(', ')} and what ${sorted.length === 1 ? 'it depends' : 'they depend'} on (${changes.length} of ${plan.changes.length} resources); the other ${left} were not looked at, and changes to them are neither shown nor applied`,
       ...plan.warnings.filter((warning) => !isAbout(warning, plan.changes, addresses)),

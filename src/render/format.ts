@@ -137,7 +137,9 @@ export const referenceWaitMs = 10 * 60_000;
  * registry (how many depends on how long the registry takes).
  */
 export function requestsLine(summary: PlanSummary, waitMs: number | undefined): string {
-  const base = `API requests to apply: about ${summary.api_requests}`;
+  const reads = summary.api_reads ?? 0;
+  const parts = reads > 0 ? ` (${reads} to read the account, ${summary.api_requests - reads} to change it)` : '';
+  const base = `API requests to apply: about ${summary.api_requests}${parts}`;
   if (summary.wait === 0) return `${base}.`;
   const wait = waitMs ?? referenceWaitMs;
   const range = waitRequests(summary.wait, wait);
