@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { cleanEnv, cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from '../e2e/cli.js';
+import { installRsyncSubset } from '../support/rsync.js';
 import { startFakeGitlab, type FakeGitlab } from './fake-gitlab.js';
 
 /**
@@ -86,6 +87,8 @@ beforeAll(async () => {
   // `telform` on PATH is this checkout's build, so the template skips its npm install.
   await writeFile(path.join(work, 'bin/telform'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`);
   await chmod(path.join(work, 'bin/telform'), 0o755);
+  // gitlab-ci-local copies files with rsync, which a machine with only Node and npm lacks.
+  installRsyncSubset(path.join(work, 'bin'));
   await copyFile(path.join(repository, 'integrations/gitlab/telform.gitlab-ci.yml'), path.join(project, '.gitlab-ci.yml'));
   await copyFile(path.join(repository, 'integrations/gitlab/telform-gitlab.mjs'), path.join(project, 'ci/telform-gitlab.mjs'));
   await writeFile(path.join(project, 'manifests/acl.yaml'), aclManifest(['203.0.113.10']));

