@@ -1,4 +1,5 @@
 import { TelformError, type ErrorPlace, type JsonValue } from '../util/errors.js';
+import { printable } from '../util/printable.js';
 
 /** What the client knows about the request behind an error; never a secret. */
 export interface RequestSummary {
@@ -19,7 +20,8 @@ export class ApiRequestError extends TelformError {
   constructor(status: number, apiMessage: string, request: RequestSummary, place?: ErrorPlace) {
     // A 401 is never about the request itself: say what to check.
     const hint = status === 401 ? '; check TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN (or PLIVO_AUTH_ID and PLIVO_AUTH_TOKEN)' : '';
-    super('api_error', `the API answered ${status} to ${request.method} ${request.path}: ${apiMessage}${hint}`, {
+    // The API's message and the path (live ids) are printed: escaped, as any live text.
+    super('api_error', `the API answered ${status} to ${request.method} ${printable(request.path)}: ${printable(apiMessage)}${hint}`, {
       ...(place ? { place } : {}),
       details: { status, api_message: apiMessage, method: request.method, path: request.path },
     });

@@ -1,6 +1,7 @@
 import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../util/errors.js';
+import { printable } from '../util/printable.js';
 import { ExitCode, exitCodeHelp } from './exit-codes.js';
 import { commandsFor } from './commands.js';
 import { duration } from './option-parsers.js';
@@ -55,13 +56,18 @@ function reportError(error: unknown, debug: boolean): number {
   }
   if (error instanceof TelformError) {
     const place = formatPlace(error.place);
-    process.stderr.write(`error: ${place ? `${place}  ` : ''}${error.message}\n`);
+    // A message may quote live text (an API message, a name): escaped, line by line.
+    process.stderr.write(`error: ${place ? `${place}  ` : ''}${printableLines(error.message)}\n`);
     if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
     return error.exitCode;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = printableLines(error instanceof Error ? error.message : String(error));
   process.stderr.write(`internal error: ${message}\nThis is a bug in telform; please report it with the command you ran.\n`);
   if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Run again with --debug for the stack trace.\n');
   return ExitCode.error;
+}
+
+function printableLines(message: string): string {
+  return message.split('\n').map(printable).join('\n');
 }

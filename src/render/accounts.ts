@@ -6,6 +6,7 @@ import { summaryLine } from './format.js';
 import type { PlanFormat } from './index.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
+import { printable, printableJson } from '../util/printable.js';
 
 /**
  * The report of a many-account run: a headline, a line per account, then the details of every
@@ -14,7 +15,7 @@ import { renderText } from './text.js';
  */
 
 export function renderAccountsReport(report: AccountsReport, format: PlanFormat): string {
-  if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
+  if (format === 'json') return `${printableJson(JSON.stringify(report, null, 2))}\n`;
   return format === 'markdown' ? renderAccountsMarkdown(report) : renderAccountsText(report);
 }
 
@@ -63,7 +64,7 @@ function renderAccountsText(report: AccountsReport): string {
   const nameWidth = Math.max(0, ...report.accounts.map((account) => account.name.length));
   const statusWidth = Math.max(0, ...report.accounts.map((account) => (statusWords[account.status] ?? account.status).length));
   for (const account of report.accounts) {
-    lines.push(`  ${account.name.padEnd(nameWidth)}  ${(statusWords[account.status] ?? account.status).padEnd(statusWidth)}  ${account.summary}`.trimEnd());
+    lines.push(`  ${account.name.padEnd(nameWidth)}  ${(statusWords[account.status] ?? account.status).padEnd(statusWidth)}  ${printable(account.summary)}`.trimEnd());
   }
   let output = `${lines.join('\n')}\n`;
   for (const account of report.accounts.filter(hasDetails)) {
@@ -75,7 +76,7 @@ function renderAccountsText(report: AccountsReport): string {
 function renderAccountsMarkdown(report: AccountsReport): string {
   const lines = [`### ${headline(report)}`, '', '| Account | Status | Summary |', '|---|---|---|'];
   for (const account of report.accounts) {
-    lines.push(`| ${account.name} | ${statusWords[account.status] ?? account.status} | ${account.summary.replaceAll('|', '\\|')} |`);
+    lines.push(`| ${account.name} | ${statusWords[account.status] ?? account.status} | ${printable(account.summary).replaceAll('|', '\\|')} |`);
   }
   lines.push('');
   for (const account of report.accounts.filter(hasDetails)) {
@@ -94,17 +95,17 @@ function withTime(account: AccountOutcome): Plan | undefined {
 }
 
 function detailsText(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return `error: ${account.error.message}\n`;
+  if (account.error) return `error: ${printable(account.error.message)}\n`;
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift && plan) return renderDriftText(account.drift, plan);
-  if (report.command === 'apply') return `${account.summary}\n${(account.problems ?? []).map((line) => `  ${line}\n`).join('')}`;
+  if (report.command === 'apply') return `${printable(account.summary)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
   return plan ? renderText(plan, { color: false }) : '';
 }
 
 function detailsMarkdown(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return `**error:** ${account.error.message}`;
+  if (account.error) return `**error:** ${printable(account.error.message)}`;
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift) return renderDriftMarkdown(account.drift);
-  if (report.command === 'apply') return [account.summary, '', ...(account.problems ?? []).map((line) => `- ${line}`)].join('\n');
+  if (report.command === 'apply') return [account.summary, '', ...(account.problems ?? []).map((line) => `- ${printable(line)}`)].join('\n');
   return plan ? renderMarkdown(plan) : '';
 }

@@ -1,6 +1,7 @@
 import { liveIdOf } from '../engine/change-fields.js';
 import type { ApplyEvent, ApplyResult, ChangeOutcome } from '../engine/apply.js';
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
+import { printable } from '../util/printable.js';
 
 /**
  * Apply results as text: one line per finished operation (the progress on stderr), the waiting
@@ -30,19 +31,19 @@ function pastTenseOf(change: PlannedChange): string {
 export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome, oldDeleted = false): string {
   switch (outcome.status) {
     case 'done': {
-      if (oldDeleted) return `deleted  ${change.address} (the replaced one, id ${liveIdOf(change) ?? '?'})`;
+      if (oldDeleted) return `deleted  ${printable(change.address)} (the replaced one, id ${printable(liveIdOf(change) ?? '?')})`;
       const twoSteps = change.action === 'replace' && change.replace_strategy === 'create_before_delete';
       const verb = twoSteps ? 'created' : pastTenseOf(change);
-      return `${verb.padEnd(8)} ${change.address}${outcome.id ? ` (id ${outcome.id})` : ''}${twoSteps ? `, replacing id ${change.id ?? '?'}` : ''}`;
+      return `${verb.padEnd(8)} ${printable(change.address)}${outcome.id ? ` (id ${printable(outcome.id)})` : ''}${twoSteps ? `, replacing id ${printable(change.id ?? '?')}` : ''}`;
     }
     case 'failed':
-      return `FAILED   ${change.address}: ${outcome.error}`;
+      return `FAILED   ${printable(change.address)}: ${printable(outcome.error)}`;
     case 'skipped':
-      return `skipped  ${change.address}: ${outcome.reason}`;
+      return `skipped  ${printable(change.address)}: ${printable(outcome.reason)}`;
     case 'pending':
-      return `pending  ${change.address}: ${outcome.reason}`;
+      return `pending  ${printable(change.address)}: ${printable(outcome.reason)}`;
     case 'blocked':
-      return `blocked  ${change.address}: ${outcome.reason}`;
+      return `blocked  ${printable(change.address)}: ${printable(outcome.reason)}`;
     default: {
       const never: never = outcome;
       return never;
@@ -52,12 +53,12 @@ export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome, old
 
 /** A change waiting on the registry (`--wait`). */
 export function renderWaiting(event: Extract<ApplyEvent, { type: 'waiting' }>): string {
-  return `waiting  ${event.change.address}: ${event.on} is ${event.status} (${Math.round(event.elapsedMs / 1000)}s)`;
+  return `waiting  ${printable(event.change.address)}: ${printable(event.on)} is ${printable(event.status)} (${Math.round(event.elapsedMs / 1000)}s)`;
 }
 
 /** The live status line of a running apply (a terminal only). */
 export function renderApplyStatus(finished: number, total: number, running: readonly string[]): string {
-  const names = running.slice(0, 3).join(', ');
+  const names = printable(running.slice(0, 3).join(', '));
   return `applying: ${finished}/${total} done, running ${names}${running.length > 3 ? ` and ${running.length - 3} more` : ''}`;
 }
 

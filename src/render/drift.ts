@@ -1,6 +1,7 @@
 import { driftReportVersion, type DriftReport } from '../engine/drift.js';
 import type { Plan } from '../engine/plan-types.js';
 import { patchLines } from './format.js';
+import { printable, printableJson } from '../util/printable.js';
 
 /** `telform drift` as text: what changed outside telform, what waits to be applied, registry notes. */
 export function renderDriftText(report: DriftReport, plan: Plan): string {
@@ -13,20 +14,20 @@ export function renderDriftText(report: DriftReport, plan: Plan): string {
       const change = byAddress.get(address);
       const what =
         change?.action === 'create' ? 'deleted from the account' : change?.action === 'delete' ? 'still in the account' : 'differs (account → manifest)';
-      lines.push(`  ${address}: ${what}`);
+      lines.push(`  ${printable(address)}: ${what}`);
       if (change && change.action !== 'create') for (const field of patchLines(change)) lines.push(`      ${field.marker} ${field.text}`);
     }
   }
   if (report.pending.length > 0) {
     lines.push(`Manifest changes not yet applied (${report.pending.length}):`);
-    for (const address of report.pending) lines.push(`  ${address}: ${byAddress.get(address)?.action ?? 'change'}`);
+    for (const address of report.pending) lines.push(`  ${printable(address)}: ${byAddress.get(address)?.action ?? 'change'}`);
   }
-  for (const note of report.notes) lines.push(`note: ${note}`);
+  for (const note of report.notes) lines.push(`note: ${printable(note)}`);
   return `${lines.join('\n')}\n`;
 }
 
 export function renderDriftJson(report: DriftReport, plan: Plan): string {
-  return `${JSON.stringify({ format_version: driftReportVersion, ...report, plan }, null, 2)}\n`;
+  return `${printableJson(JSON.stringify({ format_version: driftReportVersion, ...report, plan }, null, 2))}\n`;
 }
 
 /**
@@ -41,13 +42,13 @@ export function renderDriftMarkdown(report: DriftReport, plan?: Plan): string {
     for (const address of report.drifted) {
       const change = byAddress.get(address);
       const what = change?.action === 'create' ? ': deleted from the account' : change?.action === 'delete' ? ': still in the account' : '';
-      lines.push(`- \`${address}\`${what}`);
+      lines.push(`- \`${printable(address).replace(/`/g, "'")}\`${what}`);
       const fields = change && change.action !== 'create' && change.action !== 'delete' ? patchLines(change) : [];
       if (fields.length > 0) lines.push('', '  ```diff', ...fields.map((field) => `  ${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`), '  ```');
     }
     lines.push('');
   }
-  if (report.pending.length > 0) lines.push('Not yet applied:', '', ...report.pending.map((address) => `- \`${address}\``), '');
-  for (const note of report.notes) lines.push(`> ${note}`);
+  if (report.pending.length > 0) lines.push('Not yet applied:', '', ...report.pending.map((address) => `- \`${printable(address).replace(/`/g, "'")}\``), '');
+  for (const note of report.notes) lines.push(`> ${printable(note)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,7 @@ import { isReference } from '../engine/model.js';
 import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
 import { waitRequests } from '../engine/request-estimate.js';
 import { sensitiveLabel } from '../engine/secret-source.js';
+import { printable, printableJson } from '../util/printable.js';
 
 /** Pieces shared by the text and markdown renderers; pure functions, no I/O. */
 
@@ -15,10 +16,10 @@ export function fieldPath(pointer: string): string {
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   return segments
     .map((segment, index) => {
-      if (index === 0) return segment;
+      if (index === 0) return printable(segment);
       if (/^\d+$/.test(segment)) return `[${segment}]`;
       if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) return `.${segment}`;
-      return `[${JSON.stringify(segment)}]`;
+      return `[${printableJson(JSON.stringify(segment))}]`;
     })
     .join('');
 }
@@ -30,12 +31,13 @@ export function formatValue(value: unknown): string {
   if (value === undefined) return '(none)';
   if (typeof value === 'string') {
     const characters = [...value];
-    if (characters.length <= shownCharacters) return JSON.stringify(value);
-    return `${JSON.stringify(characters.slice(0, shownCharacters - 3).join(''))}... (${characters.length} characters)`;
+    // JSON quoting escapes C0 controls; printableJson the rest (C1, bidi) that live text may hold.
+    if (characters.length <= shownCharacters) return printableJson(JSON.stringify(value));
+    return `${printableJson(JSON.stringify(characters.slice(0, shownCharacters - 3).join('')))}... (${characters.length} characters)`;
   }
-  if (isReference(value)) return `{ ref: ${value.ref} }`;
+  if (isReference(value)) return `{ ref: ${printable(value.ref)} }`;
   if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
-    const text = JSON.stringify(value);
+    const text = printableJson(JSON.stringify(value));
     return text.length > shownCharacters ? `${text.slice(0, shownCharacters - 3)}... (${text.length} characters)` : text;
   }
   return String(value);
@@ -80,7 +82,7 @@ export function patchLines(change: PlannedChange): FieldLine[] {
 export function createLines(change: PlannedChange): FieldLine[] {
   return Object.entries(desiredSpecOf(change) ?? {}).map(([key, value]) => {
     const source = change.secret_sources?.[key];
-    return { marker: '+', text: `${key} = ${source ? sensitiveLabel(source) : formatValue(value)}` };
+    return { marker: '+', text: `${printable(key)} = ${source ? printable(sensitiveLabel(source)) : formatValue(value)}` };
   });
 }
 

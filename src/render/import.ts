@@ -1,4 +1,5 @@
 import type { ImportedResource } from '../manifest/account-import.js';
+import { printable } from '../util/printable.js';
 
 /** What `telform import` did: the count, the names it had to make up, the secrets to provide. */
 export function renderImportReport(imported: readonly ImportedResource[], fileCount: number, out: string): string {
@@ -6,12 +7,12 @@ export function renderImportReport(imported: readonly ImportedResource[], fileCo
   const madeUp = imported.filter((resource) => resource.madeUpName);
   if (madeUp.length > 0) {
     lines.push(`Names made up for ${madeUp.length} object${madeUp.length === 1 ? '' : 's'} (spec keeps the live name):`);
-    for (const resource of madeUp) lines.push(`  ${resource.madeUpName}`);
+    for (const resource of madeUp) lines.push(`  ${printable(resource.madeUpName ?? '')}`);
   }
   const variables = imported.flatMap((resource) => Object.values(resource.secretVariables));
   if (variables.length > 0) {
     lines.push(`Secrets to provide before plan or apply (${variables.length}):`);
-    for (const variable of variables) lines.push(`  ${variable}`);
+    for (const variable of variables) lines.push(`  ${printable(variable)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
 import { actionHeading, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine } from './format.js';
+import { printable } from '../util/printable.js';
 
 /** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
 export const markdownLimit = 65_000;
@@ -30,7 +31,7 @@ export function renderMarkdown(plan: Plan): string {
   const critical = changes.filter((change) => change.flags.irreversible || change.flags.billable_usd > 0);
   if (critical.length > 0) {
     head.push('#### ⚠️ Irreversible or billable', '');
-    for (const change of critical) head.push(`- **${change.address}** ${actionHeading[change.action]} — ${flagWords(change).join(', ')}`);
+    for (const change of critical) head.push(`- **${escapeMarkdown(change.address)}** ${actionHeading[change.action]} — ${flagWords(change).join(', ')}`);
     head.push('');
   }
   head.push(...approvalLines(plan));
@@ -78,10 +79,10 @@ function approvalLines(plan: Plan): string[] {
 function renderBlock(change: PlannedChange): string {
   const flags = flagWords(change);
   const lines = [
-    `<details><summary><code>${escapeHtml(change.address)}</code> ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
+    `<details><summary><code>${escapeHtml(printable(change.address))}</code> ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
   ];
   const notes = change.reasons.map((reason) => `- ${escapeMarkdown(reason)}`);
-  if (change.registry) notes.push(`- registry status: \`${change.registry.registration_status}\``);
+  if (change.registry) notes.push(`- registry status: \`${printable(change.registry.registration_status).replace(/`/g, "'")}\``);
   if (notes.length > 0) lines.push('', ...notes);
   const fields =
     change.action === 'create' || change.action === 'wait' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];
@@ -99,5 +100,5 @@ function escapeHtml(text: string): string {
 }
 
 function escapeMarkdown(text: string): string {
-  return text.replace(/([\\`*_<>[\]])/g, '\\$1');
+  return printable(text).replace(/([\\`*_<>[\]])/g, '\\$1');
 }

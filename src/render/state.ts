@@ -1,11 +1,12 @@
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import { describeSecretRef } from '../engine/secret-source.js';
+import { printable, printableJson } from '../util/printable.js';
 
 /** `telform state list`: one line per managed resource (address, live id) and a summary line. */
 export function renderStateList(ledger: Ledger): { table: string; summary: string } {
   const entries = Object.entries(ledger.resources).sort(([a], [b]) => (a < b ? -1 : 1));
   const width = Math.max(0, ...entries.map(([address]) => address.length));
-  const table = entries.map(([address, entry]) => `${address.padEnd(width)}  ${entry.id}\n`).join('');
+  const table = entries.map(([address, entry]) => `${printable(address).padEnd(width)}  ${printable(entry.id)}\n`).join('');
   const summary = `${entries.length} managed resource${entries.length === 1 ? '' : 's'} (state serial ${ledger.serial}, account ${ledger.account} at ${ledger.endpoint})`;
   return { table, summary };
 }
@@ -16,5 +17,5 @@ export function renderStateEntry(address: string, entry: LedgerEntry): string {
   const secrets = Object.fromEntries(
     Object.entries(entry.secrets).map(([field, { source }]) => [field, source ? `(fingerprint, ${describeSecretRef(source)})` : '(fingerprint)']),
   );
-  return `${JSON.stringify({ address, ...entry, secrets }, null, 2)}\n`;
+  return `${printableJson(JSON.stringify({ address, ...entry, secrets }, null, 2))}\n`;
 }

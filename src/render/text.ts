@@ -12,6 +12,7 @@ import {
   summaryLine,
   type FieldLine,
 } from './format.js';
+import { printable } from '../util/printable.js';
 
 export interface TextOptions {
   color: boolean;
@@ -55,11 +56,11 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push(paint('bold', 'Unmanaged objects (neither in the manifests nor in the state):'));
     for (const object of plan.unmanaged) {
       const marker = object.prune ? paint('red', '-') : ' ';
-      lines.push(`  ${marker} ${object.kind} ${object.id}${object.name ? ` (${object.name})` : ''}${object.prune ? ' will be deleted (--prune-unmanaged)' : ''}`);
+      lines.push(`  ${marker} ${object.kind} ${printable(object.id)}${object.name ? ` (${printable(object.name)})` : ''}${object.prune ? ' will be deleted (--prune-unmanaged)' : ''}`);
     }
     lines.push('');
   }
-  for (const warning of plan.warnings) lines.push(`${paint('yellow', 'warning:')} ${warning}`);
+  for (const warning of plan.warnings) lines.push(`${paint('yellow', 'warning:')} ${printable(warning)}`);
   if (plan.warnings.length > 0) lines.push('');
   const approvals = plan.required_approvals ?? [];
   if (approvals.length > 0) {
@@ -82,18 +83,19 @@ function renderChange(change: PlannedChange, paint: (style: Style, text: string)
         ? ' (create the new one, then delete the old)'
         : ' (delete the old one first, then create)'
       : '';
-  const heading = `  # ${change.address} ${actionHeading[change.action]}${strategy}${flags.length > 0 ? ` [${flags.join(', ')}]` : ''}`;
+  const heading = `  # ${printable(change.address)} ${actionHeading[change.action]}${strategy}${flags.length > 0 ? ` [${flags.join(', ')}]` : ''}`;
   const lines = [paint('bold', heading)];
-  for (const reason of change.reasons) lines.push(`  #   ${reason}`);
+  for (const reason of change.reasons) lines.push(`  #   ${printable(reason)}`);
   if (change.registry) {
     const registry = change.registry;
-    lines.push(`  #   registry status: ${registry.registration_status}`);
-    for (const reason of registry.declined_reasons ?? []) lines.push(`  #   declined: ${reason.code}: ${reason.message}`);
+    lines.push(`  #   registry status: ${printable(registry.registration_status)}`);
+    for (const reason of registry.declined_reasons ?? []) lines.push(`  #   declined: ${printable(`${reason.code}: ${reason.message}`)}`);
     if (registry.error_code || registry.error_reason) {
-      lines.push(`  #   error: ${[registry.error_code, registry.error_reason].filter(Boolean).join(': ')}`);
+      lines.push(`  #   error: ${printable([registry.error_code, registry.error_reason].filter(Boolean).join(': '))}`);
     }
   }
-  lines.push(`  ${paint(style, actionMarker[change.action])} ${change.address}${liveIdOf(change) ? ` (id ${liveIdOf(change)})` : ''}`);
+  const id = liveIdOf(change);
+  lines.push(`  ${paint(style, actionMarker[change.action])} ${printable(change.address)}${id ? ` (id ${printable(id)})` : ''}`);
   const fields =
     change.action === 'create' || change.action === 'wait'
       ? createLines(change)

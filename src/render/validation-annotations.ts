@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Problem } from '../manifest/problems.js';
 import { formatProblem, type ValidationSummary } from '../manifest/report.js';
+import { printable } from '../util/printable.js';
 
 /**
  * Validation problems where CI shows them on the change under review: GitHub workflow commands
@@ -8,9 +9,13 @@ import { formatProblem, type ValidationSummary } from '../manifest/report.js';
  * report (shown in the merge request). Pure functions of the summary, like the other renderers.
  */
 
-/** Workflow-command escaping: `%`, CR and LF in the message; also `:` and `,` in property values. */
+/**
+ * Workflow-command escaping: `%`, CR and LF in the message; also `:` and `,` in property values.
+ * Other control and bidi characters (a manifest is written by the pull request's author) are
+ * escaped as in every other output, so the log shows them instead of obeying them.
+ */
 function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
 function escapeProperty(text: string): string {
