@@ -7,6 +7,7 @@ import type { CreateChange, Plan, PlannedChange, ReplaceChange, UpdateChange, Wa
 import { liveIdOf } from './change-fields.js';
 import type { LedgerStore } from '../state/ledger-store.js';
 import { followReadiness, waitForTargets, type WaitOptions } from './apply-waits.js';
+import { recordMoves } from './apply-moves.js';
 import { StepRunner, type ChangeOutcome, type Step } from './step-runner.js';
 
 export type { ChangeOutcome } from './step-runner.js';
@@ -57,6 +58,7 @@ export interface ApplyResult {
 }
 
 export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Promise<ApplyResult> {
+  await recordMoves(inputs);
   const ids = new Map<string, string>();
   for (const [address, entry] of Object.entries(inputs.store.ledger.resources)) ids.set(address, entry.id);
   for (const change of inputs.plan.changes) {
@@ -346,6 +348,7 @@ export function ledgerRefreshes(plan: Plan, store: LedgerStore, desired: Readonl
   return plan.changes
     .filter((change) => change.action === 'noop')
     .filter((change) => {
+      if (change.moved_from !== undefined) return true;
       const entry = store.ledger.resources[change.address];
       const resource = desired.get(change.address);
       return entry !== undefined && resource !== undefined && (entry.protect === true) !== resource.protect;

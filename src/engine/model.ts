@@ -45,6 +45,11 @@ export interface DesiredResource {
   /** The API's name field was left out of the manifest and holds metadata.name. */
   nameDefaulted?: boolean;
   /**
+   * `metadata.moved_from`: addresses of the same kind this resource was known under. The state's
+   * entry at one of them becomes this resource's (docs/manifests.md, moves).
+   */
+  movedFrom?: string[];
+  /**
    * The validated spec with defaults: reference fields hold `{ ref: name }` or a literal id;
    * secret fields are left out (see `secretSources`).
    */

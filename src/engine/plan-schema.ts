@@ -68,6 +68,7 @@ const change = z.object({
     .optional(),
   drifted: z.boolean().optional(),
   api_requests: z.number(),
+  moved_from: z.string().optional().describe('The address the state holds this resource under (metadata.moved_from); apply records the new one.'),
 });
 
 export const planSchema = z

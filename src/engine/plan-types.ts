@@ -64,6 +64,8 @@ export interface ChangeBase {
   drifted?: boolean;
   /** Requests the apply of this change will send (estimate). */
   api_requests: number;
+  /** `metadata.moved_from`: the address the state holds this resource under, which apply renames. */
+  moved_from?: string;
 }
 
 /** Write-only fields that will be sent, and why. */

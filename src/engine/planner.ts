@@ -23,6 +23,7 @@ import type { Settlement } from './settle.js';
 import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targets.js';
 import { TelformError } from '../util/errors.js';
 import { finishChange, type ChangeDraft } from './change-draft.js';
+import { followMoves } from './moves.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
 export type SecretState = SecretChange;
@@ -55,7 +56,10 @@ const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth
  * per resource (docs/commands.md, plan), with reasons, flags and an RFC 6902 patch, and orders the
  * changes for apply. It sends nothing and prints nothing.
  */
-export function buildPlan(inputs: PlanInputs): Plan {
+export function buildPlan(given: PlanInputs): Plan {
+  // Moves first: the rest of planning sees each moved entry under its new address.
+  const followed = followMoves(given.desired, given.ledger, given.fetchedById);
+  const inputs: PlanInputs = { ...given, ledger: followed.ledger, fetchedById: followed.fetchedById };
   const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
   const matches = matchResources(inputs);
   const references = new ReferenceIndex(matches);
@@ -119,6 +123,12 @@ export function buildPlan(inputs: PlanInputs): Plan {
     }
   }
   addRepointing(drafts, context);
+  for (const draft of drafts) {
+    const old = followed.moves.get(draft.address);
+    if (old === undefined) continue;
+    draft.moved_from = old;
+    draft.reasons.unshift(`moved from ${old} (metadata.moved_from); the state follows it`);
+  }
   const changes = drafts.map(finishChange);
   for (const change of changes) {
     const kind = kinds.get(change.kind);
@@ -134,7 +144,7 @@ export function buildPlan(inputs: PlanInputs): Plan {
     changes: ordered,
     unmanaged,
     summary: summarize(ordered, inputs.readRequests ?? 0),
-    warnings: [...settledWarnings, ...pendingWarnings(ordered)],
+    warnings: [...followed.notes, ...settledWarnings, ...pendingWarnings(ordered)],
     approvals: inputs.approvals,
     basis: { ledger_lineage: inputs.ledger.lineage, ledger_serial: inputs.ledger.serial, objects: basis },
   };

@@ -113,6 +113,8 @@ interface FingerprintedSecret {
   field: string;
   fingerprint: SecretFingerprint;
   origin: ResolvedSecret['origin'];
+  /** For a resource moving from an address the state holds: the fingerprint made under that address. */
+  moved?: { from: string; fingerprint: SecretFingerprint };
 }
 
 async function fingerprintSecrets(inputs: PrepareInputs): Promise<FingerprintedSecret[]> {
@@ -120,11 +122,19 @@ async function fingerprintSecrets(inputs: PrepareInputs): Promise<FingerprintedS
   for (const resource of inputs.desired) {
     if (Object.keys(resource.secretSources).length === 0) continue;
     const resolved = await inputs.resolveSecrets(resource);
+    const from = movedFromHeld(resource, inputs.store);
     for (const [field, { value, origin }] of Object.entries(resolved)) {
-      result.push({ resource, field, fingerprint: inputs.fingerprinter.fingerprint(resource.address, field, value), origin });
+      const moved = from === undefined ? {} : { moved: { from, fingerprint: inputs.fingerprinter.fingerprint(from, field, value) } };
+      result.push({ resource, field, fingerprint: inputs.fingerprinter.fingerprint(resource.address, field, value), origin, ...moved });
     }
   }
   return result;
+}
+
+/** The old address (`metadata.moved_from`) the state holds for a resource it does not hold yet under its own. */
+function movedFromHeld(resource: DesiredResource, store: LedgerStore): string | undefined {
+  if (!resource.movedFrom || store.ledger.resources[resource.address]) return undefined;
+  return resource.movedFrom.find((old) => store.ledger.resources[old] !== undefined);
 }
 
 function compareSecrets(
@@ -133,9 +143,12 @@ function compareSecrets(
 ): { states: Map<string, Record<string, SecretState>>; fingerprints: Record<string, string> } {
   const states = new Map<string, Record<string, SecretState>>();
   const fingerprints: Record<string, string> = {};
-  for (const { resource, field, fingerprint, origin } of secrets) {
-    const stored = inputs.store.ledger.resources[resource.address]?.secrets[field];
-    const state: SecretState = { value: inputs.fingerprinter.compareFingerprints(stored, fingerprint) };
+  for (const { resource, field, fingerprint, origin, moved } of secrets) {
+    const own = inputs.store.ledger.resources[resource.address];
+    // A move not yet recorded compares with the entry at the old address, as apply will carry it.
+    const movedEntry = !own && moved ? inputs.store.ledger.resources[moved.from] : undefined;
+    const stored = (movedEntry ?? own)?.secrets[field];
+    const state: SecretState = { value: inputs.fingerprinter.compareFingerprints(stored, movedEntry && moved ? moved.fingerprint : fingerprint) };
     const source = resource.secretSources[field];
     // A ledger written before sources were recorded has none to compare: not a change.
     if (stored?.source && source && !sameSecretRef(stored.source, source)) state.source_before = stored.source;

@@ -88,6 +88,7 @@ export function desiredFromPlan(plan: Plan): DesiredResource[] {
       protect: change.protect ?? false,
       spec,
       secretSources: change.secret_sources ?? {},
+      ...(change.moved_from ? { movedFrom: [change.moved_from] } : {}),
       ...(change.source ? { source: change.source } : {}),
     });
   }

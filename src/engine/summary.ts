@@ -52,7 +52,8 @@ export function pendingWarnings(changes: readonly PlannedChange[]): string[] {
 }
 
 export function hasChanges(plan: Plan): boolean {
-  return plan.changes.some((change) => change.action !== 'noop');
+  // A move changes the state, not the account: it is applied like any change (and reviewed as one).
+  return plan.changes.some((change) => change.action !== 'noop' || change.moved_from !== undefined);
 }
 
 /** The operations an apply of the plan runs: a create-before-delete replace is two (the new object, then the old one's delete). */

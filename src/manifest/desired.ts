@@ -63,6 +63,7 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
       address: resource.address,
       protect: resource.protect,
       ...(resource.nameDefaulted ? { nameDefaulted: true } : {}),
+      ...(resource.movedFrom ? { movedFrom: [...resource.movedFrom] } : {}),
       spec,
       secretSources,
       source: placeOfResource(resource),

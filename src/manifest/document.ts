@@ -22,6 +22,15 @@ import { describeValue, validateWith, type IssueContext } from './zod-issues.js'
 
 export const apiVersion = 'telform/v1';
 
+/** `Kind/name` of an address this resource was known under (docs/manifests.md, moves). */
+const movedAddress = z
+  .string()
+  .regex(/^[A-Za-z]+\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, { error: 'must be an address like Trunk/old-name (Kind/metadata.name)' });
+
+export const movedFromSchema = z
+  .union([movedAddress, z.array(movedAddress).min(1)])
+  .describe('Addresses (Kind/name) this resource was known under before a rename: the state follows it, nothing is created or deleted.');
+
 /** The envelope of every document. `kind` is checked by hand, for a "did you mean" over the kinds. */
 export const envelopeSchema = z
   .strictObject({
@@ -31,6 +40,7 @@ export const envelopeSchema = z
       .strictObject({
         name: metadataName,
         protect: z.boolean().optional().describe('true: telform refuses to delete or replace this resource.'),
+        moved_from: movedFromSchema.optional(),
       })
       .describe('Manifest identity of the resource.'),
     spec: z.record(z.string(), z.unknown()).describe("The resource's fields, with the API's names."),
@@ -127,7 +137,11 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     positions.alias(facts.nameDefault.pointer, '/metadata/name');
   }
   const source: ResourceSource = { file: document.file, absolute: document.absolute, document: document.index, positions };
-  const candidate: Candidate | undefined = specInput && address !== undefined && nameValid ? { kind, name: name as string, address, spec: specInput, source } : undefined;
+  const movedFrom = movedFromOf(metadata);
+  const candidate: Candidate | undefined =
+    specInput && address !== undefined && nameValid
+      ? { kind, name: name as string, address, spec: specInput, source, ...(movedFrom.length > 0 ? { movedFrom } : {}) }
+      : undefined;
   if (!specInput) return candidate ? { candidate } : {};
 
   const secretFields = facts.secretFields;
@@ -174,10 +188,18 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     address: candidate.address,
     protect: (value['metadata'] as { protect?: unknown }).protect === true,
     ...(kind.nameField !== undefined && !Object.hasOwn(value['spec'] as object, kind.nameField) ? { nameDefaulted: true } : {}),
+    ...(movedFrom.length > 0 ? { movedFrom } : {}),
     spec,
     source,
   };
   return { candidate, resource };
+}
+
+/** `metadata.moved_from` as a list of the addresses written (one or many); the envelope schema judges their form. */
+function movedFromOf(metadata: Readonly<Record<string, unknown>> | undefined): string[] {
+  const value = metadata?.['moved_from'];
+  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return list.filter((item): item is string => typeof item === 'string');
 }
 
 const envelopeKeys = ['apiVersion', 'kind', 'metadata', 'spec'];

@@ -5,6 +5,7 @@ import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type M
 import type { ManifestModel, ManifestResource } from './model.js';
 import { ProblemList, type Problem } from './problems.js';
 import { checkAcrossResources, type Candidate } from './references.js';
+import { checkMoves } from './moves.js';
 import { checkSecrets } from './secret-check.js';
 import { realRoots, type SecretEnvironment } from './secrets.js';
 import { parseYamlDocuments } from './yaml.js';
@@ -65,6 +66,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
   checkAcrossResources(candidates, catalog, problems);
+  checkMoves(candidates, problems);
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;

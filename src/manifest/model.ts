@@ -39,6 +39,8 @@ export interface ManifestResource {
   protect: boolean;
   /** The API's name field was left out, so it holds metadata.name (a name `state mv` kept wins over it). */
   nameDefaulted?: boolean;
+  /** `metadata.moved_from`: the addresses (`Kind/name`) it was known under, in the order written. */
+  movedFrom?: string[];
   /**
    * The spec, with the API's defaults filled (docs/manifests.md) and the API name field
    * defaulted to `metadata.name`. Reference fields hold `{ ref: name }` or a literal id; secret

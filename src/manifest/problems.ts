@@ -38,6 +38,7 @@ export type ProblemCode =
   | 'ref_wrong_kind'
   | 'ref_unsuitable'
   | 'ref_cycle'
+  | 'move_invalid'
   | 'literal_secret'
   | 'secret_unresolved'
   | 'secret_source'

@@ -22,6 +22,8 @@ export interface Candidate {
   /** The spec as written, plus the API name field defaulted to `metadata.name`. */
   spec: Readonly<Record<string, unknown>>;
   source: ResourceSource;
+  /** `metadata.moved_from`, as written. */
+  movedFrom?: readonly string[];
 }
 
 /** A resolved `{ ref }` of one resource to another. */

@@ -126,9 +126,10 @@ export const actionHeading: Record<PlanAction, string> = {
 };
 
 /** The plan's counts; adoptions (no request, but the state takes the object over) only when there are some. */
-export function summaryLine(summary: PlanSummary): string {
+export function summaryLine(summary: PlanSummary, moved = 0): string {
   const adopt = summary.adopt > 0 ? `, ${summary.adopt} to adopt` : '';
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete${adopt}. Cost: ${formatUsd(summary.cost_usd)} USD. Irreversible: ${summary.irreversible}.`;
+  const move = moved > 0 ? `, ${moved} to move` : '';
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete${adopt}${move}. Cost: ${formatUsd(summary.cost_usd)} USD. Irreversible: ${summary.irreversible}.`;
 }
 
 /** The wait the request range is shown for when the command does not know it (`plan`). */
@@ -154,6 +155,11 @@ function formatMinutes(ms: number): string {
 
 export function formatUsd(amount: number): string {
   return Number.isInteger(amount) ? String(amount) : amount.toFixed(2);
+}
+
+/** How many changes carry a move (`metadata.moved_from`) for the state to record. */
+export function countMoves(changes: readonly PlannedChange[]): number {
+  return changes.filter((change) => change.moved_from !== undefined).length;
 }
 
 /** Flags of a change as short words, for headings. */

@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import { actionHeading, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine } from './format.js';
+import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine } from './format.js';
 import { printable } from '../util/printable.js';
 
 /** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
@@ -12,8 +12,8 @@ const tailReserve = 2_000;
  * `markdownLimit`; changes that do not fit are counted in a closing line.
  */
 export function renderMarkdown(plan: Plan): string {
-  const changes = plan.changes.filter((change) => change.action !== 'noop');
-  const head: string[] = ['### telform plan', '', summaryLine(plan.summary), ''];
+  const changes = plan.changes.filter((change) => change.action !== 'noop' || change.moved_from !== undefined);
+  const head: string[] = ['### telform plan', '', summaryLine(plan.summary, countMoves(plan.changes)), ''];
   head.push('| Action | Count |', '|---|---:|');
   for (const [label, count] of [
     ['create', plan.summary.create],
@@ -79,7 +79,7 @@ function approvalLines(plan: Plan): string[] {
 function renderBlock(change: PlannedChange): string {
   const flags = flagWords(change);
   const lines = [
-    `<details><summary><code>${escapeHtml(printable(change.address))}</code> ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
+    `<details><summary><code>${escapeHtml(printable(change.address))}</code>${change.moved_from === undefined ? '' : ` (moved from <code>${escapeHtml(printable(change.moved_from))}</code>)`} ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
   ];
   const notes = change.reasons.map((reason) => `- ${escapeMarkdown(reason)}`);
   if (change.registry) notes.push(`- registry status: \`${printable(change.registry.registration_status).replace(/`/g, "'")}\``);

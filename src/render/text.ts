@@ -4,6 +4,7 @@ import {
   actionHeading,
   actionMarker,
   actionOrder,
+  countMoves,
   createLines,
   flagWords,
   patchLines,
@@ -42,7 +43,7 @@ const markerStyle: Record<FieldLine['marker'], Style> = { '+': 'green', '-': 're
 export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text);
   const lines: string[] = [];
-  const visible = plan.changes.filter((change) => change.action !== 'noop' || options.showNoop);
+  const visible = plan.changes.filter((change) => change.action !== 'noop' || options.showNoop || change.moved_from !== undefined);
   if (visible.length === 0) {
     lines.push('No changes. The account matches the manifests.');
   } else {
@@ -66,7 +67,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   if (approvals.length > 0) {
     lines.push(`Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`, '');
   }
-  lines.push(paint('bold', summaryLine(plan.summary)));
+  lines.push(paint('bold', summaryLine(plan.summary, countMoves(plan.changes))));
   if (plan.summary.wait > 0 || plan.summary.blocked > 0) {
     lines.push(`Waiting on the registry: ${plan.summary.wait}. Blocked: ${plan.summary.blocked}.`);
   }
@@ -83,7 +84,8 @@ function renderChange(change: PlannedChange, paint: (style: Style, text: string)
         ? ' (create the new one, then delete the old)'
         : ' (delete the old one first, then create)'
       : '';
-  const heading = `  # ${printable(change.address)} ${actionHeading[change.action]}${strategy}${flags.length > 0 ? ` [${flags.join(', ')}]` : ''}`;
+  const moved = change.moved_from === undefined ? '' : ` (moved from ${printable(change.moved_from)})`;
+  const heading = `  # ${printable(change.address)}${moved} ${actionHeading[change.action]}${strategy}${flags.length > 0 ? ` [${flags.join(', ')}]` : ''}`;
   const lines = [paint('bold', heading)];
   for (const reason of change.reasons) lines.push(`  #   ${printable(reason)}`);
   if (change.registry) {

@@ -71,6 +71,7 @@ export const errorCodes = {
   import_conflict: 'import would record resources the state manages under other ids',
   // Planning and applying
   ambiguous_match: 'two or more live objects match one manifest resource',
+  move_conflict: 'a move in the manifests disagrees with the state (both addresses held, or another kind)',
   ambiguous_create: 'after a lost create, several live objects could be the one made',
   unresolved_reference: 'a reference has no id when its change runs',
   vanished: 'an object disappeared from the account during the apply',
