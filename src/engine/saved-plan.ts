@@ -1,5 +1,5 @@
 import { desiredSpecOf } from './change-fields.js';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { TelformError } from '../util/errors.js';
 import { writeAtomically } from '../util/atomic-file.js';
@@ -12,7 +12,33 @@ import { planFormatVersion, type Plan, type PlanApprovals } from './plan-types.j
  * refused when anything it was computed from changed since (docs/commands.md, plan).
  */
 export async function writeSavedPlan(file: string, plan: Plan, authToken: string): Promise<void> {
-  await writeAtomically(file, `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);
+  assertPlanSavable(plan, file);
+  try {
+    await writeAtomically(file, `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);
+  } catch (error) {
+    // The folder was checked before the account was read; it may have changed since, or be read-only or full.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw error;
+    throw new TelformError('plan_target', `-o ${file} cannot be written (${code}: ${(error as Error).message.split(',')[0] ?? code})`);
+  }
+}
+
+/**
+ * A saved plan never holds a secret's value, so `apply FILE` reads each secret again from where the
+ * plan says it came from; a literal in the manifest has no such place. Refused when the plan is
+ * saved, before a reviewer approves a plan that can never be applied.
+ */
+export function assertPlanSavable(plan: Plan, file: string): void {
+  for (const change of plan.changes) {
+    for (const [field, source] of Object.entries(change.secret_sources ?? {})) {
+      if (!('literal' in source)) continue;
+      const where = change.source ? ` (${change.source.file}:${change.source.line})` : '';
+      throw new TelformError(
+        'literal_secret_in_plan',
+        `-o ${file}: ${change.address}${where} has its ${field} as a literal in the manifest, and a saved plan never holds secret values, so telform apply ${file} could not set it; write it as { fromEnv: VAR } or { fromFile: PATH }, or apply with -f`,
+      );
+    }
+  }
 }
 
 export async function readSavedPlan(file: string): Promise<Plan> {
@@ -61,12 +87,31 @@ export async function assertPlanTarget(out: string, inputs: readonly string[], c
     throw new TelformError('plan_target', `-o ${out} is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json`);
   }
   if (/\.ya?ml$/i.test(out)) throw new TelformError('plan_target', `-o ${out}: a saved plan is JSON; name it like plan.json`);
+  // Looked at, never opened, before it is known to be a regular file: opening /dev/stdout of a
+  // pipeline to read it would wait for telform's own output, for ever.
+  const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new TelformError('plan_target', `-o ${out} cannot be written: ${error.code ?? error.message}`);
+  });
+  if (!existing) {
+    const folder = path.dirname(out);
+    const parent = await stat(path.dirname(target)).catch(() => undefined);
+    if (!parent) throw new TelformError('plan_target', `-o ${out}: the folder ${folder} does not exist; create it first, or save the plan elsewhere`);
+    if (!parent.isDirectory()) throw new TelformError('plan_target', `-o ${out}: ${folder} is not a folder`);
+    return;
+  }
+  if (!existing.isFile()) {
+    throw new TelformError(
+      'plan_target',
+      `-o ${out} is not a regular file; a saved plan is written to a file of its own (such as plan.json) for telform apply FILE, and --format json prints the plan on stdout`,
+    );
+  }
   let text: string;
   try {
     text = await readFile(target, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new TelformError('plan_target', `-o ${out} cannot be written: ${(error as Error).message}`);
+    throw new TelformError('plan_target', `-o ${out} cannot be read to check that it is a saved plan: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (!parseSavedPlan(text)) {
     throw new TelformError('plan_target', `-o ${out} exists and is not a saved plan; it was left as it is (remove it, or choose another file)`);

@@ -38,9 +38,9 @@ export const errorCodes = {
   account_credentials: 'an account of the accounts file lacks a credential variable',
   secret_unresolved: 'a secret cannot be read from its source',
   secret_source: 'a secret source is refused (a file outside the manifest folders, the API\'s own credentials)',
-  literal_secret_in_plan: 'a saved plan cannot be applied: a secret is a literal in the manifest',
+  literal_secret_in_plan: 'a saved plan cannot hold a secret that is a literal in the manifest (refused by plan -o, and by apply FILE)',
   // Saved plans
-  plan_target: '`plan -o` names a file that is not for a saved plan',
+  plan_target: '`plan -o` names a file that is not for a saved plan (a manifest, a file that is not regular, a missing folder) or cannot be written',
   plan_unreadable: 'the saved plan cannot be read or is not a plan',
   plan_version: 'the saved plan has a format this telform does not read',
   plan_unsealed: 'the saved plan has no integrity seal, or one made with another auth token',
