@@ -180,4 +180,32 @@ describe('state in PostgreSQL', () => {
     expect(fromEnv.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere \(workspace w\): /);
     for (const run of [fromUrl, fromEnv]) expect(run.stdout + run.stderr).not.toContain('hunter2');
   });
+
+  it('masks a password given as ?password= (and ?sslpassword=) in errors, state migrate and the accounts report', async () => {
+    const file = await manifests('query.yaml', ['query-a']);
+    const unreachable = 'postgres://telform@127.0.0.1:1/nowhere?password=hunter3-secret&application_name=x';
+    const error = await cli(['--state', unreachable, 'plan', '-f', file]);
+    expect(error.code).toBe(1);
+    expect(error.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere\?password=\*\*\*&application_name=x \(workspace default\): /);
+
+    // The test server trusts every connection, so the password is accepted and ignored.
+    const target = `${url}?password=hunter3-secret&sslpassword=hunter3-key`;
+    const masked = `${url}?password=***&sslpassword=***`;
+    expect((await cli(['--state', 'query.state.json', 'apply', '-f', file, '--auto-approve'])).code).toBe(0);
+    const migrate = await cli(['--state', 'query.state.json', 'state', 'migrate', '--to', target, '--to-workspace', 'query']);
+    expect(migrate).toMatchObject({ code: 0, stdout: `copied 1 managed resource (serial 1) from query.state.json to ${masked} (workspace query)\n` });
+    expect(migrate.stderr).toContain(`use --state ${masked} --workspace query from now on`);
+
+    await writeFile(
+      path.join(folder, 'query-accounts.yaml'),
+      JSON.stringify({
+        accounts: [{ name: 'tenant-q', manifests: ['query.yaml'], state: unreachable, credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' } }],
+      }),
+    );
+    const report = await cli(['plan', '--accounts', 'query-accounts.yaml']);
+    expect(report.code).toBe(1);
+    expect(report.stdout).toContain('postgres://telform@127.0.0.1:1/nowhere?password=***&application_name=x (workspace');
+    const json = await cli(['plan', '--accounts', 'query-accounts.yaml', '--format', 'json']);
+    for (const run of [error, migrate, report, json]) expect(run.stdout + run.stderr).not.toContain('hunter3');
+  });
 });
