@@ -6,6 +6,7 @@ import { inShard, parseShard, type Shard } from '../util/shard.js';
 import { ApiRequestError } from '../api/errors.js';
 import { TelformError, formatPlace } from '../util/errors.js';
 import { loadAccountsFile, type AccountSpec } from '../manifest/accounts-file.js';
+import { credentialVariablesVariable } from '../manifest/secrets.js';
 import { renderAccountsReport } from '../render/accounts.js';
 import type { PlanFormat } from '../render/index.js';
 import { collect, positiveInteger } from './option-parsers.js';
@@ -142,7 +143,9 @@ export function accountEnv(
   const scoped: Record<string, string | undefined> = {};
   const credentials = new Set(all.flatMap((each) => [each.credentials.authIdEnv, each.credentials.authTokenEnv]));
   for (const [key, value] of Object.entries(env)) if (!/^(TELFORM_AUTH_|PLIVO_AUTH_)/.test(key) && !credentials.has(key)) scoped[key] = value;
-  return { ...scoped, TELFORM_AUTH_ID: authId, TELFORM_AUTH_TOKEN: authToken };
+  // Named so that a manifest's `fromEnv` of one of them is refused with the reason, not "not set".
+  const refused = [...new Set([...(env[credentialVariablesVariable] ?? '').split(',').filter(Boolean), ...credentials])].sort();
+  return { ...scoped, TELFORM_AUTH_ID: authId, TELFORM_AUTH_TOKEN: authToken, [credentialVariablesVariable]: refused.join(',') };
 }
 
 /** Runs `work` over `items`, at most `limit` at once, results in the items' order. */

@@ -108,10 +108,39 @@ function apiTokensIn(env: SecretEnvironment['env']): Array<[string, string]> {
   });
 }
 
-/** Why `fromEnv: name` is refused without reading it, or undefined. */
-export function refuseCredentialVariable(name: string): string | undefined {
-  if (!apiCredentialVariables.includes(name)) return undefined;
-  return `${name} is one of the API's own credentials, never a secret source (whoever got this password would hold the whole account)`;
+/**
+ * Every other variable that holds a credential telform (or its CI templates) reads, and why it is
+ * refused as a secret source: a manifest is code anyone may propose, and a SIP password is handed
+ * to every device provisioned with it, so copying one of these into it leaks it.
+ */
+const otherCredentialVariables: ReadonlyMap<string, string> = new Map([
+  ['PGPASSWORD', "holds the state database's password (telform reads it to connect; whoever got it could rewrite the state)"],
+  ['TELFORM_STATE', "names the state, and a state URL may carry the database's password (whoever got it could rewrite the state)"],
+  ['TELFORM_GITLAB_TOKEN', "is the GitLab token telform's pipeline template reads (whoever got it could act on the repository)"],
+  ['CI_JOB_TOKEN', "is the GitLab job's token (whoever got it could act on the repository)"],
+  ['GITHUB_TOKEN', "is the GitHub token telform's workflows pass to their steps (whoever got it could act on the repository)"],
+]);
+
+/**
+ * The variable telform sets, for each account of an accounts file, to the names of every account's
+ * credential variables (comma-separated); they are refused as secret sources, with the reason, rather
+ * than reported as not set. Setting it by hand refuses more variables.
+ */
+export const credentialVariablesVariable = 'TELFORM_CREDENTIAL_VARIABLES';
+
+/** Why `fromEnv: name` is refused without reading it, or undefined. `env` brings the accounts' variables. */
+export function refuseCredentialVariable(name: string, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
+  if (apiCredentialVariables.includes(name) || /^(TELFORM|PLIVO)_AUTH_/.test(name)) {
+    return `${name} is one of the API's own credentials, never a secret source (whoever got this password would hold the whole account)`;
+  }
+  const why = otherCredentialVariables.get(name);
+  if (why) return `${name} ${why}: never a secret source`;
+  if (name === credentialVariablesVariable) return `${name} is telform's own list of credential variables, never a secret source`;
+  const accounts = (env[credentialVariablesVariable] ?? '').split(',').map((each) => each.trim());
+  if (accounts.includes(name)) {
+    return `${name} holds the credentials of an account in the accounts file, never a secret source (whoever got this password would hold that account)`;
+  }
+  return undefined;
 }
 
 /** The folder under which `absolute` is a special file (`/proc`, `/sys`, `/dev`), or undefined. */
@@ -167,7 +196,7 @@ async function readSource(source: SecretSource, environment: SecretEnvironment):
     case 'literal':
       return { ok: true, value: source.value };
     case 'env': {
-      const refused = refuseCredentialVariable(source.name);
+      const refused = refuseCredentialVariable(source.name, environment.env);
       if (refused) return { ok: false, refused: true, message: refused };
       const value = environment.env[source.name];
       if (value === undefined) return { ok: false, message: `environment variable ${source.name} is not set` };

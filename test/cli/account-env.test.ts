@@ -20,6 +20,12 @@ describe('accountEnv', () => {
       acme,
       [acme, globex],
     );
-    expect(env).toEqual({ TELFORM_AUTH_ID: 'MAACME', TELFORM_AUTH_TOKEN: 'acme-token', PBX_PW: 'pw' });
+    // The hidden names are listed, so a manifest naming one is refused with the reason.
+    expect(env).toEqual({
+      TELFORM_AUTH_ID: 'MAACME',
+      TELFORM_AUTH_TOKEN: 'acme-token',
+      PBX_PW: 'pw',
+      TELFORM_CREDENTIAL_VARIABLES: 'ACME_AUTH_ID,ACME_AUTH_TOKEN,GLOBEX_AUTH_ID,GLOBEX_AUTH_TOKEN',
+    });
   });
 });

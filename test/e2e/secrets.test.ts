@@ -133,6 +133,58 @@ describe("the API's own credentials are never a secret source", () => {
     expect(plan.stderr).toContain('error: the manifests have 4 errors (listed above); nothing was sent');
   });
 
+  it('refuses every other credential telform or its templates read, saying why, offline and at plan', async () => {
+    const reasons: Array<[string, string]> = [
+      ['TELFORM_AUTH_SECONDARY', "is one of the API's own credentials, never a secret source"],
+      ['PGPASSWORD', "holds the state database's password (telform reads it to connect; whoever got it could rewrite the state): never a secret source"],
+      ['TELFORM_STATE', "names the state, and a state URL may carry the database's password (whoever got it could rewrite the state): never a secret source"],
+      ['TELFORM_GITLAB_TOKEN', "is the GitLab token telform's pipeline template reads (whoever got it could act on the repository): never a secret source"],
+      ['CI_JOB_TOKEN', "is the GitLab job's token (whoever got it could act on the repository): never a secret source"],
+      ['GITHUB_TOKEN', "is the GitHub token telform's workflows pass to their steps (whoever got it could act on the repository): never a secret source"],
+    ];
+    const documents = reasons.map(([name], index) => doc('SipCredential', `other-${index}`, { password: { fromEnv: name } }));
+    await write('others/others.yaml', documents.join('\n---\n'));
+    const validate = await runCli(['validate', '-f', 'others'], { cwd: folder });
+    expect(validate.code).toBe(1);
+    for (const [index, [name, why]] of reasons.entries()) {
+      expect(validate.stdout).toContain(`others/others.yaml:${index * 2 + 1}:${column(documents[index] as string, 'fromEnv')}  SipCredential/other-${index}  spec.password: ${name} ${why}`);
+    }
+    const values = { PGPASSWORD: 'Db#Secret-Pass5', TELFORM_GITLAB_TOKEN: 'glpat-Secret-Pass6', TELFORM_AUTH_SECONDARY: 'x', CI_JOB_TOKEN: 'y', GITHUB_TOKEN: 'z' };
+    const plan = await cli(['plan', '-f', 'others', '--state', 'others.json'], values);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`SipCredential/other-1  spec.password: PGPASSWORD holds the state database's password`);
+    expect(plan.stderr).toContain('error: the manifests have 6 errors (listed above); nothing was sent');
+    expect(plan.stdout + plan.stderr).not.toContain('Secret-Pass');
+  });
+
+  it("with --accounts, refuses another account's credential variable by name instead of calling it not set", async () => {
+    await write('tenants/acme.yaml', doc('SipCredential', 'acme-desk', { password: { fromEnv: 'GLOBEX_AUTH_TOKEN' } }));
+    await write('tenants/globex.yaml', doc('TrunkIpAcl', 'globex-office', { ip_addresses: ['192.0.2.10'] }));
+    const credentials = (prefix: string) => ({ auth_id_env: `${prefix}_AUTH_ID`, auth_token_env: `${prefix}_AUTH_TOKEN` });
+    await write(
+      'tenants/accounts.yaml',
+      JSON.stringify({
+        defaults: { endpoint: harness.env.TELFORM_ENDPOINT },
+        accounts: [
+          { name: 'acme', manifests: ['acme.yaml'], state: 'acme.json', credentials: credentials('ACME') },
+          { name: 'globex', manifests: ['globex.yaml'], state: 'globex.json', credentials: credentials('GLOBEX') },
+        ],
+      }),
+    );
+    const env = {
+      ACME_AUTH_ID: defaultAccount.authId,
+      ACME_AUTH_TOKEN: defaultAccount.authToken,
+      GLOBEX_AUTH_ID: defaultAccount.authId,
+      GLOBEX_AUTH_TOKEN: defaultAccount.authToken,
+    };
+    const run = await runCli(['plan', '--accounts', 'tenants/accounts.yaml'], { cwd: folder, env: { ...harness.env, ...env } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'SipCredential/acme-desk  spec.password: GLOBEX_AUTH_TOKEN holds the credentials of an account in the accounts file, never a secret source (whoever got this password would hold that account)',
+    );
+    expect(run.stdout + run.stderr).not.toContain('is not set');
+  });
+
   it('refuses a variable or file whose value is the auth token in use, at validate --check-secrets and at plan', async () => {
     await write('same/token.txt', `${defaultAccount.authToken}\n`);
     const sameEnv = doc('SipCredential', 'same-env', { password: { fromEnv: 'INNOCENT_PW' } });
