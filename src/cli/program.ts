@@ -20,6 +20,7 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
     .option('--state <path|url>', 'the ownership ledger: a file, or postgres://USER@HOST:PORT/DB (default TELFORM_STATE, else telform.state.json)')
     .option('--workspace <name>', 'the ledger\'s workspace in a database state (default TELFORM_WORKSPACE, else default)')
     .option('--lock-timeout <duration>', 'wait this long for the state lock another run holds (e.g. 5m; default: refuse at once)', duration)
+    .option('--reopen-retired', 'use a state that `state migrate` retired: a command that writes makes it a new ledger (new lineage)')
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('--quiet', 'print only errors and the final summary')
     .option('--log-http', 'print every API request and response on stderr (secrets redacted)')

@@ -12,6 +12,8 @@ export interface GlobalOptions {
   workspace?: string;
   /** How long a locking command waits for a lock another run holds, in ms (`--lock-timeout`). */
   lockTimeout?: number;
+  /** Use a state `state migrate` retired (`--reopen-retired`). */
+  reopenRetired?: boolean;
   color?: boolean;
   quiet?: boolean;
   logHttp?: boolean;

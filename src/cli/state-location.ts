@@ -41,5 +41,10 @@ export async function openState(
   options: Omit<OpenStateOptions, 'lockWaitMs'>,
 ): Promise<LedgerStore> {
   const backend = await openStateBackend(stateLocation(globals, env), env);
-  return LedgerStore.open(backend, { ...options, lockWaitMs: globals.lockTimeout ?? 0 });
+  return LedgerStore.open(backend, {
+    notify: (line) => process.stderr.write(`${line}\n`),
+    ...options,
+    lockWaitMs: globals.lockTimeout ?? 0,
+    ...(globals.reopenRetired ? { reopenRetired: true } : {}),
+  });
 }

@@ -8,7 +8,9 @@ import { openState, openStateBackend, stateLocation } from './state-location.js'
 /**
  * `telform state migrate --to PATH|URL`: copies the ledger (as `--state`/`--workspace` name it) to
  * a file or a PostgreSQL workspace that holds none yet, with its lineage and serial, under both
- * locks. The source is left as it was, so nothing is lost if the new place turns out wrong.
+ * locks. The source is then retired: it keeps its content (nothing is lost if the new place turns
+ * out wrong), but every command on it refuses and names the new place, so two ledgers never fight
+ * over one account; `--reopen-retired` uses it again, as a new ledger.
  */
 export function stateMigrateCommand(): Command {
   return new Command('migrate')
@@ -36,7 +38,9 @@ Examples:
           const count = Object.keys(source.ledger.resources).length;
           io.stdout(`copied ${count} managed resource${count === 1 ? '' : 's'} (serial ${source.ledger.serial}) from ${source.file} to ${target.location}\n`);
           const flags = isDatabaseUrl(to.state) ? `--state ${redactUrl(to.state)} --workspace ${to.workspace}` : `--state ${to.state}`;
-          io.stderr(`${source.file} is left as it was; use ${flags} from now on, and remove the old one once the new one works`);
+          source.retire(flags);
+          await source.compact();
+          io.stderr(`${source.file} is retired: every command on it now refuses and names the new place; use ${flags} from now on`);
         } finally {
           await target.close();
         }

@@ -37,9 +37,10 @@ export interface StateBackend {
   readonly location: string;
   /**
    * Takes the lock for this run. Refuses at once naming the holder, or with `waitMs` > 0 waits up
-   * to that long for it to be released, on `clock` (the system's by default).
+   * to that long for it to be released, on `clock` (the system's by default). A lock it takes over
+   * (its holder is known to be gone) is said through `notify`.
    */
-  lock(waitMs: number, clock?: Clock): Promise<void>;
+  lock(waitMs: number, clock?: Clock, notify?: (line: string) => void): Promise<void>;
   read(): Promise<StoredState>;
   /**
    * Durably appends journal records, in order, before it returns (the caller holds the lock). The

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
 import { replayJournal, type IntentInput, type JournalRecord, type UncertainOperation } from './journal.js';
@@ -8,6 +9,7 @@ import {
   serializeLedger,
   type Ledger,
   type LedgerEntry,
+  type OwnershipEvent,
 } from './ledger.js';
 import type { StateBackend } from './backend.js';
 
@@ -33,6 +35,13 @@ export interface OpenStateOptions {
   lockWaitMs?: number;
   /** The time of journal records and ledger entries; the system's unless a test passes its own. */
   clock?: Clock;
+  /**
+   * Open a ledger that `telform state migrate` retired (`--reopen-retired`). A locking run makes it a
+   * ledger again under a new lineage, so it never passes for the copy it was migrated to.
+   */
+  reopenRetired?: boolean;
+  /** Tells the user what opening did on its own (a stale lock taken over, a torn journal line dropped, a retired ledger reopened). */
+  notify?: (line: string) => void;
 }
 
 /** A journal record waiting for the next append, and who waits for it to be durable. */
@@ -81,20 +90,25 @@ export class LedgerStore {
   }
 
   static async open(backend: StateBackend, options: OpenStateOptions): Promise<LedgerStore> {
+    const notify = options.notify ?? (() => undefined);
     try {
-      if (options.lock) await backend.lock(options.lockWaitMs ?? 0, options.clock ?? systemClock);
+      if (options.lock) await backend.lock(options.lockWaitMs ?? 0, options.clock ?? systemClock, notify);
       const stored = await backend.read();
+      const { records, torn } = parseJournal(stored.journal, backend.location);
+      if (torn !== undefined) notify(`the last record of the journal of ${backend.location} was cut short by a crash and is ignored (record ${torn})`);
       if (stored.ledger === undefined && !options.binding) {
+        if (records.length > 0) throw journalOnly(backend.location, records);
         throw new TelformError('no_state', `there is no state at ${backend.location} (use --state to name it)`);
       }
       const ledger =
         stored.ledger === undefined && options.binding
           ? emptyLedger(options.binding.endpoint, options.binding.account)
           : parseLedger(stored.ledger ?? '', backend.location);
+      const reopened = ledger.retired !== undefined && reopenRetired(ledger, backend.location, options, notify);
       if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
       const storedSerial = stored.ledger === undefined ? undefined : ledger.serial;
-      const { uncertain, replayed, lastSeq } = replayJournal(ledger, parseJournal(stored.journal));
-      return new LedgerStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed, lastSeq, storedSerial, options.clock ?? systemClock);
+      const { uncertain, replayed, lastSeq } = replayJournal(ledger, records);
+      return new LedgerStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed || reopened, lastSeq, storedSerial, options.clock ?? systemClock);
     } catch (error) {
       await backend.close();
       throw error;
@@ -152,6 +166,34 @@ export class LedgerStore {
     this.ledger.serial = serial;
     this.storedSerial = serial;
     this.dirty = false;
+  }
+
+  /**
+   * Retires this ledger after `state migrate` copied it (`to`: the flags that name the new place):
+   * written by `compact`, after which every command on it refuses and names the new place.
+   */
+  retire(to: string): void {
+    this.assertLocked();
+    this.ledger.retired = { to, at: this.timestamp() };
+    this.dirty = true;
+  }
+
+  /**
+   * Makes sure the ledger is stored (a new one is written with its lineage, serial 1), so that what
+   * names its lineage outside it — an ownership marker in the account — never names a ledger that
+   * a crash could lose before its first write.
+   */
+  async persist(): Promise<void> {
+    if (this.storedSerial !== undefined && !this.dirty) return;
+    this.dirty = true;
+    await this.compact();
+  }
+
+  /** Records a hand-over of the account (`telform state claim` / `release`); written by `compact`. */
+  recordOwnership(event: OwnershipEvent): void {
+    this.assertLocked();
+    this.ledger.ownership = [...(this.ledger.ownership ?? []), event];
+    this.dirty = true;
   }
 
   /** Binds the ledger to another endpoint of its account (`telform state endpoint`); written by `compact`. */
@@ -232,15 +274,72 @@ export class LedgerStore {
   }
 }
 
-/** The journal's records; a torn last line (a crash mid-append) is ignored. */
-function parseJournal(lines: readonly string[]): JournalRecord[] {
+/**
+ * The journal's records. Only the last line may be torn (a crash in the middle of an append): it is
+ * ignored, and said so. Any other line that does not parse is damage — an intent lost there would let
+ * the next run send its create again —, so it is an error naming the record, never skipped.
+ */
+export function parseJournal(lines: readonly string[], location: string): { records: JournalRecord[]; torn: number | undefined } {
   const records: JournalRecord[] = [];
-  for (const line of lines) {
-    try {
-      records.push(JSON.parse(line) as JournalRecord);
-    } catch {
+  for (const [index, line] of lines.entries()) {
+    const record = parseRecord(line);
+    if (record) {
+      records.push(record);
       continue;
     }
+    if (index === lines.length - 1) return { records, torn: index + 1 };
+    throw new TelformError(
+      'journal_corrupt',
+      `record ${index + 1} of ${lines.length} in the journal of ${location} is damaged (${describeLine(line)}); only a torn last record is ignored. Restore the journal from a backup, or remove that record by hand if you know what it was`,
+    );
   }
-  return records;
+  return { records, torn: undefined };
+}
+
+function parseRecord(line: string): JournalRecord | undefined {
+  try {
+    const record = JSON.parse(line) as Partial<JournalRecord> | null;
+    if (record === null || typeof record !== 'object') return undefined;
+    if ((record.type !== 'intent' && record.type !== 'result') || typeof record.seq !== 'number' || typeof record.address !== 'string') return undefined;
+    return record as JournalRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The start of a damaged line, control characters escaped: enough to find it, never a screenful. */
+function describeLine(line: string): string {
+  const start = JSON.stringify(line.length > 40 ? `${line.slice(0, 40)}…` : line);
+  return `it starts ${start}`;
+}
+
+/** A journal with no ledger beside it: an apply stopped before its first write of the state. */
+function journalOnly(location: string, records: readonly JournalRecord[]): TelformError {
+  const { uncertain } = replayJournal(emptyLedger('', ''), records);
+  const results = records.filter((record) => record.type === 'result').length;
+  return new TelformError(
+    'state_journal_only',
+    `the state at ${location} has no ledger yet, but its journal holds ${records.length} record${records.length === 1 ? '' : 's'} of an apply that stopped before writing it (${results} result${results === 1 ? '' : 's'}, ${uncertain.length} operation${uncertain.length === 1 ? '' : 's'} to settle); run telform plan with this --state to see them and telform apply to settle and record them`,
+  );
+}
+
+/** Whether opening a retired ledger made it a ledger again (`--reopen-retired` and the lock); refuses without the flag. */
+function reopenRetired(ledger: Ledger, location: string, options: OpenStateOptions, notify: (line: string) => void): boolean {
+  const retired = ledger.retired as NonNullable<Ledger['retired']>;
+  if (!options.reopenRetired) {
+    throw new TelformError(
+      'state_retired',
+      `the state ${location} was migrated at ${retired.at} and is retired: use ${retired.to} instead (--reopen-retired uses this copy again, as a new ledger)`,
+    );
+  }
+  if (!options.lock) {
+    notify(`reading the retired state ${location} (migrated to ${retired.to} at ${retired.at})`);
+    return false;
+  }
+  delete ledger.retired;
+  ledger.lineage = randomUUID();
+  notify(
+    `reopened the retired state ${location} as a new ledger (lineage ${ledger.lineage}); stop using ${retired.to}, and if that ledger claimed the account, claim it for this one (telform state claim)`,
+  );
+  return true;
 }

@@ -67,6 +67,24 @@ export interface Ledger {
   serial: number;
   /** Keyed by address `Kind/name`, sorted on write. */
   resources: Record<string, LedgerEntry>;
+  /**
+   * Set by `telform state migrate` on the ledger it copied from: this copy is no longer the ledger,
+   * and every command on it refuses, naming where it went (`to`: the flags that name the new place).
+   */
+  retired?: { to: string; at: string };
+  /**
+   * This ledger's hand-overs of its account (`telform state claim` / `release`), oldest first: the
+   * record of who took the account from whom, and when.
+   */
+  ownership?: OwnershipEvent[];
+}
+
+/** A hand-over of the account, as the ledger that made it records it. */
+export interface OwnershipEvent {
+  action: 'claim' | 'release';
+  at: string;
+  /** A claim that took the account from another ledger: that ledger's lineage. */
+  from_lineage?: string;
 }
 
 export function emptyLedger(endpoint: string, account: string): Ledger {

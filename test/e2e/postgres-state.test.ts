@@ -86,10 +86,13 @@ describe('state in PostgreSQL', () => {
       'TrunkIpAcl/moved-b',
       'TrunkIpAcl/moved-c',
     ]);
-    expect(await cli(['state', 'migrate', '--to', url, '--to-workspace', 'moved'])).toMatchObject({
+    expect(await cli(['--state', 'back.state.json', 'state', 'migrate', '--to', url, '--to-workspace', 'moved'])).toMatchObject({
       code: 1,
       stderr: `error: ${url} (workspace moved) already holds a ledger; migrate only to an empty place\n`,
     });
+    // Each source is retired and names where it went.
+    expect((await cli(['state', 'list'])).stderr).toMatch(new RegExp(`^error: the state telform\\.state\\.json was migrated at \\S+ and is retired: use --state ${url.replace(/[./]/g, '\\$&')} --workspace moved instead`));
+    expect((await cli([...inDatabase('moved'), 'state', 'list'])).stderr).toMatch(/and is retired: use --state back\.state\.json instead/);
   }, 120_000);
 
   it('lets one apply hold a workspace: a second refuses naming the holder, a third waits with --lock-timeout', async () => {

@@ -1,6 +1,6 @@
-import { mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, readlink, realpath, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { TelformError } from '../../util/errors.js';
 import { writeAtomically } from '../../util/atomic-file.js';
@@ -13,25 +13,32 @@ import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBack
  * died on this host (SIGKILL)
  * leaves a lock that the next run recognises as stale by its pid. The ledger is written atomically
  * (temp file, fsync, rename) after checking that the file still has the serial read.
+ *
+ * A path is an identity, not a string: a symbolic link (or a folder on the way that is one) is
+ * resolved before anything is locked, read or written, so a ledger named by two paths — the file and
+ * a link to it — has one lock, and a write replaces the file the link points to, never the link.
  */
 export class FileBackend implements StateBackend {
   private journal: FileHandle | undefined;
   private locked = false;
+  /** The file the path names once links are resolved; every read, write and lock uses it. */
+  private resolved: string | undefined;
 
   constructor(readonly location: string) {}
 
-  async lock(waitMs: number, clock: Clock = systemClock): Promise<void> {
+  async lock(waitMs: number, clock: Clock = systemClock, notify: (line: string) => void = () => undefined): Promise<void> {
     // A state path may name a folder that does not exist yet (`states/{account}.json`): a locking run creates it.
-    await mkdir(dirname(this.location), { recursive: true });
+    await mkdir(dirname(resolve(this.location)), { recursive: true });
+    const file = await this.file();
     const deadline = clock.now() + waitMs;
     for (;;) {
-      const holder = await tryLock(this.location, new Date(clock.now()).toISOString());
+      const holder = await tryLock(file, new Date(clock.now()).toISOString(), notify);
       if (!holder) break;
       if (clock.now() >= deadline) {
         const who = 'pid' in holder ? `process ${holder.pid} on ${holder.host} since ${holder.started_at}` : 'another process';
         throw new TelformError(
           'state_locked',
-          `the state file ${this.location} is locked by ${who}; wait for it to finish (or pass --lock-timeout), or remove ${lockPath(this.location)} if it is no longer running`,
+          `the state file ${this.location} is locked by ${who}; wait for it to finish (or pass --lock-timeout), or remove ${lockPath(file)} if it is no longer running`,
         );
       }
       await clock.sleep(Math.min(250, Math.max(10, deadline - clock.now())));
@@ -40,35 +47,37 @@ export class FileBackend implements StateBackend {
   }
 
   async read(): Promise<StoredState> {
-    const ledger = await readOptional(this.location);
-    const journal = (await readOptional(journalPath(this.location))) ?? '';
+    const file = await this.file();
+    const ledger = await readOptional(file);
+    const journal = (await readOptional(journalPath(file))) ?? '';
     return { ledger, journal: journal.split('\n').filter((line) => line.trim() !== '') };
   }
 
   async append(records: readonly string[]): Promise<void> {
     if (records.length === 0) return;
-    this.journal ??= await open(journalPath(this.location), 'a');
+    this.journal ??= await openJournal(journalPath(await this.file()));
     await this.journal.appendFile(records.map((record) => `${record}\n`).join(''));
     await this.journal.sync();
   }
 
   async commit(change: LedgerCommit): Promise<void> {
-    const now = currentSerial(await readOptional(this.location));
+    const file = await this.file();
+    const now = currentSerial(await readOptional(file));
     if (now !== change.expectedSerial) {
       const read = change.expectedSerial === undefined ? 'absent' : `serial ${change.expectedSerial}`;
       const found = now === undefined ? 'absent' : `serial ${now}`;
       throw new TelformError('state_conflict', `the state file ${this.location} was ${read} when read and is ${found} now: ${stateConflictAdvice}`);
     }
-    await writeAtomically(this.location, change.ledger);
+    await writeAtomically(file, change.ledger);
     await this.journal?.close();
     this.journal = undefined;
-    if (change.journal.length > 0) await writeAtomically(journalPath(this.location), change.journal.map((record) => `${record}\n`).join(''));
-    else await rm(journalPath(this.location), { force: true });
+    if (change.journal.length > 0) await writeAtomically(journalPath(file), change.journal.map((record) => `${record}\n`).join(''));
+    else await rm(journalPath(file), { force: true });
   }
 
   async backup(ledger: string): Promise<string> {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const path = `${this.location}.${stamp}.backup`;
+    const path = `${await this.file()}.${stamp}.backup`;
     await writeAtomically(path, ledger);
     return path;
   }
@@ -76,9 +85,62 @@ export class FileBackend implements StateBackend {
   async close(): Promise<void> {
     await this.journal?.close();
     this.journal = undefined;
-    if (this.locked) await rm(lockPath(this.location), { force: true });
+    if (this.locked) await rm(lockPath(await this.file()), { force: true });
     this.locked = false;
   }
+
+  /** The file this path names, links resolved (once: a link changed during the run is not followed). */
+  private async file(): Promise<string> {
+    this.resolved ??= await resolveStatePath(this.location);
+    return this.resolved;
+  }
+}
+
+/**
+ * The file a state path names: every symbolic link resolved, in the folders on the way and in the
+ * file itself, also when its target does not exist yet (a link made before the first apply).
+ */
+export async function resolveStatePath(path: string): Promise<string> {
+  let current = resolve(path);
+  for (let hops = 0; hops < 40; hops += 1) {
+    let folder: string;
+    try {
+      folder = await realpath(dirname(current));
+    } catch (error) {
+      // A folder that does not exist yet holds no link: a locking run creates it as named.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
+      throw error;
+    }
+    current = join(folder, basename(current));
+    try {
+      if (!(await lstat(current)).isSymbolicLink()) return current;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
+      throw error;
+    }
+    current = resolve(folder, await readlink(current));
+  }
+  throw new TelformError('state_path', `the state path ${path} is a chain of more than 40 symbolic links (a loop?); name the file itself`);
+}
+
+/**
+ * Opens the journal for appending. A record torn by a crash (no newline at its end) is cut off
+ * first: it was never durable, and appending after it would glue the next record to it and turn a
+ * harmless torn tail into damage in the middle of the journal.
+ */
+async function openJournal(path: string): Promise<FileHandle> {
+  const text = await readOptional(path);
+  if (text !== undefined && text !== '' && !text.endsWith('\n')) {
+    const kept = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
+    const handle = await open(path, 'r+');
+    try {
+      await handle.truncate(kept);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+  return open(path, 'a');
 }
 
 export function journalPath(file: string): string {
@@ -109,8 +171,15 @@ async function readOptional(file: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * How old an empty or unreadable lock file must be before it is taken over. Its holder writes it
+ * whole in one call right after creating it, so only a crash in between (or a damaged disk) leaves
+ * it so for longer than a moment; the bound leaves a slow disk plenty of that moment.
+ */
+export const unreadableLockTakeoverMs = 10_000;
+
 /** Creates the lock file; when it exists, returns its holder (or `{}` when unreadable), after clearing a stale one. */
-async function tryLock(file: string, startedAt: string): Promise<LockHolder | Record<string, never> | undefined> {
+async function tryLock(file: string, startedAt: string, notify: (line: string) => void): Promise<LockHolder | Record<string, never> | undefined> {
   const path = lockPath(file);
   const owner: LockHolder = { pid: process.pid, host: hostname(), started_at: startedAt };
   for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -126,14 +195,35 @@ async function tryLock(file: string, startedAt: string): Promise<LockHolder | Re
       await rm(path, { force: true });
       continue;
     }
+    if (!holder) {
+      // The file system's time, not the run's clock: the lock's age is measured against its mtime.
+      const age = await ageOf(path, Date.now());
+      if (age !== undefined && age >= unreadableLockTakeoverMs) {
+        notify(`took over the lock ${path}: it names no holder (empty or damaged) and is ${Math.round(age / 1000)} s old`);
+        await rm(path, { force: true });
+        continue;
+      }
+    }
     return holder ?? {};
   }
   return {};
 }
 
+/** A lock file's holder, or undefined when it is empty, not JSON, or not a holder. */
 async function readLockOwner(path: string): Promise<LockHolder | undefined> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as LockHolder;
+    const holder = JSON.parse(await readFile(path, 'utf8')) as Partial<LockHolder> | null;
+    if (holder === null || typeof holder !== 'object' || typeof holder.pid !== 'number' || typeof holder.host !== 'string') return undefined;
+    return holder as LockHolder;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long ago a file was last written, or undefined when it is gone. */
+async function ageOf(path: string, now: number): Promise<number | undefined> {
+  try {
+    return now - (await stat(path)).mtimeMs;
   } catch {
     return undefined;
   }
