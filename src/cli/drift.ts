@@ -44,7 +44,7 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
   if (options.accounts) {
     return runAccounts({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep, io });
   }
-  const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false, allowSecretFilesOutside: options.allowSecretFilesOutside });
+  const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const report = classifyDrift(run.plan, run.store.existed);
     io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));

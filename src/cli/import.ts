@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { assertImportOwnership } from '../state/import-ownership.js';
+import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../state/import-ownership.js';
+import { readOwnershipMarkers } from '../resources/ownership-marker.js';
+import { assertMayWrite, ownershipOf } from '../state/ownership.js';
+import type { LiveContext } from '../resources/live-side.js';
 import { openState } from './state-location.js';
 import { TelformError } from '../util/errors.js';
 import { ownPackageVersion, schemaReference } from '../manifest/schema-reference.js';
@@ -50,14 +53,19 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
   try {
     const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true });
     try {
+      const live: LiveContext = { client: session.client, memo: new Map() };
       const lists = await Promise.all(
         kinds.map(async (kind) => {
-          const objects = await kind.live.list({ client: session.client });
+          const objects = await kind.live.list(live);
           if (!globals.quiet) io.stderr(`read ${objects.length} ${kind.name}`);
           return [kind.name, objects] as const;
         }),
       );
-      const imported = importResources(kinds, new Map(lists));
+      // Recording objects is writing: only the account's owner imports (any ledger, while nobody has claimed it).
+      assertMayWrite(ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage), store, session.account, 'import');
+      const listed = new Map(lists);
+      const skipped = ownedAmong(listed, store.ledger);
+      const imported = importResources(kinds, listed, ownedIdsByKind(store.ledger));
       assertImportOwnership(imported, store.ledger);
       const files = importFiles(imported, options.out, options.layout, kinds);
       const taken = [...files.keys()].filter((file) => existsSync(file));
@@ -82,7 +90,7 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
           }),
         ),
       );
-      io.stdout(renderImportReport(imported, files.size, options.out));
+      io.stdout(renderImportReport(imported, files.size, options.out, skipped));
       return 0;
     } finally {
       await store.close();

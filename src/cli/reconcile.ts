@@ -11,6 +11,8 @@ import type { LedgerStore } from '../state/ledger-store.js';
 import { limitToTargets } from '../engine/targets.js';
 import { openState } from './state-location.js';
 import { catalog } from '../resources/index.js';
+import { readOwnershipMarkers } from '../resources/ownership-marker.js';
+import { assertMayWrite, describeOwners, ownershipOf } from '../state/ownership.js';
 import { keepLiveNames } from '../engine/live-names.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
@@ -64,7 +66,13 @@ export async function reconcile(
   globals: GlobalOptions,
   approvals: PlanApprovals,
   io: CommandIo,
-  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined; targets?: readonly string[] },
+  options: {
+    lock: boolean;
+    allowSecretFilesOutside?: boolean | undefined;
+    targets?: readonly string[];
+    /** Only reads (drift): a ledger that does not own the account may run it, and is told who does. */
+    readOnly?: boolean;
+  },
 ): Promise<Reconciliation> {
   const unknownKinds = approvals.prune_unmanaged.filter((kind) => !catalog.get(kind));
   if (unknownKinds.length > 0) {
@@ -103,6 +111,10 @@ export async function reconcile(
       now: new Date(),
       timer: commandTimer,
     });
+    // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
+    const ownership = ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage);
+    if (!options.readOnly) assertMayWrite(ownership, store, session.account, options.lock ? 'apply' : 'plan');
+    else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${describeOwners(ownership.owners)}; the state ${store.file} only reads it`);
     // A saved plan is planned again with the targets it was made with (`--target`).
     const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const plan = { ...limited, required_approvals: requiredApprovals(limited, approvals, desired.resources, store.ledger) };

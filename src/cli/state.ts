@@ -4,6 +4,7 @@ import type { LedgerStore } from '../state/ledger-store.js';
 import { openState } from './state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
+import { stateClaimCommand, stateReleaseCommand } from './state-ownership.js';
 import { TelformError } from '../util/errors.js';
 import { renderStateEntry, renderStateList } from '../render/state.js';
 import { catalog } from '../resources/index.js';
@@ -27,7 +28,8 @@ Examples:
   $ telform state mv Trunk/pbx-out Trunk/office-outbound    # after renaming metadata.name
   $ telform state rm SipCredential/old-phone                  # stop managing it; it stays in the account
   $ telform state unprotect Trunk/pbx-out                     # let a removed, protected resource be deleted
-  $ telform state endpoint http://127.0.0.1:4010             # the same account, served at another address`,
+  $ telform state endpoint http://127.0.0.1:4010             # the same account, served at another address
+  $ telform state claim                                       # this state owns the account; others only read it`,
   );
   state
     .command('list')
@@ -136,6 +138,8 @@ the field in the manifest (e.g. spec.name: new-name) and apply.`,
     });
   state.addCommand(stateMigrateCommand());
   state.addCommand(stateEndpointCommand());
+  state.addCommand(stateClaimCommand());
+  state.addCommand(stateReleaseCommand());
   return state;
 }
 

@@ -1,7 +1,7 @@
 import { TelformError } from '../util/errors.js';
 import type { LiveObject } from '../resources/live-side.js';
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
-import type { DesiredResource, LiveModel, PlannerKind } from './model.js';
+import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
 
 /**
  * Matching manifest resources to live objects (docs/state-and-safety.md): by the id the ledger recorded,
@@ -38,6 +38,9 @@ export function matchResources(inputs: MatchInputs): Match[] {
   // Grouped once: filtering every list for every kind would cost kinds × resources.
   const ledgerByKind = groupBy(Object.entries(inputs.ledger.resources), ([, entry]) => entry.kind);
   const desiredByKind = groupBy(inputs.desired, (resource) => resource.kind);
+  // The live id each manifest resource matched so far: kinds come in dependency order, so a natural
+  // key that is a reference (a brand's profile) is known by the time its kind is matched.
+  const matchedIds = new Map<string, string>();
   for (const kind of inputs.kinds) {
     const liveObjects = inputs.live.get(kind.kind) ?? [];
     const byId = new Map(liveObjects.map((object) => [object.id, object]));
@@ -60,13 +63,14 @@ export function matchResources(inputs: MatchInputs): Match[] {
         const live = findOwned(desired.address, entry);
         if (live) {
           claimed.add(live.id);
+          matchedIds.set(desired.address, live.id);
           matches.push({ type: 'matched', desired, live, entry, adopted: false });
         } else {
           matches.push({ type: 'missing', desired, entry, vanished: true });
         }
         continue;
       }
-      const key = kind.live.naturalKey(desired.spec);
+      const key = kind.live.naturalKey(withMatchedReferences(kind, desired.spec, matchedIds));
       const candidates =
         key === undefined
           ? []
@@ -81,6 +85,7 @@ export function matchResources(inputs: MatchInputs): Match[] {
       const [candidate] = candidates;
       if (candidate) {
         claimed.add(candidate.id);
+        matchedIds.set(desired.address, candidate.id);
         matches.push({ type: 'matched', desired, live: candidate, entry: undefined, adopted: true });
       } else {
         matches.push({ type: 'missing', desired, entry: undefined, vanished: false });
@@ -104,6 +109,23 @@ export function matchResources(inputs: MatchInputs): Match[] {
     }
   }
   return matches;
+}
+
+/**
+ * The spec with each `{ ref }` whose target was matched replaced by that live object's id, for the
+ * natural key only: a brand whose profile is adopted in the same plan is found by that profile's id.
+ */
+function withMatchedReferences(kind: PlannerKind, spec: Record<string, unknown>, matchedIds: ReadonlyMap<string, string>): Record<string, unknown> {
+  let resolved: Record<string, unknown> | undefined;
+  for (const { field, target } of kind.references) {
+    const value = spec[field];
+    if (!isReference(value)) continue;
+    const id = matchedIds.get(`${target}/${value.ref}`);
+    if (id === undefined) continue;
+    resolved ??= { ...spec };
+    resolved[field] = id;
+  }
+  return resolved ?? spec;
 }
 
 /** Ledger entries whose id is absent from its kind's list: to be fetched by id before planning. */

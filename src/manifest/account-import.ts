@@ -25,14 +25,23 @@ export interface ImportedResource {
   madeUpName?: string;
 }
 
-export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string, readonly LiveObject[]>): ImportedResource[] {
+/** What a ledger already owns, by kind: live id → its `metadata.name` (the ids of superseded objects too). */
+export type OwnedIds = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
+/**
+ * `owned`: what the ledger imported into already manages. Those objects are left out (an import never
+ * gives an owned id a second address), their names are not reused (nor is an existing entry ever
+ * rewritten), and a reference to one becomes a ref to the name the ledger knows it by.
+ */
+export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string, readonly LiveObject[]>, owned: OwnedIds = new Map()): ImportedResource[] {
   const names = new Map<string, Map<string, string>>(); // kind → id → metadata.name
   const named: Array<{ kind: Kind; object: LiveObject; name: string; madeUpName?: string }> = [];
   for (const kind of kinds) {
-    const used = new Set<string>();
-    const byId = new Map<string, string>();
+    const ownedOfKind = owned.get(kind.name) ?? new Map<string, string>();
+    const used = new Set<string>(ownedOfKind.values());
+    const byId = new Map<string, string>(ownedOfKind);
     names.set(kind.name, byId);
-    const objects = (live.get(kind.name) ?? []).filter((object) => !(kind.live.idle?.(object) ?? false)).sort(
+    const objects = (live.get(kind.name) ?? []).filter((object) => !ownedOfKind.has(object.id) && !(kind.live.idle?.(object) ?? false)).sort(
       (a, b) => compare(liveName(kind, a) ?? '', liveName(kind, b) ?? '') || compare(a.id, b.id),
     );
     for (const object of objects) {

@@ -1,9 +1,16 @@
 import type { ImportedResource } from '../manifest/account-import.js';
 import { printable } from '../util/printable.js';
 
-/** What `telform import` did: the count, the names it had to make up, the secrets to provide. */
-export function renderImportReport(imported: readonly ImportedResource[], fileCount: number, out: string): string {
+/**
+ * What `telform import` did: the count, what it skipped because the state manages it already, the
+ * names it had to make up, the secrets to provide.
+ */
+export function renderImportReport(imported: readonly ImportedResource[], fileCount: number, out: string, skipped: readonly string[] = []): string {
   const lines = [`Imported ${imported.length} resource${imported.length === 1 ? '' : 's'} into ${out} (${fileCount} file${fileCount === 1 ? '' : 's'}) and recorded them in the state.`];
+  if (skipped.length > 0) {
+    lines.push(`Skipped ${skipped.length} object${skipped.length === 1 ? '' : 's'} the state already manages (its manifests keep them):`);
+    for (const address of skipped) lines.push(`  ${address}`);
+  }
   const madeUp = imported.filter((resource) => resource.madeUpName);
   if (madeUp.length > 0) {
     lines.push(`Names made up for ${madeUp.length} object${madeUp.length === 1 ? '' : 's'} (spec keeps the live name):`);

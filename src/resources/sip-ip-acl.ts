@@ -7,6 +7,7 @@ import type { Kind } from './kind.js';
 import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
+import { isOwnershipMarkerName, markerOf, ownershipMarkerPrefix, separateOwnershipMarkers } from './ownership-marker.js';
 
 /** A SIP IP access control list holds at most 50 entries (the API refuses more). */
 export const maxSipAclEntries = 50;
@@ -155,10 +156,11 @@ function updateRequests(patch: readonly Operation[]): number {
  */
 export const sipIpAclLive: LiveSide = {
   naturalKey,
-  list: async (context) => (await listRecords(context.client, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
+  // Ownership markers are SIP IP ACLs that are not the account's: left out of every list and read.
+  list: async (context) => separateOwnershipMarkers(context, await listRecords(context.client, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
   read: async (context, id) => {
     const raw = await readRecord(context.client, itemPath(collection, id));
-    return raw && normaliseSipIpAcl(raw);
+    return raw && !markerOf(raw) ? normaliseSipIpAcl(raw) : undefined;
   },
   create: (context, spec) => {
     const entries = desiredEntries(spec).map((entry) => pick(entry, ['ip', 'cidr_prefix', 'description']));
@@ -204,6 +206,9 @@ export const sipIpAcl = {
   rules: [],
   checks: [
     (spec, report) => {
+      if (isOwnershipMarkerName(spec['name'])) {
+        report(['name'], { severity: 'error', message: `names starting "${ownershipMarkerPrefix}" are telform's ownership markers; a manifest cannot manage one` });
+      }
       const entries = spec['entries'] as ReadonlyArray<{ ip: string; cidr_prefix: number }>;
       entries.forEach((item, index) => {
         // Like plivo-cli's risky-range warning: legal, rarely meant.

@@ -38,6 +38,32 @@ describe('matchResources', () => {
   });
 });
 
+describe('matchResources with a natural key that is a reference', () => {
+  it('adopts a brand whose profile is a { ref } to a profile adopted (or owned) in the same plan', () => {
+    const profile = testKind('Profile', { naturalKeyField: 'profile_alias' });
+    const brand = testKind('Brand', { naturalKeyField: 'profile_uuid', references: [{ field: 'profile_uuid', target: 'Profile' }] });
+    const objects = new Map([
+      ['Profile', [live('p-1', { profile_alias: 'shop' }), live('p-2', { profile_alias: 'other' })]],
+      ['Brand', [live('b-2', { profile_uuid: 'p-2' }), live('b-1', { profile_uuid: 'p-1' })]],
+    ]);
+    const wanted = [desired('Profile', 'shop', { profile_alias: 'shop' }), desired('Brand', 'shop-brand', { profile_uuid: { ref: 'shop' } })];
+    const summary = (ledger = emptyLedger('local', 'MA1')) =>
+      matchResources({ kinds: [profile, brand], desired: wanted, live: objects, ledger, fetchedById: new Map() }).map((match) =>
+        match.type === 'matched' ? `${match.desired.address}=${match.live.id}:${match.adopted ? 'adopted' : 'owned'}` : `${match.type}`,
+      );
+    expect(summary()).toEqual(['Profile/shop=p-1:adopted', 'unmanaged', 'Brand/shop-brand=b-1:adopted', 'unmanaged']);
+    expect(summary(ledgerWith([{ kind: 'Profile', name: 'shop', id: 'p-1', spec: { profile_alias: 'shop' } }]))).toEqual([
+      'Profile/shop=p-1:owned',
+      'unmanaged',
+      'Brand/shop-brand=b-1:adopted',
+      'unmanaged',
+    ]);
+    // A profile that is not matched leaves the brand to be created.
+    const created = matchResources({ kinds: [profile, brand], desired: [wanted[1]!], live: objects, ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
+    expect(created.find((match) => match.type !== 'unmanaged')).toMatchObject({ type: 'missing', vanished: false });
+  });
+});
+
 describe('ledgerIdsToFetch', () => {
   it('names the ledger ids missing from their kind’s list', () => {
     const ledger = ledgerWith([

@@ -1,0 +1,121 @@
+// One owner per account: which ledger the account's marker names, and the explicit hand-over.
+import { TelformError } from '../util/errors.js';
+import type { LiveContext } from '../resources/live-side.js';
+import { createOwnershipMarker, deleteOwnershipMarker, readOwnershipMarkers, type OwnershipMarker } from '../resources/ownership-marker.js';
+import type { Ledger } from './ledger.js';
+import type { LedgerStore } from './ledger-store.js';
+
+/**
+ * The account records which ledger owns it (an ownership marker, `resources/ownership-marker.ts`).
+ * A ledger of another lineage may read the account but never write to it; `telform state claim`
+ * and `release` hand it over, explicitly, and each ledger records its hand-overs.
+ *
+ * An account nobody has claimed is written by whichever ledger applies — as before markers
+ * existed — except by a ledger that released it: that one must claim it again.
+ */
+export type Ownership =
+  | { status: 'unclaimed' }
+  | { status: 'ours'; marker: OwnershipMarker }
+  /** Another lineage's marker; `ours` when this ledger's marker is there too (an interrupted claim). */
+  | { status: 'other'; owners: OwnershipMarker[]; ours: OwnershipMarker | undefined };
+
+export function ownershipOf(markers: readonly OwnershipMarker[], lineage: string): Ownership {
+  const ours = markers.find((marker) => marker.lineage === lineage);
+  const owners = markers.filter((marker) => marker.lineage !== lineage);
+  if (owners.length > 0) return { status: 'other', owners, ours };
+  return ours ? { status: 'ours', marker: ours } : { status: 'unclaimed' };
+}
+
+/** Whether the last hand-over this ledger recorded gave the account away. */
+export function releasedByLedger(ledger: Ledger): boolean {
+  return ledger.ownership?.at(-1)?.action === 'release';
+}
+
+/** One line naming the owner(s), for refusals and for the reads that still work. */
+export function describeOwners(owners: readonly OwnershipMarker[]): string {
+  const lineages = owners.map((owner) => owner.lineage).join(', ');
+  return owners.length === 1 ? `the telform ledger of lineage ${lineages}` : `the telform ledgers of lineages ${lineages} (several claims: one must go)`;
+}
+
+/**
+ * Refuses a write by a ledger that does not own the account (`what`: the command, for the message).
+ * Nothing has been sent when it throws.
+ */
+export function assertMayWrite(ownership: Ownership, store: LedgerStore, account: string, what: string): void {
+  if (ownership.status === 'ours') return;
+  const ledger = store.ledger;
+  if (ownership.status === 'unclaimed') {
+    if (!releasedByLedger(ledger)) return;
+    throw new TelformError(
+      'account_released',
+      `${what} refused: the state ${store.file} released account ${account} (telform state release, ${ledger.ownership?.at(-1)?.at ?? ''}) and no longer writes to it; run telform state claim to take it back`,
+    );
+  }
+  throw new TelformError(
+    'account_owned',
+    `${what} refused: account ${account} is owned by ${describeOwners(ownership.owners)}, not by ${store.existed ? `the state ${store.file} (lineage ${ledger.lineage})` : `a new state ${store.file}`}; ${handOverAdvice(ownership.owners)}`,
+  );
+}
+
+/** How to hand an account over, said in every refusal. */
+export function handOverAdvice(owners: readonly OwnershipMarker[]): string {
+  const from = owners.map((owner) => owner.lineage).join(',');
+  return `drift and telform state list still read it; to hand it over, run telform state release with the owner's state and then telform state claim with this one, or, if the owner's state is lost, telform state claim --take-over ${from}`;
+}
+
+export interface ClaimResult {
+  /** Whether this ledger owned the account already (nothing was changed). */
+  already: boolean;
+  /** The lineages the account was taken from (`--take-over`). */
+  from: string[];
+}
+
+/**
+ * Makes this ledger the account's owner. Refused while another ledger owns it unless `takeOver`
+ * names exactly the owners' lineages (explicit: a typo or a stale command cannot take an account).
+ * The ledger is stored first (a marker must never name a lineage a crash could lose), this
+ * ledger's marker is made before the others' are removed (the account is never without an owner
+ * in between), and the claim is recorded in the ledger.
+ */
+export async function claimAccount(store: LedgerStore, live: LiveContext, account: string, takeOver: readonly string[]): Promise<ClaimResult> {
+  const ownership = ownershipOf(await readOwnershipMarkers(live, true), store.ledger.lineage);
+  if (ownership.status === 'ours') return { already: true, from: [] };
+  const owners = ownership.status === 'other' ? ownership.owners : [];
+  const named = [...new Set(takeOver)].sort();
+  const lineages = owners.map((owner) => owner.lineage);
+  if (owners.length > 0 && (named.length !== lineages.length || named.some((lineage, index) => lineage !== lineages[index]))) {
+    throw new TelformError(
+      'account_owned',
+      named.length === 0
+        ? `account ${account} is owned by ${describeOwners(owners)}; to take it from that ledger, run telform state release with it first, or, if it is lost, telform state claim --take-over ${lineages.join(',')}`
+        : `--take-over ${named.join(',')} does not name the owner of account ${account}: it is owned by ${describeOwners(owners)}`,
+    );
+  }
+  if (owners.length === 0 && named.length > 0) {
+    throw new TelformError('bad_option', `--take-over ${named.join(',')}: account ${account} has no owner to take it from; run telform state claim without it`);
+  }
+  await store.persist();
+  if (!(ownership.status === 'other' && ownership.ours)) await createOwnershipMarker(live, store.ledger.lineage);
+  for (const owner of owners) await deleteOwnershipMarker(live, owner);
+  store.recordOwnership({ action: 'claim', at: store.timestamp(), ...(lineages.length > 0 ? { from_lineage: lineages.join(',') } : {}) });
+  await store.compact();
+  return { already: false, from: lineages };
+}
+
+/**
+ * Gives the account up: removes this ledger's marker and records the release, after which this
+ * ledger refuses to write to the account until it claims it again. Refused when it is not the owner.
+ */
+export async function releaseAccount(store: LedgerStore, live: LiveContext, account: string): Promise<void> {
+  const ownership = ownershipOf(await readOwnershipMarkers(live, true), store.ledger.lineage);
+  if (ownership.status === 'unclaimed') {
+    throw new TelformError('account_not_owned', `the state ${store.file} does not own account ${account}: nobody has claimed it, so there is nothing to release`);
+  }
+  if (ownership.status === 'other' && !ownership.ours) {
+    throw new TelformError('account_not_owned', `the state ${store.file} does not own account ${account}: ${describeOwners(ownership.owners)} does`);
+  }
+  const marker = ownership.status === 'ours' ? ownership.marker : (ownership.ours as OwnershipMarker);
+  await deleteOwnershipMarker(live, marker);
+  store.recordOwnership({ action: 'release', at: store.timestamp() });
+  await store.compact();
+}
