@@ -109,6 +109,11 @@ export const planSchema = z
       .optional()
       .describe('The approvals apply asks for (e.g. "--max-cost 15"), and whether the approvals recorded here give them.'),
     targets: z.array(z.string()).optional().describe('--target: the plan covers only these resources and what they depend on.'),
+    excluded: z.array(z.string()).optional().describe('--exclude: these resources and what depends on them are left out of the plan.'),
+    destroy: z
+      .boolean()
+      .optional()
+      .describe('--destroy: a teardown that deletes everything the state manages; irreversible, protect and billable gates still need their own approvals.'),
     basis: z.object({ ledger_lineage: z.string(), ledger_serial: z.number(), objects: z.record(z.string(), z.string()) }),
     seal: z
       .object({

@@ -225,6 +225,14 @@ export interface Plan {
   required_approvals?: Array<{ flag: string; given: boolean }>;
   /** `--target`: the plan covers only these resources and what they depend on. */
   targets?: string[];
+  /** `--exclude`: these resources and what depends on them are left out of the plan. */
+  excluded?: string[];
+  /**
+   * `--destroy`: a teardown, the reviewed intent to delete everything the state manages (the
+   * manifests are not read). The empty-manifests and mass-delete gates give way to it; the others
+   * (irreversible, protect, billable) still ask for their own approvals.
+   */
+  destroy?: boolean;
   basis: PlanBasis;
   /** Present in a saved plan: `apply FILE` refuses a plan whose seal does not match. */
   seal?: PlanSeal;

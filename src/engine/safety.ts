@@ -67,7 +67,9 @@ export function checkSafety(
   ledger: Ledger,
 ): SafetyViolation[] {
   const violations: SafetyViolation[] = [];
-  if (desired.length === 0 && !approvals.allow_empty) {
+  // A teardown (`--destroy`) is the reviewed intent these two gates guard against doing by mistake.
+  const teardown = plan.destroy === true;
+  if (desired.length === 0 && !approvals.allow_empty && !teardown) {
     violations.push({
       code: 'empty',
       message: 'the manifests hold no resource at all (a wrong -f path looks exactly like this); pass --allow-empty to delete everything telform manages',
@@ -115,7 +117,7 @@ export function checkSafety(
       message: `the plan costs ${cost} USD (campaign vetting reviews) and the approved maximum is ${allowed} USD; approve it with --max-cost ${cost}`,
     });
   }
-  if (!approvals.force_deletes) violations.push(...massDeletes(plan, ledger));
+  if (!approvals.force_deletes && !teardown) violations.push(...massDeletes(plan, ledger));
   return violations;
 }
 

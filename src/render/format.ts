@@ -1,7 +1,7 @@
-import { desiredSpecOf, liveSpecOf, secretsOf } from '../engine/change-fields.js';
+import { desiredSpecOf, liveSpecOf, secretsOf, supersededOf } from '../engine/change-fields.js';
 import type { Operation } from 'fast-json-patch';
 import { isReference } from '../engine/model.js';
-import type { PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
+import type { Plan, PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
 import { waitRequests } from '../engine/request-estimate.js';
 import { sensitiveLabel } from '../engine/secret-source.js';
 import { printable, printableJson } from '../util/printable.js';
@@ -155,6 +155,13 @@ function formatMinutes(ms: number): string {
 
 export function formatUsd(amount: number): string {
   return Number.isInteger(amount) ? String(amount) : amount.toFixed(2);
+}
+
+/** The headline every format starts a teardown (`--destroy`) with, or undefined for an ordinary plan. */
+export function teardownHeadline(plan: Plan): string | undefined {
+  if (!plan.destroy) return undefined;
+  const count = plan.changes.filter((change) => supersededOf(change) === undefined).length;
+  return `TEARDOWN (--destroy): this plan deletes every resource telform manages in account ${printable(plan.account)} (${count}); what telform never managed is left alone.`;
 }
 
 /** How many changes carry a move (`metadata.moved_from`) for the state to record. */

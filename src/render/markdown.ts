@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine } from './format.js';
+import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline } from './format.js';
 import { printable } from '../util/printable.js';
 
 /** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
@@ -13,7 +13,14 @@ const tailReserve = 2_000;
  */
 export function renderMarkdown(plan: Plan): string {
   const changes = plan.changes.filter((change) => change.action !== 'noop' || change.moved_from !== undefined);
-  const head: string[] = ['### telform plan', '', summaryLine(plan.summary, countMoves(plan.changes)), ''];
+  const headline = teardownHeadline(plan);
+  const head: string[] = [
+    headline ? '### telform plan: teardown' : '### telform plan',
+    '',
+    ...(headline ? [`> [!CAUTION]`, `> **${escapeMarkdown(headline)}**`, ''] : []),
+    summaryLine(plan.summary, countMoves(plan.changes)),
+    '',
+  ];
   head.push('| Action | Count |', '|---|---:|');
   for (const [label, count] of [
     ['create', plan.summary.create],

@@ -11,6 +11,7 @@ import {
   requestsLine,
   secretLines,
   summaryLine,
+  teardownHeadline,
   type FieldLine,
 } from './format.js';
 import { printable } from '../util/printable.js';
@@ -43,6 +44,8 @@ const markerStyle: Record<FieldLine['marker'], Style> = { '+': 'green', '-': 're
 export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text);
   const lines: string[] = [];
+  const headline = teardownHeadline(plan);
+  if (headline) lines.push(paint('red', paint('bold', headline)), '');
   const visible = plan.changes.filter((change) => change.action !== 'noop' || options.showNoop || change.moved_from !== undefined);
   if (visible.length === 0) {
     lines.push('No changes. The account matches the manifests.');
