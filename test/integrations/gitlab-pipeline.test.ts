@@ -22,6 +22,8 @@ let project: string;
 let api: EmulatorForCli;
 let gitlab: FakeGitlab;
 let head: string;
+/** The project on "GitLab": a bare repository holding each merge request's head as GitLab does (refs/merge-requests/IID/head). */
+let origin: string;
 
 const aclManifest = (addresses: string[]): string =>
   `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [${addresses.join(', ')}]\n`;
@@ -49,6 +51,7 @@ function runJob(job: string, source: string, extra: Record<string, string> = {})
     TELFORM_GITLAB_TOKEN: token,
     TELFORM_STATE: path.join(work, 'telform.state.json'),
     TELFORM_STATE_COMMIT: 'false',
+    CI_REPOSITORY_URL: origin,
     ...(source === 'merge_request_event' ? { CI_MERGE_REQUEST_IID: '1' } : {}),
     ...extra,
   };
@@ -59,7 +62,7 @@ function runJob(job: string, source: string, extra: Record<string, string> = {})
     '--no-color',
     ...(schemaChecked ? ['--no-json-schema-validation'] : []),
     '--ignore-predefined-vars',
-    'CI_PIPELINE_SOURCE,CI_API_V4_URL',
+    'CI_PIPELINE_SOURCE,CI_API_V4_URL,CI_REPOSITORY_URL',
     ...Object.entries(variables).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
     job,
   ];
@@ -100,6 +103,9 @@ beforeAll(async () => {
   git('add', '-A');
   git('commit', '-qm', 'manifests');
   head = git('rev-parse', 'HEAD');
+  origin = path.join(work, 'origin.git');
+  execFileSync('git', ['init', '-q', '--bare', origin]);
+  git('push', '-q', origin, `${head}:refs/merge-requests/1/head`);
   api = await emulatorForCli();
   const artifact = path.join(project, '.gitlab-ci-local/artifacts/telform-plan/telform-plan.json');
   gitlab = await startFakeGitlab(projectId, () => readFile(artifact));
@@ -182,4 +188,31 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(pending.output).toMatch(/WARN\s+telform-drift/);
     expect(gitlab.issues.map((issue) => issue.state)).toEqual(['closed']);
   }, 400_000);
+
+  it('applies a squash merge: the reviewed head is not in the merged history, and the apply job fetches it from the merge request', async () => {
+    // A developer's branch, pushed to GitLab as merge request !2; the CI checkout never had it.
+    const developer = path.join(work, 'developer');
+    execFileSync('git', ['clone', '-q', project, developer]);
+    const inDeveloper = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@invalid', ...args], { cwd: developer, encoding: 'utf8' }).trim();
+    await writeFile(path.join(developer, 'manifests/acl.yaml'), aclManifest(['203.0.113.10', '203.0.113.12']));
+    inDeveloper('commit', '-qam', 'wip: another address');
+    inDeveloper('commit', '-q', '--allow-empty', '-m', 'wip: review fixes');
+    const reviewed = inDeveloper('rev-parse', 'HEAD');
+    inDeveloper('push', '-q', origin, `${reviewed}:refs/merge-requests/2/head`);
+
+    // Its plan job ran on that head (same manifests), then GitLab squashed it onto main.
+    await writeFile(path.join(project, 'manifests/acl.yaml'), aclManifest(['203.0.113.10', '203.0.113.12']));
+    const plan = await runJob('telform-plan', 'merge_request_event', { CI_MERGE_REQUEST_IID: '2' });
+    expect(plan.output).toContain('PASS  telform-plan');
+    git('commit', '-qam', 'another address (squashed !2)');
+    expect(() => git('cat-file', '-e', `${reviewed}^{commit}`)).toThrow();
+
+    gitlab.mergeRequest = { iid: 2, sha: reviewed, state: 'merged' };
+    const apply = await runJob('telform-apply', 'push');
+    expect(apply.output).not.toContain('another merge came in between');
+    expect(apply.output).toContain('reviewed plan: merge request !2');
+    expect(apply.output).toContain('Apply complete: 0 created, 1 updated, 0 replaced, 0 deleted, 0 adopted.');
+    expect(apply.output).toContain('PASS  telform-apply');
+  }, 300_000);
 });
