@@ -157,7 +157,7 @@ export interface UnmanagedObject {
   id: string;
   /** The API's name field, if any. */
   name: string;
-  /** Will be deleted (`--prune-unmanaged`). */
+  /** Will be deleted (`--prune-unmanaged`); false when the delete is refused (a blocked change says why). */
   prune: boolean;
 }
 

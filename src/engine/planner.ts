@@ -106,14 +106,17 @@ export function buildPlan(given: PlanInputs): Plan {
       }
       case 'unmanaged': {
         if (kind.live.idle?.(match.live)) break;
-        const prune = inputs.approvals.prune_unmanaged.includes(kind.kind);
         const name = displayName(kind, match.live);
-        unmanaged.push({ kind: kind.kind, id: match.live.id, name, prune });
-        if (prune) {
+        let prune = false;
+        if (inputs.approvals.prune_unmanaged.includes(kind.kind)) {
           const address = `${kind.kind}/#${match.live.id}`;
-          drafts.push(deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context));
+          const change = deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context);
+          drafts.push(change);
           basis[address] = fingerprintLive(match.live);
+          // Only a delete that is planned is one: a refused one (the primary profile) is a blocked change, with its reason.
+          prune = change.action === 'delete';
         }
+        unmanaged.push({ kind: kind.kind, id: match.live.id, name, prune });
         break;
       }
       default: {

@@ -201,6 +201,42 @@ export function assertPlanSealed(saved: Plan, session: { endpointLabel: string; 
   }
 }
 
+/**
+ * What `show` says of a saved plan's seal (the templates show a plan before they apply it): verified
+ * with the token it was given, or why not, as a warning for every format. `authToken` is undefined
+ * when the environment has none for the plan's endpoint.
+ */
+export function describeSeal(saved: Plan, authToken: string | undefined, file: string): { verified: boolean; message: string } {
+  if (authToken === undefined) {
+    if (!saved.seal) return { verified: false, message: `${file} has no integrity seal: it was not written by telform plan -o, and apply will refuse it` };
+    return {
+      verified: false,
+      message: `the integrity seal of ${file} was not verified: no auth token in the environment (TELFORM_AUTH_TOKEN or PLIVO_AUTH_TOKEN); apply verifies it before it sends anything`,
+    };
+  }
+  const verdict = new PlanSealer(authToken).check(saved);
+  switch (verdict) {
+    case 'ok':
+      return { verified: true, message: `${file}: its integrity seal was verified with this environment's auth token: it is the plan telform plan -o wrote` };
+    case 'missing':
+      return { verified: false, message: `${file} has no integrity seal: it was not written by telform plan -o, and apply will refuse it` };
+    case 'other_key':
+      return {
+        verified: false,
+        message: `the integrity seal of ${file} was not verified: it was sealed with another auth token than this environment's (another account's, or one rotated since), and apply with this token will refuse it`,
+      };
+    case 'edited':
+      return {
+        verified: false,
+        message: `${file} was changed after telform plan wrote it (its integrity seal does not match): this is not the plan that was made, and apply will refuse it`,
+      };
+    default: {
+      const never: never = verdict;
+      throw new Error(`unhandled seal check ${String(never)}`);
+    }
+  }
+}
+
 export function assertPlanApplies(saved: Plan, fresh: Plan, file: string): void {
   assertSameAccount(saved, fresh.endpoint, fresh.account, file);
   // A ledger that was never written (serial 0) gets a new lineage each time it is opened: two of

@@ -3,7 +3,9 @@ import { plannerKinds } from '../../src/engine/kinds.js';
 import { buildPlan } from '../../src/engine/planner.js';
 import { explainField, explainKind } from '../../src/resources/explain.js';
 import { catalog } from '../../src/resources/index.js';
-import { campaignKind, desired, ledgerWith, live, planInputs } from './builders.js';
+import { planForDisplay } from '../../src/render/index.js';
+import { renderText } from '../../src/render/text.js';
+import { campaignKind, desired, ledgerWith, live, noApprovals, planInputs, testKind } from './builders.js';
 
 /** What review shows is what apply does: a plan never promises a change apply refuses, or a cost apply does not incur. */
 const kinds = plannerKinds(catalog);
@@ -64,5 +66,33 @@ describe('campaign costs', () => {
     expect(explainKind(campaign).facts).toContain(
       'billable: 15 USD per update (a vetting review); registering a campaign, new or replacing another, is not billed',
     );
+  });
+});
+
+describe('--prune-unmanaged of an object the API never deletes', () => {
+  it('shows the blocked delete with its reason and never says it will be deleted', () => {
+    const profileKind = testKind('Profile', {
+      naturalKeyField: 'profile_alias',
+      live: { deleteRefusal: (object) => (object.facts?.primary ? "it is the account's primary profile, which the API never deletes" : undefined) },
+    });
+    const plan = buildPlan(
+      planInputs({
+        kinds: [profileKind],
+        live: new Map([['Profile', [live('P-primary', { profile_alias: 'main' }, { facts: { primary: true } }), live('P-spare', { profile_alias: 'spare' })]]]),
+        approvals: { ...noApprovals, prune_unmanaged: ['Profile'] },
+      }),
+    );
+    expect(plan.changes.map((change) => [change.address, change.action])).toEqual([
+      ['Profile/#P-primary', 'blocked'],
+      ['Profile/#P-spare', 'delete'],
+    ]);
+    expect(plan.unmanaged).toEqual([
+      { kind: 'Profile', id: 'P-primary', name: 'main', prune: false },
+      { kind: 'Profile', id: 'P-spare', name: 'spare', prune: true },
+    ]);
+    const text = renderText(planForDisplay(plan, false, []), { color: false });
+    expect(text).toContain("  #   it is the account's primary profile, which the API never deletes\n");
+    expect(text).not.toContain('P-primary (main) will be deleted');
+    expect(text).toContain('Profile P-spare (spare) will be deleted (--prune-unmanaged)');
   });
 });
