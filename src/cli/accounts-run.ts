@@ -85,7 +85,7 @@ async function runOne(run: AccountsRun, account: AccountSpec, all: readonly Acco
   };
   try {
     const io: CommandIo = { ...run.io, env: accountEnv(run.io.env, account, all), stdout: () => undefined, stderr: (line) => run.io.stderr(`${prefix}${line}`) };
-    const reconciliation = await reconcile({ paths: account.manifests }, globals, run.approvals, io, { lock: run.lock, readOnly: run.command === 'drift' });
+    const reconciliation = await reconcile({ paths: account.manifests, values: account.values }, globals, run.approvals, io, { lock: run.lock, readOnly: run.command === 'drift' });
     try {
       return { name: account.name, ...(await run.step(reconciliation, account)) };
     } finally {

@@ -18,8 +18,9 @@ import { approvalsFrom, desiredByAddress, reconcile, type Reconciliation } from 
 import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { applyStep } from './account-steps.js';
+import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
-interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue {
+interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
   format: PlanFormat;
   autoApprove?: boolean;
   parallelism: number;
@@ -30,7 +31,7 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
-  addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))
+  addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command)))))
     .addOption(new Option('--format <format>', 'with --accounts: the report format').choices(planFormats).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
@@ -46,7 +47,8 @@ Examples:
   $ telform apply -f examples/
   $ telform apply -f manifests/ --auto-approve --wait 15m
   $ telform plan -f manifests/ -o plan.json && telform apply plan.json
-  $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15`,
+  $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15
+  $ telform apply -f shared/ --values customers/acme.yaml --auto-approve`,
     )
     .action(async (planFile: string | undefined, options: ApplyOptions, cmd: Command) => {
       process.exitCode = await runApply(planFile, options, cmd.optsWithGlobals<GlobalOptions>());
@@ -60,6 +62,8 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     throw new TelformError('bad_option', 'give either a saved plan file or -f manifests, not both');
   }
   const sessionGlobals = { ...globals, parallelism: options.parallelism };
+  const values = await valuesFromOptions(options, io.cwd);
+  if (planFile && values) throw new TelformError('bad_option', `${planFile} holds the values it was planned with: give --values / --value to \`telform plan\`, not to the apply of a saved plan`);
   if (options.accounts) {
     if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
     if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
@@ -79,7 +83,7 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     });
   } else {
     if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
-    run = await reconcile({ paths: options.file }, sessionGlobals, flagApprovals, io, {
+    run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, flagApprovals, io, {
       lock: true,
       allowSecretFilesOutside: options.allowSecretFilesOutside,
       targets: options.target,

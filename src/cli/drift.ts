@@ -11,15 +11,16 @@ import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { driftStep } from './account-steps.js';
+import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
-interface DriftOptions extends AccountsOptionValues, SecretFileOptionValue {
+interface DriftOptions extends AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
   file: string[];
   format: PlanFormat;
 }
 
 export function driftCommand(): Command {
   const command = new Command('drift');
-  return addSecretFileOption(addAccountsOptions(addClientOptions(command)))
+  return addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(command))))
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
@@ -32,7 +33,8 @@ manifests changed too), 3 only manifest changes wait to be applied. Without a st
 
 Examples:
   $ telform drift -f manifests/
-  $ telform drift -f manifests/ --format json > drift.json; echo $?`,
+  $ telform drift -f manifests/ --format json > drift.json; echo $?
+  $ telform drift -f shared/ --values customers/acme.yaml`,
     )
     .action(async (options: DriftOptions, cmd: Command) => {
       process.exitCode = await runDrift(options, cmd.optsWithGlobals<GlobalOptions>());
@@ -41,10 +43,11 @@ Examples:
 
 async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<number> {
   const io = processIo();
+  const values = await valuesFromOptions(options, io.cwd);
   if (options.accounts) {
     return runAccounts({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep, io });
   }
-  const run = await reconcile({ paths: options.file }, globals, approvalsFrom({}), io, { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
+  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), io, { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
   try {
     const report = classifyDrift(run.plan, run.store.existed);
     io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));

@@ -15,8 +15,9 @@ import { approvalsFrom, reconcile } from './reconcile.js';
 import type { GlobalOptions } from './session.js';
 import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
 import { planStep } from './account-steps.js';
+import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
-interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue {
+interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
   format: PlanFormat;
   out?: string;
   detailedExitcode?: boolean;
@@ -25,7 +26,7 @@ interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, Secret
 
 export function planCommand(): Command {
   const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
-  addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))
+  addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command)))))
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
@@ -37,7 +38,8 @@ Examples:
   $ telform plan -f examples/
   $ telform plan -f manifests/ --format markdown > plan.md       # a pull-request comment
   $ telform plan -f manifests/ -o plan.json --allow-irreversible Campaign/old-promo
-  $ telform plan -f manifests/ --detailed-exitcode || echo "changes pending"`,
+  $ telform plan -f manifests/ --detailed-exitcode || echo "changes pending"
+  $ telform plan -f shared/ --values customers/acme.yaml --value pbx_ip=203.0.113.10`,
     )
     .action(async (options: PlanOptions, cmd: Command) => {
       process.exitCode = await runPlan(options, cmd.optsWithGlobals<GlobalOptions>());
@@ -48,12 +50,13 @@ Examples:
 async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<number> {
   const io = processIo();
   const approvals = approvalsFrom(options);
+  const values = await valuesFromOptions(options, io.cwd);
   if (options.accounts) {
     if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     return runAccounts({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options), io });
   }
   if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
-  const run = await reconcile({ paths: options.file }, globals, approvals, io, {
+  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, io, {
     lock: false,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,

@@ -16,6 +16,7 @@ import { assertMayWrite, describeOwners, ownershipOf } from '../state/ownership.
 import { keepLiveNames } from '../engine/live-names.js';
 import type { LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
+import type { ValueSet } from '../manifest/values.js';
 import { commandTimer } from './timings.js';
 import { openSession, type GlobalOptions, type Session } from './session.js';
 
@@ -62,7 +63,7 @@ export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
  * caller closes the result.
  */
 export async function reconcile(
-  input: { paths: readonly string[] } | { saved: { plan: Plan; file: string } },
+  input: { paths: readonly string[]; values?: ValueSet } | { saved: { plan: Plan; file: string } },
   globals: GlobalOptions,
   approvals: PlanApprovals,
   io: CommandIo,
@@ -84,7 +85,14 @@ export async function reconcile(
           resources: desiredFromPlan(input.saved.plan),
           resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true }),
         }
-      : await commandTimer.timeAsync('load', () => loadDesired(input.paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside: options.allowSecretFilesOutside === true }));
+      : await commandTimer.timeAsync('load', () => loadDesired(input.paths, {
+            cwd: io.cwd,
+            env: io.env,
+            report: io.stderr,
+            allowSecretFilesOutside: options.allowSecretFilesOutside === true,
+            ...(input.values ? { values: input.values } : {}),
+          }),
+        );
   const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
   let store: LedgerStore | undefined;
   try {
@@ -117,7 +125,8 @@ export async function reconcile(
     else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${describeOwners(ownership.owners)}; the state ${store.file} only reads it`);
     // A saved plan is planned again with the targets it was made with (`--target`).
     const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []), kinds);
-    const plan = { ...limited, required_approvals: requiredApprovals(limited, approvals, desired.resources, store.ledger) };
+    const values = 'values' in desired ? desired.values : undefined;
+    const plan = { ...limited, ...(values ? { values } : {}), required_approvals: requiredApprovals(limited, approvals, desired.resources, store.ledger) };
     if ('saved' in input) assertPlanApplies(input.saved.plan, plan, input.saved.file);
     const chosen = 'saved' in input ? input.saved.plan : plan;
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);

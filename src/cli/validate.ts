@@ -2,8 +2,13 @@ import { Command, Option } from 'commander';
 import { loadManifests } from '../manifest/load.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
+import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from '../render/validation-accounts.js';
+import { loadAccountsFile } from '../manifest/accounts-file.js';
+import { TelformError } from '../util/errors.js';
+import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 import { catalog } from '../resources/index.js';
 import { ExitCode } from './exit-codes.js';
+import type { ValueSet } from '../manifest/values.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
 
 /** `-f` may be repeated; commander calls this once per occurrence. No default: it is required. */
@@ -18,8 +23,9 @@ const renderers = {
   gitlab: renderValidationGitlab,
 } satisfies Record<string, (summary: ValidationSummary) => string>;
 
-interface ValidateOptions extends SecretFileOptionValue {
+interface ValidateOptions extends SecretFileOptionValue, ValuesOptionValues {
   file: string[];
+  accounts?: string;
   format: keyof typeof renderers;
   checkSecrets?: boolean;
 }
@@ -30,9 +36,10 @@ interface ValidateOptions extends SecretFileOptionValue {
  * 1 when not.
  */
 export function validateCommand(): Command {
-  return addSecretFileOption(new Command('validate'))
-    .description('Check manifests offline: YAML, every field rule, references and (with --check-secrets) secrets. Sends no request.')
-    .requiredOption('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
+  return addValuesOptions(addSecretFileOption(new Command('validate')))
+    .description('Check manifests offline: YAML, every field rule, references, values and (with --check-secrets) secrets. Sends no request.')
+    .option('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
+    .option('--accounts <file>', "check every account of this accounts file: its manifests with its own values (instead of -f)")
     .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(Object.keys(renderers)).default('text'))
     .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets, apply the password rules, and refuse a secret equal to the API auth token in the environment')
     .addHelpText(
@@ -49,23 +56,52 @@ Examples:
   $ telform validate -f manifests/ --format github              # in a GitHub Actions step
   $ telform validate -f manifests/ --format gitlab > gl-code-quality-report.json
   $ PBX_PASSWORD=... telform validate -f examples/ --check-secrets
+  $ telform validate -f shared/ --values customers/acme.yaml
+  $ telform validate --accounts accounts.yaml                    # every account, with its values
 
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     )
     .action(async (options: ValidateOptions) => {
-      const result = await loadManifests(options.file, {
-        cwd: process.cwd(),
-        checkSecrets: options.checkSecrets === true,
-        allowSecretFilesOutside: options.allowSecretFilesOutside === true,
-      });
-      const summary: ValidationSummary = {
-        problems: result.problems,
-        errorCount: result.errorCount,
-        warningCount: result.warningCount,
-        resourceCount: result.model.resources.length,
-        files: result.model.files,
-      };
+      const cwd = process.cwd();
+      const file = options.file ?? [];
+      if (options.accounts) {
+        if (file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
+        await valuesFromOptions({ ...options, accounts: options.accounts }, cwd);
+        const accounts: AccountValidation[] = [];
+        for (const account of await loadAccountsFile(options.accounts, cwd)) {
+          accounts.push({ name: account.name, summary: await validateManifests(account.manifests, options, cwd, account.values) });
+        }
+        const failed = accounts.some((account) => account.summary.errorCount > 0);
+        const output =
+          options.format === 'text'
+            ? renderAccountsValidationText(accounts)
+            : options.format === 'json'
+              ? renderAccountsValidationJson(accounts)
+              : renderers[options.format](mergeAccountValidations(accounts));
+        process.stdout.write(output);
+        process.exitCode = failed ? ExitCode.error : ExitCode.ok;
+        return;
+      }
+      if (file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or --accounts FILE');
+      const values = await valuesFromOptions(options, cwd);
+      const summary = await validateManifests(file, options, cwd, values);
       process.stdout.write(renderers[options.format](summary));
-      process.exitCode = result.errorCount > 0 ? ExitCode.error : ExitCode.ok;
+      process.exitCode = summary.errorCount > 0 ? ExitCode.error : ExitCode.ok;
     });
+}
+
+async function validateManifests(paths: readonly string[], options: ValidateOptions, cwd: string, values: ValueSet | undefined): Promise<ValidationSummary> {
+  const result = await loadManifests(paths, {
+    cwd,
+    checkSecrets: options.checkSecrets === true,
+    allowSecretFilesOutside: options.allowSecretFilesOutside === true,
+    ...(values ? { values } : {}),
+  });
+  return {
+    problems: result.problems,
+    errorCount: result.errorCount,
+    warningCount: result.warningCount,
+    resourceCount: result.model.resources.length,
+    files: result.model.files,
+  };
 }

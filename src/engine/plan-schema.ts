@@ -114,6 +114,17 @@ export const planSchema = z
       .boolean()
       .optional()
       .describe('--destroy: a teardown that deletes everything the state manages; irreversible, protect and billable gates still need their own approvals.'),
+    values: z
+      .array(
+        z.object({
+          name: z.string(),
+          value: z.unknown(),
+          origin: z.string().describe('Where the value was given: file:line:col of the accounts or values file, or --value.'),
+          used_by: z.array(z.string()).describe('Addresses of the resources whose manifests use it.'),
+        }),
+      )
+      .optional()
+      .describe('The values the manifests used ({ value: NAME }), each with where it was given.'),
     basis: z.object({ ledger_lineage: z.string(), ledger_serial: z.number(), objects: z.record(z.string(), z.string()) }),
     seal: z
       .object({

@@ -233,6 +233,8 @@ export interface Plan {
    * (irreversible, protect, billable) still ask for their own approvals.
    */
   destroy?: boolean;
+  /** The values the manifests used (`{ value: NAME }`), with where each was given. */
+  values?: Array<{ name: string; value: unknown; origin: string; used_by: string[] }>;
   basis: PlanBasis;
   /** Present in a saved plan: `apply FILE` refuses a plan whose seal does not match. */
   seal?: PlanSeal;

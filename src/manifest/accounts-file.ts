@@ -3,7 +3,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import * as z from 'zod';
 import { isDatabaseUrl } from '../util/database-url.js';
-import { TelformError } from '../util/errors.js';
+import { TelformError, type SourcePlace } from '../util/errors.js';
+import { valuesFromYaml, type GivenValue } from './values.js';
 
 /**
  * The accounts file of a many-account run (`--accounts accounts.yaml`): for each account its name,
@@ -20,6 +21,7 @@ import { TelformError } from '../util/errors.js';
  *     credentials: { auth_id_env: ACME_AUTH_ID, auth_token_env: ACME_AUTH_TOKEN }
  *     state: postgres://telform@db:5432/telform   # optional with defaults.state
  *     workspace: acme                      # database state only; default the account name
+ *     values: { pbx_ip: 203.0.113.10 }     # `{ value: pbx_ip }` in its manifests; over defaults.values
  * ```
  *
  * `{account}` in a state path is replaced by the account name, so one default serves every account.
@@ -36,6 +38,8 @@ export interface AccountSpec {
   /** For database state: the workspace (default the account name). */
   workspace: string;
   endpoint: string | undefined;
+  /** `defaults.values` overlaid with the account's own `values`, each with where it was given. */
+  values: ReadonlyMap<string, GivenValue>;
 }
 
 /** Account names go into reports, file names and workspace names: a conservative alphabet. */
@@ -49,10 +53,13 @@ const accountSchema = z.strictObject({
   state: z.string().min(1).optional(),
   workspace: z.string().regex(accountNamePattern, 'expected letters, digits, ".", "_" or "-"').optional(),
   endpoint: z.string().min(1).optional(),
+  values: z.record(z.string(), z.unknown()).optional(),
 });
 
 const fileSchema = z.strictObject({
-  defaults: z.strictObject({ state: z.string().min(1).optional(), endpoint: z.string().min(1).optional() }).optional(),
+  defaults: z
+    .strictObject({ state: z.string().min(1).optional(), endpoint: z.string().min(1).optional(), values: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
   accounts: z.array(accountSchema).min(1, 'expected at least one account'),
 });
 
@@ -70,12 +77,13 @@ export async function loadAccountsFile(file: string, cwd: string): Promise<Accou
 export function parseAccountsFile(text: string, file: string, folder: string): AccountSpec[] {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  const place = (path: readonly PropertyKey[]): { source: { file: string; line: number; column: number } } => {
+  const place = (path: readonly PropertyKey[]): { source: SourcePlace } => {
     const node = document.getIn(path as unknown[], true);
     const offset = isNode(node) && node.range ? node.range[0] : 0;
     const { line, col } = lines.linePos(offset);
     return { source: { file, line, column: col } };
   };
+  const failure = (message: string, source: SourcePlace) => new TelformError('accounts_file', message, { place: { source } });
   const yamlError = document.errors[0];
   if (yamlError) {
     const { line, col } = lines.linePos(yamlError.pos[0]);
@@ -90,6 +98,7 @@ export function parseAccountsFile(text: string, file: string, folder: string): A
     throw new TelformError('accounts_file', `${field ? `${field}: ` : ''}${issue.message}`, { place: place(issue.path) });
   }
   const seen = new Set<string>();
+  const defaultValues = valuesFromYaml(parsed.data.defaults?.values, file, 'defaults.values', (name) => place(['defaults', 'values', name]).source, failure);
   return parsed.data.accounts.map((account, index) => {
     if (seen.has(account.name)) {
       throw new TelformError('accounts_file', `accounts.${index}.name: "${account.name}" is listed twice`, { place: place(['accounts', index, 'name']) });
@@ -109,6 +118,10 @@ export function parseAccountsFile(text: string, file: string, folder: string): A
       state: isDatabaseUrl(named) ? named : absolute(folder, named),
       workspace: account.workspace ?? account.name,
       endpoint: account.endpoint ?? parsed.data.defaults?.endpoint,
+      values: new Map([
+        ...defaultValues,
+        ...valuesFromYaml(account.values, file, `accounts.${index}.values`, (name) => place(['accounts', index, 'values', name]).source, failure),
+      ]),
     };
   });
 }

@@ -6,6 +6,7 @@ import { loadManifests } from './load.js';
 import { placeOfResource, type ManifestResource } from './model.js';
 import { formatProblem } from './report.js';
 import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
+import type { UsedValue, ValueSet } from './values.js';
 
 /**
  * Manifests as the engine wants them: validated (every problem printed; any error stops the run
@@ -15,6 +16,8 @@ import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type 
 export interface DesiredSet {
   resources: DesiredResource[];
   resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
+  /** The values the manifests used (`{ value: NAME }`), for the plan to show; absent for a saved plan. */
+  values?: UsedValue[];
 }
 
 export interface DesiredIo {
@@ -24,12 +27,20 @@ export interface DesiredIo {
   allowSecretFilesOutside?: boolean;
   /** Problems (warnings, and errors before failing) go here: stderr. */
   report(line: string): void;
+  /** What `{ value: NAME }` references take: from the accounts file, or `--values` / `--value`. */
+  values?: ValueSet;
 }
 
 export async function loadDesired(paths: readonly string[], io: DesiredIo): Promise<DesiredSet> {
   if (paths.length === 0) throw new TelformError('no_manifests', 'no manifests given: pass -f PATH (a file or a folder; repeatable)');
   const allowOutside = io.allowSecretFilesOutside === true;
-  const result = await loadManifests(paths, { cwd: io.cwd, checkSecrets: true, env: io.env, allowSecretFilesOutside: allowOutside });
+  const result = await loadManifests(paths, {
+    cwd: io.cwd,
+    checkSecrets: true,
+    env: io.env,
+    allowSecretFilesOutside: allowOutside,
+    ...(io.values ? { values: io.values } : {}),
+  });
   for (const problem of result.problems) io.report(formatProblem(problem));
   if (result.errorCount > 0) {
     throw new TelformError('invalid_manifests', `the manifests have ${result.errorCount} error${result.errorCount === 1 ? '' : 's'} (listed above); nothing was sent`);
@@ -41,7 +52,11 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
     return desired;
   });
   const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
-  return { resources, resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd) };
+  return {
+    resources,
+    resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd),
+    ...(result.values.length > 0 ? { values: result.values } : {}),
+  };
 }
 
 function toDesiredResource(resource: ManifestResource, cwd: string): { desired: DesiredResource; secrets: Record<string, SecretSource> } {

@@ -34,8 +34,22 @@ export function buildManifestJsonSchema(catalog: KindCatalog): JsonSchema {
   };
 }
 
+/** `{ value: NAME }` (docs/values-and-waves.md): taken wherever a literal is, except by secrets. */
+const valueReference: JsonSchema = {
+  type: 'object',
+  properties: { value: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,62}$', description: 'A value given by the accounts file or --values / --value.' } },
+  required: ['value'],
+  additionalProperties: false,
+};
+
 function specSchema(kind: Kind): JsonSchema {
   const json = convert(kind.spec);
+  const properties = json['properties'] as Record<string, JsonSchema> | undefined;
+  for (const [field, property] of Object.entries(properties ?? {})) {
+    if (field in kind.secrets) continue;
+    const { description, ...rest } = property;
+    (properties as Record<string, JsonSchema>)[field] = { ...(description === undefined ? {} : { description }), anyOf: [rest, valueReference] };
+  }
   json['description'] = `${kind.name}: ${kind.description}`;
   const rules = kind.rules.map((rule) => ruleSchema(kind, rule));
   if (rules.length > 0) json['allOf'] = rules;

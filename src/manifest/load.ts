@@ -8,7 +8,8 @@ import { checkAcrossResources, type Candidate } from './references.js';
 import { checkMoves } from './moves.js';
 import { checkSecrets } from './secret-check.js';
 import { realRoots, type SecretEnvironment } from './secrets.js';
-import { parseYamlDocuments } from './yaml.js';
+import { fieldUnder, substituteValues, ValueUse, type UsedValue, type ValueSet } from './values.js';
+import { parseYamlDocuments, type YamlDocument } from './yaml.js';
 import { parseYamlFast } from './yaml-fast.js';
 
 /**
@@ -30,6 +31,8 @@ export interface LoadOptions {
   catalog?: KindCatalog;
   /** `exact` skips the fast path (`yaml-fast.ts`); tests compare both. Default `auto`. */
   parser?: 'auto' | 'exact';
+  /** The values `{ value: NAME }` references take (docs/values-and-waves.md); none when absent. */
+  values?: ValueSet;
 }
 
 export interface LoadResult {
@@ -41,6 +44,8 @@ export interface LoadResult {
   warningCount: number;
   /** The folders the manifests were loaded from (absolute): where `fromFile` secrets may lie. */
   roots: string[];
+  /** The values the manifests used, with their origins, by name. */
+  values: UsedValue[];
 }
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions): Promise<LoadResult> {
@@ -52,11 +57,12 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const candidates: Candidate[] = [];
   // Read every file at once (the disk works while nothing else can), then check them in order.
   const texts = await Promise.all(absoluteFiles.map((absolute) => readManifestFile(absolute, options.cwd, problems)));
+  const use = new ValueUse(options.values);
   for (const [index, absolute] of absoluteFiles.entries()) {
     files.push(displayPath(absolute, options.cwd));
     const text = texts[index];
     if (!text) continue;
-    const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, catalog)) ?? checkExactly(text, catalog, problems);
+    const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, catalog, use)) ?? checkExactly(text, catalog, problems, use);
     for (const result of results) {
       if (result.candidate) candidates.push(result.candidate);
       if (result.resource) resources.push(result.resource);
@@ -67,6 +73,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   }
   checkAcrossResources(candidates, catalog, problems);
   checkMoves(candidates, problems);
+  use.reportUnused(problems);
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;
@@ -76,21 +83,66 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems);
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
-  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, roots };
+  return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, roots, values: use.used() };
 }
 
 /**
  * A file through the fast path, kept only when none of its documents has a problem of its own;
  * undefined otherwise, so the file is read exactly and every message comes from there.
  */
-function checkCleanFast(text: ManifestText, catalog: KindCatalog): DocumentResult[] | undefined {
+function checkCleanFast(text: ManifestText, catalog: KindCatalog, use: ValueUse): DocumentResult[] | undefined {
   const documents = parseYamlFast(text);
   if (!documents) return undefined;
+  // Values used by a file that is then read again exactly would be counted twice: count on a copy.
+  const trial = use.fork();
   const scratch = new ProblemList();
-  const results = documents.map((document) => checkDocument(document, catalog, scratch));
-  return scratch.size === 0 ? results : undefined;
+  const results = documents.map((document) => checkWithValues(document, catalog, scratch, trial));
+  if (scratch.size !== 0) return undefined;
+  use.join(trial);
+  return results;
 }
 
-function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList): DocumentResult[] {
-  return parseYamlDocuments(text, problems).map((document) => checkDocument(document, catalog, problems));
+function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse): DocumentResult[] {
+  return parseYamlDocuments(text, problems).map((document) => checkWithValues(document, catalog, problems, use));
+}
+
+/**
+ * `checkDocument` after the document's `{ value: NAME }` references are replaced by their values.
+ * A problem inside a substituted value also names where the value was given (message and
+ * `related`), so it points at both the manifest and the values; a reference that could not be
+ * replaced is reported once, not again by the schema.
+ */
+function checkWithValues(document: YamlDocument, catalog: KindCatalog, problems: ProblemList, use: ValueUse): DocumentResult {
+  const value = document.value as { kind?: unknown; metadata?: { name?: unknown } } | null;
+  const kind = typeof value?.kind === 'string' ? catalog.get(value.kind) : undefined;
+  const name = typeof value?.metadata === 'object' && value.metadata !== null ? value.metadata.name : undefined;
+  const address = typeof value?.kind === 'string' && typeof name === 'string' ? `${value.kind}/${name}` : undefined;
+  const { substitutions, failed } = substituteValues(document.value, {
+    file: document.file,
+    positions: document.positions,
+    address,
+    secretFields: kind ? Object.keys(kind.secrets) : [],
+    use,
+    problems,
+  });
+  if (substitutions.length === 0 && failed.length === 0) return checkDocument(document, catalog, problems);
+  const scratch = new ProblemList();
+  const result = checkDocument(document, catalog, scratch);
+  for (const problem of scratch.sorted([])) {
+    if (failed.some((path) => fieldUnder(path, problem.field))) continue;
+    const substitution = substitutions.find((each) => fieldUnder(each.path, problem.field));
+    if (!substitution) {
+      problems.add(problem);
+      continue;
+    }
+    const { origin } = substitution.given;
+    problems.add({
+      ...problem,
+      // At the reference, not at the field's key: the manifest line that takes the value.
+      source: substitution.place,
+      message: `${problem.message} (value ${substitution.name}, given at ${origin.where})`,
+      ...(origin.place ? { related: origin.place } : {}),
+    });
+  }
+  return result;
 }

@@ -43,6 +43,9 @@ export type ProblemCode =
   | 'secret_unresolved'
   | 'secret_source'
   | 'secret_rule'
+  | 'value_missing'
+  | 'value_secret'
+  | 'value_unused'
   | 'advice';
 
 export interface Problem {

@@ -43,6 +43,17 @@ export function formatValue(value: unknown): string {
   return String(value);
 }
 
+/**
+ * The values the manifests used, one line each: `pbx_ip = "203.0.113.10"  (accounts.yaml:14:9; TrunkIpAcl/pbx)`.
+ * A value used by many resources names the first two and counts the rest.
+ */
+export function valueLines(plan: Plan): string[] {
+  return (plan.values ?? []).map((entry) => {
+    const users = entry.used_by.length <= 2 ? entry.used_by.join(', ') : `${entry.used_by.slice(0, 2).join(', ')} and ${entry.used_by.length - 2} more`;
+    return `${entry.name} = ${formatValue(entry.value)}  (${entry.origin}; ${users})`;
+  });
+}
+
 export function valueAt(document: unknown, pointer: string): unknown {
   let current: unknown = document;
   for (const raw of pointer.split('/').slice(1)) {

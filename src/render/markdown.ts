@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline } from './format.js';
+import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
 import { printable } from '../util/printable.js';
 
 /** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
@@ -42,6 +42,10 @@ export function renderMarkdown(plan: Plan): string {
     head.push('');
   }
   head.push(...approvalLines(plan));
+  const values = valueLines(plan);
+  if (values.length > 0) {
+    head.push('<details><summary>Values</summary>', '', ...values.map((line) => `- \`${printable(line).replaceAll('`', "'")}\``), '', '</details>', '');
+  }
   for (const warning of plan.warnings) head.push(`> ${escapeMarkdown(warning)}`);
   if (plan.warnings.length > 0) head.push('');
   if (changes.length === 0) head.push('No changes. The account matches the manifests.', '');

@@ -12,6 +12,7 @@ import {
   secretLines,
   summaryLine,
   teardownHeadline,
+  valueLines,
   type FieldLine,
 } from './format.js';
 import { printable } from '../util/printable.js';
@@ -62,6 +63,12 @@ export function renderText(plan: Plan, options: TextOptions): string {
       const marker = object.prune ? paint('red', '-') : ' ';
       lines.push(`  ${marker} ${object.kind} ${printable(object.id)}${object.name ? ` (${printable(object.name)})` : ''}${object.prune ? ' will be deleted (--prune-unmanaged)' : ''}`);
     }
+    lines.push('');
+  }
+  const values = valueLines(plan);
+  if (values.length > 0) {
+    lines.push(paint('bold', 'Values (name = value, where it was given; used by):'));
+    for (const line of values) lines.push(`  ${printable(line)}`);
     lines.push('');
   }
   for (const warning of plan.warnings) lines.push(`${paint('yellow', 'warning:')} ${printable(warning)}`);

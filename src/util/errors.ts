@@ -36,6 +36,7 @@ export const errorCodes = {
   invalid_manifests: 'the manifests have errors (listed above it); nothing was sent',
   accounts_file: 'the accounts file cannot be read or is invalid',
   account_credentials: 'an account of the accounts file lacks a credential variable',
+  values_file: 'the values file (`--values`) cannot be read or is invalid',
   secret_unresolved: 'a secret cannot be read from its source',
   secret_source: 'a secret source is refused (a file outside the manifest folders, the API\'s own credentials)',
   literal_secret_in_plan: 'a saved plan cannot hold a secret that is a literal in the manifest (refused by plan -o, and by apply FILE)',

@@ -9,6 +9,7 @@ const account = (name: string, prefix: string): AccountSpec => ({
   state: `/tmp/${name}.json`,
   workspace: name,
   endpoint: undefined,
+  values: new Map(),
 });
 
 describe('accountEnv', () => {

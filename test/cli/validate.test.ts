@@ -120,7 +120,7 @@ describe('telform validate', () => {
 
   it('requires -f and refuses an unknown format', async () => {
     expect(await validate()).toBe(1);
-    expect(stderr).toContain("required option '-f, --file <path>' not specified");
+    expect(stderr).toContain('no manifests given: pass -f PATH (repeatable), or --accounts FILE');
     stderr = '';
     expect(await validate('-f', '.', '--format', 'yaml')).toBe(1);
     expect(stderr).toContain("option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, github, gitlab.");

@@ -27,6 +27,7 @@ accounts:
         state: '/repo/ops/states/acme.json',
         workspace: 'acme',
         endpoint: 'https://api.example.test',
+        values: new Map(),
       },
       {
         name: 'beta',
@@ -35,6 +36,7 @@ accounts:
         state: 'postgres://telform@db:5432/telform',
         workspace: 'beta',
         endpoint: 'http://127.0.0.1:9',
+        values: new Map(),
       },
     ]);
   });
