@@ -1,6 +1,7 @@
 import { desiredSpecOf } from './change-fields.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { sameEndpoint } from '../util/endpoint.js';
 import { TelformError } from '../util/errors.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from './model.js';
@@ -172,8 +173,9 @@ function sourceMoved(key: string, then: string, now: string): string | undefined
 }
 
 /** A saved plan applies only to the endpoint and account it was made for. */
+/** The state's rule for endpoints: `127.0.0.1`, `localhost` and `[::1]` name one host. */
 function assertSameAccount(saved: Plan, endpoint: string, account: string, file: string): void {
-  if (saved.endpoint !== endpoint || saved.account !== account) {
+  if (!sameEndpoint(saved.endpoint, endpoint) || saved.account !== account) {
     throw new TelformError('plan_elsewhere', `${file} was made for account ${saved.account} at ${saved.endpoint}, not ${account} at ${endpoint}`);
   }
 }

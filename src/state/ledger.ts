@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { TelformError } from '../util/errors.js';
+import { sameEndpoint } from '../util/endpoint.js';
 
 /**
  * The ownership ledger (docs/state-and-safety.md): which live objects telform manages, bound to one
@@ -104,28 +105,6 @@ export function assertLedgerBinding(ledger: Ledger, endpoint: string, account: s
       `the state file ${file} belongs to account ${ledger.account} at ${ledger.endpoint}, not to account ${account} at ${endpoint}; use --state to pick the right file${repoint}`,
     );
   }
-}
-
-/** Names of this machine: `127.0.0.1` (any 127.x.y.z), `localhost` and `[::1]` are one host. */
-const loopbackHosts = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/**
- * Whether two endpoints are the same: equal, or URLs that differ only in how they name this machine
- * (a state made against `http://127.0.0.1:PORT` serves `http://localhost:PORT` too).
- */
-export function sameEndpoint(a: string, b: string): boolean {
-  if (a === b) return true;
-  let left: URL;
-  let right: URL;
-  try {
-    left = new URL(a);
-    right = new URL(b);
-  } catch {
-    return false;
-  }
-  if (!loopbackHosts.test(left.hostname) || !loopbackHosts.test(right.hostname)) return false;
-  const trim = (url: URL) => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
-  return trim(left) === trim(right);
 }
 
 /** The fingerprint key: derived from the auth token, so the ledger proves nothing without it. */
