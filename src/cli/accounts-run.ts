@@ -26,6 +26,7 @@ export interface AccountsOptionValues {
   only: string[];
   accountParallelism: number;
   shard?: Shard;
+  runId?: string;
 }
 
 export function addAccountsOptions(command: Command): Command {
@@ -39,7 +40,8 @@ export function addAccountsOptions(command: Command): Command {
         if (!shard) throw new InvalidArgumentError('expected K/N with 1 ≤ K ≤ N, e.g. 2/4');
         return shard;
       }),
-    );
+    )
+    .option('--run-id <id>', 'with --accounts: record this id of the run in the report (report merge --run-id takes only its shards)');
 }
 
 /** What one command does with one reconciled account. */
@@ -70,7 +72,7 @@ export async function runAccounts(run: AccountsRun): Promise<number> {
     io.stderr(`[${account.name}] ${outcome.status.replace('_', ' ')}: ${outcome.summary}`);
     return outcome;
   });
-  const report = buildAccountsReport(run.command, outcomes, options.shard);
+  const report = buildAccountsReport(run.command, outcomes, options.shard, options.runId);
   io.stdout(renderAccountsReport(report, options.format));
   return report.exit_code;
 }

@@ -31,18 +31,22 @@ export function reportCommand(): Command {
     .description('Merge the JSON reports of every shard of a run (--shard K/N) into the one report a single run prints.')
     .argument('<file...>', 'JSON reports, one per shard (written with --format json)')
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .option('--run-id <id>', 'merge only reports of this run (written with --run-id); refuse any other, such as a shard file left from an earlier run')
     .addHelpText(
       'after',
       `
 Exits with the merged report's exit code: the worst over the accounts (1, then 2, then 3, then 0).
+Reports written with --run-id are merged only with reports of the same run.
 
 Examples:
   $ telform drift --accounts accounts.yaml --shard 1/4 --format json > drift-1.json   # one per machine
   $ telform report merge drift-*.json --format markdown
+  $ telform drift --accounts accounts.yaml --shard 1/4 --run-id "$(date -u +%F)" --format json > drift-1.json
+  $ telform report merge --run-id "$(date -u +%F)" drift-*.json
   $ telform report show drift-1.json                # one shard's report as text`,
     )
-    .action(async (files: string[], options: { format: PlanFormat }) => {
-      const merged = mergeAccountsReports(await readReports(files));
+    .action(async (files: string[], options: { format: PlanFormat; runId?: string }) => {
+      const merged = mergeAccountsReports(await readReports(files), options.runId);
       processIo().stdout(renderAccountsReport(merged, options.format));
       process.exitCode = merged.exit_code;
     });

@@ -42,6 +42,11 @@ export interface AccountsReport {
   exit_code: number;
   /** Set on the report of one shard. */
   shard?: Shard;
+  /**
+   * `--run-id`: which run made the report, so that `report merge --run-id` takes only that run's
+   * shard files, never a report a shard left on a shared volume yesterday.
+   */
+  run_id?: string;
   accounts: AccountOutcome[];
 }
 
@@ -59,24 +64,52 @@ export function reportedPlan(plan: Plan): ReportedPlan {
   return rest;
 }
 
-export function buildAccountsReport(command: AccountsCommand, outcomes: readonly AccountOutcome[], shard?: Shard): AccountsReport {
+export function buildAccountsReport(command: AccountsCommand, outcomes: readonly AccountOutcome[], shard?: Shard, runId?: string): AccountsReport {
   const accounts = [...outcomes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
     format_version: accountsReportVersion,
     command,
     exit_code: worstExitCode(accounts.map((account) => account.exit_code)),
     ...(shard ? { shard } : {}),
+    ...(runId === undefined ? {} : { run_id: runId }),
     accounts,
   };
+}
+
+/**
+ * The files must be of one run: with `expected` (`report merge --run-id`), each must carry that run
+ * id; without it, they must all carry the same one (or none).
+ */
+function checkRunIds(reports: ReadonlyArray<{ file: string; report: AccountsReport }>, expected: string | undefined): string | undefined {
+  const first = reports[0];
+  if (!first) return expected;
+  for (const { file, report } of reports) {
+    if (expected !== undefined) {
+      if (report.run_id === undefined) {
+        throw new TelformError('report_merge', `${file} carries no run id, so it may be from another run; write shard reports with --run-id ${expected}`);
+      }
+      if (report.run_id !== expected) {
+        throw new TelformError(
+          'report_merge',
+          `${file} is from run ${report.run_id}, not ${expected}: that shard did not run this time, or its report was not replaced; nothing was merged`,
+        );
+      }
+    } else if (report.run_id !== first.report.run_id) {
+      const describe = (id: string | undefined) => (id === undefined ? 'no run id' : `run ${id}`);
+      throw new TelformError('report_merge', `${file} is of ${describe(report.run_id)} and ${first.file} of ${describe(first.report.run_id)}; merge the reports of one run`);
+    }
+  }
+  return expected ?? first.report.run_id;
 }
 
 /**
  * Joins per-shard reports (`report merge`): the same command, every shard of one N exactly once,
  * no account twice. A single report without a shard merges to itself.
  */
-export function mergeAccountsReports(reports: ReadonlyArray<{ file: string; report: AccountsReport }>): AccountsReport {
+export function mergeAccountsReports(reports: ReadonlyArray<{ file: string; report: AccountsReport }>, runId?: string): AccountsReport {
   const first = reports[0];
   if (!first) throw new TelformError('report_merge', 'no reports to merge');
+  const mergedRunId = checkRunIds(reports, runId);
   const seenShards = new Map<number, string>();
   const seenAccounts = new Map<string, string>();
   for (const { file, report } of reports) {
@@ -107,6 +140,8 @@ export function mergeAccountsReports(reports: ReadonlyArray<{ file: string; repo
   return buildAccountsReport(
     first.report.command,
     reports.flatMap(({ report }) => report.accounts),
+    undefined,
+    mergedRunId,
   );
 }
 

