@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAccountsReport, type AccountOutcome } from '../../src/engine/accounts-report.js';
-import { cleanEnv, runCli } from './cli.js';
+import { cleanEnv, emulatorForCli, runCli } from './cli.js';
 
 // `report merge` on shard files of a shared volume (the Kubernetes merge job): a shard that did
 // not run today leaves yesterday's file, which a run id tells apart.
@@ -48,5 +48,20 @@ describe('report merge --run-id', () => {
       code: 1,
       stderr: 'error: drift-2.json carries no run id, so it may be from another run; write shard reports with --run-id 2026-11-26\n',
     });
+  });
+
+  it('drift --accounts --run-id records the id in the report of the run', async () => {
+    const api = await emulatorForCli();
+    try {
+      await writeFile(path.join(folder, 'office.yaml'), JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'office' }, spec: { ip_addresses: ['192.0.2.1'] } }));
+      await writeFile(
+        path.join(folder, 'accounts.yaml'),
+        JSON.stringify({ accounts: [{ name: 'solo', manifests: ['office.yaml'], state: 'solo.json', credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' } }] }),
+      );
+      const run = await runCli(['drift', '--accounts', 'accounts.yaml', '--shard', '1/1', '--run-id', 'nightly-42', '--format', 'json'], { cwd: folder, env: api.env });
+      expect(JSON.parse(run.stdout)).toMatchObject({ command: 'drift', shard: { index: 1, count: 1 }, run_id: 'nightly-42', accounts: [{ name: 'solo' }] });
+    } finally {
+      await api.emulator.close();
+    }
   });
 });
