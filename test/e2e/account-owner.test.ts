@@ -1,5 +1,5 @@
 // One owner per account, through the built CLI: the marker, claim and release, import that never doubles.
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,14 @@ describe('one owner per account', () => {
     expect(await sipAclNames(w.harness)).toContain(`telform-owner:${owner}`);
     expect(await sipAclNames(w.harness)).not.toContain('stray');
   }, 240_000);
+
+  it('refuses a manifest that names a marker', async () => {
+    await writeFile(path.join(w.folder, 'marker.yaml'), 'apiVersion: telform/v1\nkind: SipIpAcl\nmetadata:\n  name: sneaky\nspec:\n  name: "telform-owner:0000"\n');
+    const run = await w.cli(['validate', '-f', 'marker.yaml']);
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain('marker.yaml:6:9');
+    expect(run.stdout + run.stderr).toContain(`names starting "telform-owner:" are telform's ownership markers; a manifest cannot manage one`);
+  });
 
   it('hands the account over with release and claim; a fresh ledger then adopts everything and replaces nothing', async () => {
     const owner = await lineageOf(w.folder, 'owner.json');

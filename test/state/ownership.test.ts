@@ -1,0 +1,56 @@
+// Who owns the account, from its markers and the ledger's hand-overs; what a ledger may write.
+import { describe, expect, it } from 'vitest';
+import { assertMayWrite, ownershipOf } from '../../src/state/ownership.js';
+import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../../src/state/import-ownership.js';
+import { emptyLedger, type Ledger } from '../../src/state/ledger.js';
+import type { LedgerStore } from '../../src/state/ledger-store.js';
+
+const store = (ledger: Ledger, existed = true) => ({ ledger, file: 'telform.state.json', existed }) as unknown as LedgerStore;
+
+describe('ownershipOf', () => {
+  it('tells unclaimed, ours, and another lineage apart (ours and another at once is another)', () => {
+    expect(ownershipOf([], 'l-1')).toEqual({ status: 'unclaimed' });
+    expect(ownershipOf([{ id: 'a', lineage: 'l-1' }], 'l-1')).toEqual({ status: 'ours', marker: { id: 'a', lineage: 'l-1' } });
+    expect(ownershipOf([{ id: 'b', lineage: 'l-2' }], 'l-1')).toEqual({ status: 'other', owners: [{ id: 'b', lineage: 'l-2' }], ours: undefined });
+    expect(ownershipOf([{ id: 'a', lineage: 'l-1' }, { id: 'b', lineage: 'l-2' }], 'l-1')).toMatchObject({ status: 'other', ours: { id: 'a' } });
+  });
+});
+
+describe('assertMayWrite', () => {
+  const ledger = { ...emptyLedger('local', 'MA1'), lineage: 'l-1' };
+  it('lets the owner and anyone in an unclaimed account write, except a ledger that released it', () => {
+    expect(() => assertMayWrite({ status: 'ours', marker: { id: 'a', lineage: 'l-1' } }, store(ledger), 'MA1', 'apply')).not.toThrow();
+    expect(() => assertMayWrite({ status: 'unclaimed' }, store(ledger), 'MA1', 'apply')).not.toThrow();
+    const released = { ...ledger, ownership: [{ action: 'claim' as const, at: 't1' }, { action: 'release' as const, at: 't2' }] };
+    expect(() => assertMayWrite({ status: 'unclaimed' }, store(released), 'MA1', 'apply')).toThrow(
+      'apply refused: the state telform.state.json released account MA1 (telform state release, t2) and no longer writes to it; run telform state claim to take it back',
+    );
+  });
+
+  it('refuses another lineage, naming the owner and the hand-over', () => {
+    const other = { status: 'other' as const, owners: [{ id: 'b', lineage: 'l-2' }], ours: undefined };
+    expect(() => assertMayWrite(other, store(ledger), 'MA1', 'plan')).toThrow(
+      "plan refused: account MA1 is owned by the telform ledger of lineage l-2, not by the state telform.state.json (lineage l-1); drift and telform state list still read it; to hand it over, run telform state release with the owner's state and then telform state claim with this one, or, if the owner's state is lost, telform state claim --take-over l-2",
+    );
+    expect(() => assertMayWrite(other, store(ledger, false), 'MA1', 'plan')).toThrow(/not by a new state telform\.state\.json;/);
+  });
+});
+
+describe('import ownership', () => {
+  const ledger: Ledger = {
+    ...emptyLedger('local', 'MA1'),
+    resources: {
+      'TrunkIpAcl/office': { kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', applied_spec: {}, secrets: {}, updated_at: 't', superseded: ['acl-0'] },
+    },
+  };
+  it('knows the owned ids by kind (superseded too) and lists what an import skips', () => {
+    expect(ownedIdsByKind(ledger)).toEqual(new Map([['TrunkIpAcl', new Map([['acl-1', 'office'], ['acl-0', 'office']])]]));
+    expect(ownedAmong(new Map([['TrunkIpAcl', [{ id: 'acl-1' }, { id: 'acl-9' }]], ['Trunk', [{ id: 'acl-1' }]]]), ledger)).toEqual(['TrunkIpAcl/office']);
+  });
+
+  it('refuses a second address for an owned id and any write over an existing entry', () => {
+    expect(() => assertImportOwnership([{ kind: 'TrunkIpAcl', address: 'TrunkIpAcl/office-2', id: 'acl-1' }], ledger)).toThrow(/already manages TrunkIpAcl\/office-2/);
+    expect(() => assertImportOwnership([{ kind: 'TrunkIpAcl', address: 'TrunkIpAcl/office', id: 'acl-7' }], ledger)).toThrow(/already manages TrunkIpAcl\/office/);
+    expect(() => assertImportOwnership([{ kind: 'TrunkIpAcl', address: 'TrunkIpAcl/new', id: 'acl-7' }], ledger)).not.toThrow();
+  });
+});
