@@ -68,6 +68,16 @@ export interface ApiClientOptions {
 /** Connection errors that prove the request never reached the server: safe to re-send any write. */
 const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** The server was reached and dropped the connection: it took the request, then closed or reset it. */
+const droppedCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** What a connection error says of the endpoint: never reached, reached and dropped, or something else on the way. */
+function connectionWords(code: string, origin: string): string {
+  if (notSentCodes.has(code)) return `cannot reach ${origin}`;
+  if (droppedCodes.has(code)) return `${origin} closed the connection without answering`;
+  return `talking to ${origin}`;
+}
+
 /** The server took the request and did not answer in time. */
 const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -194,8 +204,9 @@ export class ApiClient {
         const sent = !notSentCodes.has(code);
         const silent = timeoutCodes.has(code) ? `${this.origin} did not answer within ${Math.round(timeout / 1000)} s` : undefined;
         if (sent && (mode === 'create' || mode === 'billable')) throw new OutcomeUnknownError(summary, silent ?? code, error);
-        // A connection error says nothing of where: name the endpoint (a wrong --endpoint, a server down).
-        lastReason = silent ?? `${code} (cannot reach ${this.origin})`;
+        // A connection error says nothing of where: name the endpoint (a wrong --endpoint, a server down),
+        // and whether it was reached at all (a reset comes from a server that took the request).
+        lastReason = silent ?? `${code} (${connectionWords(code, this.origin)})`;
         lastCause = error;
         timedOut = silent !== undefined;
       }
