@@ -17,6 +17,12 @@ export function usdAmount(value: string): number {
   return Number(value);
 }
 
+/** A count: 0 or a positive whole number. */
+export function count(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('expected a whole number, e.g. 0 or 40');
+  return Number(value);
+}
+
 const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** `15m`, `90s`, `1h30m`, `500ms`; a bare number is seconds. */

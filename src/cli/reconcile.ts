@@ -24,6 +24,8 @@ import { openSession, type GlobalOptions, type Session } from './session.js';
 export interface ApprovalFlags {
   allowIrreversible?: string[];
   maxCost?: number;
+  maxNumbersAffected?: number;
+  allowLint?: string[];
   forceDeletes?: boolean;
   allowEmpty?: boolean;
   pruneUnmanaged?: string[];
@@ -53,6 +55,9 @@ export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
     force_deletes: flags.forceDeletes ?? false,
     allow_empty: flags.allowEmpty ?? false,
     prune_unmanaged: [...new Set(flags.pruneUnmanaged ?? [])].sort(),
+    // Recorded only when given, so plans without them read as before.
+    ...(flags.maxNumbersAffected === undefined ? {} : { max_numbers_affected: flags.maxNumbersAffected }),
+    ...((flags.allowLint ?? []).length === 0 ? {} : { allow_lint: [...new Set(flags.allowLint)].sort() }),
   };
 }
 

@@ -69,7 +69,30 @@ const change = z.object({
   drifted: z.boolean().optional(),
   api_requests: z.number(),
   moved_from: z.string().optional().describe('The address the state holds this resource under (metadata.moved_from); apply records the new one.'),
+  blast: z
+    .object({
+      calls: z.number().describe('Phone numbers whose calls stop being answered.'),
+      messages: z.number().describe('Phone numbers that lose their 10DLC campaign link.'),
+      numbers: z.number().describe('Distinct numbers among both.'),
+      trunks: z.array(z.string()).describe('Outbound trunks whose PBX loses authentication.'),
+      applications: z.array(z.string()).describe('Applications that lose SIP auth.'),
+    })
+    .optional()
+    .describe('The traffic this change breaks, counted from the live account; absent when it breaks none.'),
 });
+
+const finding = z
+  .object({
+    source: z.enum(['lint', 'policy']),
+    rule: z.string(),
+    severity: z.enum(['error', 'warning', 'info']),
+    address: z.string(),
+    message: z.string(),
+    field: z.string().optional(),
+    source_place: z.object({ file: z.string(), line: z.number(), column: z.number() }).optional(),
+    reference: z.string().optional().describe('The guidance a lint rule follows, or the policy file a rule is from.'),
+  })
+  .describe('A finding of the 10DLC lint or of a policy; an error-level one makes apply refuse.');
 
 export const planSchema = z
   .object({
@@ -95,6 +118,10 @@ export const planSchema = z
         .number()
         .optional()
         .describe('Of api_requests, the reads of the account apply makes first to plan again (as many as this plan sent to read it).'),
+      blast_radius: z
+        .object({ calls: z.number(), messages: z.number(), numbers: z.number(), trunks: z.number(), applications: z.number() })
+        .optional()
+        .describe('Totals of the changes\' blast radius.'),
     }),
     warnings: z.array(z.string()),
     approvals: z.object({
@@ -103,11 +130,14 @@ export const planSchema = z
       force_deletes: z.boolean(),
       allow_empty: z.boolean(),
       prune_unmanaged: z.array(z.string()),
+      max_numbers_affected: z.number().nullable().optional().describe('--max-numbers-affected: numbers the plan may break.'),
+      allow_lint: z.array(z.string()).optional().describe('--allow-lint: lint rules whose errors do not stop apply.'),
     }),
     required_approvals: z
       .array(z.object({ flag: z.string(), given: z.boolean() }))
       .optional()
       .describe('The approvals apply asks for (e.g. "--max-cost 15"), and whether the approvals recorded here give them.'),
+    findings: z.array(finding).optional().describe('Findings of the 10DLC lint and the policies.'),
     targets: z.array(z.string()).optional().describe('--target: the plan covers only these resources and what they depend on.'),
     excluded: z.array(z.string()).optional().describe('--exclude: these resources and what depends on them are left out of the plan.'),
     destroy: z

@@ -66,6 +66,53 @@ export interface ChangeBase {
   api_requests: number;
   /** `metadata.moved_from`: the address the state holds this resource under, which apply renames. */
   moved_from?: string;
+  /** The traffic this change breaks; absent when it breaks none. */
+  blast?: BlastRadius;
+}
+
+/**
+ * The traffic a change breaks, counted from the live account (docs/state-and-safety.md, blast
+ * radius). Present only on changes that break something.
+ */
+export interface BlastRadius {
+  /** Phone numbers whose calls stop being answered. */
+  calls: number;
+  /** Phone numbers that lose their 10DLC campaign link (their messages stop). */
+  messages: number;
+  /** Distinct numbers among both. */
+  numbers: number;
+  /** Outbound trunks whose PBX loses authentication (ACL addresses removed, credential swapped or changed). */
+  trunks: string[];
+  /** Applications that lose SIP auth (`Application/<app_id>`). */
+  applications: string[];
+}
+
+/** The plan's blast radius: sums of its changes' (each broken thing is counted against one change). */
+export interface BlastTotals {
+  calls: number;
+  messages: number;
+  numbers: number;
+  trunks: number;
+  applications: number;
+}
+
+/**
+ * A finding of a check over the plan: the 10DLC lint of a campaign's content, or a policy rule.
+ * An error-level one makes apply refuse (a lint finding unless `--allow-lint RULE`).
+ */
+export interface PlanFinding {
+  source: 'lint' | 'policy';
+  /** The rule's id, e.g. `tcr-optout-in-samples` or a policy's own. */
+  rule: string;
+  severity: 'error' | 'warning' | 'info';
+  address: string;
+  message: string;
+  /** The field it is about, e.g. `spec.sample1`. */
+  field?: string;
+  /** Where in the manifests (the field, else the document). */
+  source_place?: SourcePlace;
+  /** Where the rule comes from: the guidance a lint rule follows, or the policy file. */
+  reference?: string;
 }
 
 /** Write-only fields that will be sent, and why. */
@@ -180,6 +227,8 @@ export interface PlanSummary {
    * plans saved before telform counted them.
    */
   api_reads?: number;
+  /** Always set by the planner; absent in plans of older versions. */
+  blast_radius?: BlastTotals;
 }
 
 export interface PlanApprovals {
@@ -188,6 +237,10 @@ export interface PlanApprovals {
   force_deletes: boolean;
   allow_empty: boolean;
   prune_unmanaged: string[];
+  /** `--max-numbers-affected`: how many numbers the plan may break (null: none). */
+  max_numbers_affected?: number | null;
+  /** `--allow-lint RULE`: lint rules whose error-level findings do not stop apply (`all` for every rule). */
+  allow_lint?: string[];
 }
 
 /** Fingerprint of what a saved plan was computed from, so `apply plan.json` can refuse if it changed. */
@@ -223,6 +276,8 @@ export interface Plan {
   approvals: PlanApprovals;
   /** The approvals apply will ask for, and whether the plan's own approvals give them. */
   required_approvals?: Array<{ flag: string; given: boolean }>;
+  /** Findings of the 10DLC lint and the policies, by address then rule. */
+  findings?: PlanFinding[];
   /** `--target`: the plan covers only these resources and what they depend on. */
   targets?: string[];
   /** `--exclude`: these resources and what depends on them are left out of the plan. */

@@ -24,6 +24,7 @@ import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targe
 import { TelformError } from '../util/errors.js';
 import { finishChange, type ChangeDraft } from './change-draft.js';
 import { followMoves } from './moves.js';
+import { measureBlastRadius } from './blast-radius.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
 export type SecretState = SecretChange;
@@ -132,6 +133,7 @@ export function buildPlan(given: PlanInputs): Plan {
     draft.moved_from = old;
     draft.reasons.unshift(`moved from ${old} (metadata.moved_from); the state follows it`);
   }
+  measureBlastRadius({ changes: drafts, live: inputs.live, kinds, desiredByAddress: context.desiredByAddress, references });
   const changes = drafts.map(finishChange);
   for (const change of changes) {
     const kind = kinds.get(change.kind);

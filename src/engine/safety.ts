@@ -9,8 +9,10 @@ import type { Plan, PlanApprovals } from './plan-types.js';
  * violation says which flag approves it, so an approval covers exactly what was reviewed.
  */
 export interface SafetyViolation {
-  code: 'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty';
+  code: 'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty' | 'blast_radius' | 'lint' | 'policy';
   address?: string;
+  /** The lint rule a `lint` violation is about. */
+  rule?: string;
   message: string;
 }
 
@@ -27,7 +29,12 @@ export function approvingFlag(violation: SafetyViolation, plan: Plan): string | 
       return '--force-deletes';
     case 'empty':
       return '--allow-empty';
+    case 'blast_radius':
+      return `--max-numbers-affected ${plan.summary.blast_radius?.numbers ?? 0}`;
+    case 'lint':
+      return `--allow-lint ${violation.rule ?? 'all'}`;
     case 'protected':
+    case 'policy':
       return undefined;
     default: {
       const unreachable: never = violation.code;
@@ -46,7 +53,15 @@ export function requiredApprovals(
   desired: readonly DesiredResource[],
   ledger: Ledger,
 ): Array<{ flag: string; given: boolean }> {
-  const none: PlanApprovals = { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: given.prune_unmanaged };
+  const none: PlanApprovals = {
+    allow_irreversible: [],
+    max_cost_usd: null,
+    force_deletes: false,
+    allow_empty: false,
+    prune_unmanaged: given.prune_unmanaged,
+    max_numbers_affected: null,
+    allow_lint: [],
+  };
   const missing = new Set(checkSafety(plan, given, desired, ledger).map((violation) => approvingFlag(violation, plan)));
   const flags = new Set<string>();
   for (const violation of checkSafety(plan, none, desired, ledger)) {
@@ -118,6 +133,54 @@ export function checkSafety(
     });
   }
   if (!approvals.force_deletes && !teardown) violations.push(...massDeletes(plan, ledger));
+  violations.push(...blastRadius(plan, approvals), ...findingViolations(plan, approvals));
+  return violations;
+}
+
+/**
+ * Numbers whose calls or messages the plan breaks, past `--max-numbers-affected` (default 0: any
+ * number a plan cuts off is approved by name of its count, as a cost is).
+ */
+function blastRadius(plan: Plan, approvals: PlanApprovals): SafetyViolation[] {
+  const totals = plan.summary.blast_radius;
+  const allowed = approvals.max_numbers_affected ?? 0;
+  if (!totals || totals.numbers <= allowed) return [];
+  const parts = [
+    ...(totals.calls > 0 ? [`calls to ${totals.calls} number${totals.calls === 1 ? '' : 's'}`] : []),
+    ...(totals.messages > 0 ? [`messages of ${totals.messages} number${totals.messages === 1 ? '' : 's'}`] : []),
+  ];
+  return [
+    {
+      code: 'blast_radius',
+      message: `the plan breaks ${parts.join(' and ')} and the approved maximum is ${allowed}; approve it with --max-numbers-affected ${totals.numbers}`,
+    },
+  ];
+}
+
+/** Campaign changes that submit to the registry (a review that takes days; an update is billed). */
+const submissions = new Set(['create', 'update', 'replace', 'wait']);
+
+/**
+ * Error-level findings: a lint error on a campaign the plan submits (unless `--allow-lint RULE`),
+ * and any policy error (a policy is the account's own rule: it has no override flag).
+ */
+function findingViolations(plan: Plan, approvals: PlanApprovals): SafetyViolation[] {
+  const allowed = new Set(approvals.allow_lint ?? []);
+  const submitted = new Set(plan.changes.filter((change) => submissions.has(change.action)).map((change) => change.address));
+  const violations: SafetyViolation[] = [];
+  for (const finding of plan.findings ?? []) {
+    if (finding.severity !== 'error') continue;
+    if (finding.source === 'policy') {
+      violations.push({ code: 'policy', address: finding.address, message: `${finding.address} violates policy ${finding.rule}: ${finding.message}` });
+    } else if (submitted.has(finding.address) && !allowed.has(finding.rule) && !allowed.has('all')) {
+      violations.push({
+        code: 'lint',
+        address: finding.address,
+        rule: finding.rule,
+        message: `${finding.address} would be submitted to the registry with lint error ${finding.rule}: ${finding.message}; fix it, or approve it with --allow-lint ${finding.rule}`,
+      });
+    }
+  }
   return violations;
 }
 

@@ -266,5 +266,7 @@ export function mergeApprovals(saved: PlanApprovals, flags: PlanApprovals): Plan
     force_deletes: saved.force_deletes || flags.force_deletes,
     allow_empty: saved.allow_empty || flags.allow_empty,
     prune_unmanaged: [...new Set([...saved.prune_unmanaged, ...flags.prune_unmanaged])].sort(),
+    max_numbers_affected: Math.max(saved.max_numbers_affected ?? 0, flags.max_numbers_affected ?? 0) || null,
+    allow_lint: [...new Set([...(saved.allow_lint ?? []), ...(flags.allow_lint ?? [])])].sort(),
   };
 }

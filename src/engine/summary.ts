@@ -5,6 +5,7 @@ import type { Plan, PlannedChange, PlanSummary } from './plan-types.js';
  * sends again before it writes) and each change's writes; blocked and unchanged resources cost nothing.
  */
 export function summarize(changes: readonly PlannedChange[], reads: number): PlanSummary {
+  const blast = { calls: 0, messages: 0, numbers: 0, trunks: 0, applications: 0 };
   const summary: PlanSummary = {
     create: 0,
     update: 0,
@@ -18,14 +19,26 @@ export function summarize(changes: readonly PlannedChange[], reads: number): Pla
     irreversible: 0,
     api_requests: reads,
     api_reads: reads,
+    blast_radius: blast,
   };
+  const trunks = new Set<string>();
+  const applications = new Set<string>();
   for (const change of changes) {
     summary[change.action] += 1;
     if (change.action === 'blocked' || change.action === 'noop') continue;
+    if (change.blast) {
+      blast.calls += change.blast.calls;
+      blast.messages += change.blast.messages;
+      blast.numbers += change.blast.numbers;
+      for (const trunk of change.blast.trunks) trunks.add(trunk);
+      for (const application of change.blast.applications) applications.add(application);
+    }
     summary.cost_usd += change.flags.billable_usd;
     if (change.flags.irreversible) summary.irreversible += 1;
     summary.api_requests += change.api_requests;
   }
+  blast.trunks = trunks.size;
+  blast.applications = applications.size;
   return summary;
 }
 

@@ -1,6 +1,7 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
 import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
 import { printable } from '../util/printable.js';
+import { blastSummary, blastWords, findingLine } from './traffic.js';
 
 /** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
 export const markdownLimit = 65_000;
@@ -33,14 +34,23 @@ export function renderMarkdown(plan: Plan): string {
   ] as const) {
     if (count > 0) head.push(`| ${label} | ${count} |`);
   }
-  head.push(`| **cost** | **${formatUsd(plan.summary.cost_usd)} USD** |`, `| **irreversible** | **${plan.summary.irreversible}** |`, '');
+  head.push(`| **cost** | **${formatUsd(plan.summary.cost_usd)} USD** |`, `| **irreversible** | **${plan.summary.irreversible}** |`);
+  const totals = plan.summary.blast_radius;
+  if (totals && totals.numbers > 0) head.push(`| **numbers affected** | **${totals.numbers}** |`);
+  head.push('');
+  const blast = blastSummary(totals);
+  if (blast) head.push(`**${blast}**`, '');
 
-  const critical = changes.filter((change) => change.flags.irreversible || change.flags.billable_usd > 0);
+  const critical = changes.filter((change) => change.flags.irreversible || change.flags.billable_usd > 0 || change.blast);
   if (critical.length > 0) {
-    head.push('#### ⚠️ Irreversible or billable', '');
-    for (const change of critical) head.push(`- **${escapeMarkdown(change.address)}** ${actionHeading[change.action]} — ${flagWords(change).join(', ')}`);
+    head.push(critical.some((change) => change.blast) ? '#### ⚠️ Irreversible, billable or breaking traffic' : '#### ⚠️ Irreversible or billable', '');
+    for (const change of critical) {
+      const words = [...flagWords(change), ...(change.blast ? [blastWords(change.blast)] : [])];
+      head.push(`- **${escapeMarkdown(change.address)}** ${actionHeading[change.action]} — ${escapeMarkdown(words.join(', '))}`);
+    }
     head.push('');
   }
+  head.push(...findingLines(plan));
   head.push(...approvalLines(plan));
   const values = valueLines(plan);
   if (values.length > 0) {
@@ -87,6 +97,14 @@ function approvalLines(plan: Plan): string[] {
   return lines;
 }
 
+/** Lint and policy findings, errors first, as a list the reviewer reads before the changes. */
+function findingLines(plan: Plan): string[] {
+  const findings = plan.findings ?? [];
+  if (findings.length === 0) return [];
+  const ordered = [...findings.filter((finding) => finding.severity === 'error'), ...findings.filter((finding) => finding.severity !== 'error')];
+  return ['#### Findings (10DLC lint and policies)', '', ...ordered.map((finding) => `- ${finding.severity === 'error' ? '❌' : '⚠️'} ${escapeMarkdown(findingLine(finding))}`), ''];
+}
+
 function renderBlock(change: PlannedChange): string {
   const flags = flagWords(change);
   const lines = [
@@ -94,6 +112,7 @@ function renderBlock(change: PlannedChange): string {
   ];
   const notes = change.reasons.map((reason) => `- ${escapeMarkdown(reason)}`);
   if (change.registry) notes.push(`- registry status: \`${printable(change.registry.registration_status).replace(/`/g, "'")}\``);
+  if (change.blast) notes.push(`- traffic: ${escapeMarkdown(blastWords(change.blast))}`);
   if (notes.length > 0) lines.push('', ...notes);
   const fields =
     change.action === 'create' || change.action === 'wait' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];

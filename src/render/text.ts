@@ -16,6 +16,7 @@ import {
   type FieldLine,
 } from './format.js';
 import { printable } from '../util/printable.js';
+import { blastSummary, blastWords, findingLine } from './traffic.js';
 
 export interface TextOptions {
   color: boolean;
@@ -77,7 +78,14 @@ export function renderText(plan: Plan, options: TextOptions): string {
   if (approvals.length > 0) {
     lines.push(`Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`, '');
   }
+  if ((plan.findings ?? []).length > 0) {
+    lines.push(paint('bold', 'Findings (10DLC lint and policies):'));
+    for (const finding of plan.findings ?? []) lines.push(`  ${finding.severity === 'error' ? paint('red', findingLine(finding)) : findingLine(finding)}`);
+    lines.push('');
+  }
   lines.push(paint('bold', summaryLine(plan.summary, countMoves(plan.changes))));
+  const blast = blastSummary(plan.summary.blast_radius);
+  if (blast) lines.push(paint('red', blast));
   if (plan.summary.wait > 0 || plan.summary.blocked > 0) {
     lines.push(`Waiting on the registry: ${plan.summary.wait}. Blocked: ${plan.summary.blocked}.`);
   }
@@ -98,6 +106,7 @@ function renderChange(change: PlannedChange, paint: (style: Style, text: string)
   const heading = `  # ${printable(change.address)}${moved} ${actionHeading[change.action]}${strategy}${flags.length > 0 ? ` [${flags.join(', ')}]` : ''}`;
   const lines = [paint('bold', heading)];
   for (const reason of change.reasons) lines.push(`  #   ${printable(reason)}`);
+  if (change.blast) lines.push(`  #   ${paint('red', `traffic: ${blastWords(change.blast)}`)}`);
   if (change.registry) {
     const registry = change.registry;
     lines.push(`  #   registry status: ${printable(registry.registration_status)}`);

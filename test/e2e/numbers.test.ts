@@ -105,7 +105,7 @@ describe('phone numbers on inbound trunks', () => {
     const detach = await cli(['plan', '-f', file, ...state]);
     expect(detach.stdout).toContain(`  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`);
     expect(detach.stdout).toContain('breaks calls');
-    expect((await cli(['apply', '-f', file, ...state, '--auto-approve'])).code).toBe(0);
+    expect((await cli(['apply', '-f', file, ...state, '--auto-approve', '--max-numbers-affected', '1'])).code).toBe(0);
     expect(await attachedTo('14155550101')).toBeNull();
     expect((await cli(['plan', '-f', file, ...state, '--detailed-exitcode'])).code).toBe(0);
 
@@ -116,7 +116,7 @@ describe('phone numbers on inbound trunks', () => {
     await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2' }));
     const remove = await cli(['plan', '-f', file, ...state]);
     expect(remove.stdout).toContain(['  # PhoneNumber/sales-line will be deleted [breaks calls]', '  #   removed from the manifests', `  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`].join('\n'));
-    expect((await cli(['apply', '-f', file, ...state, '--auto-approve'])).code).toBe(0);
+    expect((await cli(['apply', '-f', file, ...state, '--auto-approve', '--max-numbers-affected', '1'])).code).toBe(0);
     expect(await attachedTo('14155550101')).toBeNull();
     expect((await api('GET', '/Number/14155550101/')).status).toBe(200);
   });
