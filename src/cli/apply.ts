@@ -41,14 +41,17 @@ export function applyCommand(): Command {
       `
 Without --auto-approve it shows the plan and asks on a terminal; elsewhere it refuses.
 Irreversible changes (brand/campaign deletes and replaces) need --allow-irreversible ADDRESS,
-billable ones (campaign vetting reviews, 15 USD each) --max-cost USD.
+billable ones (campaign vetting reviews, 15 USD each) --max-cost USD, a plan that breaks calls or
+messages of phone numbers --max-numbers-affected N (its blast radius; default 0), a campaign submitted
+with a 10DLC lint error --allow-lint RULE.
 
 Examples:
   $ telform apply -f examples/
   $ telform apply -f manifests/ --auto-approve --wait 15m
   $ telform plan -f manifests/ -o plan.json && telform apply plan.json
   $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15
-  $ telform apply -f shared/ --values customers/acme.yaml --auto-approve`,
+  $ telform apply -f shared/ --values customers/acme.yaml --auto-approve
+  $ telform apply -f manifests/ --auto-approve --max-numbers-affected 37     # deleting a trunk with 37 numbers`,
     )
     .action(async (planFile: string | undefined, options: ApplyOptions, cmd: Command) => {
       process.exitCode = await runApply(planFile, options, cmd.optsWithGlobals<GlobalOptions>());
