@@ -3,7 +3,7 @@ import { terminalStatus, type CommandIo } from './io.js';
 import { SecretFingerprinter } from '../state/ledger.js';
 import { plannerKinds } from '../engine/kinds.js';
 import type { DesiredResource, LiveModel, PlannerKind } from '../engine/model.js';
-import type { Plan, PlanApprovals } from '../engine/plan-types.js';
+import type { Plan, PlanApprovals, PlanFinding } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan } from '../engine/saved-plan.js';
@@ -88,6 +88,7 @@ export async function reconcile(
     'saved' in input
       ? {
           resources: desiredFromPlan(input.saved.plan),
+          findings: input.saved.plan.findings ?? [],
           resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true }),
         }
       : await commandTimer.timeAsync('load', () => loadDesired(input.paths, {
@@ -131,7 +132,9 @@ export async function reconcile(
     // A saved plan is planned again with the targets it was made with (`--target`).
     const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const values = 'values' in desired ? desired.values : undefined;
-    const plan = { ...limited, ...(values ? { values } : {}), required_approvals: requiredApprovals(limited, approvals, desired.resources, store.ledger) };
+    const findings = findingsOf(limited, desired.findings);
+    const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
+    const plan = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
     if ('saved' in input) assertPlanApplies(input.saved.plan, plan, input.saved.file);
     const chosen = 'saved' in input ? input.saved.plan : plan;
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
@@ -156,6 +159,12 @@ export async function reconcile(
     await session.close();
     throw error;
   }
+}
+
+/** The findings about the plan's resources (a `--target` plan leaves the others out). */
+function findingsOf(plan: Plan, findings: readonly PlanFinding[]): PlanFinding[] {
+  const addresses = new Set(plan.changes.map((change) => change.address));
+  return findings.filter((finding) => addresses.has(finding.address));
 }
 
 export function desiredByAddress(resources: readonly DesiredResource[]): Map<string, DesiredResource> {

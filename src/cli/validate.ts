@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { loadManifests } from '../manifest/load.js';
+import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
 import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from '../render/validation-accounts.js';
@@ -47,6 +48,9 @@ export function validateCommand(): Command {
       `
 Each problem is printed as
   file:line:col  Kind/name  field: message
+
+Campaigns are also checked by the 10DLC lint (docs/manifests.md, 10DLC lint): content the registry or the
+carriers would decline, each finding naming its rule (e.g. sample-names-brand) and the guidance it follows.
 
 Kinds: ${catalog.names.join(', ')}
 
@@ -97,10 +101,14 @@ async function validateManifests(paths: readonly string[], options: ValidateOpti
     allowSecretFilesOutside: options.allowSecretFilesOutside === true,
     ...(values ? { values } : {}),
   });
+  // The 10DLC lint's findings are reported with the other problems; its errors make the manifests invalid here
+  // (plan and apply still run: apply refuses only to submit a campaign with one, unless --allow-lint).
+  const lint = lintCampaigns(result.model.resources).map(findingProblem);
+  const lintErrors = lint.filter((problem) => problem.severity === 'error').length;
   return {
-    problems: result.problems,
-    errorCount: result.errorCount,
-    warningCount: result.warningCount,
+    problems: [...result.problems, ...lint],
+    errorCount: result.errorCount + lintErrors,
+    warningCount: result.warningCount + lint.length - lintErrors,
     resourceCount: result.model.resources.length,
     files: result.model.files,
   };

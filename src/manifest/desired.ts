@@ -3,6 +3,8 @@ import { TelformError } from '../util/errors.js';
 import type { DesiredResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
 import { displayPath } from './files.js';
 import { loadManifests } from './load.js';
+import { lintCampaigns } from './campaign-lint.js';
+import type { PlanFinding } from '../engine/plan-types.js';
 import { placeOfResource, type ManifestResource } from './model.js';
 import { formatProblem } from './report.js';
 import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
@@ -15,6 +17,8 @@ import type { UsedValue, ValueSet } from './values.js';
  */
 export interface DesiredSet {
   resources: DesiredResource[];
+  /** Findings of the 10DLC lint on the manifests' campaigns (a saved plan carries its own). */
+  findings: PlanFinding[];
   resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
   /** The values the manifests used (`{ value: NAME }`), for the plan to show; absent for a saved plan. */
   values?: UsedValue[];
@@ -54,6 +58,7 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
   const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
   return {
     resources,
+    findings: lintCampaigns(result.model.resources),
     resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd),
     ...(result.values.length > 0 ? { values: result.values } : {}),
   };

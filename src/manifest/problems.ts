@@ -46,7 +46,8 @@ export type ProblemCode =
   | 'value_missing'
   | 'value_secret'
   | 'value_unused'
-  | 'advice';
+  | 'advice'
+  | 'lint';
 
 export interface Problem {
   severity: Severity;

@@ -1,0 +1,58 @@
+// Runs the 10DLC lint (campaign-lint-rules.ts) over the campaigns of the manifests, offline: what the
+// registry would decline, found before a registration or a billed update is submitted.
+import type { PlanFinding } from '../engine/plan-types.js';
+import { campaignLintRules, type CampaignLintRule } from './campaign-lint-rules.js';
+import { isRef, placeOfValue, type ManifestResource } from './model.js';
+import type { Problem } from './problems.js';
+
+/** The names a campaign's brand is known by, from the Brand and Profile documents its refs name. */
+function brandNames(campaign: ManifestResource, byAddress: ReadonlyMap<string, ManifestResource>): string[] {
+  const brandRef = campaign.spec['brand_id'];
+  const brand = isRef(brandRef) ? byAddress.get(`Brand/${brandRef.ref}`) : undefined;
+  if (!brand) return [];
+  const names = [brand.spec['brand_alias']];
+  const profileRef = brand.spec['profile_uuid'];
+  const profile = isRef(profileRef) ? byAddress.get(`Profile/${profileRef.ref}`) : undefined;
+  if (profile) names.push(profile.spec['company_name'], profile.spec['profile_alias']);
+  return [...new Set(names.filter((name): name is string => typeof name === 'string' && name.trim() !== ''))];
+}
+
+/**
+ * Every finding of every rule on every registered campaign (an imported one holds no content), in
+ * manifest order, each placed on its field (or where the field would go).
+ */
+export function lintCampaigns(resources: readonly ManifestResource[], rules: readonly CampaignLintRule[] = campaignLintRules): PlanFinding[] {
+  const byAddress = new Map(resources.map((resource) => [resource.address, resource]));
+  const findings: PlanFinding[] = [];
+  for (const resource of resources) {
+    if (resource.kind !== 'Campaign' || resource.spec['import'] !== undefined) continue;
+    const view = { spec: resource.spec, brandNames: brandNames(resource, byAddress) };
+    for (const rule of rules) {
+      for (const hit of rule.check(view)) {
+        findings.push({
+          source: 'lint',
+          rule: rule.id,
+          severity: rule.severity,
+          address: resource.address,
+          message: hit.message,
+          field: `spec.${hit.field}`,
+          source_place: placeOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
+          reference: rule.source,
+        });
+      }
+    }
+  }
+  return findings;
+}
+
+/** A finding as a validation problem: `validate` reports it with the others, the rule named. */
+export function findingProblem(finding: PlanFinding): Problem {
+  return {
+    severity: finding.severity === 'error' ? 'error' : 'warning',
+    code: 'lint',
+    message: `${finding.message} (10DLC lint ${finding.rule}; ${finding.reference ?? 'telform'})`,
+    address: finding.address,
+    ...(finding.source_place ? { source: finding.source_place } : {}),
+    ...(finding.field ? { field: finding.field } : {}),
+  };
+}
