@@ -17,6 +17,9 @@ export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]
     if (flags.breaks_auth) reasons.push(`${change.address} would break authentication of what still uses it`);
     if (flags.breaks_calls) reasons.push(`${change.address} would break calls`);
     if (flags.needs_unassign) reasons.push(`${change.address} needs an application's binding cleared first`);
+    // Traffic the blast radius counts that no flag names (an ACL losing an address a trunk uses).
+    const lost = change.blast ? change.blast.trunks.length + change.blast.applications.length : 0;
+    if (lost > 0) reasons.push(`${change.address} would make ${lost} trunk(s) or application(s) lose authentication`);
     // The gates name these already when they refuse; said again only when no gate did (a plan
     // approved at plan time still needs a person here).
     if (flags.irreversible && !violations.some((violation) => violation.address === change.address)) reasons.push(`${change.address} cannot be undone`);
