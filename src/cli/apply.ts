@@ -1,23 +1,24 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { systemClock } from '../util/clock.js';
-import { applyPlan, ledgerRefreshes, type ApplyInputs, type ApplyResult } from '../engine/apply.js';
-import { mergeApprovals, readSavedPlan } from '../engine/saved-plan.js';
-import { countApplySteps, hasChanges } from '../engine/summary.js';
+import { countApplySteps } from '../engine/summary.js';
 import { unusedApprovals } from '../engine/safety.js';
 import { TelformError } from '../util/errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../run/exit-codes.js';
 import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
 import { ApplyProgress } from './progress.js';
-import { approvalsFrom, desiredByAddress, reconcile, type Reconciliation } from './reconcile.js';
-import type { GlobalOptions } from './session.js';
-import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
-import { applyStep } from './account-steps.js';
+import type { GlobalOptions } from '../run/context.js';
+import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
+import { applyReconciled, recordedLine, type ApplyRunOutcome } from '../run/apply.js';
+import { applyStep } from '../run/account-steps.js';
+import { refusalError, refusalLines } from '../run/safety.js';
+import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
+import { runAccountsCommand } from './accounts-command.js';
+import { cliContext } from './session.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
 interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
@@ -61,106 +62,86 @@ Examples:
 
 async function runApply(planFile: string | undefined, options: ApplyOptions, globals: GlobalOptions): Promise<number> {
   const io = processIo();
+  const context = cliContext(io);
   if (planFile && options.file.length > 0) {
     throw new TelformError('bad_option', 'give either a saved plan file or -f manifests, not both');
   }
   const sessionGlobals = { ...globals, parallelism: options.parallelism };
+  const waitMs = options.wait ?? 0;
   const values = await valuesFromOptions(options, io.cwd);
   if (planFile && values) throw new TelformError('bad_option', `${planFile} holds the values it was planned with: give --values / --value to \`telform plan\`, not to the apply of a saved plan`);
   if (options.accounts) {
     if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
     if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
-    const step = applyStep({ parallelism: options.parallelism, waitMs: options.wait ?? 0 });
-    return runAccounts({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, io });
+    const step = applyStep({ parallelism: options.parallelism, waitMs });
+    return runAccountsCommand({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step }, io);
   }
-  const flagApprovals = approvalsFrom(options);
-  let run: Reconciliation;
-  if (planFile) {
-    const saved = await readSavedPlan(planFile);
-    if (options.target.length > 0) throw new TelformError('bad_option', `${planFile} is applied as it was planned: give --target to \`telform plan\`, not to the apply of a saved plan`);
-    const approvals = mergeApprovals(saved.approvals, flagApprovals);
-    run = await reconcile({ saved: { plan: saved, file: planFile } }, sessionGlobals, approvals, io, {
-      lock: true,
-      allowSecretFilesOutside: options.allowSecretFilesOutside,
+  if (planFile && options.target.length > 0) {
+    throw new TelformError('bad_option', `${planFile} is applied as it was planned: give --target to \`telform plan\`, not to the apply of a saved plan`);
+  }
+  if (!planFile && options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
+  const run = await reconcile(planFile ? { savedPlan: planFile } : { paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, approvalsFrom(options), context, {
+    lock: true,
+    allowSecretFilesOutside: options.allowSecretFilesOutside,
+    targets: options.target,
+  });
+  return withReconciliation(run, async () => {
+    const { plan } = run;
+    if (!globals.quiet) {
+      io.stdout(renderers.text.plan(planForDisplay(plan, false, unusedApprovals(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
+    }
+    const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
+    const progress = new ApplyProgress(countApplySteps(plan), {
+      line: (text) => {
+        if (!globals.quiet) io.stderr(text);
+      },
+      // On a terminal, a status line of what is running, redrawn in place below the finished lines.
+      ...(liveView
+        ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
+        : {}),
     });
-  } else {
-    if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
-    run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, flagApprovals, io, {
-      lock: true,
-      allowSecretFilesOutside: options.allowSecretFilesOutside,
-      targets: options.target,
-    });
-  }
-  try {
-    return await execute(run, { planFile, options, globals, io });
-  } finally {
-    await run.close();
-  }
+    let outcome: ApplyRunOutcome;
+    try {
+      outcome = await applyReconciled(run, {
+        parallelism: options.parallelism,
+        waitMs,
+        onEvent: progress.onEvent,
+        // A saved plan was reviewed when it was made; manifests are asked about on a terminal.
+        ...(planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
+      });
+    } finally {
+      progress.flush();
+    }
+    switch (outcome.status) {
+      case 'refused':
+        for (const line of refusalLines(outcome.violations)) io.stderr(line);
+        throw refusalError(outcome.violations);
+      case 'no_changes':
+        for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
+        io.stdout('Nothing to apply.\n');
+        return ExitCode.ok;
+      case 'cancelled':
+        io.stderr('Apply cancelled; nothing was sent.');
+        return ExitCode.error;
+      case 'applied':
+        if (liveView) process.stderr.write('\r\u001b[K');
+        io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
+        for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
+        return outcome.failed ? ExitCode.error : ExitCode.ok;
+      default: {
+        const never: never = outcome;
+        throw new Error(`unhandled apply outcome ${String(never)}`);
+      }
+    }
+  });
 }
 
-async function execute(
-  run: Reconciliation,
-  context: { planFile: string | undefined; options: ApplyOptions; globals: GlobalOptions; io: CommandIo },
-): Promise<number> {
-  const { options, globals, io } = context;
-  const { plan, violations } = run;
-  if (!globals.quiet) {
-    io.stdout(renderers.text.plan(planForDisplay(plan, false, unusedApprovals(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs: options.wait }) }));
+async function approveOnTerminal(io: CommandIo): Promise<boolean> {
+  if (!io.isTty || !process.stdin.isTTY) {
+    throw new TelformError('not_approved', 'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve');
   }
-  if (violations.length > 0) {
-    for (const violation of violations) io.stderr(`refused: ${violation.message}`);
-    throw new TelformError('unsafe_plan', `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'} (listed above); nothing was sent`);
-  }
-  const inputs: ApplyInputs = {
-    plan,
-    kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
-    desired: desiredByAddress(run.desired.resources),
-    store: run.store,
-    live: run.live,
-    fingerprinter: run.fingerprinter,
-    resolveSecrets: run.desired.resolveSecrets,
-    read: run.read,
-  };
-  if (!hasChanges(plan)) {
-    // A protection given or lifted changes only the state: recorded without a request.
-    const refreshed = ledgerRefreshes(plan, run.store, inputs.desired);
-    if (refreshed.length > 0) await applyPlan(inputs, { parallelism: options.parallelism, waitMs: 0, clock: systemClock });
-    for (const address of refreshed) {
-      io.stderr(`recorded in the state: ${address} is ${inputs.desired.get(address)?.protect ? 'protected' : 'no longer protected'}`);
-    }
-    io.stdout('Nothing to apply.\n');
-    return ExitCode.ok;
-  }
-  if (!context.planFile && !options.autoApprove) {
-    if (!io.isTty || !process.stdin.isTTY) {
-      throw new TelformError('not_approved', 'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve');
-    }
-    if (!(await confirm())) {
-      io.stderr('Apply cancelled; nothing was sent.');
-      return ExitCode.error;
-    }
-  }
-  const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
-  const progress = new ApplyProgress(countApplySteps(plan), {
-    line: (text) => {
-      if (!globals.quiet) io.stderr(text);
-    },
-    // On a terminal, a status line of what is running, redrawn in place below the finished lines.
-    ...(liveView
-      ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
-      : {}),
-  });
-  let result: ApplyResult;
-  try {
-    result = await applyPlan(inputs, { parallelism: options.parallelism, waitMs: options.wait ?? 0, clock: systemClock, onEvent: progress.onEvent });
-  } finally {
-    progress.flush();
-  }
-  if (liveView) process.stderr.write('\r\u001b[K');
-  io.stdout(`${renderApplySummary(plan, result)}\n`);
-  for (const line of renderNotApplied(plan, result)) io.stderr(line);
-  return result.failed > 0 || result.blocked > 0 ? ExitCode.error : ExitCode.ok;
+  return confirm();
 }
 
 async function confirm(): Promise<boolean> {

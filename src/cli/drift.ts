@@ -1,16 +1,17 @@
 import { Command, Option } from 'commander';
-import { classifyDrift } from '../engine/drift.js';
 import { commandTimer } from './timings.js';
 import { planFormats, renderers, type PlanFormat } from '../render/index.js';
-import { ExitCode } from './exit-codes.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
-import { approvalsFrom, reconcile } from './reconcile.js';
-import type { GlobalOptions } from './session.js';
-import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
-import { driftStep } from './account-steps.js';
+import type { GlobalOptions } from '../run/context.js';
+import { driftStep } from '../run/account-steps.js';
+import { driftOf } from '../run/drift.js';
+import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
+import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
+import { runAccountsCommand } from './accounts-command.js';
+import { cliContext } from './session.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
 interface DriftOptions extends AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
@@ -45,14 +46,12 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
   const io = processIo();
   const values = await valuesFromOptions(options, io.cwd);
   if (options.accounts) {
-    return runAccounts({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep, io });
+    return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
   }
-  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), io, { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
-  try {
-    const report = classifyDrift(run.plan, run.store.existed);
+  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), cliContext(io), { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
+  return withReconciliation(run, async () => {
+    const { report, exitCode } = driftOf(run);
     io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));
-    return report.status === 'drifted' ? ExitCode.changes : report.status === 'pending' ? ExitCode.pendingManifestChanges : ExitCode.ok;
-  } finally {
-    await run.close();
-  }
+    return exitCode;
+  });
 }

@@ -1,4 +1,4 @@
-import type { GlobalOptions } from './session.js';
+import type { GlobalOptions } from '../run/context.js';
 
 /** What a command reads and writes besides the account: its streams, environment and directory. */
 export interface CommandIo {

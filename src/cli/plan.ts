@@ -1,20 +1,22 @@
 import { Command, Option } from 'commander';
 import { TelformError } from '../util/errors.js';
-import { writeSavedPlan } from '../engine/saved-plan.js';
 import { hasChanges } from '../engine/summary.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { summaryLine } from '../render/format.js';
 import { unusedApprovals } from '../engine/safety.js';
-import { ExitCode } from './exit-codes.js';
-import { assertPlanTarget } from '../engine/saved-plan.js';
+import { ExitCode } from '../run/exit-codes.js';
 import { commandTimer } from './timings.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
-import { approvalsFrom, reconcile } from './reconcile.js';
-import type { GlobalOptions } from './session.js';
-import { addAccountsOptions, runAccounts, type AccountsOptionValues } from './accounts-run.js';
-import { planStep } from './account-steps.js';
+import type { GlobalOptions } from '../run/context.js';
+import { planStep } from '../run/account-steps.js';
+import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
+import { refusalNotes } from '../run/safety.js';
+import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
+import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
+import { runAccountsCommand } from './accounts-command.js';
+import { cliContext } from './session.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
 interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
@@ -53,27 +55,22 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   const values = await valuesFromOptions(options, io.cwd);
   if (options.accounts) {
     if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
-    return runAccounts({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options), io });
+    return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
   if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
-  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, io, {
+  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, cliContext(io), {
     lock: false,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,
   });
-  try {
+  return withReconciliation(run, async () => {
     const plan = run.plan;
     if (options.out) await writeSavedPlan(options.out, plan, run.session.authToken);
-    const shown = planForDisplay(plan, options.showUnmanaged ?? false, [
-      ...unusedApprovals(plan, approvals),
-      ...run.violations.map((violation) => `apply will refuse: ${violation.message}`),
-    ]);
+    const shown = planForDisplay(plan, options.showUnmanaged ?? false, [...unusedApprovals(plan, approvals), ...refusalNotes(run.violations)]);
     if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => renderers[options.format].plan(shown, { color: useColor(globals, io) })));
     else io.stdout(`${summaryLine(plan.summary)}\n`);
     if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
     if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
     return ExitCode.ok;
-  } finally {
-    await run.close();
-  }
+  });
 }

@@ -2,7 +2,7 @@ import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../util/errors.js';
 import { printable } from '../util/printable.js';
-import { ExitCode, exitCodeHelp } from './exit-codes.js';
+import { ExitCode, exitCodeHelp } from '../run/exit-codes.js';
 import { commandsFor } from './commands.js';
 import { duration } from './option-parsers.js';
 

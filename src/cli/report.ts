@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { mergeAccountsReports, parseAccountsReport, type AccountsReport } from '../engine/accounts-report.js';
+import { mergeAccountsReports, parseAccountsReport, type AccountsReport } from '../render/accounts-report.js';
 import { TelformError } from '../util/errors.js';
 import { renderAccountsReport } from '../render/accounts.js';
 import { planFormats, type PlanFormat } from '../render/index.js';

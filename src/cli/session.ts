@@ -3,35 +3,9 @@ import { resolveConnection } from '../api/connection.js';
 import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.js';
 import { systemClock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
-
-/** Global options every API command accepts (program-level flags). */
-export interface GlobalOptions {
-  endpoint?: string;
-  state?: string;
-  /** The ledger's workspace in a database state (`--workspace`). */
-  workspace?: string;
-  /** How long a locking command waits for a lock another run holds, in ms (`--lock-timeout`). */
-  lockTimeout?: number;
-  /** Use a state `state migrate` retired (`--reopen-retired`). */
-  reopenRetired?: boolean;
-  color?: boolean;
-  quiet?: boolean;
-  logHttp?: boolean;
-  debug?: boolean;
-  parallelism?: number;
-  rateLimit?: string;
-}
-
-/** What a command talks to: the client, and how the ledger names the endpoint and account. */
-export interface Session {
-  client: ApiClient;
-  /** `local` for the embedded emulator, else the base URL (the ledger is bound to it). */
-  endpointLabel: string;
-  account: string;
-  /** Keys the secret fingerprints (never printed). */
-  authToken: string;
-  close(): Promise<void>;
-}
+import type { Connect, GlobalOptions, RunContext, Session } from '../run/context.js';
+import { terminalStatus, type CommandIo } from './io.js';
+import { commandTimer } from './timings.js';
 
 export interface SessionIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -100,4 +74,12 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
     authToken: target.credentials.authToken,
     close: () => client.close(),
   };
+}
+
+/** How the CLI's operations connect: notes and `--log-http` on stderr, a status line on a terminal. */
+export const connectCli: Connect = (globals, io) => openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
+
+/** What the CLI hands every operation. */
+export function cliContext(io: CommandIo): RunContext {
+  return { io, connect: connectCli, timer: commandTimer };
 }

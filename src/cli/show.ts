@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
 import { resolveConnection } from '../api/connection.js';
 import type { Plan } from '../engine/plan-types.js';
-import { describeSeal, readSavedPlan } from '../engine/saved-plan.js';
+import { describeSeal, readSavedPlan } from '../run/saved-plan.js';
 import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
 import { processIo, useColor } from './io.js';
-import type { GlobalOptions } from './session.js';
+import type { GlobalOptions } from '../run/context.js';
 
 /**
  * `telform show plan.json`: a saved plan rendered again, offline (an apply job's log, a late

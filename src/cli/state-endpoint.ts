@@ -1,10 +1,11 @@
 import { Command } from 'commander';
 import { TelformError } from '../util/errors.js';
 import { catalog } from '../resources/index.js';
-import type { LiveContext } from '../resources/live-side.js';
-import { processIo, terminalStatus } from './io.js';
-import { openSession, type GlobalOptions } from './session.js';
-import { openState } from './state-location.js';
+import { liveContext } from '../resources/live-side.js';
+import { processIo } from './io.js';
+import type { GlobalOptions } from '../run/context.js';
+import { connectCli } from './session.js';
+import { openState } from '../run/state-location.js';
 
 /** Managed resources read back at the new endpoint before the state is re-pointed at it. */
 const sampleSize = 5;
@@ -32,7 +33,7 @@ Example:
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const store = await openState(globals, io.env, { lock: true });
       try {
-        const session = await openSession({ ...globals, endpoint: url }, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
+        const session = await connectCli({ ...globals, endpoint: url }, io);
         try {
           const ledger = store.ledger;
           if (session.account !== ledger.account) {
@@ -41,7 +42,7 @@ Example:
               `the credentials are for account ${session.account}, and the state ${store.file} belongs to account ${ledger.account}; nothing was changed`,
             );
           }
-          const live: LiveContext = { client: session.client, memo: new Map() };
+          const live = liveContext(session.client);
           const sample = Object.values(ledger.resources).slice(0, sampleSize);
           let found = 0;
           for (const entry of sample) {

@@ -2,8 +2,8 @@ import { Command } from 'commander';
 import { isDatabaseUrl, redactUrl } from '../util/database-url.js';
 import { TelformError } from '../util/errors.js';
 import { processIo } from './io.js';
-import type { GlobalOptions } from './session.js';
-import { openState, openStateBackend, stateLocation } from './state-location.js';
+import type { GlobalOptions } from '../run/context.js';
+import { openState, openStateBackend, stateLocation } from '../run/state-location.js';
 
 /**
  * `telform state migrate --to PATH|URL`: copies the ledger (as `--state`/`--workspace` name it) to

@@ -1,23 +1,24 @@
 // `telform state claim` / `release`: hand an account from one ledger to another, explicitly.
 import { Command } from 'commander';
-import type { LiveContext } from '../resources/live-side.js';
+import { liveContext, type LiveContext } from '../resources/live-side.js';
 import { claimAccount, releaseAccount } from '../state/ownership.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
-import { processIo, terminalStatus } from './io.js';
-import { openSession, type GlobalOptions, type Session } from './session.js';
-import { openState } from './state-location.js';
+import { processIo } from './io.js';
+import type { GlobalOptions, Session } from '../run/context.js';
+import { openState } from '../run/state-location.js';
+import { connectCli } from './session.js';
 import type { LedgerStore } from '../state/ledger-store.js';
 
 /** Runs `work` with the session and the locked ledger of the account the credentials name. */
 async function withAccount(cmd: Command, work: (store: LedgerStore, live: LiveContext, session: Session) => Promise<void>): Promise<void> {
   const io = processIo();
   const globals = cmd.optsWithGlobals<GlobalOptions>();
-  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
+  const session = await connectCli(globals, io);
   try {
     const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true });
     try {
-      await work(store, { client: session.client, memo: new Map() }, session);
+      await work(store, liveContext(session.client), session);
     } finally {
       await store.close();
     }

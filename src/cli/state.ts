@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { LedgerEntry } from '../state/ledger.js';
 import type { LedgerStore } from '../state/ledger-store.js';
-import { openState } from './state-location.js';
+import { openState } from '../run/state-location.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
 import { stateClaimCommand, stateReleaseCommand } from './state-ownership.js';
@@ -10,7 +10,7 @@ import { renderStateEntry, renderStateList } from '../render/state.js';
 import { catalog } from '../resources/index.js';
 import { metadataNamePattern, metadataNameRule } from '../resources/fields.js';
 import { processIo } from './io.js';
-import type { GlobalOptions } from './session.js';
+import type { GlobalOptions } from '../run/context.js';
 
 /**
  * `telform state`: inspect and edit the ownership ledger without touching the account. `rm`

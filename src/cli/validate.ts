@@ -8,7 +8,7 @@ import { loadAccountsFile } from '../manifest/accounts-file.js';
 import { TelformError } from '../util/errors.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 import { catalog } from '../resources/index.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../run/exit-codes.js';
 import type { ValueSet } from '../manifest/values.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
 

@@ -1,5 +1,5 @@
 import type { Kind, KindCatalog } from '../resources/index.js';
-import type { PlannerKind } from './model.js';
+import type { PlannerKind, PlannerKinds } from './model.js';
 
 /** What the planner needs of a kind, as data. */
 export function toPlannerKind(kind: Kind): PlannerKind {
@@ -14,7 +14,12 @@ export function toPlannerKind(kind: Kind): PlannerKind {
   };
 }
 
+/** Kinds by name, in the order given (the catalog's), for every stage of a run. */
+export function kindsByName(kinds: Iterable<PlannerKind>): PlannerKinds {
+  return new Map([...kinds].map((kind) => [kind.kind, kind]));
+}
+
 /** Every registered kind as the planner sees it. */
-export function plannerKinds(catalog: KindCatalog): PlannerKind[] {
-  return catalog.kinds.map(toPlannerKind);
+export function plannerKinds(catalog: KindCatalog): PlannerKinds {
+  return kindsByName(catalog.kinds.map(toPlannerKind));
 }

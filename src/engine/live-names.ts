@@ -1,5 +1,5 @@
 import type { Ledger } from '../state/ledger.js';
-import type { DesiredResource, PlannerKind } from './model.js';
+import type { DesiredResource, PlannerKinds } from './model.js';
 
 /**
  * The names `telform state mv` kept (docs/manifests.md: the API's name field defaults to
@@ -7,11 +7,10 @@ import type { DesiredResource, PlannerKind } from './model.js';
  * ledger recorded instead of its new metadata.name, so a move changes nothing in the account.
  * A name field written in the manifest always wins.
  */
-export function keepLiveNames(resources: readonly DesiredResource[], ledger: Ledger, kinds: readonly PlannerKind[]): void {
-  const nameFields = new Map(kinds.map((kind) => [kind.kind, kind.nameField]));
+export function keepLiveNames(resources: readonly DesiredResource[], ledger: Ledger, kinds: PlannerKinds): void {
   for (const resource of resources) {
     const liveName = ledger.resources[resource.address]?.live_name;
-    const field = nameFields.get(resource.kind);
+    const field = kinds.get(resource.kind)?.nameField;
     if (liveName === undefined || field === undefined || !resource.nameDefaulted) continue;
     resource.spec[field] = liveName;
   }

@@ -1,7 +1,7 @@
 import { TelformError } from '../util/errors.js';
 import type { LiveObject } from '../resources/live-side.js';
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
-import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
+import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type PlannerKinds } from './model.js';
 
 /**
  * Matching manifest resources to live objects (docs/state-and-safety.md): by the id the ledger recorded,
@@ -22,7 +22,7 @@ export type Match =
   | { type: 'unmanaged'; kind: string; live: LiveObject };
 
 export interface MatchInputs {
-  kinds: readonly PlannerKind[];
+  kinds: PlannerKinds;
   desired: readonly DesiredResource[];
   live: LiveModel;
   ledger: Ledger;
@@ -41,7 +41,7 @@ export function matchResources(inputs: MatchInputs): Match[] {
   // The live id each manifest resource matched so far: kinds come in dependency order, so a natural
   // key that is a reference (a brand's profile) is known by the time its kind is matched.
   const matchedIds = new Map<string, string>();
-  for (const kind of inputs.kinds) {
+  for (const kind of inputs.kinds.values()) {
     const liveObjects = inputs.live.get(kind.kind) ?? [];
     const byId = new Map(liveObjects.map((object) => [object.id, object]));
     const ledgerEntries = ledgerByKind.get(kind.kind) ?? [];

@@ -64,5 +64,8 @@ export function isReference(value: unknown): value is Reference {
   return typeof value === 'object' && value !== null && typeof (value as Reference).ref === 'string';
 }
 
+/** Every kind the planner knows, by name: built once per run (`plannerKinds`), shared by plan and apply. */
+export type PlannerKinds = ReadonlyMap<string, PlannerKind>;
+
 /** Live objects of every kind, each list read whole. */
 export type LiveModel = ReadonlyMap<string, readonly LiveObject[]>;

@@ -5,7 +5,7 @@ import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import { fingerprintLive } from './fingerprint.js';
 import { pendingWarnings, summarize } from './summary.js';
 import { matchResources, type Match } from './match.js';
-import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
+import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type PlannerKinds } from './model.js';
 import { orderChanges } from './order.js';
 import { estimateRequests } from './request-estimate.js';
 import { sensitiveLabel } from './secret-source.js';
@@ -30,7 +30,7 @@ import { measureBlastRadius } from './blast-radius.js';
 export type SecretState = SecretChange;
 
 export interface PlanInputs {
-  kinds: readonly PlannerKind[];
+  kinds: PlannerKinds;
   desired: readonly DesiredResource[];
   live: LiveModel;
   /** Ledger ids missing from the lists, fetched by id: the object or null when gone. */
@@ -61,10 +61,10 @@ export function buildPlan(given: PlanInputs): Plan {
   // Moves first: the rest of planning sees each moved entry under its new address.
   const followed = followMoves(given.desired, given.ledger, given.fetchedById);
   const inputs: PlanInputs = { ...given, ledger: followed.ledger, fetchedById: followed.fetchedById };
-  const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
+  const kinds = inputs.kinds;
   const matches = matchResources(inputs);
   const references = new ReferenceIndex(matches);
-  const usage = new UsageIndex(inputs.kinds, inputs.live);
+  const usage = new UsageIndex(kinds.values(), inputs.live);
   const desiredByAddress = new Map(inputs.desired.map((resource) => [resource.address, resource]));
   const deletedInPlan = new Set<string>();
   for (const match of matches) {
@@ -156,7 +156,7 @@ export function buildPlan(given: PlanInputs): Plan {
 }
 
 interface DecideContext {
-  kinds: ReadonlyMap<string, PlannerKind>;
+  kinds: PlannerKinds;
   references: ReferenceIndex;
   usage: UsageIndex;
   inputs: PlanInputs;

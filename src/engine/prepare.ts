@@ -2,7 +2,7 @@ import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { SecretFingerprint, SecretFingerprinter } from '../state/ledger.js';
 import { ledgerIdsToFetch } from './match.js';
-import type { DesiredResource, LiveModel, PlannerKind, ResolvedSecret } from './model.js';
+import type { DesiredResource, LiveModel, PlannerKind, PlannerKinds, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
 import { idsToReread, settleOperations, type Settlement } from './settle.js';
@@ -16,7 +16,7 @@ import type { LedgerStore } from '../state/ledger-store.js';
  * id the ledger's objects the lists did not show, compares secrets through fingerprints, then plans.
  */
 export interface PrepareInputs {
-  kinds: readonly PlannerKind[];
+  kinds: PlannerKinds;
   desired: readonly DesiredResource[];
   live: LiveContext;
   store: LedgerStore;
@@ -69,8 +69,8 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
 }
 
 /** Every kind's list, read whole; one failure fails the read (never a partial view). */
-export async function readLiveModel(kinds: readonly PlannerKind[], context: LiveContext): Promise<Map<string, LiveObject[]>> {
-  const lists = await Promise.all(kinds.map(async (kind) => [kind.kind, await kind.live.list(context)] as const));
+export async function readLiveModel(kinds: PlannerKinds, context: LiveContext): Promise<Map<string, LiveObject[]>> {
+  const lists = await Promise.all([...kinds.values()].map(async (kind) => [kind.kind, await kind.live.list(context)] as const));
   return new Map(lists);
 }
 
@@ -81,7 +81,7 @@ export async function readLiveModel(kinds: readonly PlannerKind[], context: Live
 async function settleUncertain(inputs: PrepareInputs, live: LiveModel): Promise<Settlement[]> {
   const uncertain = inputs.store.uncertain;
   if (uncertain.length === 0) return [];
-  const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
+  const kinds = inputs.kinds;
   const reread = new Map<number, LiveObject | null>();
   await Promise.all(
     idsToReread(uncertain).map(async ({ seq, kind, id }) => {
@@ -95,7 +95,7 @@ async function settleUncertain(inputs: PrepareInputs, live: LiveModel): Promise<
 }
 
 async function fetchMissingLedgerObjects(inputs: PrepareInputs, live: LiveModel): Promise<Map<string, LiveObject | null>> {
-  const kinds = new Map(inputs.kinds.map((kind) => [kind.kind, kind]));
+  const kinds = inputs.kinds;
   const result = new Map<string, LiveObject | null>();
   await Promise.all(
     ledgerIdsToFetch(inputs.store.ledger, live).map(async ({ address, kind, id }) => {

@@ -54,7 +54,7 @@ export interface Referrer {
 export class UsageIndex {
   private readonly referrers = new Map<string, Referrer[]>();
 
-  constructor(kinds: readonly PlannerKind[], live: LiveModel) {
+  constructor(kinds: Iterable<PlannerKind>, live: LiveModel) {
     for (const kind of kinds) {
       for (const object of live.get(kind.kind) ?? []) {
         for (const { field, target } of kind.references) {

@@ -1,5 +1,5 @@
 import { desiredSpecOf, supersededOf } from './change-fields.js';
-import type { PlannerKind } from './model.js';
+import type { PlannerKinds } from './model.js';
 import { referencedNames } from './references.js';
 import { TelformError } from '../util/errors.js';
 import { suggest } from '../util/suggest.js';
@@ -17,9 +17,8 @@ import { pendingWarnings, summarize } from './summary.js';
  * whose superseded object's delete comes along with it. An address that is none of these is an
  * error, with a suggestion: a typo must not silently plan nothing.
  */
-export function limitToTargets(plan: Plan, targets: readonly string[], kinds: readonly PlannerKind[]): Plan {
+export function limitToTargets(plan: Plan, targets: readonly string[], kinds: PlannerKinds): Plan {
   if (targets.length === 0) return plan;
-  const kindsByName = new Map(kinds.map((kind) => [kind.kind, kind]));
   const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
   const unknown = targets.filter((target) => !byAddress.has(target));
   if (unknown.length > 0) {
@@ -37,7 +36,7 @@ export function limitToTargets(plan: Plan, targets: readonly string[], kinds: re
     if (!change) return;
     kept.add(address);
     for (const dependency of change.depends_on) visit(dependency);
-    const kind = kindsByName.get(change.kind);
+    const kind = kinds.get(change.kind);
     const spec = desiredSpecOf(change);
     if (kind && spec) for (const { target, name } of referencedNames(kind, spec)) visit(`${target}/${name}`);
   };

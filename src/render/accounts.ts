@@ -1,4 +1,4 @@
-import type { AccountOutcome, AccountsReport } from '../engine/accounts-report.js';
+import type { AccountOutcome, AccountsReport } from './accounts-report.js';
 import type { DriftReport } from '../engine/drift.js';
 import type { Plan, PlanSummary } from '../engine/plan-types.js';
 import { renderDriftMarkdown, renderDriftText } from './drift.js';
@@ -31,11 +31,6 @@ export function driftAccountSummary(drift: DriftReport): string {
   if (drift.pending.length > 0) parts.push(`${drift.pending.length} manifest change${drift.pending.length === 1 ? '' : 's'} not yet applied`);
   if (drift.notes.length > 0) parts.push(`${drift.notes.length} note${drift.notes.length === 1 ? '' : 's'}`);
   return parts.length > 0 ? `${parts.join(', ')}.` : 'The account matches the manifests and the state.';
-}
-
-/** An account's `apply` refused before sending anything: its line and its error message. */
-export function refusedApplyMessage(violations: readonly string[]): string {
-  return `apply refused ${violations.length} unapproved change${violations.length === 1 ? '' : 's'}; nothing was sent: ${violations.join('; ')}`;
 }
 
 const statusWords: Record<string, string> = {

@@ -67,15 +67,20 @@ export interface LiveContext {
   /**
    * Reads shared by one run (plan, then apply), by key: the account's phone numbers, which every
    * trunk and campaign read counts and which telform never changes. Without it each read lists them
-   * again, so a run's cost would grow with trunks × numbers.
+   * again, so a run's cost would grow with trunks × numbers. Required, so that no caller can forget
+   * it: `liveContext` is the one way to make a context.
    */
-  memo?: Map<string, Promise<unknown>>;
+  readonly memo: Map<string, Promise<unknown>>;
 }
 
-/** `load()` once per run when the context carries a memo; a failed load is forgotten, so it is tried again. */
+/** A fresh view of the account for one run (plan, then apply, share it). */
+export function liveContext(client: ApiClient): LiveContext {
+  return { client, memo: new Map() };
+}
+
+/** `load()` once per run; a failed load is forgotten, so it is tried again. */
 export function memoised<T>(context: LiveContext, key: string, load: () => Promise<T>): Promise<T> {
   const memo = context.memo;
-  if (!memo) return load();
   const known = memo.get(key);
   if (known) return known as Promise<T>;
   const loading = load();

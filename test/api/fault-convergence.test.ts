@@ -8,6 +8,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
 import { catalog } from '../../src/resources/index.js';
 import { clientFor, converge, coreKindNames, desiredFrom, emulatorClock, type Convergence, type Manifest } from './live-harness.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Convergence under faults: with 500s, resets and lost responses at 20% each and a rate limit that
@@ -96,7 +97,7 @@ async function liveByKey(): Promise<Record<string, Record<string, string[]>>> {
       const live = catalog.get(name)?.live;
       if (!live) throw new Error(`${name} has no live side`);
       const byKey: Record<string, string[]> = {};
-      for (const object of await live.list({ client })) {
+      for (const object of await live.list(liveContext(client))) {
         const key = live.naturalKey(object.spec) ?? `#${object.id}`;
         (byKey[key] ??= []).push(object.id);
       }

@@ -5,6 +5,7 @@ import { Limiter } from '../../src/api/limiter.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
 import { trunkIpAcl } from '../../src/resources/trunk-ip-acl.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Pages: listing 1,000 objects of one kind takes ceil(1000/20) = 50 requests, the
@@ -46,7 +47,7 @@ describe('listing 1,000 trunk ACLs', () => {
     emulator.runtime.log.clear();
     // Every request takes 25 ms in the emulator, so requests sent together overlap there.
     emulator.controls.update({ latency: '25' });
-    const objects = await trunkIpAcl.live.list({ client });
+    const objects = await trunkIpAcl.live.list(liveContext(client));
     emulator.controls.clear();
 
     expect(objects).toHaveLength(count);

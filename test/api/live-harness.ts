@@ -7,7 +7,7 @@ import type { Clock } from '../../src/util/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { loadDesired, type DesiredSet } from '../../src/manifest/desired.js';
 import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
-import { toPlannerKind } from '../../src/engine/kinds.js';
+import { toPlannerKind, kindsByName } from '../../src/engine/kinds.js';
 import { SecretFingerprinter } from '../../src/state/ledger.js';
 import type { PlannerKind } from '../../src/engine/model.js';
 import type { Plan } from '../../src/engine/plan-types.js';
@@ -16,6 +16,7 @@ import { FileBackend } from '../../src/state/backends/file.js';
 import { LedgerStore } from '../../src/state/ledger-store.js';
 import { defaultAccount, type RunningEmulator } from '../../src/emulator/index.js';
 import { catalog } from '../../src/resources/index.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Drives the engine (plan, then apply) with the SIP and trunking kinds against an in-process
@@ -97,9 +98,9 @@ export interface EngineRun {
 /** Plans as `telform apply` does before it applies (deletes and an empty manifest set approved). */
 export function planRun(run: EngineRun): Promise<Prepared> {
   return preparePlan({
-    kinds: run.kinds,
+    kinds: kindsByName(run.kinds),
     desired: run.desired.resources,
-    live: { client: run.client },
+    live: liveContext(run.client),
     store: run.store,
     fingerprinter: new SecretFingerprinter(defaultAccount.authToken),
     resolveSecrets: run.desired.resolveSecrets,
@@ -115,10 +116,10 @@ export function applyRun(run: EngineRun, prepared: Prepared, options: { parallel
   return applyPlan(
     {
       plan: prepared.plan,
-      kinds: new Map(run.kinds.map((kind) => [kind.kind, kind])),
+      kinds: kindsByName(run.kinds),
       desired: new Map(run.desired.resources.map((resource) => [resource.address, resource])),
       store: run.store,
-      live: { client: run.client },
+      live: liveContext(run.client),
       fingerprinter: new SecretFingerprinter(defaultAccount.authToken),
       resolveSecrets: run.desired.resolveSecrets,
       read: prepared.live,

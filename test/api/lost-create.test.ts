@@ -4,6 +4,7 @@ import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js
 import { catalog } from '../../src/resources/index.js';
 import type { LiveSide, ResolvedSpec } from '../../src/resources/live-side.js';
 import { clientFor } from './live-harness.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Lost creates, kind by kind: when every create's answer is lost (the object is made, the
@@ -35,10 +36,10 @@ function liveOf(kind: string): LiveSide {
 async function createLost(kind: string, spec: ResolvedSpec): Promise<void> {
   const live = liveOf(kind);
   emulator.controls.update({ faults: 'lost=1,methods=POST' });
-  const { id } = await live.create({ client }, spec);
+  const { id } = await live.create(liveContext(client), spec);
   emulator.controls.clear();
   const key = live.naturalKey(spec);
-  const namesakes = (await live.list({ client })).filter((object) => live.naturalKey(object.spec) === key);
+  const namesakes = (await live.list(liveContext(client))).filter((object) => live.naturalKey(object.spec) === key);
   expect(namesakes.map((object) => object.id)).toEqual([id]);
   const creates = emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method === 'POST');
   expect(creates.map((entry) => entry.fault)).toEqual(['lost_response']);
@@ -52,16 +53,16 @@ describe('a create whose answer was lost is adopted, never repeated', () => {
   it('OriginationUri', () => createLost('OriginationUri', { name: 'lost-uri', uri: 'lost.example.com', authentication_needed: false }));
 
   it('Trunk', async () => {
-    const acl = await liveOf('TrunkIpAcl').create({ client }, { name: 'lost-trunk-acl', ip_addresses: ['192.0.2.2'] });
+    const acl = await liveOf('TrunkIpAcl').create(liveContext(client), { name: 'lost-trunk-acl', ip_addresses: ['192.0.2.2'] });
     emulator.runtime.log.clear();
     await createLost('Trunk', { name: 'lost-trunk', trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: acl.id });
   });
 
   it('refuses to guess when two namesakes it cannot tell apart exist', async () => {
     const live = liveOf('TrunkIpAcl');
-    await live.create({ client }, { name: 'twin', ip_addresses: ['192.0.2.3'] });
-    await live.create({ client }, { name: 'twin', ip_addresses: ['192.0.2.3'] });
+    await live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] });
+    await live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] });
     emulator.controls.update({ faults: 'lost=1,methods=POST' });
-    await expect(live.create({ client }, { name: 'twin', ip_addresses: ['192.0.2.3'] })).rejects.toThrow(/^the answer to creating TrunkIpAcl "twin" was lost and 3 objects with that name exist/);
+    await expect(live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] })).rejects.toThrow(/^the answer to creating TrunkIpAcl "twin" was lost and 3 objects with that name exist/);
   });
 });

@@ -6,6 +6,7 @@ import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/e
 import { TelformError } from '../../src/util/errors.js';
 import { catalog } from '../../src/resources/index.js';
 import { InstantClock } from './fake-clock.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Secrets stay secret: no secret — passwords sent, the auth token — appears in any
@@ -61,7 +62,7 @@ describe('secrets stay out of output', () => {
   it('redacts passwords and never shows the auth token in --log-http lines of creates and updates', async () => {
     const lines: string[] = [];
     const client = new ApiClient({ baseUrl: emulator.url, credentials: defaultAccount, logHttp: (line) => lines.push(line) });
-    const context = { client };
+    const context = liveContext(client);
     try {
       const sip = await catalog.get('SipCredential')?.live?.create(context, { username: 'secret-test', password: passwords.sip });
       const trunk = await catalog.get('TrunkCredential')?.live?.create(context, { name: 'secret-test', username: 'secrettest1', password: passwords.trunk });
@@ -88,7 +89,7 @@ describe('secrets stay out of output', () => {
     try {
       const failure = await catalog
         .get('SipCredential')
-        ?.live?.create({ client }, { username: 'weak-user', password: passwords.weak })
+        ?.live?.create(liveContext(client), { username: 'weak-user', password: passwords.weak })
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(TelformError);
       expect((failure as Error).message).toBe(

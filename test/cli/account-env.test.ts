@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountEnv } from '../../src/cli/accounts-run.js';
+import { accountEnv } from '../../src/run/accounts.js';
 import type { AccountSpec } from '../../src/manifest/accounts-file.js';
 
 const account = (name: string, prefix: string): AccountSpec => ({

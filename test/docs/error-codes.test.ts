@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/cli/exit-codes.js';
+import { ExitCode } from '../../src/run/exit-codes.js';
 import { errorCodes } from '../../src/util/errors.js';
 
 /** The rows of the markdown tables in `text`: the first cell of each, backticks dropped. */
@@ -27,7 +27,7 @@ describe('the documented codes', () => {
     expect([...documented].sort()).toEqual(Object.keys(errorCodes).sort());
   });
 
-  it('the exit-code table of docs/commands.md has exactly the exit codes of src/cli/exit-codes.ts', async () => {
+  it('the exit-code table of docs/commands.md has exactly the exit codes of src/run/exit-codes.ts', async () => {
     const table = firstCells(section(await readFile('docs/commands.md', 'utf8'), '## Exit codes'));
     expect(table.map(Number)).toEqual([...new Set(Object.values(ExitCode))].sort((a, b) => a - b));
   });

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAccountsReport, type AccountOutcome } from '../../src/engine/accounts-report.js';
+import { buildAccountsReport, type AccountOutcome } from '../../src/render/accounts-report.js';
 import { cleanEnv, emulatorForCli, runCli } from './cli.js';
 
 // `report merge` on shard files of a shared volume (the Kubernetes merge job): a shard that did

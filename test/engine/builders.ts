@@ -3,6 +3,7 @@ import type { DesiredResource, PlannerKind, ReferenceField } from '../../src/eng
 import type { PlanApprovals } from '../../src/engine/plan-types.js';
 import type { PlanInputs } from '../../src/engine/planner.js';
 import type { FieldRules, LiveObject, LiveSide } from '../../src/resources/live-side.js';
+import { kindsByName } from '../../src/engine/kinds.js';
 
 /** Builders for planner tests: kinds with real rules and no I/O (the planner never calls it). */
 export function testKind(
@@ -100,7 +101,7 @@ export const noApprovals: PlanApprovals = { allow_irreversible: [], max_cost_usd
 
 export function planInputs(overrides: Partial<PlanInputs>): PlanInputs {
   return {
-    kinds: allKinds,
+    kinds: kindsByName(allKinds),
     desired: [],
     live: new Map(),
     fetchedById: new Map(),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyLedger } from '../../src/state/ledger.js';
 import { ledgerIdsToFetch, matchResources } from '../../src/engine/match.js';
 import { desired, ledgerWith, live, testKind } from './builders.js';
+import { kindsByName } from '../../src/engine/kinds.js';
 
 describe('matchResources', () => {
   it('adopts by natural key in list order, computing each key once, not once per resource and object', () => {
@@ -17,7 +18,7 @@ describe('matchResources', () => {
     const count = 50;
     const wanted = Array.from({ length: count }, (_, index) => desired('Trunk', `t${index}`, { name: `t${index}` }));
     const objects = Array.from({ length: count }, (_, index) => live(`id-${count - 1 - index}`, { name: `t${count - 1 - index}` }));
-    const matches = matchResources({ kinds: [kind], desired: wanted, live: new Map([['Trunk', objects]]), ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
+    const matches = matchResources({ kinds: kindsByName([kind]), desired: wanted, live: new Map([['Trunk', objects]]), ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
     expect(matches.map((match) => (match.type === 'matched' ? `${match.desired.name}=${match.live.id}:${match.adopted}` : match.type))).toEqual(
       wanted.map((resource, index) => `${resource.name}=id-${index}:true`),
     );
@@ -28,7 +29,7 @@ describe('matchResources', () => {
     const kind = testKind('Trunk');
     const run = () =>
       matchResources({
-        kinds: [kind],
+        kinds: kindsByName([kind]),
         desired: [desired('Trunk', 'a', { name: 'a' })],
         live: new Map([['Trunk', [live('id-1', { name: 'a' }), live('id-2', { name: 'a' })]]]),
         ledger: emptyLedger('local', 'MA1'),
@@ -48,7 +49,7 @@ describe('matchResources with a natural key that is a reference', () => {
     ]);
     const wanted = [desired('Profile', 'shop', { profile_alias: 'shop' }), desired('Brand', 'shop-brand', { profile_uuid: { ref: 'shop' } })];
     const summary = (ledger = emptyLedger('local', 'MA1')) =>
-      matchResources({ kinds: [profile, brand], desired: wanted, live: objects, ledger, fetchedById: new Map() }).map((match) =>
+      matchResources({ kinds: kindsByName([profile, brand]), desired: wanted, live: objects, ledger, fetchedById: new Map() }).map((match) =>
         match.type === 'matched' ? `${match.desired.address}=${match.live.id}:${match.adopted ? 'adopted' : 'owned'}` : `${match.type}`,
       );
     expect(summary()).toEqual(['Profile/shop=p-1:adopted', 'unmanaged', 'Brand/shop-brand=b-1:adopted', 'unmanaged']);
@@ -59,7 +60,7 @@ describe('matchResources with a natural key that is a reference', () => {
       'unmanaged',
     ]);
     // A profile that is not matched leaves the brand to be created.
-    const created = matchResources({ kinds: [profile, brand], desired: [wanted[1]!], live: objects, ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
+    const created = matchResources({ kinds: kindsByName([profile, brand]), desired: [wanted[1]!], live: objects, ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
     expect(created.find((match) => match.type !== 'unmanaged')).toMatchObject({ type: 'missing', vanished: false });
   });
 });

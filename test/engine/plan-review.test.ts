@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plannerKinds } from '../../src/engine/kinds.js';
+import { kindsByName, plannerKinds } from '../../src/engine/kinds.js';
 import { buildPlan } from '../../src/engine/planner.js';
 import { explainField, explainKind } from '../../src/resources/explain.js';
 import { catalog } from '../../src/resources/index.js';
@@ -77,7 +77,7 @@ describe('--prune-unmanaged of an object the API never deletes', () => {
     });
     const plan = buildPlan(
       planInputs({
-        kinds: [profileKind],
+        kinds: kindsByName([profileKind]),
         live: new Map([['Profile', [live('P-primary', { profile_alias: 'main' }, { facts: { primary: true } }), live('P-spare', { profile_alias: 'spare' })]]]),
         approvals: { ...noApprovals, prune_unmanaged: ['Profile'] },
       }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/planner.js';
 import type { LiveObject } from '../../src/resources/live-side.js';
 import { aclKind, brandKind, campaignKind, desired, ledgerWith, live, planInputs, trunkKind } from './builders.js';
+import { kindsByName } from '../../src/engine/kinds.js';
 
 const acl = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] });
 const trunk = desired('Trunk', 'pbx-out', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } });
@@ -193,7 +194,7 @@ describe('buildPlan', () => {
     };
     const plan = buildPlan(
       planInputs({
-        kinds: [aclKind, trunkKind, refusingBrand, campaignKind],
+        kinds: kindsByName([aclKind, trunkKind, refusingBrand, campaignKind]),
         desired: [],
         live: new Map([
           ['Brand', [live('B1', { profile_uuid: 'p1' }, { facts: { activeCampaigns: ['C1'] } })]],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseShard, shardOf } from '../../src/util/shard.js';
-import { buildAccountsReport, mergeAccountsReports, worstExitCode, type AccountOutcome } from '../../src/engine/accounts-report.js';
+import { buildAccountsReport, mergeAccountsReports, worstExitCode, type AccountOutcome } from '../../src/render/accounts-report.js';
 
 const names = Array.from({ length: 400 }, (_, index) => `customer-${index}`);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { limitToTargets } from '../../src/engine/targets.js';
+import { kindsByName } from '../../src/engine/kinds.js';
 import { buildPlan } from '../../src/engine/planner.js';
 import { change, plan } from '../render/plan-builder.js';
 import { allKinds, desired, ledgerWith, live, planInputs } from './builders.js';
@@ -26,7 +27,7 @@ const whole = plan(
 
 describe('limitToTargets', () => {
   it('keeps the targets and everything they depend on, with their basis, and says what was left out', () => {
-    const limited = limitToTargets(whole, ['Trunk/pbx'], allKinds);
+    const limited = limitToTargets(whole, ['Trunk/pbx'], kindsByName(allKinds));
     expect(limited.changes.map((item) => item.address)).toEqual(['TrunkIpAcl/office', 'TrunkCredential/login', 'Trunk/pbx']);
     expect(limited.targets).toEqual(['Trunk/pbx']);
     expect(Object.keys(limited.basis.objects)).toEqual(['TrunkIpAcl/office', 'Trunk/pbx', 'Trunk/pbx#password']);
@@ -38,7 +39,7 @@ describe('limitToTargets', () => {
   });
 
   it('brings the delete of a replaced object along with its replace, and can target a delete', () => {
-    const limited = limitToTargets(whole, ['SipIpAcl/old', 'Campaign/promo'], allKinds);
+    const limited = limitToTargets(whole, ['SipIpAcl/old', 'Campaign/promo'], kindsByName(allKinds));
     expect(limited.changes.map((item) => item.address)).toEqual(['Campaign/promo', 'Campaign/#CM1', 'SipIpAcl/old']);
     expect(limited.targets).toEqual(['Campaign/promo', 'SipIpAcl/old']);
     expect(limited.summary).toMatchObject({ replace: 1, delete: 2, cost_usd: 15, irreversible: 1 });
@@ -46,8 +47,8 @@ describe('limitToTargets', () => {
   });
 
   it('leaves a plan without targets as it is, and refuses an address that names nothing', () => {
-    expect(limitToTargets(whole, [], allKinds)).toBe(whole);
-    expect(() => limitToTargets(whole, ['Trunk/pxb'], allKinds)).toThrow('--target Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?');
+    expect(limitToTargets(whole, [], kindsByName(allKinds))).toBe(whole);
+    expect(() => limitToTargets(whole, ['Trunk/pxb'], kindsByName(allKinds))).toThrow('--target Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?');
   });
 });
 
@@ -71,7 +72,7 @@ describe('limitToTargets on a planned account', () => {
         ]),
       }),
     );
-    const limited = limitToTargets(planned, ['Trunk/pbx-out'], allKinds);
+    const limited = limitToTargets(planned, ['Trunk/pbx-out'], kindsByName(allKinds));
     expect(limited.changes.map((item) => [item.address, item.action])).toEqual([
       ['TrunkIpAcl/office', 'update'],
       ['Trunk/pbx-out', 'noop'],

@@ -96,7 +96,7 @@ async function plan(run: Run): Promise<Plan> {
   const desired = await loadDesired([run.folder], { cwd: run.folder, env: {}, report: () => undefined });
   const store = await LedgerStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: false });
   const { plan: result } = await preparePlan({
-    kinds,
+    kinds: kindMap,
     desired: desired.resources,
     live: run.setup.context,
     store,

@@ -12,6 +12,7 @@ import type { Kind } from '../../src/resources/kind.js';
 import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';
 import { InstantClock } from '../api/fake-clock.js';
 import { freshAccount, rawRequest, type TendlcClient } from '../emulator/tendlc-client.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Helpers of the Brand and Campaign live-side tests: a fresh emulator account with an API client
@@ -33,7 +34,14 @@ export async function liveAccount(emulator: RunningEmulator, clock: Clock = new 
     clock,
     random: () => 0.5,
   });
-  return { account, client, context: { client } };
+  return {
+    account,
+    client,
+    // A fresh view each time: these tests read the account again after changing it, as a new run would.
+    get context() {
+      return liveContext(client);
+    },
+  };
 }
 
 /** A clock whose sleeps move the emulator's clock (so a `Retry-After` really passes) and return at once. */

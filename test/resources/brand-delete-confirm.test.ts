@@ -6,6 +6,7 @@ import { TelformError } from '../../src/util/errors.js';
 import { brandLive } from '../../src/resources/brand.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
 import { InstantClock } from '../api/fake-clock.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * Production may refuse a brand delete with a 200 whose `message` says why,
@@ -55,7 +56,7 @@ describe('deletes confirmed by reading back', () => {
         ? { status: 200, body: { api_id: 'a', brand_id: 'BFAKE01', message: refusal } }
         : { status: 200, body: { api_id: 'b', brand: brandRecord } },
     );
-    const error = await brandLive.delete({ client }, 'BFAKE01', undefined).then(
+    const error = await brandLive.delete(liveContext(client), 'BFAKE01', undefined).then(
       () => undefined,
       (reason: unknown) => reason,
     );
@@ -72,7 +73,7 @@ describe('deletes confirmed by reading back', () => {
         ? { status: 200, body: { api_id: 'a', brand_id: 'BFAKE01', message: 'Brand Deactivated' } }
         : { status: 404, body: { api_id: 'b', error: 'not found' } },
     );
-    await brandLive.delete({ client }, 'BFAKE01', undefined);
+    await brandLive.delete(liveContext(client), 'BFAKE01', undefined);
     await client.close();
     expect(seen).toEqual(['DELETE /10dlc/Brand/BFAKE01/', 'GET /10dlc/Brand/BFAKE01/']);
   });
@@ -83,7 +84,7 @@ describe('deletes confirmed by reading back', () => {
         ? { status: 200, body: { api_id: 'a', campaign_id: 'CFAKE01', message: 'Campaign cannot be deleted now' } }
         : { status: 200, body: { api_id: 'b', campaign: { campaign_id: 'CFAKE01', registration_status: 'ACTIVE' } } },
     );
-    const error = await campaignLive.delete({ client }, 'CFAKE01', undefined).then(
+    const error = await campaignLive.delete(liveContext(client), 'CFAKE01', undefined).then(
       () => undefined,
       (reason: unknown) => reason,
     );

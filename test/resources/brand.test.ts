@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TelformError } from '../../src/util/errors.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { brand, brandLive } from '../../src/resources/brand.js';
-import type { LiveObject } from '../../src/resources/live-side.js';
+import { liveContext, type LiveObject } from '../../src/resources/live-side.js';
 import { seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
 import { asNextApplyWould, diffWithManifest, liveAccount, manifestSpec, requestLog, setFaults } from './brand-campaign-harness.js';
 
@@ -45,7 +45,7 @@ describe('Brand live side', () => {
     const { id } = await brandLive.create(context, createSpec(profileA, 'northwind'));
     expect(id).toMatch(/^B[A-Z0-9]{6}$/);
 
-    const listed = await brandLive.list(context);
+    const listed = await brandLive.list(liveContext(context.client));
     expect(listed).toEqual([
       {
         id,
@@ -79,7 +79,7 @@ describe('Brand live side', () => {
     const { account, context } = await liveAccount(emulator);
     const { id } = await brandLive.create(context, createSpec(profileC, 'decline-me'));
     await account.advance(testRegistryDelayMs);
-    const [live] = await brandLive.list(context);
+    const [live] = await brandLive.list(liveContext(context.client));
     expect(live?.id).toBe(id);
     expect(live?.registry?.registration_status).toBe('FAILED');
     expect(live?.registry?.declined_reasons).toEqual([{ code: 'TCR_IDENTITY_MISMATCH', message: expect.any(String) }]);
@@ -106,7 +106,7 @@ describe('Brand live side', () => {
     const brandId = await account.completedBrand(profileA);
     const campaignId = await account.createCampaign(brandId);
 
-    const [live] = await brandLive.list(context);
+    const [live] = await brandLive.list(liveContext(context.client));
     expect(live?.facts).toEqual({ activeCampaigns: [campaignId] });
     expect(brandLive.deleteRefusal?.(live as LiveObject, new Set())).toBe(
       `the brand has 1 active or processing campaign(s) (${campaignId}); the API refuses to delete a brand until they are deleted`,
@@ -150,7 +150,7 @@ describe('Brand live side', () => {
     const { id } = await brandLive.create(context, createSpec(profileB, 'bluebird'));
     await setFaults(emulator, null);
 
-    const brands = await brandLive.list(context);
+    const brands = await brandLive.list(liveContext(context.client));
     expect(brands.map((item) => item.id)).toEqual([id]);
     const posts = (await requestLog(account)).filter((entry) => entry.method === 'POST');
     expect(posts).toEqual([{ method: 'POST', path: '/10dlc/Brand/', status: 200, fault: 'lost_response' }]);
@@ -164,13 +164,13 @@ describe('Brand live side', () => {
     for (const [index, profile] of seeded.withEin.entries()) {
       // What a plan and apply do: adopt the brand found by profile, else create it.
       const result = await asNextApplyWould(async () => {
-        const found = (await brandLive.list(context)).find((item) => item.spec.profile_uuid === profile);
+        const found = (await brandLive.list(liveContext(context.client))).find((item) => item.spec.profile_uuid === profile);
         return found?.id ?? (await brandLive.create(context, createSpec(profile, `brand-${index}`))).id;
       });
       ids.push(result.value);
       failures.push(...result.failures);
     }
-    const listed = (await asNextApplyWould(() => brandLive.list(context))).value;
+    const listed = (await asNextApplyWould(() => brandLive.list(liveContext(context.client)))).value;
     await setFaults(emulator, null);
 
     expect(new Set(ids).size).toBe(4);

@@ -4,7 +4,7 @@ import { TelformError } from '../../src/util/errors.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { campaign } from '../../src/resources/campaign.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
-import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';
+import { liveContext, type LiveContext, type LiveObject } from '../../src/resources/live-side.js';
 import { campaignBody, seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
 import { asNextApplyWould, diffWithManifest, liveAccount, manifestSpec, requestLog, setFaults } from './brand-campaign-harness.js';
 
@@ -65,8 +65,9 @@ async function thrown(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
+/** The one campaign, as a new run would list it (a fresh view: the run memo would keep the first list). */
 async function only(context: LiveContext): Promise<LiveObject> {
-  const listed = await campaignLive.list(context);
+  const listed = await campaignLive.list(liveContext(context.client));
   expect(listed).toHaveLength(1);
   return listed[0] as LiveObject;
 }
@@ -203,7 +204,7 @@ describe('Campaign live side: lost create responses', () => {
     const { id } = await campaignLive.create(context, registerSpec(brandId, { campaign_alias: 'reminders' }));
     await setFaults(emulator, null);
 
-    expect((await campaignLive.list(context)).map((item) => item.id)).toEqual([id]);
+    expect((await campaignLive.list(liveContext(context.client))).map((item) => item.id)).toEqual([id]);
     const posts = (await requestLog(account)).filter((entry) => entry.method === 'POST' && entry.path === '/10dlc/Campaign/');
     expect(posts).toEqual([{ method: 'POST', path: '/10dlc/Campaign/', status: 200, fault: 'lost_response' }]);
   });
@@ -220,7 +221,7 @@ describe('Campaign live side: lost create responses', () => {
     await setFaults(emulator, null);
 
     expect(replacement.id).not.toBe(old.id);
-    const listed = await campaignLive.list(context);
+    const listed = await campaignLive.list(liveContext(context.client));
     expect(listed.map((item) => [item.id, item.spec.usecase]).sort()).toEqual(
       [
         [old.id, 'ACCOUNT_NOTIFICATION'],
@@ -239,16 +240,16 @@ describe('Campaign live side: lost create responses', () => {
     for (const alias of aliases) {
       // What a plan and apply do: adopt the campaign found by alias, else register it.
       const result = await asNextApplyWould(async () => {
-        const found = (await campaignLive.list(context)).filter((item) => item.spec.campaign_alias === alias);
+        const found = (await campaignLive.list(liveContext(context.client))).filter((item) => item.spec.campaign_alias === alias);
         if (found.length > 1) throw new Error(`duplicate campaigns named ${alias}: ${found.map((item) => item.id).join(', ')}`);
         return found[0]?.id ?? (await campaignLive.create(context, registerSpec(brandId, { campaign_alias: alias }))).id;
       });
       failures.push(...result.failures);
       ids.push(result.value);
     }
-    const listed = (await asNextApplyWould(() => campaignLive.list(context))).value;
+    const listed = (await asNextApplyWould(() => campaignLive.list(liveContext(context.client)))).value;
     for (const id of ids) failures.push(...(await asNextApplyWould(() => campaignLive.delete(context, id, undefined))).failures);
-    const after = (await asNextApplyWould(() => campaignLive.list(context))).value;
+    const after = (await asNextApplyWould(() => campaignLive.list(liveContext(context.client)))).value;
     await setFaults(emulator, null);
 
     expect(listed.map((item) => item.spec.campaign_alias).sort()).toEqual([...aliases].sort());
@@ -296,7 +297,7 @@ describe('Campaign live side: delete', () => {
     await account.seedNumber({ number: '14155550100', campaign_id: id, campaign_link_status: 'COMPLETED' });
     expect(campaignLive.deleteRefusal?.(await only(context), new Set())).toBeUndefined();
     await campaignLive.delete(context, id, undefined);
-    expect(await campaignLive.list(context)).toEqual([]);
+    expect(await campaignLive.list(liveContext(context.client))).toEqual([]);
   });
 });
 

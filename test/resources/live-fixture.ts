@@ -11,6 +11,7 @@ import { loadManifests } from '../../src/manifest/load.js';
 import { catalog } from '../../src/resources/index.js';
 import type { Kind } from '../../src/resources/kind.js';
 import type { LiveContext, LiveSide } from '../../src/resources/live-side.js';
+import { liveContext } from '../../src/resources/live-side.js';
 
 /**
  * An in-process emulator and a client talking to it, for the live sides' tests. The client's
@@ -44,7 +45,10 @@ export async function startLiveFixture(options: EmulatorOptions = {}, clientOpti
   const fixture: LiveFixture = {
     emulator,
     client,
-    context: { client },
+    // A fresh view each time: these tests read the account again after changing it, as a new run would.
+    get context() {
+      return liveContext(client);
+    },
     httpLog,
     base: `/v1/Account/${defaultAccount.authId}`,
     requestsSinceMark: () => emulator.runtime.log.list({ type: 'request', sinceSeq: since }),

@@ -1,6 +1,6 @@
 import { TelformError } from '../util/errors.js';
-import type { DriftReport } from './drift.js';
-import type { Plan } from './plan-types.js';
+import type { DriftReport } from '../engine/drift.js';
+import type { Plan } from '../engine/plan-types.js';
 import type { Shard } from '../util/shard.js';
 
 /**

@@ -1,12 +1,12 @@
-import { desiredSpecOf } from './change-fields.js';
+import { desiredSpecOf } from '../engine/change-fields.js';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sameEndpoint } from '../util/endpoint.js';
 import { TelformError } from '../util/errors.js';
 import { writeAtomically } from '../util/atomic-file.js';
-import type { DesiredResource } from './model.js';
-import { PlanSealer } from './plan-seal.js';
-import { planFormatVersion, type Plan, type PlanApprovals } from './plan-types.js';
+import type { DesiredResource } from '../engine/model.js';
+import { PlanSealer } from '../engine/plan-seal.js';
+import { planFormatVersion, type Plan, type PlanApprovals } from '../engine/plan-types.js';
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or

@@ -1,6 +1,5 @@
-/**
- * Exit codes of every command, in one place (docs/commands.md, plan). `--help` prints this table.
- */
+// Exit codes of every command, in one place (docs/commands.md, plan). `--help` prints this table;
+// the operations return them, so a command and each account of --accounts exit alike.
 export const ExitCode = {
   /** Success; for plan/drift: no changes. */
   ok: 0,

@@ -1,24 +1,25 @@
+// The reconcile operation: manifests (or a saved plan), the ledger and the account in, a plan and
+// what the safety gates refuse in it out. Every command that plans (plan, apply, drift, each
+// account of --accounts) starts here, so they all read, settle, plan and judge the same way.
 import { TelformError } from '../util/errors.js';
-import { terminalStatus, type CommandIo } from './io.js';
 import { SecretFingerprinter } from '../state/ledger.js';
+import type { LedgerStore } from '../state/ledger-store.js';
 import { plannerKinds } from '../engine/kinds.js';
-import type { DesiredResource, LiveModel, PlannerKind } from '../engine/model.js';
+import type { DesiredResource, LiveModel, PlannerKinds } from '../engine/model.js';
 import type { Plan, PlanApprovals, PlanFinding } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
-import { assertPlanApplies, assertPlanSealed, desiredFromPlan } from '../engine/saved-plan.js';
-import type { LedgerStore } from '../state/ledger-store.js';
 import { limitToTargets } from '../engine/targets.js';
-import { openState } from './state-location.js';
+import { keepLiveNames } from '../engine/live-names.js';
 import { catalog } from '../resources/index.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
 import { assertMayWrite, describeOwners, ownershipOf } from '../state/ownership.js';
-import { keepLiveNames } from '../engine/live-names.js';
-import type { LiveContext } from '../resources/live-side.js';
+import { liveContext, type LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import type { ValueSet } from '../manifest/values.js';
-import { commandTimer } from './timings.js';
-import { openSession, type GlobalOptions, type Session } from './session.js';
+import { timerOf, type GlobalOptions, type RunContext, type Session } from './context.js';
+import { assertPlanApplies, assertPlanSealed, desiredFromPlan, mergeApprovals, readSavedPlan } from './saved-plan.js';
+import { openState } from './state-location.js';
 
 /** Flags that approve what the safety gates would refuse (docs/state-and-safety.md, safety). */
 export interface ApprovalFlags {
@@ -34,10 +35,14 @@ export interface ApprovalFlags {
 export interface Reconciliation {
   session: Session;
   store: LedgerStore;
-  kinds: PlannerKind[];
+  kinds: PlannerKinds;
   desired: DesiredSet;
+  /** Desired resources by address, as apply looks them up. */
+  desiredByAddress: ReadonlyMap<string, DesiredResource>;
   /** The plan to show or apply: the fresh one, or the saved one once it is known to still apply. */
   plan: Plan;
+  /** The approvals the plan was judged with (a saved plan's, widened by the flags given to apply it). */
+  approvals: PlanApprovals;
   /** The run's view of the API, shared by plan and apply (reads like the account's numbers are made once). */
   live: LiveContext;
   /** Every kind's objects as this run read them to plan. */
@@ -46,6 +51,19 @@ export interface Reconciliation {
   violations: SafetyViolation[];
   fingerprinter: SecretFingerprinter;
   close(): Promise<void>;
+}
+
+/** What to reconcile: manifest paths, or a plan saved with `plan -o` (applied exactly, or refused). */
+export type ReconcileInput = { paths: readonly string[]; values?: ValueSet } | { savedPlan: string };
+
+export interface ReconcileOptions {
+  /** Take the ledger's lock (apply): a read-only run (plan, drift) keeps what it settles in memory. */
+  lock: boolean;
+  allowSecretFilesOutside?: boolean | undefined;
+  /** `--target` addresses; a saved plan keeps the targets it was made with. */
+  targets?: readonly string[];
+  /** Only reads (drift): a ledger that does not own the account may run it, and is told who does. */
+  readOnly?: boolean;
 }
 
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
@@ -63,47 +81,41 @@ export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
 
 /**
  * Loads the manifests (no request before they validate), opens the session and the ledger, reads
- * the account and plans. A saved plan (`apply plan.json`) is planned again from what it holds and
- * refused if anything it was made from changed. `lock` takes the ledger's lock (apply). The
- * caller closes the result.
+ * the account and plans. A saved plan is planned again from what it holds, with its approvals
+ * widened by `approvals`, and refused if anything it was made from changed. The caller closes the
+ * result.
  */
 export async function reconcile(
-  input: { paths: readonly string[]; values?: ValueSet } | { saved: { plan: Plan; file: string } },
+  input: ReconcileInput,
   globals: GlobalOptions,
-  approvals: PlanApprovals,
-  io: CommandIo,
-  options: {
-    lock: boolean;
-    allowSecretFilesOutside?: boolean | undefined;
-    targets?: readonly string[];
-    /** Only reads (drift): a ledger that does not own the account may run it, and is told who does. */
-    readOnly?: boolean;
-  },
+  flagApprovals: PlanApprovals,
+  context: RunContext,
+  options: ReconcileOptions,
 ): Promise<Reconciliation> {
-  const unknownKinds = approvals.prune_unmanaged.filter((kind) => !catalog.get(kind));
+  const { io } = context;
+  const timer = timerOf(context);
+  const unknownKinds = flagApprovals.prune_unmanaged.filter((kind) => !catalog.get(kind));
   if (unknownKinds.length > 0) {
     throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`);
   }
-  const desired =
-    'saved' in input
-      ? {
-          resources: desiredFromPlan(input.saved.plan),
-          findings: input.saved.plan.findings ?? [],
-          resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside: options.allowSecretFilesOutside === true }),
-        }
-      : await commandTimer.timeAsync('load', () => loadDesired(input.paths, {
-            cwd: io.cwd,
-            env: io.env,
-            report: io.stderr,
-            allowSecretFilesOutside: options.allowSecretFilesOutside === true,
-            ...(input.values ? { values: input.values } : {}),
-          }),
-        );
-  const session = await openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
+  const allowSecretFilesOutside = options.allowSecretFilesOutside === true;
+  const saved = 'savedPlan' in input ? { file: input.savedPlan, plan: await readSavedPlan(input.savedPlan) } : undefined;
+  const approvals = saved ? mergeApprovals(saved.plan.approvals, flagApprovals) : flagApprovals;
+  const desired: DesiredSet = saved
+    ? {
+        resources: desiredFromPlan(saved.plan),
+        findings: saved.plan.findings ?? [],
+        resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }),
+      }
+    : await timer.timeAsync('load', () => {
+        const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
+        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}) });
+      });
+  const session = await context.connect(globals, io);
   let store: LedgerStore | undefined;
   try {
     // Before the state, the account or a secret is read: an edited plan could name what is read.
-    if ('saved' in input) assertPlanSealed(input.saved.plan, session, input.saved.file);
+    if (saved) assertPlanSealed(saved.plan, session, saved.file);
     store = await openState(globals, io.env, {
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,
@@ -111,7 +123,7 @@ export async function reconcile(
     const kinds = plannerKinds(catalog);
     keepLiveNames(desired.resources, store.ledger, kinds);
     const fingerprinter = new SecretFingerprinter(session.authToken);
-    const live: LiveContext = { client: session.client, memo: new Map() };
+    const live = liveContext(session.client);
     const { plan: whole, live: read } = await preparePlan({
       kinds,
       desired: desired.resources,
@@ -123,20 +135,20 @@ export async function reconcile(
       endpoint: session.endpointLabel,
       account: session.account,
       now: new Date(),
-      timer: commandTimer,
+      timer,
     });
     // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
     const ownership = ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage);
     if (!options.readOnly) assertMayWrite(ownership, store, session.account, options.lock ? 'apply' : 'plan');
     else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${describeOwners(ownership.owners)}; the state ${store.file} only reads it`);
     // A saved plan is planned again with the targets it was made with (`--target`).
-    const limited = limitToTargets(whole, 'saved' in input ? (input.saved.plan.targets ?? []) : (options.targets ?? []), kinds);
+    const limited = limitToTargets(whole, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const values = 'values' in desired ? desired.values : undefined;
     const findings = findingsOf(limited, desired.findings);
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
     const plan = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
-    if ('saved' in input) assertPlanApplies(input.saved.plan, plan, input.saved.file);
-    const chosen = 'saved' in input ? input.saved.plan : plan;
+    if (saved) assertPlanApplies(saved.plan, plan, saved.file);
+    const chosen = saved ? saved.plan : plan;
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
     const opened = store;
     return {
@@ -144,7 +156,9 @@ export async function reconcile(
       store: opened,
       kinds,
       desired,
+      desiredByAddress: new Map(desired.resources.map((resource) => [resource.address, resource])),
       plan: chosen,
+      approvals,
       live,
       read,
       violations,
@@ -167,6 +181,11 @@ function findingsOf(plan: Plan, findings: readonly PlanFinding[]): PlanFinding[]
   return findings.filter((finding) => addresses.has(finding.address));
 }
 
-export function desiredByAddress(resources: readonly DesiredResource[]): Map<string, DesiredResource> {
-  return new Map(resources.map((resource) => [resource.address, resource]));
+/** Runs `work` on a reconciliation and closes it, whatever happens. */
+export async function withReconciliation<T>(run: Reconciliation, work: (run: Reconciliation) => Promise<T>): Promise<T> {
+  try {
+    return await work(run);
+  } finally {
+    await run.close();
+  }
 }

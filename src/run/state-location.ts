@@ -2,7 +2,7 @@ import { isDatabaseUrl } from '../util/database-url.js';
 import { FileBackend } from '../state/backends/file.js';
 import type { StateBackend } from '../state/backend.js';
 import { LedgerStore, type OpenStateOptions } from '../state/ledger-store.js';
-import type { GlobalOptions } from './session.js';
+import type { Environment, GlobalOptions } from './context.js';
 
 /**
  * Where a command's ledger lives: `--state` (else `TELFORM_STATE`, else `telform.state.json`) is a
@@ -18,14 +18,14 @@ export interface StateLocation {
   workspace: string;
 }
 
-export function stateLocation(globals: GlobalOptions, env: Readonly<Record<string, string | undefined>>): StateLocation {
+export function stateLocation(globals: GlobalOptions, env: Environment): StateLocation {
   return {
     state: globals.state ?? (env.TELFORM_STATE || defaultStateFile),
     workspace: globals.workspace ?? (env.TELFORM_WORKSPACE || defaultWorkspace),
   };
 }
 
-export async function openStateBackend(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend> {
+export async function openStateBackend(location: StateLocation, env: Environment): Promise<StateBackend> {
   if (isDatabaseUrl(location.state)) {
     // Loaded only for a database state: the driver costs every file-state command ~40 ms of start-up.
     const { PostgresBackend } = await import('../state/backends/postgres.js');
@@ -37,7 +37,7 @@ export async function openStateBackend(location: StateLocation, env: Readonly<Re
 /** Opens the ledger the global options name, with `--lock-timeout` for a locking command. */
 export async function openState(
   globals: GlobalOptions,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
   options: Omit<OpenStateOptions, 'lockWaitMs'>,
 ): Promise<LedgerStore> {
   const backend = await openStateBackend(stateLocation(globals, env), env);

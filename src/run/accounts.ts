@@ -1,83 +1,56 @@
-import { Option, type Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { buildAccountsReport, type AccountOutcome, type AccountsCommand } from '../engine/accounts-report.js';
-import type { PlanApprovals } from '../engine/plan-types.js';
-import { inShard, parseShard, type Shard } from '../util/shard.js';
+// The accounts fan-out (`plan|apply|drift --accounts FILE`): each account selected (`--only`,
+// `--shard`) is reconciled on its own — its credentials, endpoint, state and so its own rate
+// limiter (the API limits per account) — at most `accountParallelism` at once, and handed to one
+// step (plan, drift or apply: the same operations as for one account). A failure in one account is
+// that account's outcome and never stops the others. One report, exit code the worst.
 import { ApiRequestError } from '../api/errors.js';
-import { TelformError, formatPlace } from '../util/errors.js';
+import type { PlanApprovals } from '../engine/plan-types.js';
 import { loadAccountsFile, type AccountSpec } from '../manifest/accounts-file.js';
+import { buildAccountsReport, type AccountOutcome, type AccountsCommand, type AccountsReport } from '../render/accounts-report.js';
+import { TelformError, formatPlace } from '../util/errors.js';
 import { credentialVariablesVariable } from '../manifest/secrets.js';
-import { renderAccountsReport } from '../render/accounts.js';
-import type { PlanFormat } from '../render/index.js';
-import { collect, positiveInteger } from './option-parsers.js';
-import type { CommandIo } from './io.js';
+import { inShard, type Shard } from '../util/shard.js';
+import type { Environment, GlobalOptions, RunContext } from './context.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
-import type { GlobalOptions } from './session.js';
-
-/**
- * Many accounts in one run (`plan|apply|drift --accounts FILE`): each account selected (`--only`,
- * `--shard`) is reconciled on its own — its credentials, endpoint, state and so its own rate
- * limiter (the API limits per account) — at most `--account-parallelism` at once. A failure in one
- * account is that account's outcome and never stops the others. One report, exit code the worst.
- */
-
-export interface AccountsOptionValues {
-  accounts?: string;
-  only: string[];
-  accountParallelism: number;
-  shard?: Shard;
-  runId?: string;
-}
-
-export function addAccountsOptions(command: Command): Command {
-  return command
-    .option('--accounts <file>', 'run over every account of this accounts file (see docs/many-accounts.md) instead of -f')
-    .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])
-    .option('--account-parallelism <n>', 'with --accounts: accounts in flight at once', positiveInteger, 4)
-    .addOption(
-      new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions of the accounts').argParser((value: string) => {
-        const shard = parseShard(value);
-        if (!shard) throw new InvalidArgumentError('expected K/N with 1 ≤ K ≤ N, e.g. 2/4');
-        return shard;
-      }),
-    )
-    .option('--run-id <id>', 'with --accounts: record this id of the run in the report (report merge --run-id takes only its shards)');
-}
 
 /** What one command does with one reconciled account. */
 export type AccountStep = (run: Reconciliation, account: AccountSpec) => Promise<Omit<AccountOutcome, 'name'>>;
 
 export interface AccountsRun {
   command: AccountsCommand;
-  options: AccountsOptionValues & { file: string[]; format: PlanFormat };
+  /** The accounts file. */
+  accountsFile: string;
+  /** `--only`: these accounts (all when empty). */
+  only: readonly string[];
+  shard?: Shard | undefined;
+  /** `--run-id`: recorded in the report (`report merge --run-id` takes only this run's shards). */
+  runId?: string | undefined;
+  accountParallelism: number;
   globals: GlobalOptions;
   approvals: PlanApprovals;
   /** Apply locks each account's ledger. */
   lock: boolean;
   step: AccountStep;
-  io: CommandIo;
+  /** Each account's outcome as it finishes (the CLI prints a line). */
+  onAccount?: (outcome: AccountOutcome) => void;
 }
 
-export async function runAccounts(run: AccountsRun): Promise<number> {
-  const { options, io } = run;
-  if (options.file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
-  const all = await loadAccountsFile(options.accounts as string, io.cwd);
-  const unknown = options.only.filter((name) => !all.some((account) => account.name === name));
+export async function runAccounts(run: AccountsRun, context: RunContext): Promise<AccountsReport> {
+  const all = await loadAccountsFile(run.accountsFile, context.io.cwd);
+  const unknown = run.only.filter((name) => !all.some((account) => account.name === name));
   if (unknown.length > 0) {
-    throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${options.accounts} (accounts: ${all.map((account) => account.name).join(', ')})`);
+    throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${run.accountsFile} (accounts: ${all.map((account) => account.name).join(', ')})`);
   }
-  const selected = all.filter((account) => (options.only.length === 0 || options.only.includes(account.name)) && inShard(account.name, options.shard));
-  const outcomes = await mapBounded(selected, options.accountParallelism, async (account) => {
-    const outcome = await runOne(run, account, all);
-    io.stderr(`[${account.name}] ${outcome.status.replace('_', ' ')}: ${outcome.summary}`);
+  const selected = all.filter((account) => (run.only.length === 0 || run.only.includes(account.name)) && inShard(account.name, run.shard));
+  const outcomes = await mapBounded(selected, run.accountParallelism, async (account) => {
+    const outcome = await runOne(run, account, all, context);
+    run.onAccount?.(outcome);
     return outcome;
   });
-  const report = buildAccountsReport(run.command, outcomes, options.shard, options.runId);
-  io.stdout(renderAccountsReport(report, options.format));
-  return report.exit_code;
+  return buildAccountsReport(run.command, outcomes, run.shard, run.runId);
 }
 
-async function runOne(run: AccountsRun, account: AccountSpec, all: readonly AccountSpec[]): Promise<AccountOutcome> {
+async function runOne(run: AccountsRun, account: AccountSpec, all: readonly AccountSpec[], context: RunContext): Promise<AccountOutcome> {
   const prefix = `[${account.name}] `;
   const globals: GlobalOptions = {
     ...run.globals,
@@ -86,8 +59,8 @@ async function runOne(run: AccountsRun, account: AccountSpec, all: readonly Acco
     ...(account.endpoint ? { endpoint: account.endpoint } : {}),
   };
   try {
-    const io: CommandIo = { ...run.io, env: accountEnv(run.io.env, account, all), stdout: () => undefined, stderr: (line) => run.io.stderr(`${prefix}${line}`) };
-    const reconciliation = await reconcile({ paths: account.manifests, values: account.values }, globals, run.approvals, io, { lock: run.lock, readOnly: run.command === 'drift' });
+    const io = { ...context.io, env: accountEnv(context.io.env, account, all), stderr: (line: string) => context.io.stderr(`${prefix}${line}`) };
+    const reconciliation = await reconcile({ paths: account.manifests, values: account.values }, globals, run.approvals, { ...context, io }, { lock: run.lock, readOnly: run.command === 'drift' });
     try {
       return { name: account.name, ...(await run.step(reconciliation, account)) };
     } finally {
@@ -121,16 +94,12 @@ function firstLine(text: string): string {
 }
 
 /**
- * The environment one account runs with: its credentials under the names the client reads, its
- * endpoint when the accounts file gives one; no other account's credentials.
- */
-/**
  * The environment one account's run sees: its credentials as TELFORM_AUTH_ID/TOKEN, and none of the
  * credential variables of any account in the file, so no manifest can read another account's
  * token (or its own under another name) as a secret.
  */
 export function accountEnv(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
   account: AccountSpec,
   all: readonly AccountSpec[] = [account],
 ): Record<string, string | undefined> {

@@ -1,0 +1,81 @@
+// The apply operation: a reconciled plan is checked, approved, applied and recorded. `apply -f`, the
+// apply of a saved plan and every account of `apply --accounts` call this one function, so a safety
+// gate, a protection recorded without a request or the run's read memo holds on every path.
+import { systemClock, type Clock } from '../util/clock.js';
+import { applyPlan, ledgerRefreshes, type ApplyEvent, type ApplyResult } from '../engine/apply.js';
+import type { SafetyViolation } from '../engine/safety.js';
+import { hasChanges } from '../engine/summary.js';
+import type { Reconciliation } from './reconcile.js';
+
+export interface ApplyRunOptions {
+  /** Requests in flight at once (`--parallelism`). */
+  parallelism: number;
+  /** How long to wait for registry approvals (`--wait`); 0: do not wait. */
+  waitMs: number;
+  clock?: Clock;
+  onEvent?: (event: ApplyEvent) => void;
+  /**
+   * Asked once the plan is known to be safe and to change something, before any request is sent;
+   * false cancels the apply. Absent: approved (`--auto-approve`, a saved plan, each account of
+   * --accounts). It may throw to refuse (no terminal to ask on).
+   */
+  approve?: () => Promise<boolean>;
+}
+
+/** A protection given or lifted: recorded in the state without a request. */
+export interface ProtectionRecorded {
+  address: string;
+  protect: boolean;
+}
+
+export type ApplyRunOutcome =
+  /** The safety gates refused changes nobody approved; nothing was sent. */
+  | { status: 'refused'; violations: SafetyViolation[] }
+  /** Nothing to send; protections that changed were recorded in the state. */
+  | { status: 'no_changes'; recorded: ProtectionRecorded[] }
+  /** `approve` said no; nothing was sent. */
+  | { status: 'cancelled' }
+  | { status: 'applied'; result: ApplyResult; failed: boolean };
+
+/**
+ * Applies the reconciled plan: refuses it when a gate does (before anything else), records a
+ * protection-only change in the state, asks `approve`, then applies in dependency waves through the
+ * run's live context (its memo spares reads the plan already made) and compacts the journal.
+ */
+export async function applyReconciled(run: Reconciliation, options: ApplyRunOptions): Promise<ApplyRunOutcome> {
+  const { plan } = run;
+  if (run.violations.length > 0) return { status: 'refused', violations: run.violations };
+  const inputs = {
+    plan,
+    kinds: run.kinds,
+    desired: run.desiredByAddress,
+    store: run.store,
+    live: run.live,
+    fingerprinter: run.fingerprinter,
+    resolveSecrets: run.desired.resolveSecrets,
+    read: run.read,
+  };
+  const clock = options.clock ?? systemClock;
+  if (!hasChanges(plan)) {
+    const refreshed = ledgerRefreshes(plan, run.store, run.desiredByAddress);
+    // Applying a plan of noops sends nothing: it refreshes the ledger entries, protect included.
+    if (refreshed.length > 0) await applyPlan(inputs, { parallelism: options.parallelism, waitMs: 0, clock });
+    return {
+      status: 'no_changes',
+      recorded: refreshed.map((address) => ({ address, protect: run.desiredByAddress.get(address)?.protect === true })),
+    };
+  }
+  if (options.approve && !(await options.approve())) return { status: 'cancelled' };
+  const result = await applyPlan(inputs, {
+    parallelism: options.parallelism,
+    waitMs: options.waitMs,
+    clock,
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0 };
+}
+
+/** The line the CLI prints for a protection recorded without a request. */
+export function recordedLine(recorded: ProtectionRecorded): string {
+  return `recorded in the state: ${recorded.address} is ${recorded.protect ? 'protected' : 'no longer protected'}`;
+}

@@ -1,0 +1,31 @@
+// How the safety gates' verdicts reach the user, in one place: the plan's warnings ("apply will
+// refuse"), the refusal of `apply -f` and of a saved plan, and the refusal of one account under
+// --accounts. The gates themselves are the engine's (checked on the plan, before any request).
+import { TelformError } from '../util/errors.js';
+import type { SafetyViolation } from '../engine/safety.js';
+
+/** The plan's warning for each change apply will refuse with the approvals given. */
+export function refusalNotes(violations: readonly SafetyViolation[]): string[] {
+  return violations.map((violation) => `apply will refuse: ${violation.message}`);
+}
+
+/** The lines an apply that refuses prints before its error, one per violation. */
+export function refusalLines(violations: readonly SafetyViolation[]): string[] {
+  return violations.map((violation) => `refused: ${violation.message}`);
+}
+
+function unapproved(count: number): string {
+  return `apply refused ${count} unapproved change${count === 1 ? '' : 's'}`;
+}
+
+/** The error of an apply that refused (its violations were printed above it). */
+export function refusalError(violations: readonly SafetyViolation[]): TelformError {
+  return new TelformError('unsafe_plan', `${unapproved(violations.length)} (listed above); nothing was sent`, {
+    details: { violations: violations.map((violation) => violation.message) },
+  });
+}
+
+/** One account's refusal under --accounts: its report line holds the violations themselves. */
+export function accountRefusalMessage(violations: readonly SafetyViolation[]): string {
+  return `${unapproved(violations.length)}; nothing was sent: ${violations.map((violation) => violation.message).join('; ')}`;
+}
