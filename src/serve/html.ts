@@ -1,17 +1,11 @@
 // Text into HTML for the status page. Everything the page shows that came from the live account or
-// the registry (names, reasons, error messages) is untrusted: HTML's special characters become
-// entities, and control and bidirectional-override characters — which can make a line read other
-// than it is — become visible `\u{…}` escapes.
-
-const invisible = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Control and bidi characters as visible escapes (tab and newline kept). */
-export function showInvisible(text: string): string {
-  return text.replace(invisible, (character) => `\\u{${(character.codePointAt(0) ?? 0).toString(16)}}`);
-}
+// the registry (names, reasons, error messages) is untrusted: control and bidirectional-override
+// characters — which can make a line read other than it is — become visible escapes (the one
+// helper every renderer uses), then HTML's special characters become entities.
+import { printable } from '../util/printable.js';
 
 export function escapeHtml(text: string): string {
-  return showInvisible(text).replace(/[&<>"']/g, (character) => entities[character] ?? character);
+  return printable(text).replace(/[&<>"']/g, (character) => entities[character] ?? character);
 }
 
 const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

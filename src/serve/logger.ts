@@ -22,14 +22,7 @@ export function jsonLogger(write: (line: string) => void, now: () => number = Da
   };
 }
 
-/**
- * One JSON line, with the characters JSON leaves as they are but a terminal would act on (C1
- * controls, bidirectional overrides, line separators) written as `\uXXXX` escapes: the line stays
- * the same JSON and reads as what it holds.
- */
+/** One JSON line; characters JSON leaves raw but a terminal would act on are escaped (the data is unchanged). */
 export function jsonLine(value: unknown): string {
-  const text = JSON.stringify(value).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (character) =>
-    `\\u${(character.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
-  );
-  return `${text}\n`;
+  return `${printableJson(JSON.stringify(value))}\n`;
 }

@@ -198,6 +198,14 @@ export class ServeService {
     }
   }
 
+  /** True when `work` ends within `ms`, false when the time ran out first. */
+  private async within(work: Promise<unknown>, ms: number): Promise<boolean> {
+    const timer = new AbortController();
+    const ended = await Promise.race([work.then(() => true), this.options.clock.sleep(ms, timer.signal).then(() => false)]);
+    timer.abort();
+    return ended;
+  }
+
   private emitAll(drafts: readonly EventDraft[]): void {
     for (const draft of drafts) this.emit(draft);
   }
@@ -218,11 +226,11 @@ export class ServeService {
   async stop(graceMs: number): Promise<{ finished: boolean }> {
     this.stopping = true;
     const settled = Promise.all([this.scheduler.stop(), ...this.hints]).then(() => true);
-    const grace = new AbortController();
-    const finished = await Promise.race([settled, this.options.clock.sleep(graceMs, grace.signal).then(() => false)]);
-    grace.abort();
+    const finished = await this.within(settled, graceMs);
+    // Closing aborts the requests still in flight: an apply among them ends (its journal holds what
+    // it sent) and closes its state, which releases the lock. That too gets a bound.
     await Promise.all([...this.workers.values()].map((worker) => worker.close()));
-    if (!finished) await settled;
+    if (!finished) await this.within(settled, graceMs);
     return { finished };
   }
 }

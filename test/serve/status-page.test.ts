@@ -30,7 +30,7 @@ function fleetWithHostileText(): Fleet {
 
 describe('status page', () => {
   it('escapes HTML and shows control and bidi characters as escapes', () => {
-    expect(escapeHtml(hostile)).toBe('Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u{202e}evil\\u{7}');
+    expect(escapeHtml(hostile)).toBe('Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u202eevil\\u0007');
     expect(html`<p title="${'"><b>'}">${'<i>'}</p>`.text).toBe('<p title="&quot;&gt;&lt;b&gt;">&lt;i&gt;</p>');
   });
 
@@ -49,7 +49,7 @@ describe('status page', () => {
     expect(fleetPage).toContain('<time datetime="2026-01-01T00:05:00.000Z">in 4 min</time>');
     expect(fleetPage).toContain('<div>1 × Campaign FAILED</div>');
     expect(fleetPage).toContain('2 accounts: 1 drifted, 1 unknown. Apply: safe.');
-    expect(accountPage).toContain('<code>Campaign/promo</code> ACTIVE → FAILED (Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u{202e}evil\\u{7})');
+    expect(accountPage).toContain('<code>Campaign/promo</code> ACTIVE → FAILED (Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u202eevil\\u0007)');
     expect(accountPage).toContain('<tr><td><code>Trunk/pbx-out</code></td><td>update</td><td>yes</td>');
     expect(renderAccountPage(context, 'nobody')).toBeUndefined();
     expect(renderAccountPage(context, 'zeta')).toContain('Not checked yet.');
