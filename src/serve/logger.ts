@@ -1,6 +1,7 @@
 // serve's structured log: one JSON object per line (on stderr; stdout carries the events), with the
 // time, a level, a message and fields. Callers pass only what may be shown: account names, codes,
 // addresses, counts, reasons — never a token, a password or a request body.
+import { printableJson } from '../util/printable.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
