@@ -1,8 +1,8 @@
 // serve's HTTP side: probes (`/healthz`, `/readyz`), Prometheus metrics (`/metrics`), the status
-// page (`/`, `/accounts/NAME`, read-only) and the callback receiver (`/callbacks/NAME`, the URL to
-// give brands and campaigns as `url`). A callback is answered at once — the registry is not kept
-// waiting for serve's read — after its signature was checked with the account's token; its payload
-// only names which object to re-read.
+// page (`/`, `/accounts/NAME`, read-only) and the callback receiver (`/callbacks/NAME`, or
+// `/callbacks` for every account: the URL to give brands and campaigns as `url`). A callback is
+// answered at once — the registry is not kept waiting for serve's read — after its signature was
+// checked with the account's token; its payload only names which object to re-read.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './logger.js';
@@ -73,8 +73,8 @@ function pathOf(request: IncomingMessage): string {
 async function handle(options: ServerOptions, nonces: NonceMemory, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = pathOf(request);
   const method = request.method ?? 'GET';
-  const callback = /^\/callbacks\/([^/]+)\/?$/.exec(path);
-  if (callback) return receiveCallback(options, nonces, decodeURIComponent(callback[1] as string), request, response);
+  const callback = /^\/callbacks(?:\/([^/]+))?\/?$/.exec(path);
+  if (callback) return receiveCallback(options, nonces, callback[1] === undefined ? undefined : safeDecode(callback[1]), request, response);
   if (method !== 'GET' && method !== 'HEAD') {
     response.setHeader('allow', 'GET, HEAD');
     return send(response, 405, 'application/json', JSON.stringify({ error: `${method} is not allowed here; the pages are read-only` }));
@@ -114,25 +114,38 @@ function send(response: ServerResponse, status: number, type: string, body: stri
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }
 
-async function receiveCallback(options: ServerOptions, nonces: NonceMemory, account: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/**
+ * `/callbacks/NAME` names the account; plain `/callbacks` lets one URL serve every account (one value
+ * in the accounts file's defaults): the account is the one that manages the object the payload
+ * names, and its token must have signed the callback. An object no account manages costs nothing.
+ */
+async function receiveCallback(
+  options: ServerOptions,
+  nonces: NonceMemory,
+  named: string | undefined,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const { service, logger, metrics } = options;
   const refuse = (status: number, result: string, reason: string): void => {
     metrics.callback(result);
-    logger.log('warn', 'callback refused', { account: account.slice(0, 80), result, reason, remote: request.socket.remoteAddress ?? null });
+    logger.log('warn', 'callback refused', { account: named?.slice(0, 80) ?? null, result, reason, remote: request.socket.remoteAddress ?? null });
     send(response, status, 'application/json', JSON.stringify({ error: reason }));
   };
   const method = request.method ?? 'GET';
   if (method !== 'POST' && method !== 'GET') return refuse(405, 'bad_method', `${method} is not a callback method (POST or GET)`);
-  const worker = service.worker(account);
-  if (!worker) return refuse(404, 'unknown_account', 'no such account in this serve');
+  if (named !== undefined && !service.worker(named)) return refuse(404, 'unknown_account', 'no such account in this serve');
   const body = method === 'POST' ? await readBody(request) : '';
   if (body === undefined) return refuse(413, 'too_large', `the body is over ${callbackBodyLimit} bytes`);
   const calledUrl = `${(options.publicUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/$/, '')}${request.url ?? '/'}`;
+  const target = callbackTarget(method === 'GET' ? new URL(calledUrl).searchParams : parseBody(body, request.headers['content-type']));
+  if (!target) return refuse(400, 'unreadable', 'the payload names no brand, campaign or number');
+  const account = named ?? service.accountManaging(target.kind, target.id);
+  const worker = account === undefined ? undefined : service.worker(account);
+  if (!worker || account === undefined) return refuse(404, 'unknown_object', `no account of this serve manages ${target.kind} ${target.id}`);
   const verdict = verifyCallbackSignature({ url: calledUrl, headers: request.headers }, worker.authToken);
   if (!verdict.ok) return refuse(403, 'bad_signature', verdict.reason);
   if (!nonces.admit(verdict.nonce)) return refuse(409, 'replayed', 'this signature nonce was already used');
-  const target = callbackTarget(method === 'GET' ? new URL(calledUrl).searchParams : parseBody(body, request.headers['content-type']));
-  if (!target) return refuse(400, 'unreadable', 'the payload names no brand, campaign or number');
   metrics.callback('accepted');
   const outcome = service.hint(account, target.kind, target.id);
   logger.log('info', 'callback received', { account, kind: target.kind, id: target.id, status: target.status, outcome });

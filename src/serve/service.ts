@@ -92,6 +92,12 @@ export class ServeService {
     return this.workers.get(name);
   }
 
+  /** The account that manages this registry object, as its last check found it. */
+  accountManaging(kind: RegistryKind, id: string): string | undefined {
+    for (const name of this.fleet.accounts.keys()) if (this.fleet.findRegistry(name, kind, id)) return name;
+    return undefined;
+  }
+
   /**
    * A callback (already verified) names an object of `account`: re-read that object now and compare
    * it with what is known; when it moved, check the whole account against the manifests and the
@@ -139,6 +145,8 @@ export class ServeService {
     view.running = true;
     try {
       const check = await this.checkAndRecord(worker, cause);
+      // A plan that went away and comes back later is announced again.
+      if (check.status !== 'error' && check.plan.length === 0) this.held.delete(name);
       if (this.options.apply === 'safe' && !this.stopping && check.status !== 'error' && check.plan.length > 0) {
         await this.applySafely(worker);
       }
