@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -33,28 +33,79 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
 });
 
+const passed = (folder: string) => `No import cycles and no imports against the folder ranks in ${folder}.\n`;
+const order = 'cli > serve > run > render > manifest > engine > state > resources > api > util';
+
 describe('scripts/check-cycles.mjs', () => {
   it('passes a tree whose imports point one way', async () => {
     const root = await tree({
-      'src/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
-      'src/b.ts': "import type { C } from './sub/index.js';\nexport const b = 1;\nexport type B = C;\n",
-      'src/sub/index.ts': 'export type C = number;\n',
+      'src/util/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
+      'src/util/b.ts': "import type { C } from './sub/index.js';\nexport const b = 1;\nexport type B = C;\n",
+      'src/util/sub/index.ts': 'export type C = number;\n',
     });
-    expect(await check(root)).toEqual({ code: 0, stdout: 'No import cycles in src.\n', stderr: '' });
+    expect(await check(root)).toEqual({ code: 0, stdout: passed('src'), stderr: '' });
   });
 
   it('fails on each cycle, type-only and re-exports included, naming its files in order', async () => {
     const root = await tree({
-      'src/a.ts': "import type { B } from './b.js';\nexport type A = B;\n",
-      'src/b.ts': "export type { A as B } from './a.js';\nimport { d } from './d.js';\n",
-      'src/c.ts': "import {\n  d,\n} from './d.js';\nexport const c = d;\n",
-      'src/d.ts': "export const d = 1;\nexport const load = () => import('./c.js');\n",
-      'src/e.ts': "import { a } from './a.js';\n",
+      'src/util/a.ts': "import type { B } from './b.js';\nexport type A = B;\n",
+      'src/util/b.ts': "export type { A as B } from './a.js';\nimport { d } from './d.js';\n",
+      'src/util/c.ts': "import {\n  d,\n} from './d.js';\nexport const c = d;\n",
+      'src/util/d.ts': "export const d = 1;\nexport const load = () => import('./c.js');\n",
+      'src/util/e.ts': "import { a } from './a.js';\n",
     });
     expect(await check(root)).toEqual({
       code: 1,
       stdout: '',
-      stderr: '2 import cycles in src:\n  src/a.ts -> src/b.ts -> src/a.ts\n  src/c.ts -> src/d.ts -> src/c.ts\n',
+      stderr: '2 import cycles in src:\n  src/util/a.ts -> src/util/b.ts -> src/util/a.ts\n  src/util/c.ts -> src/util/d.ts -> src/util/c.ts\n',
     });
+  });
+
+  it('passes the project\'s own src', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'telform-cycles-'));
+    folders.push(root);
+    await cp(path.resolve('src'), path.join(root, 'src'), { recursive: true });
+    expect(await check(root)).toEqual({ code: 0, stdout: passed('src'), stderr: '' });
+  });
+
+  it('fails on a back-edge planted in a copy of src, naming the import and the ranks', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'telform-cycles-'));
+    folders.push(root);
+    await cp(path.resolve('src'), path.join(root, 'src'), { recursive: true });
+    // The engine reaching up into the operations layer: type-only, and still a back-edge.
+    await appendFile(path.join(root, 'src/engine/kinds.ts'), "import type { RunContext } from '../run/context.js';\nexport type Planted = RunContext;\n");
+    expect(await check(root)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `1 violation of the folder ranks in src:\n  src/engine/kinds.ts imports src/run/context.ts: engine may not import run: imports point down (${order})\n`,
+    });
+  });
+
+  it('keeps the emulator apart: it imports nothing of the reconciler, and only cli imports it', async () => {
+    const root = await tree({
+      'src/util/clock.ts': 'export const now = () => 0;\n',
+      'src/emulator/start.ts': "import { now } from '../util/clock.js';\nexport const start = now;\n",
+      'src/cli/emulator.ts': "export const load = () => import('../emulator/start.js');\n",
+      'src/run/session.ts': "import { start } from '../emulator/start.js';\nexport const open = start;\n",
+    });
+    expect(await check(root)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        '2 violations of the folder ranks in src:\n' +
+        '  src/emulator/start.ts imports src/util/clock.ts: the emulator imports nothing of the reconciler\n' +
+        '  src/run/session.ts imports src/emulator/start.ts: only cli imports the emulator (its entry points start it)\n',
+    });
+  });
+
+  it('fails on a file outside the ranked folders, so a new folder is given its place first', async () => {
+    const root = await tree({ 'src/helpers/x.ts': 'export const x = 1;\n', 'src/main.ts': 'export const y = 2;\n' });
+    const result = await check(root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      '2 violations of the folder ranks in src:\n' +
+        '  src/helpers/x.ts is not in a ranked folder (cli, serve, run, render, manifest, engine, state, resources, api, util, emulator); give its folder a rank in scripts/check-cycles.mjs\n' +
+        '  src/main.ts is not in a ranked folder (cli, serve, run, render, manifest, engine, state, resources, api, util, emulator); give its folder a rank in scripts/check-cycles.mjs\n',
+    );
   });
 });
