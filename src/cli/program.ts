@@ -1,7 +1,7 @@
 import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { Command, CommanderError } from 'commander';
 import { TelformError, formatPlace } from '../util/errors.js';
-import { printable } from '../util/printable.js';
+import { printable, printableJson } from '../util/printable.js';
 import { ExitCode, exitCodeHelp } from '../run/exit-codes.js';
 import { commandsFor } from './commands.js';
 import { duration } from './option-parsers.js';
@@ -24,7 +24,7 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('--quiet', 'print only errors and the final summary')
     .option('--log-http', 'print every API request and response on stderr (secrets redacted)')
-    .option('--debug', 'print stack traces of internal errors')
+    .option('--debug', 'print the stack trace of an internal error (a bug); a user error is its one-line message')
     .version(ownPackageVersion(), '-V, --version', 'print the version of telform')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -37,8 +37,10 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
 }
 
 /**
- * Runs the CLI and returns the exit code. User errors (`TelformError`) become one line on stderr;
- * anything else is a bug: a short message, with the stack only under `--debug`.
+ * Runs the CLI and returns the exit code. User errors (`TelformError`) become one line on stderr
+ * (never a stack trace, even under `--debug`: the message is the whole story), and, when the command
+ * was asked for `--format json`, a JSON document on stdout with the error's code; anything else is
+ * a bug: a short message, with the stack only under `--debug`.
  */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const program = await buildProgram(argv.slice(2));
@@ -46,25 +48,43 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (error) {
-    return reportError(error, argv.includes('--debug'));
+    return reportError(error, { debug: argv.includes('--debug'), json: asksForJson(argv.slice(2)) });
   }
 }
 
-function reportError(error: unknown, debug: boolean): number {
+/** `--format json` (or `--format=json`) among the arguments: what the command's output would have been. */
+function asksForJson(args: readonly string[]): boolean {
+  return args.some((arg, index) => arg === '--format=json' || (arg === '--format' && args[index + 1] === 'json'));
+}
+
+/**
+ * The error as `--format json` output (docs/errors.md): `exit_code` and `error` with its stable
+ * `code`, as an account's entry of an accounts report carries it, and the place when there is one.
+ */
+function errorDocument(code: string, message: string, exitCode: number, error?: TelformError): string {
+  const place = error?.place && Object.keys(error.place).length > 0 ? { place: error.place } : {};
+  const details = error && Object.keys(error.details).length > 0 ? { details: error.details } : {};
+  return `${printableJson(JSON.stringify({ exit_code: exitCode, error: { code, message, ...place, ...details } }, null, 2))}\n`;
+}
+
+function reportError(error: unknown, options: { debug: boolean; json: boolean }): number {
   if (error instanceof CommanderError) {
     // commander already printed the message (or the help/version text).
-    return error.exitCode === 0 ? ExitCode.ok : ExitCode.error;
+    if (error.exitCode === 0) return ExitCode.ok;
+    if (options.json) process.stdout.write(errorDocument('bad_option', error.message.replace(/^error: /, ''), ExitCode.error));
+    return ExitCode.error;
   }
   if (error instanceof TelformError) {
     const place = formatPlace(error.place);
     // A message may quote live text (an API message, a name): escaped, line by line.
     process.stderr.write(`error: ${place ? `${place}  ` : ''}${printableLines(error.message)}\n`);
-    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
+    if (options.json) process.stdout.write(errorDocument(error.code, error.message, error.exitCode, error));
     return error.exitCode;
   }
   const message = printableLines(error instanceof Error ? error.message : String(error));
   process.stderr.write(`internal error: ${message}\nThis is a bug in telform; please report it with the command you ran.\n`);
-  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (options.json) process.stdout.write(errorDocument('internal_error', message, ExitCode.error));
+  if (options.debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Run again with --debug for the stack trace.\n');
   return ExitCode.error;
 }

@@ -1,0 +1,73 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+
+/** How a single-account run reports what went wrong: in the format asked for, with no stack trace for a user error, and no flag silently ignored. */
+let harness: EmulatorForCli;
+let folder: string;
+
+const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
+
+beforeAll(async () => {
+  harness = await emulatorForCli();
+  folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-cli-errors-'));
+  await writeFile(
+    path.join(folder, 'acl.yaml'),
+    JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'errs' }, spec: { ip_addresses: ['192.0.2.80'] } }),
+  );
+});
+afterAll(async () => {
+  await harness.emulator.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('--format json', () => {
+  it('puts a user error on stdout as JSON with its code, and the text on stderr', async () => {
+    for (const command of ['plan', 'drift', 'apply']) {
+      const run = await cli([command, '-f', 'missing.yaml', '--format', 'json']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('error: the manifests have 1 error (listed above); nothing was sent\n');
+      expect(JSON.parse(run.stdout)).toEqual({
+        exit_code: 1,
+        error: { code: 'invalid_manifests', message: 'the manifests have 1 error (listed above); nothing was sent' },
+      });
+    }
+  });
+
+  it('puts a bad flag on stdout as JSON too', async () => {
+    const run = await cli(['plan', '-f', 'acl.yaml', '--format=json', '--lock-timeout', 'soon']);
+    expect(run.code).toBe(1);
+    const parsed = JSON.parse(run.stdout) as { exit_code: number; error: { code: string; message: string } };
+    expect(parsed.exit_code).toBe(1);
+    expect(parsed.error.code).toBe('bad_option');
+    expect(parsed.error.message).toContain("option '--lock-timeout <duration>' argument 'soon' is invalid");
+  });
+});
+
+describe('--debug', () => {
+  it('prints no stack trace for a user error', async () => {
+    const run = await cli(['plan', '-f', 'missing.yaml', '--debug']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('missing.yaml  cannot read missing.yaml: no such file or folder\nerror: the manifests have 1 error (listed above); nothing was sent\n');
+  });
+});
+
+describe('flags of --accounts', () => {
+  it('are an error without --accounts, not silently ignored', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--shard', '1/2'], '--shard'],
+      [['--only', 'prod'], '--only'],
+      [['--account-parallelism', '2'], '--account-parallelism'],
+      [['--run-id', 'nightly-1'], '--run-id'],
+    ];
+    for (const [flags, name] of cases) {
+      for (const command of ['plan', 'apply', 'drift']) {
+        const run = await cli([command, '-f', 'acl.yaml', ...flags]);
+        expect(run.stderr).toBe(`error: ${name} works only with --accounts FILE; this ${command} runs the one account of -f\n`);
+        expect(run.code).toBe(1);
+      }
+    }
+  });
+});
