@@ -12,8 +12,9 @@ report="${RUNNER_TEMP:-/tmp}/telform-${command}.md"
 if [ -n "${INPUT_ENDPOINT:-}" ]; then export TELFORM_ENDPOINT="$INPUT_ENDPOINT"; fi
 
 output() { printf '%s=%s\n' "$1" "$2" >> "${GITHUB_OUTPUT:-/dev/null}"; }
-output report "$report"
 output planned false
+# An old report of the same command (a runner reused) must never pass for this run's.
+rm -f "$report"
 
 # Approvals are reviewed like the manifests; only these three flags are accepted from the file.
 approvals=()
@@ -51,9 +52,12 @@ case "$command" in
     fi
     ;;
   apply)
-    telform show "$plan_file" --format text || status=$?
-    if [ "$status" -eq 0 ]; then
-      errors="${RUNNER_TEMP:-/tmp}/telform-apply.err"
+    errors="${RUNNER_TEMP:-/tmp}/telform-apply.err"
+    telform show "$plan_file" --format text 2> "$errors" || status=$?
+    if [ "$status" -ne 0 ]; then
+      cat "$errors" >&2
+      { printf '### telform apply: failed\n\nThe saved plan could not be read, so nothing was applied:\n\n```\n'; cat "$errors"; printf '```\n'; } > "$report"
+    else
       telform apply "$plan_file" --state "$state" 2> "$errors" | tee "${RUNNER_TEMP:-/tmp}/telform-apply.out" || status=$?
       cat "$errors" >&2
       if [ "$status" -eq 0 ]; then
@@ -73,5 +77,9 @@ case "$command" in
     exit 1
     ;;
 esac
-cat "$report"
+# The report output names a file only when this run wrote one.
+if [ -f "$report" ]; then
+  cat "$report"
+  output report "$report"
+fi
 output exit-code "$status"

@@ -97,6 +97,19 @@ describe('the GitHub action step', () => {
     expect(run.stdout).toContain('::error file=telform.approvals::"--endpoint https://example.com" is not --allow-irreversible ADDRESS, --max-cost USD or --force-deletes');
   });
 
+  it('writes the report it names when the saved plan cannot be shown, and names none it did not write', async () => {
+    await writeFile(path.join(work, 'repo/broken-plan.json'), '{ not json');
+    const run = await runStep('apply', { INPUT_PLAN_FILE: 'broken-plan.json' });
+    expect(run.outputs['exit-code']).toBe('1');
+    expect(run.outputs.report).toBe(path.join(work, 'telform-apply.md'));
+    expect(run.report).toMatch(/^### telform apply: failed\n\nThe saved plan could not be read, so nothing was applied:\n\n```\nerror: broken-plan\.json/);
+    expect(run.stdout).not.toContain('No such file');
+
+    const unknown = await runStep('deploy');
+    expect(unknown.code).toBe(1);
+    expect(unknown.outputs.report).toBeUndefined();
+  });
+
   it('plans with the reviewed approvals recorded, applies the saved plan, then reports drift', async () => {
     await writeFile(path.join(work, 'repo/telform.approvals'), '# reviewed with the manifests\n--max-cost 15\n--allow-irreversible Campaign/old-promo\n');
     const plan = await runStep('plan');
