@@ -4,12 +4,13 @@ import path from 'node:path';
 /**
  * The `$schema` an imported manifest names, so that an editor validates it on every machine that
  * clones the repository it is committed to (the path to the telform install that wrote it would be
- * wrong on all the others):
- * - a `schemas/manifest.schema.json` committed in the same repository as the output (walking up from
- *   the output folder to the repository root, never into node_modules): a relative path to it;
- * - else the schema published with this version of the package, by URL.
+ * wrong on all the others): a `schemas/manifest.schema.json` committed in the same repository as
+ * the output (walking up from the output folder to the repository root, never into node_modules),
+ * as a relative path; undefined when there is none, and then `import` writes this version's schema
+ * into the output folder (`schemas/manifest.schema.json`). Never a URL on a public CDN for the
+ * package's name: whoever holds that name there would choose what every editor loads.
  */
-export function schemaReference(outputFolder: string, packageVersion: string): string {
+export function schemaReference(outputFolder: string): string | undefined {
   let folder = path.resolve(outputFolder);
   for (;;) {
     const candidate = path.join(folder, 'schemas', 'manifest.schema.json');
@@ -21,12 +22,17 @@ export function schemaReference(outputFolder: string, packageVersion: string): s
     if (existsSync(path.join(folder, '.git')) || parent === folder) break;
     folder = parent;
   }
-  return publishedSchemaUrl(packageVersion);
+  return undefined;
 }
 
-/** The manifest schema as the npm package of this version ships it (`schemas/` is in its files). */
-export function publishedSchemaUrl(version: string): string {
-  return `https://unpkg.com/telform@${version}/schemas/manifest.schema.json`;
+/** Where `import` writes the schema when the repository commits none, under its output folder. */
+export function ownSchemaPath(outputFolder: string): string {
+  return path.join(outputFolder, 'schemas', 'manifest.schema.json');
+}
+
+/** The manifest schema of this telform (its `schemas/`, shipped in the package and the checkout). */
+export function ownManifestSchema(): string {
+  return readFileSync(new URL('../../schemas/manifest.schema.json', import.meta.url), 'utf8');
 }
 
 /** The version of the telform package this code belongs to (package.json two folders above). */

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { importResources, type ImportedResource } from '../manifest/account-import.js';
 import { importedManifest, importFiles, type ImportLayout } from '../manifest/import-files.js';
-import { ownPackageVersion, schemaReference } from '../manifest/schema-reference.js';
+import { ownManifestSchema, ownSchemaPath, schemaReference } from '../manifest/schema-reference.js';
 import { catalog, type Kind } from '../resources/index.js';
 import { liveContext } from '../resources/live-side.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
@@ -68,9 +68,15 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
       if (taken.length > 0) {
         throw new TelformError('import_overwrite', `not overwriting ${taken.map((file) => path.relative(io.cwd, file)).join(', ')}; choose another --out folder or move them away`);
       }
+      // No schema committed in the repository: this version's, beside the manifests, so every clone resolves it.
+      const out = path.resolve(io.cwd, run.out);
+      if (files.size > 0 && schemaReference(out) === undefined) {
+        await mkdir(path.dirname(ownSchemaPath(out)), { recursive: true });
+        await writeFile(ownSchemaPath(out), ownManifestSchema());
+      }
       for (const [file, resources] of files) {
         await mkdir(path.dirname(file), { recursive: true });
-        const schema = schemaReference(path.dirname(file), ownPackageVersion());
+        const schema = schemaReference(path.dirname(file)) ?? path.relative(path.dirname(file), ownSchemaPath(out)).split(path.sep).join('/');
         await writeFile(file, importedManifest(resources, schema));
       }
       // Recorded together: the journal appends and syncs them in one write, not one sync each.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/engine/plan-types.js';
 import { secretsOf } from '../../src/engine/change-fields.js';
-import { advanceClock, callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { advanceClock, callApi, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 import { campaignAttributes } from './examples.js';
 
 /**
@@ -98,6 +98,7 @@ describe('telform import', () => {
       'campaign.yaml',
       'origination-uri.yaml',
       'profile.yaml',
+      'schemas',
       'sip-credential.yaml',
       'sip-ip-acl.yaml',
       'trunk-credential.yaml',
@@ -105,8 +106,9 @@ describe('telform import', () => {
       'trunk.yaml',
     ]);
     const trunks = await readFile(path.join(folder, 'manifests/trunk.yaml'), 'utf8');
-    // Outside a repository that commits the schema: the one published with this version.
-    expect(trunks).toMatch(/^# yaml-language-server: \$schema=https:\/\/unpkg\.com\/telform@\d+\.\d+\.\d+\/schemas\/manifest\.schema\.json\n/);
+    // Outside a repository that commits the schema: this version's, written beside the manifests (no CDN URL for the name).
+    expect(trunks).toMatch(/^# yaml-language-server: \$schema=schemas\/manifest\.schema\.json\n/);
+    expect(await readFile(path.join(folder, 'manifests/schemas/manifest.schema.json'), 'utf8')).toBe(await readFile(path.join(repository, 'schemas/manifest.schema.json'), 'utf8'));
     expect(trunks).toMatch(/ipacl_uuid: { ref: office(-2)? }\n  credential_uuid: { ref: pbx-login }/);
 
     const variables = [...run.stdout.matchAll(/^ {2}(TELFORM_SECRET_\w+)$/gm)].map((match) => match[1] as string);

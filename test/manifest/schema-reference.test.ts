@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishedSchemaUrl, schemaReference } from '../../src/manifest/schema-reference.js';
+import { readFileSync } from 'node:fs';
+import { ownManifestSchema, schemaReference } from '../../src/manifest/schema-reference.js';
 
 /** The schema an imported manifest names must resolve on every machine that clones the repository. */
 let root: string;
@@ -26,11 +27,11 @@ afterAll(async () => {
 
 describe('schemaReference', () => {
   it('points at the schema committed in the same repository, relative to the output folder', () => {
-    expect(schemaReference(path.join(root, 'with/manifests/prod'), '1.2.3')).toBe('../../schemas/manifest.schema.json');
+    expect(schemaReference(path.join(root, 'with/manifests/prod'))).toBe('../../schemas/manifest.schema.json');
   });
 
-  it('else names the schema published with the package version, never a path into an install', () => {
-    expect(schemaReference(path.join(root, 'without/manifests'), '1.2.3')).toBe('https://unpkg.com/telform@1.2.3/schemas/manifest.schema.json');
-    expect(publishedSchemaUrl('0.1.0')).toBe('https://unpkg.com/telform@0.1.0/schemas/manifest.schema.json');
+  it('else finds none (import then writes its own), never a path into an install nor a URL', () => {
+    expect(schemaReference(path.join(root, 'without/manifests'))).toBeUndefined();
+    expect(ownManifestSchema()).toBe(readFileSync('schemas/manifest.schema.json', 'utf8'));
   });
 });
