@@ -60,6 +60,28 @@ describe('GitHub workflows and action', () => {
   });
 });
 
+describe('how the templates install telform', () => {
+  it('never by name or range from the registry: the checkout, or the pinned installer with an exact version and its integrity', async () => {
+    const byName = /npm (install|i)\b[^\n]*\btelform(@|\b)/;
+    for (const file of await filesUnder(integrations)) expect(`${relative(file)}: ${(await readFile(file, 'utf8')).match(byName)?.[0] ?? 'pinned'}`).toBe(`${relative(file)}: pinned`);
+
+    const gitlab = parse(await readFile(path.join(integrations, 'gitlab/telform.gitlab-ci.yml'), 'utf8')) as {
+      variables: Record<string, string>;
+      '.telform': { before_script: string[] };
+    };
+    expect(gitlab['.telform'].before_script).toEqual(['command -v telform >/dev/null 2>&1 || node "$TELFORM_INSTALLER"']);
+    expect(gitlab.variables).toMatchObject({ TELFORM_VERSION: '0.1.0', TELFORM_INTEGRITY: '', TELFORM_INSTALLER: 'ci/install-telform.mjs' });
+
+    const action = parse(await readFile(path.join(integrations, 'github-action/action.yml'), 'utf8')) as {
+      runs: { steps: Array<{ name?: string; env?: Record<string, string>; run?: string }> };
+    };
+    const step = action.runs.steps.find((each) => each.name === 'Install telform');
+    expect(step?.env).toMatchObject({ TELFORM_VERSION: '${{ inputs.telform-version }}', TELFORM_INTEGRITY: '${{ inputs.telform-integrity }}' });
+    expect(step?.run).toContain('unset TELFORM_AUTH_ID TELFORM_AUTH_TOKEN PLIVO_AUTH_ID PLIVO_AUTH_TOKEN\n');
+    expect(step?.run).toContain('node "$ACTION_ROOT/../install-telform.mjs"\n');
+  });
+});
+
 describe('every telform command line in the templates', () => {
   it('parses with the CLI', async () => {
     const commands: TemplateCommand[] = [];
