@@ -5,7 +5,7 @@ import type { Command } from 'commander';
  * Each is loaded only when needed: `validate` should not pay for the engine, the API client and
  * the emulator on every start.
  */
-export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command> }> = [
+export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command>; hidden?: boolean }> = [
   { name: 'validate', load: async () => (await import('./validate.js')).validateCommand() },
   { name: 'plan', load: async () => (await import('./plan.js')).planCommand() },
   { name: 'apply', load: async () => (await import('./apply.js')).applyCommand() },
@@ -16,6 +16,8 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'state', load: async () => (await import('./state.js')).stateCommand() },
   { name: 'report', load: async () => (await import('./report.js')).reportCommand() },
   { name: 'emulator', load: async () => (await import('./emulator.js')).emulatorCommand() },
+  { name: 'completion', load: async () => (await import('./completion.js')).completionCommand() },
+  { name: '__complete-addresses', load: async () => (await import('./completion.js')).completeAddressesCommand(), hidden: true },
 ];
 
 /** Program options that take a value, so the value is not taken for a command name. */
@@ -40,7 +42,8 @@ export function commandsFor(args: readonly string[]): typeof commands {
     if (versionOptions.has(arg)) versionAsked = true;
     if (arg.startsWith('-')) continue;
     const named = commands.find((command) => command.name === arg);
-    return named ? [named] : commands;
+    // The completion script describes every command, so it needs them all.
+    return named && named.name !== 'completion' ? [named] : commands;
   }
   return versionAsked ? [] : commands;
 }

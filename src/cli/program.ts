@@ -29,10 +29,12 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', `\n${exitCodeHelp}`);
-  for (const command of await Promise.all(commandsFor(args).map((entry) => entry.load()))) {
+  const entries = commandsFor(args);
+  const loaded = await Promise.all(entries.map((entry) => entry.load()));
+  loaded.forEach((command, index) => {
     showGlobalOptions(command);
-    program.addCommand(command);
-  }
+    program.addCommand(command, entries[index]?.hidden ? { hidden: true } : {});
+  });
   return program;
 }
 
