@@ -13,7 +13,7 @@ import { limitToTargets } from '../engine/targets.js';
 import { keepLiveNames } from '../engine/live-names.js';
 import { catalog } from '../resources/index.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
-import { assertMayWrite, describeOwners, ownershipOf } from '../state/ownership.js';
+import { assertMayWrite, describeOwners, ownershipOf, unclaimedAdoptionNote } from '../state/ownership.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import type { ValueSet } from '../manifest/values.js';
@@ -149,6 +149,9 @@ export async function reconcile(
     const plan = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
     if (saved) assertPlanApplies(saved.plan, plan, saved.file);
     const chosen = saved ? saved.plan : plan;
+    // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.
+    const note = unclaimedAdoptionNote(ownership, store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length);
+    if (note && !options.readOnly) io.stderr(note);
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
     const opened = store;
     return {

@@ -57,6 +57,15 @@ export function assertMayWrite(ownership: Ownership, store: LedgerStore, account
   );
 }
 
+/**
+ * Said when a state that did not exist before this run takes over objects of an account nobody has
+ * claimed (`adopted`: how many): the one case the fence cannot tell apart from a second ledger.
+ */
+export function unclaimedAdoptionNote(ownership: Ownership, store: LedgerStore, account: string, adopted: number): string | undefined {
+  if (ownership.status !== 'unclaimed' || store.existed || adopted === 0) return undefined;
+  return `note: the new state ${store.file} takes over ${adopted} object${adopted === 1 ? '' : 's'} already in account ${account}, which no state has claimed; if another state manages ${adopted === 1 ? 'it' : 'them'}, both would own ${adopted === 1 ? 'it' : 'them'}: claim the account with the state that should own it (telform state claim), and every other state is refused`;
+}
+
 /** How to hand an account over, said in every refusal. */
 export function handOverAdvice(owners: readonly OwnershipMarker[]): string {
   const from = owners.map((owner) => owner.lineage).join(',');

@@ -56,6 +56,10 @@ describe('one owner per account', () => {
   it('fences the account once claimed: a second fresh ledger plans no adoption, names the owner and writes nothing; reads still work', async () => {
     const applied = await w.cli(['--state', 'owner.json', 'apply', '-f', 'examples/', '--auto-approve', '--wait', '1m']);
     expect(applied.stdout).toMatch(converged);
+    // Before any claim, a new state that would take objects over is warned, and the plan still runs.
+    const early = await w.cli(['--state', 'early.json', 'plan', '-f', 'examples/pbx/']);
+    expect(early.code).toBe(0);
+    expect(early.stderr).toMatch(/^note: the new state early\.json takes over \d+ objects already in account MAEMULATOR0000000001, which no state has claimed; if another state manages them, both would own them: claim the account with the state that should own it \(telform state claim\), and every other state is refused\n$/);
     const claimed = await w.cli(['--state', 'owner.json', 'state', 'claim']);
     const owner = await lineageOf(w.folder, 'owner.json');
     expect(claimed).toMatchObject({ code: 0, stdout: `the state owner.json (lineage ${owner}) now owns account MAEMULATOR0000000001; other ledgers may only read it\n` });
