@@ -20,8 +20,9 @@ import { addAccountsOptions, type AccountsOptionValues } from './accounts-option
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
+import { addWavesOptions, rolloutFromOptions, type WavesOptionValues } from './waves-options.js';
 
-interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
+interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
   format: PlanFormat;
   autoApprove?: boolean;
   parallelism: number;
@@ -32,7 +33,7 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
-  addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command)))))
+  addWavesOptions(addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))))
     .addOption(new Option('--format <format>', 'with --accounts: the report format').choices(planFormats).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
@@ -52,6 +53,9 @@ Examples:
   $ telform plan -f manifests/ -o plan.json && telform apply plan.json
   $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15
   $ telform apply -f shared/ --values customers/acme.yaml --auto-approve
+  $ telform apply --accounts accounts.yaml --auto-approve --waves 1,10%,100% --soak 10m
+  $ telform apply --accounts accounts.yaml --auto-approve --waves 2,100% --canary acme --canary globex
+  $ telform apply --accounts accounts.yaml --auto-approve --resume      # after fixing what stopped it
   $ telform apply -f manifests/ --auto-approve --max-numbers-affected 37     # deleting a trunk with 37 numbers`,
     )
     .action(async (planFile: string | undefined, options: ApplyOptions, cmd: Command) => {
@@ -70,12 +74,13 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   const waitMs = options.wait ?? 0;
   const values = await valuesFromOptions(options, io.cwd);
   if (planFile && values) throw new TelformError('bad_option', `${planFile} holds the values it was planned with: give --values / --value to \`telform plan\`, not to the apply of a saved plan`);
+  const rollout = rolloutFromOptions(options);
   if (options.accounts) {
     if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
     if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
     const step = applyStep({ parallelism: options.parallelism, waitMs });
-    return runAccountsCommand({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step }, io);
+    return runAccountsCommand({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, ...(rollout ? { rollout } : {}) }, io);
   }
   if (planFile && options.target.length > 0) {
     throw new TelformError('bad_option', `${planFile} is applied as it was planned: give --target to \`telform plan\`, not to the apply of a saved plan`);

@@ -64,6 +64,26 @@ const fileSchema = z.strictObject({
 });
 
 export async function loadAccountsFile(file: string, cwd: string): Promise<AccountSpec[]> {
+  return (await loadAccounts(file, cwd)).accounts;
+}
+
+/** The accounts file, with where a rollout in waves keeps its progress (see `rolloutLocation`). */
+export interface AccountsDocument {
+  accounts: AccountSpec[];
+  /** `defaults.state`, resolved like an account's (a path made absolute, or a URL); undefined without it. */
+  defaultState: string | undefined;
+}
+
+/** Where a rollout's progress is kept: next to the accounts' state, under the reserved name `_rollout`. */
+export function rolloutLocation(document: AccountsDocument): { state: string; workspace: string } | undefined {
+  const state = document.defaultState;
+  if (state === undefined) return undefined;
+  // "_rollout" can never be an account's name (those start with a letter or digit).
+  if (state.includes('{account}')) return { state: state.replaceAll('{account}', '_rollout'), workspace: '_rollout' };
+  return { state: isDatabaseUrl(state) ? state : `${state}.rollout`, workspace: '_rollout' };
+}
+
+export async function loadAccounts(file: string, cwd: string): Promise<AccountsDocument> {
   const path = resolve(cwd, file);
   let text: string;
   try {
@@ -71,10 +91,14 @@ export async function loadAccountsFile(file: string, cwd: string): Promise<Accou
   } catch (error) {
     throw new TelformError('accounts_file', `cannot read the accounts file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return parseAccountsFile(text, file, dirname(path));
+  return parseAccountsDocument(text, file, dirname(path));
 }
 
 export function parseAccountsFile(text: string, file: string, folder: string): AccountSpec[] {
+  return parseAccountsDocument(text, file, folder).accounts;
+}
+
+export function parseAccountsDocument(text: string, file: string, folder: string): AccountsDocument {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const place = (path: readonly PropertyKey[]): { source: SourcePlace } => {
@@ -98,8 +122,9 @@ export function parseAccountsFile(text: string, file: string, folder: string): A
     throw new TelformError('accounts_file', `${field ? `${field}: ` : ''}${issue.message}`, { place: place(issue.path) });
   }
   const seen = new Set<string>();
+  const defaultState = parsed.data.defaults?.state;
   const defaultValues = valuesFromYaml(parsed.data.defaults?.values, file, 'defaults.values', (name) => place(['defaults', 'values', name]).source, failure);
-  return parsed.data.accounts.map((account, index) => {
+  const accounts = parsed.data.accounts.map((account, index) => {
     if (seen.has(account.name)) {
       throw new TelformError('accounts_file', `accounts.${index}.name: "${account.name}" is listed twice`, { place: place(['accounts', index, 'name']) });
     }
@@ -124,6 +149,7 @@ export function parseAccountsFile(text: string, file: string, folder: string): A
       ]),
     };
   });
+  return { accounts, defaultState: defaultState === undefined || isDatabaseUrl(defaultState) ? defaultState : absolute(folder, defaultState) };
 }
 
 function absolute(folder: string, path: string): string {

@@ -2,6 +2,7 @@ import { TelformError } from '../util/errors.js';
 import type { DriftReport } from '../engine/drift.js';
 import type { Plan } from '../engine/plan-types.js';
 import type { Shard } from '../util/shard.js';
+import type { RolloutReport } from '../engine/waves.js';
 
 /**
  * The one report of a many-account run (`plan|apply|drift --accounts`): a line per account and the
@@ -47,6 +48,8 @@ export interface AccountsReport {
    * shard files, never a report a shard left on a shared volume yesterday.
    */
   run_id?: string;
+  /** Set on the report of an apply in waves (`--waves`, `--resume`): every wave and how it stands. */
+  rollout?: RolloutReport;
   accounts: AccountOutcome[];
 }
 

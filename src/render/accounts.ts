@@ -1,4 +1,5 @@
 import type { AccountOutcome, AccountsReport } from './accounts-report.js';
+import type { RolloutReport, WaveReport } from '../engine/waves.js';
 import type { DriftReport } from '../engine/drift.js';
 import type { Plan, PlanSummary } from '../engine/plan-types.js';
 import { renderDriftMarkdown, renderDriftText } from './drift.js';
@@ -43,6 +44,34 @@ const statusWords: Record<string, string> = {
   pending: 'pending',
 };
 
+/** One line per wave: its number, size and how it stands; a failed wave names its accounts and why. */
+export function waveLines(rollout: RolloutReport): string[] {
+  const lines = [`Waves${rollout.resumed ? ' (resumed)' : ''}:`];
+  const countWidth = Math.max(...rollout.waves.map((wave) => String(wave.accounts.length).length));
+  for (const wave of rollout.waves) {
+    const size = `${String(wave.accounts.length).padStart(countWidth)} ${wave.accounts.length === 1 ? 'account ' : 'accounts'}`;
+    lines.push(`  ${String(wave.wave).padStart(2)}  ${size}  ${waveStatus(wave)}`);
+  }
+  return lines;
+}
+
+function waveStatus(wave: WaveReport): string {
+  switch (wave.status) {
+    case 'earlier':
+      return 'passed in an earlier run';
+    case 'passed':
+      return 'passed its gate';
+    case 'not_started':
+      return 'not started';
+    case 'failed':
+      return `failed its gate: ${(wave.failures ?? []).map((failure) => `${failure.account} (${printable(failure.reason)})`).join('; ')}`;
+    default: {
+      const never: never = wave.status;
+      return never;
+    }
+  }
+}
+
 export function headline(report: AccountsReport): string {
   const counts = new Map<string, number>();
   for (const account of report.accounts) counts.set(account.status, (counts.get(account.status) ?? 0) + 1);
@@ -51,11 +80,14 @@ export function headline(report: AccountsReport): string {
     .map(([status, count]) => `${count} ${statusWords[status] ?? status}`);
   const shard = report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : '';
   const total = `${report.accounts.length} account${report.accounts.length === 1 ? '' : 's'}`;
-  return `telform ${report.command}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}. Exit code ${report.exit_code}.`;
+  const rollout = report.rollout;
+  const stopped = rollout?.stopped_at !== undefined ? ` Rollout stopped at wave ${rollout.stopped_at} of ${rollout.waves.length}.` : rollout ? ` Rollout of ${rollout.waves.length} waves complete.` : '';
+  return `telform ${report.command}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}.${stopped} Exit code ${report.exit_code}.`;
 }
 
 function renderAccountsText(report: AccountsReport): string {
   const lines = [headline(report), ''];
+  if (report.rollout) lines.push(...waveLines(report.rollout).map((line) => `  ${line}`), '');
   const nameWidth = Math.max(0, ...report.accounts.map((account) => account.name.length));
   const statusWidth = Math.max(0, ...report.accounts.map((account) => (statusWords[account.status] ?? account.status).length));
   for (const account of report.accounts) {
@@ -69,7 +101,13 @@ function renderAccountsText(report: AccountsReport): string {
 }
 
 function renderAccountsMarkdown(report: AccountsReport): string {
-  const lines = [`### ${headline(report)}`, '', '| Account | Status | Summary |', '|---|---|---|'];
+  const lines = [`### ${headline(report)}`, ''];
+  if (report.rollout) {
+    lines.push('| Wave | Accounts | Status |', '|---:|---:|---|');
+    for (const wave of report.rollout.waves) lines.push(`| ${wave.wave} | ${wave.accounts.length} | ${waveStatus(wave).replaceAll('|', '\\|')} |`);
+    lines.push('');
+  }
+  lines.push('| Account | Status | Summary |', '|---|---|---|');
   for (const account of report.accounts) {
     lines.push(`| ${account.name} | ${statusWords[account.status] ?? account.status} | ${printable(account.summary).replaceAll('|', '\\|')} |`);
   }

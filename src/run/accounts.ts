@@ -50,7 +50,7 @@ export async function runAccounts(run: AccountsRun, context: RunContext): Promis
   return buildAccountsReport(run.command, outcomes, run.shard, run.runId);
 }
 
-async function runOne(run: AccountsRun, account: AccountSpec, all: readonly AccountSpec[], context: RunContext): Promise<AccountOutcome> {
+export async function runOne(run: AccountsRun, account: AccountSpec, all: readonly AccountSpec[], context: RunContext): Promise<AccountOutcome> {
   const prefix = `[${account.name}] `;
   const globals: GlobalOptions = {
     ...run.globals,

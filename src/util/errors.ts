@@ -101,6 +101,10 @@ export const errorCodes = {
   connection_config: 'the connection settings cannot be used',
   // Accounts reports
   report_merge: 'reports cannot be merged into one',
+  // Rollouts in waves
+  rollout_record: 'the rollout record in the state backend cannot be read, or is not one',
+  rollout_unfinished: 'a rollout stopped at a failed gate: continue it with --resume, or start over with --restart',
+  rollout_nothing: '--resume found no rollout to continue (none recorded, or it completed)',
   // The embedded emulator
   emulator_invalid_option: 'an emulator option is invalid',
   emulator_data_file_unreadable: 'the emulator\'s data file cannot be read',
