@@ -49,7 +49,16 @@ export class PostgresBackend implements StateBackend {
     } catch (error) {
       await client.end().catch(() => undefined);
       if (error instanceof TelformError) throw error;
-      throw new TelformError('state_database', `cannot use the state database ${location}: ${scrub((error as Error).message, password)}`);
+      const reason = (error as Error).message;
+      // The driver's words for "the server asked for a password and it has none" name neither.
+      if (!password && /\bSASL\b|password/i.test(reason)) {
+        const user = databaseUser(url, env);
+        throw new TelformError(
+          'state_database',
+          `the state database ${location} asks for the password${user ? ` of user ${user}` : ''}, and none was given: set PGPASSWORD (telform reads the database password from it, or from the URL as postgres://USER:PASSWORD@HOST/DB)`,
+        );
+      }
+      throw new TelformError('state_database', `cannot use the state database ${location}: ${scrub(reason, password)}`);
     }
     return new PostgresBackend(client, workspace, location, password);
   }
@@ -175,6 +184,17 @@ export class PostgresBackend implements StateBackend {
 }
 
 /** The advisory lock key of a workspace: 64 bits of a hash of its name (signed, as PostgreSQL's bigint). */
+/** Who the driver connects as: the URL's user, else PGUSER, else the login name (empty when none is known). */
+function databaseUser(url: string, env: Readonly<Record<string, string | undefined>>): string {
+  let fromUrl = '';
+  try {
+    fromUrl = decodeURIComponent(new URL(url).username);
+  } catch {
+    // Not a URL the WHATWG parser reads: the driver's own parser may still; name no user from it.
+  }
+  return fromUrl || env.PGUSER || env.USER || '';
+}
+
 export function lockKey(workspace: string): string {
   return createHash('sha256').update(`telform workspace\u0000${workspace}`).digest().readBigInt64BE(0).toString();
 }
