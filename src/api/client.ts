@@ -115,6 +115,7 @@ export class ApiClient {
   /** Aborted by `close`: waits between retries end, and no further attempt starts. */
   private readonly closing = new AbortController();
   private requestCount = 0;
+  private rateLimitedCount = 0;
 
   constructor(options: ApiClientOptions) {
     const base = new URL(options.baseUrl);
@@ -142,6 +143,11 @@ export class ApiClient {
   /** Requests sent so far (every attempt counts), for the plan's estimate and for tests. */
   get requestsSent(): number {
     return this.requestCount;
+  }
+
+  /** Attempts the API answered 429 so far (serve's metrics). */
+  get rateLimited(): number {
+    return this.rateLimitedCount;
   }
 
   /**
@@ -191,6 +197,7 @@ export class ApiClient {
         if (status >= 200 && status < 300) return { status, body: body as T };
         const message = scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets);
         if (status === 429) {
+          this.rateLimitedCount += 1;
           retryAfterMs = parseRetryAfter(retryAfter, this.clock.now());
         } else if (status >= 500) {
           if (mode === 'create' || mode === 'billable') throw new OutcomeUnknownError(summary, `HTTP ${status}: ${message}`);

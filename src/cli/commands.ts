@@ -14,6 +14,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'drift', load: async () => (await import('./drift.js')).driftCommand() },
   { name: 'import', load: async () => (await import('./import.js')).importCommand() },
   { name: 'state', load: async () => (await import('./state.js')).stateCommand() },
+  { name: 'serve', load: async () => (await import('./serve.js')).serveCommand() },
   { name: 'report', load: async () => (await import('./report.js')).reportCommand() },
   { name: 'emulator', load: async () => (await import('./emulator.js')).emulatorCommand() },
   { name: 'completion', load: async () => (await import('./completion.js')).completionCommand() },

@@ -1,0 +1,166 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { systemClock } from '../util/clock.js';
+import { TelformError } from '../util/errors.js';
+import { inShard, parseShard, type Shard } from '../util/shard.js';
+import { accountNamePattern, loadAccountsFile } from '../manifest/accounts-file.js';
+import { ownPackageVersion } from '../manifest/schema-reference.js';
+import { accountEnv } from '../run/accounts.js';
+import type { Connect, GlobalOptions } from '../run/context.js';
+import { startServe, type ServeAccount } from '../serve/start.js';
+import { addClientOptions } from './client-options.js';
+import { collect, duration, positiveInteger } from './option-parsers.js';
+import { openSession } from './session.js';
+import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
+
+interface ServeOptions extends ValuesOptionValues {
+  file: string[];
+  accounts?: string;
+  only: string[];
+  shard?: Shard;
+  name: string;
+  interval: number;
+  jitter: number;
+  accountParallelism: number;
+  parallelism: number;
+  apply: 'never' | 'safe';
+  listen: { host: string; port: number };
+  publicUrl?: string;
+  notify?: string;
+  drainTimeout: number;
+}
+
+export function serveCommand(): Command {
+  const command = new Command('serve');
+  return addValuesOptions(addClientOptions(command))
+    .description('Keep watching accounts: drift on an interval, status callbacks as hints, events, metrics and a status page.')
+    .option('-f, --file <path>', 'manifest file or folder of the one account watched (repeatable)', collect, [])
+    .option('--accounts <file>', 'watch every account of this accounts file (see docs/many-accounts.md) instead of -f')
+    .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])
+    .addOption(new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions (one per replica)').argParser(shardOption))
+    .option('--name <name>', 'with -f: the account\'s name in events, metrics and the page', accountName, 'default')
+    .option('--interval <duration>', 'time between two drift checks of an account', duration, 300_000)
+    .option('--jitter <fraction>', 'each interval is drawn within interval × (1 ± fraction)', fraction, 0.1)
+    .option('--account-parallelism <n>', 'accounts checked at once', positiveInteger, 4)
+    .option('--parallelism <n>', 'requests in flight at once within an apply', positiveInteger, 8)
+    .addOption(new Option('--apply <mode>', 'never: only report; safe: apply plans that need no approval at all').choices(['never', 'safe']).default('never'))
+    .option('--listen <host:port>', 'address of the HTTP server (probes, metrics, status page, callbacks)', listenOption, { host: '127.0.0.1', port: 8080 })
+    .option('--public-url <url>', 'the URL the API reaches this server at (behind a proxy); callbacks are signed for it', urlOption)
+    .option('--notify <url>', 'also POST every event as JSON to this URL (retried, never blocking)', urlOption)
+    .option('--drain-timeout <duration>', 'on SIGTERM, how long to let checks and applies under way finish', duration, 30_000)
+    .addHelpText(
+      'after',
+      `
+Events (status changes, registry moves, applies) go to stdout as JSON lines; the log goes to stderr
+as JSON lines. The server answers GET /healthz, /readyz, /metrics (Prometheus), / and /accounts/NAME
+(the status page), and receives the API's 10DLC status callbacks at /callbacks (every account) or
+/callbacks/NAME: give that URL as the url of brands and campaigns, e.g. url: { value: callback_url }
+with callback_url in the accounts file's defaults.values. A callback's signature is checked with the
+account's token, and a callback only makes serve re-read the object it names.
+SIGTERM or SIGINT drains within --drain-timeout and releases every state lock.
+
+Examples:
+  $ telform serve -f manifests/ --interval 5m
+  $ telform serve --accounts accounts.yaml --listen 0.0.0.0:8080 --public-url https://telform.example.com
+  $ telform serve --accounts accounts.yaml --apply safe --notify https://hooks.example.com/telform`,
+    )
+    .action(async (options: ServeOptions, cmd: Command) => {
+      process.exitCode = await runServe(options, cmd.optsWithGlobals<GlobalOptions>());
+    });
+}
+
+function shardOption(value: string): Shard {
+  const shard = parseShard(value);
+  if (!shard) throw new InvalidArgumentError('expected K/N with 1 ≤ K ≤ N, e.g. 2/4');
+  return shard;
+}
+
+function accountName(value: string): string {
+  if (!accountNamePattern.test(value)) throw new InvalidArgumentError('expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)');
+  return value;
+}
+
+function fraction(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d*\.?\d+$/.test(value.trim()) || parsed > 1) throw new InvalidArgumentError('expected a fraction from 0 to 1, e.g. 0.1');
+  return parsed;
+}
+
+function listenOption(value: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) throw new InvalidArgumentError('expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0: any free port)');
+  return { host: (match[1] ?? match[2]) as string, port };
+}
+
+function urlOption(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http or https URL');
+  return value;
+}
+
+const serveConnect: Connect = (globals, io) => openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr });
+
+async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<number> {
+  const cwd = process.cwd();
+  const log = (line: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line })}\n`);
+  const accounts = await selectAccounts(options, globals, cwd, log);
+  const running = await startServe({
+    accounts,
+    connect: serveConnect,
+    intervalMs: options.interval,
+    jitter: options.jitter,
+    accountParallelism: options.accountParallelism,
+    parallelism: options.parallelism,
+    apply: options.apply,
+    listen: options.listen,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    ...(options.notify === undefined ? {} : { notifyUrl: options.notify }),
+    drainMs: options.drainTimeout,
+    version: ownPackageVersion(),
+    clock: systemClock,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      running.stop(signal).then(resolve, resolve);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  return 0;
+}
+
+async function selectAccounts(options: ServeOptions, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
+  const io = (env: Readonly<Record<string, string | undefined>>, name: string) => ({
+    cwd,
+    env,
+    stderr: (line: string) => log(`[${name}] ${line}`),
+  });
+  // Refuses --values with --accounts: the accounts file gives each account its values.
+  const values = await valuesFromOptions(options, cwd);
+  if (!options.accounts) {
+    if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable) or --accounts FILE');
+    if (options.only.length > 0 || options.shard) throw new TelformError('bad_option', '--only and --shard choose accounts of --accounts FILE');
+    return [{ name: options.name, manifests: options.file, values, globals, io: io(process.env, options.name) }];
+  }
+  if (options.file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
+  const all = await loadAccountsFile(options.accounts, cwd);
+  const unknown = options.only.filter((name) => !all.some((account) => account.name === name));
+  if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${options.accounts} (accounts: ${all.map((account) => account.name).join(', ')})`);
+  const selected = all.filter((account) => (options.only.length === 0 || options.only.includes(account.name)) && inShard(account.name, options.shard));
+  if (selected.length === 0) throw new TelformError('bad_option', `no account of ${options.accounts} is selected (check --only and --shard)`);
+  return selected.map((account) => ({
+    name: account.name,
+    manifests: account.manifests,
+    values: account.values,
+    globals: { ...globals, state: account.state, workspace: account.workspace, ...(account.endpoint ? { endpoint: account.endpoint } : {}) },
+    // Each account sees its own credentials and no other's (a manifest could read them as secrets).
+    io: io(accountEnv(process.env, account, all), account.name),
+  }));
+}

@@ -1,0 +1,179 @@
+// One account as serve drives it, through the operations every command uses: a drift check is
+// `reconcile` (read-only, no lock) read by `driftOf`; `--apply safe` is `reconcile` under the state
+// lock (never waiting for it: another replica holding it is applying this account) and, when the
+// plan needs no approval, `applyReconciled` — journaled, the same apply as `telform apply`. The
+// account's connection is opened once and kept: one client, so one rate budget for the account
+// across its checks, callback reads and applies.
+import { TelformError } from '../util/errors.js';
+import { hasChanges } from '../engine/summary.js';
+import { catalog } from '../resources/index.js';
+import { renderApplySummary } from '../render/apply.js';
+import { liveContext } from '../resources/live-side.js';
+import { errorOutcome } from '../run/accounts.js';
+import { applyReconciled } from '../run/apply.js';
+import type { Connect, GlobalOptions, RunIo, Session } from '../run/context.js';
+import { driftOf } from '../run/drift.js';
+import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
+import type { ValueSet } from '../manifest/values.js';
+import type { AccountCheck, RegistryKind } from './model.js';
+import { failedCheck, planLines, reasonsToHold, registryEntries, registryReason } from './safe-plan.js';
+import type { AccountWorker, SafeApplyOutcome } from './service.js';
+
+export interface WorkerSetup {
+  name: string;
+  manifests: readonly string[];
+  /** Values for `{ value: NAME }` in the manifests (the accounts file's, or `--values`). */
+  values?: ValueSet | undefined;
+  /** The account's state, workspace and endpoint (the accounts file's, or the flags'). */
+  globals: GlobalOptions;
+  /** Its environment: its own credentials only. */
+  io: RunIo;
+  connect: Connect;
+  /** Requests in flight at once for an apply. */
+  parallelism: number;
+}
+
+export function createWorker(setup: WorkerSetup): AccountWorker {
+  return new OperationsWorker(setup);
+}
+
+class OperationsWorker implements AccountWorker {
+  readonly name: string;
+  private session: Promise<Session> | undefined;
+  private opened: Session | undefined;
+  private closed = false;
+
+  constructor(private readonly setup: WorkerSetup) {
+    this.name = setup.name;
+  }
+
+  get authToken(): string {
+    return this.opened?.authToken ?? this.setup.io.env.TELFORM_AUTH_TOKEN ?? this.setup.io.env.PLIVO_AUTH_TOKEN ?? '';
+  }
+
+  /** The account's one session; a failed connect is tried again on the next use. */
+  private connect(): Promise<Session> {
+    if (this.closed) return Promise.reject(new Error('serve is stopping'));
+    this.session ??= this.setup.connect(this.setup.globals, this.setup.io).then(
+      (session) => {
+        this.opened = session;
+        return session;
+      },
+      (error: unknown) => {
+        this.session = undefined;
+        throw error;
+      },
+    );
+    return this.session;
+  }
+
+  /** What an operation is given: this account's session, which the operation's close leaves open. */
+  private input(): { paths: readonly string[]; values?: ValueSet } {
+    return { paths: this.setup.manifests, ...(this.setup.values ? { values: this.setup.values } : {}) };
+  }
+
+  private async context() {
+    const session = await this.connect();
+    const kept: Session = { ...session, close: async () => undefined };
+    return { session, context: { io: this.setup.io, connect: async () => kept } };
+  }
+
+  private counts(session: Session | undefined): { sent: number; limited: number } {
+    return { sent: session?.client.requestsSent ?? 0, limited: session?.client.rateLimited ?? 0 };
+  }
+
+  async check(): Promise<AccountCheck> {
+    const before = this.counts(this.opened);
+    try {
+      const { session, context } = await this.context();
+      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false });
+      return await withReconciliation(run, async () => {
+        const { report } = driftOf(run);
+        const after = this.counts(session);
+        return {
+          status: report.status,
+          drifted: report.drifted,
+          pending: report.pending,
+          notes: report.notes,
+          registry: registryEntries(run.plan),
+          plan: planLines(run.plan),
+          requests: after.sent - before.sent,
+          rateLimited: after.limited - before.limited,
+        };
+      });
+    } catch (error) {
+      const after = this.counts(this.opened);
+      return failedCheck(errorOf(error), after.sent - before.sent, after.limited - before.limited);
+    }
+  }
+
+  async readRegistry(kind: RegistryKind, id: string) {
+    const before = this.counts(this.opened);
+    try {
+      const session = await this.connect();
+      const live = catalog.get(kind)?.live;
+      if (!live) throw new Error(`no kind ${kind}`);
+      const object = await live.read(liveContext(session.client), id);
+      const after = this.counts(session);
+      const counts = { requests: after.sent - before.sent, rateLimited: after.limited - before.limited };
+      if (!object) return counts;
+      const registry = object.registry;
+      const reason = registry ? registryReason(registry) : undefined;
+      // A number with no link (unlinked, or never linked) has no registration.
+      const status = registry ? registry.registration_status.toUpperCase() : 'UNLINKED';
+      return { ...counts, entry: { status, ...(reason === undefined ? {} : { reason }) } };
+    } catch (error) {
+      const after = this.counts(this.opened);
+      return { requests: after.sent - before.sent, rateLimited: after.limited - before.limited, error: errorOf(error).message };
+    }
+  }
+
+  async applySafe(): Promise<SafeApplyOutcome> {
+    let run: Reconciliation;
+    try {
+      const { context } = await this.context();
+      // Never wait for the lock: whoever holds it (another replica) is applying this account now.
+      run = await reconcile(this.input(), { ...this.setup.globals, lockTimeout: 0 }, approvalsFrom({}), context, { lock: true });
+    } catch (error) {
+      if (error instanceof TelformError && error.code === 'state_locked') return { result: 'locked', holder: error.message };
+      const { message } = errorOf(error);
+      return { result: 'applied', changes: [], summary: `the apply could not start: ${message}`, failed: true };
+    }
+    return withReconciliation(run, async (): Promise<SafeApplyOutcome> => {
+      const changes = planLines(run.plan).map((line) => line.address);
+      if (!hasChanges(run.plan)) {
+        await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0 });
+        return { result: 'nothing' };
+      }
+      const reasons = reasonsToHold(run.plan, run.violations);
+      if (reasons.length > 0) return { result: 'held', changes, reasons };
+      const outcome = await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0 });
+      switch (outcome.status) {
+        case 'applied': {
+          return { result: 'applied', changes, summary: renderApplySummary(run.plan, outcome.result).trim(), failed: outcome.failed };
+        }
+        case 'refused':
+          return { result: 'held', changes, reasons: outcome.violations.map((violation) => violation.message) };
+        case 'no_changes':
+        case 'cancelled':
+          return { result: 'nothing' };
+        default: {
+          const never: never = outcome;
+          return never;
+        }
+      }
+    }).catch((error: unknown): SafeApplyOutcome => ({ result: 'applied', changes: [], summary: `the apply failed: ${errorOf(error).message}`, failed: true }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const session = this.session;
+    this.session = undefined;
+    if (session) await session.then((opened) => opened.close()).catch(() => undefined);
+  }
+}
+
+function errorOf(error: unknown): { code: string; message: string } {
+  const outcome = errorOutcome(error);
+  return outcome.error ?? { code: 'internal', message: outcome.summary };
+}
