@@ -8,7 +8,10 @@ export function renderStateList(ledger: Ledger): { table: string; summary: strin
   const width = Math.max(0, ...entries.map(([address]) => address.length));
   const table = entries.map(([address, entry]) => `${printable(address).padEnd(width)}  ${printable(entry.id)}\n`).join('');
   const summary = `${entries.length} managed resource${entries.length === 1 ? '' : 's'} (state serial ${ledger.serial}, account ${ledger.account} at ${ledger.endpoint})`;
-  return { table, summary };
+  // The lineage is what an ownership marker and a refusal name; the last hand-over says whether this state claimed the account.
+  const last = ledger.ownership?.at(-1);
+  const owner = last ? `; ${last.action === 'claim' ? 'claimed' : 'released'} the account at ${printable(last.at)}` : '';
+  return { table, summary: `${summary}\nlineage ${printable(ledger.lineage)}${owner}` };
 }
 
 /** `telform state show`: the entry as JSON, each secret by where it came from, never its fingerprint. */

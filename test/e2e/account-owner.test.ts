@@ -143,6 +143,7 @@ describe('one owner per account', () => {
     const history = (file: string) => readFile(path.join(w.folder, file), 'utf8').then((text) => (JSON.parse(text) as { ownership: Array<{ action: string }> }).ownership.map((event) => event.action));
     expect(await history('owner.json')).toEqual(['claim', 'release']);
     expect(await history('fresh.json')).toEqual(['claim']);
+    expect((await w.cli(['--state', 'owner.json', 'state', 'list'])).stderr).toMatch(new RegExp(`\\nlineage ${owner}; released the account at \\S+Z\\n$`));
   }, 240_000);
 
   it('takes an account from a lost ledger only when --take-over names it', async () => {

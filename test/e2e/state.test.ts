@@ -34,7 +34,8 @@ describe('telform state', () => {
     expect(run.stdout).toBe(
       ['Trunk/pbx-out        12345678901234567', 'TrunkCredential/pbx  c1', 'TrunkIpAcl/office    a7b1c2d3-0000-4000-8000-000000000001', ''].join('\n'),
     );
-    expect(run.stderr).toBe('3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\n');
+    const { lineage } = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { lineage: string };
+    expect(run.stderr).toBe(`3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\nlineage ${lineage}\n`);
   });
 
   it('shows one resource without its secret fingerprint, with where the secret came from', async () => {
