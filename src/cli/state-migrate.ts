@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { isDatabaseUrl, redactUrl } from '../util/database-url.js';
+import { backendFor, openStateBackend } from '../state/backends/registry.js';
 import { TelformError } from '../util/errors.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
-import { openState, openStateBackend, stateLocation } from '../run/state-location.js';
+import { openState, stateLocation } from '../run/state-location.js';
 
 /**
  * `telform state migrate --to PATH|URL`: copies the ledger (as `--state`/`--workspace` name it) to
@@ -37,7 +37,7 @@ Examples:
           await source.copyTo(target, globals.lockTimeout ?? 0);
           const count = Object.keys(source.ledger.resources).length;
           io.stdout(`copied ${count} managed resource${count === 1 ? '' : 's'} (serial ${source.ledger.serial}) from ${source.file} to ${target.location}\n`);
-          const flags = isDatabaseUrl(to.state) ? `--state ${redactUrl(to.state)} --workspace ${to.workspace}` : `--state ${to.state}`;
+          const flags = backendFor(to.state).flags(to);
           source.retire(flags);
           await source.compact();
           io.stderr(`${source.file} is retired: every command on it now refuses and names the new place; use ${flags} from now on`);

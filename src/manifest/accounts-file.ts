@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import * as z from 'zod';
-import { isDatabaseUrl } from '../util/database-url.js';
+import { backendFor } from '../state/backends/registry.js';
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { valuesFromYaml, type GivenValue } from './values.js';
 
@@ -33,7 +33,7 @@ export interface AccountSpec {
   /** Absolute paths. */
   manifests: string[];
   credentials: { authIdEnv: string; authTokenEnv: string };
-  /** An absolute path, or a `postgres://` URL. */
+  /** Where the account's ledger lives: an absolute path, or a location another state backend recognises (a `postgres://` URL). */
   state: string;
   /** For database state: the workspace (default the account name). */
   workspace: string;
@@ -140,7 +140,7 @@ export function parseAccountsDocument(text: string, file: string, folder: string
       name: account.name,
       manifests: (typeof account.manifests === 'string' ? [account.manifests] : account.manifests).map((entry) => absolute(folder, entry)),
       credentials: { authIdEnv: account.credentials.auth_id_env, authTokenEnv: account.credentials.auth_token_env },
-      state: isDatabaseUrl(named) ? named : absolute(folder, named),
+      state: backendFor(named).resolveFrom(folder, named),
       workspace: account.workspace ?? account.name,
       endpoint: account.endpoint ?? parsed.data.defaults?.endpoint,
       values: new Map([

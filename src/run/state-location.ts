@@ -1,22 +1,13 @@
-import { isDatabaseUrl } from '../util/database-url.js';
-import { FileBackend } from '../state/backends/file.js';
-import type { StateBackend } from '../state/backend.js';
+// Where a command's ledger lives: `--state` (else `TELFORM_STATE`, else `telform.state.json`) is a
+// path or a URL the backend registry recognises (`postgres://…`); a database holds one ledger per
+// `--workspace` (else `TELFORM_WORKSPACE`, else `default`). The registry picks the backend; the
+// engine sees only the ledger store.
+import { openStateBackend, type StateLocation } from '../state/backends/registry.js';
 import { LedgerStore, type OpenStateOptions } from '../state/ledger-store.js';
 import type { Environment, GlobalOptions } from './context.js';
 
-/**
- * Where a command's ledger lives: `--state` (else `TELFORM_STATE`, else `telform.state.json`) is a
- * path or a `postgres://`/`postgresql://` URL; a database holds one ledger per `--workspace` (else
- * `TELFORM_WORKSPACE`, else `default`). Only this module picks the backend; the engine sees the
- * interface.
- */
 export const defaultStateFile = 'telform.state.json';
 export const defaultWorkspace = 'default';
-
-export interface StateLocation {
-  state: string;
-  workspace: string;
-}
 
 export function stateLocation(globals: GlobalOptions, env: Environment): StateLocation {
   return {
@@ -25,16 +16,10 @@ export function stateLocation(globals: GlobalOptions, env: Environment): StateLo
   };
 }
 
-export async function openStateBackend(location: StateLocation, env: Environment): Promise<StateBackend> {
-  if (isDatabaseUrl(location.state)) {
-    // Loaded only for a database state: the driver costs every file-state command ~40 ms of start-up.
-    const { PostgresBackend } = await import('../state/backends/postgres.js');
-    return PostgresBackend.open(location.state, location.workspace, env);
-  }
-  return new FileBackend(location.state);
-}
-
-/** Opens the ledger the global options name, with `--lock-timeout` for a locking command. */
+/**
+ * Opens the ledger the global options name, with `--lock-timeout` for a locking command. `notify`
+ * hears what the store says on the way (a stale lock taken over), stderr unless given.
+ */
 export async function openState(
   globals: GlobalOptions,
   env: Environment,

@@ -59,4 +59,24 @@ export interface StateBackend {
   close(): Promise<void>;
 }
 
+/** A ledger's place: the state (`--state`) and, for a backend that holds several, the workspace. */
+export interface StateLocation {
+  state: string;
+  workspace: string;
+}
+
+export interface StateBackendKind {
+  readonly name: string;
+  /** Whether `state` (a path or URL as the user wrote it) names a ledger of this backend. */
+  matches(state: string): boolean;
+  /** Opens the ledger's backend; nothing is locked or read yet. A failure is one sentence with no secret. */
+  open(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend>;
+  /** The location as messages name it, without its secrets (a path; a URL and its workspace). */
+  describe(location: StateLocation): string;
+  /** The flags that name this location, for advice (never a secret): `--state … [--workspace …]`. */
+  flags(location: StateLocation): string;
+  /** `state` as written in a file of `folder` (an accounts file): a path is relative to that folder. */
+  resolveFrom(folder: string, state: string): string;
+}
+
 export const stateConflictAdvice = 'another run changed it since it was read; nothing was overwritten, run the command again';

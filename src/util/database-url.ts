@@ -9,6 +9,11 @@ export function isDatabaseUrl(state: string): boolean {
   return /^postgres(ql)?:\/\//i.test(state);
 }
 
+/** A database state as messages name it: the URL without its secrets, and the workspace. */
+export function describeDatabaseState(url: string, workspace: string): string {
+  return `${redactUrl(url)} (workspace ${workspace})`;
+}
+
 /** Query parameters of a connection string that hold a secret. */
 const secretParameters = ['password', 'sslpassword'] as const;
 

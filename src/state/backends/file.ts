@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { TelformError } from '../../util/errors.js';
 import { writeAtomically } from '../../util/atomic-file.js';
-import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from '../backend.js';
+import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StateBackendKind, type StoredState } from '../backend.js';
 
 /**
  * The ledger in a file (the default, `telform.state.json`): the journal beside it (`….journal`, one
@@ -237,3 +237,13 @@ function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** The file backend as the registry sees it: any location no other backend claims is a path. */
+export const fileBackendKind: StateBackendKind = {
+  name: 'file',
+  matches: () => true,
+  open: async (location) => new FileBackend(location.state),
+  describe: (location) => location.state,
+  flags: (location) => `--state ${location.state}`,
+  resolveFrom: (folder, state) => resolve(folder, state),
+};

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { TelformError } from '../../util/errors.js';
-import { redactUrl, scrub, urlPassword } from '../../util/database-url.js';
+import { describeDatabaseState, scrub, urlPassword } from '../../util/database-url.js';
 import { migrate } from './postgres-schema.js';
 import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from '../backend.js';
 
@@ -34,7 +34,7 @@ export class PostgresBackend implements StateBackend {
   }
 
   static async open(url: string, workspace: string, env: Readonly<Record<string, string | undefined>>): Promise<PostgresBackend> {
-    const location = `${redactUrl(url)} (workspace ${workspace})`;
+    const location = describeDatabaseState(url, workspace);
     const password = urlPassword(url) ?? env.PGPASSWORD;
     const client = new pg.Client({
       connectionString: url,
