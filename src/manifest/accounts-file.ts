@@ -80,7 +80,7 @@ export function rolloutLocation(document: AccountsDocument): { state: string; wo
   if (state === undefined) return undefined;
   // "_rollout" can never be an account's name (those start with a letter or digit).
   if (state.includes('{account}')) return { state: state.replaceAll('{account}', '_rollout'), workspace: '_rollout' };
-  return { state: isDatabaseUrl(state) ? state : `${state}.rollout`, workspace: '_rollout' };
+  return backendFor(state).beside(state, 'rollout');
 }
 
 export async function loadAccounts(file: string, cwd: string): Promise<AccountsDocument> {
@@ -149,7 +149,7 @@ export function parseAccountsDocument(text: string, file: string, folder: string
       ]),
     };
   });
-  return { accounts, defaultState: defaultState === undefined || isDatabaseUrl(defaultState) ? defaultState : absolute(folder, defaultState) };
+  return { accounts, defaultState: defaultState === undefined ? undefined : backendFor(defaultState).resolveFrom(folder, defaultState) };
 }
 
 function absolute(folder: string, path: string): string {

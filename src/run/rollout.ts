@@ -7,6 +7,7 @@
 import { assignWaves, newRollout, parseRollout, remainingWaves, rolloutReport, type RolloutRecord, type WaveStep } from '../engine/waves.js';
 import { loadAccounts, rolloutLocation, type AccountSpec } from '../manifest/accounts-file.js';
 import { buildAccountsReport, worstExitCode, type AccountOutcome, type AccountsReport } from '../render/accounts-report.js';
+import { openStateBackend } from '../state/backends/registry.js';
 import { DocumentStore } from '../state/document-store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
@@ -14,7 +15,6 @@ import { driftStep } from './account-steps.js';
 import { mapBounded, runOne, type AccountsRun } from './accounts.js';
 import type { RunContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
-import { openStateBackend } from './state-location.js';
 
 export interface RolloutOptions {
   /** `--waves`: absent with `--resume`, which continues the recorded waves. */

@@ -75,6 +75,11 @@ export interface StateBackendKind {
   describe(location: StateLocation): string;
   /** The flags that name this location, for advice (never a secret): `--state … [--workspace …]`. */
   flags(location: StateLocation): string;
+  /**
+   * A place for another document next to the ledger `state` names (a rollout's progress): a file
+   * beside the state file, a reserved workspace of the same database. `name` starts with a letter.
+   */
+  beside(state: string, name: string): StateLocation;
   /** `state` as written in a file of `folder` (an accounts file): a path is relative to that folder. */
   resolveFrom(folder: string, state: string): string;
 }

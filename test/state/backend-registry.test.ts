@@ -32,6 +32,11 @@ describe('state backend registry', () => {
     expect(backendFor('postgres://db/t').resolveFrom('/srv/fleet', 'postgres://db/t')).toBe('postgres://db/t');
   });
 
+  it('places a document beside a ledger: a file next to the state file, a reserved workspace of the database', () => {
+    expect(backendFor('/srv/states.json').beside('/srv/states.json', 'rollout')).toEqual({ state: '/srv/states.json.rollout', workspace: '_rollout' });
+    expect(backendFor('postgres://db/t').beside('postgres://db/t', 'rollout')).toEqual({ state: 'postgres://db/t', workspace: '_rollout' });
+  });
+
   it('opens a file state without touching the disk until it is locked or read', async () => {
     const backend = await openStateBackend({ state: '/nonexistent/telform.state.json', workspace: 'default' }, {});
     expect(backend).toBeInstanceOf(FileBackend);

@@ -245,5 +245,6 @@ export const fileBackendKind: StateBackendKind = {
   open: async (location) => new FileBackend(location.state),
   describe: (location) => location.state,
   flags: (location) => `--state ${location.state}`,
+  beside: (state, name) => ({ state: `${state}.${name}`, workspace: `_${name}` }),
   resolveFrom: (folder, state) => resolve(folder, state),
 };

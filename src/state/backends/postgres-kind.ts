@@ -13,5 +13,7 @@ export const postgresBackendKind: StateBackendKind = {
   },
   describe: (location) => describeDatabaseState(location.state, location.workspace),
   flags: (location) => `--state ${redactUrl(location.state)} --workspace ${location.workspace}`,
+  // Account workspaces start with a letter or digit: `_name` can never be one.
+  beside: (state, name) => ({ state, workspace: `_${name}` }),
   resolveFrom: (_folder, state) => state,
 };
