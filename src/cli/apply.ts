@@ -10,6 +10,7 @@ import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
+import { interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
@@ -108,12 +109,14 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     });
     let outcome: ApplyRunOutcome;
     try {
+      // A saved plan was reviewed when it was made; manifests are asked about on a terminal (before the handlers: a ^C there stops as ever).
+      const approve = planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) };
       outcome = await applyReconciled(run, {
         parallelism: options.parallelism,
         waitMs,
         onEvent: progress.onEvent,
-        // A saved plan was reviewed when it was made; manifests are asked about on a terminal.
-        ...(planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
+        ...approve,
+        interruptible: (apply) => interruptible(progress, apply),
       });
     } finally {
       progress.flush();

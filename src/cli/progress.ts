@@ -52,6 +52,18 @@ export class ApplyProgress {
     if (this.output.status && this.running.size > 0) this.output.status(renderApplyStatus(this.finished, this.total, [...this.running]));
   };
 
+  /** Where the apply stands: operations finished, of how many, and those under way. */
+  standing(): { finished: number; total: number; running: string[] } {
+    return { finished: this.finished, total: this.total, running: [...this.running] };
+  }
+
+  /** The lines not written yet, taken (for a last synchronous write when the process is interrupted). */
+  takePending(): string[] {
+    const lines = this.pending;
+    this.pending = [];
+    return lines;
+  }
+
   /** Writes the lines not written yet; the apply calls it before its summary. */
   flush(): void {
     this.flushing = false;

@@ -20,6 +20,11 @@ export interface ApplyRunOptions {
    * --accounts). It may throw to refuse (no terminal to ask on).
    */
   approve?: () => Promise<boolean>;
+  /**
+   * Wraps the sending of the changes (after `approve`): the CLI tells a user who interrupts it what
+   * was under way. Absent: the changes are applied as they are.
+   */
+  interruptible?: <T>(apply: () => Promise<T>) => Promise<T>;
 }
 
 /** A protection given or lifted: recorded in the state without a request. */
@@ -66,12 +71,14 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
     };
   }
   if (options.approve && !(await options.approve())) return { status: 'cancelled' };
-  const result = await applyPlan(inputs, {
-    parallelism: options.parallelism,
-    waitMs: options.waitMs,
-    clock,
-    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-  });
+  const send = () =>
+    applyPlan(inputs, {
+      parallelism: options.parallelism,
+      waitMs: options.waitMs,
+      clock,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    });
+  const result = await (options.interruptible ? options.interruptible(send) : send());
   return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0 };
 }
 

@@ -1,0 +1,33 @@
+// SIGINT and SIGTERM during an apply: the process still ends by the signal (a shell sees 130 or 143,
+// and nothing more is sent), after one line that says what was interrupted and that the next run
+// settles it. Every operation journals its intent before its request, so whatever was under way is
+// found by the next plan or apply, which reads those objects back before planning anything.
+import { writeSync } from 'node:fs';
+import type { ApplyProgress } from './progress.js';
+
+const signals = ['SIGINT', 'SIGTERM'] as const;
+
+/** Runs `apply` with the handlers in place, and removes them when it ends. */
+export async function interruptible<T>(progress: ApplyProgress, apply: () => Promise<T>): Promise<T> {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    for (const name of signals) process.off(name, onSignal);
+    const { finished, total, running } = progress.standing();
+    const lines = [
+      ...progress.takePending(),
+      `telform apply interrupted by ${signal}: ${finished} of ${total} operations finished, ${running.length} under way; the state's journal records what was under way, and the next telform plan or apply settles it`,
+    ];
+    // Synchronous: the process ends right after, and a write to a pipe could still be queued.
+    try {
+      writeSync(2, `${process.stderr.isTTY ? '\r\u001b[K' : ''}${lines.join('\n')}\n`);
+    } catch {
+      // stderr closed: nobody to tell.
+    }
+    process.kill(process.pid, signal);
+  };
+  for (const name of signals) process.on(name, onSignal);
+  try {
+    return await apply();
+  } finally {
+    for (const name of signals) process.off(name, onSignal);
+  }
+}
