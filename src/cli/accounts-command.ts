@@ -11,6 +11,7 @@ import { TelformError } from '../util/errors.js';
 import type { AccountsOptionValues } from './accounts-options.js';
 import type { CommandIo } from './io.js';
 import { cliContext } from './session.js';
+import { printable } from '../util/printable.js';
 
 export interface AccountsCommandRun {
   command: AccountsCommand;
@@ -37,7 +38,7 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
     approvals: run.approvals,
     lock: run.lock,
     step: run.step,
-    onAccount: (outcome) => io.stderr(`[${outcome.name}] ${outcome.status.replace('_', ' ')}: ${outcome.summary}`),
+    onAccount: (outcome) => io.stderr(`[${outcome.name}] ${outcome.status.replace('_', ' ')}: ${printable(outcome.summary)}`),
   };
   const report = run.rollout ? await runRollout(accountsRun, run.rollout, cliContext(io)) : await runAccounts(accountsRun, cliContext(io));
   io.stdout(renderAccountsReport(report, options.format));

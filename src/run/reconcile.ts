@@ -20,6 +20,7 @@ import type { ValueSet } from '../manifest/values.js';
 import { timerOf, type GlobalOptions, type RunContext, type Session } from './context.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan, mergeApprovals, readSavedPlan } from './saved-plan.js';
 import { openState } from './state-location.js';
+import { printable } from '../util/printable.js';
 
 /** Flags that approve what the safety gates would refuse (docs/state-and-safety.md, safety). */
 export interface ApprovalFlags {
@@ -140,7 +141,8 @@ export async function reconcile(
     // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
     const ownership = ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage);
     if (!options.readOnly) assertMayWrite(ownership, store, session.account, options.lock ? 'apply' : 'plan');
-    else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${describeOwners(ownership.owners)}; the state ${store.file} only reads it`);
+    // The owners are read from markers in the account: live text, escaped.
+    else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${printable(describeOwners(ownership.owners))}; the state ${store.file} only reads it`);
     // A saved plan is planned again with the targets it was made with (`--target`).
     const limited = limitToTargets(whole, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const values = 'values' in desired ? desired.values : undefined;
