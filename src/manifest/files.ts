@@ -16,6 +16,14 @@ export const maxFileBytes = 8 * 1024 * 1024;
 
 const manifestExtensions = new Set(['.yaml', '.yml']);
 
+/**
+ * The conventional name of an accounts file kept with the manifests it names (a fleet: a shared
+ * folder whose manifests take per-account values). It is never a manifest, and a folder holding
+ * one is skipped by `-f` on a folder above it: its manifests mean something only with the values
+ * the accounts file gives (`--accounts`). Naming that folder itself with `-f` still reads it.
+ */
+export const fleetAccountsFile = 'telform-accounts.yaml';
+
 export interface ManifestText {
   /** The path as it will be shown: relative to the working directory when inside it. */
   file: string;
@@ -52,7 +60,7 @@ export async function listManifestFiles(paths: readonly string[], cwd: string, p
       continue;
     }
     if (info.isDirectory()) {
-      for (const file of await walkFolder(absolute, new Set())) add(file);
+      for (const file of await walkFolder(absolute, new Set(), true)) add(file);
     } else {
       add(absolute);
     }
@@ -74,13 +82,14 @@ export async function manifestRoots(paths: readonly string[], cwd: string): Prom
   return [...roots];
 }
 
-async function walkFolder(folder: string, visited: Set<string>): Promise<string[]> {
+async function walkFolder(folder: string, visited: Set<string>, given = false): Promise<string[]> {
   // A symbolic link back to an ancestor must not loop forever.
   const real = await realpath(folder);
   if (visited.has(real)) return [];
   visited.add(real);
   const entries = await readdir(folder, { withFileTypes: true });
-  const names = entries.map((entry) => entry.name).filter((name) => !name.startsWith('.') && name !== 'node_modules');
+  if (!given && entries.some((entry) => entry.name === fleetAccountsFile)) return [];
+  const names = entries.map((entry) => entry.name).filter((name) => !name.startsWith('.') && name !== 'node_modules' && name !== fleetAccountsFile);
   names.sort();
   const files: string[] = [];
   for (const name of names) {

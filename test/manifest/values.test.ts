@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAccountsFile } from '../../src/manifest/accounts-file.js';
 import { parseValueFlag, parseValuesFile, type GivenValue } from '../../src/manifest/values.js';
-import { doc, lines, loadText } from './helpers.js';
+import { loadManifests } from '../../src/manifest/load.js';
+import { doc, lines, loadText, writeManifests } from './helpers.js';
 
 const given = (value: unknown, where = 'values.yaml:1:1'): GivenValue => ({ value, origin: { where, place: { file: 'values.yaml', line: 1, column: 1 } } });
 
@@ -113,5 +115,21 @@ describe('where values come from', () => {
   it('refuses a value of the wrong shape in the accounts file, at its place', () => {
     const text = 'accounts:\n  - name: a\n    manifests: m/\n    state: s.json\n    credentials: { auth_id_env: A, auth_token_env: B }\n    values:\n      bad: { fromEnv: X }\n';
     expect(() => parseAccountsFile(text, 'accounts.yaml', '/work')).toThrow('accounts.0.values.bad: a value is a string');
+  });
+});
+
+describe('a fleet folder (an accounts file kept with its manifests)', () => {
+  it('is skipped by -f on a folder above it, and read without its accounts file when named itself', async () => {
+    const folder = await writeManifests({
+      'pbx/acl.yaml': doc('TrunkIpAcl', 'office', 'ip_addresses: [203.0.113.10]'),
+      'fleet/telform-accounts.yaml': 'accounts: []\n',
+      'fleet/shared/acl.yaml': doc('TrunkIpAcl', 'customer', 'ip_addresses: { value: pbx_ips }'),
+    });
+    const above = await loadManifests(['.'], { cwd: folder, env: {} });
+    expect(lines(above)).toEqual([]);
+    expect(above.model.files).toEqual([path.join('pbx', 'acl.yaml')]);
+    const named = await loadManifests(['fleet'], { cwd: folder, env: {}, values: new Map([['pbx_ips', given(['192.0.2.1'])]]) });
+    expect(lines(named)).toEqual([]);
+    expect(named.model.files).toEqual([path.join('fleet', 'shared', 'acl.yaml')]);
   });
 });

@@ -40,7 +40,8 @@ function agrees(text: string): boolean {
 
 function yamlFiles(folder: string): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    .filter((file) => /\.ya?ml$/.test(file) && !file.includes('node_modules'))
+    // An accounts file (examples/reseller) is not a manifest: the fast path never reads it.
+    .filter((file) => /\.ya?ml$/.test(file) && !file.includes('node_modules') && !file.endsWith('telform-accounts.yaml'))
     .map((file) => path.join(folder, file));
 }
 
