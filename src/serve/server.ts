@@ -5,6 +5,7 @@
 // checked with the account's token; its payload only names which object to re-read.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TelformError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import type { ServeMetrics } from './metrics.js';
 import type { RegistryKind } from './model.js';
@@ -47,9 +48,13 @@ export async function startServer(options: ServerOptions, listen: { host: string
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EADDRNOTAVAIL' ? 'the address is not one of this machine\'s' : (error.code ?? error.message);
+      reject(new TelformError('serve_listen_failed', `cannot listen on ${listen.host}:${listen.port}: ${why}; choose another with --listen HOST:PORT`));
+    };
+    server.once('error', failed);
     server.listen(listen.port, listen.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -105,6 +105,8 @@ export const errorCodes = {
   rollout_record: 'the rollout record in the state backend cannot be read, or is not one',
   rollout_unfinished: 'a rollout stopped at a failed gate: continue it with --resume, or start over with --restart',
   rollout_nothing: '--resume found no rollout to continue (none recorded, or it completed)',
+  // serve
+  serve_listen_failed: 'serve cannot listen on the address of --listen',
   // The embedded emulator
   emulator_invalid_option: 'an emulator option is invalid',
   emulator_data_file_unreadable: 'the emulator\'s data file cannot be read',

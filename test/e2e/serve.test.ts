@@ -113,6 +113,21 @@ afterAll(async () => {
 const of = (account: AccountName, type: string, extra: (event: Line) => boolean = () => true) => (event: Line) => event.account === account && event.type === type && extra(event);
 
 describe('telform serve', () => {
+  it('refuses bad input with one line naming the flag', async () => {
+    const serveCli = (args: string[]) => runCli(['serve', ...args], { cwd: folder, env });
+    const cases: Array<[string[], string]> = [
+      [[], 'error: no manifests given: pass -f PATH (repeatable) or --accounts FILE'],
+      [['-f', 'pbx/', '--accounts', 'accounts.yaml'], 'error: give either --accounts FILE or -f manifests, not both'],
+      [['-f', 'pbx/', '--listen', 'nope'], "error: option '--listen <host:port>' argument 'nope' is invalid. expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0: any free port)"],
+      [['-f', 'pbx/', '--apply', 'always'], "error: option '--apply <mode>' argument 'always' is invalid. Allowed choices are never, safe."],
+      [['--accounts', 'accounts.yaml', '--values', 'v.yaml'], "error: --values and --value are for a single-account run; with --accounts, give values in the accounts file (defaults.values, or an account's values)"],
+    ];
+    for (const [args, message] of cases) {
+      const run = await serveCli(args);
+      expect([run.code, run.stderr.trim()], args.join(' ')).toEqual([1, message]);
+    }
+  });
+
   it('watches three accounts: callback within seconds, the rest at the next interval, safe healing, held irreversible changes, refused forgeries, a drained stop', async () => {
     serve = await startServeCli(
       ['--accounts', 'accounts.yaml', '--listen', `127.0.0.1:${port}`, '--interval', '5s', '--jitter', '0', '--account-parallelism', '3', '--apply', 'safe', '--drain-timeout', '10s'],

@@ -101,6 +101,15 @@ describe('serve HTTP server', () => {
     expect((await fetch(`${server.url}/healthz`, { method: 'HEAD' })).status).toBe(200);
   });
 
+  it('says which address it cannot listen on, in one sentence', async () => {
+    const port = Number(new URL(server.url).port);
+    const taken = startServer({ service, metrics, logger: { log: () => undefined }, now: () => Date.now(), version: 'test' }, { host: '127.0.0.1', port });
+    await expect(taken).rejects.toMatchObject({
+      code: 'serve_listen_failed',
+      message: `cannot listen on 127.0.0.1:${port}: the port is in use; choose another with --listen HOST:PORT`,
+    });
+  });
+
   it('reads which object a callback names, and only an id of a plausible form', () => {
     const target = (fields: Record<string, string>) => callbackTarget(new URLSearchParams(fields));
     expect(target({ type: 'brand', brand_id: 'BQCKPRV', status: 'registered' })).toEqual({ kind: 'Brand', id: 'BQCKPRV', status: 'registered' });
