@@ -86,11 +86,15 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   if (planFile && options.target.length > 0) {
     throw new TelformError('bad_option', `${planFile} is applied as it was planned: give --target to \`telform plan\`, not to the apply of a saved plan`);
   }
+  if (planFile && options.policy.length > 0) {
+    throw new TelformError('bad_option', `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`);
+  }
   if (!planFile && options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
   const run = await reconcile(planFile ? { savedPlan: planFile } : { paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, approvalsFrom(options), context, {
     lock: true,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,
+    policies: options.policy,
   });
   return withReconciliation(run, async () => {
     const { plan } = run;

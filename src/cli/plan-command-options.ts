@@ -9,6 +9,7 @@ export function addApprovalOptions(command: Command): Command {
     .option('--max-cost <usd>', 'approve billable changes up to this many USD', usdAmount)
     .option('--max-numbers-affected <n>', 'approve a plan that breaks calls or messages of up to this many phone numbers (default 0)', count)
     .option('--allow-lint <rule>', 'approve submitting campaigns despite error-level findings of this 10DLC lint rule (repeatable; "all" for every rule)', collect, [])
+    .option('--policy <file>', 'evaluate the CEL rules of this policy file over every change; an error-level violation makes apply refuse (repeatable)', collect, [])
     .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
     .option('--allow-empty', 'approve manifests that hold no resource (deletes everything telform manages)')
     .option('--prune-unmanaged <kind>', 'also delete objects of this kind that neither the manifests nor the state know (repeatable)', collect, [])
@@ -33,6 +34,7 @@ export interface ApprovalOptionValues {
   maxCost?: number;
   maxNumbersAffected?: number;
   allowLint: string[];
+  policy: string[];
   forceDeletes?: boolean;
   allowEmpty?: boolean;
   pruneUnmanaged: string[];

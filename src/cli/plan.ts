@@ -62,6 +62,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
     lock: false,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,
+    policies: options.policy,
   });
   return withReconciliation(run, async () => {
     const plan = run.plan;

@@ -15,6 +15,8 @@ import { catalog } from '../resources/index.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
 import { assertMayWrite, describeOwners, ownershipOf, unclaimedAdoptionNote } from '../state/ownership.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
+import { loadPolicies } from '../manifest/policy-file.js';
+import { evaluatePolicies } from '../manifest/policy-eval.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import type { ValueSet } from '../manifest/values.js';
 import { timerOf, type GlobalOptions, type RunContext, type Session } from './context.js';
@@ -65,6 +67,8 @@ export interface ReconcileOptions {
   targets?: readonly string[];
   /** Only reads (drift): a ledger that does not own the account may run it, and is told who does. */
   readOnly?: boolean;
+  /** `--policy FILE`: rules evaluated over the fresh plan (a saved plan carries its findings). */
+  policies?: readonly string[];
 }
 
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
@@ -112,6 +116,8 @@ export async function reconcile(
         const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
         return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}) });
       });
+  // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
+  const policies = saved ? [] : await loadPolicies(options.policies ?? [], io.cwd);
   const session = await context.connect(globals, io);
   let store: LedgerStore | undefined;
   try {
@@ -146,7 +152,7 @@ export async function reconcile(
     // A saved plan is planned again with the targets it was made with (`--target`).
     const limited = limitToTargets(whole, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const values = 'values' in desired ? desired.values : undefined;
-    const findings = findingsOf(limited, desired.findings);
+    const findings = [...findingsOf(limited, desired.findings), ...evaluatePolicies(policies, limited, desired.resources)];
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
     const plan = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
     if (saved) assertPlanApplies(saved.plan, plan, saved.file);

@@ -50,6 +50,8 @@ export const errorCodes = {
   plan_stale: 'something the saved plan was made from changed since',
   // Safety and approval
   unsafe_plan: 'apply refused changes the safety gates did not approve',
+  policy_invalid: 'a policy file cannot be read, or a rule or its CEL expression is invalid (named with its line and column)',
+  policy_failed: 'a policy rule could not be evaluated on a change (named with its line and column and the resource)',
   not_approved: 'apply was not approved (no terminal and no `--auto-approve`)',
   // The state
   no_state: 'there is no state where one is needed',
