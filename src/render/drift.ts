@@ -1,4 +1,4 @@
-import { driftReportVersion, type DriftReport } from '../engine/drift.js';
+import { driftReportVersion, type DriftReport } from './drift-report.js';
 import type { Plan } from '../engine/plan-types.js';
 import { patchLines } from './format.js';
 import { printable, printableJson } from '../util/printable.js';

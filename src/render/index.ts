@@ -1,4 +1,4 @@
-import type { DriftReport } from '../engine/drift.js';
+import type { DriftReport } from './drift-report.js';
 import type { Plan } from '../engine/plan-types.js';
 import { renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
 import { renderJson } from './json.js';

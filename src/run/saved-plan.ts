@@ -5,7 +5,7 @@ import { sameEndpoint } from '../util/endpoint.js';
 import { TelformError } from '../util/errors.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from '../engine/model.js';
-import { PlanSealer } from '../engine/plan-seal.js';
+import { PlanSealer } from './plan-seal.js';
 import { planFormatVersion, type Plan, type PlanApprovals } from '../engine/plan-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { changedFieldsOf, comparable, diffSpecs, type DiffRules } from '../../src/engine/diff.js';
-import { stableJson } from '../../src/engine/fingerprint.js';
+import { stableJson } from '../../src/util/stable-json.js';
 
 const rules: DiffRules = {
   setFields: {

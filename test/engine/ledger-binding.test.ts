@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanSealer } from '../../src/engine/plan-seal.js';
+import { PlanSealer } from '../../src/run/plan-seal.js';
 import { assertPlanApplies, assertPlanSealed } from '../../src/run/saved-plan.js';
 import { sameEndpoint } from '../../src/util/endpoint.js';
 import { change, plan } from '../render/plan-builder.js';

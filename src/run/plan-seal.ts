@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
-import { stableJson } from './fingerprint.js';
-import type { Plan, PlanSeal } from './plan-types.js';
+import { stableJson } from '../util/stable-json.js';
+import type { Plan, PlanSeal } from '../engine/plan-types.js';
 
 /**
  * The integrity seal of a saved plan (`plan -o`): an HMAC-SHA256 over every field of the plan

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { driftReportVersion, type DriftReport } from './drift.js';
-import { planSchema } from './plan-schema.js';
+import { driftReportVersion, type DriftReport } from './drift-report.js';
+import { planSchema } from '../engine/plan-schema.js';
 
 /**
  * The shape of `telform drift --format json`, from which `schemas/drift.schema.json` is generated
