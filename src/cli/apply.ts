@@ -13,9 +13,10 @@ import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, typ
 import { interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
-import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
+import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
 import { applyReconciled, recordedLine, type ApplyRunOutcome } from '../run/apply.js';
-import { applyStep } from '../run/account-steps.js';
+import { applyStep, type StepOutcome } from '../run/account-steps.js';
+import { printable, printableJson } from '../util/printable.js';
 import { refusalError, refusalLines } from '../run/safety.js';
 import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
@@ -35,7 +36,7 @@ export function applyCommand(): Command {
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
   addWavesOptions(addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))))
-    .addOption(new Option('--format <format>', 'with --accounts: the report format').choices(planFormats).default('text'))
+    .addOption(new Option('--format <format>', 'text; json (one account: the result as an accounts-report entry; needs --auto-approve or a saved plan); markdown with --accounts').choices(planFormats).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
@@ -51,6 +52,7 @@ with a 10DLC lint error --allow-lint RULE.
 Examples:
   $ telform apply -f examples/
   $ telform apply -f manifests/ --auto-approve --wait 15m
+  $ telform apply -f manifests/ --auto-approve --format json > result.json
   $ telform plan -f manifests/ -o plan.json && telform apply plan.json
   $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15
   $ telform apply -f shared/ --values customers/acme.yaml --auto-approve
@@ -90,12 +92,19 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     throw new TelformError('bad_option', `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`);
   }
   if (!planFile && options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
+  if (options.format === 'markdown') {
+    throw new TelformError('bad_option', 'apply --format markdown is the report of an --accounts run; one account is applied as text or json');
+  }
+  if (options.format === 'json' && !planFile && !options.autoApprove) {
+    throw new TelformError('not_approved', 'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan');
+  }
   const run = await reconcile(planFile ? { savedPlan: planFile } : { paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, approvalsFrom(options), context, {
     lock: true,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,
     policies: options.policy,
   });
+  if (options.format === 'json') return withReconciliation(run, () => applyAsJson(run, { parallelism: options.parallelism, waitMs, quiet: globals.quiet === true }, io));
   return withReconciliation(run, async () => {
     const { plan } = run;
     if (!globals.quiet) {
@@ -147,6 +156,29 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
       }
     }
   });
+}
+
+/**
+ * `apply --format json` of one account: the result as an account's entry of the accounts report
+ * (the same step an `--accounts` apply runs), on stdout; progress lines on stderr as ever.
+ */
+async function applyAsJson(run: Reconciliation, options: { parallelism: number; waitMs: number; quiet: boolean }, io: CommandIo): Promise<number> {
+  const progress = new ApplyProgress(countApplySteps(run.plan), { line: (text) => (options.quiet ? undefined : io.stderr(text)) });
+  let outcome: StepOutcome;
+  try {
+    outcome = await applyStep({
+      parallelism: options.parallelism,
+      waitMs: options.waitMs,
+      onEvent: progress.onEvent,
+      interruptible: (apply) => interruptible(progress, apply),
+    })(run);
+  } finally {
+    progress.flush();
+  }
+  if (outcome.error) io.stderr(`error: ${printable(outcome.error.message)}`);
+  for (const problem of outcome.problems ?? []) io.stderr(problem);
+  io.stdout(`${printableJson(JSON.stringify({ name: run.session.account, ...outcome }, null, 2))}\n`);
+  return outcome.exit_code;
 }
 
 async function approveOnTerminal(io: CommandIo): Promise<boolean> {

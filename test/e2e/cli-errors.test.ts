@@ -26,7 +26,7 @@ afterAll(async () => {
 describe('--format json', () => {
   it('puts a user error on stdout as JSON with its code, and the text on stderr', async () => {
     for (const command of ['plan', 'drift', 'apply']) {
-      const run = await cli([command, '-f', 'missing.yaml', '--format', 'json']);
+      const run = await cli([command, '-f', 'missing.yaml', '--format', 'json', ...(command === 'apply' ? ['--auto-approve'] : [])]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('error: the manifests have 1 error (listed above); nothing was sent\n');
       expect(JSON.parse(run.stdout)).toEqual({
@@ -69,5 +69,33 @@ describe('flags of --accounts', () => {
         expect(run.code).toBe(1);
       }
     }
+  });
+});
+
+describe('apply --format json (one account)', () => {
+  it('prints the result as an account entry of the accounts report: applied, then nothing to apply', async () => {
+    const applied = await cli(['apply', '-f', 'acl.yaml', '--state', 'json.state.json', '--auto-approve', '--format', 'json']);
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toMatch(/^created {2}TrunkIpAcl\/errs \(id [\w-]+\)\n$/);
+    expect(JSON.parse(applied.stdout)).toEqual({
+      name: 'MAEMULATOR0000000001',
+      exit_code: 0,
+      status: 'applied',
+      summary: 'Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.',
+    });
+    const again = await cli(['apply', '-f', 'acl.yaml', '--state', 'json.state.json', '--auto-approve', '--format', 'json']);
+    expect(JSON.parse(again.stdout)).toEqual({ name: 'MAEMULATOR0000000001', exit_code: 0, status: 'no_changes', summary: 'Nothing to apply.' });
+  });
+
+  it('does not ask: without --auto-approve (or a saved plan) it refuses, as JSON', async () => {
+    const run = await cli(['apply', '-f', 'acl.yaml', '--state', 'json.state.json', '--format', 'json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ exit_code: 1, error: { code: 'not_approved' } });
+  });
+
+  it('is refused for markdown, which only the accounts report has', async () => {
+    const run = await cli(['apply', '-f', 'acl.yaml', '--auto-approve', '--format', 'markdown']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error: apply --format markdown is the report of an --accounts run; one account is applied as text or json\n');
   });
 });
