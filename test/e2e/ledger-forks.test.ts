@@ -102,3 +102,13 @@ describe('a linked state path', () => {
     for (let index = 0; index < 4; index += 1) expect(await trunkAclsNamed(`linked-${index}`)).toHaveLength(1);
   }, 120_000);
 });
+
+describe('a ledger that exists only as a journal', () => {
+  it('is reported by state list and state migrate, never as "no state"', async () => {
+    const intent = (seq: number, name: string) => JSON.stringify({ type: 'intent', seq, address: `TrunkIpAcl/${name}`, kind: 'TrunkIpAcl', action: 'create', at: '2026-01-01T00:00:00.000Z' });
+    await writeFile(path.join(folder, 'killed.state.json.journal'), `${[1, 2, 3].map((seq) => intent(seq, `acl-${seq}`)).join('\n')}\n`);
+    const message = 'error: the state at killed.state.json has no ledger yet, but its journal holds 3 records of an apply that stopped before writing it (0 results, 3 operations to settle); run telform plan with this --state to see them and telform apply to settle and record them\n';
+    expect(await cli(['--state', 'killed.state.json', 'state', 'list'])).toMatchObject({ code: 1, stdout: '', stderr: message });
+    expect(await cli(['--state', 'killed.state.json', 'state', 'migrate', '--to', 'elsewhere.json'])).toMatchObject({ code: 1, stderr: message });
+  });
+});
