@@ -47,7 +47,7 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
   const kinds = selectKinds(run.kinds);
   const session = await context.connect(globals, io);
   try {
-    const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true });
+    const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true, notify: io.stderr });
     try {
       const live = liveContext(session.client);
       const lists = await Promise.all(

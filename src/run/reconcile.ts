@@ -126,6 +126,7 @@ export async function reconcile(
     store = await openState(globals, io.env, {
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,
+      notify: io.stderr,
     });
     const kinds = plannerKinds(catalog);
     keepLiveNames(desired.resources, store.ledger, kinds);

@@ -27,6 +27,7 @@ export async function openState(
 ): Promise<LedgerStore> {
   const backend = await openStateBackend(stateLocation(globals, env), env);
   return LedgerStore.open(backend, {
+    // The CLI's `state` commands print what opening did on stderr; operations pass their own channel.
     notify: (line) => process.stderr.write(`${line}\n`),
     ...options,
     lockWaitMs: globals.lockTimeout ?? 0,
