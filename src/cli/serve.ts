@@ -137,11 +137,21 @@ async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<
 }
 
 async function selectAccounts(options: ServeOptions, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
-  const io = (env: Readonly<Record<string, string | undefined>>, name: string) => ({
-    cwd,
-    env,
-    stderr: (line: string) => log(`[${name}] ${line}`),
-  });
+  const io = (env: Readonly<Record<string, string | undefined>>, name: string) => {
+    // A note (a manifest warning) comes with every check: each is logged once, and the memory of
+    // them is bounded.
+    const seen = new Set<string>();
+    return {
+      cwd,
+      env,
+      stderr: (line: string) => {
+        if (seen.has(line)) return;
+        if (seen.size >= 200) seen.clear();
+        seen.add(line);
+        log(`[${name}] ${line}`);
+      },
+    };
+  };
   // Refuses --values with --accounts: the accounts file gives each account its values.
   const values = await valuesFromOptions(options, cwd);
   if (!options.accounts) {

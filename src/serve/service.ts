@@ -177,6 +177,12 @@ export class ServeService {
     const started = clock.now();
     const outcome = await worker.applySafe();
     metrics.ranAt(worker.name, clock.now(), 'apply', clock.now() - started);
+    if (this.stopping && outcome.result === 'applied' && outcome.failed) {
+      // Abandoned by the stop, not failed: what it sent is in the journal, for the next run to settle.
+      metrics.apply('failed');
+      logger.log('warn', 'apply abandoned: serve is stopping', { account: worker.name, summary: outcome.summary });
+      return;
+    }
     switch (outcome.result) {
       case 'nothing':
         return;

@@ -208,4 +208,30 @@ describe('telform serve', () => {
     const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], { cwd: folder, env });
     expect(after.code, after.stderr).toBe(0);
   }, 120_000);
+
+  it('on SIGTERM during an apply, gives up what is in flight after --drain-timeout and releases the state lock', async () => {
+    const trunks = (await api('pbx', 'GET', '/Zentrunk/Trunk/')).objects as Array<{ trunk_id: string }>;
+    await api('pbx', 'POST', `/Zentrunk/Trunk/${trunks[0]?.trunk_id}/`, { trunk_status: 'disabled' });
+    // Every request now takes 1.5 s: the apply that follows the check is still under way at SIGTERM.
+    await fetch(`${emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: 1_500 }) });
+    try {
+      const slow = await startServeCli(['--accounts', 'accounts.yaml', '--only', 'pbx', '--listen', '127.0.0.1:0', '--interval', '1h', '--apply', 'safe', '--drain-timeout', '1s'], { cwd: folder, env });
+      serve = slow;
+      await slow.waitForEvent(of('pbx', 'account_status', (event) => event.to === 'drifted'), { timeoutMs: 60_000 });
+      expect(await slow.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(slow.logs.find((line) => line.msg === 'stopping')).toMatchObject({ reason: 'SIGTERM', in_flight: ['pbx'] });
+      expect(slow.logs.find((line) => line.msg === 'apply abandoned: serve is stopping')).toMatchObject({ level: 'warn', account: 'pbx' });
+      expect(slow.logs.at(-1)).toMatchObject({ msg: 'stopped', drained: false });
+      expect(slow.events.map((event) => event.type)).toEqual(['account_status']);
+      // Each manifest warning is logged once, not at every check.
+      expect(slow.logs.filter((line) => String(line.msg).includes('no manifest uses it'))).toHaveLength(1);
+    } finally {
+      await fetch(`${emulator.url}/__emulator/faults/`, { method: 'DELETE' });
+    }
+    // The lock was released: an apply takes it at once and heals the trunk.
+    const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], { cwd: folder, env });
+    expect(after.code, after.stderr).toBe(0);
+    const trunk = await api('pbx', 'GET', `/Zentrunk/Trunk/${trunks[0]?.trunk_id}/`);
+    expect((trunk.object as Record<string, unknown>).trunk_status).toBe('enabled');
+  }, 120_000);
 });
