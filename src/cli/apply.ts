@@ -9,7 +9,7 @@ import { ExitCode } from '../run/exit-codes.js';
 import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
-import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
+import { addApprovalOptions, addSecretFileOption, checkScopeOptions, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
 import { interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
@@ -59,7 +59,9 @@ Examples:
   $ telform apply --accounts accounts.yaml --auto-approve --waves 1,10%,100% --soak 10m
   $ telform apply --accounts accounts.yaml --auto-approve --waves 2,100% --canary acme --canary globex
   $ telform apply --accounts accounts.yaml --auto-approve --resume      # after fixing what stopped it
-  $ telform apply -f manifests/ --auto-approve --max-numbers-affected 37     # deleting a trunk with 37 numbers`,
+  $ telform apply -f manifests/ --auto-approve --max-numbers-affected 37     # deleting a trunk with 37 numbers
+  $ telform apply -f manifests/ --exclude Trunk/pbx-out --auto-approve     # everything but that trunk and what uses it
+  $ telform apply --destroy --allow-irreversible all --auto-approve        # teardown of everything telform manages`,
     )
     .action(async (planFile: string | undefined, options: ApplyOptions, cmd: Command) => {
       process.exitCode = await runApply(planFile, options, cmd.optsWithGlobals<GlobalOptions>());
@@ -78,20 +80,17 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   const values = await valuesFromOptions(options, io.cwd);
   if (planFile && values) throw new TelformError('bad_option', `${planFile} holds the values it was planned with: give --values / --value to \`telform plan\`, not to the apply of a saved plan`);
   const rollout = rolloutFromOptions(options);
+  checkScopeOptions(options, { accounts: Boolean(options.accounts), planFile });
   if (options.accounts) {
     if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
-    if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
     const step = applyStep({ parallelism: options.parallelism, waitMs });
     return runAccountsCommand({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, ...(rollout ? { rollout } : {}) }, io);
   }
-  if (planFile && options.target.length > 0) {
-    throw new TelformError('bad_option', `${planFile} is applied as it was planned: give --target to \`telform plan\`, not to the apply of a saved plan`);
-  }
   if (planFile && options.policy.length > 0) {
     throw new TelformError('bad_option', `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`);
   }
-  if (!planFile && options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
+  if (!planFile && options.file.length === 0 && !options.destroy) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
   if (options.format === 'markdown') {
     throw new TelformError('bad_option', 'apply --format markdown is the report of an --accounts run; one account is applied as text or json');
   }
@@ -103,6 +102,8 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,
     policies: options.policy,
+    excludes: options.exclude,
+    destroy: options.destroy === true,
   });
   if (options.format === 'json') return withReconciliation(run, () => applyAsJson(run, { parallelism: options.parallelism, waitMs, quiet: globals.quiet === true }, io));
   return withReconciliation(run, async () => {

@@ -8,7 +8,7 @@ import { ExitCode } from '../run/exit-codes.js';
 import { commandTimer } from './timings.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
-import { addApprovalOptions, addSecretFileOption, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
+import { addApprovalOptions, addSecretFileOption, checkScopeOptions, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
 import { planStep } from '../run/account-steps.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
@@ -41,6 +41,8 @@ Examples:
   $ telform plan -f manifests/ --format markdown > plan.md       # a pull-request comment
   $ telform plan -f manifests/ -o plan.json --allow-irreversible Campaign/old-promo
   $ telform plan -f manifests/ --detailed-exitcode || echo "changes pending"
+  $ telform plan -f manifests/ --exclude Campaign/spring-promo    # all but that campaign (and what uses it)
+  $ telform plan --destroy -o teardown.json --allow-irreversible all  # a customer leaves: review, then apply it
   $ telform plan -f shared/ --values customers/acme.yaml --value pbx_ip=203.0.113.10`,
     )
     .action(async (options: PlanOptions, cmd: Command) => {
@@ -53,8 +55,8 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   const io = processIo();
   const approvals = approvalsFrom(options);
   const values = await valuesFromOptions(options, io.cwd);
+  checkScopeOptions(options, { accounts: Boolean(options.accounts) });
   if (options.accounts) {
-    if (options.target.length > 0) throw new TelformError('bad_option', '--target names resources of one account: give either --target or --accounts');
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
   if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
@@ -63,6 +65,8 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: options.target,
     policies: options.policy,
+    excludes: options.exclude,
+    destroy: options.destroy === true,
   });
   return withReconciliation(run, async () => {
     const plan = run.plan;

@@ -8,7 +8,7 @@ import { suggest } from '../util/suggest.js';
 import type { Ledger } from '../state/ledger.js';
 import { desiredSpecOf, liveSpecOf, secretsOf } from './change-fields.js';
 import { changedFieldsOf, comparable } from './diff.js';
-import type { PlannerKind } from './model.js';
+import type { PlannerKinds } from './model.js';
 import type { Plan } from './plan-types.js';
 
 /** A field to write: the live value (references as `{ ref }`), or `undefined` to remove the field. */
@@ -31,8 +31,7 @@ export interface DriftAcceptance {
 }
 
 /** `only`: accept the changes of these addresses only (`--only`, repeatable); empty: all of them. */
-export function acceptDrift(plan: Plan, ledger: Ledger, kinds: readonly PlannerKind[], only: readonly string[] = []): DriftAcceptance {
-  const kindsByName = new Map(kinds.map((kind) => [kind.kind, kind]));
+export function acceptDrift(plan: Plan, ledger: Ledger, kindsByName: PlannerKinds, only: readonly string[] = []): DriftAcceptance {
   const drifted = plan.changes.filter((change) => change.drifted === true);
   const addresses = new Set(drifted.map((change) => change.address));
   for (const address of only) {

@@ -2,7 +2,7 @@
 // and without everything that depends on them (a trunk on an excluded ACL, the numbers on an excluded
 // trunk, the ACL whose delete waits for an excluded trunk's). Pure: no I/O.
 import { desiredSpecOf, supersededOf } from './change-fields.js';
-import type { PlannerKind } from './model.js';
+import type { PlannerKinds } from './model.js';
 import { referencedNames } from './references.js';
 import { TelformError } from '../util/errors.js';
 import { suggest } from '../util/suggest.js';
@@ -14,7 +14,7 @@ import { summarize } from './summary.js';
  * neither is an error with a suggestion, so a typo never applies what it meant to hold back. The
  * resources left out are neither shown, nor applied, nor part of a saved plan's basis.
  */
-export function excludeFromPlan(plan: Plan, excludes: readonly string[], kinds: readonly PlannerKind[]): Plan {
+export function excludeFromPlan(plan: Plan, excludes: readonly string[], kinds: PlannerKinds): Plan {
   if (excludes.length === 0) return plan;
   const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
   for (const address of excludes) {
@@ -53,8 +53,7 @@ export function excludeFromPlan(plan: Plan, excludes: readonly string[], kinds: 
 }
 
 /** By address, the changes that depend on it: wait for it in apply, or refer to it in their desired spec. */
-function dependentsOf(changes: readonly PlannedChange[], kinds: readonly PlannerKind[]): Map<string, string[]> {
-  const kindsByName = new Map(kinds.map((kind) => [kind.kind, kind]));
+function dependentsOf(changes: readonly PlannedChange[], kindsByName: PlannerKinds): Map<string, string[]> {
   const dependents = new Map<string, string[]>();
   const add = (on: string, dependent: string): void => {
     const list = dependents.get(on);

@@ -10,6 +10,8 @@ import type { Plan, PlanApprovals, PlanFinding } from '../engine/plan-types.js';
 import { preparePlan } from '../engine/prepare.js';
 import { checkSafety, requiredApprovals, type SafetyViolation } from '../engine/safety.js';
 import { limitToTargets } from '../engine/targets.js';
+import { excludeFromPlan } from '../engine/exclude.js';
+import { asTeardown } from '../engine/destroy.js';
 import { keepLiveNames } from '../engine/live-names.js';
 import { catalog } from '../resources/index.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
@@ -65,6 +67,10 @@ export interface ReconcileOptions {
   allowSecretFilesOutside?: boolean | undefined;
   /** `--target` addresses; a saved plan keeps the targets it was made with. */
   targets?: readonly string[];
+  /** `--exclude` addresses; a saved plan keeps the ones it was made with. */
+  excludes?: readonly string[];
+  /** `--destroy`: plan the deletion of everything the state manages; `input` then names no manifests. */
+  destroy?: boolean;
   /** Only reads (drift): a ledger that does not own the account may run it, and is told who does. */
   readOnly?: boolean;
   /** `--policy FILE`: rules evaluated over the fresh plan (a saved plan carries its findings). */
@@ -106,7 +112,11 @@ export async function reconcile(
   const allowSecretFilesOutside = options.allowSecretFilesOutside === true;
   const saved = 'savedPlan' in input ? { file: input.savedPlan, plan: await readSavedPlan(input.savedPlan) } : undefined;
   const approvals = saved ? mergeApprovals(saved.plan.approvals, flagApprovals) : flagApprovals;
-  const desired: DesiredSet = saved
+  const teardown = saved ? saved.plan.destroy === true : options.destroy === true;
+  const desired: DesiredSet = teardown
+    ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
+      { resources: [], findings: [], resolveSecrets: async () => ({}) }
+    : saved
     ? {
         resources: desiredFromPlan(saved.plan),
         findings: saved.plan.findings ?? [],
@@ -151,7 +161,9 @@ export async function reconcile(
     // The owners are read from markers in the account: live text, escaped.
     else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${printable(describeOwners(ownership.owners))}; the state ${store.file} only reads it`);
     // A saved plan is planned again with the targets it was made with (`--target`).
-    const limited = limitToTargets(whole, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
+    const scoped = teardown ? asTeardown(whole) : whole;
+    const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
+    const limited = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds);
     const values = 'values' in desired ? desired.values : undefined;
     const findings = [...findingsOf(limited, desired.findings), ...evaluatePolicies(policies, limited, desired.resources)];
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };

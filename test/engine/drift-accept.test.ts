@@ -4,6 +4,7 @@ import { buildPlan } from '../../src/engine/planner.js';
 import { allKinds, desired, ledgerWith, live, planInputs } from './builders.js';
 
 /** Which values `drift --write` writes: the account's own changes, never the manifest's, never a secret. */
+const kinds = new Map(allKinds.map((kind) => [kind.kind, kind]));
 const source = { file: 'pbx.yaml', line: 4, column: 9 };
 const applied = { name: 'pbx', secure: false, trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' } };
 const ledger = ledgerWith([
@@ -33,7 +34,7 @@ function planWith(trunkSpec: Record<string, unknown>) {
 
 describe('acceptDrift', () => {
   it('writes the live values of the fields the account changed, references as references', () => {
-    const accepted = acceptDrift(planWith(applied), ledger, allKinds);
+    const accepted = acceptDrift(planWith(applied), ledger, kinds);
     expect(accepted.resources).toEqual([
       { address: 'TrunkIpAcl/office', source: { ...source, line: 1 }, fields: [{ field: 'ip_addresses', value: ['203.0.113.10', '192.0.2.7'] }] },
       { address: 'Trunk/pbx', source, fields: [{ field: 'ipacl_uuid', value: { ref: 'lab' } }, { field: 'secure', value: true }] },
@@ -42,9 +43,9 @@ describe('acceptDrift', () => {
   });
 
   it('leaves a field the manifest changed too, and accepts only the addresses given', () => {
-    const accepted = acceptDrift(planWith({ ...applied, secure: true, trunk_direction: 'outbound' }), ledger, allKinds, ['Trunk/pbx']);
+    const accepted = acceptDrift(planWith({ ...applied, secure: true, trunk_direction: 'outbound' }), ledger, kinds, ['Trunk/pbx']);
     expect(accepted.resources).toEqual([{ address: 'Trunk/pbx', source, fields: [{ field: 'ipacl_uuid', value: { ref: 'lab' } }] }]);
-    expect(() => acceptDrift(planWith(applied), ledger, allKinds, ['Trunk/pbc'])).toThrow(
+    expect(() => acceptDrift(planWith(applied), ledger, kinds, ['Trunk/pbc'])).toThrow(
       '--only Trunk/pbc: not a resource changed outside telform; did you mean Trunk/pbx? (changed outside telform: Trunk/pbx, TrunkIpAcl/office)',
     );
   });

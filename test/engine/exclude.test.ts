@@ -4,7 +4,7 @@ import { change, plan } from '../render/plan-builder.js';
 import { aclKind, trunkKind } from './builders.js';
 
 /** `--exclude`: the excluded resources and everything that depends on them leave the plan, and it says so. */
-const kinds = [aclKind, trunkKind];
+const kinds = new Map([aclKind, trunkKind].map((kind) => [kind.kind, kind]));
 const whole = plan(
   [
     change({ address: 'TrunkIpAcl/office', action: 'update', id: 'acl-1', before: {}, after: { name: 'office' } } as never),
