@@ -4,6 +4,7 @@ import { renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.j
 import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
+import { renderDot, renderMermaid } from './graph.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -11,7 +12,7 @@ export interface RenderOptions {
   waitMs?: number;
 }
 
-export type PlanFormat = 'text' | 'json' | 'markdown';
+export type PlanFormat = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot';
 
 /** What one output format renders: pure functions of the engine's results, no I/O. */
 export interface Renderer {
@@ -33,6 +34,15 @@ export const renderers: Record<PlanFormat, Renderer> = {
   markdown: {
     plan: (plan) => renderMarkdown(plan),
     drift: (report, plan) => renderDriftMarkdown(report, plan),
+  },
+  // The graph of the plan's changes: for drift, of the plan that would bring the account back.
+  mermaid: {
+    plan: (plan) => renderMermaid(plan),
+    drift: (_report, plan) => renderMermaid(plan),
+  },
+  dot: {
+    plan: (plan) => renderDot(plan),
+    drift: (_report, plan) => renderDot(plan),
   },
 };
 

@@ -2,6 +2,10 @@ import type { Plan, PlannedChange } from '../engine/plan-types.js';
 import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
 import { printable } from '../util/printable.js';
 import { blastSummary, blastWords, findingLine } from './traffic.js';
+import { renderMermaid } from './graph.js';
+
+/** Changes drawn in the markdown plan's graph; the rest is one "…and N more" node. */
+const markdownGraphLimit = 40;
 
 /** GitHub's comment limit is 65,536 characters; stay under 65,000 with room for the tail. */
 export const markdownLimit = 65_000;
@@ -60,6 +64,8 @@ export function renderMarkdown(plan: Plan): string {
   if (plan.warnings.length > 0) head.push('');
   if (changes.length === 0) head.push('No changes. The account matches the manifests.', '');
 
+  // The order apply runs the changes in, as a graph GitHub and GitLab draw (bounded, so it stays readable).
+  if (changes.length > 0) head.push('#### Order of changes', '', '```mermaid', renderMermaid(plan, markdownGraphLimit).trimEnd(), '```', '');
   let output = `${head.join('\n')}\n`;
   const ordered = [...critical, ...changes.filter((change) => !critical.includes(change))];
   let shown = 0;
