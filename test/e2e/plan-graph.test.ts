@@ -62,7 +62,9 @@ describe('the markdown plan graph of the examples', () => {
         api.initialize({ startOnLoad: false, securityLevel: 'strict' });
         const parsed = await api.parse(text);
         const { svg } = await api.render('plan-graph', text);
-        const out = document.getElementById('out') as HTMLElement;
+        // The test is compiled without the DOM's types: the page's document, as far as it is used here.
+        type Element = { innerHTML: string; querySelectorAll(selector: string): { length: number } };
+        const out = (globalThis as unknown as { document: { getElementById(id: string): Element } }).document.getElementById('out');
         out.innerHTML = svg;
         return { parsed: Boolean(parsed), nodes: out.querySelectorAll('g.node').length, edges: out.querySelectorAll('path.flowchart-link').length };
       }, mermaidText);
