@@ -86,7 +86,7 @@ class OperationsWorker implements AccountWorker {
     const before = this.counts(this.opened);
     try {
       const { session, context } = await this.context();
-      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false });
+      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false, readOnly: true });
       return await withReconciliation(run, async () => {
         const { report } = driftOf(run);
         const after = this.counts(session);
