@@ -1,4 +1,6 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +27,10 @@ let folder: string;
 let env: Record<string, string>;
 let port: number;
 let serve: ServeProcess | undefined;
+/** What the --notify receiver got: the parsed body of each POST, in order. */
+const notified: Array<Record<string, unknown>> = [];
+let receiver: Server;
+let notifyUrl: string;
 
 const document = (kind: string, name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 
@@ -68,6 +74,23 @@ async function api(account: AccountName, method: string, pathname: string, body?
 }
 
 beforeAll(async () => {
+  // The first POST is answered 503: the notifier retries it.
+  let refusedOnce = false;
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      if (!refusedOnce) {
+        refusedOnce = true;
+        response.statusCode = 503;
+        return response.end();
+      }
+      notified.push(JSON.parse(body) as Record<string, unknown>);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   emulator = await startEmulator({ accounts: Object.values(accounts), registryDelayMs: 600_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-serve-'));
   port = await freePort();
@@ -106,6 +129,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await serve?.stop('SIGKILL');
+  await new Promise((resolve) => receiver?.close(resolve));
   await emulator?.close();
   await rm(folder, { recursive: true, force: true });
 });
@@ -130,7 +154,7 @@ describe('telform serve', () => {
 
   it('watches three accounts: callback within seconds, the rest at the next interval, safe healing, held irreversible changes, refused forgeries, a drained stop', async () => {
     serve = await startServeCli(
-      ['--accounts', 'accounts.yaml', '--listen', `127.0.0.1:${port}`, '--interval', '5s', '--jitter', '0', '--account-parallelism', '3', '--apply', 'safe', '--drain-timeout', '10s'],
+      ['--accounts', 'accounts.yaml', '--listen', `127.0.0.1:${port}`, '--interval', '5s', '--jitter', '0', '--account-parallelism', '3', '--apply', 'safe', '--drain-timeout', '10s', '--notify', notifyUrl],
       { cwd: folder, env },
     );
     const running = serve;
@@ -204,6 +228,9 @@ describe('telform serve', () => {
     const stopped = await running.stop('SIGTERM');
     expect(stopped).toEqual({ code: 0, signal: null });
     expect(running.logs.at(-1)).toMatchObject({ msg: 'stopped', drained: true });
+    // --notify got every event of stdout, in order, once (the first after a retry).
+    expect(notified.map((event) => event.id)).toEqual(running.events.map((event) => event.id));
+    expect(notified[0]).toEqual(Object.fromEntries(Object.entries(running.events[0] ?? {}).filter(([key]) => key !== 'receivedAt')));
     // Every lock was released: an apply that must take it runs at once.
     const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], { cwd: folder, env });
     expect(after.code, after.stderr).toBe(0);
