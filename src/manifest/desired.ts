@@ -47,7 +47,11 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
   });
   for (const problem of result.problems) io.report(formatProblem(problem));
   if (result.errorCount > 0) {
-    throw new TelformError('invalid_manifests', `the manifests have ${result.errorCount} error${result.errorCount === 1 ? '' : 's'} (listed above); nothing was sent`);
+    // The errors also travel with it, for a report that is read without the lines above (--accounts).
+    const errors = result.problems.filter((problem) => problem.severity === 'error').map(formatProblem);
+    throw new TelformError('invalid_manifests', `the manifests have ${result.errorCount} error${result.errorCount === 1 ? '' : 's'} (listed above); nothing was sent`, {
+      details: { problems: errors },
+    });
   }
   const sources = new Map<string, Record<string, SecretSource>>();
   const resources = result.model.resources.map((resource) => {

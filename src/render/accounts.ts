@@ -128,7 +128,7 @@ function withTime(account: AccountOutcome): Plan | undefined {
 }
 
 function detailsText(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return `error: ${printable(account.error.message)}\n`;
+  if (account.error) return `error: ${printable(account.error.message)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift && plan) return renderDriftText(account.drift, plan);
   if (report.command === 'apply') return `${printable(account.summary)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
@@ -136,7 +136,7 @@ function detailsText(report: AccountsReport, account: AccountOutcome): string {
 }
 
 function detailsMarkdown(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return `**error:** ${printable(account.error.message)}`;
+  if (account.error) return [`**error:** ${printable(account.error.message)}`, ...(account.problems ?? []).map((line) => `- ${printable(line)}`)].join('\n');
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift) return renderDriftMarkdown(account.drift);
   if (report.command === 'apply') return [account.summary, '', ...(account.problems ?? []).map((line) => `- ${printable(line)}`)].join('\n');

@@ -83,7 +83,10 @@ export function errorOutcome(error: unknown): Omit<AccountOutcome, 'name'> {
   if (error instanceof TelformError) {
     const place = formatPlace(error.place);
     const message = `${place ? `${place}  ` : ''}${error.message}`;
-    return { exit_code: 1, status: 'error', summary: firstLine(message), error: { code: error.code, message } };
+    // Invalid manifests carry their positioned problems: the report names each one under the account.
+    const problems = error.details['problems'];
+    const lines = Array.isArray(problems) ? problems.filter((line): line is string => typeof line === 'string') : [];
+    return { exit_code: 1, status: 'error', summary: firstLine(message), error: { code: error.code, message }, ...(lines.length > 0 ? { problems: lines } : {}) };
   }
   const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
   return { exit_code: 1, status: 'error', summary: firstLine(message), error: { code: 'internal', message } };

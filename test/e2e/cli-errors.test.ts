@@ -31,7 +31,12 @@ describe('--format json', () => {
       expect(run.stderr).toContain('error: the manifests have 1 error (listed above); nothing was sent\n');
       expect(JSON.parse(run.stdout)).toEqual({
         exit_code: 1,
-        error: { code: 'invalid_manifests', message: 'the manifests have 1 error (listed above); nothing was sent' },
+        error: {
+          code: 'invalid_manifests',
+          message: 'the manifests have 1 error (listed above); nothing was sent',
+          // The problems themselves, for a reader of the JSON alone.
+          details: { problems: ['missing.yaml  cannot read missing.yaml: no such file or folder'] },
+        },
       });
     }
   });

@@ -129,9 +129,14 @@ describe('values across 20 accounts', () => {
 
     const apply = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--format', 'json']);
     expect(apply.code).toBe(1);
-    const report = JSON.parse(apply.stdout) as { accounts: Array<{ name: string; status: string; error?: { code: string } }> };
-    expect(report.accounts.filter((account) => account.status !== 'applied').map((account) => [account.name, account.status, account.error?.code])).toEqual([
-      [wrong, 'error', 'invalid_manifests'],
+    const report = JSON.parse(apply.stdout) as { accounts: Array<{ name: string; status: string; error?: { code: string }; problems?: string[] }> };
+    expect(report.accounts.filter((account) => account.status !== 'applied').map((account) => [account.name, account.status, account.error?.code, account.problems])).toEqual([
+      [
+        wrong,
+        'error',
+        'invalid_manifests',
+        [`${path.join('shared', 'pbx.yaml')}:22:11  Trunk/pbx-out  spec.secure: must be true or false (got "yes") (value secure, given at accounts.yaml:${line}:15)`],
+      ],
     ]);
     expect(apply.stderr).toContain(
       `[${wrong}] ${path.join('shared', 'pbx.yaml')}:22:11  Trunk/pbx-out  spec.secure: must be true or false (got "yes") (value secure, given at accounts.yaml:${line}:15)`,
