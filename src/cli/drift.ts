@@ -8,6 +8,10 @@ import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-
 import type { GlobalOptions } from '../run/context.js';
 import { driftStep } from '../run/account-steps.js';
 import { driftOf } from '../run/drift.js';
+import { writeDriftBack } from '../run/drift-write.js';
+import { ExitCode } from '../run/exit-codes.js';
+import { TelformError } from '../util/errors.js';
+import { printable } from '../util/printable.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
 import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
@@ -17,6 +21,8 @@ import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './
 interface DriftOptions extends AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
   file: string[];
   format: PlanFormat;
+  write?: boolean;
+  accept: string[];
 }
 
 export function driftCommand(): Command {
@@ -25,6 +31,8 @@ export function driftCommand(): Command {
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
     .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .option('--write', 'accept the changes made outside telform: rewrite the manifests to say what the account now holds (comments, order and quoting kept)')
+    .option('--accept <address>', 'with --write: accept only this resource\'s changes, e.g. Trunk/pbx-out (repeatable)', collect, [])
     .addHelpText(
       'after',
       `
@@ -35,7 +43,12 @@ manifests changed too), 3 only manifest changes wait to be applied. Without a st
 Examples:
   $ telform drift -f manifests/
   $ telform drift -f manifests/ --format json > drift.json; echo $?
-  $ telform drift -f shared/ --values customers/acme.yaml`,
+  $ telform drift -f shared/ --values customers/acme.yaml
+  $ telform drift -f manifests/ --write && git diff manifests/      # accept what support changed by hand
+  $ telform drift -f manifests/ --write --accept Trunk/pbx-out      # accept that trunk's changes, not the rest
+
+--write never writes a secret (a write-only field cannot be read back: it is a note) and keeps
+{ ref } references; it exits 0 once the manifests say what the account holds.`,
     )
     .action(async (options: DriftOptions, cmd: Command) => {
       process.exitCode = await runDrift(options, cmd.optsWithGlobals<GlobalOptions>());
@@ -48,8 +61,17 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
   if (options.accounts) {
     return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
   }
+  if (options.accept.length > 0 && !options.write) throw new TelformError('bad_option', '--accept chooses what --write writes: give --write too');
+  if (options.write && options.accounts) throw new TelformError('bad_option', '--write rewrites one account\'s manifests: give either --write or --accounts');
   const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), cliContext(io), { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
   return withReconciliation(run, async () => {
+    if (options.write) {
+      const result = await writeDriftBack(run, options.accept, io.cwd);
+      for (const line of result.written) io.stdout(`wrote ${line}\n`);
+      for (const note of result.notes) io.stderr(`note: ${printable(note)}`);
+      if (result.written.length === 0) io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
+      return ExitCode.ok;
+    }
     const { report, exitCode } = driftOf(run);
     io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));
     return exitCode;

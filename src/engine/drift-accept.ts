@@ -30,7 +30,7 @@ export interface DriftAcceptance {
   notes: string[];
 }
 
-/** `only`: accept the changes of these addresses only (`--only`, repeatable); empty: all of them. */
+/** `only`: accept the changes of these addresses only (`--accept`, repeatable); empty: all of them. */
 export function acceptDrift(plan: Plan, ledger: Ledger, kindsByName: PlannerKinds, only: readonly string[] = []): DriftAcceptance {
   const drifted = plan.changes.filter((change) => change.drifted === true);
   const addresses = new Set(drifted.map((change) => change.address));
@@ -38,7 +38,7 @@ export function acceptDrift(plan: Plan, ledger: Ledger, kindsByName: PlannerKind
     if (addresses.has(address)) continue;
     const hint = suggest(address, addresses.keys());
     const known = addresses.size > 0 ? `changed outside telform: ${[...addresses].sort().join(', ')}` : 'nothing was changed outside telform';
-    throw new TelformError('bad_option', `--only ${address}: not a resource changed outside telform${hint ? `; did you mean ${hint}?` : ''} (${known})`);
+    throw new TelformError('bad_option', `--accept ${address}: not a resource changed outside telform${hint ? `; did you mean ${hint}?` : ''} (${known})`);
   }
   const resources: AcceptedResource[] = [];
   const notes: string[] = [];

@@ -82,6 +82,9 @@ function spliceField(text: string, spec: YAMLMap, field: string, value: unknown)
     return [{ start, end: end < 0 ? text.length : end + 1, text: '' }];
   }
   if (!node?.range) return [{ start: key.range?.[1] ?? 0, end: key.range?.[1] ?? 0, text: `: ${renderValue(value, indent + 2)}` }];
+  if (isMap(node) && node.items.length === 1 && isScalar(node.items[0]?.key) && node.items[0].key.value === 'value') {
+    return 'is taken from a value ({ value: NAME }); change the value where it is defined';
+  }
   if (isRef(value) && isMap(node)) {
     const target = node.items.find((item) => isScalar(item.key) && item.key.value === 'ref')?.value;
     if (isScalar(target) && target.range && node.items.length === 1) return [{ start: target.range[0], end: target.range[1], text: renderScalar(value.ref, target) }];

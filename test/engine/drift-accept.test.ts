@@ -46,7 +46,7 @@ describe('acceptDrift', () => {
     const accepted = acceptDrift(planWith({ ...applied, secure: true, trunk_direction: 'outbound' }), ledger, kinds, ['Trunk/pbx']);
     expect(accepted.resources).toEqual([{ address: 'Trunk/pbx', source, fields: [{ field: 'ipacl_uuid', value: { ref: 'lab' } }] }]);
     expect(() => acceptDrift(planWith(applied), ledger, kinds, ['Trunk/pbc'])).toThrow(
-      '--only Trunk/pbc: not a resource changed outside telform; did you mean Trunk/pbx? (changed outside telform: Trunk/pbx, TrunkIpAcl/office)',
+      '--accept Trunk/pbc: not a resource changed outside telform; did you mean Trunk/pbx? (changed outside telform: Trunk/pbx, TrunkIpAcl/office)',
     );
   });
 });
