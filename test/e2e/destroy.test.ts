@@ -94,14 +94,18 @@ describe('a teardown as a reviewed intent', () => {
     expect(withFiles.stderr).toContain('error: --destroy deletes everything the state manages and reads no manifests: give either -f or --destroy');
   });
 
-  it('applies with its approvals (irreversible, blast radius; a protected resource unprotected first), leaving only what telform never managed', async () => {
+  it('applies a saved teardown with its approvals (irreversible, blast radius; a protected resource unprotected first), leaving only what telform never managed', async () => {
     const refused = await cli(['apply', '--destroy', '--auto-approve', '--allow-irreversible', 'all']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Trunk/pbx-inbound is protected in the state');
     expect(await ledgerAddresses()).not.toEqual([]);
 
     expect((await cli(['state', 'unprotect', 'Trunk/pbx-inbound'])).code).toBe(0);
-    const destroy = await cli(['apply', '--destroy', '--auto-approve', '--allow-irreversible', 'all', '--max-numbers-affected', '3']);
+    // Reviewed as a saved plan with its approvals, applied exactly by the merge job.
+    const saved = await cli(['plan', '--destroy', '-o', 'teardown.json', '--allow-irreversible', 'all', '--max-numbers-affected', '3']);
+    expect(saved.code).toBe(0);
+    expect(JSON.parse(await readFile(path.join(folder, 'teardown.json'), 'utf8')).destroy).toBe(true);
+    const destroy = await cli(['apply', 'teardown.json']);
     expect(destroy.stderr).not.toMatch(/failed|refused/);
     expect(destroy.code).toBe(0);
     expect(await ledgerAddresses()).toEqual([]);
