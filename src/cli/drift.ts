@@ -43,6 +43,7 @@ manifests changed too), 3 only manifest changes wait to be applied. Without a st
 Examples:
   $ telform drift -f manifests/
   $ telform drift -f manifests/ --format json > drift.json; echo $?
+  $ telform drift -f manifests/ --format github                # registry refusals as pull-request annotations
   $ telform drift -f shared/ --values customers/acme.yaml
   $ telform drift -f manifests/ --write && git diff manifests/      # accept what support changed by hand
   $ telform drift -f manifests/ --write --accept Trunk/pbx-out      # accept that trunk's changes, not the rest

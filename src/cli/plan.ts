@@ -41,6 +41,7 @@ Examples:
   $ telform plan -f manifests/ --format markdown > plan.md       # a pull-request comment
   $ telform plan -f manifests/ --format mermaid > plan.mmd       # the changes and their order as a graph (also: dot)
   $ telform plan -f manifests/ --policy policies/telecom.yaml   # check the account's own rules
+  $ telform plan -f manifests/ --format github                 # refusals and findings as pull-request annotations
   $ telform plan -f manifests/ -o plan.json --allow-irreversible Campaign/old-promo
   $ telform plan -f manifests/ --detailed-exitcode || echo "changes pending"
   $ telform plan -f manifests/ --exclude Campaign/spring-promo    # all but that campaign (and what uses it)

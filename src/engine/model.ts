@@ -56,6 +56,8 @@ export interface DesiredResource {
   spec: Record<string, unknown>;
   secretSources: Record<string, SecretSourceRef>;
   source?: SourcePlace;
+  /** Where a top-level spec field is written (or would go): a registry refusal naming it is shown there. */
+  placeOfField?: (field: string) => SourcePlace;
 }
 
 export type Reference = { ref: string };

@@ -79,6 +79,10 @@ const change = z.object({
     })
     .optional()
     .describe('The traffic this change breaks, counted from the live account; absent when it breaks none.'),
+  refusal_fields: z
+    .record(z.string(), z.object({ file: z.string(), line: z.number(), column: z.number() }))
+    .optional()
+    .describe('The spec fields a registry refusal names, with where each is written.'),
 });
 
 const finding = z

@@ -68,6 +68,11 @@ export interface ChangeBase {
   moved_from?: string;
   /** The traffic this change breaks; absent when it breaks none. */
   blast?: BlastRadius;
+  /**
+   * A registry refusal (`registry` FAILED) whose reasons name spec fields: where each is written, so
+   * CI annotations show the refusal on the field as well as on the document.
+   */
+  refusal_fields?: Record<string, SourcePlace>;
 }
 
 /**

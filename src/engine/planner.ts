@@ -21,7 +21,7 @@ import {
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';
 import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targets.js';
-import { TelformError } from '../util/errors.js';
+import { TelformError, type SourcePlace } from '../util/errors.js';
 import { finishChange, type ChangeDraft } from './change-draft.js';
 import { followMoves } from './moves.js';
 import { measureBlastRadius } from './blast-radius.js';
@@ -188,6 +188,8 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   change.id = live.id;
   if (desired.source) change.source = desired.source;
   if (live.registry) change.registry = live.registry;
+  const refused = refusalFields(live.registry, desired);
+  if (refused) change.refusal_fields = refused;
   const before = liveView(kind, live, entry, desired, context);
   const after = context.references.canonical(kind, desired.spec);
   const liveForm = comparable(before, kind);
@@ -422,6 +424,23 @@ function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined
 function describeDesired(change: ChangeDraft, desired: DesiredResource): void {
   if (Object.keys(desired.secretSources).length > 0) change.secret_sources = { ...desired.secretSources };
   if (desired.protect) change.protect = true;
+}
+
+/**
+ * The spec fields a registry refusal names (as a word in a declined reason or the error reason),
+ * with where the manifest writes each; undefined when it names none or the resource has no places.
+ */
+function refusalFields(registry: LiveObject['registry'], desired: DesiredResource): Record<string, SourcePlace> | undefined {
+  if (!registry || registry.registration_status.toUpperCase() !== 'FAILED' || !desired.placeOfField) return undefined;
+  const text = [...(registry.declined_reasons ?? []).map((reason) => reason.message), registry.error_reason ?? ''].join('\n');
+  const fields = Object.keys(desired.spec).filter((field) => new RegExp(`(?:^|[^A-Za-z0-9_])${field}(?:$|[^A-Za-z0-9_])`).test(text));
+  if (fields.length === 0) return undefined;
+  const places: Record<string, SourcePlace> = {};
+  for (const field of fields) {
+    const place = desired.placeOfField(field);
+    places[field] = { file: place.file, line: place.line, column: place.column };
+  }
+  return places;
 }
 
 /** The desired spec for display: each secret as its source, `(sensitive, from env PBX_PW)`, never its value. */

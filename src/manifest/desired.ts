@@ -5,7 +5,7 @@ import { displayPath } from './files.js';
 import { loadManifests } from './load.js';
 import { lintCampaigns } from './campaign-lint.js';
 import type { PlanFinding } from '../engine/plan-types.js';
-import { placeOfResource, type ManifestResource } from './model.js';
+import { placeOfResource, placeOfValue, type ManifestResource } from './model.js';
 import { formatProblem } from './report.js';
 import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
 import type { UsedValue, ValueSet } from './values.js';
@@ -91,6 +91,7 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
       spec,
       secretSources,
       source: placeOfResource(resource),
+      placeOfField: (field) => placeOfValue(resource, ['spec', field], resource.spec[field] === undefined ? 'key' : 'value'),
     },
     secrets,
   };

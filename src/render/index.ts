@@ -5,6 +5,7 @@ import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
 import { renderDot, renderMermaid } from './graph.js';
+import { renderPlanGithub, renderPlanGitlab } from './plan-annotations.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -12,7 +13,7 @@ export interface RenderOptions {
   waitMs?: number;
 }
 
-export type PlanFormat = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot';
+export type PlanFormat = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab';
 
 /** What one output format renders: pure functions of the engine's results, no I/O. */
 export interface Renderer {
@@ -43,6 +44,15 @@ export const renderers: Record<PlanFormat, Renderer> = {
   dot: {
     plan: (plan) => renderDot(plan),
     drift: (_report, plan) => renderDot(plan),
+  },
+  // CI annotations: registry refusals on the manifest document (and the fields they name), findings on their place.
+  github: {
+    plan: (plan) => renderPlanGithub(plan),
+    drift: (_report, plan) => renderPlanGithub(plan),
+  },
+  gitlab: {
+    plan: (plan) => renderPlanGitlab(plan),
+    drift: (_report, plan) => renderPlanGitlab(plan),
   },
 };
 

@@ -14,11 +14,11 @@ import { printable } from '../util/printable.js';
  * Other control and bidi characters (a manifest is written by the pull request's author) are
  * escaped as in every other output, so the log shows them instead of obeying them.
  */
-function escapeData(text: string): string {
+export function escapeData(text: string): string {
   return printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
-function escapeProperty(text: string): string {
+export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
