@@ -12,6 +12,7 @@ import type { AccountsOptionValues } from './accounts-options.js';
 import type { CommandIo } from './io.js';
 import { cliContext } from './session.js';
 import { printable } from '../util/printable.js';
+import { interruptible } from './interrupt.js';
 
 export interface AccountsCommandRun {
   command: AccountsCommand;
@@ -38,9 +39,22 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
     approvals: run.approvals,
     lock: run.lock,
     step: run.step,
-    onAccount: (outcome) => io.stderr(`[${outcome.name}] ${outcome.status.replace('_', ' ')}: ${printable(outcome.summary)}`),
+    onAccount: (outcome) => {
+      finished += 1;
+      io.stderr(`[${outcome.name}] ${outcome.status.replace('_', ' ')}: ${printable(outcome.summary)}`);
+    },
   };
-  const report = run.rollout ? await runRollout(accountsRun, run.rollout, cliContext(io)) : await runAccounts(accountsRun, cliContext(io));
+  let finished = 0;
+  const runAll = () => (run.rollout ? runRollout(accountsRun, run.rollout, cliContext(io)) : runAccounts(accountsRun, cliContext(io)));
+  // An apply over accounts, interrupted, says how far it got; each account's journal lets the next run settle it.
+  const report =
+    run.command === 'apply'
+      ? await interruptible('telform apply --accounts', () => ({ pending: [], text: accountsStanding(finished) }), runAll)
+      : await runAll();
   io.stdout(renderAccountsReport(report, options.format));
   return report.exit_code;
+}
+
+function accountsStanding(finished: number): string {
+  return `${finished} account${finished === 1 ? '' : 's'} finished; each account's state journal records what was under way in it, and the next telform plan or apply settles it`;
 }

@@ -10,7 +10,7 @@ import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, checkScopeOptions, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
-import { interruptible } from './interrupt.js';
+import { applyStanding, interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
@@ -130,7 +130,7 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
         waitMs,
         onEvent: progress.onEvent,
         ...approve,
-        interruptible: (apply) => interruptible(progress, apply),
+        interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply),
       });
     } finally {
       progress.flush();
@@ -171,7 +171,7 @@ async function applyAsJson(run: Reconciliation, options: { parallelism: number; 
       parallelism: options.parallelism,
       waitMs: options.waitMs,
       onEvent: progress.onEvent,
-      interruptible: (apply) => interruptible(progress, apply),
+      interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply),
     })(run);
   } finally {
     progress.flush();

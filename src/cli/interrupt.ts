@@ -7,18 +7,31 @@ import type { ApplyProgress } from './progress.js';
 
 const signals = ['SIGINT', 'SIGTERM'] as const;
 
-/** Runs `apply` with the handlers in place, and removes them when it ends. */
-export async function interruptible<T>(progress: ApplyProgress, apply: () => Promise<T>): Promise<T> {
+/** What to say when interrupted: lines not written yet, and where the run stood (after "interrupted by SIGINT: "). */
+export interface Standing {
+  pending: string[];
+  text: string;
+}
+
+/** The standing of one account's apply, from its progress. */
+export function applyStanding(progress: ApplyProgress): () => Standing {
+  return () => {
+    const { finished, total, running } = progress.standing();
+    return {
+      pending: progress.takePending(),
+      text: `${finished} of ${total} operations finished, ${running.length} under way; the state's journal records what was under way, and the next telform plan or apply settles it`,
+    };
+  };
+}
+
+/** Runs `apply` with the handlers in place, and removes them when it ends. `what` names the command (`telform apply`). */
+export async function interruptible<T>(what: string, standing: () => Standing, apply: () => Promise<T>): Promise<T> {
   const onSignal = (signal: NodeJS.Signals): void => {
     for (const name of signals) process.off(name, onSignal);
-    const { finished, total, running } = progress.standing();
-    const lines = [
-      ...progress.takePending(),
-      `telform apply interrupted by ${signal}: ${finished} of ${total} operations finished, ${running.length} under way; the state's journal records what was under way, and the next telform plan or apply settles it`,
-    ];
+    const { pending, text } = standing();
     // Synchronous: the process ends right after, and a write to a pipe could still be queued.
     try {
-      writeSync(2, `${process.stderr.isTTY ? '\r\u001b[K' : ''}${lines.join('\n')}\n`);
+      writeSync(2, `${process.stderr.isTTY ? '\r\u001b[K' : ''}${[...pending, `${what} interrupted by ${signal}: ${text}`].join('\n')}\n`);
     } catch {
       // stderr closed: nobody to tell.
     }

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultAccount } from '../../src/emulator/index.js';
 import { cliPath, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
 /** SIGINT or SIGTERM during an apply: one line says what was interrupted and that the next run settles it; the signal still ends the process. */
@@ -18,12 +19,17 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-/** Starts an apply and sends `signal` once it has finished its first operation. */
-function applyInterrupted(file: string, state: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+/** Starts an apply and sends `signal` once stderr shows a line matching `when`. */
+function applyInterrupted(
+  args: string[],
+  signal: NodeJS.Signals,
+  when = /^created {2}/m,
+  env: Record<string, string> = harness.env,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'apply', '-f', file, '--state', state, '--auto-approve', '--parallelism', '2'], {
+    const child = spawn(process.execPath, [cliPath, 'apply', ...args, '--auto-approve', '--parallelism', '2'], {
       cwd: folder,
-      env: harness.env,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -31,7 +37,7 @@ function applyInterrupted(file: string, state: string, signal: NodeJS.Signals): 
     child.stdout.resume();
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (!sent && /^created {2}/m.test(stderr)) {
+      if (!sent && when.test(stderr)) {
         sent = true;
         child.kill(signal);
       }
@@ -50,7 +56,7 @@ describe('an apply interrupted by a signal', () => {
       );
       await writeFile(file, documents.join('\n---\n'));
       const state = `${signal}.state.json`;
-      const run = await applyInterrupted(file, state, signal);
+      const run = await applyInterrupted(['-f', file, '--state', state], signal);
       // Ended by the signal itself, as before: a shell reports 130 (SIGINT) or 143 (SIGTERM).
       expect(run.signal).toBe(signal);
       const last = run.stderr.trimEnd().split('\n').at(-1) ?? '';
@@ -65,4 +71,32 @@ describe('an apply interrupted by a signal', () => {
       expect(after.code).toBe(0);
     });
   }
+});
+
+describe('an apply over accounts interrupted by a signal', () => {
+  it('says how many accounts finished, and the next run settles the rest', { timeout: 90_000 }, async () => {
+    const documents = Array.from({ length: 6 }, (_, index) =>
+      JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: `fleet-${index}` }, spec: { ip_addresses: [`198.51.100.${index + 1}`] } }),
+    );
+    await writeFile(path.join(folder, 'fleet.yaml'), documents.join('\n---\n'));
+    // Four accounts of one file, all the emulator's default account, each with its own state: one at a time.
+    const accounts = ['north', 'south', 'east', 'west'].map((name) => ({
+      name,
+      manifests: ['fleet.yaml'],
+      credentials: { auth_id_env: 'FLEET_ID', auth_token_env: 'FLEET_TOKEN' },
+    }));
+    await writeFile(
+      path.join(folder, 'fleet-accounts.yaml'),
+      JSON.stringify({ defaults: { state: 'fleet-{account}.json', endpoint: harness.emulator.url }, accounts }),
+    );
+    const env = { ...harness.env, FLEET_ID: defaultAccount.authId, FLEET_TOKEN: defaultAccount.authToken };
+    const args = ['--accounts', 'fleet-accounts.yaml', '--account-parallelism', '1'];
+    const run = await applyInterrupted(args, 'SIGINT', /^\[\w+\] /m, env);
+    expect(run.signal).toBe('SIGINT');
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^telform apply --accounts interrupted by SIGINT: [1-3] accounts? finished; each account's state journal records what was under way in it, and the next telform plan or apply settles it$/,
+    );
+    const next = await runCli(['apply', ...args, '--auto-approve'], { cwd: folder, env });
+    expect(next.code).toBe(0);
+  });
 });
