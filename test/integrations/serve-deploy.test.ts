@@ -85,8 +85,8 @@ describe('integrations/container/Dockerfile', () => {
     const instructions = lines.map((line) => line.split(' ')[0]);
     expect(instructions).toEqual(['FROM', 'ARG', 'COPY', 'RUN', 'FROM', 'COPY', 'RUN', 'USER', 'WORKDIR', 'ENV', 'EXPOSE', 'HEALTHCHECK', 'ENTRYPOINT', 'CMD']);
     expect(lines.filter((line) => line.startsWith('FROM')).every((line) => line.startsWith('FROM node:20-'))).toBe(true);
-    expect(lines).toContain('COPY ${TARBALL} /tmp/telform.tgz');
-    expect(lines).toContain('RUN npm install --global --omit=dev --no-audit --no-fund /tmp/telform.tgz');
+    expect(lines).toContain('COPY ${TARBALL} /tmp/package.tgz');
+    expect(lines).toContain('RUN npm install --global --omit=dev --no-audit --no-fund /tmp/package.tgz');
     expect(lines).toContain('ENTRYPOINT ["telform"]');
     const command = JSON.parse(lines.find((line) => line.startsWith('CMD'))?.slice(4) ?? '[]') as string[];
     expect(await parseError(command)).toBeUndefined();
