@@ -31,6 +31,7 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
   const accountsRun: AccountsRun = {
     command: run.command,
     accountsFile: options.accounts as string,
+    policies: 'policy' in options && Array.isArray(options.policy) ? (options.policy as string[]) : [],
     only: options.only,
     shard: options.shard,
     runId: options.runId,

@@ -22,6 +22,7 @@ import { valuesFromYaml, type GivenValue } from './values.js';
  *     state: postgres://telform@db:5432/telform   # optional with defaults.state
  *     workspace: acme                      # database state only; default the account name
  *     values: { pbx_ip: 203.0.113.10 }     # `{ value: pbx_ip }` in its manifests; over defaults.values
+ *     policies: [policies/acme.yaml]       # CEL policy files, after defaults.policies (docs/policies.md)
  * ```
  *
  * `{account}` in a state path is replaced by the account name, so one default serves every account.
@@ -40,6 +41,8 @@ export interface AccountSpec {
   endpoint: string | undefined;
   /** `defaults.values` overlaid with the account's own `values`, each with where it was given. */
   values: ReadonlyMap<string, GivenValue>;
+  /** Policy files (absolute): `defaults.policies`, then the account's own `policies`. */
+  policies: string[];
 }
 
 /** Account names go into reports, file names and workspace names: a conservative alphabet. */
@@ -54,11 +57,17 @@ const accountSchema = z.strictObject({
   workspace: z.string().regex(accountNamePattern, 'expected letters, digits, ".", "_" or "-"').optional(),
   endpoint: z.string().min(1).optional(),
   values: z.record(z.string(), z.unknown()).optional(),
+  policies: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
 });
 
 const fileSchema = z.strictObject({
   defaults: z
-    .strictObject({ state: z.string().min(1).optional(), endpoint: z.string().min(1).optional(), values: z.record(z.string(), z.unknown()).optional() })
+    .strictObject({
+      state: z.string().min(1).optional(),
+      endpoint: z.string().min(1).optional(),
+      values: z.record(z.string(), z.unknown()).optional(),
+      policies: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+    })
     .optional(),
   accounts: z.array(accountSchema).min(1, 'expected at least one account'),
 });
@@ -143,6 +152,7 @@ export function parseAccountsDocument(text: string, file: string, folder: string
       state: backendFor(named).resolveFrom(folder, named),
       workspace: account.workspace ?? account.name,
       endpoint: account.endpoint ?? parsed.data.defaults?.endpoint,
+      policies: [parsed.data.defaults?.policies, account.policies].flatMap((given) => (given === undefined ? [] : typeof given === 'string' ? [given] : given)).map((entry) => absolute(folder, entry)),
       values: new Map([
         ...defaultValues,
         ...valuesFromYaml(account.values, file, `accounts.${index}.values`, (name) => place(['accounts', index, 'values', name]).source, failure),

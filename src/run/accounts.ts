@@ -30,6 +30,8 @@ export interface AccountsRun {
   approvals: PlanApprovals;
   /** Apply locks each account's ledger. */
   lock: boolean;
+  /** `--policy FILE`: evaluated for every account, after the accounts file's own policies. */
+  policies?: readonly string[];
   step: AccountStep;
   /** Each account's outcome as it finishes (the CLI prints a line). */
   onAccount?: (outcome: AccountOutcome) => void;
@@ -60,7 +62,11 @@ export async function runOne(run: AccountsRun, account: AccountSpec, all: readon
   };
   try {
     const io = { ...context.io, env: accountEnv(context.io.env, account, all), stderr: (line: string) => context.io.stderr(`${prefix}${line}`) };
-    const reconciliation = await reconcile({ paths: account.manifests, values: account.values }, globals, run.approvals, { ...context, io }, { lock: run.lock, readOnly: run.command === 'drift' });
+    const reconciliation = await reconcile({ paths: account.manifests, values: account.values }, globals, run.approvals, { ...context, io }, {
+      lock: run.lock,
+      readOnly: run.command === 'drift',
+      policies: [...account.policies, ...(run.policies ?? [])],
+    });
     try {
       return { name: account.name, ...(await run.step(reconciliation, account)) };
     } finally {

@@ -10,6 +10,7 @@ const account = (name: string, prefix: string): AccountSpec => ({
   workspace: name,
   endpoint: undefined,
   values: new Map(),
+  policies: [],
 });
 
 describe('accountEnv', () => {

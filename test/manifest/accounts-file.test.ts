@@ -28,6 +28,7 @@ accounts:
         workspace: 'acme',
         endpoint: 'https://api.example.test',
         values: new Map(),
+        policies: [],
       },
       {
         name: 'beta',
@@ -37,8 +38,27 @@ accounts:
         workspace: 'beta',
         endpoint: 'http://127.0.0.1:9',
         values: new Map(),
+        policies: [],
       },
     ]);
+  });
+
+  it('takes policy files from the defaults, then the account, resolved against its folder', () => {
+    const [acme, beta] = parse(`
+defaults:
+  state: states/{account}.json
+  policies: policies/telecom.yaml
+accounts:
+  - name: acme
+    manifests: acme/
+    credentials: { auth_id_env: ACME_ID, auth_token_env: ACME_TOKEN }
+    policies: [acme/strict.yaml, /etc/telform/extra.yaml]
+  - name: beta
+    manifests: beta/
+    credentials: { auth_id_env: BETA_ID, auth_token_env: BETA_TOKEN }
+`);
+    expect(acme?.policies).toEqual(['/repo/ops/policies/telecom.yaml', '/repo/ops/acme/strict.yaml', '/etc/telform/extra.yaml']);
+    expect(beta?.policies).toEqual(['/repo/ops/policies/telecom.yaml']);
   });
 
   it('names the place of a mistake', () => {
