@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
-import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 
 // The blast radius end to end: 37 numbers on an inbound trunk, attached outside telform.
 let harness: EmulatorForCli;
@@ -52,6 +52,12 @@ describe('blast radius', () => {
     expect(plan.stdout).toContain('  #   traffic: breaks calls to 37 numbers\n');
     expect(plan.stdout).toContain('\nBlast radius: breaks calls to 37 numbers.\n');
     expect(plan.stdout).toContain('Approvals needed: --max-numbers-affected 37 (missing).');
+    // The example policies warn (not refuse) about a change that breaks more than 10 numbers (a deleted
+    // resource has no manifest place, so the finding has none).
+    const policy = await cli(['plan', '-f', 'pbx.yaml', ...state, '--policy', path.join(repository, 'policies/telecom.yaml')]);
+    expect(policy.stdout).toContain(
+      '\n  warning  numbers-affected-reviewed  Trunk/main  this change breaks calls or messages of more than 10 numbers; ask the owner of those numbers [policy]\n',
+    );
     const markdown = await cli(['plan', '-f', 'pbx.yaml', ...state, '--format', 'markdown']);
     expect(markdown.stdout).toContain('| **numbers affected** | **37** |');
     expect(markdown.stdout).toContain('- **Trunk/main** will be deleted — breaks calls, breaks calls to 37 numbers');
