@@ -21,6 +21,7 @@ export function shares(total) {
   return { sipCredentials, sipAcls, bindings, brands, campaigns, trunkAcls, trunkCredentials, uris, trunks };
 }
 
+// Samples and replies name the brand, as 10DLC lint (and the registry's vetters) ask.
 const campaignSpec = (brand) =>
   [
     `  brand_id: { ref: ${brand} }`,
@@ -28,11 +29,11 @@ const campaignSpec = (brand) =>
     '  usecase: MIXED',
     '  sub_usecases: [CUSTOMER_CARE, MARKETING]',
     '  description: Customer care conversations and monthly offers for loyalty members.',
-    '  sample1: "Thanks for contacting us, an agent will reply soon. Reply STOP to opt out."',
-    '  sample2: "Members save 20% this weekend with code SPRING. Reply STOP to opt out."',
+    `  sample1: "${brand}: thanks for contacting us, an agent will reply soon. Reply STOP to opt out."`,
+    `  sample2: "${brand}: members save 20% this weekend with code SPRING at example.com/offers. Reply STOP to opt out."`,
     '  message_flow: Members opt in on the member page of the website and confirm by replying YES.',
-    '  help_message: "Help at example.com/help or 1-800-555-0100."',
-    '  optout_message: "You are unsubscribed and will receive no more messages."',
+    `  help_message: "${brand}: help at example.com/help or 1-800-555-0100."`,
+    `  optout_message: "${brand}: you are unsubscribed and will receive no more messages."`,
     '  subscriber_optin: true',
     '  subscriber_optout: true',
     '  subscriber_help: true',
