@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { applyPlan, ledgerRefreshes, type ApplyEvent, type ApplyResult } from '../engine/apply.js';
 import type { SafetyViolation } from '../engine/safety.js';
 import { hasChanges } from '../engine/summary.js';
+import { claimOnFirstWrite } from '../state/ownership.js';
 import type { Reconciliation } from './reconcile.js';
 
 export interface ApplyRunOptions {
@@ -44,7 +45,7 @@ export type ApplyRunOutcome =
 
 /**
  * Applies the reconciled plan: refuses it when a gate does (before anything else), records a
- * protection-only change in the state, asks `approve`, then applies in dependency waves through the
+ * protection-only change in the state, asks `approve`, claims an account nobody owns, then applies in dependency waves through the
  * run's live context (its memo spares reads the plan already made) and compacts the journal.
  */
 export async function applyReconciled(run: Reconciliation, options: ApplyRunOptions): Promise<ApplyRunOutcome> {
@@ -71,6 +72,8 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
     };
   }
   if (options.approve && !(await options.approve())) return { status: 'cancelled' };
+  // The fence first: an account nobody owns is claimed before any other write (refused if another ledger claimed it meanwhile).
+  if (run.claimsAccount) await claimOnFirstWrite(run.store, run.live, run.session.account, 'apply');
   const send = () =>
     applyPlan(inputs, {
       parallelism: options.parallelism,

@@ -11,7 +11,7 @@ import { catalog, type Kind } from '../resources/index.js';
 import { liveContext } from '../resources/live-side.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
 import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../state/import-ownership.js';
-import { assertMayWrite, ownershipOf } from '../state/ownership.js';
+import { assertMayWrite, claimOnFirstWrite, claimsOnWrite, ownershipOf } from '../state/ownership.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { openState } from './state-location.js';
@@ -58,7 +58,8 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
         }),
       );
       // Recording objects is writing: only the account's owner imports (any ledger, while nobody has claimed it).
-      assertMayWrite(ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage), store, session.account, 'import');
+      const ownership = ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage);
+      assertMayWrite(ownership, store, session.account, 'import');
       const listed = new Map(lists);
       const skipped = ownedAmong(listed, store.ledger);
       const imported = importResources(kinds, listed, ownedIdsByKind(store.ledger));
@@ -68,6 +69,8 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
       if (taken.length > 0) {
         throw new TelformError('import_overwrite', `not overwriting ${taken.map((file) => path.relative(io.cwd, file)).join(', ')}; choose another --out folder or move them away`);
       }
+      // An import that records objects in an account nobody owns claims it first (as an apply does).
+      if (imported.length > 0 && claimsOnWrite(ownership, store.ledger)) await claimOnFirstWrite(store, live, session.account, 'import');
       // No schema committed in the repository: this version's, beside the manifests, so every clone resolves it.
       const out = path.resolve(io.cwd, run.out);
       if (files.size > 0 && schemaReference(out) === undefined) {

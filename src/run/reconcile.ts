@@ -15,7 +15,7 @@ import { asTeardown } from '../engine/destroy.js';
 import { keepLiveNames } from '../engine/live-names.js';
 import { catalog } from '../resources/index.js';
 import { readOwnershipMarkers } from '../resources/ownership-marker.js';
-import { assertMayWrite, describeOwners, ownershipOf, unclaimedAdoptionNote } from '../state/ownership.js';
+import { assertMayWrite, claimNote, claimRequests, claimsOnWrite, describeOwners, ownershipOf } from '../state/ownership.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import { loadPolicies } from '../manifest/policy-file.js';
 import { evaluatePolicies } from '../manifest/policy-eval.js';
@@ -55,6 +55,11 @@ export interface Reconciliation {
   /** What the safety gates refuse in `plan` with the approvals given (docs/state-and-safety.md, safety). */
   violations: SafetyViolation[];
   fingerprinter: SecretFingerprinter;
+  /**
+   * Nobody owns the account and the plan changes something: applying it claims the account for
+   * this ledger, as its first write (`claimOnFirstWrite`). Never set for a read-only run.
+   */
+  claimsAccount: boolean;
   close(): Promise<void>;
 }
 
@@ -167,12 +172,14 @@ export async function reconcile(
     const values = 'values' in desired ? desired.values : undefined;
     const findings = [...findingsOf(limited, desired.findings), ...evaluatePolicies(policies, limited, desired.resources)];
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
-    const plan = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
+    const planned = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
+    // The first apply of an account nobody owns claims it: its requests are in the estimate.
+    const claims = !options.readOnly && claimsOnWrite(ownership, store.ledger) && writes(planned);
+    const plan = claims ? { ...planned, summary: { ...planned.summary, api_requests: planned.summary.api_requests + claimRequests } } : planned;
     if (saved) assertPlanApplies(saved.plan, plan, saved.file);
     const chosen = saved ? saved.plan : plan;
     // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.
-    const note = unclaimedAdoptionNote(ownership, store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length);
-    if (note && !options.readOnly) io.stderr(note);
+    if (claims) io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
     const opened = store;
     return {
@@ -187,6 +194,7 @@ export async function reconcile(
       read,
       violations,
       fingerprinter,
+      claimsAccount: claims,
       close: async () => {
         await opened.close();
         await session.close();
@@ -203,6 +211,11 @@ export async function reconcile(
 function findingsOf(plan: Plan, findings: readonly PlanFinding[]): PlanFinding[] {
   const addresses = new Set(plan.changes.map((change) => change.address));
   return findings.filter((finding) => addresses.has(finding.address));
+}
+
+/** Whether applying the plan writes (to the account or the ledger): a blocked change is never sent. */
+function writes(plan: Plan): boolean {
+  return plan.changes.some((change) => (change.action !== 'noop' && change.action !== 'blocked') || change.moved_from !== undefined);
 }
 
 /** Runs `work` on a reconciliation and closes it, whatever happens. */

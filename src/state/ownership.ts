@@ -10,8 +10,9 @@ import type { LedgerStore } from './ledger-store.js';
  * A ledger of another lineage may read the account but never write to it; `telform state claim`
  * and `release` hand it over, explicitly, and each ledger records its hand-overs.
  *
- * An account nobody has claimed is written by whichever ledger applies — as before markers
- * existed — except by a ledger that released it: that one must claim it again.
+ * An account nobody has claimed is claimed by the first ledger that writes to it (apply, import),
+ * as that write's first request — except by a ledger that released it: that one must claim it
+ * again, explicitly.
  */
 export type Ownership =
   | { status: 'unclaimed' }
@@ -58,12 +59,53 @@ export function assertMayWrite(ownership: Ownership, store: LedgerStore, account
 }
 
 /**
- * Said when a state that did not exist before this run takes over objects of an account nobody has
- * claimed (`adopted`: how many): the one case the fence cannot tell apart from a second ledger.
+ * Whether this ledger's first write claims the account: nobody owns it and this ledger did not
+ * release it (a released ledger is refused instead, by `assertMayWrite`).
  */
-export function unclaimedAdoptionNote(ownership: Ownership, store: LedgerStore, account: string, adopted: number): string | undefined {
-  if (ownership.status !== 'unclaimed' || store.existed || adopted === 0) return undefined;
-  return `note: the new state ${store.file} takes over ${adopted} object${adopted === 1 ? '' : 's'} already in account ${account}, which no state has claimed; if another state manages ${adopted === 1 ? 'it' : 'them'}, both would own ${adopted === 1 ? 'it' : 'them'}: claim the account with the state that should own it (telform state claim), and every other state is refused`;
+export function claimsOnWrite(ownership: Ownership, ledger: Ledger): boolean {
+  return ownership.status === 'unclaimed' && !releasedByLedger(ledger);
+}
+
+/**
+ * Said by a plan or apply whose first write will claim the account (`adopted`: how many objects
+ * already in the account it takes over). A ledger never written yet gets its lineage when it is
+ * first stored, so the plan names the state rather than a lineage that would not last.
+ */
+export function claimNote(store: LedgerStore, account: string, adopted: number): string {
+  const whose = store.existed ? `the state ${store.file} (lineage ${store.ledger.lineage})` : `the new state ${store.file}`;
+  const taken = adopted === 0 ? '' : ` and takes over ${adopted} object${adopted === 1 ? '' : 's'} already in it`;
+  return `note: this apply claims account ${account} for ${whose}: nobody owns it yet, so its first write is an ownership marker${taken}; from then on every other state may only read the account (hand-over: telform state release and telform state claim)`;
+}
+
+/** Requests a claim on the first write sends: the marker's create and the re-read that checks it won. */
+export const claimRequests = 2;
+
+/**
+ * Claims the account for this ledger before its first write (apply, import): the ledger is stored
+ * first (the marker must name a lineage that lasts), the marker is made, and the markers are read
+ * again. Another lineage's marker then means another ledger claimed the account at the same time:
+ * this one removes its own marker and refuses, before anything else is written. Each racer that
+ * sees the other backs off, so two ledgers never both go on (the API lists markers in no order a
+ * tie could be broken by safely: one that saw only its own marker has already gone on); when both
+ * back off, the account stays unclaimed and the next run claims it.
+ */
+export async function claimOnFirstWrite(store: LedgerStore, live: LiveContext, account: string, what: string): Promise<void> {
+  const lineage = store.ledger.lineage;
+  const before = ownershipOf(await readOwnershipMarkers(live, true), lineage);
+  if (before.status === 'ours') return;
+  assertMayWrite(before, store, account, what);
+  await store.persist();
+  const mine = await createOwnershipMarker(live, lineage);
+  const after = ownershipOf(await readOwnershipMarkers(live, true), lineage);
+  if (after.status === 'other') {
+    await deleteOwnershipMarker(live, mine);
+    throw new TelformError(
+      'account_owned',
+      `${what} refused: account ${account} was claimed by ${describeOwners(after.owners)} while the state ${store.file} (lineage ${lineage}) was claiming it; nothing else was written; ${handOverAdvice(after.owners)}`,
+    );
+  }
+  store.recordOwnership({ action: 'claim', at: store.timestamp() });
+  await store.compact();
 }
 
 /** How to hand an account over, said in every refusal. */
