@@ -53,17 +53,22 @@ describe('one owner per account', () => {
     await rm(w.folder, { recursive: true, force: true });
   });
 
-  it('fences the account once claimed: a second fresh ledger plans no adoption, names the owner and writes nothing; reads still work', async () => {
+  it('fences the account from its first apply: a second fresh ledger plans no adoption, names the owner and writes nothing; reads still work', async () => {
+    const plan0 = await w.cli(['--state', 'owner.json', 'plan', '-f', 'examples/']);
+    expect(plan0.code).toBe(0);
+    const claimNote = 'note: this apply claims account MAEMULATOR0000000001 for the new state owner.json: nobody owns it yet, so its first write is an ownership marker; from then on every other state may only read the account (hand-over: telform state release and telform state claim)\n';
+    expect(plan0.stderr).toBe(claimNote);
+    expect(w.writes()).toEqual([]);
     const applied = await w.cli(['--state', 'owner.json', 'apply', '-f', 'examples/', '--auto-approve', '--wait', '1m']);
     expect(applied.stdout).toMatch(converged);
-    // Before any claim, a new state that would take objects over is warned, and the plan still runs.
-    const early = await w.cli(['--state', 'early.json', 'plan', '-f', 'examples/pbx/']);
-    expect(early.code).toBe(0);
-    expect(early.stderr).toMatch(/^note: the new state early\.json takes over \d+ objects already in account MAEMULATOR0000000001, which no state has claimed; if another state manages them, both would own them: claim the account with the state that should own it \(telform state claim\), and every other state is refused\n$/);
-    const claimed = await w.cli(['--state', 'owner.json', 'state', 'claim']);
+    expect(applied.stderr.startsWith(claimNote)).toBe(true);
     const owner = await lineageOf(w.folder, 'owner.json');
-    expect(claimed).toMatchObject({ code: 0, stdout: `the state owner.json (lineage ${owner}) now owns account MAEMULATOR0000000001; other ledgers may only read it\n` });
+    // The fence is the apply's first write, and the claim is recorded in the ledger.
+    expect(w.writes()[0]).toEqual({ method: 'POST', path: '/v1/Account/MAEMULATOR0000000001/SipAuth/IpAccessControlList/' });
     expect(await sipAclNames(w.harness)).toContain(`telform-owner:${owner}`);
+    expect(JSON.parse(await readFile(path.join(w.folder, 'owner.json'), 'utf8'))).toMatchObject({ ownership: [{ action: 'claim' }] });
+    // The owner's next apply claims nothing again.
+    expect((await w.cli(['--state', 'owner.json', 'plan', '-f', 'examples/'])).stderr).toBe('');
     expect((await w.cli(['--state', 'owner.json', 'state', 'claim'])).stdout).toBe(`the state owner.json (lineage ${owner}) already owns account MAEMULATOR0000000001\n`);
 
     const before = w.writes().length;
@@ -196,4 +201,29 @@ describe('import into a ledger that already manages the account', () => {
     const again = await w.cli(['import', '--out', 'imported-again']);
     expect(again.stdout).toMatch(/^Imported 0 resources into imported-again \(0 files\) and recorded them in the state\.\nSkipped \d+ objects/);
   }, 240_000);
+});
+
+describe('import into an account nobody owns', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(async () => {
+    await w.harness.emulator.close();
+    await rm(w.folder, { recursive: true, force: true });
+  });
+
+  it('claims it before recording anything, and another state then may not import', async () => {
+    await callApi(w.harness.emulator, 'POST', '/SipAuth/IpAccessControlList/', { name: 'by-hand' });
+    const start = w.writes().length;
+    const imported = await w.cli(['--state', 'imported.json', 'import', '--kinds', 'SipIpAcl', '--out', 'acls']);
+    expect(imported).toMatchObject({ code: 0, stderr: 'read 1 SipIpAcl\n' });
+    const lineage = await lineageOf(w.folder, 'imported.json');
+    expect(w.writes().slice(start)).toEqual([{ method: 'POST', path: '/v1/Account/MAEMULATOR0000000001/SipAuth/IpAccessControlList/' }]);
+    expect(await sipAclNames(w.harness)).toEqual(['by-hand', `telform-owner:${lineage}`]);
+    expect(JSON.parse(await readFile(path.join(w.folder, 'imported.json'), 'utf8'))).toMatchObject({ ownership: [{ action: 'claim' }], resources: { 'SipIpAcl/by-hand': {} } });
+    const other = await w.cli(['--state', 'other.json', 'import', '--kinds', 'SipIpAcl', '--out', 'other']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(`error: import refused: account MAEMULATOR0000000001 is owned by the telform ledger of lineage ${lineage}, not by a new state other.json;`);
+  }, 120_000);
 });
