@@ -35,12 +35,14 @@ export function stateClaimCommand(): Command {
       'after',
       `
 The account records its owner in an ownership marker (an empty SIP IP ACL named
-telform-owner:<lineage>) that plans, imports and unmanaged lists never show. While another ledger
+telform-owner:<lineage>) that plans, imports and unmanaged lists never show. The first apply
+(or import) that writes to an account nobody owns claims it by itself; run claim to take an account
+before that, or one another state released or lost. While another ledger
 owns the account, claim refuses unless that ledger released it (telform state release) or
 --take-over names its lineage exactly. A new state is created (with its lineage) if there is none.
 
 Examples:
-  $ telform state claim                                       # nobody owns the account yet
+  $ telform state claim                                       # nobody owns the account yet (before a first apply)
   $ telform --state old.json state release && telform --state new.json state claim
   $ telform state claim --take-over 0b7e6d8e-2f4c-4f57-9a39-3d1f0c2a9b11   # the owner's state is lost`,
     )

@@ -126,10 +126,10 @@ describe('the accounts apply shares its plan\'s reads', () => {
         lock: true,
         step: applyStep({ parallelism: 4, waitMs: 3_600_000, clock }),
       },
-      harness.context({ ONE_ID: accounts[0].authId, ONE_TOKEN: accounts[0].authToken }),
+      harness.context({ ONE_ID: accounts[2].authId, ONE_TOKEN: accounts[2].authToken }),
     );
     expect(report.accounts[0]).toMatchObject({ status: 'applied', exit_code: 0 });
-    const requests = emulator.runtime.log.list({ account: accounts[0].authId, type: 'request', sinceSeq: since });
+    const requests = emulator.runtime.log.list({ account: accounts[2].authId, type: 'request', sinceSeq: since });
     // The numbers were linked after their campaign was polled to ACTIVE (reads of the campaign)…
     expect(requests.filter((entry) => entry.method === 'POST' && /\/Campaign\/[^/]+\/Number\/$/.test(entry.path)).length).toBe(2);
     expect(requests.filter((entry) => entry.method === 'GET' && /\/Campaign\/[^/]+\/$/.test(entry.path)).length).toBeGreaterThan(0);

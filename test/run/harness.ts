@@ -1,4 +1,4 @@
-// In-process harness for the operations of src/run: an emulator on 127.0.0.1 serving two accounts,
+// In-process harness for the operations of src/run: an emulator on 127.0.0.1 serving three accounts,
 // a temporary folder for manifests, accounts files and states, and a `connect` that builds a client
 // as the CLI would (endpoint from the options, credentials from the run's environment).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +15,8 @@ import { systemClock } from '../../src/util/clock.js';
 export const accounts = [
   { authId: 'MAOPSONE000000000001', authToken: 'ops-token-one-00000000000000000000' },
   { authId: 'MAOPSTWO000000000002', authToken: 'ops-token-two-00000000000000000000' },
+  // For a test whose state is a third one: an account has one owning state.
+  { authId: 'MAOPSTHREE0000000003', authToken: 'ops-token-three-000000000000000000' },
 ] as const;
 
 export interface Harness {
