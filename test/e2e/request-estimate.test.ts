@@ -1,7 +1,7 @@
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 import { demoSecrets, examplesDir } from './examples.js';
@@ -54,13 +54,14 @@ function trunks(count: number, secure: boolean): string {
   return documents.join('\n---\n');
 }
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   harness = await emulatorForCli({ registryDelayMs: 4000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-estimate-'));
   await cp(examplesDir, path.join(folder, 'examples'), { recursive: true });
   env = { ...harness.env, ...demoSecrets() };
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
@@ -91,7 +92,6 @@ describe('the request estimate', () => {
   });
 
   it('counts the reads of the account apply makes before it writes: 12 creates in a fresh account', async () => {
-    // Names of their own: the other tests' trunks would be adopted.
     await writeFile(path.join(folder, 'twelve.yaml'), trunks(11, false).replaceAll('"trunk-', '"twelve-').replaceAll('"edge"', '"twelve-edge"'));
     const args = ['-f', 'twelve.yaml', '--state', 'twelve.json'];
     const plan = await cli(['plan', ...args, '--format', 'json']);
@@ -102,18 +102,20 @@ describe('the request estimate', () => {
     const sent = requestCount() - start;
     expect(apply.code).toBe(0);
     expect(summary.create).toBe(12);
-    // Every kind's list is read once (a page each in this account), then the 12 creates.
+    // Every kind's list is read once (a page each in this account), then the claim of the account
+    // nobody owned (its marker and the read that checks no other state claimed it), then the 12 creates.
     expect(summary.api_reads).toBeGreaterThan(0);
-    expect(summary.api_requests).toBe(12 + summary.api_reads);
+    expect(summary.api_requests).toBe(2 + 12 + summary.api_reads);
     expect(sent).toBe(summary.api_requests);
-    expect(text.stdout).toContain(`API requests to apply: about ${sent} (${summary.api_reads} to read the account, 12 to change it).\n`);
+    expect(text.stdout).toContain(`API requests to apply: about ${sent} (${summary.api_reads} to read the account, 14 to change it).\n`);
   });
 
   it('is within 10% of what a 250-trunk update sends', async () => {
     await writeFile(path.join(folder, 'trunks.yaml'), trunks(250, false));
     const args = ['-f', 'trunks.yaml', '--state', 'trunks.json', '--rate-limit', '100000/1s'];
     const created = await applyPhaseRequests(args);
-    expect(created.writes).toBe(251);
+    // The first apply also claims the account (2 requests).
+    expect(created.writes).toBe(253);
     expect(Math.abs(created.sent - created.estimate)).toBeLessThanOrEqual(Math.ceil(created.estimate * 0.1));
     await writeFile(path.join(folder, 'trunks.yaml'), trunks(250, true));
     const start = requestCount();

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorForCli, runCli, callApi, type EmulatorForCli } from './cli.js';
 
 /**
@@ -29,11 +29,12 @@ async function aclAddresses(name: string): Promise<string[]> {
   return objects.find((object) => object.name === name)?.ip_addresses ?? [];
 }
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   harness = await emulatorForCli();
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-saved-plan-'));
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
