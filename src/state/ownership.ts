@@ -77,8 +77,12 @@ export function claimNote(store: LedgerStore, account: string, adopted: number):
   return `note: this apply claims account ${account} for ${whose}: nobody owns it yet, so its first write is an ownership marker${taken}; from then on every other state may only read the account (hand-over: telform state release and telform state claim)`;
 }
 
-/** Requests a claim on the first write sends: the marker's create and the re-read that checks it won. */
-export const claimRequests = 2;
+/**
+ * Requests a claim on the first write sends: a fresh read of the markers (the plan's may be old by
+ * the time apply starts), the marker's create, and the read that checks no other state claimed the
+ * account at the same moment.
+ */
+export const claimRequests = 3;
 
 /**
  * Claims the account for this ledger before its first write (apply, import): the ledger is stored
