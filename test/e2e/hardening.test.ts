@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { callApi, cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 import { examplesDir } from './examples.js';
@@ -24,13 +24,14 @@ async function manifests(file: string, documents: string[]): Promise<string> {
   return file;
 }
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   // Registrations stay PROCESSING for the whole file: campaigns keep waiting for their brand.
   harness = await emulatorForCli({ registryDelayMs: 3_600_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-hardening-'));
   await cp(examplesDir, path.join(folder, 'examples'), { recursive: true });
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
@@ -128,7 +129,7 @@ describe('output', () => {
 });
 
 describe('plan -o and apply FILE', () => {
-  it('refuses to write the plan over a manifest, or over any file that is not a saved plan', async () => {
+  it('refuses to write the plan over a manifest, or over any file that is not a saved plan, and suggests -f for a manifest given to apply as a plan file', async () => {
     const file = await manifests('m.yaml', [doc('TrunkIpAcl', 'out-acl', { ip_addresses: ['192.0.2.98'] })]);
     const before = await readFile(path.join(folder, file), 'utf8');
     const over = await cli(['plan', '-f', 'm.yaml', '-o', 'm.yaml', '--state', 'out.json']);
@@ -142,9 +143,8 @@ describe('plan -o and apply FILE', () => {
     // A saved plan may be replaced by a new one.
     expect((await cli(['plan', '-f', 'm.yaml', '-o', 'plan.json', '--state', 'out.json'])).code).toBe(0);
     expect((await cli(['plan', '-f', 'm.yaml', '-o', 'plan.json', '--state', 'out.json'])).code).toBe(0);
-  });
 
-  it('suggests -f for a manifest given to apply as a plan file', async () => {
+    // A manifest given to apply as a plan file: -f is suggested.
     const run = await cli(['apply', 'm.yaml', '--state', 'out.json']);
     expect(run.stderr).toBe('error: m.yaml is not a saved plan; it looks like a manifest: apply manifests with -f, as in telform apply -f m.yaml\n');
   });
@@ -152,6 +152,7 @@ describe('plan -o and apply FILE', () => {
 
 describe('--allow-irreversible', () => {
   it('warns about an address the plan does not hold, naming the closest one that needs approval', async () => {
+    expect((await cli(['apply', '-f', 'examples/10dlc', '--state', 'tendlc.json', '--auto-approve'])).code).toBe(0);
     const plan = await cli(['plan', '-f', 'examples/10dlc', '--state', 'tendlc.json', '--allow-irreversible', 'Campaign/acme-order']);
     expect(plan.stdout).toContain('warning: --allow-irreversible Campaign/acme-order approves nothing: the plan has no irreversible change of Campaign/acme-order (it has no irreversible change at all)\n');
     // Without its brand document, the brand is deleted: irreversible.

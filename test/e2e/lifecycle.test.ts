@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { advanceClock, callApi, cleanEnv, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 import { campaignAttributes } from './examples.js';
@@ -30,11 +30,12 @@ function cli(args: string[], extraEnv: Record<string, string> = {}) {
 
 const acl = (name: string, address = '203.0.113.10') => doc('TrunkIpAcl', name, { ip_addresses: [address] });
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   harness = await emulatorForCli({ registryDelayMs: 200 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-lifecycle-'));
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
