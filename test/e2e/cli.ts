@@ -92,3 +92,14 @@ export function startCli(args: readonly string[], options: { cwd: string; env?: 
   child.stdin.end(options.input ?? '');
   return { pid: child.pid as number, done, kill: (signal) => child.kill(signal) };
 }
+
+/**
+ * The lineage of the state that owns the emulator's default account (its ownership marker), for a
+ * test whose new state takes the account over from a state it treats as lost.
+ */
+export async function ownerOf(emulator: RunningEmulator): Promise<string> {
+  const page = await callApi(emulator, 'GET', '/SipAuth/IpAccessControlList/?limit=20');
+  const owners = (page.body.objects as Array<{ name: string }>).map((acl) => acl.name).filter((name) => name.startsWith('telform-owner:'));
+  if (owners.length !== 1) throw new Error(`expected one ownership marker, found ${owners.length}`);
+  return (owners[0] as string).slice('telform-owner:'.length);
+}

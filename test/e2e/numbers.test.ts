@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
-import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, emulatorForCli, runCli, type EmulatorForCli, ownerOf } from './cli.js';
 
 /** PhoneNumber on trunks end to end: attach, re-point, detach, re-attach, refusals, drift and import. */
 let harness: EmulatorForCli;
@@ -54,6 +54,11 @@ function pbx(trunk: string, lines: { main: string | null; sales?: string | null 
     numberDoc('main-line', '+14155550100', on(lines.main)),
     ...(lines.sales === undefined ? [] : [numberDoc('sales-line', '14155550101', on(lines.sales))]),
   ];
+}
+
+/** The account passes from the state of the test before to `state`, explicitly: each test's state owns it in turn. */
+async function handOverTo(state: string): Promise<void> {
+  expect((await cli(['--state', state, 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
 }
 
 beforeAll(async () => {
@@ -135,6 +140,7 @@ describe('phone numbers on inbound trunks', () => {
     const trunk = await api('POST', '/Zentrunk/Trunk/', { name: 'by-hand-out', trunk_direction: 'outbound', ipacl_uuid: made.body.ipacl_uuid });
     const trunkId = trunk.body.trunk_id as string;
     await write('outbound.yaml', [numberDoc('out-line', '14155550102', { app_id: trunkId })]);
+    await handOverTo('outbound.json');
     const plan = await cli(['plan', '-f', file, '--state', 'outbound.json']);
     expect(plan.stdout).toContain(
       [
@@ -147,6 +153,7 @@ describe('phone numbers on inbound trunks', () => {
 
   it('blocks turning a trunk outbound while numbers are attached to it', async () => {
     const file = await write('turn.yaml', [uri('turn', 'turn.pbx.example.com'), inbound('turn-in', 'turn')]);
+    await handOverTo('turn.json');
     expect((await cli(['apply', '-f', file, '--state', 'turn.json', '--auto-approve'])).code).toBe(0);
     const trunkId = await ledgerId('turn.json', 'Trunk/turn-in');
     expect((await api('POST', '/Number/14155550103/', { app_id: trunkId })).status).toBe(202);
@@ -173,6 +180,7 @@ describe('phone numbers on inbound trunks', () => {
   it('finds a number re-attached outside telform (drift exit 2) and restores it', async () => {
     const file = await write('drift.yaml', [uri('drift', 'drift.pbx.example.com'), inbound('drift-in', 'drift'), numberDoc('drift-line', '14155550104', { app_id: { ref: 'drift-in' } })]);
     const state = ['--state', 'drift.json'];
+    await handOverTo('drift.json');
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve'])).code).toBe(0);
     expect((await cli(['drift', '-f', file, ...state])).code).toBe(0);
     expect((await api('POST', '/Number/14155550104/', { app_id: '77700000000000001' })).status).toBe(202);
@@ -185,6 +193,7 @@ describe('phone numbers on inbound trunks', () => {
   });
 
   it('imports every attached number with refs to its trunk, and no unattached one; the next plan is empty', async () => {
+    await handOverTo('import.json');
     const run = await cli(['import', '--out', 'imported', '--state', 'import.json', '--kinds', 'OriginationUri,Trunk,TrunkIpAcl,PhoneNumber']);
     expect(run.code).toBe(0);
     const numbers = await readFile(path.join(folder, 'imported/phone-number.yaml'), 'utf8');

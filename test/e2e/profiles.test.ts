@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, emulatorForCli, runCli, type EmulatorForCli, ownerOf } from './cli.js';
 import { profileSpec } from './examples.js';
 
 /** The Profile kind end to end: create, update, replace, delete, and the API's refusals said in the plan. */
@@ -82,6 +82,8 @@ describe('the Profile kind', () => {
     const profile = doc('Profile', 'cafe', profileSpec('Cafe Inc.', '81-0000078'));
     const brand = doc('Brand', 'cafe', { profile_uuid: { ref: 'cafe' } });
     const file = await write('cafe.yaml', [profile, brand]);
+    // The account passes from the test above's state to this one, explicitly (it owns the account).
+    expect((await cli(['--state', 'cafe.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
     const applied = await cli(['apply', '-f', file, '--state', 'cafe.json', '--auto-approve']);
     expect(applied.stdout).toContain('Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.');
     const profileId = await ledgerId('cafe.json', 'Profile/cafe');
@@ -110,6 +112,8 @@ describe('the Profile kind', () => {
   });
 
   it('imports the profiles, refs brands to them, and refuses to delete the primary profile', async () => {
+    // The states of the tests above are treated as lost: this one takes the account over from their owner, then imports.
+    expect((await cli(['--state', 'import.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
     const run = await cli(['import', '--out', 'imported', '--state', 'import.json', '--kinds', 'Profile,Brand']);
     expect(run.code).toBe(0);
     const brands = await readFile(path.join(folder, 'imported/brand.yaml'), 'utf8');

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:f
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
@@ -40,11 +40,12 @@ function expectNoValue(...texts: string[]): void {
   }
 }
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   harness = await emulatorForCli();
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-secrets-'));
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
