@@ -85,8 +85,9 @@ export function claimNote(store: LedgerStore, account: string, adopted: number):
 export const claimRequests = 3;
 
 /**
- * Claims the account for this ledger before its first write (apply, import): the ledger is stored
- * first (the marker must name a lineage that lasts), the marker is made, and the markers are read
+ * Claims the account for this ledger before its first write (apply, import): a ledger never
+ * stored is stored first (the marker must name a lineage that lasts; its first apply so ends at
+ * serial 2), the marker is made, and the markers are read
  * again. Another lineage's marker then means another ledger claimed the account at the same time:
  * this one removes its own marker and refuses, before anything else is written. Each racer that
  * sees the other backs off, so two ledgers never both go on (the API lists markers in no order a
@@ -108,8 +109,8 @@ export async function claimOnFirstWrite(store: LedgerStore, live: LiveContext, a
       `${what} refused: account ${account} was claimed by ${describeOwners(after.owners)} while the state ${store.file} (lineage ${lineage}) was claiming it; nothing else was written; ${handOverAdvice(after.owners)}`,
     );
   }
+  // Written with the run's own changes (the store compacts when it closes): one serial, not two.
   store.recordOwnership({ action: 'claim', at: store.timestamp() });
-  await store.compact();
 }
 
 /** How to hand an account over, said in every refusal. */

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../state/postgres-server.js';
 import { callApi, emulatorForCli, runCli, startCli, type EmulatorForCli } from './cli.js';
 
@@ -22,14 +22,19 @@ beforeAll(async () => {
   url = await server.createDatabase('e2e');
   database = new pg.Client({ connectionString: url });
   await database.connect();
-  harness = await emulatorForCli();
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-pg-'));
 }, 60_000);
 afterAll(async () => {
   await database?.end();
-  await harness?.emulator.close();
   await server?.stop();
   await rm(folder, { recursive: true, force: true });
+});
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
+  harness = await emulatorForCli();
+});
+afterEach(async () => {
+  await harness.emulator.close();
 });
 
 async function manifests(file: string, names: string[]): Promise<string> {
@@ -72,14 +77,15 @@ describe('state in PostgreSQL', () => {
     const file = await manifests('moved.yaml', ['moved-a', 'moved-b', 'moved-c']);
     expect((await cli(['apply', '-f', file, '--auto-approve'])).code).toBe(0);
     const there = await cli(['state', 'migrate', '--to', url, '--to-workspace', 'moved']);
-    expect(there).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 1) from telform.state.json to ${url} (workspace moved)\n` });
+    // Serial 2: a new state is stored before its first apply claims the account, then with what the apply did.
+    expect(there).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 2) from telform.state.json to ${url} (workspace moved)\n` });
     // TELFORM_STATE names the database as --state would.
     const planThere = await runCli(['--workspace', 'moved', 'plan', '-f', file, '--detailed-exitcode'], { cwd: folder, env: { ...harness.env, TELFORM_STATE: url } });
     expect(planThere.code).toBe(0);
     expect(planThere.stdout).toContain('0 to create, 0 to update, 0 to replace, 0 to delete');
 
     const back = await cli([...inDatabase('moved'), 'state', 'migrate', '--to', 'back.state.json']);
-    expect(back).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 1) from ${url} (workspace moved) to back.state.json\n` });
+    expect(back).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 2) from ${url} (workspace moved) to back.state.json\n` });
     expect((await cli(['--state', 'back.state.json', 'plan', '-f', file, '--detailed-exitcode'])).code).toBe(0);
     expect((await cli(['--state', 'back.state.json', 'state', 'list'])).stdout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[0])).toEqual([
       'TrunkIpAcl/moved-a',
@@ -150,8 +156,11 @@ describe('state in PostgreSQL', () => {
   }, 120_000);
 
   it('keeps each account of an accounts file in its own workspace of one database', async () => {
+    // Two accounts: tenant-b's is another emulator (a state owns its account).
+    const other = await emulatorForCli();
     const accounts = ['tenant-a', 'tenant-b'].map((name) => ({
       name,
+      ...(name === 'tenant-b' ? { endpoint: other.emulator.url } : {}),
       manifests: [`${name}.yaml`],
       credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' },
     }));
@@ -164,10 +173,11 @@ describe('state in PostgreSQL', () => {
       "SELECT workspace, serial FROM telform_ledgers WHERE workspace LIKE 'tenant-%' ORDER BY workspace",
     );
     expect(rows.rows).toEqual([
-      { workspace: 'tenant-a', serial: '1' },
-      { workspace: 'tenant-b', serial: '1' },
+      { workspace: 'tenant-a', serial: '2' },
+      { workspace: 'tenant-b', serial: '2' },
     ]);
     expect((await cli(['drift', '--accounts', 'tenants.yaml'])).code).toBe(0);
+    await other.emulator.close();
   }, 120_000);
 
   it('never prints the database password, from the URL or from PGPASSWORD', async () => {
@@ -196,7 +206,7 @@ describe('state in PostgreSQL', () => {
     const masked = `${url}?password=***&sslpassword=***`;
     expect((await cli(['--state', 'query.state.json', 'apply', '-f', file, '--auto-approve'])).code).toBe(0);
     const migrate = await cli(['--state', 'query.state.json', 'state', 'migrate', '--to', target, '--to-workspace', 'query']);
-    expect(migrate).toMatchObject({ code: 0, stdout: `copied 1 managed resource (serial 1) from query.state.json to ${masked} (workspace query)\n` });
+    expect(migrate).toMatchObject({ code: 0, stdout: `copied 1 managed resource (serial 2) from query.state.json to ${masked} (workspace query)\n` });
     expect(migrate.stderr).toContain(`use --state ${masked} --workspace query from now on`);
 
     await writeFile(
