@@ -2,19 +2,20 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAccount } from '../../src/emulator/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
 import { cliPath, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
 /** SIGINT or SIGTERM during an apply: one line says what was interrupted and that the next run settles it; the signal still ends the process. */
 let harness: EmulatorForCli;
 let folder: string;
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   harness = await emulatorForCli({ latency: 150 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-signals-'));
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
@@ -79,17 +80,23 @@ describe('an apply over accounts interrupted by a signal', () => {
       JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: `fleet-${index}` }, spec: { ip_addresses: [`198.51.100.${index + 1}`] } }),
     );
     await writeFile(path.join(folder, 'fleet.yaml'), documents.join('\n---\n'));
-    // Four accounts of one file, all the emulator's default account, each with its own state: one at a time.
-    const accounts = ['north', 'south', 'east', 'west'].map((name) => ({
+    // Four accounts of one file, each with its own state (a state owns its account): one at a time.
+    const names = ['north', 'south', 'east', 'west'];
+    const credentials = names.map((name, index) => ({ authId: `MAFLEET${String(index + 1).padStart(13, '0')}`, authToken: `fleet-token-${name}-`.padEnd(34, '0') }));
+    const fleet = await startEmulator({ accounts: credentials.map((account) => ({ ...account })) });
+    const accounts = names.map((name) => ({
       name,
       manifests: ['fleet.yaml'],
-      credentials: { auth_id_env: 'FLEET_ID', auth_token_env: 'FLEET_TOKEN' },
+      credentials: { auth_id_env: `${name.toUpperCase()}_ID`, auth_token_env: `${name.toUpperCase()}_TOKEN` },
     }));
     await writeFile(
       path.join(folder, 'fleet-accounts.yaml'),
-      JSON.stringify({ defaults: { state: 'fleet-{account}.json', endpoint: harness.emulator.url }, accounts }),
+      JSON.stringify({ defaults: { state: 'fleet-{account}.json', endpoint: fleet.url }, accounts }),
     );
-    const env = { ...harness.env, FLEET_ID: defaultAccount.authId, FLEET_TOKEN: defaultAccount.authToken };
+    const env = {
+      ...harness.env,
+      ...Object.fromEntries(names.flatMap((name, index) => [[`${name.toUpperCase()}_ID`, credentials[index]?.authId ?? ''], [`${name.toUpperCase()}_TOKEN`, credentials[index]?.authToken ?? '']])),
+    };
     const args = ['--accounts', 'fleet-accounts.yaml', '--account-parallelism', '1'];
     const run = await applyInterrupted(args, 'SIGINT', /^\[\w+\] /m, env);
     expect(run.signal).toBe('SIGINT');
@@ -98,5 +105,6 @@ describe('an apply over accounts interrupted by a signal', () => {
     );
     const next = await runCli(['apply', ...args, '--auto-approve'], { cwd: folder, env });
     expect(next.code).toBe(0);
+    await fleet.close();
   });
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { advanceClock, callApi, cliPath, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 import { demoSecrets, examplesDir } from './examples.js';
 
@@ -10,11 +10,12 @@ import { demoSecrets, examplesDir } from './examples.js';
 let harness: EmulatorForCli;
 let folder: string;
 
-beforeAll(async () => {
+// An account per test: each test's state owns its account (the first apply claims it).
+beforeEach(async () => {
   harness = await emulatorForCli({ latency: 150, registryDelayMs: 60_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-interrupted-'));
 });
-afterAll(async () => {
+afterEach(async () => {
   await harness.emulator.close();
   await rm(folder, { recursive: true, force: true });
 });
