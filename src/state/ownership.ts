@@ -74,7 +74,7 @@ export function claimsOnWrite(ownership: Ownership, ledger: Ledger): boolean {
 export function claimNote(store: LedgerStore, account: string, adopted: number): string {
   const whose = store.existed ? `the state ${store.file} (lineage ${store.ledger.lineage})` : `the new state ${store.file}`;
   const taken = adopted === 0 ? '' : ` and takes over ${adopted} object${adopted === 1 ? '' : 's'} already in it`;
-  return `note: this apply claims account ${account} for ${whose}: nobody owns it yet, so its first write is an ownership marker${taken}; from then on every other state may only read the account (hand-over: telform state release and telform state claim)`;
+  return `note: this apply claims account ${account} for ${whose}${taken}: nobody owns it yet, so its first write is an ownership marker; from then on every other state may only read the account (hand-over: telform state release and telform state claim)`;
 }
 
 /**

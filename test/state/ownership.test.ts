@@ -1,6 +1,6 @@
 // Who owns the account, from its markers and the ledger's hand-overs; what a ledger may write.
 import { describe, expect, it } from 'vitest';
-import { assertMayWrite, ownershipOf } from '../../src/state/ownership.js';
+import { assertMayWrite, claimNote, claimsOnWrite, ownershipOf } from '../../src/state/ownership.js';
 import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../../src/state/import-ownership.js';
 import { emptyLedger, type Ledger } from '../../src/state/ledger.js';
 import type { LedgerStore } from '../../src/state/ledger-store.js';
@@ -33,6 +33,24 @@ describe('assertMayWrite', () => {
       "plan refused: account MA1 is owned by the telform ledger of lineage l-2, not by the state telform.state.json (lineage l-1); drift and telform state list still read it; to hand it over, run telform state release with the owner's state and then telform state claim with this one, or, if the owner's state is lost, telform state claim --take-over l-2",
     );
     expect(() => assertMayWrite(other, store(ledger, false), 'MA1', 'plan')).toThrow(/not by a new state telform\.state\.json;/);
+  });
+});
+
+describe('claimsOnWrite', () => {
+  const ledger = { ...emptyLedger('local', 'MA1'), lineage: 'l-1' };
+  it('claims only an account nobody owns, and never for a ledger that released it', () => {
+    expect(claimsOnWrite({ status: 'unclaimed' }, ledger)).toBe(true);
+    expect(claimsOnWrite({ status: 'ours', marker: { id: 'a', lineage: 'l-1' } }, ledger)).toBe(false);
+    expect(claimsOnWrite({ status: 'other', owners: [{ id: 'b', lineage: 'l-2' }], ours: undefined }, ledger)).toBe(false);
+    const released = { ...ledger, ownership: [{ action: 'claim' as const, at: 't1' }, { action: 'release' as const, at: 't2' }] };
+    expect(claimsOnWrite({ status: 'unclaimed' }, released)).toBe(false);
+  });
+
+  it('names a stored state by its lineage, a new one by its file (its lineage is made when it is first stored)', () => {
+    expect(claimNote(store(ledger), 'MA1', 0)).toBe(
+      'note: this apply claims account MA1 for the state telform.state.json (lineage l-1): nobody owns it yet, so its first write is an ownership marker; from then on every other state may only read the account (hand-over: telform state release and telform state claim)',
+    );
+    expect(claimNote(store(ledger, false), 'MA1', 2)).toContain('for the new state telform.state.json and takes over 2 objects already in it: nobody owns it yet, so its first write is an ownership marker;');
   });
 });
 
