@@ -45,8 +45,9 @@ export type ApplyRunOutcome =
 
 /**
  * Applies the reconciled plan: refuses it when a gate does (before anything else), records a
- * protection-only change in the state, asks `approve`, claims an account nobody owns, then applies in dependency waves through the
- * run's live context (its memo spares reads the plan already made) and compacts the journal.
+ * protection-only change in the state, asks `approve`, claims an account nobody owns, then applies
+ * in dependency waves through the run's live context (its memo spares reads the plan already made)
+ * and compacts the journal.
  */
 export async function applyReconciled(run: Reconciliation, options: ApplyRunOptions): Promise<ApplyRunOutcome> {
   const { plan } = run;

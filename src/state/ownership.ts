@@ -106,7 +106,7 @@ export async function claimOnFirstWrite(store: LedgerStore, live: LiveContext, a
     await deleteOwnershipMarker(live, mine);
     throw new TelformError(
       'account_owned',
-      `${what} refused: account ${account} was claimed by ${describeOwners(after.owners)} while the state ${store.file} (lineage ${lineage}) was claiming it; nothing else was written; ${handOverAdvice(after.owners)}`,
+      `${what} refused: account ${account} was claimed by ${describeOwners(after.owners)} while the state ${store.file} (lineage ${lineage}) was claiming it; nothing else was written; if that state backed off too (the account then has no marker), the next apply claims it; otherwise ${handOverAdvice(after.owners)}`,
     );
   }
   // Written with the run's own changes (the store compacts when it closes): one serial, not two.
