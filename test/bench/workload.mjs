@@ -9,7 +9,8 @@ export const secretsEnv = { BENCH_SIP_PASSWORD: 'BenchSipPass1234', BENCH_TRUNK_
 /** How many of each kind an account of `total` resources holds (the API's SipAuth quotas cap two kinds). */
 export function shares(total) {
   const sipCredentials = Math.min(Math.round(total * 0.04), 200);
-  const sipAcls = Math.min(Math.round(total * 0.02), 100);
+  // 99, not the API's 100: telform's ownership marker is one of the account's SIP IP ACLs.
+  const sipAcls = Math.min(Math.round(total * 0.02), 99);
   const bindings = Math.min(Math.round(total * 0.02), sipCredentials);
   const brands = Math.max(1, Math.round(total * 0.01));
   const campaigns = 2 * brands;
