@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { advanceClock, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { teaBrandAndCampaign } from './examples.js';
 
 // The 10DLC lint at the gate: a billed update of a FAILED campaign whose content has a lint error is
 // refused before any request is sent, and goes through only with --allow-lint RULE.
@@ -12,40 +13,7 @@ let folder: string;
 const state = ['--state', 'lint.json'];
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 
-function manifest(alias: string, sample2: string): string {
-  return `apiVersion: telform/v1
-kind: Brand
-metadata:
-  name: lint-brand
-spec:
-  profile_uuid: 5eed0000-0000-4000-8000-000000000004
-  brand_alias: Fabrikam Tea
----
-apiVersion: telform/v1
-kind: Campaign
-metadata:
-  name: lint-campaign
-spec:
-  brand_id: { ref: lint-brand }
-  campaign_alias: ${alias}
-  vertical: RETAIL
-  usecase: ACCOUNT_NOTIFICATION
-  description: Order notifications for the customers of the Fabrikam Tea online shop.
-  sample1: "Fabrikam Tea: your order 881 has shipped. Reply STOP to opt out."
-  sample2: "${sample2}"
-  message_flow: Customers tick an SMS updates box on the checkout form and confirm by replying YES.
-  help_message: "Fabrikam Tea: help at fabrikam.example.com or 1-800-555-0188."
-  optout_message: "Fabrikam Tea: you are unsubscribed and will receive no more messages."
-  subscriber_optin: true
-  subscriber_optout: true
-  subscriber_help: true
-  direct_lending: false
-  embedded_link: false
-  embedded_phone: false
-  age_gated: false
-  affiliate_marketing: false
-`;
-}
+const manifest = (alias: string, sample2: string) => teaBrandAndCampaign({ brand: 'lint-brand', campaign: 'lint-campaign' }, alias, sample2);
 
 async function billedUsd(): Promise<number> {
   return ((await (await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/billing/`)).json()) as { total_usd: number }).total_usd;

@@ -39,3 +39,42 @@ export function profileSpec(company: string, ein: string, changes: Record<string
     ...changes,
   };
 }
+
+/**
+ * A Fabrikam Tea brand on a seeded profile and an order-notification campaign under it, as one
+ * manifest. Its samples and replies name the brand, as 10DLC lint asks; `sample2` and the alias vary.
+ */
+export function teaBrandAndCampaign(names: { brand: string; campaign: string }, alias: string, sample2: string): string {
+  return `apiVersion: telform/v1
+kind: Brand
+metadata:
+  name: ${names.brand}
+spec:
+  profile_uuid: 5eed0000-0000-4000-8000-000000000004
+  brand_alias: Fabrikam Tea
+---
+apiVersion: telform/v1
+kind: Campaign
+metadata:
+  name: ${names.campaign}
+spec:
+  brand_id: { ref: ${names.brand} }
+  campaign_alias: ${alias}
+  vertical: RETAIL
+  usecase: ACCOUNT_NOTIFICATION
+  description: Order notifications for the customers of the Fabrikam Tea online shop.
+  sample1: "Fabrikam Tea: your order 881 has shipped. Reply STOP to opt out."
+  sample2: "${sample2}"
+  message_flow: Customers tick an SMS updates box on the checkout form and confirm by replying YES.
+  help_message: "Fabrikam Tea: help at fabrikam.example.com or 1-800-555-0188."
+  optout_message: "Fabrikam Tea: you are unsubscribed and will receive no more messages."
+  subscriber_optin: true
+  subscriber_optout: true
+  subscriber_help: true
+  direct_lending: false
+  embedded_link: false
+  embedded_phone: false
+  age_gated: false
+  affiliate_marketing: false
+`;
+}

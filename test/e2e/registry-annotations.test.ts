@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advanceClock, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { teaBrandAndCampaign } from './examples.js';
 
 // Registry refusals where the pull request is reviewed: a campaign the emulator's registry declines
 // is annotated on its manifest document (and on the field the reason names), by plan and by drift.
@@ -11,38 +12,11 @@ let folder: string;
 const state = ['--state', 'refusal.json'];
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 
-const manifest = `apiVersion: telform/v1
-kind: Brand
-metadata:
-  name: refusal-brand
-spec:
-  profile_uuid: 5eed0000-0000-4000-8000-000000000004
-  brand_alias: Fabrikam Tea
----
-apiVersion: telform/v1
-kind: Campaign
-metadata:
-  name: refused-campaign
-spec:
-  brand_id: { ref: refusal-brand }
-  campaign_alias: please decline
-  vertical: RETAIL
-  usecase: ACCOUNT_NOTIFICATION
-  description: Order notifications for the customers of the Fabrikam Tea online shop.
-  sample1: "Fabrikam Tea: your order 881 has shipped. Reply STOP to opt out."
-  sample2: "Fabrikam Tea: your order 881 was delivered. Reply STOP to opt out."
-  message_flow: Customers tick an SMS updates box on the checkout form and confirm by replying YES.
-  help_message: "Fabrikam Tea: help at fabrikam.example.com or 1-800-555-0188."
-  optout_message: "Fabrikam Tea: you are unsubscribed and will receive no more messages."
-  subscriber_optin: true
-  subscriber_optout: true
-  subscriber_help: true
-  direct_lending: false
-  embedded_link: false
-  embedded_phone: false
-  age_gated: false
-  affiliate_marketing: false
-`;
+const manifest = teaBrandAndCampaign(
+  { brand: 'refusal-brand', campaign: 'refused-campaign' },
+  'please decline',
+  'Fabrikam Tea: your order 881 was delivered. Reply STOP to opt out.',
+);
 
 const reason =
   'Campaign/refused-campaign was declined by the registry: CAMPAIGN_VETTING_DECLINED: The carriers declined the campaign in vetting (emulator rule: the campaign_alias or description contains "decline").';
