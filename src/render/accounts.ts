@@ -8,6 +8,7 @@ import type { PlanFormat } from './index.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
 import { printable, printableJson } from '../util/printable.js';
+import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
 
 /**
  * The report of a many-account run: a headline, a line per account, then the details of every
@@ -55,7 +56,7 @@ export function waveLines(rollout: RolloutReport): string[] {
   return lines;
 }
 
-function waveStatus(wave: WaveReport): string {
+function waveStatus(wave: WaveReport, escape: (text: string) => string = printable): string {
   switch (wave.status) {
     case 'earlier':
       return 'passed in an earlier run';
@@ -64,7 +65,7 @@ function waveStatus(wave: WaveReport): string {
     case 'not_started':
       return 'not started';
     case 'failed':
-      return `failed its gate: ${(wave.failures ?? []).map((failure) => `${failure.account} (${printable(failure.reason)})`).join('; ')}`;
+      return `failed its gate: ${(wave.failures ?? []).map((failure) => `${escape(failure.account)} (${escape(failure.reason)})`).join('; ')}`;
     default: {
       const never: never = wave.status;
       return never;
@@ -72,48 +73,56 @@ function waveStatus(wave: WaveReport): string {
   }
 }
 
-export function headline(report: AccountsReport): string {
+export function headline(report: AccountsReport, escape: (text: string) => string = printable): string {
   const counts = new Map<string, number>();
   for (const account of report.accounts) counts.set(account.status, (counts.get(account.status) ?? 0) + 1);
   const parts = [...counts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([status, count]) => `${count} ${statusWords[status] ?? status}`);
-  const shard = report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : '';
+    .map(([status, count]) => `${count} ${escape(statusWord(status))}`);
+  const shard = report.shard ? ` (shard ${escape(`${report.shard.index}/${report.shard.count}`)})` : '';
   const total = `${report.accounts.length} account${report.accounts.length === 1 ? '' : 's'}`;
   const rollout = report.rollout;
   const stopped = rollout?.stopped_at !== undefined ? ` Rollout stopped at wave ${rollout.stopped_at} of ${rollout.waves.length}.` : rollout ? ` Rollout of ${rollout.waves.length} waves complete.` : '';
-  return `telform ${report.command}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}.${stopped} Exit code ${report.exit_code}.`;
+  return `telform ${escape(report.command)}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}.${stopped} Exit code ${report.exit_code}.`;
+}
+
+/** The word for a status; a report file read by `report show|merge` may hold any text there. */
+function statusWord(status: string): string {
+  return statusWords[status] ?? status;
 }
 
 function renderAccountsText(report: AccountsReport): string {
   const lines = [headline(report), ''];
   if (report.rollout) lines.push(...waveLines(report.rollout).map((line) => `  ${line}`), '');
-  const nameWidth = Math.max(0, ...report.accounts.map((account) => account.name.length));
-  const statusWidth = Math.max(0, ...report.accounts.map((account) => (statusWords[account.status] ?? account.status).length));
+  // Names come from the accounts file or, for `report show|merge`, from a report file anyone could have written.
+  const names = new Map(report.accounts.map((account) => [account, printable(account.name)]));
+  const statuses = new Map(report.accounts.map((account) => [account, printable(statusWord(account.status))]));
+  const nameWidth = Math.max(0, ...[...names.values()].map((name) => name.length));
+  const statusWidth = Math.max(0, ...[...statuses.values()].map((status) => status.length));
   for (const account of report.accounts) {
-    lines.push(`  ${account.name.padEnd(nameWidth)}  ${(statusWords[account.status] ?? account.status).padEnd(statusWidth)}  ${printable(account.summary)}`.trimEnd());
+    lines.push(`  ${names.get(account)!.padEnd(nameWidth)}  ${statuses.get(account)!.padEnd(statusWidth)}  ${printable(account.summary)}`.trimEnd());
   }
   let output = `${lines.join('\n')}\n`;
   for (const account of report.accounts.filter(hasDetails)) {
-    output += `\n== ${account.name} (${statusWords[account.status] ?? account.status}) ==\n${detailsText(report, account)}`;
+    output += `\n== ${names.get(account)!} (${statuses.get(account)!}) ==\n${detailsText(report, account)}`;
   }
   return output;
 }
 
 function renderAccountsMarkdown(report: AccountsReport): string {
-  const lines = [`### ${headline(report)}`, ''];
+  const lines = [`### ${headline(report, escapeMarkdown)}`, ''];
   if (report.rollout) {
     lines.push('| Wave | Accounts | Status |', '|---:|---:|---|');
-    for (const wave of report.rollout.waves) lines.push(`| ${wave.wave} | ${wave.accounts.length} | ${waveStatus(wave).replaceAll('|', '\\|')} |`);
+    for (const wave of report.rollout.waves) lines.push(`| ${wave.wave} | ${wave.accounts.length} | ${waveStatus(wave, escapeMarkdown)} |`);
     lines.push('');
   }
   lines.push('| Account | Status | Summary |', '|---|---|---|');
   for (const account of report.accounts) {
-    lines.push(`| ${account.name} | ${statusWords[account.status] ?? account.status} | ${printable(account.summary).replaceAll('|', '\\|')} |`);
+    lines.push(`| ${escapeMarkdown(account.name)} | ${escapeMarkdown(statusWord(account.status))} | ${escapeMarkdown(account.summary)} |`);
   }
   lines.push('');
   for (const account of report.accounts.filter(hasDetails)) {
-    lines.push(`<details><summary>${account.name}: ${statusWords[account.status] ?? account.status}</summary>`, '', detailsMarkdown(report, account).trimEnd(), '', '</details>', '');
+    lines.push(`<details><summary>${escapeHtml(account.name)}: ${escapeHtml(statusWord(account.status))}</summary>`, '', detailsMarkdown(report, account).trimEnd(), '', '</details>', '');
   }
   return `${lines.join('\n')}\n`;
 }
@@ -136,9 +145,9 @@ function detailsText(report: AccountsReport, account: AccountOutcome): string {
 }
 
 function detailsMarkdown(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return [`**error:** ${printable(account.error.message)}`, ...(account.problems ?? []).map((line) => `- ${printable(line)}`)].join('\n');
+  if (account.error) return [`**error:** ${escapeMarkdown(account.error.message)}`, ...(account.problems ?? []).map((line) => `- ${escapeMarkdown(line)}`)].join('\n');
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift) return renderDriftMarkdown(account.drift);
-  if (report.command === 'apply') return [account.summary, '', ...(account.problems ?? []).map((line) => `- ${printable(line)}`)].join('\n');
+  if (report.command === 'apply') return [escapeMarkdown(account.summary), '', ...(account.problems ?? []).map((line) => `- ${escapeMarkdown(line)}`)].join('\n');
   return plan ? renderMarkdown(plan) : '';
 }

@@ -2,6 +2,7 @@ import { driftReportVersion, type DriftReport } from './drift-report.js';
 import type { Plan } from '../engine/plan-types.js';
 import { patchLines } from './format.js';
 import { printable, printableJson } from '../util/printable.js';
+import { escapeMarkdown } from './markdown-escape.js';
 
 /** `telform drift` as text: what changed outside telform, what waits to be applied, registry notes. */
 export function renderDriftText(report: DriftReport, plan: Plan): string {
@@ -35,7 +36,7 @@ export function renderDriftJson(report: DriftReport, plan: Plan): string {
  * outside telform shows what differs, as the manifest would put it back.
  */
 export function renderDriftMarkdown(report: DriftReport, plan?: Plan): string {
-  const lines = ['### telform drift', '', `Status: **${report.status.replace('_', ' ')}**`, ''];
+  const lines = ['### telform drift', '', `Status: **${escapeMarkdown(report.status.replace('_', ' '))}**`, ''];
   const byAddress = new Map((plan?.changes ?? []).map((change) => [change.address, change]));
   if (report.drifted.length > 0) {
     lines.push('Changed outside telform:', '');
@@ -49,6 +50,6 @@ export function renderDriftMarkdown(report: DriftReport, plan?: Plan): string {
     lines.push('');
   }
   if (report.pending.length > 0) lines.push('Not yet applied:', '', ...report.pending.map((address) => `- \`${printable(address).replace(/`/g, "'")}\``), '');
-  for (const note of report.notes) lines.push(`> ${printable(note)}`);
+  for (const note of report.notes) lines.push(`> ${escapeMarkdown(note)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
 import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
 import { printable } from '../util/printable.js';
+import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
 import { blastSummary, blastWords, findingLine } from './traffic.js';
 import { renderMermaid } from './graph.js';
 
@@ -114,7 +115,7 @@ function findingLines(plan: Plan): string[] {
 function renderBlock(change: PlannedChange): string {
   const flags = flagWords(change);
   const lines = [
-    `<details><summary><code>${escapeHtml(printable(change.address))}</code>${change.moved_from === undefined ? '' : ` (moved from <code>${escapeHtml(printable(change.moved_from))}</code>)`} ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
+    `<details><summary><code>${escapeHtml(change.address)}</code>${change.moved_from === undefined ? '' : ` (moved from <code>${escapeHtml(change.moved_from)}</code>)`} ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
   ];
   const notes = change.reasons.map((reason) => `- ${escapeMarkdown(reason)}`);
   if (change.registry) notes.push(`- registry status: \`${printable(change.registry.registration_status).replace(/`/g, "'")}\``);
@@ -129,12 +130,4 @@ function renderBlock(change: PlannedChange): string {
   }
   lines.push('', '</details>', '');
   return `${lines.join('\n')}\n`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function escapeMarkdown(text: string): string {
-  return printable(text).replace(/([\\`*_<>[\]])/g, '\\$1');
 }
