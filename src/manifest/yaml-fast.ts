@@ -1,7 +1,7 @@
 import { CORE_SCHEMA, loadAll } from 'js-yaml';
 import type { ManifestText } from './files.js';
-import { Positions, type ValuePosition } from './source.js';
-import { parseYamlSubset } from './yaml-subset.js';
+import { Positions, type LineColumn, type ValuePosition } from './source.js';
+import { parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
 import { documentPositions, maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml.js';
 
 /**
@@ -20,21 +20,57 @@ import { documentPositions, maxDepth, maxValuesPerDocument, type YamlDocument } 
  */
 export function parseYamlFast(source: ManifestText): YamlDocument[] | undefined {
   if (/^%/m.test(source.text)) return undefined;
-  // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget.
-  const values = parseYamlSubset(source.text) ?? loadWithJsYaml(source.text);
+  // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget, and
+  // the offset of every value, so a place costs a lookup instead of a parse by the `yaml` package.
+  const subset = parseYamlSubsetWithOffsets(source.text);
+  const values = subset?.values ?? loadWithJsYaml(source.text);
   if (!values) return undefined;
   let maps: Array<ReadonlyMap<string, ValuePosition>> | undefined;
-  const positionsOf = (index: number) => () => {
+  let lines: LineStarts | undefined;
+  const positionsOf = (index: number, offsets: SubsetOffsets | undefined) => () => {
+    if (offsets) return offsetPositions(offsets, (lines ??= new LineStarts(source.text)));
     maps ??= documentPositions(source.text);
     return maps[index] ?? new Map<string, ValuePosition>();
   };
   const documents: YamlDocument[] = [];
-  for (const value of values) {
+  for (const [read, value] of values.entries()) {
     if (value === null || value === undefined) continue;
     const index = documents.length;
-    documents.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(positionsOf(index)) });
+    documents.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(positionsOf(index, subset?.offsets[read])) });
   }
   return documents;
+}
+
+/** Line and column (1-based) of character offsets into one file. */
+export class LineStarts {
+  readonly #starts: number[] = [0];
+
+  constructor(text: string) {
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) this.#starts.push(at + 1);
+  }
+
+  at(offset: number): LineColumn {
+    const starts = this.#starts;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: offset - (starts[low] as number) + 1 };
+  }
+}
+
+/** The positions the subset reader recorded for one document, as the exact walk would give them. */
+export function offsetPositions(offsets: SubsetOffsets, lines: LineStarts): Map<string, ValuePosition> {
+  const positions = new Map<string, ValuePosition>();
+  for (let index = 0; index < offsets.pointers.length; index++) {
+    const key = offsets.keys[index] as number;
+    const value = lines.at(offsets.values[index] as number);
+    positions.set(offsets.pointers[index] as string, key >= 0 ? { value, key: lines.at(key) } : { value });
+  }
+  return positions;
 }
 
 /** Values read by `js-yaml`, copied within the budget; undefined where the exact path must read the file. */

@@ -14,11 +14,35 @@ import { maxDepth, maxValuesPerDocument } from './yaml.js';
  * a test compares the two over the example and test manifests.
  */
 export function parseYamlSubset(text: string): unknown[] | undefined {
+  return readSubset(text, false)?.values;
+}
+
+/**
+ * Where each value of one document was written, as character offsets into the file, in the order
+ * read: the value at `pointers[i]` starts at `values[i]`, and its key (for a mapping entry) at
+ * `keys[i]` (-1 for none). The same places the `yaml` package's walk (`yaml.ts`) records, so a
+ * file read here needs no second parse to place a message.
+ */
+export interface SubsetOffsets {
+  pointers: string[];
+  values: number[];
+  keys: number[];
+}
+
+/** `parseYamlSubset`, with the offsets of every value of each document. */
+export function parseYamlSubsetWithOffsets(text: string): { values: unknown[]; offsets: SubsetOffsets[] } | undefined {
+  const read = readSubset(text, true);
+  return read && { values: read.values, offsets: read.offsets };
+}
+
+function readSubset(text: string, record: boolean): { values: unknown[]; offsets: SubsetOffsets[] } | undefined {
   // Tabs, carriage returns, control characters, a byte order mark and characters YAML treats
   // specially (NEL, line and paragraph separators) are left to the full parsers.
   if (unusualCharacter.test(text)) return undefined;
   try {
-    return new SubsetReader(text).documents();
+    const reader = new SubsetReader(text, record);
+    const values = reader.documents();
+    return { values, offsets: reader.offsets };
   } catch (error) {
     if (error === declined) return undefined;
     throw error;
@@ -63,9 +87,14 @@ class SubsetReader {
   /** The current line is `---`. */
   #marker = false;
   #values = 0;
+  readonly #record: boolean;
+  /** Per document, when recording. */
+  readonly offsets: SubsetOffsets[] = [];
+  #current: SubsetOffsets = { pointers: [], values: [], keys: [] };
 
-  constructor(text: string) {
+  constructor(text: string, record: boolean) {
     this.#text = text;
+    this.#record = record;
     this.#advance(0);
   }
 
@@ -84,9 +113,24 @@ class SubsetReader {
   #document(): unknown {
     if (this.#indent !== 0) decline();
     this.#values = 0;
-    const value = this.#block(0, 0);
+    this.#current = { pointers: [], values: [], keys: [] };
+    if (this.#record) this.offsets.push(this.#current);
+    const value = this.#block(0, 0, '', -1);
     if (!this.#eof && !this.#marker) decline();
     return value;
+  }
+
+  /** Records where the value at `pointer` starts (and its key, or -1). */
+  #place(pointer: string, value: number, key: number): void {
+    if (!this.#record) return;
+    this.#current.pointers.push(pointer);
+    this.#current.values.push(value);
+    this.#current.keys.push(key);
+  }
+
+  /** The pointer of a child, when recording (keys here are words: nothing to escape). */
+  #child(pointer: string, segment: string | number): string {
+    return this.#record ? `${pointer}/${segment}` : '';
   }
 
   /** Moves to the next line with content at or after `from`, skipping blank and comment lines. */
@@ -141,20 +185,25 @@ class SubsetReader {
   }
 
   /** The block collection whose first line is the current one, at `indent`. */
-  #block(indent: number, depth: number): unknown {
-    return this.#isEntry(this.#start) ? this.#sequence(indent, depth) : this.#mapping(indent, depth);
+  #block(indent: number, depth: number, pointer: string, key: number): unknown {
+    this.#place(pointer, this.#start, key);
+    return this.#isEntry(this.#start) ? this.#sequence(indent, depth, pointer) : this.#mapping(indent, depth, pointer);
   }
 
   /** A nested value after `key:` or `-` with nothing else on its line. */
-  #nested(indent: number, depth: number, compactList: boolean): unknown {
-    if (this.#eof || this.#marker) return null;
-    if (this.#indent > indent) return this.#block(this.#indent, depth);
-    // A list may sit at its key's indentation.
-    if (compactList && this.#indent === indent && this.#isEntry(this.#start)) return this.#sequence(indent, depth);
+  #nested(indent: number, depth: number, compactList: boolean, pointer: string, key: number, empty: number): unknown {
+    if (!this.#eof && !this.#marker) {
+      if (this.#indent > indent) return this.#block(this.#indent, depth, pointer, key);
+      // A list may sit at its key's indentation.
+      if (compactList && this.#indent === indent && this.#isEntry(this.#start)) return this.#block(indent, depth, pointer, key);
+    }
+    // Nothing written: a null placed where the exact walk places it, after the spaces that follow
+    // the `:` or `-` (trailing ones included).
+    this.#place(pointer, empty, key);
     return null;
   }
 
-  #mapping(indent: number, depth: number): Record<string, unknown> {
+  #mapping(indent: number, depth: number, pointer: string): Record<string, unknown> {
     this.#count(depth);
     const text = this.#text;
     const out: Record<string, unknown> = {};
@@ -163,41 +212,46 @@ class SubsetReader {
       const keyEnd = this.#wordEnd(this.#start);
       const key = text.slice(this.#start, keyEnd);
       if (keyEnd === this.#start || text.charCodeAt(keyEnd) !== colon || reservedWords.has(key) || Object.hasOwn(out, key)) decline();
+      const keyStart = this.#start;
+      const child = this.#child(pointer, key);
       let at = keyEnd + 1;
       if (at < this.#end && text.charCodeAt(at) !== space) decline();
       while (at < this.#end && text.charCodeAt(at) === space) at++;
       if (at === this.#end || text.charCodeAt(at) === hash) {
+        const empty = this.#record ? this.#afterSpaces(keyEnd + 1) : 0;
         this.#advance(this.#next);
-        out[key] = this.#nested(indent, depth + 1, true);
+        out[key] = this.#nested(indent, depth + 1, true, child, keyStart, empty);
         if (out[key] === null) this.#count(depth + 1);
       } else {
-        out[key] = this.#inline(at, depth + 1);
+        out[key] = this.#inline(at, depth + 1, child, keyStart);
         this.#advance(this.#next);
       }
     } while (this.#continues(indent));
     return out;
   }
 
-  #sequence(indent: number, depth: number): unknown[] {
+  #sequence(indent: number, depth: number, pointer: string): unknown[] {
     this.#count(depth);
     const text = this.#text;
     const out: unknown[] = [];
     do {
       if (!this.#isEntry(this.#start)) return out;
+      const child = this.#child(pointer, out.length);
       let at = this.#start + 1;
       while (at < this.#end && text.charCodeAt(at) === space) at++;
       if (at === this.#end || text.charCodeAt(at) === hash) {
+        const empty = this.#record ? this.#afterSpaces(this.#start + 1) : 0;
         this.#advance(this.#next);
-        const value = this.#nested(indent, depth + 1, false);
+        const value = this.#nested(indent, depth + 1, false, child, -1, empty);
         if (value === null) this.#count(depth + 1);
         out.push(value);
       } else if (this.#isEntry(at) || this.#startsKey(at)) {
         // `- key: value` or `- - item`: a collection whose first line shares the dash's line.
         this.#start = at;
         this.#indent = at - this.#lineStart;
-        out.push(this.#block(this.#indent, depth + 1));
+        out.push(this.#block(this.#indent, depth + 1, child, -1));
       } else {
-        out.push(this.#inline(at, depth + 1));
+        out.push(this.#inline(at, depth + 1, child, -1));
         this.#advance(this.#next);
       }
     } while (this.#continues(indent));
@@ -218,14 +272,15 @@ class SubsetReader {
   }
 
   /** A value that starts at `at` and ends on this line (before an optional comment). */
-  #inline(at: number, depth: number): unknown {
+  #inline(at: number, depth: number, pointer: string, key: number): unknown {
+    this.#place(pointer, at, key);
     const text = this.#text;
     const first = text.charCodeAt(at);
     let value: unknown;
     let after: number;
     if (first === 34 || first === 39 || first === 91 || first === 123) {
       // `"`, `'`, `[`, `{`
-      [value, after] = first === 91 ? this.#flowList(at, depth) : first === 123 ? this.#flowMapping(at, depth) : this.#quoted(at);
+      [value, after] = first === 91 ? this.#flowList(at, depth, pointer) : first === 123 ? this.#flowMapping(at, depth, pointer) : this.#quoted(at);
       if (first === 34 || first === 39) this.#count(depth);
       if (after < this.#end) {
         if (text.charCodeAt(after) !== space) decline();
@@ -270,13 +325,13 @@ class SubsetReader {
     return decline();
   }
 
-  #flowList(at: number, depth: number): [unknown[], number] {
+  #flowList(at: number, depth: number, pointer: string): [unknown[], number] {
     this.#count(depth);
     const out: unknown[] = [];
     let position = this.#skipSpaces(at + 1);
     if (this.#text.charCodeAt(position) === 93) return [out, position + 1];
     for (;;) {
-      const [value, after] = this.#flowScalar(position, depth + 1);
+      const [value, after] = this.#flowScalar(position, depth + 1, this.#child(pointer, out.length), -1);
       out.push(value);
       position = this.#skipSpaces(after);
       const code = this.#text.charCodeAt(position);
@@ -286,7 +341,7 @@ class SubsetReader {
     }
   }
 
-  #flowMapping(at: number, depth: number): [Record<string, unknown>, number] {
+  #flowMapping(at: number, depth: number, pointer: string): [Record<string, unknown>, number] {
     this.#count(depth);
     const text = this.#text;
     const out: Record<string, unknown> = {};
@@ -297,7 +352,7 @@ class SubsetReader {
       const key = text.slice(position, keyEnd);
       if (keyEnd === position || text.charCodeAt(keyEnd) !== colon || text.charCodeAt(keyEnd + 1) !== space) decline();
       if (reservedWords.has(key) || Object.hasOwn(out, key)) decline();
-      const [value, after] = this.#flowScalar(this.#skipSpaces(keyEnd + 1), depth + 1);
+      const [value, after] = this.#flowScalar(this.#skipSpaces(keyEnd + 1), depth + 1, this.#child(pointer, key), position);
       out[key] = value;
       position = this.#skipSpaces(after);
       const code = text.charCodeAt(position);
@@ -308,9 +363,10 @@ class SubsetReader {
   }
 
   /** A scalar inside a one-line flow collection, ending before `,`, `]` or `}`. */
-  #flowScalar(at: number, depth: number): [unknown, number] {
+  #flowScalar(at: number, depth: number, pointer: string, key: number): [unknown, number] {
     this.#count(depth);
     if (at >= this.#end) decline();
+    this.#place(pointer, at, key);
     const first = this.#text.charCodeAt(at);
     if (first === 34 || first === 39) return this.#quoted(at);
     let end = at;
@@ -323,6 +379,13 @@ class SubsetReader {
     const plain = this.#text.slice(at, last);
     if (plain === '' || !plainStartOk(plain) || /[[{:#]/.test(plain)) decline();
     return [resolvePlain(plain), end];
+  }
+
+  /** The offset after the spaces at `at`, past the end of the line's content. */
+  #afterSpaces(at: number): number {
+    let position = at;
+    while (this.#text.charCodeAt(position) === space) position++;
+    return position;
   }
 
   #skipSpaces(at: number): number {

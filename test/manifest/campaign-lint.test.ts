@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lintCampaigns } from '../../src/manifest/campaign-lint.js';
 import { campaignLintRules, namesBrand } from '../../src/manifest/campaign-lint-rules.js';
@@ -78,6 +79,33 @@ describe('10DLC lint corpus', () => {
     expect(namesBrand('Acme Retail: hello', ['Acme Retail'])).toBe(true);
     expect(namesBrand('Acmeology: hello', ['Acme Retail'])).toBe(false);
     expect(namesBrand('Hi: hello', ['Hi Co'])).toBe(false);
+    expect(namesBrand('Café Müller: hallo', ['café müller'])).toBe(true);
+    expect(namesBrand('CaféMüller: hallo', ['Café'])).toBe(false);
+    expect(namesBrand('x𝐀Acme: hi', ['Acme'])).toBe(false);
+    expect(namesBrand('Acme2: hi', ['Acme'])).toBe(false);
+    expect(namesBrand('(acme) hi', ['Acme'])).toBe(true);
+  });
+
+  it('answers as a case-insensitive Unicode word match would', () => {
+    // The word regex the check once built per sample, kept here as the reference.
+    const reference = (value: string, names: readonly string[]) => {
+      const tokens = new Set<string>();
+      for (const name of names) {
+        tokens.add(name.trim());
+        const first = name.trim().split(/\s+/)[0] ?? '';
+        if (first.length >= 3) tokens.add(first);
+      }
+      const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return [...tokens].some((token) => token !== '' && new RegExp(`(?:^|[^\\p{L}\\p{N}])${escape(token)}(?:$|[^\\p{L}\\p{N}])`, 'iu').test(value));
+    };
+    const piece = fc.constantFrom('acme', 'ACME', 'Acme', ' ', ':', '.', '-', 'é', 'É', 'ü', 'x', '1', '𝐀', '日本', 'Retail', ' Inc.', '(', ')', '+');
+    const text = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(''));
+    fc.assert(
+      fc.property(text, fc.array(text, { minLength: 1, maxLength: 3 }), (value, names) => {
+        expect(namesBrand(value, names), JSON.stringify([value, names])).toBe(reference(value, names));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

@@ -5,7 +5,9 @@ import fc from 'fast-check';
 import { CORE_SCHEMA, dump, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseYamlSubset } from '../../src/manifest/yaml-subset.js';
+import { documentPositions } from '../../src/manifest/yaml.js';
+import { LineStarts, offsetPositions } from '../../src/manifest/yaml-fast.js';
+import { parseYamlSubset, parseYamlSubsetWithOffsets } from '../../src/manifest/yaml-subset.js';
 
 /**
  * The plain subset reader must answer exactly what `js-yaml` reads (the values the rest of the
@@ -27,7 +29,11 @@ function subset(text: string): unknown {
   return parseYamlSubset(text)?.filter((value) => value !== null && value !== undefined) ?? 'declined';
 }
 
-/** Asserts the subset reader agrees with `js-yaml` or declines; returns whether it answered. */
+/**
+ * Asserts the subset reader agrees with `js-yaml` or declines; returns whether it answered. Where
+ * it answers, the places it recorded must be the ones the exact walk of the `yaml` package gives
+ * (every pointer, value and key), as messages are placed from them without that parse.
+ */
 function agrees(text: string): boolean {
   const mine = subset(text);
   if (mine === 'declined') return false;
@@ -35,6 +41,10 @@ function agrees(text: string): boolean {
   // Deep and strict: -0 is not 0, and an integer is not its string.
   if (!isDeepStrictEqual(mine, theirs)) expect(mine, text).toEqual(theirs);
   expect(isDeepStrictEqual(mine, theirs), text).toBe(true);
+  const read = parseYamlSubsetWithOffsets(text);
+  const lines = new LineStarts(text);
+  const places = (read?.offsets ?? []).map((offsets) => Object.fromEntries(offsetPositions(offsets, lines)));
+  expect(places, text).toEqual(documentPositions(text).map((positions) => Object.fromEntries(positions)));
   return true;
 }
 
