@@ -1,9 +1,7 @@
 import { Command } from 'commander';
-import { backendFor, openStateBackend } from '../state/backends/registry.js';
-import { TelformError } from '../util/errors.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
-import { openState, stateLocation } from '../run/state-location.js';
+import { migrateState } from '../run/state-hand-over.js';
 
 /**
  * `telform state migrate --to PATH|URL`: copies the ledger (as `--state`/`--workspace` name it) to
@@ -26,26 +24,8 @@ Examples:
     )
     .action(async (options: { to: string; toWorkspace?: string }, cmd: Command) => {
       const io = processIo();
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const from = stateLocation(globals, io.env);
-      const to = { state: options.to, workspace: options.toWorkspace ?? from.workspace };
-      const source = await openState(globals, io.env, { lock: true });
-      try {
-        const target = await openStateBackend(to, io.env);
-        try {
-          if (target.location === source.file) throw new TelformError('bad_option', `--to names the state being migrated (${source.file})`);
-          await source.copyTo(target, globals.lockTimeout ?? 0);
-          const count = Object.keys(source.ledger.resources).length;
-          io.stdout(`copied ${count} managed resource${count === 1 ? '' : 's'} (serial ${source.ledger.serial}) from ${source.file} to ${target.location}\n`);
-          const flags = backendFor(to.state).flags(to);
-          source.retire(flags);
-          await source.compact();
-          io.stderr(`${source.file} is retired: every command on it now refuses and names the new place; use ${flags} from now on`);
-        } finally {
-          await target.close();
-        }
-      } finally {
-        await source.close();
-      }
+      const done = await migrateState(options.to, options.toWorkspace, cmd.optsWithGlobals<GlobalOptions>(), { io });
+      io.stdout(`copied ${done.resources} managed resource${done.resources === 1 ? '' : 's'} (serial ${done.serial}) from ${done.from} to ${done.to}\n`);
+      io.stderr(`${done.from} is retired: every command on it now refuses and names the new place; use ${done.flags} from now on`);
     });
 }

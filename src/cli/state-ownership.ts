@@ -1,31 +1,11 @@
 // `telform state claim` / `release`: hand an account from one ledger to another, explicitly.
 import { Command } from 'commander';
-import { liveContext, type LiveContext } from '../resources/live-side.js';
-import { claimAccount, releaseAccount } from '../state/ownership.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { processIo } from './io.js';
-import type { GlobalOptions, Session } from '../run/context.js';
-import { openState } from '../run/state-location.js';
-import { connectCli } from './session.js';
-import type { LedgerStore } from '../state/ledger-store.js';
-
-/** Runs `work` with the session and the locked ledger of the account the credentials name. */
-async function withAccount(cmd: Command, work: (store: LedgerStore, live: LiveContext, session: Session) => Promise<void>): Promise<void> {
-  const io = processIo();
-  const globals = cmd.optsWithGlobals<GlobalOptions>();
-  const session = await connectCli(globals, io);
-  try {
-    const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true });
-    try {
-      await work(store, liveContext(session.client), session);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await session.close();
-  }
-}
+import type { GlobalOptions } from '../run/context.js';
+import { claimState, releaseState } from '../run/state-hand-over.js';
+import { cliContext } from './session.js';
 
 export function stateClaimCommand(): Command {
   return addClientOptions(new Command('claim'))
@@ -48,16 +28,15 @@ Examples:
     )
     .action(async (options: { takeOver: string[] }, cmd: Command) => {
       const io = processIo();
-      await withAccount(cmd, async (store, live, session) => {
-        const takeOver = options.takeOver.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
-        const result = await claimAccount(store, live, session.account, takeOver);
-        if (result.already) {
-          io.stdout(`the state ${store.file} (lineage ${store.ledger.lineage}) already owns account ${session.account}\n`);
-          return;
-        }
-        const from = result.from.length > 0 ? `, taken from the ledger of lineage ${result.from.join(', ')}` : '';
-        io.stdout(`the state ${store.file} (lineage ${store.ledger.lineage}) now owns account ${session.account}${from}; other ledgers may only read it\n`);
-      });
+      const takeOver = options.takeOver.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+      const claimed = await claimState(takeOver, cmd.optsWithGlobals<GlobalOptions>(), cliContext(io));
+      const owner = `the state ${claimed.state} (lineage ${claimed.lineage})`;
+      if (claimed.already) {
+        io.stdout(`${owner} already owns account ${claimed.account}\n`);
+        return;
+      }
+      const from = claimed.from.length > 0 ? `, taken from the ledger of lineage ${claimed.from.join(', ')}` : '';
+      io.stdout(`${owner} now owns account ${claimed.account}${from}; other ledgers may only read it\n`);
     });
 }
 
@@ -72,9 +51,7 @@ Example:
     )
     .action(async (_options: unknown, cmd: Command) => {
       const io = processIo();
-      await withAccount(cmd, async (store, live, session) => {
-        await releaseAccount(store, live, session.account);
-        io.stdout(`the state ${store.file} released account ${session.account}; another state may claim it (telform state claim), and this one refuses to write to it until it claims it again\n`);
-      });
+      const released = await releaseState(cmd.optsWithGlobals<GlobalOptions>(), cliContext(io));
+      io.stdout(`the state ${released.state} released account ${released.account}; another state may claim it (telform state claim), and this one refuses to write to it until it claims it again\n`);
     });
 }

@@ -1,14 +1,9 @@
 import { Command } from 'commander';
-import type { LedgerEntry } from '../state/ledger.js';
-import type { LedgerStore } from '../state/ledger-store.js';
-import { openState } from '../run/state-location.js';
+import { forgetResources, moveResource, readState, readStateEntry, unprotectResource } from '../run/state-edits.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
 import { stateClaimCommand, stateReleaseCommand } from './state-ownership.js';
-import { TelformError } from '../util/errors.js';
-import { renderStateEntry, renderStateList } from '../render/state.js';
-import { catalog } from '../resources/index.js';
-import { metadataNamePattern, metadataNameRule } from '../resources/fields.js';
+import { renderMoved, renderStateEntry, renderStateList, renderUnprotected } from '../render/state.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
 
@@ -36,14 +31,9 @@ Examples:
     .description('List managed resources: address and live id.')
     .action(async (_options: unknown, cmd: Command) => {
       const io = processIo();
-      const store = await openLedger(cmd, false);
-      try {
-        const { table, summary } = renderStateList(store.ledger);
-        io.stdout(table);
-        io.stderr(summary);
-      } finally {
-        await store.close();
-      }
+      const { table, summary } = renderStateList(await readState(globalsOf(cmd), { io }));
+      io.stdout(table);
+      io.stderr(summary);
     });
   state
     .command('show')
@@ -51,12 +41,7 @@ Examples:
     .argument('<address>', 'Kind/name')
     .action(async (address: string, _options: unknown, cmd: Command) => {
       const io = processIo();
-      const store = await openLedger(cmd, false);
-      try {
-        io.stdout(renderStateEntry(address, requireEntry(store, address)));
-      } finally {
-        await store.close();
-      }
+      io.stdout(renderStateEntry(address, await readStateEntry(address, globalsOf(cmd), { io })));
     });
   state
     .command('rm')
@@ -64,17 +49,7 @@ Examples:
     .argument('<address...>', 'Kind/name (one or more)')
     .action(async (addresses: string[], _options: unknown, cmd: Command) => {
       const io = processIo();
-      const store = await openLedger(cmd, true);
-      try {
-        for (const address of addresses) requireEntry(store, address);
-        io.stderr(`backed up the state to ${await store.backup()}`);
-        for (const address of addresses) {
-          await store.recordResult(address, null);
-          io.stdout(`forgot ${address}\n`);
-        }
-      } finally {
-        await store.close();
-      }
+      for (const address of await forgetResources(addresses, globalsOf(cmd), { io })) io.stdout(`forgot ${address}\n`);
     });
   state
     .command('unprotect')
@@ -82,20 +57,7 @@ Examples:
     .argument('<address>', 'Kind/name')
     .action(async (address: string, _options: unknown, cmd: Command) => {
       const io = processIo();
-      const store = await openLedger(cmd, true);
-      try {
-        const entry = requireEntry(store, address);
-        if (entry.protect !== true) {
-          io.stdout(`${address} is not protected in the state\n`);
-          return;
-        }
-        io.stderr(`backed up the state to ${await store.backup()}`);
-        const { protect: _lifted, ...unprotected } = entry;
-        await store.recordResult(address, { ...unprotected, updated_at: store.timestamp() });
-        io.stdout(`${address} is no longer protected in the state (a manifest that still says metadata.protect: true protects it again)\n`);
-      } finally {
-        await store.close();
-      }
+      io.stdout(renderUnprotected(address, await unprotectResource(address, globalsOf(cmd), { io })));
     });
   state
     .command('mv')
@@ -107,34 +69,15 @@ Examples:
       `
 The live object keeps its name. For kinds whose API name (name, username, brand_alias,
 campaign_alias, …) defaults to metadata.name, the state records the live name, so a manifest that
-leaves that field out plans no rename: the next plan is empty. To rename the live object too, set
-the field in the manifest (e.g. spec.name: new-name) and apply.`,
+leaves that field out plans no rename: the next plan is empty. Secrets are not sent again either:
+their fingerprints stay valid under the new address. To rename the live object too, set the field
+in the manifest (e.g. spec.name: new-name) and apply.`,
     )
     .action(async (from: string, to: string, _options: unknown, cmd: Command) => {
       const io = processIo();
-      const store = await openLedger(cmd, true);
-      try {
-        const entry = requireEntry(store, from);
-        const [kind, name] = splitAddress(to);
-        if (kind !== entry.kind) throw new TelformError('state_mv_kind', `${from} is a ${entry.kind}; it cannot become a ${kind}`);
-        if (!metadataNamePattern.test(name)) throw new TelformError('state_mv_name', `"${name}" is not a valid metadata.name: it ${metadataNameRule}`);
-        if (store.ledger.resources[to]) throw new TelformError('state_mv_exists', `${to} is already in the state`);
-        io.stderr(`backed up the state to ${await store.backup()}`);
-        const nameField = catalog.get(kind)?.nameField;
-        const applied = nameField === undefined ? undefined : entry.applied_spec[nameField];
-        const liveName = entry.live_name ?? (typeof applied === 'string' ? applied : undefined);
-        const moved: LedgerEntry = { ...entry, name, ...(liveName === undefined ? {} : { live_name: liveName }), updated_at: store.timestamp() };
-        await store.recordResult(from, null);
-        await store.recordResult(to, moved);
-        io.stdout(`moved ${from} to ${to}\n`);
-        if (liveName !== undefined && nameField !== undefined && liveName !== name) {
-          io.stderr(
-            `the account is unchanged: the live object keeps its ${nameField} "${liveName}", which the state now records for ${to} while its manifest leaves ${nameField} out; to rename the live object too, set ${nameField}: ${name} in its spec and apply`,
-          );
-        }
-      } finally {
-        await store.close();
-      }
+      const moved = renderMoved(await moveResource(from, to, globalsOf(cmd), { io }));
+      io.stdout(moved.stdout);
+      if (moved.note !== undefined) io.stderr(moved.note);
     });
   state.addCommand(stateMigrateCommand());
   state.addCommand(stateEndpointCommand());
@@ -143,20 +86,6 @@ the field in the manifest (e.g. spec.name: new-name) and apply.`,
   return state;
 }
 
-async function openLedger(cmd: Command, lock: boolean): Promise<LedgerStore> {
-  const globals = cmd.optsWithGlobals<GlobalOptions>();
-  return openState(globals, process.env, { lock });
-}
-
-function requireEntry(store: LedgerStore, address: string): LedgerEntry {
-  splitAddress(address);
-  const entry = store.ledger.resources[address];
-  if (!entry) throw new TelformError('state_unknown', `${address} is not in the state ${store.file} (see telform state list)`);
-  return entry;
-}
-
-function splitAddress(address: string): [string, string] {
-  const match = /^([A-Za-z]+)\/(.+)$/.exec(address);
-  if (!match) throw new TelformError('bad_address', `"${address}" is not an address like Kind/name`);
-  return [match[1] as string, match[2] as string];
+function globalsOf(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals<GlobalOptions>();
 }

@@ -1,6 +1,6 @@
 import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
-import type { SecretFingerprint, SecretFingerprinter } from '../state/ledger.js';
+import { keyedAs, type SecretFingerprint, type SecretFingerprinter } from '../state/ledger.js';
 import { ledgerIdsToFetch } from './match.js';
 import type { DesiredResource, LiveModel, PlannerKind, PlannerKinds, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
@@ -113,19 +113,30 @@ interface FingerprintedSecret {
   field: string;
   fingerprint: SecretFingerprint;
   origin: ResolvedSecret['origin'];
-  /** For a resource moving from an address the state holds: the fingerprint made under that address. */
-  moved?: { from: string; fingerprint: SecretFingerprint };
+  /** For a resource moving from an address the state holds: that address. */
+  movedFrom?: string;
+  /**
+   * The fingerprints made under every address the state's fingerprint may have been made under
+   * (the old address of a move, the `keyed_as` of an entry moved before), by address.
+   */
+  under: Map<string, SecretFingerprint>;
 }
 
 async function fingerprintSecrets(inputs: PrepareInputs): Promise<FingerprintedSecret[]> {
   const result: FingerprintedSecret[] = [];
+  const resources = inputs.store.ledger.resources;
   for (const resource of inputs.desired) {
     if (Object.keys(resource.secretSources).length === 0) continue;
     const resolved = await inputs.resolveSecrets(resource);
     const from = movedFromHeld(resource, inputs.store);
+    const stored = resources[from ?? resource.address];
     for (const [field, { value, origin }] of Object.entries(resolved)) {
-      const moved = from === undefined ? {} : { moved: { from, fingerprint: inputs.fingerprinter.fingerprint(from, field, value) } };
-      result.push({ resource, field, fingerprint: inputs.fingerprinter.fingerprint(resource.address, field, value), origin, ...moved });
+      const fingerprint = inputs.fingerprinter.fingerprint(resource.address, field, value);
+      const under = new Map([[resource.address, fingerprint]]);
+      for (const address of [from, stored?.secrets[field]?.keyed_as]) {
+        if (address !== undefined && !under.has(address)) under.set(address, inputs.fingerprinter.fingerprint(address, field, value));
+      }
+      result.push({ resource, field, fingerprint, origin, under, ...(from === undefined ? {} : { movedFrom: from }) });
     }
   }
   return result;
@@ -143,12 +154,14 @@ function compareSecrets(
 ): { states: Map<string, Record<string, SecretState>>; fingerprints: Record<string, string> } {
   const states = new Map<string, Record<string, SecretState>>();
   const fingerprints: Record<string, string> = {};
-  for (const { resource, field, fingerprint, origin, moved } of secrets) {
+  for (const { resource, field, fingerprint, origin, movedFrom, under } of secrets) {
     const own = inputs.store.ledger.resources[resource.address];
     // A move not yet recorded compares with the entry at the old address, as apply will carry it.
-    const movedEntry = !own && moved ? inputs.store.ledger.resources[moved.from] : undefined;
-    const stored = (movedEntry ?? own)?.secrets[field];
-    const state: SecretState = { value: inputs.fingerprinter.compareFingerprints(stored, movedEntry && moved ? moved.fingerprint : fingerprint) };
+    const storedAt = !own && movedFrom !== undefined && inputs.store.ledger.resources[movedFrom] ? movedFrom : resource.address;
+    const stored = inputs.store.ledger.resources[storedAt]?.secrets[field];
+    const fresh = under.get(keyedAs(stored, storedAt));
+    // Settling may have recorded an entry keyed under an address not fingerprinted above: it cannot be verified.
+    const state: SecretState = { value: fresh ? inputs.fingerprinter.compareFingerprints(stored, fresh) : 'unverifiable' };
     const source = resource.secretSources[field];
     // A ledger written before sources were recorded has none to compare: not a change.
     if (stored?.source && source && !sameSecretRef(stored.source, source)) state.source_before = stored.source;

@@ -22,3 +22,23 @@ export function renderStateEntry(address: string, entry: LedgerEntry): string {
   );
   return `${printableJson(JSON.stringify({ address, ...entry, secrets }, null, 2))}\n`;
 }
+
+/** `telform state unprotect`: what changed, or that nothing needed to. */
+export function renderUnprotected(address: string, lifted: boolean): string {
+  return lifted
+    ? `${address} is no longer protected in the state (a manifest that still says metadata.protect: true protects it again)\n`
+    : `${address} is not protected in the state\n`;
+}
+
+/** `telform state mv`: the move, and a note when the live object keeps a name the manifest may not say. */
+export function renderMoved(moved: { from: string; to: string; nameField?: string; liveName?: string }): { stdout: string; note?: string } {
+  const stdout = `moved ${moved.from} to ${moved.to}\n`;
+  const { nameField, liveName } = moved;
+  const name = moved.to.slice(moved.to.indexOf('/') + 1);
+  if (nameField === undefined || liveName === undefined || liveName === name) return { stdout };
+  const live = printable(liveName);
+  return {
+    stdout,
+    note: `the account is unchanged: the live object keeps its ${nameField} "${live}", which the state now records for ${moved.to} while its manifest leaves ${nameField} out; to rename the live object too, set ${nameField}: ${name} in its spec and apply`,
+  };
+}

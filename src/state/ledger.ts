@@ -26,6 +26,13 @@ export interface SecretFingerprint {
    * source as a change. Absent in ledgers written before sources were recorded: not compared.
    */
   source?: SecretSourceRef;
+  /**
+   * The address the fingerprint was made under, when the entry has moved since (`state mv`,
+   * `metadata.moved_from`): a move cannot fingerprint again without the secret, so it records
+   * where the HMAC's address came from and comparisons use that. Absent: the entry's own address.
+   * The next apply that sends the secret fingerprints it under the current address.
+   */
+  keyed_as?: string;
 }
 
 export interface LedgerEntry {
@@ -123,21 +130,29 @@ export class SecretFingerprinter {
     return { hmac, key_id: this.keyId };
   }
 
-  /** `same`/`changed` when the stored fingerprint was made with this key, else `unverifiable`. */
+  /**
+   * `same`/`changed` when the stored fingerprint was made with this key, else `unverifiable`;
+   * `address` is the entry's, and a moved fingerprint is compared under the address it records.
+   */
   compare(
     stored: SecretFingerprint | undefined,
     address: string,
     field: string,
     secret: string,
   ): 'same' | 'changed' | 'unverifiable' {
-    return this.compareFingerprints(stored, this.fingerprint(address, field, secret));
+    return this.compareFingerprints(stored, this.fingerprint(keyedAs(stored, address), field, secret));
   }
 
-  /** As `compare`, with the secret's fingerprint already made by this fingerprinter. */
+  /** As `compare`, with the secret's fingerprint already made under the address `keyedAs` names. */
   compareFingerprints(stored: SecretFingerprint | undefined, fresh: SecretFingerprint): 'same' | 'changed' | 'unverifiable' {
     if (!stored || stored.key_id !== this.keyId) return 'unverifiable';
     return stored.hmac === fresh.hmac ? 'same' : 'changed';
   }
+}
+
+/** The address a stored fingerprint of the entry at `address` was made under. */
+export function keyedAs(stored: SecretFingerprint | undefined, address: string): string {
+  return stored?.keyed_as ?? address;
 }
 
 /** Parses and checks a ledger read from disk; a damaged file is an error, never an empty ledger. */

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emptyLedger, serializeLedger } from '../../src/state/ledger.js';
-import { runCli } from './cli.js';
+import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
 let folder: string;
 
@@ -71,5 +71,39 @@ describe('telform state', () => {
     expect((await runCli(['state', 'list', '--state', 'elsewhere.json'], { cwd: folder })).stderr).toBe(
       'error: there is no state at elsewhere.json (use --state to name it)\n',
     );
+  });
+});
+
+describe('telform state mv of a resource with a secret', () => {
+  let harness: EmulatorForCli;
+  let account: string;
+  beforeAll(async () => {
+    harness = await emulatorForCli();
+    account = await mkdtemp(path.join(tmpdir(), 'telform-e2e-state-mv-'));
+  });
+  afterAll(async () => {
+    await harness.emulator.close();
+    await rm(account, { recursive: true, force: true });
+  });
+
+  const cli = (args: string[]) => runCli(args, { cwd: account, env: { ...harness.env, PBX_PASSWORD: 'Tr0ub4dor_and_3' } });
+  const manifest = (login: string) =>
+    [
+      { kind: 'TrunkCredential', metadata: { name: login }, spec: { username: 'pbxuser01', password: { fromEnv: 'PBX_PASSWORD' } } },
+      { kind: 'TrunkIpAcl', metadata: { name: 'office' }, spec: { ip_addresses: ['203.0.113.10'] } },
+      { kind: 'Trunk', metadata: { name: 'pbx-out' }, spec: { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' }, credential_uuid: { ref: login } } },
+    ]
+      .map((document) => JSON.stringify({ apiVersion: 'telform/v1', ...document }))
+      .join('\n---\n');
+
+  it('keeps the credential\'s password fingerprint valid under the new address: the next plan is empty', async () => {
+    await writeFile(path.join(account, 'account.yaml'), manifest('login'));
+    expect((await cli(['apply', '-f', 'account.yaml', '--auto-approve'])).code).toBe(0);
+    await writeFile(path.join(account, 'account.yaml'), manifest('pbx-login'));
+    const moved = await cli(['state', 'mv', 'TrunkCredential/login', 'TrunkCredential/pbx-login']);
+    expect(moved).toMatchObject({ code: 0, stdout: 'moved TrunkCredential/login to TrunkCredential/pbx-login\n' });
+    const plan = await cli(['plan', '-f', 'account.yaml', '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes. The account matches the manifests.');
+    expect(plan.code).toBe(0);
   });
 });

@@ -1,0 +1,90 @@
+// The operations that hand a ledger or an account over: `state migrate` copies the ledger to another
+// place and retires the source; `state claim` / `state release` move the account's ownership
+// marker. The CLI parses and renders; these do the work, so tests call them in process.
+import { liveContext } from '../resources/live-side.js';
+import { backendFor, openStateBackend } from '../state/backends/registry.js';
+import type { LedgerStore } from '../state/ledger-store.js';
+import { claimAccount, releaseAccount } from '../state/ownership.js';
+import { TelformError } from '../util/errors.js';
+import type { GlobalOptions, RunContext, Session } from './context.js';
+import { openState, stateLocation } from './state-location.js';
+
+export interface Migrated {
+  /** The source and the target, as their backends name them. */
+  from: string;
+  to: string;
+  resources: number;
+  serial: number;
+  /** The flags that name the new place, which the retired source now points to. */
+  flags: string;
+}
+
+/**
+ * Copies the ledger `globals` name to `to` (a place that holds none yet; `toWorkspace` defaults to
+ * the source's workspace) under both locks, then retires the source: it keeps its content, and
+ * every command on it refuses, naming the new place.
+ */
+export async function migrateState(to: string, toWorkspace: string | undefined, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<Migrated> {
+  const { io } = context;
+  const from = stateLocation(globals, io.env);
+  const target = { state: to, workspace: toWorkspace ?? from.workspace };
+  const source = await openState(globals, io.env, { lock: true, notify: io.stderr });
+  try {
+    const backend = await openStateBackend(target, io.env);
+    try {
+      if (backend.location === source.file) throw new TelformError('bad_option', `--to names the state being migrated (${source.file})`);
+      await source.copyTo(backend, globals.lockTimeout ?? 0);
+      const migrated = { from: source.file, to: backend.location, resources: Object.keys(source.ledger.resources).length, serial: source.ledger.serial };
+      const flags = backendFor(target.state).flags(target);
+      source.retire(flags);
+      await source.compact();
+      return { ...migrated, flags };
+    } finally {
+      await backend.close();
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+export interface Claimed {
+  state: string;
+  lineage: string;
+  account: string;
+  /** The state owned the account already: nothing changed. */
+  already: boolean;
+  /** The lineages of the ledgers the account was taken from. */
+  from: string[];
+}
+
+/** Makes the ledger the owner of the account the credentials name, taking it from `takeOver` lineages only. */
+export async function claimState(takeOver: readonly string[], globals: GlobalOptions, context: RunContext): Promise<Claimed> {
+  return withAccount(globals, context, async (store, session) => {
+    const result = await claimAccount(store, liveContext(session.client), session.account, takeOver);
+    return { state: store.file, lineage: store.ledger.lineage, account: session.account, already: result.already, from: result.from };
+  });
+}
+
+/** Gives up the ledger's ownership of the account, for another state to claim it. */
+export async function releaseState(globals: GlobalOptions, context: RunContext): Promise<{ state: string; account: string }> {
+  return withAccount(globals, context, async (store, session) => {
+    await releaseAccount(store, liveContext(session.client), session.account);
+    return { state: store.file, account: session.account };
+  });
+}
+
+/** Runs `work` with the session and the locked ledger of the account the credentials name. */
+async function withAccount<T>(globals: GlobalOptions, context: RunContext, work: (store: LedgerStore, session: Session) => Promise<T>): Promise<T> {
+  const session = await context.connect(globals, context.io);
+  try {
+    const binding = { endpoint: session.endpointLabel, account: session.account };
+    const store = await openState(globals, context.io.env, { binding, lock: true, notify: context.io.stderr });
+    try {
+      return await work(store, session);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await session.close();
+  }
+}
