@@ -10,7 +10,7 @@ import type { Logger } from './logger.js';
 import type { ServeMetrics } from './metrics.js';
 import type { RegistryKind } from './model.js';
 import type { ServeService } from './service.js';
-import { NonceMemory, verifyCallbackSignature } from './signature.js';
+import { NonceMemory, hasSignature, unsignedReason, verifyCallbackSignature } from './signature.js';
 import { renderAccountPage, renderFleetPage } from './status-page.js';
 
 export interface ServerOptions {
@@ -139,18 +139,31 @@ async function receiveCallback(
   };
   const method = request.method ?? 'GET';
   if (method !== 'POST' && method !== 'GET') return refuse(405, 'bad_method', `${method} is not a callback method (POST or GET)`);
-  if (named !== undefined && !service.worker(named)) return refuse(404, 'unknown_account', 'no such account in this serve');
   const body = method === 'POST' ? await readBody(request) : '';
   if (body === undefined) return refuse(413, 'too_large', `the body is over ${callbackBodyLimit} bytes`);
   const calledUrl = `${(options.publicUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/$/, '')}${request.url ?? '/'}`;
+  // The signature is checked before anything the payload names is looked up: whoever cannot sign
+  // gets the same answer for an object serve manages and one it does not (no enumerating ids).
+  if (!hasSignature(request.headers)) return refuse(403, 'bad_signature', unsignedReason);
+  if (named !== undefined && !service.worker(named)) return refuse(404, 'unknown_account', 'no such account in this serve');
+  const candidates = named !== undefined ? [named] : service.accountNames();
+  let nonce: string | undefined;
+  let reason = unsignedReason;
+  const signers: string[] = [];
+  for (const name of candidates) {
+    const verdict = verifyCallbackSignature({ url: calledUrl, headers: request.headers }, service.worker(name)?.authToken ?? '');
+    if (verdict.ok) {
+      nonce = verdict.nonce;
+      signers.push(name);
+    } else reason = verdict.reason;
+  }
+  if (nonce === undefined) return refuse(403, 'bad_signature', named !== undefined ? reason : 'the signature matches no account of this serve (wrong token, altered URL, or forged)');
   const target = callbackTarget(method === 'GET' ? new URL(calledUrl).searchParams : parseBody(body, request.headers['content-type']));
   if (!target) return refuse(400, 'unreadable', 'the payload names no brand, campaign or number');
-  const account = named ?? service.accountManaging(target.kind, target.id);
-  const worker = account === undefined ? undefined : service.worker(account);
-  if (!worker || account === undefined) return refuse(404, 'unknown_object', `no account of this serve manages ${target.kind} ${target.id}`);
-  const verdict = verifyCallbackSignature({ url: calledUrl, headers: request.headers }, worker.authToken);
-  if (!verdict.ok) return refuse(403, 'bad_signature', verdict.reason);
-  if (!nonces.admit(verdict.nonce)) return refuse(409, 'replayed', 'this signature nonce was already used');
+  // Accounts sharing a token (sub-accounts of one parent would not) all signed it: the one that manages the object is meant.
+  const account = named ?? signers.find((name) => service.fleet.findRegistry(name, target.kind, target.id) !== undefined);
+  if (account === undefined) return refuse(404, 'unknown_object', `no account of this serve manages ${target.kind} ${target.id}`);
+  if (!nonces.admit(nonce)) return refuse(409, 'replayed', 'this signature nonce was already used');
   metrics.callback('accepted');
   const outcome = service.hint(account, target.kind, target.id);
   logger.log('info', 'callback received', { account, kind: target.kind, id: target.id, status: target.status, outcome });

@@ -88,14 +88,13 @@ export class ServeService {
     return this.options.apply;
   }
 
-  worker(name: string): AccountWorker | undefined {
-    return this.workers.get(name);
+  /** Every account's name, in the order given. */
+  accountNames(): string[] {
+    return [...this.workers.keys()];
   }
 
-  /** The account that manages this registry object, as its last check found it. */
-  accountManaging(kind: RegistryKind, id: string): string | undefined {
-    for (const name of this.fleet.accounts.keys()) if (this.fleet.findRegistry(name, kind, id)) return name;
-    return undefined;
+  worker(name: string): AccountWorker | undefined {
+    return this.workers.get(name);
   }
 
   /**

@@ -14,12 +14,24 @@ export interface SignedRequest {
 
 export type SignatureVerdict = { ok: true; nonce: string } | { ok: false; reason: string };
 
+export const unsignedReason = 'no signature (X-Plivo-Signature-V2 and its nonce are required)';
+
+/** Whether the request carries a signature and its nonce at all (checked before anything else). */
+export function hasSignature(headers: SignedRequest['headers']): boolean {
+  return signaturesOf(headers).length > 0 && header(headers, 'x-plivo-signature-v2-nonce') !== undefined;
+}
+
+function signaturesOf(headers: SignedRequest['headers']): string[] {
+  return [header(headers, 'x-plivo-signature-v2'), header(headers, 'x-plivo-signature-ma-v2')].filter((value): value is string => value !== undefined);
+}
+
 export function verifyCallbackSignature(request: SignedRequest, authToken: string): SignatureVerdict {
   const nonce = header(request.headers, 'x-plivo-signature-v2-nonce');
-  const signatures = [header(request.headers, 'x-plivo-signature-v2'), header(request.headers, 'x-plivo-signature-ma-v2')].filter(
-    (value): value is string => value !== undefined,
-  );
-  if (nonce === undefined || signatures.length === 0) return { ok: false, reason: 'no signature (X-Plivo-Signature-V2 and its nonce are required)' };
+  const signatures = signaturesOf(request.headers);
+  if (nonce === undefined || signatures.length === 0) return { ok: false, reason: unsignedReason };
+  // An account whose token is unknown (its variables are missing) can sign nothing: an empty key
+  // is one anybody can use.
+  if (authToken === '') return { ok: false, reason: 'the account has no token to check the signature with' };
   let base: string;
   try {
     const url = new URL(request.url);

@@ -90,6 +90,28 @@ describe('serve HTTP server', () => {
     expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no account of this serve manages Campaign CNOBODY' }]);
   });
 
+  it('checks the signature first: an unsigned or forged callback gets the same answer whether or not serve manages the object (issue 33 item 34)', async () => {
+    const url = 'https://telform.example.com/callbacks';
+    const managed = JSON.stringify({ type: 'campaign', campaign_id: 'CSPRING', status: 'expired' });
+    const unmanaged = JSON.stringify({ type: 'campaign', campaign_id: 'CNOBODY', status: 'expired' });
+    const answers = [];
+    for (const [headers, body] of [
+      [{ 'content-type': 'application/json' }, managed],
+      [{ 'content-type': 'application/json' }, unmanaged],
+      [signed(url, 'e-1', 'forged-token'), managed],
+      [signed(url, 'e-2', 'forged-token'), unmanaged],
+    ] as const) {
+      const response = await post('/callbacks', headers, body);
+      answers.push([response.status, await response.json()]);
+    }
+    expect(answers).toEqual([
+      [403, { error: 'no signature (X-Plivo-Signature-V2 and its nonce are required)' }],
+      [403, { error: 'no signature (X-Plivo-Signature-V2 and its nonce are required)' }],
+      [403, { error: 'the signature matches no account of this serve (wrong token, altered URL, or forged)' }],
+      [403, { error: 'the signature matches no account of this serve (wrong token, altered URL, or forged)' }],
+    ]);
+  });
+
   it('serves probes and pages read-only, with no script allowed', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const page = await fetch(`${server.url}/`);
