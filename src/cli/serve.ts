@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { systemClock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
@@ -16,6 +17,7 @@ interface ServeOptions extends ValuesOptionValues {
   file: string[];
   accounts?: string;
   only: string[];
+  policy: string[];
   shard?: Shard;
   name: string;
   interval: number;
@@ -31,22 +33,27 @@ interface ServeOptions extends ValuesOptionValues {
 
 export function serveCommand(): Command {
   const command = new Command('serve');
-  return addValuesOptions(addClientOptions(command))
+  // Every account has its own client, so its own budget: the API limits per account.
+  return addValuesOptions(addClientOptions(command, "each account's own client-side request budget, shared by its checks, callback reads and applies (default 300/5s, production's)"))
     .description('Keep watching accounts: drift on an interval, status callbacks as hints, events, metrics and a status page.')
     .option('-f, --file <path>', 'manifest file or folder of the one account watched (repeatable)', collect, [])
     .option('--accounts <file>', 'watch every account of this accounts file (see docs/many-accounts.md) instead of -f')
     .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])
+    .option('--policy <file>', 'policy file judged for every plan, after the accounts file\'s own policies (repeatable; see docs/policies.md)', collect, [])
     .addOption(new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions (one per replica)').argParser(shardOption))
     .option('--name <name>', 'with -f: the account\'s name in events, metrics and the page', accountName, 'default')
-    .option('--interval <duration>', 'time between two drift checks of an account', duration, 300_000)
+    // Defaults are shown as they are typed, not as the parsed milliseconds or object.
+    .addOption(new Option('--interval <duration>', 'time between two drift checks of an account (at least 1s)').argParser(interval).default(300_000, '5m'))
     .option('--jitter <fraction>', 'each interval is drawn within interval × (1 ± fraction)', fraction, 0.1)
     .option('--account-parallelism <n>', 'accounts checked at once', positiveInteger, 4)
     .option('--parallelism <n>', 'requests in flight at once within an apply', positiveInteger, 8)
     .addOption(new Option('--apply <mode>', 'never: only report; safe: apply plans that need no approval at all').choices(['never', 'safe']).default('never'))
-    .option('--listen <host:port>', 'address of the HTTP server (probes, metrics, status page, callbacks)', listenOption, { host: '127.0.0.1', port: 8080 })
+    .addOption(
+      new Option('--listen <host:port>', 'address of the HTTP server (probes, metrics, status page, callbacks)').argParser(listenOption).default({ host: '127.0.0.1', port: 8080 }, '127.0.0.1:8080'),
+    )
     .option('--public-url <url>', 'the URL the API reaches this server at (behind a proxy); callbacks are signed for it', urlOption)
     .option('--notify <url>', 'also POST every event as JSON to this URL (retried, never blocking)', urlOption)
-    .option('--drain-timeout <duration>', 'on SIGTERM, how long to let checks and applies under way finish', duration, 30_000)
+    .addOption(new Option('--drain-timeout <duration>', 'on SIGTERM or SIGINT, how long to let checks and applies under way finish').argParser(duration).default(30_000, '30s'))
     .addHelpText(
       'after',
       `
@@ -77,6 +84,13 @@ function shardOption(value: string): Shard {
 function accountName(value: string): string {
   if (!accountNamePattern.test(value)) throw new InvalidArgumentError('expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)');
   return value;
+}
+
+/** A check at most every second: 0 would check an account back to back, spending its whole API budget. */
+function interval(value: string): number {
+  const parsed = duration(value);
+  if (parsed < 1_000) throw new InvalidArgumentError('expected a duration of at least 1s, such as 5m, 90s or 1h');
+  return parsed;
 }
 
 function fraction(value: string): number {
@@ -157,7 +171,7 @@ async function selectAccounts(options: ServeOptions, globals: GlobalOptions, cwd
   if (!options.accounts) {
     if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable) or --accounts FILE');
     if (options.only.length > 0 || options.shard) throw new TelformError('bad_option', '--only and --shard choose accounts of --accounts FILE');
-    return [{ name: options.name, manifests: options.file, values, globals, io: io(process.env, options.name) }];
+    return [{ name: options.name, manifests: options.file, values, globals, io: io(process.env, options.name), policies: options.policy.map((file) => path.resolve(cwd, file)) }];
   }
   if (options.file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
   const all = await loadAccountsFile(options.accounts, cwd);
@@ -165,12 +179,19 @@ async function selectAccounts(options: ServeOptions, globals: GlobalOptions, cwd
   if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${options.accounts} (accounts: ${all.map((account) => account.name).join(', ')})`);
   const selected = all.filter((account) => (options.only.length === 0 || options.only.includes(account.name)) && inShard(account.name, options.shard));
   if (selected.length === 0) throw new TelformError('bad_option', `no account of ${options.accounts} is selected (check --only and --shard)`);
-  return selected.map((account) => ({
-    name: account.name,
-    manifests: account.manifests,
-    values: account.values,
-    globals: { ...globals, state: account.state, workspace: account.workspace, ...(account.endpoint ? { endpoint: account.endpoint } : {}) },
-    // Each account sees its own credentials and no other's (a manifest could read them as secrets).
-    io: io(accountEnv(process.env, account, all), account.name),
-  }));
+  return selected.map((account): ServeAccount => {
+    const globalsOf = { ...globals, state: account.state, workspace: account.workspace, ...(account.endpoint ? { endpoint: account.endpoint } : {}) };
+    const policies = [...account.policies, ...options.policy.map((file) => path.resolve(cwd, file))];
+    try {
+      // Each account sees its own credentials and no other's (a manifest could read them as secrets).
+      const env = accountEnv(process.env, account, all);
+      return { name: account.name, manifests: account.manifests, values: account.values, globals: globalsOf, io: io(env, account.name), policies };
+    } catch (error) {
+      // An account whose credential variables are missing is shown as `error`, with the reason;
+      // it does not keep the others from being watched.
+      if (!(error instanceof TelformError)) throw error;
+      log(`[${account.name}] ${error.message}: the account is not watched until serve restarts with it set`);
+      return { name: account.name, manifests: account.manifests, values: account.values, globals: globalsOf, io: io({}, account.name), policies, unavailable: error };
+    }
+  });
 }

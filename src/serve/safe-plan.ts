@@ -1,11 +1,15 @@
 // What `--apply safe` may apply on its own: a plan that needs no approval at all. Every safety gate
 // must pass with no approval given (nothing irreversible, billable, protected or bulk; nothing
 // pruned), and no change may carry a flag a person should weigh even where no gate stops it
-// (breaking authentication or calls, clearing an application's binding), nor be one telform refuses
-// to make. Anything else is left for a person, with the reasons, as an event.
+// (breaking authentication or calls, clearing an application's binding, registering again a brand or
+// campaign that went away outside telform), nor be one telform refuses to make. Anything else is
+// left for a person, with the reasons, as an event.
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
 import type { SafetyViolation } from '../engine/safety.js';
 import type { AccountCheck, PlanLine, RegistryEntry, RegistryKind } from './model.js';
+
+/** The kinds whose create is a registration the registry vets. */
+const registrationKinds = new Set<string>(['Brand', 'Campaign']);
 
 /** Why a person must look at this plan before it is applied; empty when serve may apply it. */
 export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]): string[] {
@@ -14,6 +18,11 @@ export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]
     if (change.action === 'noop' || change.action === 'wait') continue;
     const { flags } = change;
     if (change.action === 'blocked') reasons.push(`${change.address}: telform will not make this change (${change.reasons.join('; ')})`);
+    // A brand or campaign gone from the account was deactivated by someone (or expired): registering
+    // it again is a new vetting submission, which a person decides on, not a heal.
+    if (registrationKinds.has(change.kind) && (change.action === 'create' || change.action === 'replace') && change.drifted === true) {
+      reasons.push(`${change.address} was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it`);
+    }
     if (flags.breaks_auth) reasons.push(`${change.address} would break authentication of what still uses it`);
     if (flags.breaks_calls) reasons.push(`${change.address} would break calls`);
     if (flags.needs_unassign) reasons.push(`${change.address} needs an application's binding cleared first`);

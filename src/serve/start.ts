@@ -2,6 +2,7 @@
 // `--notify`), the metrics and the HTTP server; and takes it apart again within a bound. The CLI
 // parses flags and handles signals; tests call this directly.
 import type { Clock } from '../util/clock.js';
+import type { TelformError } from '../util/errors.js';
 import type { ValueSet } from '../manifest/values.js';
 import type { Connect, GlobalOptions, RunIo } from '../run/context.js';
 import { jsonLine, jsonLogger, type Logger } from './logger.js';
@@ -18,6 +19,10 @@ export interface ServeAccount {
   values?: ValueSet | undefined;
   globals: GlobalOptions;
   io: RunIo;
+  /** Policy files judged for every plan of the account (the accounts file's, then `--policy`). */
+  policies?: readonly string[] | undefined;
+  /** Why the account cannot be looked at (its credential variables are missing); the others still are. */
+  unavailable?: TelformError | undefined;
 }
 
 export interface ServeOptions {
@@ -77,7 +82,17 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     sinks.push((event) => sender.publish(event));
   }
   const workers = options.accounts.map((account) =>
-    createWorker({ name: account.name, manifests: account.manifests, values: account.values, globals: account.globals, io: account.io, connect: options.connect, parallelism: options.parallelism }),
+    createWorker({
+      name: account.name,
+      manifests: account.manifests,
+      values: account.values,
+      globals: account.globals,
+      io: account.io,
+      connect: options.connect,
+      parallelism: options.parallelism,
+      policies: account.policies,
+      unavailable: account.unavailable,
+    }),
   );
   const service = new ServeService(workers, {
     intervalMs: options.intervalMs,

@@ -31,6 +31,13 @@ export interface WorkerSetup {
   connect: Connect;
   /** Requests in flight at once for an apply. */
   parallelism: number;
+  /** Policy files (the accounts file's, then `--policy`): judged exactly as `apply` judges them. */
+  policies?: readonly string[] | undefined;
+  /**
+   * Why this account cannot be looked at at all (its credential variables are missing): every check
+   * reports it as the account's error, and the other accounts are watched as usual.
+   */
+  unavailable?: TelformError | undefined;
 }
 
 export function createWorker(setup: WorkerSetup): AccountWorker {
@@ -48,12 +55,15 @@ class OperationsWorker implements AccountWorker {
   }
 
   get authToken(): string {
+    if (this.setup.unavailable) return '';
     return this.opened?.authToken ?? this.setup.io.env.TELFORM_AUTH_TOKEN ?? this.setup.io.env.PLIVO_AUTH_TOKEN ?? '';
   }
 
   /** The account's one session; a failed connect is tried again on the next use. */
   private connect(): Promise<Session> {
     if (this.closed) return Promise.reject(new Error('serve is stopping'));
+    const { unavailable } = this.setup;
+    if (unavailable) return Promise.reject(unavailable);
     this.session ??= this.setup.connect(this.setup.globals, this.setup.io).then(
       (session) => {
         this.opened = session;
@@ -72,6 +82,10 @@ class OperationsWorker implements AccountWorker {
     return { paths: this.setup.manifests, ...(this.setup.values ? { values: this.setup.values } : {}) };
   }
 
+  private policies(): readonly string[] {
+    return this.setup.policies ?? [];
+  }
+
   private async context() {
     const session = await this.connect();
     const kept: Session = { ...session, close: async () => undefined };
@@ -86,7 +100,7 @@ class OperationsWorker implements AccountWorker {
     const before = this.counts(this.opened);
     try {
       const { session, context } = await this.context();
-      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false, readOnly: true });
+      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false, readOnly: true, policies: this.policies() });
       return await withReconciliation(run, async () => {
         const { report } = driftOf(run);
         const after = this.counts(session);
@@ -133,7 +147,8 @@ class OperationsWorker implements AccountWorker {
     try {
       const { context } = await this.context();
       // Never wait for the lock: whoever holds it (another replica) is applying this account now.
-      run = await reconcile(this.input(), { ...this.setup.globals, lockTimeout: 0 }, approvalsFrom({}), context, { lock: true });
+      // The account's policies too: an error violation is a safety violation, so the plan is held.
+      run = await reconcile(this.input(), { ...this.setup.globals, lockTimeout: 0 }, approvalsFrom({}), context, { lock: true, policies: this.policies() });
     } catch (error) {
       if (error instanceof TelformError && error.code === 'state_locked') return { result: 'locked', holder: error.message };
       const { message } = errorOf(error);

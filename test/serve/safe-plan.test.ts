@@ -38,6 +38,21 @@ describe('reasonsToHold', () => {
   });
 });
 
+describe('reasonsToHold and the registry', () => {
+  it('holds the re-registration of a brand or campaign deleted or deactivated outside telform, not its first registration (issue 33 item 22)', () => {
+    const recreated = plan([
+      change('Campaign/spring', 'create', { drifted: true }),
+      change('Brand/acme', 'replace', { drifted: true }),
+      change('Campaign/new', 'create'),
+      change('TrunkIpAcl/office', 'create', { drifted: true }),
+    ]);
+    expect(reasonsToHold(recreated, [])).toEqual([
+      'Campaign/spring was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it',
+      'Brand/acme was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it',
+    ]);
+  });
+});
+
 describe('registryEntries and planLines', () => {
   it('keeps the registry status of managed brands, campaigns and number links that exist, and the changes a person reviews', () => {
     const read = plan([
