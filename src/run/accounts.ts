@@ -12,6 +12,7 @@ import { credentialVariablesVariable } from '../manifest/secrets.js';
 import { inShard, type Shard } from '../util/shard.js';
 import type { Environment, GlobalOptions, RunContext } from './context.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
+import type { HistoryTag } from '../state/history.js';
 
 /** What one command does with one reconciled account. */
 export type AccountStep = (run: Reconciliation, account: AccountSpec) => Promise<Omit<AccountOutcome, 'name'>>;
@@ -33,6 +34,8 @@ export interface AccountsRun {
   /** `--policy FILE`: evaluated for every account, after the accounts file's own policies. */
   policies?: readonly string[];
   step: AccountStep;
+  /** What runs an apply, for each account's history record (a rollout's wave). */
+  history?: HistoryTag;
   /** Each account's outcome as it finishes (the CLI prints a line). */
   onAccount?: (outcome: AccountOutcome) => void;
 }
@@ -67,6 +70,7 @@ export async function runOne(run: AccountsRun, account: AccountSpec, all: readon
       readOnly: run.command === 'drift',
       policies: [...account.policies, ...(run.policies ?? [])],
     });
+    if (run.history) reconciliation.history = run.history;
     try {
       return { name: account.name, ...(await run.step(reconciliation, account)) };
     } finally {

@@ -7,6 +7,8 @@ import type { SafetyViolation } from '../engine/safety.js';
 import { hasChanges } from '../engine/summary.js';
 import { claimOnFirstWrite } from '../state/ownership.js';
 import type { Reconciliation } from './reconcile.js';
+import { entriesBefore, recordApply } from './history.js';
+import type { HistoryRecord, HistoryTag } from '../state/history.js';
 
 export interface ApplyRunOptions {
   /** Requests in flight at once (`--parallelism`). */
@@ -26,6 +28,8 @@ export interface ApplyRunOptions {
    * was under way. Absent: the changes are applied as they are.
    */
   interruptible?: <T>(apply: () => Promise<T>) => Promise<T>;
+  /** What runs it, for the history record (`apply` unless said, or the reconciliation's own tag). */
+  history?: HistoryTag;
 }
 
 /** A protection given or lifted: recorded in the state without a request. */
@@ -41,7 +45,8 @@ export type ApplyRunOutcome =
   | { status: 'no_changes'; recorded: ProtectionRecorded[] }
   /** `approve` said no; nothing was sent. */
   | { status: 'cancelled' }
-  | { status: 'applied'; result: ApplyResult; failed: boolean };
+  /** `record`: the apply's history record (its number names it to `telform revert`). */
+  | { status: 'applied'; result: ApplyResult; failed: boolean; record: HistoryRecord };
 
 /**
  * Applies the reconciled plan: refuses it when a gate does (before anything else), records a
@@ -82,8 +87,10 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
       clock,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
+  const before = entriesBefore(run);
   const result = await (options.interruptible ? options.interruptible(send) : send());
-  return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0 };
+  const record = await recordApply(run, result, before, options.history ?? run.history ?? { trigger: 'apply' });
+  return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0, record };
 }
 
 /** The line the CLI prints for a protection recorded without a request. */

@@ -21,7 +21,8 @@ import { loadPolicies } from '../manifest/policy-file.js';
 import { evaluatePolicies } from '../manifest/policy-eval.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import type { ValueSet } from '../manifest/values.js';
-import { timerOf, type GlobalOptions, type RunContext, type Session } from './context.js';
+import { timerOf, type GlobalOptions, type RunContext, type RunIo, type Session } from './context.js';
+import type { HistoryTag } from '../state/history.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan, mergeApprovals, readSavedPlan } from './saved-plan.js';
 import { openState } from './state-location.js';
 import { printable } from '../util/printable.js';
@@ -60,6 +61,10 @@ export interface Reconciliation {
    * this ledger, as its first write (`claimOnFirstWrite`). Never set for a read-only run.
    */
   claimsAccount: boolean;
+  /** Where the run reads files and variables: the history record's origin is found there. */
+  io: RunIo;
+  /** What ran the apply, for its history record; set by a caller other than `apply` (a rollout's wave). */
+  history?: HistoryTag;
   close(): Promise<void>;
 }
 
@@ -195,6 +200,7 @@ export async function reconcile(
       violations,
       fingerprinter,
       claimsAccount: claims,
+      io,
       close: async () => {
         await opened.close();
         await session.close();

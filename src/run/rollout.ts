@@ -108,8 +108,10 @@ async function rollOut(
   for (const wave of remainingWaves(record)) {
     const tag = `[wave ${wave.wave}/${total}]`;
     io.stderr(`${tag} applying ${wave.todo.length} of ${wave.accounts.length} account${wave.accounts.length === 1 ? '' : 's'}${wave.todo.length > 0 ? `: ${wave.todo.join(', ')}` : ''}`);
+    // Each account's history names the wave that applied it.
+    const waveRun: AccountsRun = { ...run, history: { trigger: 'rollout', wave: { number: wave.wave, of: total } } };
     const applied = await mapBounded(wave.todo, run.accountParallelism, async (name) => {
-      const outcome = await runOne(run, byName.get(name) as AccountSpec, all, context);
+      const outcome = await runOne(waveRun, byName.get(name) as AccountSpec, all, context);
       run.onAccount?.(outcome);
       record.accounts[name] = outcome.exit_code === ExitCode.ok ? 'done' : 'failed';
       // Durable before the next account is reported: a rollout killed here resumes without it.

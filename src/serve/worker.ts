@@ -162,7 +162,7 @@ class OperationsWorker implements AccountWorker {
       }
       const reasons = reasonsToHold(run.plan, run.violations);
       if (reasons.length > 0) return { result: 'held', changes, reasons };
-      const outcome = await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0 });
+      const outcome = await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0, history: { trigger: 'serve' } });
       switch (outcome.status) {
         case 'applied': {
           return { result: 'applied', changes, summary: renderApplySummary(run.plan, outcome.result).trim(), failed: outcome.failed };

@@ -55,6 +55,16 @@ export interface StateBackend {
   commit(change: LedgerCommit): Promise<void>;
   /** Keeps a copy of a ledger document beside the ledger; says where. */
   backup(ledger: string): Promise<string>;
+  /**
+   * The history's records (history.ts says what they mean), oldest first, as stored: opaque lines
+   * here. Read without the lock; a file's torn last line (a crash mid-append) is left out.
+   */
+  readHistory(): Promise<string[]>;
+  /**
+   * Durably appends one history record (the caller holds the lock, so records are chained in
+   * order), then drops the oldest beyond the `keep` newest: retention is the only removal.
+   */
+  appendHistory(record: string, keep: number): Promise<void>;
   /** Releases the lock and any connection; safe to call more than once. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
 import { replayJournal, type IntentInput, type JournalRecord, type UncertainOperation } from './journal.js';
@@ -12,6 +12,7 @@ import {
   type OwnershipEvent,
 } from './ledger.js';
 import type { StateBackend } from './backend.js';
+import { chainRecord, defaultHistoryKeep, parseHistoryLine, type HistoryDraft, type HistoryRecord } from './history.js';
 
 /**
  * The ledger of a run, wherever it lives (a `StateBackend`: a file, a PostgreSQL workspace).
@@ -203,6 +204,33 @@ export class LedgerStore {
     this.dirty = true;
   }
 
+  /** The history's stored lines, oldest first (history.ts reads and verifies them). */
+  readHistory(): Promise<string[]> {
+    return this.backend.readHistory();
+  }
+
+  /**
+   * Appends a record to the history, chained to the last one stored (the lock keeps two runs from
+   * chaining to the same record). Called after `compact`, so the record names the serial written.
+   */
+  async appendHistory(draft: HistoryDraft): Promise<HistoryRecord> {
+    this.assertLocked();
+    const lines = await this.backend.readHistory();
+    const tail = lines[lines.length - 1];
+    // A damaged last line is chained to as it is (by its text's hash): `history verify` names it, and this record does not hide it.
+    const last = tail === undefined ? undefined : (parseHistoryLine(tail) ?? { seq: lines.length, hash: createHash('sha256').update(tail).digest('hex') });
+    const record = chainRecord({ ...draft, ledger_serial: this.ledger.serial }, last, this.timestamp());
+    await this.backend.appendHistory(JSON.stringify(record), this.ledger.history_keep ?? defaultHistoryKeep);
+    return record;
+  }
+
+  /** Sets how many history records the state keeps (`telform history retain`); written by `compact`. */
+  setHistoryKeep(keep: number): void {
+    this.assertLocked();
+    this.ledger.history_keep = keep;
+    this.dirty = true;
+  }
+
   /** Keeps a copy of the ledger as it is now (before `state rm`/`mv` edit it); says where. */
   backup(): Promise<string> {
     return this.backend.backup(serializeLedger(this.ledger));
@@ -226,6 +254,9 @@ export class LedgerStore {
       throw new TelformError('state_exists', `${target.location} already holds a ledger; migrate only to an empty place`);
     }
     await target.commit({ ledger: serializeLedger(this.ledger), serial: this.ledger.serial, expectedSerial: undefined, journal: [] });
+    // The history goes with the ledger, record for record, so its chain still verifies in the new place.
+    const keep = this.ledger.history_keep ?? defaultHistoryKeep;
+    for (const line of await this.backend.readHistory()) await target.appendHistory(line, keep);
   }
 
   /** Compacts and releases the lock; safe to call more than once. */

@@ -85,6 +85,11 @@ export interface Ledger {
    * record of who took the account from whom, and when.
    */
   ownership?: OwnershipEvent[];
+  /**
+   * How many history records the state keeps (`telform history retain N`); absent: the default
+   * (history.ts). The oldest beyond it are dropped as new ones are appended.
+   */
+  history_keep?: number;
 }
 
 /** A hand-over of the account, as the ledger that made it records it. */

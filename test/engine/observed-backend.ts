@@ -9,6 +9,8 @@ export function withAppend(inner: StateBackend, append: (records: readonly strin
     append,
     commit: (change) => inner.commit(change),
     backup: (ledger) => inner.backup(ledger),
+    readHistory: () => inner.readHistory(),
+    appendHistory: (record, keep) => inner.appendHistory(record, keep),
     close: () => inner.close(),
   };
 }

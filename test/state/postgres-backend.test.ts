@@ -135,3 +135,20 @@ describe('PostgreSQL state backend', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+describe('PostgreSQL state backend: the history', () => {
+  it('appends records in order, keeps the newest `keep`, and reads them back for every session', async () => {
+    const writer = await open('history');
+    const reader = await open('history');
+    const other = await open('history-other');
+    try {
+      await writer.lock(0);
+      for (const n of [1, 2, 3, 4]) await writer.appendHistory(`{"n":${n}}`, 3);
+      await other.appendHistory('{"n":"other"}', 3);
+      expect(await reader.readHistory()).toEqual(['{"n":2}', '{"n":3}', '{"n":4}']);
+      expect(await other.readHistory()).toEqual(['{"n":"other"}']);
+    } finally {
+      await Promise.all([writer.close(), reader.close(), other.close()]);
+    }
+  });
+});

@@ -82,6 +82,26 @@ export class FileBackend implements StateBackend {
     return path;
   }
 
+  async readHistory(): Promise<string[]> {
+    const text = (await readOptional(historyPath(await this.file()))) ?? '';
+    // A last line without its newline was cut short by a crash: never durable, so not a record.
+    const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+    return complete.split('\n').filter((line) => line.trim() !== '');
+  }
+
+  async appendHistory(record: string, keep: number): Promise<void> {
+    const path = historyPath(await this.file());
+    const handle = await openJournal(path);
+    try {
+      await handle.appendFile(`${record}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const lines = await this.readHistory();
+    if (lines.length > keep) await writeAtomically(path, lines.slice(lines.length - keep).map((line) => `${line}\n`).join(''));
+  }
+
   async close(): Promise<void> {
     await this.journal?.close();
     this.journal = undefined;
@@ -145,6 +165,11 @@ async function openJournal(path: string): Promise<FileHandle> {
 
 export function journalPath(file: string): string {
   return `${file}.journal`;
+}
+
+/** The history beside the state file: one record a line, appended, trimmed only by retention. */
+export function historyPath(file: string): string {
+  return `${file}.history`;
 }
 
 export function lockPath(file: string): string {

@@ -36,6 +36,14 @@ const migrations: readonly string[] = [
      started_at timestamptz NOT NULL,
      backend_pid integer NOT NULL
    );`,
+  // 2: the history of each workspace (records appended in id order, never updated; retention deletes the oldest).
+  `CREATE TABLE telform_history (
+     id bigserial PRIMARY KEY,
+     workspace text NOT NULL,
+     record text NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX telform_history_workspace ON telform_history (workspace, id);`,
 ];
 
 export const schemaVersion = migrations.length;

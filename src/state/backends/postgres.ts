@@ -158,6 +158,27 @@ export class PostgresBackend implements StateBackend {
     return `${this.location}, backup ${saved.rows[0]?.id ?? '?'} in table telform_backups`;
   }
 
+  async readHistory(): Promise<string[]> {
+    const found = await this.query<{ record: string }>('SELECT record FROM telform_history WHERE workspace = $1 ORDER BY id', [this.workspace]);
+    return found.rows.map((row) => row.record);
+  }
+
+  async appendHistory(record: string, keep: number): Promise<void> {
+    await this.query('BEGIN');
+    try {
+      await this.query('INSERT INTO telform_history (workspace, record) VALUES ($1, $2)', [this.workspace, record]);
+      await this.query(
+        `DELETE FROM telform_history WHERE workspace = $1 AND id < (
+           SELECT min(id) FROM (SELECT id FROM telform_history WHERE workspace = $1 ORDER BY id DESC LIMIT $2) AS kept)`,
+        [this.workspace, keep],
+      );
+      await this.query('COMMIT');
+    } catch (error) {
+      await this.client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -1,0 +1,94 @@
+// The history record of an apply (docs/state-and-safety.md, history): what the plan was (digest,
+// seal, approvals), where the run came from, and per changed resource its action, the live spec
+// before and the spec after, its secrets' fingerprints before and after (never a value), the
+// requests and fees it took and what came of it. Written after the ledger, so it names the serial.
+import { createHash } from 'node:crypto';
+import type { ApplyResult } from '../engine/apply.js';
+import { desiredSpecOf, liveIdOf, liveSpecOf } from '../engine/change-fields.js';
+import type { Plan, PlannedChange } from '../engine/plan-types.js';
+import type { HistoryChange, HistoryDraft, HistoryRecord, HistoryTag, RunOrigin } from '../state/history.js';
+import type { LedgerEntry } from '../state/ledger.js';
+import { stableJson } from '../util/stable-json.js';
+import { runOrigin } from './history-origin.js';
+import type { Reconciliation } from './reconcile.js';
+
+/** The plan's digest: sha256 of its canonical JSON without the seal (which is over the same fields). */
+export function planDigest(plan: Plan): string {
+  const { seal: _seal, ...rest } = plan;
+  return createHash('sha256').update(stableJson(rest)).digest('hex');
+}
+
+/** The manifests a run read, for asking git about them: the resources' files, else nothing known. */
+export function manifestFiles(run: Reconciliation): string[] {
+  return [...new Set(run.desired.resources.flatMap((resource) => (resource.source ? [resource.source.file] : [])))].sort();
+}
+
+/** The origin of `run`, from its environment and the manifests' folder. */
+export function originOf(run: Reconciliation): Promise<RunOrigin> {
+  return runOrigin(run.io.env, run.io.cwd, manifestFiles(run));
+}
+
+/** The ledger entries of the plan's addresses as they are now (copies: the apply changes them). */
+export function entriesBefore(run: Reconciliation): Map<string, LedgerEntry> {
+  const before = new Map<string, LedgerEntry>();
+  for (const change of run.plan.changes) {
+    const entry = run.store.ledger.resources[change.moved_from ?? change.address];
+    if (entry) before.set(change.address, structuredClone(entry));
+  }
+  return before;
+}
+
+/** Appends the record of an apply that sent its plan (the ledger is compacted first). */
+export async function recordApply(run: Reconciliation, result: ApplyResult, before: ReadonlyMap<string, LedgerEntry>, tag: HistoryTag): Promise<HistoryRecord> {
+  await run.store.compact();
+  const changes = run.plan.changes.filter((change) => change.action !== 'noop').map((change) => historyChange(change, result, before.get(change.address), run.store.ledger.resources[change.address]));
+  const done = changes.filter((change) => change.result === 'done').length;
+  const draft: HistoryDraft = {
+    type: 'apply',
+    trigger: tag.trigger,
+    origin: await originOf(run),
+    plan: {
+      digest: planDigest(run.plan),
+      created_at: run.plan.created_at,
+      ...(run.plan.seal ? { seal: `${run.plan.seal.key_id}:${run.plan.seal.value}` } : {}),
+    },
+    approvals: { ...run.approvals },
+    changes,
+    requests: changes.reduce((sum, change) => sum + change.requests, 0),
+    fees_usd: changes.reduce((sum, change) => sum + (change.result === 'done' ? change.fees_usd : 0), 0),
+    result: done === changes.length ? 'applied' : done === 0 && changes.some((change) => change.result === 'failed') ? 'failed' : 'partial',
+    ...(tag.reverts === undefined ? {} : { reverts: tag.reverts }),
+    ...(tag.wave ? { wave: tag.wave } : {}),
+  };
+  return run.store.appendHistory(draft);
+}
+
+function historyChange(change: PlannedChange, result: ApplyResult, before: LedgerEntry | undefined, after: LedgerEntry | undefined): HistoryChange {
+  const outcome = result.outcomes.get(change.address);
+  const secretFields = new Set([...Object.keys(change.secret_sources ?? {}), ...Object.keys(before?.secrets ?? {}), ...Object.keys(after?.secrets ?? {})]);
+  const id = liveIdOf(change) ?? (outcome?.status === 'done' ? outcome.id : undefined) ?? after?.id;
+  const liveBefore = liveSpecOf(change);
+  const desired = change.action === 'delete' ? undefined : desiredSpecOf(change);
+  return {
+    address: change.address,
+    kind: change.kind,
+    action: change.action,
+    ...(id ? { id } : {}),
+    ...(liveBefore ? { before: withoutSecrets(liveBefore, secretFields) } : {}),
+    ...(desired ? { after: withoutSecrets(desired, secretFields) } : {}),
+    ...(before && Object.keys(before.secrets).length > 0 ? { secrets_before: before.secrets } : {}),
+    ...(after && Object.keys(after.secrets).length > 0 ? { secrets_after: after.secrets } : {}),
+    requests: change.api_requests,
+    fees_usd: change.flags.billable_usd,
+    ...(change.flags.irreversible ? { irreversible: true as const } : {}),
+    result: outcome?.status ?? 'skipped',
+    ...(outcome && outcome.status === 'failed' ? { error: outcome.error } : {}),
+  };
+}
+
+/** A spec without its write-only fields: specs never hold them, and a history must not either. */
+function withoutSecrets(spec: Record<string, unknown>, fields: ReadonlySet<string>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(spec)) if (!fields.has(field)) kept[field] = value;
+  return kept;
+}
