@@ -25,6 +25,7 @@ import { TelformError, type SourcePlace } from '../util/errors.js';
 import { finishChange, type ChangeDraft } from './change-draft.js';
 import { followMoves } from './moves.js';
 import { measureBlastRadius } from './blast-radius.js';
+import { UnknownFields, assumedUnknowns } from './unread.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
 export type SecretState = SecretChange;
@@ -72,7 +73,7 @@ export function buildPlan(given: PlanInputs): Plan {
     if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind)) deletedInPlan.add(match.live.id);
   }
   const targets = new TargetIndex(matches, inputs.live);
-  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets };
+  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields() };
 
   const drafts: ChangeDraft[] = [];
   const unmanaged: UnmanagedObject[] = [];
@@ -149,7 +150,7 @@ export function buildPlan(given: PlanInputs): Plan {
     changes: ordered,
     unmanaged,
     summary: summarize(ordered, inputs.readRequests ?? 0),
-    warnings: [...followed.notes, ...settledWarnings, ...pendingWarnings(ordered)],
+    warnings: [...followed.notes, ...settledWarnings, ...context.unknown.warnings(), ...pendingWarnings(ordered)],
     approvals: inputs.approvals,
     basis: { ledger_lineage: inputs.ledger.lineage, ledger_serial: inputs.ledger.serial, objects: basis },
   };
@@ -165,6 +166,8 @@ interface DecideContext {
   /** Ids of the live objects this plan deletes (they no longer hold anything back). */
   deletedInPlan: ReadonlySet<string>;
   targets: TargetIndex;
+  /** Fields reads left out of managed objects, for the plan's note per kind. */
+  unknown: UnknownFields;
 }
 
 function baseChange(address: string, kind: PlannerKind, name: string): ChangeDraft {
@@ -174,12 +177,14 @@ function baseChange(address: string, kind: PlannerKind, name: string): ChangeDra
 /** The live spec as the diff sees it: canonical refs, unreadable inputs taken from the ledger (or the manifest). */
 function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | undefined, desired: DesiredResource | undefined, context: DecideContext) {
   const spec = context.references.canonical(kind, live.spec);
-  for (const field of kind.live.fields.unreadable) {
-    const known = entry?.applied_spec[field] ?? desired?.spec[field];
+  const assume = (field: string, known: unknown): void => {
     if (known === undefined) delete spec[field];
     else spec[field] = known;
-  }
-  return spec;
+  };
+  for (const field of kind.live.fields.unreadable) assume(field, entry?.applied_spec[field] ?? desired?.spec[field]);
+  const assumed = assumedUnknowns(kind, live, entry, desired);
+  for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
+  return { spec, unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
 }
 
 function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
@@ -190,13 +195,19 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   if (live.registry) change.registry = live.registry;
   const refused = refusalFields(live.registry, desired);
   if (refused) change.refusal_fields = refused;
-  const before = liveView(kind, live, entry, desired, context);
+  const { spec: before, unknown } = liveView(kind, live, entry, desired, context);
   const after = context.references.canonical(kind, desired.spec);
   const liveForm = comparable(before, kind);
   const diff = diffComparable(liveForm, comparable(after, kind));
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;
   change.after = withSensitive(after, desired);
+  if (unknown.length > 0) {
+    context.unknown.note(kind.kind, unknown);
+    change.reasons.push(
+      `the API did not read back ${unknown.join(', ')}: unknown, so ${entry ? 'compared with the values telform last applied' : 'taken as the manifest says'}`,
+    );
+  }
   describeDesired(change, desired);
   change.patch = diff.patch;
   if (Object.keys(secrets).length > 0) change.secrets = secrets;
@@ -457,3 +468,4 @@ function displayName(kind: PlannerKind, live: LiveObject): string {
   const key = kind.live.naturalKey(live.spec);
   return key === undefined || key === live.id ? '' : key;
 }
+

@@ -99,7 +99,7 @@ function settleCreate(
       !owned.has(object.id) &&
       !claimed.has(object.id) &&
       kind.live.naturalKey(object.spec) === key &&
-      compared.every((field) => sameValue(object.spec[field], sent[field])) &&
+      compared.every((field) => (object.unread ?? []).includes(field) || sameValue(object.spec[field], sent[field])) &&
       (object.createdAt === undefined || Date.parse(object.createdAt) >= earliest),
   );
   if (candidates.length > 1) {
@@ -140,7 +140,9 @@ function settleUpdate(intent: UncertainOperation, kind: PlannerKind, entry: Ledg
   for (const field of intent.secret_fields ?? []) delete secrets[field];
   const sent = intent.fields ?? {};
   const compared = comparedFields(kind, sent);
-  const applied = intent.spec !== undefined && compared.length > 0 && compared.every((field) => sameValue(object.spec[field], sent[field]));
+  // A field the read left out proves nothing either way; the fields it returned decide.
+  const shown = compared.filter((field) => !(object.unread ?? []).includes(field));
+  const applied = intent.spec !== undefined && shown.length > 0 && shown.every((field) => sameValue(object.spec[field], sent[field]));
   const next: LedgerEntry = { ...entry, secrets, ...(applied ? { applied_spec: { ...intent.spec } } : {}) };
   return applied
     ? outcome(intent, 'applied', next, 're-read: the account holds what it sent, so it happened')

@@ -8,6 +8,7 @@ import type { LiveContext, LiveObject, LiveSide, ResolvedSpec } from './live-sid
 const collection = '/Application/';
 const usesAcl = ['ip_acl', 'ip_acl_and_credential'];
 const usesCredential = ['credential', 'ip_acl_and_credential'];
+const bindingFields = ['sip_auth_type', 'ip_acl_uuid', 'credential_uuid'];
 
 /**
  * The binding of an application, or undefined when it has none (`sip_auth_type` empty). Ids the
@@ -15,9 +16,12 @@ const usesCredential = ['credential', 'ip_acl_and_credential'];
  * another): the type decides what is in force.
  */
 export function normaliseApplicationSipAuth(raw: ApiRecord): LiveObject | undefined {
+  const appId = String(raw['app_id']);
+  // Some reads of an application carry none of the three fields: its binding is unknown, not absent
+  // (a binding telform manages is then taken as last applied; an unknown one is never listed as unmanaged).
+  if (!('sip_auth_type' in raw)) return { id: appId, spec: { app_id: appId }, unread: [...bindingFields] };
   const type = text(raw['sip_auth_type']);
   if (type === undefined) return undefined;
-  const appId = String(raw['app_id']);
   return {
     id: appId,
     spec: present({
@@ -72,7 +76,8 @@ export const applicationSipAuthLive: LiveSide = {
       if (!(error instanceof ApiRequestError && error.status === 404)) throw error;
     }
   },
-  fields: { updatable: ['sip_auth_type', 'ip_acl_uuid', 'credential_uuid'], replaceOn: ['app_id'], immutable: [], unreadable: [] },
+  fields: { updatable: bindingFields, replaceOn: ['app_id'], immutable: [], unreadable: [], mayBeUnread: bindingFields },
+  idle: (live) => (live.unread ?? []).includes('sip_auth_type'),
   billableUpdateUsd: 0,
   // Binding the new application before unbinding the old keeps calls authenticated throughout.
   replaceStrategy: 'create_before_delete',

@@ -130,13 +130,41 @@ function countNumbers(numbers: readonly RawNumber[]): Map<string, NumberCounts> 
   return counts;
 }
 
+/**
+ * Register fields a campaign read may leave out although they were sent: production's reads carry
+ * seven of the eight attributes, no message flow or replies, and older ones no vertical, samples or
+ * attributes at all. The alias and brand are not among them: they name and place the campaign.
+ */
+const mayBeUnread = [...textFields, 'sub_usecases', ...campaignAttributes].sort();
+
+/** A member the body leaves out (or gives as null): unknown, where `""` or `false` is a value. */
+function missing(record: Record<string, unknown>, field: string): boolean {
+  return !(field in record) || record[field] === null;
+}
+
+/** The fields of `mayBeUnread` this read did not return (none for an imported campaign: it has no register fields). */
+function unreadCampaignFields(raw: RawCampaign, spec: Record<string, unknown>): string[] {
+  if (spec.import !== undefined) return [];
+  const attributes = raw.campaign_attributes && typeof raw.campaign_attributes === 'object' ? (raw.campaign_attributes as Record<string, unknown>) : raw;
+  const unread: string[] = textFields.filter((field) => missing(raw, field));
+  // sub_usecases are read only for the use cases that take them; an unknown use case leaves them unknown too.
+  if (missing(raw, 'usecase') || (withSubUsecases.has(upperText(raw.usecase) ?? '') && missing(raw, 'sub_usecase') && missing(raw, 'sub_usecases'))) {
+    unread.push('sub_usecases');
+  }
+  for (const attribute of campaignAttributes) if (missing(attributes, attribute)) unread.push(attribute);
+  return unread.sort();
+}
+
 export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | undefined): LiveObject {
   const id = requireId(raw, 'campaign_id', campaignPath);
   const errorCode = text(raw.error_code);
   const errorReason = text(raw.error_reason);
+  const spec = normaliseCampaignSpec(raw);
+  const unread = unreadCampaignFields(raw, spec);
   return {
     id,
-    spec: normaliseCampaignSpec(raw),
+    spec,
+    ...(unread.length === 0 ? {} : { unread }),
     registry: {
       registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
       ...(errorCode === undefined ? {} : { error_code: errorCode }),
@@ -185,7 +213,11 @@ function sameValue(a: unknown, b: unknown): boolean {
 function isRegisteredFrom(raw: RawCampaign, spec: ResolvedSpec): boolean {
   const live = normaliseCampaignSpec(raw);
   if (live.import !== undefined) return false;
-  return ['campaign_alias', ...replaceOn.filter((field) => field !== 'import')].every((field) => sameValue(live[field], spec[field]));
+  // A field the read leaves out cannot tell the two apart; the ones it returns must match.
+  const unread = unreadCampaignFields(raw, live);
+  return ['campaign_alias', ...replaceOn.filter((field) => field !== 'import')].every(
+    (field) => unread.includes(field) || sameValue(live[field], spec[field]),
+  );
 }
 
 async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<string> {
@@ -281,6 +313,7 @@ export const campaignLive: LiveSide = {
     // The callback of a registration cannot be changed: no update takes `url`/`method`.
     immutable: unreadable,
     unreadable,
+    mayBeUnread,
   },
   // A delete is read back to confirm it.
   requests: { delete: 2 },

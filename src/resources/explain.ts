@@ -82,6 +82,10 @@ function ruleSentence(rule: SpecRule): string {
   return `when ${when}: ${parts.join('; ')} (${rule.reason})`;
 }
 
+/** What telform does with a field a read may leave out (docs/real-accounts.md). */
+const unreadSentence =
+  'some reads of the API leave it out: it is then unknown, compared with the value telform last applied (or the manifest\'s, before the first apply), never drift or a reason to replace';
+
 function changeBehaviour(kind: Kind, field: string): string[] {
   const { fields } = kind.live;
   if (kind.live.keyField?.field === field) return [`blocked: ${field} ${kind.live.keyField.explain}`];
@@ -111,6 +115,7 @@ function explainTopField(kind: Kind, json: JsonSchema, field: string): FieldExpl
   if (field in kind.setFields) rules.push('a set: order does not matter, and a duplicate member is an error');
   if (kind.uniqueFields.includes(field)) rules.push(`unique among ${kind.name} resources`);
   if (kind.nameField === field) rules.push('defaults to metadata.name');
+  if (kind.live.fields.mayBeUnread?.includes(field)) rules.push(unreadSentence);
   for (const rule of kind.rules) {
     const named = [rule.when.field, ...(rule.require ?? []), ...(rule.requireOneOf ?? []), ...(rule.forbid ?? [])];
     if (named.includes(field)) rules.push(ruleSentence(rule));
@@ -169,6 +174,8 @@ export function explainKind(kind: Kind): KindExplanation {
     facts.push(`billable: ${kind.live.billableUpdateUsd} USD per update (a vetting review); registering a ${kind.name.toLowerCase()}, new or replacing another, is not billed`);
   }
   if (kind.live.whenInUse) facts.push(`deleting it while in use: ${kind.live.whenInUse.replace(/_/g, ' ')}`);
+  const unread = kind.live.fields.mayBeUnread ?? [];
+  if (unread.length > 0) facts.push(`not always read back by the API: ${unread.join(', ')} (${unreadSentence.replace(/^[^:]*: /, '')})`);
   return {
     kind: kind.name,
     description: kind.description,

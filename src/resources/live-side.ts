@@ -37,6 +37,12 @@ export interface LiveObject {
   registry?: RegistryStatus;
   /** Facts the plan's flags and refusals need (numbers on a trunk, numbers processing on a campaign…). */
   facts?: LiveFacts;
+  /**
+   * Spec fields this read did not return (among the kind's `fields.mayBeUnread`): their value is
+   * unknown, not absent, so the planner compares them as it compares write-only inputs (with the
+   * value the ledger recorded at the last apply), never as drift or a reason to replace.
+   */
+  unread?: readonly string[];
 }
 
 export interface LiveFacts {
@@ -128,6 +134,12 @@ export interface FieldRules {
   immutable: readonly string[];
   /** Create-only inputs a read does not return (callback `url`/`method`): compared with the ledger. */
   unreadable: readonly string[];
+  /**
+   * Fields the API leaves out of some reads although they were written (a campaign read without its
+   * message flow or replies): a read that omits one says so in `LiveObject.unread`. Listed here so that
+   * the plan and `explain` can say which fields of the kind may be unknown.
+   */
+  mayBeUnread?: readonly string[];
 }
 
 export interface LiveSide {

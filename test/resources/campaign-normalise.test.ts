@@ -67,6 +67,8 @@ describe('normaliseCampaign', () => {
       },
       registry: { registration_status: 'FAILED', error_code: 'CAMPAIGN_VETTING_DECLINED', error_reason: record.error_reason },
       facts: { numbers: 3, numbersProcessing: 1 },
+      // Left out of the record (or null): unknown, not absent; "" (sample3) is a value.
+      unread: ['help_keywords', 'optin_message', 'optout_keywords', 'privacy_policy_link', 'sample4', 'sample5', 'terms_and_conditions_link'],
     });
   });
 

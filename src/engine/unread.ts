@@ -1,0 +1,46 @@
+// Fields a read did not return (docs/real-accounts.md): unknown, not absent. The planner compares
+// them with what telform last applied, as it does write-only inputs, and the plan says which they were.
+import type { LiveObject } from '../resources/live-side.js';
+import type { LedgerEntry } from '../state/ledger.js';
+import type { DesiredResource, PlannerKind } from './model.js';
+
+/** The fields of a live object its read left out (write-only inputs are said elsewhere), sorted. */
+function unknownFields(kind: PlannerKind, live: LiveObject): string[] {
+  return (live.unread ?? []).filter((field) => !kind.live.fields.unreadable.includes(field)).sort();
+}
+
+/**
+ * What the planner assumes for each unknown field: the value telform last applied (a field the ledger
+ * never held was not sent, so it is taken as absent); without a ledger entry, the manifest's value, so
+ * an unknown field is never a change, drift or a replace on its own.
+ */
+export function assumedUnknowns(
+  kind: PlannerKind,
+  live: LiveObject,
+  entry: LedgerEntry | undefined,
+  desired: DesiredResource | undefined,
+): Array<[string, unknown]> {
+  return unknownFields(kind, live).map((field) => [field, entry ? entry.applied_spec[field] : desired?.spec[field]]);
+}
+
+/**
+ * The fields reads left out of managed objects, per kind, and how many objects: one note per kind, so a
+ * reader knows those were not compared with the account (unknown is not absent).
+ */
+export class UnknownFields {
+  private readonly byKind = new Map<string, { fields: Set<string>; objects: number }>();
+
+  note(kind: string, fields: readonly string[]): void {
+    const seen = this.byKind.get(kind) ?? { fields: new Set<string>(), objects: 0 };
+    for (const field of fields) seen.fields.add(field);
+    seen.objects += 1;
+    this.byKind.set(kind, seen);
+  }
+
+  warnings(): string[] {
+    return [...this.byKind].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(
+      ([kind, { fields, objects }]) =>
+        `${kind}: the API did not read back ${[...fields].sort().join(', ')} of ${objects} managed object(s); telform takes each as it last applied it (or, before its first apply, as the manifest says), never as drift`,
+    );
+  }
+}
