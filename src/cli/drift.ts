@@ -49,7 +49,8 @@ Examples:
   $ telform drift -f manifests/ --write --accept Trunk/pbx-out      # accept that trunk's changes, not the rest
 
 --write never writes a secret (a write-only field cannot be read back: it is a note) and keeps
-{ ref } references; it exits 0 once the manifests say what the account holds.`,
+{ ref } references; it exits 0 once the manifests say what the account holds, 2 when a value
+that differs could not be written (each is a note: edit it by hand).`,
     )
     .action(async (options: DriftOptions, cmd: Command) => {
       process.exitCode = await runDrift(options, cmd.optsWithGlobals<GlobalOptions>());
@@ -69,7 +70,13 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
     if (options.write) {
       const result = await writeDriftBack(run, options.accept, io.cwd);
       for (const line of result.written) io.stdout(`wrote ${line}\n`);
-      for (const note of result.notes) io.stderr(`note: ${printable(note)}`);
+      for (const note of [...result.notes, ...result.unwritten]) io.stderr(`note: ${printable(note)}`);
+      if (result.unwritten.length > 0) {
+        // The account still differs from the manifests there: say so, and exit as drift does for a change made outside telform.
+        const count = result.unwritten.length;
+        io.stdout(`${result.written.length === 0 ? 'Nothing written' : `Wrote ${result.written.length}`}: ${count} value${count === 1 ? '' : 's'} changed outside telform could not be written (see the note${count === 1 ? '' : 's'}); edit ${count === 1 ? 'it' : 'them'} by hand.\n`);
+        return ExitCode.changes;
+      }
       if (result.written.length === 0) io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
       return ExitCode.ok;
     }

@@ -1,5 +1,7 @@
-import { Document, isMap, isSeq } from 'yaml';
+import { Document, isMap, isSeq, visit } from 'yaml';
+import { printable } from '../util/printable.js';
 import { apiVersion } from './document.js';
+import { escapeRawInDoubleQuoted, needsYamlEscape } from './yaml-escape.js';
 
 /**
  * Writes manifests (for `telform import`): documents in the format the loader reads, with the
@@ -17,9 +19,15 @@ export function emitManifest(resources: readonly EmittedResource[], schemaPath: 
   const header = `# yaml-language-server: $schema=${schemaPath}\n`;
   const documents = resources.map((resource) => {
     const document = new Document({ apiVersion, kind: resource.kind, metadata: { name: resource.name }, spec: resource.spec });
-    if (resource.comments && resource.comments.length > 0) document.commentBefore = resource.comments.map((line) => ` ${line}`).join('\n');
+    if (resource.comments && resource.comments.length > 0) document.commentBefore = resource.comments.map((line) => ` ${printable(line)}`).join('\n');
     flowShortLists(document.contents);
-    return document.toString({ lineWidth: 0 });
+    // Live text with a bidi control or a line separator is written double-quoted, where it can be an escape.
+    visit(document, {
+      Scalar(_key, node) {
+        if (typeof node.value === 'string' && needsYamlEscape.test(node.value)) node.type = 'QUOTE_DOUBLE';
+      },
+    });
+    return escapeRawInDoubleQuoted(document.toString({ lineWidth: 0 }));
   });
   return `${header}${documents.join('---\n')}`;
 }

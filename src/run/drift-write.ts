@@ -1,7 +1,7 @@
 // `drift --write`: the manifests rewritten so they say what the account now holds for the changes
 // made outside telform (the pull request's diff is then exactly the accepted change). Only the
 // files with something to accept are written, each atomically; every other byte is kept.
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { acceptDrift } from '../engine/drift-accept.js';
 import { rewriteManifest, type DocumentEdit } from '../manifest/write-back.js';
@@ -13,6 +13,8 @@ export interface DriftWriteResult {
   written: string[];
   /** What was not written, and why. */
   notes: string[];
+  /** Values that differ from the manifests but could not be written (a flow-style spec, a `{ value }` field…): the drift stays. */
+  unwritten: string[];
 }
 
 /** `accept`: the addresses whose changes to write (`--accept`, repeatable); empty: all of them. */
@@ -26,13 +28,15 @@ export async function writeDriftBack(run: Reconciliation, accept: readonly strin
   }
   const written: string[] = [];
   const notes = [...acceptance.notes];
+  const unwritten: string[] = [];
   for (const [file, edits] of byFile) {
-    const absolute = path.resolve(cwd, file);
-    const text = await readFile(absolute, 'utf8');
+    // Through a symlink to the file it names (the link stays a link), keeping that file's permissions.
+    const target = await realpath(path.resolve(cwd, file));
+    const text = await readFile(target, 'utf8');
     const rewrite = rewriteManifest(text, edits);
-    if (rewrite.text !== text) await writeAtomically(absolute, rewrite.text);
+    if (rewrite.text !== text) await writeAtomically(target, rewrite.text, (await stat(target)).mode & 0o7777);
     written.push(...rewrite.written.map((what) => `${file}: ${what}`));
-    notes.push(...rewrite.notes);
+    unwritten.push(...rewrite.notes.map((note) => `${file}: ${note}`));
   }
-  return { written, notes };
+  return { written, notes, unwritten };
 }

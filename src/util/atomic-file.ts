@@ -1,15 +1,17 @@
-import { open, rename } from 'node:fs/promises';
+import { chmod, open, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never a mix: a temporary
  * file beside it, fsynced, renamed over it, then the directory fsynced so the rename survives too.
- * The state file and saved plans are written this way.
+ * The state file and saved plans are written this way. `mode`: the new file's permissions (a
+ * rewritten manifest keeps its own), set before the rename so the content is never readable wider.
  */
-export async function writeAtomically(file: string, content: string): Promise<void> {
+export async function writeAtomically(file: string, content: string, mode?: number): Promise<void> {
   const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-  const handle = await open(temporary, 'w');
+  const handle = await open(temporary, 'w', mode);
   try {
+    if (mode !== undefined) await chmod(temporary, mode);
     await handle.writeFile(content);
     await handle.sync();
   } finally {
