@@ -87,6 +87,8 @@ export interface AppliedEvent extends EventBase {
   changes: string[];
   summary: string;
   failed: boolean;
+  /** When it failed: each failed change as `Address: the API's message`. */
+  errors?: string[];
 }
 
 /** `--apply safe` left the plan for a person: it needs an approval (the reasons say which). */

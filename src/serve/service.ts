@@ -13,7 +13,8 @@ import { Scheduler } from './scheduler.js';
 /** What `--apply safe` did with an account's plan. */
 export type SafeApplyOutcome =
   | { result: 'nothing' }
-  | { result: 'applied'; changes: string[]; summary: string; failed: boolean }
+  /** `failures`: each change that failed, with the API's message (`Address: message`). */
+  | { result: 'applied'; changes: string[]; summary: string; failed: boolean; failures?: string[] }
   | { result: 'held'; changes: string[]; reasons: string[] }
   /** Another run (another replica) holds the account's state lock: it is that run's to apply. */
   | { result: 'locked'; holder: string };
@@ -44,6 +45,9 @@ export interface ServiceOptions {
   sinks: Array<(event: ServeEvent) => void>;
 }
 
+/** The longest a failed plan waits before it is tried again unchanged. */
+const maxBackoffMs = 24 * 3_600_000;
+
 export class ServeService {
   readonly fleet: Fleet;
   private readonly scheduler: Scheduler;
@@ -55,6 +59,12 @@ export class ServeService {
   private readonly hints = new Set<Promise<void>>();
   /** The held plan last announced per account, so a plan left for a person is announced once. */
   private readonly held = new Map<string, string>();
+  /**
+   * The plan whose apply last failed, per account: it is announced once, and the same plan is tried
+   * again only after a back-off that doubles with each failure (a refused write is not re-sent every
+   * interval); a different plan is tried at once.
+   */
+  private readonly failing = new Map<string, { plan: string; failures: number; retryAt: number }>();
 
   constructor(
     workers: readonly AccountWorker[],
@@ -145,9 +155,15 @@ export class ServeService {
     try {
       const check = await this.checkAndRecord(worker, cause);
       // A plan that went away and comes back later is announced again.
-      if (check.status !== 'error' && check.plan.length === 0) this.held.delete(name);
+      if (check.status !== 'error' && check.plan.length === 0) {
+        this.held.delete(name);
+        this.failing.delete(name);
+      }
       if (this.options.apply === 'safe' && !this.stopping && check.status !== 'error' && check.plan.length > 0) {
-        await this.applySafely(worker);
+        const plan = JSON.stringify(check.plan);
+        const failing = this.failing.get(name);
+        if (failing?.plan === plan && this.options.clock.now() < failing.retryAt) return;
+        await this.applySafely(worker, plan);
       }
     } finally {
       view.running = false;
@@ -171,7 +187,7 @@ export class ServeService {
     return check;
   }
 
-  private async applySafely(worker: AccountWorker): Promise<void> {
+  private async applySafely(worker: AccountWorker, plan: string): Promise<void> {
     const { clock, metrics, logger } = this.options;
     const started = clock.now();
     const outcome = await worker.applySafe();
@@ -197,13 +213,36 @@ export class ServeService {
         this.emit({ type: 'apply_held', account: worker.name, cause: 'apply', changes: outcome.changes, reasons: outcome.reasons });
         return;
       }
-      case 'applied':
+      case 'applied': {
         metrics.apply(outcome.failed ? 'failed' : 'applied');
         this.held.delete(worker.name);
-        this.emit({ type: 'applied', account: worker.name, cause: 'apply', changes: outcome.changes, summary: outcome.summary, failed: outcome.failed });
+        const failures = outcome.failures ?? [];
+        if (outcome.failed) {
+          const before = this.failing.get(worker.name);
+          const again = before?.plan === plan;
+          const count = again ? before.failures + 1 : 1;
+          const backoffMs = Math.min(this.options.intervalMs * 2 ** count, maxBackoffMs);
+          this.failing.set(worker.name, { plan, failures: count, retryAt: clock.now() + backoffMs });
+          if (again) {
+            // Announced already: the log says it failed again and when it is tried next.
+            logger.log('warn', 'apply failed again', { account: worker.name, failures: count, retry_in_ms: backoffMs, errors: failures });
+            return;
+          }
+          logger.log('warn', 'apply failed', { account: worker.name, retry_in_ms: backoffMs, errors: failures });
+        } else this.failing.delete(worker.name);
+        this.emit({
+          type: 'applied',
+          account: worker.name,
+          cause: 'apply',
+          changes: outcome.changes,
+          summary: outcome.summary,
+          failed: outcome.failed,
+          ...(outcome.failed ? { errors: failures } : {}),
+        });
         // What the apply did is confirmed by reading the account again, now.
         if (!this.stopping) await this.checkAndRecord(worker, 'apply');
         return;
+      }
       default: {
         const never: never = outcome;
         return never;

@@ -152,7 +152,7 @@ class OperationsWorker implements AccountWorker {
     } catch (error) {
       if (error instanceof TelformError && error.code === 'state_locked') return { result: 'locked', holder: error.message };
       const { message } = errorOf(error);
-      return { result: 'applied', changes: [], summary: `the apply could not start: ${message}`, failed: true };
+      return { result: 'applied', changes: [], summary: `the apply could not start: ${message}`, failed: true, failures: [message] };
     }
     return withReconciliation(run, async (): Promise<SafeApplyOutcome> => {
       const changes = planLines(run.plan).map((line) => line.address);
@@ -165,7 +165,8 @@ class OperationsWorker implements AccountWorker {
       const outcome = await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0, history: { trigger: 'serve' } });
       switch (outcome.status) {
         case 'applied': {
-          return { result: 'applied', changes, summary: renderApplySummary(run.plan, outcome.result).trim(), failed: outcome.failed };
+          const failures = [...outcome.result.outcomes].flatMap(([address, result]) => (result.status === 'failed' ? [`${address}: ${result.error}`] : []));
+          return { result: 'applied', changes, summary: renderApplySummary(run.plan, outcome.result).trim(), failed: outcome.failed, ...(failures.length > 0 ? { failures } : {}) };
         }
         case 'refused':
           return { result: 'held', changes, reasons: outcome.violations.map((violation) => violation.message) };
@@ -177,7 +178,10 @@ class OperationsWorker implements AccountWorker {
           return never;
         }
       }
-    }).catch((error: unknown): SafeApplyOutcome => ({ result: 'applied', changes: [], summary: `the apply failed: ${errorOf(error).message}`, failed: true }));
+    }).catch((error: unknown): SafeApplyOutcome => {
+      const { message } = errorOf(error);
+      return { result: 'applied', changes: [], summary: `the apply failed: ${message}`, failed: true, failures: [message] };
+    });
   }
 
   async close(): Promise<void> {
