@@ -10,7 +10,7 @@ import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption, checkScopeOptions, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
-import { applyStanding, interruptible } from './interrupt.js';
+import { applyStanding, claimStanding, interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
@@ -125,12 +125,16 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     try {
       // A saved plan was reviewed when it was made; manifests are asked about on a terminal (before the handlers: a ^C there stops as ever).
       const approve = planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) };
+      const claim = { claiming: false, account: run.session.account, state: run.store.file };
       outcome = await applyReconciled(run, {
         parallelism: options.parallelism,
         waitMs,
         onEvent: progress.onEvent,
         ...approve,
-        interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply),
+        interruptible: (apply) => interruptible('telform apply', claimStanding(claim, applyStanding(progress)), apply),
+        onClaim: (claiming) => {
+          claim.claiming = claiming;
+        },
       });
     } finally {
       progress.flush();

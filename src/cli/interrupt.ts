@@ -24,6 +24,20 @@ export function applyStanding(progress: ApplyProgress): () => Standing {
   };
 }
 
+/**
+ * The standing of an apply that starts by claiming its account: while the claim (the first write)
+ * is under way, that is what was interrupted; after it, `then`.
+ */
+export function claimStanding(claim: { claiming: boolean; account: string; state: string }, then: () => Standing): () => Standing {
+  return () =>
+    claim.claiming
+      ? {
+          pending: [],
+          text: `it was claiming account ${claim.account} for the state ${claim.state} (its ownership marker, the first write); nothing else was sent, and the next telform apply of this state finishes the claim`,
+        }
+      : then();
+}
+
 /** Runs `apply` with the handlers in place, and removes them when it ends. `what` names the command (`telform apply`). */
 export async function interruptible<T>(what: string, standing: () => Standing, apply: () => Promise<T>): Promise<T> {
   const onSignal = (signal: NodeJS.Signals): void => {

@@ -30,6 +30,11 @@ export interface ApplyRunOptions {
   interruptible?: <T>(apply: () => Promise<T>) => Promise<T>;
   /** What runs it, for the history record (`apply` unless said, or the reconciliation's own tag). */
   history?: HistoryTag;
+  /**
+   * Told when the claim of an account nobody owns starts (true) and ends (false): the first write,
+   * inside `interruptible`, so an interrupted claim is said as such.
+   */
+  onClaim?: (claiming: boolean) => void;
 }
 
 /** A protection given or lifted: recorded in the state without a request. */
@@ -78,15 +83,23 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
     };
   }
   if (options.approve && !(await options.approve())) return { status: 'cancelled' };
-  // The fence first: an account nobody owns is claimed before any other write (refused if another ledger claimed it meanwhile).
-  if (run.claimsAccount) await claimOnFirstWrite(run.store, run.live, run.session.account, 'apply');
-  const send = () =>
-    applyPlan(inputs, {
+  const send = async () => {
+    // The fence first: an account nobody owns is claimed before any other write (refused if another ledger claimed it meanwhile).
+    if (run.claimsAccount) {
+      options.onClaim?.(true);
+      try {
+        await claimOnFirstWrite(run.store, run.live, run.session.account, 'apply');
+      } finally {
+        options.onClaim?.(false);
+      }
+    }
+    return applyPlan(inputs, {
       parallelism: options.parallelism,
       waitMs: options.waitMs,
       clock,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
+  };
   const before = entriesBefore(run);
   const result = await (options.interruptible ? options.interruptible(send) : send());
   const record = await recordApply(run, result, before, options.history ?? run.history ?? { trigger: 'apply' });

@@ -9,9 +9,9 @@ import { importedManifest, importFiles, type ImportLayout } from '../manifest/im
 import { ownManifestSchema, ownSchemaPath, schemaReference } from '../manifest/schema-reference.js';
 import { catalog, type Kind } from '../resources/index.js';
 import { liveContext } from '../resources/live-side.js';
-import { readOwnershipMarkers } from '../resources/ownership-marker.js';
+import { readMarkerReading } from '../resources/ownership-marker.js';
 import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../state/import-ownership.js';
-import { assertMayWrite, claimOnFirstWrite, claimsOnWrite, ownershipOf } from '../state/ownership.js';
+import { assertMayWrite, claimOnFirstWrite, claimsOnWrite, ledgerScope, ownershipOf } from '../state/ownership.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { openState } from './state-location.js';
@@ -58,7 +58,7 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
         }),
       );
       // Recording objects is writing: only the account's owner imports (any ledger, while nobody has claimed it).
-      const ownership = ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage);
+      const ownership = ownershipOf((await readMarkerReading(live)).markers, store.ledger.lineage, ledgerScope(store.ledger));
       assertMayWrite(ownership, store, session.account, 'import');
       const listed = new Map(lists);
       const skipped = ownedAmong(listed, store.ledger);

@@ -14,8 +14,19 @@ import { excludeFromPlan } from '../engine/exclude.js';
 import { asTeardown } from '../engine/destroy.js';
 import { keepLiveNames } from '../engine/live-names.js';
 import { catalog } from '../resources/index.js';
-import { readOwnershipMarkers } from '../resources/ownership-marker.js';
-import { assertMayWrite, claimNote, claimRequests, claimsOnWrite, describeOwners, ownershipOf } from '../state/ownership.js';
+import { readMarkerReading } from '../resources/ownership-marker.js';
+import {
+  assertMayWrite,
+  claimNote,
+  claimRequests,
+  claimsOnWrite,
+  describeOwners,
+  foreignMarkerNotes,
+  ledgerScope,
+  lostMarkerWarning,
+  ownershipOf,
+} from '../state/ownership.js';
+import { assertAclQuota } from '../engine/acl-quota.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import { loadPolicies } from '../manifest/policy-file.js';
 import { evaluatePolicies } from '../manifest/policy-eval.js';
@@ -166,7 +177,12 @@ export async function reconcile(
       timer,
     });
     // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
-    const ownership = ownershipOf(await readOwnershipMarkers(live), store.ledger.lineage);
+    const markers = await readMarkerReading(live);
+    const ownership = ownershipOf(markers.markers, store.ledger.lineage, ledgerScope(store.ledger));
+    // ACL names are live text: escaped.
+    for (const note of foreignMarkerNotes(markers.foreign)) io.stderr(printable(note));
+    const lost = lostMarkerWarning(ownership, store, session.account);
+    if (lost) io.stderr(lost);
     if (!options.readOnly) assertMayWrite(ownership, store, session.account, options.lock ? 'apply' : 'plan');
     // The owners are read from markers in the account: live text, escaped.
     else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${printable(describeOwners(ownership.owners))}; the state ${store.file} only reads it`);
@@ -181,6 +197,8 @@ export async function reconcile(
     // The first apply of an account nobody owns claims it: its requests are in the estimate.
     const claims = !options.readOnly && claimsOnWrite(ownership, store.ledger) && writes(planned);
     const plan = claims ? { ...planned, summary: { ...planned.summary, api_requests: planned.summary.api_requests + claimRequests } } : planned;
+    // The API's 100 SIP IP ACLs: a plan (and its claim) that needs more is refused before anything is sent.
+    if (!options.readOnly) assertAclQuota(plan, markers.total, claims, session.account, options.lock ? 'apply' : 'plan');
     if (saved) assertPlanApplies(saved.plan, plan, saved.file);
     const chosen = saved ? saved.plan : plan;
     // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.

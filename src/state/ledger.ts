@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import type { Scope } from '../resources/ownership-scope.js';
 import { TelformError } from '../util/errors.js';
 import { sameEndpoint } from '../util/endpoint.js';
 
@@ -98,6 +99,11 @@ export interface OwnershipEvent {
   at: string;
   /** A claim that took the account from another ledger: that ledger's lineage. */
   from_lineage?: string;
+  /**
+   * What the ledger owns after this event when it is part of the account (`state claim --scope`,
+   * `state release --scope`); absent: everything (a claim) or nothing (a release).
+   */
+  scope?: Scope;
 }
 
 export function emptyLedger(endpoint: string, account: string): Ledger {

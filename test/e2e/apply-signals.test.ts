@@ -74,6 +74,41 @@ describe('an apply interrupted by a signal', () => {
   }
 });
 
+describe('an apply interrupted while it claims the account', () => {
+  it('says so, ends by SIGINT (130), and the next apply finishes the claim', { timeout: 60_000 }, async () => {
+    const file = path.join(folder, 'claim.yaml');
+    await writeFile(file, JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'claimed' }, spec: { ip_addresses: ['192.0.2.77'] } }));
+    const markerPath = `/v1/Account/${harness.env.TELFORM_AUTH_ID}/SipAuth/IpAccessControlList/`;
+    const run = await new Promise<{ signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [cliPath, 'apply', '-f', file, '--state', 'claim.state.json', '--auto-approve'], { cwd: folder, env: harness.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stdout.resume();
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      // The marker's create is the claim's second request; the read that checks it (150 ms of latency) is still to come.
+      const watch = setInterval(() => {
+        if (harness.emulator.runtime.log.list({ type: 'request' }).some((entry) => entry.method === 'POST' && entry.path === markerPath)) {
+          clearInterval(watch);
+          child.kill('SIGINT');
+        }
+      }, 10);
+      child.on('error', reject);
+      child.on('close', (_code, received) => {
+        clearInterval(watch);
+        resolve({ signal: received, stderr });
+      });
+    });
+    expect(run.signal).toBe('SIGINT');
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `telform apply interrupted by SIGINT: it was claiming account ${harness.env.TELFORM_AUTH_ID} for the state claim.state.json (its ownership marker, the first write); nothing else was sent, and the next telform apply of this state finishes the claim`,
+    );
+    expect(harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').map((entry) => entry.path)).toEqual([markerPath]);
+    const next = await runCli(['apply', '-f', file, '--state', 'claim.state.json', '--auto-approve'], { cwd: folder, env: harness.env });
+    expect(next.code).toBe(0);
+  });
+});
+
 describe('an apply over accounts interrupted by a signal', () => {
   it('says how many accounts finished, and the next run settles the rest', { timeout: 90_000 }, async () => {
     const documents = Array.from({ length: 6 }, (_, index) =>

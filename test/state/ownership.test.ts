@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assertMayWrite, claimNote, claimsOnWrite, ownershipOf } from '../../src/state/ownership.js';
 import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../../src/state/import-ownership.js';
 import { emptyLedger, type Ledger } from '../../src/state/ledger.js';
+import { everything } from '../../src/resources/ownership-scope.js';
 import type { LedgerStore } from '../../src/state/ledger-store.js';
 
 const store = (ledger: Ledger, existed = true) => ({ ledger, file: 'telform.state.json', existed }) as unknown as LedgerStore;
@@ -10,16 +11,16 @@ const store = (ledger: Ledger, existed = true) => ({ ledger, file: 'telform.stat
 describe('ownershipOf', () => {
   it('tells unclaimed, ours, and another lineage apart (ours and another at once is another)', () => {
     expect(ownershipOf([], 'l-1')).toEqual({ status: 'unclaimed' });
-    expect(ownershipOf([{ id: 'a', lineage: 'l-1' }], 'l-1')).toEqual({ status: 'ours', marker: { id: 'a', lineage: 'l-1' } });
-    expect(ownershipOf([{ id: 'b', lineage: 'l-2' }], 'l-1')).toEqual({ status: 'other', owners: [{ id: 'b', lineage: 'l-2' }], ours: undefined });
-    expect(ownershipOf([{ id: 'a', lineage: 'l-1' }, { id: 'b', lineage: 'l-2' }], 'l-1')).toMatchObject({ status: 'other', ours: { id: 'a' } });
+    expect(ownershipOf([{ id: 'a', lineage: 'l-1', scope: everything }], 'l-1')).toEqual({ status: 'ours', marker: { id: 'a', lineage: 'l-1', scope: everything } });
+    expect(ownershipOf([{ id: 'b', lineage: 'l-2', scope: everything }], 'l-1')).toEqual({ status: 'other', owners: [{ id: 'b', lineage: 'l-2', scope: everything, overlap: 'every kind' }], ours: undefined });
+    expect(ownershipOf([{ id: 'a', lineage: 'l-1', scope: everything }, { id: 'b', lineage: 'l-2', scope: everything }], 'l-1')).toMatchObject({ status: 'other', ours: { id: 'a' } });
   });
 });
 
 describe('assertMayWrite', () => {
   const ledger = { ...emptyLedger('local', 'MA1'), lineage: 'l-1' };
   it('lets the owner and anyone in an unclaimed account write, except a ledger that released it', () => {
-    expect(() => assertMayWrite({ status: 'ours', marker: { id: 'a', lineage: 'l-1' } }, store(ledger), 'MA1', 'apply')).not.toThrow();
+    expect(() => assertMayWrite({ status: 'ours', marker: { id: 'a', lineage: 'l-1', scope: everything } }, store(ledger), 'MA1', 'apply')).not.toThrow();
     expect(() => assertMayWrite({ status: 'unclaimed' }, store(ledger), 'MA1', 'apply')).not.toThrow();
     const released = { ...ledger, ownership: [{ action: 'claim' as const, at: 't1' }, { action: 'release' as const, at: 't2' }] };
     expect(() => assertMayWrite({ status: 'unclaimed' }, store(released), 'MA1', 'apply')).toThrow(
@@ -28,7 +29,7 @@ describe('assertMayWrite', () => {
   });
 
   it('refuses another lineage, naming the owner and the hand-over', () => {
-    const other = { status: 'other' as const, owners: [{ id: 'b', lineage: 'l-2' }], ours: undefined };
+    const other = { status: 'other' as const, owners: [{ id: 'b', lineage: 'l-2', scope: everything, overlap: 'every kind' }], ours: undefined };
     expect(() => assertMayWrite(other, store(ledger), 'MA1', 'plan')).toThrow(
       "plan refused: account MA1 is owned by the telform ledger of lineage l-2, not by the state telform.state.json (lineage l-1); drift and telform state list still read it; to hand it over, run telform state release with the owner's state and then telform state claim with this one, or, if the owner's state is lost, telform state claim --take-over l-2",
     );
@@ -40,8 +41,8 @@ describe('claimsOnWrite', () => {
   const ledger = { ...emptyLedger('local', 'MA1'), lineage: 'l-1' };
   it('claims only an account nobody owns, and never for a ledger that released it', () => {
     expect(claimsOnWrite({ status: 'unclaimed' }, ledger)).toBe(true);
-    expect(claimsOnWrite({ status: 'ours', marker: { id: 'a', lineage: 'l-1' } }, ledger)).toBe(false);
-    expect(claimsOnWrite({ status: 'other', owners: [{ id: 'b', lineage: 'l-2' }], ours: undefined }, ledger)).toBe(false);
+    expect(claimsOnWrite({ status: 'ours', marker: { id: 'a', lineage: 'l-1', scope: everything } }, ledger)).toBe(false);
+    expect(claimsOnWrite({ status: 'other', owners: [{ id: 'b', lineage: 'l-2', scope: everything, overlap: 'every kind' }], ours: undefined }, ledger)).toBe(false);
     const released = { ...ledger, ownership: [{ action: 'claim' as const, at: 't1' }, { action: 'release' as const, at: 't2' }] };
     expect(claimsOnWrite({ status: 'unclaimed' }, released)).toBe(false);
   });
