@@ -3,7 +3,7 @@ import { TelformError } from '../util/errors.js';
 import { EmulatorStartError, defaultAccount, isLoopbackHost, resolvePort, startEmulator, type EmulatorAccount } from '../emulator/index.js';
 import { resolveFaults } from '../emulator/faults.js';
 import { resolveLatency } from '../emulator/latency.js';
-import { authIdPattern } from '../emulator/options.js';
+import { authIdPattern, defaultShapes, resolveProducts, shapeNames, type Shapes } from '../emulator/options.js';
 import { resolveRateLimit } from '../emulator/rate-limit.js';
 
 /** Parses a non-negative integer option value (milliseconds). */
@@ -71,6 +71,8 @@ interface EmulatorFlags {
   faults?: string;
   seed?: string;
   trunkGet: 'object' | 'flat';
+  shapes: Shapes;
+  products?: string;
 }
 
 export function emulatorCommand(): Command {
@@ -92,6 +94,12 @@ export function emulatorCommand(): Command {
         .choices(['object', 'flat'])
         .default('object'),
     )
+    .addOption(
+      new Option('--shapes <shapes>', 'production: new accounts hold legacy objects and reads answer as production does; ideal: only the documented starting set, every stored field read back')
+        .choices(shapeNames)
+        .default(defaultShapes),
+    )
+    .option('--products <list>', 'products the accounts have, comma-separated: sip-trunking, 10dlc, or none (default: both); requests to another answer 403', checked(resolveProducts))
     .addHelpText(
       'after',
       `
@@ -107,6 +115,8 @@ Examples:
   listening on http://127.0.0.1:41235
   $ telform emulator --port 8080 --auth-id MATEST00000000000001 --auth-token s3cret
   $ telform emulator --data emulator.json --seed seed.yaml --account MATEAM00000000000002:team-token
+  $ telform emulator --products 10dlc          # an account without SIP trunking: /Zentrunk/ answers 403
+  $ telform emulator --shapes ideal            # no legacy objects; campaign reads return every field sent
   $ telform emulator --latency 20-80 --rate-limit 300/5s --faults 500=0.05,lost=0.1,methods=POST+DELETE,seed=7
   $ TELFORM_ENDPOINT=http://127.0.0.1:8080 TELFORM_AUTH_ID=MATEST00000000000001 TELFORM_AUTH_TOKEN=s3cret telform plan -f examples/`,
     )
@@ -125,6 +135,8 @@ Examples:
           accounts,
           registryDelayMs: flags.registryDelay,
           trunkGetShape: flags.trunkGet,
+          shapes: flags.shapes,
+          ...(flags.products !== undefined ? { products: [...resolveProducts(flags.products)] } : {}),
           ...(flags.data !== undefined ? { dataFile: flags.data } : {}),
           ...(flags.latency !== undefined ? { latency: flags.latency } : {}),
           ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),

@@ -1,5 +1,5 @@
 import { statusAt } from './registry.js';
-import type { AccountState, NumberLinkStatus, NumberRecord } from './state.js';
+import type { AccountState, HeldLinkStatus, NumberRecord } from './state.js';
 
 /**
  * The link of a phone number to a 10DLC campaign, as every route reads it. A link made through the
@@ -9,7 +9,7 @@ import type { AccountState, NumberLinkStatus, NumberRecord } from './state.js';
  */
 
 /** The status of the number's link at `now`; null when it is linked to no campaign. */
-export function linkStatus(record: NumberRecord, now: Date): NumberLinkStatus | null {
+export function linkStatus(record: NumberRecord, now: Date): HeldLinkStatus | null {
   if (record.campaign_id === null) return null;
   if (record.link) return statusAt(record.link.registration, now);
   return record.campaign_link_status;
@@ -32,6 +32,14 @@ export function unlink(record: NumberRecord): void {
   record.campaign_id = null;
   record.campaign_link_status = null;
   record.link = null;
+  forgetHeldLink(record);
+}
+
+/** A link or unlink through the API replaces what the row showed about the number's registration. */
+export function forgetHeldLink(record: NumberRecord): void {
+  if (!record.row) return;
+  delete record.row.tendlc_campaign_id;
+  delete record.row.tendlc_registration_status;
 }
 
 /** A deactivated campaign no longer holds its numbers. */

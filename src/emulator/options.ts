@@ -36,7 +36,23 @@ export interface EmulatorOptions {
   seedFile?: string;
   /** The same content as a seed file, already parsed; applied after `seedFile`. */
   seedData?: SeedInput;
+  /**
+   * `production`: what real accounts hold and how production reads them back (legacy objects in every new account,
+   * campaign reads without the fields production does not return, 10DLC list `meta` without `total_count`);
+   * `ideal`: every new account holds only the documented starting set and every read returns everything it stored.
+   * Default: `defaultShapes`.
+   */
+  shapes?: Shapes;
+  /** The products the accounts have; a request to a product left out answers 403. Default: all of them. */
+  products?: readonly Product[];
 }
+
+export type Shapes = 'production' | 'ideal';
+export const shapeNames: readonly Shapes[] = ['production', 'ideal'];
+
+/** Products an account may lack; the core voice API (SipAuth, applications, numbers) is always there. */
+export type Product = 'sip-trunking' | '10dlc';
+export const productNames: readonly Product[] = ['sip-trunking', '10dlc'];
 
 /** The options with every default filled in and every value checked. */
 export interface EmulatorConfig {
@@ -51,6 +67,8 @@ export interface EmulatorConfig {
   faults: FaultSettings | null;
   seedFile: string | null;
   seedData: SeedInput | null;
+  shapes: Shapes;
+  products: ReadonlySet<Product>;
 }
 
 /** The account served when none is configured; documented in docs/emulator.md. */
@@ -76,7 +94,33 @@ export function resolveOptions(options: EmulatorOptions = {}): EmulatorConfig {
     faults: resolveFaults(options.faults),
     seedFile: options.seedFile ?? null,
     seedData: options.seedData ?? null,
+    shapes: resolveShapes(options.shapes ?? defaultShapes),
+    products: resolveProducts(options.products ?? productNames),
   };
+}
+
+/** The shapes a start without `shapes` gets. */
+export const defaultShapes: Shapes = 'ideal';
+
+export function resolveShapes(input: string): Shapes {
+  if (!(shapeNames as readonly string[]).includes(input)) throw invalidOption(`the shapes must be ${shapeNames.join(' or ')}, not "${input}"`);
+  return input as Shapes;
+}
+
+/**
+ * Products from a list or from the command line's comma-separated text (`sip-trunking,10dlc`; `none` for
+ * an account with the core voice API only).
+ */
+export function resolveProducts(input: string | readonly string[]): ReadonlySet<Product> {
+  const names = typeof input === 'string' ? (input.trim() === 'none' ? [] : input.split(',').map((name) => name.trim())) : input;
+  const products = new Set<Product>();
+  for (const name of names) {
+    if (!(productNames as readonly string[]).includes(name)) {
+      throw invalidOption(`unknown product "${name}" (the products are ${productNames.join(', ')}, or none)`);
+    }
+    products.add(name as Product);
+  }
+  return products;
 }
 
 /** A TCP port: 0 (any free port) to 65535. Given as text by the command line, as a number by code. */
@@ -112,6 +156,16 @@ export interface SeedAccountInput {
   profiles?: JsonObject[];
   applications?: JsonObject[];
   numbers?: Array<string | JsonObject>;
+  /** Objects the account already holds, as the API reads them, kept as given (held.ts): legacy values and omitted fields. */
+  existing?: HeldObjects;
+}
+
+/** Objects an account already holds, each as the API reads it back (kept as given by held.ts). */
+export interface HeldObjects {
+  profiles?: JsonObject[];
+  brands?: JsonObject[];
+  campaigns?: JsonObject[];
+  trunk_credentials?: JsonObject[];
 }
 
 export interface SeedInput extends SeedAccountInput {

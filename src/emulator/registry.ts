@@ -60,7 +60,7 @@ export function decideBrand(input: { brand_alias: string }): BrandDecision {
   return { status: 'COMPLETED', declinedReasons: [] };
 }
 
-export function decideCampaign(input: { campaign_alias: string; description: string }): CampaignDecision {
+export function decideCampaign(input: { campaign_alias?: string; description?: string }): CampaignDecision {
   if (mentions(input.campaign_alias, declineMarker) || mentions(input.description, declineMarker)) {
     return {
       status: 'FAILED',

@@ -10,6 +10,11 @@ import type { EmulatorConfig } from './options.js';
  */
 export interface AccountInitializer {
   name: string;
+  /**
+   * Run only for an account created now, never for one loaded from a data file (which is recorded as having
+   * had it): a data file holding an account's objects, a snapshot for example, is kept exactly as it is.
+   */
+  newAccountsOnly?: boolean;
   initialize(account: AccountState, runtime: Runtime): void;
 }
 
@@ -49,16 +54,16 @@ export class Runtime {
     const account = createAccountState(authId, authToken);
     account.initialized = [];
     this.state.accounts.set(authId, account);
-    this.initialize(account);
+    this.initialize(account, true);
     return account;
   }
 
   /** Runs the initializers the account has not had yet (all of them for a new account). */
-  initialize(account: AccountState): void {
+  initialize(account: AccountState, isNew = false): void {
     const done = new Set(account.initialized ?? legacyInitializers);
     for (const initializer of this.accountInitializers) {
       if (done.has(initializer.name)) continue;
-      initializer.initialize(account, this);
+      if (isNew || !initializer.newAccountsOnly) initializer.initialize(account, this);
       done.add(initializer.name);
     }
     account.initialized = [...done];

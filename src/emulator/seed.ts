@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { LineCounter, isMap, isScalar, parseDocument } from 'yaml';
 import { ApiError, type JsonObject, type Reply } from './http.js';
+import { heldKinds, holdObjects } from './held.js';
 import type { SeedAccountInput, SeedInput } from './options.js';
 import { Router, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
@@ -16,6 +17,11 @@ import { EmulatorStartError } from './start-error.js';
  * profiles: [ { profile_alias: acme, … } ]         # for the first account served
  * applications: [ { app_name: ivr, answer_url: … } ]
  * numbers: [ "14155550100", { number: "14155550101", app_id: "…" } ]
+ * existing:                                         # held as the API reads them, not judged by the create rules
+ *   profiles: [ { profile_uuid: …, entity_type: PUBLIC_PROFIT, … } ]
+ *   brands: [ { brand_id: BSTART1, brand_type: STARTER, … } ]
+ *   campaigns: [ { campaign_id: CSTART1, brand_id: BSTART1, usecase: STARTER, … } ]
+ *   trunk_credentials: [ { username: sip_user_1 } ]
  * accounts:                                         # other accounts, created if not served yet
  *   - auth_id: MATEAM00000000000002
  *     auth_token: team-token
@@ -37,8 +43,8 @@ export interface LoadedSeed {
 }
 
 const sectionKeys = ['profiles', 'applications', 'numbers'] as const;
-const accountKeys = [...sectionKeys, 'auth_id', 'auth_token'];
-const topKeys = [...sectionKeys, 'accounts'];
+const accountKeys = [...sectionKeys, 'existing', 'auth_id', 'auth_token'];
+const topKeys = [...sectionKeys, 'existing', 'accounts'];
 
 /** Reads and checks a YAML or JSON seed file (JSON is YAML); errors name file:line:column. */
 export async function readSeedFile(file: string): Promise<LoadedSeed> {
@@ -115,6 +121,19 @@ export function checkSeedShape(input: unknown, locate: Locate): asserts input is
         }
       });
     }
+    const existing = section.existing;
+    if (existing === undefined || existing === null) return;
+    if (!isObject(existing)) fail([...prefix, 'existing'], `existing must be a mapping of ${heldKinds.join(', ')}`);
+    const held = existing as Record<string, unknown>;
+    for (const key of Object.keys(held)) {
+      if (!(heldKinds as readonly string[]).includes(key)) fail([...prefix, 'existing', key], `unknown key "${key}" (expected ${heldKinds.join(', ')})`, true);
+      const items = held[key];
+      if (items === undefined || items === null) continue;
+      if (!Array.isArray(items)) fail([...prefix, 'existing', key], `${key} must be a list`);
+      (items as unknown[]).forEach((item, index) => {
+        if (!isObject(item)) fail([...prefix, 'existing', key, index], `each of ${key} must be a mapping of the object as the API reads it`);
+      });
+    }
   };
   const top = input as Record<string, unknown>;
   checkSections(top, [], topKeys);
@@ -188,6 +207,18 @@ async function seedAccount(context: ApplySeedContext, router: Router, authId: st
       return route.handle({ params, query, body, runtime });
     });
 
+  // Held objects first: the seed's numbers may be linked to a held campaign.
+  if (section.existing) {
+    const held = section.existing;
+    holdObjects(account, held, runtime, (kind, index, hold) => {
+      try {
+        hold();
+      } catch (error) {
+        if (error instanceof ApiError) throw refused(context, [...prefix, 'existing', kind, index], error.status, error.message);
+        throw error;
+      }
+    });
+  }
   for (const [index, profile] of (section.profiles ?? []).entries()) {
     await viaApi('/Profile/', profile, [...prefix, 'profiles', index]);
   }

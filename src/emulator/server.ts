@@ -7,6 +7,7 @@ import type { FaultKind } from './faults.js';
 import { ApiError, errorBody, readJsonBody, type JsonObject, type Reply } from './http.js';
 import { delay } from './latency.js';
 import type { DataFileWriter } from './persistence.js';
+import { checkProduct } from './products.js';
 import type { RequestLogEntry } from './request-log.js';
 import { Router, decodePathSegment, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
@@ -143,6 +144,7 @@ export class EmulatorServer {
         loggedFault = fault;
         throw new ApiError(500, 'internal server error (injected fault)');
       }
+      checkProduct(this.runtime.config.products, match[2] ?? '/');
       const { route, params } = this.router.match(method, match[2] ?? '/');
       const body = await readJsonBody(request);
       reply = await route.handle({

@@ -90,6 +90,12 @@ export interface OriginationUriRecord {
 
 export type NumberLinkStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED';
 
+/**
+ * A link status an account may hold for a number it was seeded with: the registry's statuses, and
+ * `REGISTERED`, which real accounts show for a number whose registration is done (treated as `COMPLETED`).
+ */
+export type HeldLinkStatus = NumberLinkStatus | 'REGISTERED';
+
 /** Why the registry refused to link a number to a campaign. */
 export interface NumberLinkFailure {
   code: string;
@@ -112,9 +118,15 @@ export interface NumberRecord {
   /** 10DLC campaign the number is linked to (or being linked to, or failed to link to), if any. */
   campaign_id: string | null;
   /** The link's status when the admin route set it (it never changes by itself); null for an API link. */
-  campaign_link_status: NumberLinkStatus | null;
+  campaign_link_status: HeldLinkStatus | null;
   /** A link made through `POST /10dlc/Campaign/{id}/Number/`; its status comes from the clock. */
   link?: NumberLink | null;
+  /**
+   * Further columns of the number's row as a real account shows them (`alias`, `carrier`, `city`, …), kept
+   * and returned as given. `tendlc_campaign_id` and `tendlc_registration_status` here override what the link
+   * says (real accounts show `null`, or `COMPLETED` without a campaign) until a link or unlink through the API.
+   */
+  row?: { [column: string]: unknown };
   created_at: string;
 }
 
@@ -140,30 +152,37 @@ export interface AuthorizedContact {
   seniority: string;
 }
 
-/** A 10DLC profile (`/Profile/`): the business data a brand is registered from (production's documentation). */
+/** A contact as an account may hold it: any member missing, or members the API does not document (`name`). */
+export type HeldContact = Partial<AuthorizedContact> & { [field: string]: string | undefined };
+
+/**
+ * A 10DLC profile (`/Profile/`): the business data a brand is registered from (production's documentation).
+ * A profile made through the API has every field (`""` when unset); one the account already held when it
+ * was seeded (seed.ts, `existing`) may omit any of them, as real accounts' profiles do, and keeps legacy values.
+ */
 export interface ProfileRecord {
   profile_uuid: string;
-  profile_alias: string;
+  profile_alias?: string;
   profile_type: 'PRIMARY' | 'SECONDARY';
   /** The account's primary profile (itself for the primary one). */
   primary_profile: string;
-  customer_type: string;
-  entity_type: string;
-  company_name: string;
-  vertical: string;
-  /** `""` when the profile holds no EIN; a `STANDARD` brand needs one. */
-  ein: string;
-  ein_issuing_country: string;
-  stock_symbol: string;
-  stock_exchange: string;
-  alt_business_id: string;
-  alt_business_id_type: string;
-  website: string;
-  plivo_subaccount: string;
-  business_contact_email: string;
-  doing_business_as: string;
-  address: PostalAddress;
-  authorized_contact: AuthorizedContact;
+  customer_type?: string;
+  entity_type?: string;
+  company_name?: string;
+  vertical?: string;
+  /** `""` or absent when the profile holds no EIN; a `STANDARD` brand needs one. */
+  ein?: string;
+  ein_issuing_country?: string;
+  stock_symbol?: string;
+  stock_exchange?: string;
+  alt_business_id?: string;
+  alt_business_id_type?: string;
+  website?: string;
+  plivo_subaccount?: string;
+  business_contact_email?: string;
+  doing_business_as?: string;
+  address?: Partial<PostalAddress>;
+  authorized_contact?: HeldContact;
   /** The brand made from this profile, kept after that brand is deleted: a profile makes one brand, ever. */
   used_by_brand_id: string | null;
   created_at: string;
@@ -201,20 +220,25 @@ export interface DeclinedReason {
   message: string;
 }
 
-/** A 10DLC brand: the profile's data copied at create time, plus its registration. */
+/**
+ * A 10DLC brand: the profile's data copied at create time, plus its registration. A brand the account
+ * already held when it was seeded may be `STARTER` and lack its profile, company or entity type, as
+ * legacy brands of real accounts do.
+ */
 export interface BrandRecord {
   brand_id: string;
-  brand_alias: string;
-  brand_type: 'STANDARD';
-  profile_uuid: string;
-  company_name: string;
-  ein: string;
-  ein_issuing_country: string;
-  entity_type: string;
-  vertical: string;
-  website: string;
-  address: PostalAddress;
-  authorized_contact: AuthorizedContact;
+  brand_alias?: string;
+  /** `STANDARD` for every brand made through the API; `STARTER` on held legacy brands. */
+  brand_type: string;
+  profile_uuid?: string;
+  company_name?: string;
+  ein?: string;
+  ein_issuing_country?: string;
+  entity_type?: string;
+  vertical?: string;
+  website?: string;
+  address?: Partial<PostalAddress>;
+  authorized_contact?: HeldContact;
   secondary_vetting: boolean;
   callback: CallbackTarget | null;
   registration: Registration<BrandStatus>;
@@ -234,31 +258,35 @@ export interface CampaignAttributes {
   subscriber_optout: boolean;
 }
 
-/** A 10DLC campaign. Optional text fields are absent unless supplied (the API reference, Campaign). */
+/**
+ * A 10DLC campaign. Optional text fields are absent unless supplied (the API reference, Campaign). A
+ * campaign the account already held when it was seeded (seed.ts, `existing`) may lack what the API now
+ * requires (alias, vertical, use case, samples, attributes), as old campaigns of real accounts do.
+ */
 export interface CampaignRecord {
   campaign_id: string;
   brand_id: string;
-  campaign_alias: string;
-  vertical: string;
-  usecase: string;
-  /** Empty unless `usecase` is `MIXED` or `LOW_VOLUME`. */
+  campaign_alias?: string;
+  vertical?: string;
+  usecase?: string;
+  /** Empty unless `usecase` is `MIXED` or `LOW_VOLUME` (or a held campaign shows sub use cases anyway). */
   sub_usecases: string[];
-  description: string;
-  sample1: string;
-  sample2: string;
+  description?: string;
+  sample1?: string;
+  sample2?: string;
   sample3?: string;
   sample4?: string;
   sample5?: string;
-  message_flow: string;
-  help_message: string;
-  optout_message: string;
+  message_flow?: string;
+  help_message?: string;
+  optout_message?: string;
   optin_message?: string;
   optin_keywords?: string;
   optout_keywords?: string;
   help_keywords?: string;
   terms_and_conditions_link?: string;
   privacy_policy_link?: string;
-  campaign_attributes: CampaignAttributes;
+  campaign_attributes?: Partial<CampaignAttributes>;
   campaign_source: 'plivo' | 'shared';
   reseller_id: string;
   callback: CallbackTarget | null;

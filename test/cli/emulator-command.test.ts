@@ -86,6 +86,8 @@ describe('telform emulator flags', () => {
     [['--port', '-1'], `error: option '--port <port>' argument '-1' is invalid. the port must be a whole number from 0 to 65535, not "-1".`],
     [['--port', '80x'], `error: option '--port <port>' argument '80x' is invalid. the port must be a whole number from 0 to 65535, not "80x".`],
     [['--account', 'MAX:'], 'error: --account value number 1 must be ID:TOKEN, with an Auth ID of 1 to 64 letters or digits and a non-empty token.'],
+    [['--products', 'sip,10dlc'], `error: option '--products <list>' argument 'sip,10dlc' is invalid. unknown product "sip" (the products are sip-trunking, 10dlc, or none).`],
+    [['--shapes', 'real'], `error: option '--shapes <shapes>' argument 'real' is invalid. Allowed choices are production, ideal.`],
   ])('refuses %j with one line and exit code 1', async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(args);
     expect(code).toBe(1);
@@ -163,6 +165,16 @@ describe('telform emulator flags', () => {
       expect(nested ? (read['object'] as { trunk_id: string }).trunk_id : read['trunk_id']).toBe(id);
       expect(await running.stop()).toBe(0);
     }
+  });
+
+  it('serves an account without SIP trunking, in the production shapes, with --products 10dlc --shapes production', async () => {
+    const running = await startServing(['--products', '10dlc', '--shapes', 'production']);
+    const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
+    const base = `/v1/Account/${defaultAccount.authId}`;
+    expect(await call(running.url, `${base}/Zentrunk/Trunk/`, { auth })).toMatchObject({ status: 403, body: { error: 'SIP trunking not enabled' } });
+    const brands = (await call(running.url, `${base}/10dlc/Brand/BSTRT02/`, { auth })) as HttpAnswer;
+    expect(brands).toMatchObject({ status: 200, body: { brand: { brand_type: 'STARTER' } } });
+    expect(await running.stop()).toBe(0);
   });
 
   it('starts from a --seed file', async () => {

@@ -46,7 +46,7 @@ describe('admin number seeding', () => {
       [{ number: '555' }, 'number must be 8 to 15 digits (E.164, with or without +)'],
       [{ number: '14155550102', app_id: outbound }, `trunk ${outbound} is outbound; only inbound trunks can be attached to phone numbers`],
       [{ number: '14155550102', app_id: '42' }, 'app_id 42 is not an application or an inbound trunk of this account'],
-      [{ number: '14155550102', campaign_id: 'C1', campaign_link_status: 'DONE' }, 'campaign_link_status must be one of PROCESSING, COMPLETED, FAILED'],
+      [{ number: '14155550102', campaign_id: 'C1', campaign_link_status: 'DONE' }, 'campaign_link_status must be one of PROCESSING, COMPLETED, FAILED, REGISTERED'],
       [{ number: '14155550102', campaign_link_status: 'FAILED' }, 'campaign_link_status needs campaign_id'],
       [{ number: 14155550102 }, 'number must be a string'],
     ];

@@ -89,7 +89,7 @@ describe('--seed', () => {
   });
 
   it.each([
-    ['colors: [red]\n', '1:1 (colors): unknown key "colors" (expected profiles, applications, numbers, accounts).'],
+    ['colors: [red]\n', '1:1 (colors): unknown key "colors" (expected profiles, applications, numbers, existing, accounts).'],
     ['applications: {app_name: x}\n', '1:15 (applications): applications must be a list.'],
     ['numbers:\n  - [1, 2]\n', '2:5 (numbers[0]): a number is a string of digits or a mapping.'],
     ['accounts:\n  - auth_id: MANEW0000000000003\n', '2:5 (accounts[0]): the account MANEW0000000000003 is not served, so it needs an auth_token.'],

@@ -11,7 +11,7 @@ import { checkAttachTarget, normalizeNumber } from './numbers.js';
  * with a link status the campaign delete rule reads). Spread into `adminRoutes`.
  */
 
-const linkStatuses = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
+const linkStatuses = ['PROCESSING', 'COMPLETED', 'FAILED', 'REGISTERED'] as const;
 
 /** The account named in an admin path, or 404. */
 export function requireAccount(runtime: Runtime, authId: string): AccountState {
@@ -40,6 +40,10 @@ function readNumber(account: AccountState, body: JsonObject, createdAt: string):
     throw new ApiError(400, `campaign_link_status must be one of ${linkStatuses.join(', ')}`);
   }
   if (status !== null && campaignId === null) throw new ApiError(400, 'campaign_link_status needs campaign_id');
+  const row = body.row;
+  if (row !== undefined && row !== null && (typeof row !== 'object' || Array.isArray(row))) {
+    throw new ApiError(400, 'row must be an object of the columns the number shows');
+  }
   return {
     number,
     app_id: appId,
@@ -47,6 +51,7 @@ function readNumber(account: AccountState, body: JsonObject, createdAt: string):
     // A number linked without a stated status is taken as linked (COMPLETED).
     campaign_link_status: campaignId === null ? null : ((status ?? 'COMPLETED') as NumberRecord['campaign_link_status']),
     link: null,
+    ...(row ? { row: { ...(row as JsonObject) } } : {}),
     created_at: createdAt,
   };
 }

@@ -4,6 +4,7 @@ import { findOr404, freshId, listReply } from '../records.js';
 import type { Route } from '../router.js';
 import type { AccountInitializer, Runtime } from '../runtime.js';
 import type { AccountState, ApplicationRecord } from '../state.js';
+import type { Shapes } from '../options.js';
 
 /**
  * Applications (`/Application/`), served so that SIP auth can be assigned and the SipAuth 409
@@ -26,7 +27,12 @@ export const seededApplications: ReadonlyArray<{ app_id: string; app_name: strin
   { app_id: '77700000000000003', app_name: 'spare-app' },
 ];
 
-export function presentApplication(record: ApplicationRecord, accountBase: string): JsonObject {
+/**
+ * The application as the API reads it. With the production shapes an unset SIP auth field reads `null`,
+ * as third parties report live (the ideal shapes keep the documented `""`).
+ */
+export function presentApplication(record: ApplicationRecord, accountBase: string, shapes: Shapes = 'ideal'): JsonObject {
+  const sipField = (value: string): string | null => (value === '' && shapes === 'production' ? null : value);
   return {
     app_id: record.app_id,
     app_name: record.app_name,
@@ -44,9 +50,9 @@ export function presentApplication(record: ApplicationRecord, accountBase: strin
     log_incoming_messages: record.log_incoming_messages,
     sip_uri: `sip:${record.app_id}@app.plivo.com`,
     sub_account: null,
-    sip_auth_type: record.sip_auth_type,
-    ip_acl_uuid: record.ip_acl_uuid,
-    credential_uuid: record.credential_uuid,
+    sip_auth_type: sipField(record.sip_auth_type),
+    ip_acl_uuid: sipField(record.ip_acl_uuid),
+    credential_uuid: sipField(record.credential_uuid),
     resource_uri: `${accountBase}${collectionPath}${record.app_id}/`,
   };
 }
@@ -188,16 +194,16 @@ export const applicationRoutes: Route[] = [
   {
     method: 'GET',
     path: collectionPath,
-    handle: ({ account, query, accountBase }) =>
+    handle: ({ account, query, accountBase, runtime }) =>
       listReply([...account.applications.values()], query, `${accountBase}${collectionPath}`, true, (record) =>
-        presentApplication(record, accountBase),
+        presentApplication(record, accountBase, runtime.config.shapes),
       ),
   },
   {
     method: 'GET',
     path: itemPath,
-    handle: ({ account, params, accountBase }) =>
-      json(200, presentApplication(findOr404(account.applications, params.app_id as string, 'application'), accountBase)),
+    handle: ({ account, params, accountBase, runtime }) =>
+      json(200, presentApplication(findOr404(account.applications, params.app_id as string, 'application'), accountBase, runtime.config.shapes)),
   },
   {
     method: 'POST',

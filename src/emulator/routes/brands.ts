@@ -44,8 +44,8 @@ export function presentBrand(brand: BrandRecord, runtime: Runtime): JsonObject {
     // Production's documentation shows `vetting_status: ACTIVE` with `vetting_score: 80`; secondary vetting off means none.
     ...(status === 'COMPLETED' && brand.secondary_vetting ? { vetting_score: 80, vetting_status: 'ACTIVE' } : {}),
     ...(status === 'FAILED' ? { declined_reasons: brand.declined_reasons.map((reason) => ({ ...reason })) } : {}),
-    address: { ...brand.address },
-    authorized_contact: { ...brand.authorized_contact },
+    ...(brand.address ? { address: { ...brand.address } } : {}),
+    ...(brand.authorized_contact ? { authorized_contact: { ...brand.authorized_contact } } : {}),
     created_at: brand.created_at,
   };
 }
@@ -62,7 +62,7 @@ function createBrand(account: AccountState, body: JsonObject, runtime: Runtime):
   if (profile.used_by_brand_id !== null) {
     throw new ApiError(400, `profile_uuid ${profileUuid} was already used to create brand ${profile.used_by_brand_id}; a profile makes one brand only`);
   }
-  if (profile.ein === '') throw new ApiError(400, `profile_uuid ${profileUuid} holds no EIN; a STANDARD brand needs a profile with one`);
+  if ((profile.ein ?? '') === '') throw new ApiError(400, `profile_uuid ${profileUuid} holds no EIN; a STANDARD brand needs a profile with one`);
   const submittedAt = runtime.now();
   const brandId = freshId(account.brands, () => runtime.registryId('B'));
   const decision = decideBrand({ brand_alias: brandAlias });
@@ -129,7 +129,7 @@ export const brandRoutes: Route[] = [
       const brands = [...account.brands.values()].filter(
         (brand) => (status === undefined || brandStatus(brand, runtime) === status) && (type === undefined || brand.brand_type === type),
       );
-      return tendlcList(brands, query, `${accountBase}/10dlc/Brand/`, 'brands', (brand) => presentBrand(brand, runtime));
+      return tendlcList(brands, query, `${accountBase}/10dlc/Brand/`, 'brands', (brand) => presentBrand(brand, runtime), { shapes: runtime.config.shapes });
     },
   },
   {

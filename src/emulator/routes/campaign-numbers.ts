@@ -1,6 +1,6 @@
 import { sendCallback } from '../callbacks.js';
 import { ApiError, json, type JsonObject } from '../http.js';
-import { linkStatus, numbersOfCampaign, unlink } from '../number-links.js';
+import { forgetHeldLink, linkStatus, numbersOfCampaign, unlink } from '../number-links.js';
 import { paginate } from '../pagination.js';
 import { findOr404 } from '../records.js';
 import { decideNumberLink, numberLinkRegistration } from '../registry.js';
@@ -9,7 +9,8 @@ import type { Route, RouteContext } from '../router.js';
 import type { AccountState, CampaignRecord, NumberRecord } from '../state.js';
 import { campaignStatus } from './campaign-view.js';
 import { normalizeNumber } from './numbers.js';
-import { callbackTarget } from './tendlc-input.js';
+import { callbackTarget, tendlcMeta } from './tendlc-input.js';
+import type { Shapes } from '../options.js';
 
 /**
  * Linking the account's phone numbers to a 10DLC campaign (`/10dlc/Campaign/{id}/Number/`, as
@@ -46,9 +47,10 @@ function campaignHeader(campaign: CampaignRecord): JsonObject {
   return { campaign_id: campaign.campaign_id, campaign_alias: campaign.campaign_alias, usecase: campaign.usecase };
 }
 
-function presentLink(record: NumberRecord, now: Date): JsonObject {
+/** A link entry; production's entries are `{number, status}` only, so the failure's code and reason are an ideal-shapes extra. */
+function presentLink(record: NumberRecord, now: Date, shapes: Shapes): JsonObject {
   const status = linkStatus(record, now);
-  const failure = status === 'FAILED' ? record.link?.failure : null;
+  const failure = status === 'FAILED' && shapes === 'ideal' ? record.link?.failure : null;
   return { number: record.number, status, ...(failure ? { error_code: failure.code, error_reason: failure.reason } : {}) };
 }
 
@@ -102,6 +104,7 @@ export const campaignNumberRoutes: Route[] = [
         const failure = decideNumberLink(record.number);
         record.campaign_id = campaign.campaign_id;
         record.campaign_link_status = null;
+        forgetHeldLink(record);
         record.link = { registration: numberLinkRegistration(failure, now, runtime.config.registryDelayMs), failure, callback };
         watchRegistration(account, runtime, record.link.registration);
       }
@@ -120,7 +123,12 @@ export const campaignNumberRoutes: Route[] = [
       const page = paginate(numbersOfCampaign(account, campaign.campaign_id), query, `${accountBase}/10dlc/Campaign/${campaign.campaign_id}/Number/`, {
         leadingSlash: true,
       });
-      return json(200, { ...campaignHeader(campaign), meta: { ...page.meta }, phone_numbers: page.items.map((record) => presentLink(record, now)) });
+      const shapes = runtime.config.shapes;
+      return json(200, {
+        ...campaignHeader(campaign),
+        meta: tendlcMeta(page.meta, { shapes }),
+        phone_numbers: page.items.map((record) => presentLink(record, now, shapes)),
+      });
     },
   },
   {
@@ -129,7 +137,7 @@ export const campaignNumberRoutes: Route[] = [
     handle: (context) => {
       const campaign = findCampaign(context);
       const record = linkedNumber(context.account, campaign, context.params.number as string);
-      return json(200, { ...campaignHeader(campaign), phone_numbers: [presentLink(record, context.runtime.now())] });
+      return json(200, { ...campaignHeader(campaign), phone_numbers: [presentLink(record, context.runtime.now(), context.runtime.config.shapes)] });
     },
   },
   {

@@ -37,30 +37,50 @@ export function campaignStatus(campaign: CampaignRecord, runtime: Runtime): Camp
   return statusAt(campaign.registration, runtime.now());
 }
 
+/**
+ * Fields production does not read back (the SDKs' campaign fixtures): sent at registration, stored, and
+ * left out of every read in the production shapes; `affiliate_marketing` is likewise missing from the
+ * read's `campaign_attributes`, which has seven keys.
+ */
+export const unreadCampaignFields = ['message_flow', 'help_message', 'optout_message'] as const;
+export const unreadCampaignAttributes = ['affiliate_marketing'] as const;
+
+/** The stored value of `field`, if the campaign has one (a held campaign may lack fields the API requires now). */
+function present(field: string, value: unknown): JsonObject {
+  return value === undefined ? {} : { [field]: value };
+}
+
 export function presentCampaign(campaign: CampaignRecord, runtime: Runtime): JsonObject {
   const status = campaignStatus(campaign, runtime);
+  const production = runtime.config.shapes === 'production';
   const optional: JsonObject = {};
   for (const field of optionalTexts) {
     const value = campaign[field];
     if (value !== undefined) optional[field] = value;
   }
+  const unread: JsonObject = {};
+  if (!production) for (const field of unreadCampaignFields) Object.assign(unread, present(field, campaign[field]));
+  let attributes: JsonObject | undefined;
+  if (campaign.campaign_attributes) {
+    attributes = { ...campaign.campaign_attributes };
+    if (production) for (const attribute of unreadCampaignAttributes) delete attributes[attribute];
+  }
+  const showsSubUseCases = (campaign.usecase !== undefined && multiUseCases.includes(campaign.usecase)) || campaign.sub_usecases.length > 0;
   return {
     campaign_id: campaign.campaign_id,
-    campaign_alias: campaign.campaign_alias,
+    ...present('campaign_alias', campaign.campaign_alias),
     brand_id: campaign.brand_id,
     reseller_id: campaign.reseller_id,
-    usecase: campaign.usecase,
-    ...(multiUseCases.includes(campaign.usecase) ? { sub_usecase: campaign.sub_usecases.join(',') } : {}),
+    ...present('usecase', campaign.usecase),
+    ...(showsSubUseCases ? { sub_usecase: campaign.sub_usecases.join(',') } : {}),
     registration_status: status,
-    vertical: campaign.vertical,
-    description: campaign.description,
-    sample1: campaign.sample1,
-    sample2: campaign.sample2,
-    message_flow: campaign.message_flow,
-    help_message: campaign.help_message,
-    optout_message: campaign.optout_message,
+    ...present('vertical', campaign.vertical),
+    ...present('description', campaign.description),
+    ...present('sample1', campaign.sample1),
+    ...present('sample2', campaign.sample2),
+    ...unread,
     ...optional,
-    campaign_attributes: { ...campaign.campaign_attributes },
+    ...present('campaign_attributes', attributes),
     mno_metadata: mnoMetadata(),
     ...(status === 'FAILED' && campaign.decline ? { ...campaign.decline } : {}),
     created_at: campaign.created_at,

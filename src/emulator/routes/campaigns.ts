@@ -170,9 +170,9 @@ export const campaignRoutes: Route[] = [
           (status === undefined || campaignStatus(campaign, runtime) === status) &&
           (source === undefined || campaign.campaign_source === source),
       );
-      return tendlcList(campaigns, query, `${accountBase}/10dlc/Campaign/`, 'campaigns', (campaign) =>
-        presentCampaign(campaign, runtime),
-      );
+      return tendlcList(campaigns, query, `${accountBase}/10dlc/Campaign/`, 'campaigns', (campaign) => presentCampaign(campaign, runtime), {
+        shapes: runtime.config.shapes,
+      });
     },
   },
   {

@@ -6,6 +6,7 @@ import { campaignNumberRoutes } from './campaign-numbers.js';
 import { campaignRoutes } from './campaigns.js';
 import { numberRoutes, seedNumbers } from './numbers.js';
 import { originationUriRoutes } from './origination-uris.js';
+import { seedProductionObjects } from './production-seed.js';
 import { seedProfiles } from './profile-seed.js';
 import { profileRoutes } from './profiles.js';
 import { sipAclRoutes } from './sipauth-acls.js';
@@ -35,4 +36,4 @@ export const accountRoutes: Route[] = [
 ];
 
 /** Run for every new account: the fixed applications, numbers and 10DLC profiles it starts with. */
-export const accountInitializers: AccountInitializer[] = [seedApplications, seedNumbers, seedProfiles];
+export const accountInitializers: AccountInitializer[] = [seedApplications, seedNumbers, seedProfiles, seedProductionObjects];

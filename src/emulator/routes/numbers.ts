@@ -55,13 +55,17 @@ export function checkAttachTarget(account: AccountState, appId: string): void {
 }
 
 /**
- * `tendlc_registration_status` takes UNREGISTERED|PROCESSING|COMPLETED (production's documentation): a
- * failed link is not registered (the number keeps `tendlc_campaign_id`, so the failure stays visible).
+ * `tendlc_registration_status` takes UNREGISTERED|PROCESSING|COMPLETED (production's documentation), and
+ * REGISTERED for a number an account was seeded with in that status: a failed link is not registered (the
+ * number keeps `tendlc_campaign_id`, so the failure stays visible).
  */
 function registrationStatus(record: NumberRecord, now: Date): string {
   const status = linkStatus(record, now);
-  return status === 'PROCESSING' || status === 'COMPLETED' ? status : 'UNREGISTERED';
+  return status === 'PROCESSING' || status === 'COMPLETED' || status === 'REGISTERED' ? status : 'UNREGISTERED';
 }
+
+/** Columns of a held row the emulator always computes itself: the number, what it is attached to, its path. */
+const computedColumns = new Set(['number', 'application', 'resource_uri', 'api_id']);
 
 export function presentNumber(record: NumberRecord, account: AccountState, accountBase: string, now: Date): JsonObject {
   let application: string | null = null;
@@ -70,7 +74,7 @@ export function presentNumber(record: NumberRecord, account: AccountState, accou
       ? `${accountBase}/Zentrunk/Trunk/${record.app_id}/`
       : `${accountBase}/Application/${record.app_id}/`;
   }
-  return {
+  const row: JsonObject = {
     number: record.number,
     added_on: record.created_at.slice(0, 10),
     application,
@@ -81,6 +85,9 @@ export function presentNumber(record: NumberRecord, account: AccountState, accou
     tendlc_registration_status: registrationStatus(record, now),
     resource_uri: `${accountBase}${collectionPath}${record.number}/`,
   };
+  // A held row's columns are shown as the account holds them (legacy values included).
+  for (const [column, value] of Object.entries(record.row ?? {})) if (!computedColumns.has(column)) row[column] = value;
+  return row;
 }
 
 function findNumber(account: AccountState, raw: string): NumberRecord {

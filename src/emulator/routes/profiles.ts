@@ -1,7 +1,7 @@
 import { ApiError, json, type JsonObject } from '../http.js';
 import { findOr404, freshId } from '../records.js';
 import type { Route } from '../router.js';
-import type { AccountState, AuthorizedContact, PostalAddress, ProfileRecord } from '../state.js';
+import type { AccountState, AuthorizedContact, HeldContact, PostalAddress, ProfileRecord } from '../state.js';
 import {
   altBusinessIdTypes,
   customerTypes,
@@ -50,10 +50,15 @@ const updatableTextFields = [
 
 export function presentProfile(profile: ProfileRecord): JsonObject {
   const { used_by_brand_id: _internal, ...visible } = profile;
-  return { ...visible, address: { ...profile.address }, authorized_contact: { ...profile.authorized_contact } };
+  // A held profile may omit its address or contact; it is then read back without them.
+  return {
+    ...visible,
+    ...(profile.address ? { address: { ...profile.address } } : {}),
+    ...(profile.authorized_contact ? { authorized_contact: { ...profile.authorized_contact } } : {}),
+  };
 }
 
-function readAddress(value: JsonObject | undefined, current: PostalAddress | undefined): PostalAddress {
+function readAddress(value: JsonObject | undefined, current: Partial<PostalAddress> | undefined): PostalAddress {
   if (value === undefined && current === undefined) throw new ApiError(400, 'address is required');
   const read = (field: keyof PostalAddress): string => {
     const given = value === undefined ? undefined : text(value, field, `address.${field}`);
@@ -70,7 +75,7 @@ function readAddress(value: JsonObject | undefined, current: PostalAddress | und
   return address;
 }
 
-function readContact(value: JsonObject | undefined, current: AuthorizedContact | undefined): AuthorizedContact {
+function readContact(value: JsonObject | undefined, current: HeldContact | undefined): AuthorizedContact {
   if (value === undefined && current === undefined) throw new ApiError(400, 'authorized_contact is required');
   const read = (field: keyof AuthorizedContact, required: boolean): string => {
     const given = value === undefined ? undefined : text(value, field, `authorized_contact.${field}`);
@@ -92,30 +97,40 @@ function readContact(value: JsonObject | undefined, current: AuthorizedContact |
   return contact;
 }
 
-/** The checks every profile passes, after create and after update. */
-function checkProfile(profile: ProfileRecord): void {
-  checkEnum('customer_type', profile.customer_type, customerTypes);
-  checkEnum('entity_type', profile.entity_type, entityTypes);
-  checkMaxLength('company_name', profile.company_name, 100);
-  checkEnum('vertical', profile.vertical, verticals);
-  checkMaxLength('ein', profile.ein, 100);
-  if (profile.ein_issuing_country !== '' && !countryPattern.test(profile.ein_issuing_country)) {
+/**
+ * The checks a profile passes after create (every field) and after update (the fields the update sends:
+ * a value the profile already holds, such as a legacy `PUBLIC_PROFIT`, is not judged again).
+ */
+function checkProfile(profile: ProfileRecord, sent?: ReadonlySet<string>): void {
+  const judged = (...fields: string[]): boolean => sent === undefined || fields.some((field) => sent.has(field));
+  const value = (field: keyof ProfileRecord): string => {
+    const held = profile[field];
+    return typeof held === 'string' ? held : '';
+  };
+  if (judged('customer_type')) checkEnum('customer_type', value('customer_type'), customerTypes);
+  if (judged('entity_type')) checkEnum('entity_type', value('entity_type'), entityTypes);
+  if (judged('company_name')) checkMaxLength('company_name', value('company_name'), 100);
+  if (judged('vertical')) checkEnum('vertical', value('vertical'), verticals);
+  if (judged('ein')) checkMaxLength('ein', value('ein'), 100);
+  if (judged('ein_issuing_country') && value('ein_issuing_country') !== '' && !countryPattern.test(value('ein_issuing_country'))) {
     throw new ApiError(400, 'ein_issuing_country must be an ISO 3166 alpha-2 code such as US');
   }
-  if (profile.entity_type === 'PUBLIC') {
-    if (profile.stock_symbol === '') throw new ApiError(400, 'stock_symbol is required when entity_type is PUBLIC');
-    if (profile.stock_exchange === '') throw new ApiError(400, 'stock_exchange is required when entity_type is PUBLIC');
+  if (judged('entity_type', 'stock_symbol', 'stock_exchange') && value('entity_type') === 'PUBLIC') {
+    if (value('stock_symbol') === '') throw new ApiError(400, 'stock_symbol is required when entity_type is PUBLIC');
+    if (value('stock_exchange') === '') throw new ApiError(400, 'stock_exchange is required when entity_type is PUBLIC');
   }
-  if (profile.stock_exchange !== '') checkEnum('stock_exchange', profile.stock_exchange, stockExchanges);
-  checkMaxLength('alt_business_id', profile.alt_business_id, 50);
-  if (profile.alt_business_id_type !== '') checkEnum('alt_business_id_type', profile.alt_business_id_type, altBusinessIdTypes);
-  checkMaxLength('website', profile.website, 100);
-  checkMaxLength('plivo_subaccount', profile.plivo_subaccount, 20);
-  if (profile.business_contact_email !== '') {
-    checkMaxLength('business_contact_email', profile.business_contact_email, 255);
-    if (!emailPattern.test(profile.business_contact_email)) throw new ApiError(400, 'business_contact_email must be an email address');
+  if (judged('stock_exchange') && value('stock_exchange') !== '') checkEnum('stock_exchange', value('stock_exchange'), stockExchanges);
+  if (judged('alt_business_id')) checkMaxLength('alt_business_id', value('alt_business_id'), 50);
+  if (judged('alt_business_id_type') && value('alt_business_id_type') !== '') {
+    checkEnum('alt_business_id_type', value('alt_business_id_type'), altBusinessIdTypes);
   }
-  checkMaxLength('doing_business_as', profile.doing_business_as, 100);
+  if (judged('website')) checkMaxLength('website', value('website'), 100);
+  if (judged('plivo_subaccount')) checkMaxLength('plivo_subaccount', value('plivo_subaccount'), 20);
+  if (judged('business_contact_email') && value('business_contact_email') !== '') {
+    checkMaxLength('business_contact_email', value('business_contact_email'), 255);
+    if (!emailPattern.test(value('business_contact_email'))) throw new ApiError(400, 'business_contact_email must be an email address');
+  }
+  if (judged('doing_business_as')) checkMaxLength('doing_business_as', value('doing_business_as'), 100);
 }
 
 function primaryProfileOf(account: AccountState): ProfileRecord | undefined {
@@ -150,7 +165,7 @@ function createProfile(account: AccountState, body: JsonObject, uuid: string, no
     business_contact_email: optional('business_contact_email'),
     doing_business_as: optional('doing_business_as'),
     address: readAddress(object(body, 'address'), undefined),
-    authorized_contact: readContact(object(body, 'authorized_contact'), undefined),
+    authorized_contact: { ...readContact(object(body, 'authorized_contact'), undefined) },
     used_by_brand_id: null,
     created_at: now,
   };
@@ -160,15 +175,20 @@ function createProfile(account: AccountState, body: JsonObject, uuid: string, no
 
 function updatedProfile(current: ProfileRecord, body: JsonObject): ProfileRecord {
   const next: ProfileRecord = { ...current };
+  const sent = new Set<string>();
   for (const field of updatableTextFields) {
     const value = text(body, field);
-    if (value !== undefined) next[field] = value;
+    if (value !== undefined) {
+      next[field] = value;
+      sent.add(field);
+    }
   }
+  // An address or contact sent is merged member by member with what the profile holds, and the result must be whole.
   const address = object(body, 'address');
   if (address !== undefined) next.address = readAddress(address, current.address);
   const contact = object(body, 'authorized_contact');
-  if (contact !== undefined) next.authorized_contact = readContact(contact, current.authorized_contact);
-  checkProfile(next);
+  if (contact !== undefined) next.authorized_contact = { ...readContact(contact, current.authorized_contact) };
+  checkProfile(next, sent);
   return next;
 }
 
@@ -187,7 +207,7 @@ export const profileRoutes: Route[] = [
   {
     method: 'GET',
     path: '/Profile/',
-    handle: ({ account, query, accountBase }) => {
+    handle: ({ account, query, accountBase, runtime }) => {
       const entityType = queryEnumAnyCase(query, 'entity_type', entityTypes);
       const type = queryEnumAnyCase(query, 'type', profileTypes);
       const vertical = queryEnumAnyCase(query, 'vertical', verticals);
@@ -198,7 +218,7 @@ export const profileRoutes: Route[] = [
           (vertical === undefined || profile.vertical === vertical),
       );
       // Production's profile list carries no total_count (production's documentation).
-      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, false);
+      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, { shapes: runtime.config.shapes, withTotal: false });
     },
   },
   {

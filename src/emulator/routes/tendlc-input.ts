@@ -1,5 +1,6 @@
 import { ApiError, json, type JsonObject, type Reply } from '../http.js';
-import { paginate } from '../pagination.js';
+import type { Shapes } from '../options.js';
+import { paginate, type PageMeta } from '../pagination.js';
 import { booleanInput } from '../params.js';
 import { characterCount } from '../records.js';
 import type { CallbackTarget } from '../state.js';
@@ -111,8 +112,7 @@ export function queryEnumAnyCase<T extends string>(query: URLSearchParams, name:
 
 /**
  * A list reply `{ api_id, meta, <key>: [...] }` (the API reference, Shared conventions: `brands`,
- * `campaigns`; `profiles` in production's documentation). `withTotal: false` drops `meta.total_count`,
- * as production's profile list does (production's documentation).
+ * `campaigns`; `profiles` in production's documentation), its `meta` as `tendlcMeta` shapes it.
  */
 export function tendlcList<T>(
   items: readonly T[],
@@ -120,10 +120,27 @@ export function tendlcList<T>(
   listPath: string,
   key: string,
   present: (item: T) => JsonObject,
-  withTotal = true,
+  shape: MetaShape,
 ): Reply {
   const page = paginate(items, query, listPath, { leadingSlash: true });
-  const meta: JsonObject = { ...page.meta };
-  if (!withTotal) delete meta.total_count;
-  return json(200, { meta, [key]: page.items.map(present) });
+  return json(200, { meta: tendlcMeta(page.meta, shape), [key]: page.items.map(present) });
+}
+
+/** How a 10DLC or Profile list's `meta` is written: the emulator's shapes, and whether the ideal form has a total. */
+export interface MetaShape {
+  shapes: Shapes;
+  /** False for the profile list, which has no `total_count` even in the ideal shapes (production's documentation). */
+  withTotal?: boolean;
+}
+
+/**
+ * Production's 10DLC and Profile lists answer `meta` as `{limit, next, offset}`: no `total_count`, no
+ * `previous` (the SDKs' fixtures), so a client cannot know the page count in advance. The ideal shapes keep
+ * the full meta of the other lists.
+ */
+export function tendlcMeta(meta: PageMeta, shape: MetaShape): JsonObject {
+  if (shape.shapes === 'production') return { limit: meta.limit, next: meta.next, offset: meta.offset };
+  const full: JsonObject = { ...meta };
+  if (shape.withTotal === false) delete full.total_count;
+  return full;
 }
