@@ -15,8 +15,11 @@ export async function runOrigin(env: Environment, cwd: string, files: readonly s
   const commit = await git(folder, ['rev-parse', '--verify', '--quiet', 'HEAD']);
   if (commit && /^[0-9a-f]{40,64}$/.test(commit)) {
     origin.commit = commit;
-    const changed = await git(folder, ['status', '--porcelain', '--untracked-files=normal', '--', ...files.map((file) => path.resolve(cwd, file))]);
-    if (changed) origin.dirty = true;
+    // Only the manifests' own edits count (a run that read none, a state edit, has none to show).
+    if (files.length > 0) {
+      const changed = await git(folder, ['status', '--porcelain', '--untracked-files=normal', '--', ...files.map((file) => path.resolve(cwd, file))]);
+      if (changed) origin.dirty = true;
+    }
   } else {
     const fromCi = env.GITHUB_SHA || env.CI_COMMIT_SHA;
     if (fromCi && /^[0-9a-f]{40,64}$/.test(fromCi)) origin.commit = fromCi;

@@ -10,6 +10,7 @@ import { moveEntry } from '../state/ledger-move.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { openState } from './state-location.js';
+import { runOrigin } from './history-origin.js';
 
 /** The ledger as `state list` shows it (a copy: the store is closed). */
 export async function readState(globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<Ledger> {
@@ -31,6 +32,7 @@ export async function forgetResources(addresses: readonly string[], globals: Glo
       await store.recordResult(address, null);
       forgotten.push(address);
     }
+    await recordEdit(store, context, 'state rm', forgotten.map((address) => ({ address, removed: true as const })));
     return forgotten;
   });
 }
@@ -43,6 +45,7 @@ export async function unprotectResource(address: string, globals: GlobalOptions,
     await backUp(store, context);
     const { protect: _lifted, ...unprotected } = entry;
     await store.recordResult(address, { ...unprotected, updated_at: store.timestamp() });
+    await recordEdit(store, context, 'state unprotect', [{ address }]);
     return true;
   });
 }
@@ -73,6 +76,7 @@ export async function moveResource(from: string, to: string, globals: GlobalOpti
     const applied = nameField === undefined ? undefined : entry.applied_spec[nameField];
     const liveName = entry.live_name ?? (typeof applied === 'string' ? applied : undefined);
     await moveEntry(store, from, to, name, liveName === undefined ? {} : { liveName });
+    await recordEdit(store, context, 'state mv', [{ address: from, to }]);
     return { from, to, ...(nameField === undefined ? {} : { nameField }), ...(liveName === undefined ? {} : { liveName }) };
   });
 }
@@ -84,6 +88,12 @@ async function withStore<T>(globals: GlobalOptions, context: Pick<RunContext, 'i
   } finally {
     await store.close();
   }
+}
+
+/** The edit's history record, after the ledger is written (so it names the serial). */
+async function recordEdit(store: LedgerStore, context: Pick<RunContext, 'io'>, command: string, edits: Array<{ address: string; to?: string; removed?: true }>): Promise<void> {
+  await store.compact();
+  await store.appendHistory({ type: 'state_edit', command, edits, origin: await runOrigin(context.io.env, context.io.cwd, []) });
 }
 
 async function backUp(store: LedgerStore, context: Pick<RunContext, 'io'>): Promise<void> {
