@@ -4,7 +4,6 @@ import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
 import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from '../render/validation-accounts.js';
-import { loadAccountsFile } from '../manifest/accounts-file.js';
 import { TelformError } from '../util/errors.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 import { catalog } from '../resources/index.js';
@@ -72,6 +71,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
         if (file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
         await valuesFromOptions({ ...options, accounts: options.accounts }, cwd);
         const accounts: AccountValidation[] = [];
+        const { loadAccountsFile } = await import('../manifest/accounts-file.js');
         for (const account of await loadAccountsFile(options.accounts, cwd)) {
           accounts.push({ name: account.name, summary: await validateManifests(account.manifests, options, cwd, account.values) });
         }

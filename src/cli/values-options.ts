@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { TelformError } from '../util/errors.js';
-import { mergeValues, parseValueFlag, parseValuesFile, type GivenValue, type ValueSet } from '../manifest/values.js';
+import { mergeValues, type GivenValue, type ValueSet } from '../manifest/values.js';
 import { displayPath } from '../manifest/files.js';
 import { collect } from './option-parsers.js';
 
@@ -28,6 +28,7 @@ export async function valuesFromOptions(options: ValuesOptionValues, cwd: string
   if (options.accounts) {
     throw new TelformError('bad_option', '--values and --value are for a single-account run; with --accounts, give values in the accounts file (defaults.values, or an account\'s values)');
   }
+  const { parseValueFlag, parseValuesFile } = await import('../manifest/values-file.js');
   let fromFile: ValueSet | undefined;
   if (options.values !== undefined) {
     const absolute = path.resolve(cwd, options.values);

@@ -10,7 +10,7 @@ import { compileFastParse, invalid, type FastParse } from './schema-fast-parse.j
 import { toSecretSource } from './secrets.js';
 import { childPointer, formatPath, placeOf, positionAt, toPointer } from './source.js';
 import { didYouMean, suggest } from '../util/suggest.js';
-import type { YamlDocument } from './yaml.js';
+import type { YamlDocument } from './yaml-document.js';
 import { describeValue, validateWith, type IssueContext } from './zod-issues.js';
 
 /**

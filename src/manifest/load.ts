@@ -9,8 +9,8 @@ import { checkMoves } from './moves.js';
 import { checkSecrets } from './secret-check.js';
 import { realRoots, type SecretEnvironment } from './secrets.js';
 import { fieldUnder, substituteValues, ValueUse, type UsedValue, type ValueSet } from './values.js';
-import { parseYamlDocuments, type YamlDocument } from './yaml.js';
-import { parseYamlFast } from './yaml-fast.js';
+import type { YamlDocument } from './yaml-document.js';
+import { loadFullParsers, needsParsers, parseYamlFast, type FullParsers } from './yaml-fast.js';
 
 /**
  * Manifests in, desired model and problems out: the one glue function of the manifest side.
@@ -58,11 +58,16 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   // Read every file at once (the disk works while nothing else can), then check them in order.
   const texts = await Promise.all(absoluteFiles.map((absolute) => readManifestFile(absolute, options.cwd, problems)));
   const use = new ValueUse(options.values);
+  // The YAML libraries load when the first file outside the plain subset, or with a problem, needs them.
+  let parsers: FullParsers | undefined = options.parser === 'exact' ? await loadFullParsers() : undefined;
   for (const [index, absolute] of absoluteFiles.entries()) {
     files.push(displayPath(absolute, options.cwd));
     const text = texts[index];
     if (!text) continue;
-    const results = (options.parser === 'exact' ? undefined : checkCleanFast(text, catalog, use)) ?? checkExactly(text, catalog, problems, use);
+    let fast = options.parser === 'exact' ? undefined : checkCleanFast(text, catalog, use, parsers);
+    if (fast === needsParsers) fast = checkCleanFast(text, catalog, use, (parsers = await loadFullParsers()));
+    // With the libraries loaded the fast path never asks for them again.
+    const results = (fast === needsParsers ? undefined : fast) ?? checkExactly(text, catalog, problems, use, (parsers ??= await loadFullParsers()));
     for (const result of results) {
       if (result.candidate) candidates.push(result.candidate);
       if (result.resource) resources.push(result.resource);
@@ -90,9 +95,9 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
  * A file through the fast path, kept only when none of its documents has a problem of its own;
  * undefined otherwise, so the file is read exactly and every message comes from there.
  */
-function checkCleanFast(text: ManifestText, catalog: KindCatalog, use: ValueUse): DocumentResult[] | undefined {
-  const documents = parseYamlFast(text);
-  if (!documents) return undefined;
+function checkCleanFast(text: ManifestText, catalog: KindCatalog, use: ValueUse, parsers: FullParsers | undefined): DocumentResult[] | undefined | typeof needsParsers {
+  const documents = parseYamlFast(text, parsers);
+  if (!documents || documents === needsParsers) return documents;
   // Values used by a file that is then read again exactly would be counted twice: count on a copy.
   const trial = use.fork();
   const scratch = new ProblemList();
@@ -102,8 +107,8 @@ function checkCleanFast(text: ManifestText, catalog: KindCatalog, use: ValueUse)
   return results;
 }
 
-function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse): DocumentResult[] {
-  return parseYamlDocuments(text, problems).map((document) => checkWithValues(document, catalog, problems, use));
+function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse, parsers: FullParsers): DocumentResult[] {
+  return parsers.exact.parseYamlDocuments(text, problems).map((document) => checkWithValues(document, catalog, problems, use));
 }
 
 /**

@@ -3,7 +3,6 @@
 // or, for a single-account run, from `--values FILE` and `--value NAME=V`. A value is substituted
 // into the document before the kind's schema checks it, so every rule of the field applies to it
 // exactly as to a literal; a problem inside a substituted value also names where the value was given.
-import { LineCounter, isMap, isNode, isScalar, parseDocument, parse as parseYaml } from 'yaml';
 import type { SourcePlace } from '../util/errors.js';
 import { TelformError } from '../util/errors.js';
 import { didYouMean } from '../util/suggest.js';
@@ -83,45 +82,6 @@ export function valuesFromYaml(
     values.set(name, { value, origin: { where: `${file}:${place.line}:${place.column}`, place } });
   }
   return values;
-}
-
-/** `--values FILE`: a YAML mapping of names to values. */
-export function parseValuesFile(text: string, file: string): Map<string, GivenValue> {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number): SourcePlace => {
-    const { line, col } = lines.linePos(offset);
-    return { file, line, column: col };
-  };
-  const failure = (message: string, place: SourcePlace) => new TelformError('values_file', message, { place: { source: place } });
-  const yamlError = document.errors[0];
-  if (yamlError) throw failure(`the values file is not valid YAML: ${yamlError.message.split('\n')[0]}`, at(yamlError.pos[0]));
-  const root = document.contents;
-  if (root !== null && !isMap(root)) throw failure('the values file must be a mapping of value names to values', at(isNode(root) && root.range ? root.range[0] : 0));
-  const placeOfName = (name: string): SourcePlace => {
-    const pair = isMap(root) ? root.items.find((item) => isScalar(item.key) && String(item.key.value) === name) : undefined;
-    const node = pair?.value ?? pair?.key;
-    return at(isNode(node) && node.range ? node.range[0] : 0);
-  };
-  return valuesFromYaml(document.toJS(), file, 'values', placeOfName, failure);
-}
-
-/** `--value NAME=V`: V is read as YAML (`5060` a number, `[a, b]` a list; quote it to keep a string). */
-export function parseValueFlag(flag: string): { name: string; value: unknown } {
-  const equals = flag.indexOf('=');
-  const name = equals === -1 ? flag : flag.slice(0, equals);
-  if (equals === -1 || !valueNamePattern.test(name)) {
-    throw new TelformError('bad_option', `--value ${flag}: expected NAME=VALUE, e.g. --value pbx_ip=203.0.113.10`);
-  }
-  let value: unknown;
-  try {
-    value = parseYaml(flag.slice(equals + 1));
-  } catch (error) {
-    throw new TelformError('bad_option', `--value ${name}: not a YAML value (${(error as Error).message.split('\n')[0]})`);
-  }
-  const shape = valueShapeProblem(value);
-  if (shape) throw new TelformError('bad_option', `--value ${name}: ${shape}`);
-  return { name, value };
 }
 
 /** `--values FILE` then `--value NAME=V` (the command line wins over the file). */

@@ -1,8 +1,29 @@
-import { CORE_SCHEMA, loadAll } from 'js-yaml';
 import type { ManifestText } from './files.js';
 import { Positions, type LineColumn, type ValuePosition } from './source.js';
+import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-document.js';
 import { parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
-import { documentPositions, maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml.js';
+
+/**
+ * The two YAML libraries, loaded on first need: a command whose files are all in the plain subset
+ * (what people and `telform import` write) never compiles their half a megabyte of code.
+ */
+export interface FullParsers {
+  jsYaml: typeof import('js-yaml');
+  exact: typeof import('./yaml.js');
+}
+
+let fullParsers: FullParsers | undefined;
+
+export async function loadFullParsers(): Promise<FullParsers> {
+  if (!fullParsers) {
+    const [jsYaml, exact] = await Promise.all([import('js-yaml'), import('./yaml.js')]);
+    fullParsers = { jsYaml, exact };
+  }
+  return fullParsers;
+}
+
+/** What `parseYamlFast` answers when the file needs a YAML library that is not loaded yet. */
+export const needsParsers = Symbol('needs the YAML libraries');
 
 /**
  * The fast path for clean files. The `yaml` package, which gives exact positions and the best
@@ -18,18 +39,20 @@ import { documentPositions, maxDepth, maxValuesPerDocument, type YamlDocument } 
  * and when aliases expand past the budget or values nest too deep. The loader also re-reads
  * exactly any file whose documents have a problem, so every message comes from the exact path.
  */
-export function parseYamlFast(source: ManifestText): YamlDocument[] | undefined {
+export function parseYamlFast(source: ManifestText, parsers: FullParsers | undefined): YamlDocument[] | undefined | typeof needsParsers {
   if (/^%/m.test(source.text)) return undefined;
   // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget, and
   // the offset of every value, so a place costs a lookup instead of a parse by the `yaml` package.
   const subset = parseYamlSubsetWithOffsets(source.text);
-  const values = subset?.values ?? loadWithJsYaml(source.text);
+  if (!subset && !parsers) return needsParsers;
+  const values = subset?.values ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
   if (!values) return undefined;
   let maps: Array<ReadonlyMap<string, ValuePosition>> | undefined;
   let lines: LineStarts | undefined;
   const positionsOf = (index: number, offsets: SubsetOffsets | undefined) => () => {
     if (offsets) return offsetPositions(offsets, (lines ??= new LineStarts(source.text)));
-    maps ??= documentPositions(source.text);
+    // Read by js-yaml, so the parsers are loaded.
+    maps ??= (parsers as FullParsers).exact.documentPositions(source.text);
     return maps[index] ?? new Map<string, ValuePosition>();
   };
   const documents: YamlDocument[] = [];
@@ -74,10 +97,10 @@ export function offsetPositions(offsets: SubsetOffsets, lines: LineStarts): Map<
 }
 
 /** Values read by `js-yaml`, copied within the budget; undefined where the exact path must read the file. */
-function loadWithJsYaml(text: string): unknown[] | undefined {
+function loadWithJsYaml(jsYaml: FullParsers['jsYaml'], text: string): unknown[] | undefined {
   let raws: unknown[];
   try {
-    raws = loadAll(text, null, { schema: CORE_SCHEMA, json: false });
+    raws = jsYaml.loadAll(text, null, { schema: jsYaml.CORE_SCHEMA, json: false });
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { maxDepth, maxValuesPerDocument } from './yaml.js';
+import { maxDepth, maxValuesPerDocument } from './yaml-document.js';
 
 /**
  * The fastest path, for manifests written the plain way: block mappings and sequences indented with

@@ -2,6 +2,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type D
 import type { ManifestText } from './files.js';
 import type { ProblemList } from './problems.js';
 import { childPointer, Positions, type LineColumn, type ValuePosition } from './source.js';
+import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-document.js';
 
 /**
  * YAML to plain values with the position of every value.
@@ -13,21 +14,6 @@ import { childPointer, Positions, type LineColumn, type ValuePosition } from './
  * that exceeds it) and nesting deeper than `maxDepth` is refused.
  */
 
-/** One non-empty YAML document of a file. */
-export interface YamlDocument {
-  file: string;
-  /** Absolute path of the file, to resolve `fromFile` secrets against. */
-  absolute: string;
-  /** 0-based index among the file's non-empty documents. */
-  index: number;
-  value: unknown;
-  positions: Positions;
-}
-
-/** Deeper than any manifest needs (a campaign is 3 levels deep); bounds recursion. */
-export const maxDepth = 64;
-/** Values one document may expand to, counting every copy an alias makes. */
-export const maxValuesPerDocument = 100_000;
 
 class WalkLimit extends Error {
   constructor(

@@ -5,7 +5,7 @@
 // that account's outcome and never stops the others. One report, exit code the worst.
 import { ApiRequestError } from '../api/errors.js';
 import type { PlanApprovals } from '../engine/plan-types.js';
-import { loadAccountsFile, type AccountSpec } from '../manifest/accounts-file.js';
+import type { AccountSpec } from '../manifest/accounts-file.js';
 import { buildAccountsReport, type AccountOutcome, type AccountsCommand, type AccountsReport } from '../render/accounts-report.js';
 import { TelformError, formatPlace } from '../util/errors.js';
 import { credentialVariablesVariable } from '../manifest/secrets.js';
@@ -41,6 +41,8 @@ export interface AccountsRun {
 }
 
 export async function runAccounts(run: AccountsRun, context: RunContext): Promise<AccountsReport> {
+  // Its YAML parser loads only for a run with an accounts file.
+  const { loadAccountsFile } = await import('../manifest/accounts-file.js');
   const all = await loadAccountsFile(run.accountsFile, context.io.cwd);
   const unknown = run.only.filter((name) => !all.some((account) => account.name === name));
   if (unknown.length > 0) {

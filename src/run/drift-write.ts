@@ -4,7 +4,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { acceptDrift } from '../engine/drift-accept.js';
-import { rewriteManifest, type DocumentEdit } from '../manifest/write-back.js';
+import type { DocumentEdit } from '../manifest/write-back.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import type { Reconciliation } from './reconcile.js';
 
@@ -33,6 +33,8 @@ export async function writeDriftBack(run: Reconciliation, accept: readonly strin
     // Through a symlink to the file it names (the link stays a link), keeping that file's permissions.
     const target = await realpath(path.resolve(cwd, file));
     const text = await readFile(target, 'utf8');
+    // The `yaml` package loads only when there is something to write back.
+    const { rewriteManifest } = await import('../manifest/write-back.js');
     const rewrite = rewriteManifest(text, edits);
     if (rewrite.text !== text) await writeAtomically(target, rewrite.text, (await stat(target)).mode & 0o7777);
     written.push(...rewrite.written.map((what) => `${file}: ${what}`));

@@ -28,8 +28,7 @@ import {
 } from '../state/ownership.js';
 import { assertAclQuota } from '../engine/acl-quota.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
-import { loadPolicies } from '../manifest/policy-file.js';
-import { evaluatePolicies } from '../manifest/policy-eval.js';
+import type { PolicyRule } from '../manifest/policy-file.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import type { ValueSet } from '../manifest/values.js';
 import { timerOf, type GlobalOptions, type RunContext, type RunIo, type Session } from './context.js';
@@ -148,7 +147,9 @@ export async function reconcile(
         return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}) });
       });
   // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
-  const policies = saved ? [] : await loadPolicies(options.policies ?? [], io.cwd);
+  // The CEL library loads only for a run that has policies.
+  const policyFiles = saved ? [] : (options.policies ?? []);
+  const policies: PolicyRule[] = policyFiles.length === 0 ? [] : await (await import('../manifest/policy-file.js')).loadPolicies(policyFiles, io.cwd);
   const session = await context.connect(globals, io);
   let store: LedgerStore | undefined;
   try {
@@ -191,7 +192,8 @@ export async function reconcile(
     const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
     const limited = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds);
     const values = 'values' in desired ? desired.values : undefined;
-    const findings = [...findingsOf(limited, desired.findings), ...evaluatePolicies(policies, limited, desired.resources)];
+    const policyFindings = policies.length === 0 ? [] : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
+    const findings = [...findingsOf(limited, desired.findings), ...policyFindings];
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
     const planned = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
     // The first apply of an account nobody owns claims it: its requests are in the estimate.

@@ -5,7 +5,7 @@
 // state, so a rollout stopped (or killed) on one machine resumes on another, applying exactly the
 // accounts not yet done.
 import { assignWaves, newRollout, parseRollout, remainingWaves, rolloutReport, type RolloutRecord, type WaveStep } from '../engine/waves.js';
-import { loadAccounts, rolloutLocation, type AccountSpec } from '../manifest/accounts-file.js';
+import type { AccountSpec } from '../manifest/accounts-file.js';
 import { buildAccountsReport, worstExitCode, type AccountOutcome, type AccountsReport } from '../render/accounts-report.js';
 import { openStateBackend } from '../state/backends/registry.js';
 import { DocumentStore } from '../state/document-store.js';
@@ -35,6 +35,7 @@ export async function runRollout(run: AccountsRun, rollout: RolloutOptions, cont
   const io = context.io;
   if (run.shard) throw new TelformError('bad_option', '--waves and --resume roll out over every account of one run: give them without --shard');
   if (rollout.resume && run.only.length > 0) throw new TelformError('bad_option', '--resume continues the accounts recorded when the rollout started: give --resume without --only');
+  const { loadAccounts, rolloutLocation } = await import('../manifest/accounts-file.js');
   const document = await loadAccounts(run.accountsFile, io.cwd);
   const all = document.accounts;
   const unknown = run.only.filter((name) => !all.some((account) => account.name === name));

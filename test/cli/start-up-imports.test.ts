@@ -39,6 +39,18 @@ describe('start-up: what a command loads before it runs', () => {
     expect([...packages].filter((name) => name === 'pg')).toEqual([]);
   });
 
+  // `import` writes manifests with the `yaml` package: it needs it from the start.
+  it.each([
+    ['plan', ['yaml', 'js-yaml', '@marcbachmann']],
+    ['apply', ['yaml', 'js-yaml', '@marcbachmann']],
+    ['drift', ['yaml', 'js-yaml', '@marcbachmann']],
+    ['validate', ['yaml', 'js-yaml', '@marcbachmann']],
+    ['import', ['@marcbachmann']],
+  ])('%s loads no YAML library or CEL until a file, a values flag or a policy needs it', (command, lazy) => {
+    const { packages } = staticClosure(path.join(src, 'cli', `${command}.ts`));
+    expect([...packages].filter((name) => lazy.includes(name))).toEqual([]);
+  });
+
   it('the program itself loads no command', () => {
     const { files } = staticClosure(path.join(src, 'cli', 'main.ts'));
     expect([...files].map((file) => path.relative(src, file)).filter((file) => /^cli\/(plan|apply|drift|import|validate|emulator|state)\.ts$/.test(file))).toEqual([]);

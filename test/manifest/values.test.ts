@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAccountsFile } from '../../src/manifest/accounts-file.js';
-import { parseValueFlag, parseValuesFile, type GivenValue } from '../../src/manifest/values.js';
+import type { GivenValue } from '../../src/manifest/values.js';
+import { parseValueFlag, parseValuesFile } from '../../src/manifest/values-file.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { doc, lines, loadText, writeManifests } from './helpers.js';
 
