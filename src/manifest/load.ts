@@ -77,7 +77,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
   checkAcrossResources(candidates, catalog, problems);
-  checkMoves(candidates, problems);
+  checkMoves(candidates, problems, catalog.names);
   use.reportUnused(problems);
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);

@@ -4,11 +4,13 @@
 // address moves to one resource only. Whether the state holds the old or the new address is the
 // planner's to judge.
 import type { SourcePlace } from '../util/errors.js';
+import { didYouMean } from '../util/suggest.js';
 import type { ProblemList } from './problems.js';
 import type { Candidate } from './references.js';
 import { placeOf, positionAt, toPointer } from './source.js';
 
-export function checkMoves(candidates: readonly Candidate[], problems: ProblemList): void {
+/** `kinds`: the names of the known kinds, so an old address of no known kind is said to be that. */
+export function checkMoves(candidates: readonly Candidate[], problems: ProblemList, kinds: readonly string[]): void {
   const byAddress = new Map<string, Candidate>();
   for (const candidate of candidates) if (!byAddress.has(candidate.address)) byAddress.set(candidate.address, candidate);
   const claimedBy = new Map<string, { candidate: Candidate; index: number }>();
@@ -21,6 +23,7 @@ export function checkMoves(candidates: readonly Candidate[], problems: ProblemLi
       const kind = old.slice(0, old.indexOf('/'));
       const fail = (message: string, related?: SourcePlace) => problems.error('move_invalid', message, { ...where, ...(related ? { related } : {}) });
       if (old === candidate.address) return fail(`${old} is this resource's own address; a move names the address it had before`);
+      if (!kinds.includes(kind)) return fail(`${old}: unknown kind "${kind}"${didYouMean(kind, kinds) || `; known kinds: ${kinds.join(', ')}`}`);
       if (kind !== candidate.kind.name) {
         return fail(`${old} is a ${kind}; a ${candidate.kind.name} cannot take its place (a move keeps the kind; delete one and create the other instead)`);
       }

@@ -48,7 +48,10 @@ export const trunkIpAcl = {
   spec: z
     .strictObject({
       name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
-      ip_addresses: z.array(ipv4OrCidr).describe('IPv4 addresses or CIDR ranges; a set (order does not matter).'),
+      ip_addresses: z
+        .array(ipv4OrCidr)
+        .min(1, { error: 'must hold at least one address (the API refuses an empty list)' })
+        .describe('IPv4 addresses or CIDR ranges, at least one; a set (order does not matter).'),
     })
     .describe('TrunkIpAcl spec.'),
   nameField: 'name',

@@ -63,13 +63,13 @@ describe('loadManifests', () => {
   });
 
   it('ignores empty documents and reads many documents per file', async () => {
-    const result = await loadText({ 'a.yml': `---\n# nothing\n---\n${doc('TrunkIpAcl', 'a', 'ip_addresses: []')}---\n---\n${doc('TrunkIpAcl', 'b', 'ip_addresses: []')}` });
+    const result = await loadText({ 'a.yml': `---\n# nothing\n---\n${doc('TrunkIpAcl', 'a', 'ip_addresses: [192.0.2.1]')}---\n---\n${doc('TrunkIpAcl', 'b', 'ip_addresses: [192.0.2.2]')}` });
     expect(lines(result)).toEqual([]);
     expect(result.model.resources.map((resource) => resource.source.document)).toEqual([0, 1]);
   });
 
   it('searches folders recursively for *.yaml and *.yml in sorted order, skipping dot folders', async () => {
-    const acl = (name: string) => doc('TrunkIpAcl', name, 'ip_addresses: []');
+    const acl = (name: string) => doc('TrunkIpAcl', name, 'ip_addresses: [192.0.2.1]');
     const result = await loadText({ 'm/b.yml': acl('b'), 'm/a/z.yaml': acl('z'), 'm/.hidden/h.yaml': acl('h'), 'm/notes.txt': 'x', 'm/c.YAML': acl('c') }, {});
     const again = await loadManifests(['m'], { cwd: path.dirname(path.dirname(result.model.resources[0]?.source.absolute ?? '')), env: {} });
     expect(again.model.files).toEqual(['m/a/z.yaml', 'm/b.yml', 'm/c.YAML']);

@@ -58,7 +58,7 @@ const validManifests = fc
   })
   .chain((world) =>
     fc.tuple(
-      fc.tuple(...world.acls.map((acl) => fc.record({ addresses: fc.uniqueArray(fc.oneof(ipv4, fc.tuple(ipv4, prefix).map(([ip, bits]) => `${ip}/${bits}`)), { maxLength: 5 }), protect }).map((value) => document('TrunkIpAcl', acl, { ip_addresses: value.addresses }, value.protect)))),
+      fc.tuple(...world.acls.map((acl) => fc.record({ addresses: fc.uniqueArray(fc.oneof(ipv4, fc.tuple(ipv4, prefix).map(([ip, bits]) => `${ip}/${bits}`)), { minLength: 1, maxLength: 5 }), protect }).map((value) => document('TrunkIpAcl', acl, { ip_addresses: value.addresses }, value.protect)))),
       fc.tuple(...world.logins.map((login, index) => fc.record({ username: alphanumeric(5, 15).map((user) => `${user}${index}`), password: secret(trunkPassword) }).map((spec) => document('TrunkCredential', login, spec)))),
       fc.tuple(...world.uris.map((uri) => fc.oneof(
         fc.record({ uri: fc.constantFrom('sip.example.com', 'sips:pbx.example.com:5061;transport=tls', '203.0.113.5:5060', '[2001:db8::1]:5061') }),
