@@ -32,7 +32,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-const connect: Connect = async (globals, io) => {
+export const connect: Connect = async (globals, io) => {
   const authId = io.env.TELFORM_AUTH_ID;
   const authToken = io.env.TELFORM_AUTH_TOKEN;
   if (!globals.endpoint || !authId || !authToken) throw new Error('the harness connects only with an endpoint and credentials');
