@@ -12,13 +12,23 @@ export const defaultLimiterOptions: LimiterOptions = { concurrency: 8, requests:
 
 /**
  * One limiter shared by every request of a run: bounds concurrency and keeps the request rate under
- * the account's limit (a sliding window of start times), so parallel branches of an apply never
- * trip the API's 429 on their own.
+ * the account's limit (a sliding window), so parallel branches of an apply never trip the API's 429
+ * on their own.
+ *
+ * The server counts a request from when it arrives, which the client cannot see: somewhere between
+ * sending it and its answer. Counted from the send, a request that took a while to arrive leaves the
+ * client's window before the server's, and the next one is refused. So a request holds its place
+ * in the window while it is in flight and, once answered, for a whole period from its answer.
  */
 export class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
-  private readonly starts: number[] = [];
+  /** When each answered request of the window was answered, oldest first. */
+  private readonly answers: number[] = [];
+  /** Requests of the window not answered yet. */
+  private inFlight = 0;
+  /** Waiting for an answer, when every place of the window is in flight. */
+  private answerWaiters: Array<() => void> = [];
 
   constructor(
     private readonly options: LimiterOptions,
@@ -32,12 +42,23 @@ export class Limiter {
   /** Runs `task` once a slot is free and the rate allows; the slot is released when it settles. */
   async run<T>(task: () => Promise<T>): Promise<T> {
     await this.acquireSlot();
+    let counted = false;
     try {
       await this.waitForRate();
+      counted = true;
       return await task();
     } finally {
+      if (counted) this.answered();
       this.releaseSlot();
     }
+  }
+
+  private answered(): void {
+    this.inFlight -= 1;
+    this.answers.push(this.clock.now());
+    const waiters = this.answerWaiters;
+    this.answerWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private acquireSlot(): Promise<void> {
@@ -57,12 +78,13 @@ export class Limiter {
   private async waitForRate(): Promise<void> {
     for (;;) {
       const now = this.clock.now();
-      while (this.starts.length > 0 && (this.starts[0] as number) <= now - this.options.periodMs) this.starts.shift();
-      if (this.starts.length < this.options.requests) {
-        this.starts.push(now);
+      while (this.answers.length > 0 && (this.answers[0] as number) <= now - this.options.periodMs) this.answers.shift();
+      if (this.answers.length + this.inFlight < this.options.requests) {
+        this.inFlight += 1;
         return;
       }
-      await this.clock.sleep((this.starts[0] as number) + this.options.periodMs - now);
+      if (this.answers.length > 0) await this.clock.sleep((this.answers[0] as number) + this.options.periodMs - now);
+      else await new Promise<void>((resolve) => this.answerWaiters.push(resolve));
     }
   }
 }

@@ -48,6 +48,29 @@ describe('Limiter', () => {
     expect(startedAt).toEqual([0, 0, 0, 0, 0, 1000, 1000, 1000, 1000, 1000, 2000, 2000]);
   });
 
+  it('counts a request in its window until its answer, as the server counts it from when it arrives', async () => {
+    // The server admits a request when it arrives, somewhere between its start and its answer; the
+    // client knows only the answer, so its window holds the request until then: a request answered
+    // at 30 ms frees its place at 1,030 ms, not at 1,000 ms (which the server would answer with 429).
+    const clock = new FakeClock();
+    const limiter = new Limiter({ concurrency: 50, requests: 2, periodMs: 1000 }, clock);
+    const startedAt: number[] = [];
+    const tasks = Array.from({ length: 4 }, () =>
+      limiter.run(async () => {
+        startedAt.push(clock.now());
+        await clock.sleep(30);
+      }),
+    );
+    await clock.advance(1000);
+    expect(startedAt).toEqual([0, 0]);
+    await clock.advance(29);
+    expect(startedAt).toEqual([0, 0]);
+    await clock.advance(1);
+    expect(startedAt).toEqual([0, 0, 1030, 1030]);
+    await clock.advance(30);
+    await Promise.all(tasks);
+  });
+
   it('releases the slot when a task fails', async () => {
     const clock = new FakeClock();
     const limiter = new Limiter({ concurrency: 1, requests: 100, periodMs: 1000 }, clock);
