@@ -50,8 +50,9 @@ export async function listAll<T>(client: ApiClient, path: string, options: ListO
     }
   } catch (error) {
     if (error instanceof PartialListError) throw error;
-    // Wrong credentials are not a list problem; the 401 says what to fix.
-    if (error instanceof ApiRequestError && error.status === 401) throw error;
+    // Wrong credentials are not a list problem; the 401 says what to fix. A 403 is a product the
+    // account does not have: the caller decides whether the run needs it.
+    if (error instanceof ApiRequestError && (error.status === 401 || error.status === 403)) throw error;
     if (error instanceof TelformError) throw new PartialListError(path, error.message);
     throw error;
   }

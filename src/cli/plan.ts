@@ -70,6 +70,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
     policies: options.policy,
     excludes: options.exclude,
     destroy: options.destroy === true,
+    readAll: options.showUnmanaged === true,
   });
   return withReconciliation(run, async () => {
     const plan = run.plan;

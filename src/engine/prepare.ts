@@ -5,13 +5,15 @@ import { ledgerIdsToFetch } from './match.js';
 import type { DesiredResource, LiveModel, PlannerKind, PlannerKinds, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
+import { kindsByName } from './kinds.js';
+import { neededKinds, readNeeded, type KindNeeds } from './needed-kinds.js';
 import { idsToReread, settleOperations, type Settlement } from './settle.js';
 import { sameSecretRef } from './secret-source.js';
 import type { LedgerStore } from '../state/ledger-store.js';
 
 /**
- * The one glue function between the edges and the pure planner: reads every kind's
- * live list (whole, concurrently), settles the operations an interrupted apply left uncertain
+ * The one glue function between the edges and the pure planner: reads the live list of every kind
+ * the run needs (whole, concurrently; `needed-kinds.ts`), settles the operations an interrupted apply left uncertain
  * (re-reading their objects by id; recorded in the state when this run holds its lock), fetches by
  * id the ledger's objects the lists did not show, compares secrets through fingerprints, then plans.
  */
@@ -29,6 +31,10 @@ export interface PrepareInputs {
   now: Date;
   /** Measures the read and plan stages (the benchmarks); untimed by default. */
   timer?: StageTimer;
+  /** `--target` addresses: only the kinds they and what they refer to need are read. */
+  targets?: readonly string[];
+  /** Read every kind, needed or not (`--show-unmanaged` lists what the account holds of each). */
+  readAll?: boolean;
 }
 
 export interface Prepared {
@@ -39,17 +45,26 @@ export interface Prepared {
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
   const sentBefore = inputs.live.client.requestsSent;
-  const { live, settled, fetchedById, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
+  const { live, notes, settled, fetchedById, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
     // The secrets are resolved and fingerprinted while the lists are read: local work in the
     // network's wait. They are compared with the ledger once settling has updated it.
-    const [live, resolved] = await Promise.all([readLiveModel(inputs.kinds, inputs.live), fingerprintSecrets(inputs)]);
+    const needs = inputs.readAll ? everyKind(inputs.kinds) : neededKinds({
+      kinds: inputs.kinds,
+      desired: inputs.desired,
+      ledger: inputs.store.ledger,
+      ...(inputs.targets ? { targets: inputs.targets } : {}),
+      prune: inputs.approvals.prune_unmanaged,
+    });
+    const [{ live, notes }, resolved] = await Promise.all([readNeeded(inputs.kinds, needs, inputs.live), fingerprintSecrets(inputs)]);
     const settled = await settleUncertain(inputs, live);
     const fetchedById = await fetchMissingLedgerObjects(inputs, live);
     const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
-    return { live, settled, fetchedById, secretStates, fingerprints };
+    return { live, notes, settled, fetchedById, secretStates, fingerprints };
   });
+  // The planner sees the kinds that were read: a kind nothing needs has no resource to plan.
+  const readKinds = kindsByName([...inputs.kinds.values()].filter((kind) => live.has(kind.kind)));
   const plan = timer.time('diff', () => buildPlan({
-    kinds: inputs.kinds,
+    kinds: readKinds,
     desired: inputs.desired,
     live,
     fetchedById,
@@ -65,13 +80,13 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   }));
   // A saved plan must not be applied with other secret values than it was made with.
   Object.assign(plan.basis.objects, fingerprints);
+  plan.warnings.unshift(...notes);
   return { plan, live };
 }
 
-/** Every kind's list, read whole; one failure fails the read (never a partial view). */
-export async function readLiveModel(kinds: PlannerKinds, context: LiveContext): Promise<Map<string, LiveObject[]>> {
-  const lists = await Promise.all([...kinds.values()].map(async (kind) => [kind.kind, await kind.live.list(context)] as const));
-  return new Map(lists);
+/** Every kind, each required by nothing in particular (a 403 is still an error: the run asked for everything). */
+function everyKind(kinds: PlannerKinds): KindNeeds {
+  return { required: new Map([...kinds.keys()].map((kind) => [kind, ['--show-unmanaged']])), helpful: new Set() };
 }
 
 /**

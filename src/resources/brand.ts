@@ -47,6 +47,7 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
  * campaigns, and confirmed by reading the brand back (docs/commands.md, connecting to the API).
  */
 export const brandLive: LiveSide = {
+  product: '10DLC',
   // A profile makes one brand only, so the profile names the brand.
   naturalKey: (spec) => text(spec.profile_uuid),
   naturalKeyWord: 'profile',

@@ -264,6 +264,7 @@ async function sendUpdate(client: ApiClient, id: string, body: Record<string, un
 }
 
 export const campaignLive: LiveSide = {
+  product: '10DLC',
   // An imported campaign is named by its registry id, a registered one by its alias (docs/state-and-safety.md).
   naturalKey(spec) {
     const imported = importIdOf(spec);

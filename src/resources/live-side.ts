@@ -143,6 +143,16 @@ export interface FieldRules {
 }
 
 export interface LiveSide {
+  /**
+   * The product of the account the kind belongs to (`SIP trunking`, `10DLC`), named when the account
+   * does not have it: its lists answer 403 ("not enabled"). Undefined for what every account has.
+   */
+  product?: string;
+  /**
+   * The list carries what every run reads whatever its documents (the account's ownership markers
+   * are SIP IP ACLs): it is read even when no document needs the kind, once, with the rest.
+   */
+  alwaysRead?: boolean;
   /** The natural key of a spec (desired or live-normalised), for matching and lost-create recovery. */
   naturalKey(spec: Record<string, unknown>): string | undefined;
   /** What the plan calls the natural key ("exists … with the same profile"); `name` when left out. */

@@ -31,6 +31,7 @@ export function normaliseOriginationUri(raw: ApiRecord): LiveObject {
  * allowed and breaks that trunk's calls.
  */
 export const originationUriLive: LiveSide = {
+  product: 'SIP trunking',
   ...collectionLive({
     kind: 'OriginationUri',
     collection,

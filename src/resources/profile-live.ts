@@ -111,6 +111,7 @@ function removedFields(desired: ResolvedSpec, live: Record<string, unknown>, cha
 }
 
 export const profileLive: LiveSide = {
+  product: '10DLC',
   naturalKey: (spec) => text(spec.profile_alias),
 
   async list(context) {

@@ -157,6 +157,7 @@ function updateRequests(patch: readonly Operation[]): number {
 export const sipIpAclLive: LiveSide = {
   naturalKey,
   // Ownership markers are SIP IP ACLs that are not the account's: left out of every list and read.
+  alwaysRead: true,
   list: async (context) => separateOwnershipMarkers(context, await listRecords(context.client, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
   read: async (context, id) => {
     const raw = await readRecord(context.client, itemPath(collection, id));

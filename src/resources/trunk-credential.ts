@@ -19,6 +19,7 @@ export function normaliseTrunkCredential(raw: ApiRecord): LiveObject {
  * `password`), so nothing forces a replace; deleting one a trunk uses is allowed and breaks its auth.
  */
 export const trunkCredentialLive: LiveSide = {
+  product: 'SIP trunking',
   ...collectionLive({
     kind: 'TrunkCredential',
     collection,

@@ -21,6 +21,7 @@ export function normaliseTrunkIpAcl(raw: ApiRecord): LiveObject {
  * allowed and breaks its auth.
  */
 export const trunkIpAclLive: LiveSide = {
+  product: 'SIP trunking',
   ...collectionLive({
     kind: 'TrunkIpAcl',
     collection,

@@ -70,6 +70,7 @@ const rows = collectionLive({
  * would keep it). Reads count the numbers attached, which hold back a turn to outbound.
  */
 export const trunkLive: LiveSide = {
+  product: 'SIP trunking',
   ...rows,
   list: async (context) => {
     const [trunks, numbers] = await Promise.all([listRecords(context.client, collection, 'trunk_id'), numbersByTrunk(context)]);

@@ -95,6 +95,8 @@ export interface ReconcileOptions {
   readOnly?: boolean;
   /** `--policy FILE`: rules evaluated over the fresh plan (a saved plan carries its findings). */
   policies?: readonly string[];
+  /** `--show-unmanaged`: read every kind, not only those the manifests and the state need. */
+  readAll?: boolean;
 }
 
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
@@ -176,6 +178,9 @@ export async function reconcile(
       account: session.account,
       now: new Date(),
       timer,
+      // Only what the targets need is read; a saved plan reads what its targets needed.
+      targets: saved ? (saved.plan.targets ?? []) : (options.targets ?? []),
+      readAll: options.readAll === true,
     });
     // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
     const markers = await readMarkerReading(live);

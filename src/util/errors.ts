@@ -104,6 +104,7 @@ export const errorCodes = {
   outcome_unknown: 'a request got no answer; it may or may not have taken effect',
   retries_exhausted: 'a request failed on every retry',
   partial_list: 'a list could not be read whole',
+  product_not_enabled: 'the account does not have a product (SIP trunking, 10DLC) that documents in the manifests or the state need: its lists answer 403',
   client_closed: 'a request was abandoned because the run stopped',
   connection_config: 'the connection settings cannot be used',
   // Accounts reports
