@@ -5,7 +5,7 @@ import type { AccountsCommand } from '../render/accounts-report.js';
 import { renderAccountsReport } from '../render/accounts.js';
 import type { PlanFormat } from '../render/index.js';
 import { runAccounts, type AccountsRun, type AccountStep } from '../run/accounts.js';
-import { runRollout, type RolloutOptions } from '../run/rollout.js';
+import { assertNoUnfinishedRollout, runRollout, type RolloutOptions } from '../run/rollout.js';
 import type { GlobalOptions } from '../run/context.js';
 import { TelformError } from '../util/errors.js';
 import type { AccountsOptionValues } from './accounts-options.js';
@@ -23,6 +23,8 @@ export interface AccountsCommandRun {
   step: AccountStep;
   /** An apply in waves (`--waves`, `--resume`). */
   rollout?: RolloutOptions;
+  /** `--ignore-rollout`: a plain apply even while a recorded rollout over these accounts is unfinished. */
+  ignoreRollout?: boolean;
 }
 
 export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo): Promise<number> {
@@ -46,6 +48,7 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
     },
   };
   let finished = 0;
+  if (run.command === 'apply' && !run.rollout && run.ignoreRollout !== true) await assertNoUnfinishedRollout(accountsRun, cliContext(io));
   const runAll = () => (run.rollout ? runRollout(accountsRun, run.rollout, cliContext(io)) : runAccounts(accountsRun, cliContext(io)));
   // An apply over accounts, interrupted, says how far it got; each account's journal lets the next run settle it.
   const report =

@@ -85,7 +85,10 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
     if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
     if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
     const step = applyStep({ parallelism: options.parallelism, waitMs });
-    return runAccountsCommand({ command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, ...(rollout ? { rollout } : {}) }, io);
+    return runAccountsCommand(
+      { command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, ...(rollout ? { rollout } : {}), ignoreRollout: options.ignoreRollout === true },
+      io,
+    );
   }
   if (planFile && options.policy.length > 0) {
     throw new TelformError('bad_option', `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`);

@@ -12,6 +12,7 @@ export interface WavesOptionValues {
   soak?: number;
   resume?: boolean;
   restart?: boolean;
+  ignoreRollout?: boolean;
 }
 
 export function addWavesOptions(command: Command): Command {
@@ -20,12 +21,15 @@ export function addWavesOptions(command: Command): Command {
     .option('--canary <name>', 'with --waves: this account is in the first wave, alone with the other canaries (repeatable)', collect, [])
     .option('--soak <duration>', "with --waves: wait this long after a wave's apply before its drift check (e.g. 10m)", duration)
     .option('--resume', "with --accounts: continue the rollout that stopped (recorded beside the accounts' state), applying only the accounts not yet done")
-    .option('--restart', 'with --waves: discard the progress of a stopped rollout and start a new one');
+    .option('--restart', 'with --waves: discard the progress of a stopped rollout and start a new one')
+    .option('--ignore-rollout', 'with --accounts and no --waves: apply even while a recorded rollout over these accounts is unfinished');
 }
 
 /** The rollout the flags ask for, or undefined for an apply of every account at once. */
 export function rolloutFromOptions(options: WavesOptionValues & { accounts?: string | undefined }): RolloutOptions | undefined {
   const rollout = options.waves !== undefined || options.resume === true;
+  if (options.ignoreRollout && !options.accounts) throw new TelformError('bad_option', '--ignore-rollout is for an apply over --accounts FILE');
+  if (rollout && options.ignoreRollout) throw new TelformError('bad_option', '--ignore-rollout is for an apply of every account at once: give it without --waves or --resume');
   if (!rollout) {
     if (options.canary.length > 0 || options.soak !== undefined || options.restart) {
       throw new TelformError('bad_option', '--canary, --soak and --restart are for a rollout in waves: give --waves too');

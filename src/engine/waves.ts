@@ -26,6 +26,17 @@ export function parseWaves(text: string): WaveStep[] {
       throw new TelformError('bad_option', `--waves ${text}: "${item}" is neither a number of accounts nor a percentage (e.g. 1,10%,100%)`);
     }
   }
+  // A step no larger than an earlier one of its unit would add nobody: a typo, not a wave to skip
+  // silently. (A count and a percentage compare only once the accounts are known.)
+  for (const [index, step] of steps.entries()) {
+    const earlier = steps.slice(0, index).filter((before) => ('count' in before) === ('count' in step));
+    const size = (of: WaveStep) => ('count' in of ? of.count : of.percent);
+    const larger = earlier.find((before) => size(before) >= size(step));
+    if (larger) {
+      const word = (of: WaveStep) => ('count' in of ? String(of.count) : `${of.percent}%`);
+      throw new TelformError('bad_option', `--waves ${text}: steps must grow (each is the cumulative size of the rollout), and ${word(step)} comes after ${word(larger)}`);
+    }
+  }
   const last = steps.at(-1);
   if (!last || !('percent' in last) || last.percent !== 100) {
     throw new TelformError('bad_option', `--waves ${text}: the last wave must be 100% (every account), e.g. 1,10%,100%`);
@@ -76,13 +87,36 @@ export interface RolloutRecord {
   passed: number;
   /** Where and why the rollout stopped. */
   stopped?: { wave: number; reasons: Array<{ account: string; reason: string }> };
+  /**
+   * Per account, a digest of what it is rolled out with (its manifests and values) when the rollout
+   * started: a resume with different inputs is refused, or it would ship the new version past the
+   * gates the old one passed. Absent in a record written before digests were kept.
+   */
+  inputs?: Record<string, string>;
 }
 
 export const rolloutFormatVersion = 1;
 
-export function newRollout(waves: string[][], now: Date): RolloutRecord {
+export function newRollout(waves: string[][], now: Date, inputs?: Record<string, string>): RolloutRecord {
   const at = now.toISOString();
-  return { format_version: rolloutFormatVersion, kind: 'telform-rollout', status: 'running', started_at: at, updated_at: at, waves, accounts: {}, passed: 0 };
+  return {
+    format_version: rolloutFormatVersion,
+    kind: 'telform-rollout',
+    status: 'running',
+    started_at: at,
+    updated_at: at,
+    waves,
+    accounts: {},
+    passed: 0,
+    ...(inputs === undefined ? {} : { inputs }),
+  };
+}
+
+/** The accounts whose inputs differ from those recorded when the rollout started, in wave order. */
+export function changedInputs(record: RolloutRecord, current: Readonly<Record<string, string>>): string[] {
+  const recorded = record.inputs;
+  if (recorded === undefined) return [];
+  return record.waves.flat().filter((name) => recorded[name] !== current[name]);
 }
 
 /** Reads a stored record; anything else is refused, naming where it was read. */

@@ -82,7 +82,7 @@ export function headline(report: AccountsReport, escape: (text: string) => strin
   const shard = report.shard ? ` (shard ${escape(`${report.shard.index}/${report.shard.count}`)})` : '';
   const total = `${report.accounts.length} account${report.accounts.length === 1 ? '' : 's'}`;
   const rollout = report.rollout;
-  const stopped = rollout?.stopped_at !== undefined ? ` Rollout stopped at wave ${rollout.stopped_at} of ${rollout.waves.length}.` : rollout ? ` Rollout of ${rollout.waves.length} waves complete.` : '';
+  const stopped = rollout?.stopped_at !== undefined ? ` Rollout stopped at wave ${rollout.stopped_at} of ${rollout.waves.length}.` : rollout ? ` Rollout of ${rollout.waves.length} wave${rollout.waves.length === 1 ? '' : 's'} complete.` : '';
   return `telform ${escape(report.command)}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}.${stopped} Exit code ${report.exit_code}.`;
 }
 

@@ -4,13 +4,15 @@
 // rollout. Progress is recorded after every account in the state backend next to the accounts'
 // state, so a rollout stopped (or killed) on one machine resumes on another, applying exactly the
 // accounts not yet done.
-import { assignWaves, newRollout, parseRollout, remainingWaves, rolloutReport, type RolloutRecord, type WaveStep } from '../engine/waves.js';
+import { assignWaves, changedInputs, newRollout, parseRollout, remainingWaves, rolloutReport, type RolloutRecord, type WaveStep } from '../engine/waves.js';
 import type { AccountSpec } from '../manifest/accounts-file.js';
 import { buildAccountsReport, worstExitCode, type AccountOutcome, type AccountsReport } from '../render/accounts-report.js';
 import { openStateBackend } from '../state/backends/registry.js';
 import { DocumentStore } from '../state/document-store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
+import { printable } from '../util/printable.js';
+import { inShard } from '../util/shard.js';
 import { driftStep } from './account-steps.js';
 import { mapBounded, runOne, type AccountsRun } from './accounts.js';
 import type { RunContext } from './context.js';
@@ -49,12 +51,22 @@ export async function runRollout(run: AccountsRun, rollout: RolloutOptions, cont
   const store = await DocumentStore.open(backend, { lockWaitMs: run.globals.lockTimeout ?? 0, notify: io.stderr });
   try {
     const recorded = store.initial === undefined ? undefined : parseRollout(store.initial, store.location);
-    const record = chooseRecord(recorded, selected, rollout, store.location, run.accountsFile);
+    const { rolloutInputs } = await import('./rollout-inputs.js');
+    const inputs = await rolloutInputs(all, io.cwd);
+    const record = chooseRecord(recorded, selected, rollout, store.location, run.accountsFile, inputs);
     const passedBefore = rollout.resume ? record.passed : 0;
     const byName = new Map(all.map((account) => [account.name, account]));
     const missing = record.waves.flat().filter((name) => !byName.has(name));
     if (missing.length > 0) {
       throw new TelformError('accounts_file', `the rollout recorded in ${store.location} includes ${missing.join(', ')}, no longer in ${run.accountsFile}; start over with --restart`);
+    }
+    const changed = rollout.resume ? changedInputs(record, inputs) : [];
+    if (changed.length > 0) {
+      const list = changed.length > 5 ? `${changed.slice(0, 5).join(', ')} and ${changed.length - 5} more` : changed.join(', ');
+      throw new TelformError(
+        'rollout_changed',
+        `the manifests or values of ${list} changed since the rollout recorded in ${store.location} started; resuming would ship them past the gates the earlier version passed: start a new rollout of this version with --waves STEPS --restart`,
+      );
     }
     record.status = 'running';
     delete record.stopped;
@@ -70,8 +82,48 @@ export async function runRollout(run: AccountsRun, rollout: RolloutOptions, cont
   }
 }
 
+/**
+ * A plain `apply --accounts` (no `--waves`) while a recorded rollout over some of the same accounts
+ * is unfinished would ship to every account the gate held back: refused, naming how to go on.
+ * Reads the record without taking its lock (a rollout under way elsewhere holds it).
+ */
+export async function assertNoUnfinishedRollout(run: Pick<AccountsRun, 'accountsFile' | 'only' | 'shard'>, context: RunContext): Promise<void> {
+  const { io } = context;
+  const { loadAccounts, rolloutLocation } = await import('../manifest/accounts-file.js');
+  const document = await loadAccounts(run.accountsFile, io.cwd);
+  const location = rolloutLocation(document);
+  if (!location) return;
+  const backend = await openStateBackend(location, io.env);
+  let text: string | undefined;
+  try {
+    text = (await backend.read()).ledger;
+  } finally {
+    await backend.close();
+  }
+  if (text === undefined) return;
+  const record = parseRollout(text, backend.location);
+  if (record.status === 'completed') return;
+  const selected = document.accounts.filter((account) => (run.only.length === 0 || run.only.includes(account.name)) && inShard(account.name, run.shard)).map((account) => account.name);
+  const held = new Set(record.waves.flat().filter((name) => record.accounts[name] !== 'done'));
+  const overlap = selected.filter((name) => held.has(name));
+  if (overlap.length === 0) return;
+  const where = record.stopped ? `stopped at wave ${record.stopped.wave} of ${record.waves.length}` : `is unfinished (${record.passed} of ${record.waves.length} waves passed)`;
+  const list = overlap.length > 5 ? `${overlap.slice(0, 5).join(', ')} and ${overlap.length - 5} more` : overlap.join(', ');
+  throw new TelformError(
+    'rollout_unfinished',
+    `the rollout recorded in ${backend.location} ${where}, and ${list} ${overlap.length === 1 ? 'has' : 'have'} not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout`,
+  );
+}
+
 /** The record to work on: the stopped (or interrupted) one with `--resume`, else a new one. */
-function chooseRecord(recorded: RolloutRecord | undefined, selected: readonly AccountSpec[], rollout: RolloutOptions, location: string, file: string): RolloutRecord {
+function chooseRecord(
+  recorded: RolloutRecord | undefined,
+  selected: readonly AccountSpec[],
+  rollout: RolloutOptions,
+  location: string,
+  file: string,
+  inputs: Record<string, string>,
+): RolloutRecord {
   const unfinished = recorded !== undefined && recorded.status !== 'completed';
   if (rollout.resume) {
     if (!recorded || !unfinished) {
@@ -84,7 +136,9 @@ function chooseRecord(recorded: RolloutRecord | undefined, selected: readonly Ac
     throw new TelformError('rollout_unfinished', `the rollout recorded in ${location} ${where}: continue it with --resume, or start over with --restart`);
   }
   if (!rollout.waves) throw new TelformError('bad_option', `give --waves (e.g. 1,10%,100%) to roll out over ${file}`);
-  return newRollout(assignWaves(selected.map((account) => account.name), rollout.waves, rollout.canary), new Date());
+  const waves = assignWaves(selected.map((account) => account.name), rollout.waves, rollout.canary);
+  const mine = new Set(waves.flat());
+  return newRollout(waves, new Date(), Object.fromEntries(Object.entries(inputs).filter(([name]) => mine.has(name))));
 }
 
 async function save(store: DocumentStore, record: RolloutRecord): Promise<void> {
@@ -122,8 +176,10 @@ async function rollOut(
     outcomes.push(...applied);
     const failedApply = applied.filter((outcome) => outcome.exit_code !== ExitCode.ok);
     if (failedApply.length > 0) {
-      record.stopped = { wave: wave.wave, reasons: failedApply.map((outcome) => ({ account: outcome.name, reason: `apply failed: ${outcome.summary}` })) };
-      io.stderr(`${tag} gate failed: ${failedApply.map((outcome) => outcome.name).join(', ')} did not apply; the rollout stops here`);
+      // Each reason names the changes that failed and the API's message, not only the counts.
+      const reasons = failedApply.map((outcome) => ({ account: outcome.name, reason: `apply failed: ${applyFailure(outcome)}` }));
+      record.stopped = { wave: wave.wave, reasons };
+      io.stderr(`${tag} gate failed: ${reasons.map((reason) => `${reason.account} (${printable(reason.reason)})`).join('; ')}; the rollout stops here`);
       return outcomes;
     }
     if (rollout.soakMs > 0) {
@@ -133,11 +189,15 @@ async function rollOut(
     const { onAccount: _onAccount, ...rest } = run;
     const driftRun: AccountsRun = { ...rest, command: 'drift', lock: false, step: driftStep };
     const drifts = await mapBounded(wave.accounts, run.accountParallelism, (name) => runOne(driftRun, byName.get(name) as AccountSpec, all, context));
-    // Clean: in sync, or only waiting on the registry (pending); drift outside telform or an error is not.
-    const unclean = drifts.filter((outcome) => outcome.status === 'drifted' || outcome.status === 'error');
+    // Clean: in sync, or only waiting on the registry. Drift outside telform, an error, or a manifest
+    // change not yet applied (the account is not on the version rolled out) is not.
+    const unclean = drifts.flatMap((outcome) => {
+      const reason = gateProblem(outcome);
+      return reason === undefined ? [] : [{ account: outcome.name, reason: `drift check: ${reason}` }];
+    });
     if (unclean.length > 0) {
-      record.stopped = { wave: wave.wave, reasons: unclean.map((outcome) => ({ account: outcome.name, reason: `drift check: ${outcome.summary}` })) };
-      io.stderr(`${tag} gate failed: the drift check of ${unclean.map((outcome) => outcome.name).join(', ')} is not clean; the rollout stops here`);
+      record.stopped = { wave: wave.wave, reasons: unclean };
+      io.stderr(`${tag} gate failed: the drift check is not clean: ${unclean.map((reason) => `${reason.account} (${printable(reason.reason)})`).join('; ')}; the rollout stops here`);
       return outcomes;
     }
     record.passed = wave.wave;
@@ -145,6 +205,25 @@ async function rollOut(
     io.stderr(`${tag} gate passed`);
   }
   return outcomes;
+}
+
+/** What failed in an account's apply: each failed change with the API's message, else the summary. */
+function applyFailure(outcome: AccountOutcome): string {
+  const problems = (outcome.problems ?? []).map((line) => line.replace(/^FAILED\s+/, '').replace(/\s+/g, ' ').trim());
+  if (problems.length > 0) return problems.join('; ');
+  return outcome.error?.message ?? outcome.summary;
+}
+
+/** Why an account's drift check after its wave is not clean; undefined when it is. */
+function gateProblem(outcome: AccountOutcome): string | undefined {
+  if (outcome.status === 'error') return outcome.error?.message ?? outcome.summary;
+  const drift = outcome.drift;
+  if (outcome.status === 'drifted') return `changed outside telform: ${(drift?.drifted ?? []).join(', ') || outcome.summary}`;
+  if (outcome.status !== 'pending') return undefined;
+  // Pending is clean only while every change waits on the registry (a campaign under review).
+  const waits = new Set((outcome.plan?.changes ?? []).filter((change) => change.action === 'wait').map((change) => change.address));
+  const unapplied = (drift?.pending ?? []).filter((address) => !waits.has(address));
+  return unapplied.length > 0 ? `manifest changes not yet applied: ${unapplied.join(', ')}` : undefined;
 }
 
 function formatDuration(milliseconds: number): string {

@@ -113,6 +113,7 @@ export const errorCodes = {
   rollout_record: 'the rollout record in the state backend cannot be read, or is not one',
   rollout_unfinished: 'a rollout stopped at a failed gate: continue it with --resume, or start over with --restart',
   rollout_nothing: '--resume found no rollout to continue (none recorded, or it completed)',
+  rollout_changed: "--resume refused: an account's manifests or values changed since the rollout started; start a new one with --waves and --restart",
   // serve
   serve_listen_failed: 'serve cannot listen on the address of --listen',
   // The embedded emulator

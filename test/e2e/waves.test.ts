@@ -108,9 +108,11 @@ describe('apply --accounts --waves', () => {
       [3, wave3, 'not_started'],
     ]);
     expect(report.rollout.waves[1]?.failures?.map((failure) => failure.account)).toEqual([failing]);
-    expect(report.rollout.waves[1]?.failures?.[0]?.reason).toMatch(/^apply failed: /);
+    // The failed change and the API's message, not only the counts (issue 33 item 24).
+    const reason = 'apply failed: ApplicationSipAuth/inbound-app: the API answered 404 to POST /Application/77700000000000042/: application 77700000000000042 not found';
+    expect(report.rollout.waves[1]?.failures?.[0]?.reason).toBe(reason);
     expect(report.accounts.map((account) => [account.name, account.status])).toEqual([...wave1, ...wave2].map((name) => [name, name === failing ? 'error' : 'applied']));
-    expect(run.stderr).toContain(`[wave 2/3] gate failed: ${failing} did not apply; the rollout stops here`);
+    expect(run.stderr).toContain(`[wave 2/3] gate failed: ${failing} (${reason}); the rollout stops here`);
 
     const requests = await requestsByAccount();
     for (const name of wave3) expect(requests.get(name), name).toEqual([]);
@@ -122,6 +124,18 @@ describe('apply --accounts --waves', () => {
     const run = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--waves', '100%']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('stopped at wave 2 of 3: continue it with --resume, or start over with --restart');
+  });
+
+  it('refuses a plain apply of every account while the rollout is stopped, and takes --ignore-rollout only without --resume (issue 33 item 18)', async () => {
+    await clearRequests();
+    const plain = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve']);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain(`stopped at wave 2 of 3, and ${failing}, ${wave3.slice(0, 4).join(', ')}`);
+    expect(plain.stderr).toContain('have not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout');
+    const requests = await requestsByAccount();
+    for (const name of names) expect(requests.get(name), name).toEqual([]);
+    const both = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--resume', '--ignore-rollout']);
+    expect([both.code, both.stderr.trim()]).toEqual([1, 'error: --ignore-rollout is for an apply of every account at once: give it without --waves or --resume']);
   });
 
   it('--resume after the fix applies exactly the accounts not yet done', async () => {

@@ -13,6 +13,14 @@ describe('--waves', () => {
     expect(() => parseWaves('0,100%')).toThrow('"0" is neither');
   });
 
+  it('wants the steps to grow, naming the step that does not (issue 33 item 31)', () => {
+    expect(() => parseWaves('5,3,100%')).toThrow('--waves 5,3,100%: steps must grow (each is the cumulative size of the rollout), and 3 comes after 5');
+    expect(() => parseWaves('1,50%,50%,100%')).toThrow('--waves 1,50%,50%,100%: steps must grow (each is the cumulative size of the rollout), and 50% comes after 50%');
+    expect(() => parseWaves('100%,100%')).toThrow('and 100% comes after 100%');
+    // A count and a percentage compare only once the accounts are known: allowed.
+    expect(parseWaves('10,5%,100%')).toEqual([{ count: 10 }, { percent: 5 }, { percent: 100 }]);
+  });
+
   it('forms cumulative waves in the accounts file order, rounding percentages up, skipping empty steps', () => {
     expect(assignWaves(accounts(20), parseWaves('1,10%,100%'))).toEqual([['a01'], ['a02'], accounts(20).slice(2)]);
     expect(assignWaves(accounts(20), parseWaves('1,25%,100%'))).toEqual([['a01'], ['a02', 'a03', 'a04', 'a05'], accounts(20).slice(5)]);

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { headline } from '../../src/render/accounts.js';
+import type { AccountsReport } from '../../src/render/accounts-report.js';
+
+/** The headline of an apply in waves counts its waves in good grammar (issue 33 item 31). */
+
+const report = (waves: number): AccountsReport => ({
+  format_version: 1,
+  command: 'apply',
+  exit_code: 0,
+  accounts: [{ name: 'acme', exit_code: 0, status: 'applied', summary: 'Apply complete.' }],
+  rollout: { resumed: false, waves: Array.from({ length: waves }, (_, index) => ({ wave: index + 1, accounts: ['acme'], status: 'passed' as const })) },
+});
+
+describe('the rollout headline', () => {
+  it('says "1 wave" and "2 waves"', () => {
+    expect(headline(report(1))).toBe('telform apply: 1 account: 1 applied. Rollout of 1 wave complete. Exit code 0.');
+    expect(headline(report(2))).toBe('telform apply: 1 account: 1 applied. Rollout of 2 waves complete. Exit code 0.');
+  });
+});
