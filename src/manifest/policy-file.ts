@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Environment, ParseError, type ParseResult } from '@marcbachmann/cel-js';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Scalar } from 'yaml';
 import { TelformError, type SourcePlace } from '../util/errors.js';
+import { didYouMean } from '../util/suggest.js';
 
 export interface PolicyRule {
   id: string;
@@ -105,6 +106,12 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
   const placeOfNode = (node: Node | null | undefined) => (node?.range ? { file, ...linePlace(counter, node.range[0]) } : { file, line: 1, column: 1 });
   if (!isMap(root)) fail(file, placeOfNode(root), 'a policy file is a mapping with apiVersion, kind: Policy and rules');
   if (String(root.get('kind')) !== 'Policy' || String(root.get('apiVersion')) !== 'telform/v1') fail(file, placeOfNode(root), 'a policy file starts with apiVersion: telform/v1 and kind: Policy');
+  // A misspelt key (`rule:`, `rulez:`) would otherwise be skipped silently, with its rules never run.
+  const topLevel = ['apiVersion', 'kind', 'metadata', 'rules'];
+  for (const pair of root.items) {
+    const name = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (!topLevel.includes(name)) fail(file, placeOfNode(pair.key as Node), `unknown field ${JSON.stringify(name)}${didYouMean(name, topLevel)} (a policy file holds ${topLevel.join(', ')})`);
+  }
   const rules = root.get('rules', true);
   if (!isSeq(rules) || rules.items.length === 0) fail(file, placeOfNode(rules as Node | undefined ?? root), 'rules must be a list of at least one rule');
   const seen = new Set<string>();
