@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sameEndpoint } from '../util/endpoint.js';
 import { TelformError } from '../util/errors.js';
+import { planSchema } from '../engine/plan-schema.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from '../engine/model.js';
 import { PlanSealer } from './plan-seal.js';
@@ -60,7 +61,20 @@ export async function readSavedPlan(file: string): Promise<Plan> {
   if (plan.format_version !== planFormatVersion) {
     throw new TelformError('plan_version', `${file} has plan format ${String(plan.format_version)}; this telform reads format ${planFormatVersion}`);
   }
+  // A file edited by hand (or cut short) must not reach the renderers: the first field that is not
+  // what telform writes is named, as a path into the JSON.
+  const checked = planSchema.safeParse(plan);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue ? jsonPath(issue.path) : '';
+    throw new TelformError('plan_unreadable', `${file} is not a valid saved plan: ${where ? `${where}: ` : ''}${issue?.message ?? 'unexpected shape'}; make a new one with telform plan -o ${file}`);
+  }
   return plan;
+}
+
+/** `changes[0].kind`: where in the plan's JSON a problem is. */
+function jsonPath(pathParts: readonly PropertyKey[]): string {
+  return pathParts.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
 }
 
 function parseSavedPlan(text: string): Plan | undefined {

@@ -250,6 +250,11 @@ export class LedgerStore {
     }
     await target.lock(lockWaitMs, this.clock);
     const there = await target.read();
+    if (there.ledger !== undefined && !looksLikeLedger(there.ledger)) {
+      // Most often a manifest or another file named by mistake: it is never overwritten, and never called a ledger.
+      const what = /^\s*apiVersion\s*:/m.test(there.ledger) ? 'a manifest' : 'a file that is not a telform state';
+      throw new TelformError('state_exists', `${target.location} is ${what}, not an empty place for the state; it is left as it is: --to names where the state goes, a new file such as telform-state.json or a postgres:// URL`);
+    }
     if (there.ledger !== undefined || there.journal.length > 0) {
       throw new TelformError('state_exists', `${target.location} already holds a ledger; migrate only to an empty place`);
     }
@@ -373,4 +378,14 @@ function reopenRetired(ledger: Ledger, location: string, options: OpenStateOptio
     `reopened the retired state ${location} as a new ledger (lineage ${ledger.lineage}); stop using ${retired.to}, and if that ledger claimed the account, claim it for this one (telform state claim)`,
   );
   return true;
+}
+
+/** Whether a state place's text is a ledger (JSON with a lineage), as opposed to some other file. */
+function looksLikeLedger(text: string): boolean {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && 'lineage' in parsed;
+  } catch {
+    return false;
+  }
 }

@@ -133,7 +133,11 @@ export async function resolveStatePath(path: string): Promise<string> {
     }
     current = join(folder, basename(current));
     try {
-      if (!(await lstat(current)).isSymbolicLink()) return current;
+      const found = await lstat(current);
+      if (found.isDirectory()) {
+        throw new TelformError('state_path', `the state path ${path} is a folder; --state names the state file, e.g. --state ${join(path, 'telform.json')}`);
+      }
+      if (!found.isSymbolicLink()) return current;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
       throw error;
