@@ -15,6 +15,7 @@ import {
   type RequestSummary,
 } from './errors.js';
 import { Limiter, defaultLimiterOptions } from './limiter.js';
+import type { EndpointPools } from './pools.js';
 import { redactSecrets, scrubSecrets, secretValuesOf } from './redact.js';
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter, type RetryPolicy } from './retry.js';
 
@@ -63,6 +64,11 @@ export interface ApiClientOptions {
    */
   onSlow?: (status: string | undefined) => void;
   connections?: number;
+  /**
+   * Pools shared with other clients (serve: one per endpoint for every account); the client takes
+   * its endpoint's and leaves it open on `close`. Without it the client has a pool of its own.
+   */
+  pools?: EndpointPools;
 }
 
 /** Connection errors that prove the request never reached the server: safe to re-send any write. */
@@ -104,6 +110,8 @@ export class ApiClient {
   private readonly origin: string;
   private readonly pathPrefix: string;
   private readonly pool: Dispatcher;
+  /** The pool is this client's own, closed with it (not a shared one). */
+  private readonly ownsPool: boolean;
   private readonly authorization: string;
   private readonly limiter: Limiter;
   private readonly retry: RetryPolicy;
@@ -123,12 +131,15 @@ export class ApiClient {
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.accountBase = `${this.pathPrefix}/v1/Account/${encodeURIComponent(options.credentials.authId)}`;
     this.timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-    this.pool = new Pool(this.origin, {
-      connections: options.connections ?? 16,
-      keepAliveTimeout: 10_000,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
+    this.ownsPool = options.pools === undefined;
+    this.pool =
+      options.pools?.for(this.origin) ??
+      new Pool(this.origin, {
+        connections: options.connections ?? 16,
+        keepAliveTimeout: 10_000,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
     this.authorization = `Basic ${Buffer.from(`${options.credentials.authId}:${options.credentials.authToken}`).toString('base64')}`;
     this.clock = options.clock ?? systemClock;
     this.limiter = options.limiter ?? new Limiter(defaultLimiterOptions, this.clock);
@@ -157,7 +168,8 @@ export class ApiClient {
    */
   async close(): Promise<void> {
     this.closing.abort();
-    await this.pool.destroy();
+    // A shared pool's other clients go on; this one's requests end through the aborted signal.
+    if (this.ownsPool) await this.pool.destroy();
   }
 
   get<T>(path: string, query?: RequestOptions['query']): Promise<ApiResponse<T>> {

@@ -7,9 +7,10 @@ import { accountNamePattern, loadAccountsFile } from '../manifest/accounts-file.
 import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { accountEnv } from '../run/accounts.js';
 import type { Connect, GlobalOptions } from '../run/context.js';
-import { startServe, type ServeAccount } from '../serve/start.js';
+import { serveConnections, startServe, type ServeAccount } from '../serve/start.js';
 import { addClientOptions } from './client-options.js';
 import { collect, duration, positiveInteger } from './option-parsers.js';
+import { EndpointPools } from '../api/pools.js';
 import { openSession } from './session.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
@@ -117,12 +118,13 @@ function urlOption(value: string): string {
   return value;
 }
 
-const serveConnect: Connect = (globals, io) => openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr });
-
 async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<number> {
   const cwd = process.cwd();
   const log = (line: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line })}\n`);
   const accounts = await selectAccounts(options, globals, cwd, log);
+  // One bounded pool per endpoint, shared by every account's client (each keeps its own rate limit).
+  const pools = new EndpointPools({ connections: serveConnections(options.accountParallelism, options.parallelism) });
+  const serveConnect: Connect = (globalsOf, io) => openSession(globalsOf, { env: io.env, note: io.stderr, logHttp: io.stderr, pools });
   const running = await startServe({
     accounts,
     connect: serveConnect,
@@ -142,7 +144,10 @@ async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
-      running.stop(signal).then(resolve, resolve);
+      running
+        .stop(signal)
+        .then(() => pools.close())
+        .then(resolve, resolve);
     };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

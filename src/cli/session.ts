@@ -1,6 +1,7 @@
 import { ApiClient } from '../api/client.js';
 import { resolveConnection } from '../api/connection.js';
 import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.js';
+import type { EndpointPools } from '../api/pools.js';
 import { systemClock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
 import type { Connect, GlobalOptions, RunContext, Session } from '../run/context.js';
@@ -15,6 +16,8 @@ export interface SessionIo {
   logHttp(line: string): void;
   /** On a terminal: a status line of what an unanswered request waits for (undefined clears it). */
   status?: (text: string | undefined) => void;
+  /** Connection pools shared with the process's other sessions (serve); the session's own otherwise. */
+  pools?: EndpointPools;
 }
 
 /**
@@ -66,7 +69,8 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
       },
     };
   }
-  const client = new ApiClient({ baseUrl: target.baseUrl, credentials: target.credentials, limiter, ...(logHttp ? { logHttp } : {}), ...watch });
+  const pools = io.pools ? { pools: io.pools } : {};
+  const client = new ApiClient({ baseUrl: target.baseUrl, credentials: target.credentials, limiter, ...pools, ...(logHttp ? { logHttp } : {}), ...watch });
   return {
     client,
     endpointLabel: target.baseUrl,

@@ -57,6 +57,14 @@ export interface RunningServe {
   stop(reason: string): Promise<void>;
 }
 
+/**
+ * Sockets per endpoint for every account together (`EndpointPools`): as many as can be in flight at
+ * once (accounts checked at once × requests each), and well under the common limit of 1,024 open files.
+ */
+export function serveConnections(accountParallelism: number, parallelism: number): number {
+  return Math.min(256, accountParallelism * parallelism);
+}
+
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const { clock } = options;
   const logger = jsonLogger(options.stderr, () => clock.now());

@@ -12,7 +12,7 @@
 //    callbacks one after the other. Every campaign must be announced exactly once (an event per
 //    campaign, none twice), each within how long of its callback leaving the emulator (p50, p99, max).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
@@ -20,9 +20,10 @@ import { EmulatorAdmin, inBatches, startEmulatorChild } from './emulator.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const cli = join(root, 'dist/cli/main.js');
-const { startServe } = await import(join(root, 'dist/serve/start.js'));
+const { serveConnections, startServe } = await import(join(root, 'dist/serve/start.js'));
 const { ApiClient } = await import(join(root, 'dist/api/client.js'));
 const { Limiter } = await import(join(root, 'dist/api/limiter.js'));
+const { EndpointPools } = await import(join(root, 'dist/api/pools.js'));
 const { systemClock } = await import(join(root, 'dist/util/clock.js'));
 
 const accountCount = Number(process.env.BENCH_ACCOUNTS ?? 1000);
@@ -36,7 +37,12 @@ const gc = globalThis.gc ?? (() => undefined);
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+let peakSockets = 0;
+let pools;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakSockets = Math.max(peakSockets, pools?.openSockets ?? 0);
+}, 200);
 sampler.unref();
 
 function run(args, cwd, env) {
@@ -161,11 +167,13 @@ async function main() {
     await admin.setLatency(latencyMs);
 
     const events = [];
+    // As `telform serve` connects: every account's client on one bounded pool for the endpoint.
+    pools = new EndpointPools({ connections: serveConnections(16, 8) });
     const connect = async (globals, io) => {
       const authId = io.env.TELFORM_AUTH_ID;
       const authToken = io.env.TELFORM_AUTH_TOKEN;
       const limiter = new Limiter({ concurrency: 8, requests: 300, periodMs: 5_000 }, systemClock);
-      const client = new ApiClient({ baseUrl: emulator.url, credentials: { authId, authToken }, limiter });
+      const client = new ApiClient({ baseUrl: emulator.url, credentials: { authId, authToken }, limiter, pools });
       return { client, endpointLabel: emulator.url, account: authId, authToken, close: () => client.close() };
     };
     const serveAccounts = accounts.map((account) => {
@@ -178,10 +186,13 @@ async function main() {
       };
     });
     const options = { connect, jitter: 0.1, accountParallelism: 16, parallelism: 8, apply: 'never', drainMs: 10_000, version: 'bench', stderr: () => undefined };
-    console.log(`serve, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, 16 accounts at once`);
+    const fileLimit = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+    console.log(`serve, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, 16 accounts at once; open files limit ${fileLimit}; one pool of ${serveConnections(16, 8)} sockets for the endpoint`);
     // Memory over 100 intervals on an injected clock, first: this process then holds nothing else.
     const clock = new InjectedClock();
     const subset = serveAccounts.slice(0, rssAccounts);
+    gc();
+    const rssIdle = process.memoryUsage().rss;
     const quiet = await startServe({ ...options, accounts: subset, intervalMs: 60_000, jitter: 0, listen: { host: '127.0.0.1', port: 0 }, clock, stdout: () => undefined });
     serve = quiet;
     const views = [...quiet.service.fleet.accounts.values()];
@@ -202,6 +213,7 @@ async function main() {
     const last = mean(samples.slice(-10));
     const growth = (last - first) / first;
     console.log(`  memory, ${rssAccounts} accounts x ${intervals} intervals after ${warmUp} to warm up (${seconds(performance.now() - started)}): RSS first ten ${mb(first)}, last ten ${mb(last)} (${(growth * 100).toFixed(1)} %), min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))}: ${Math.abs(growth) <= 0.1 ? 'flat' : 'NOT flat'}`);
+    console.log(`  memory per account:     ${((last - rssIdle) / rssAccounts / 1024).toFixed(0)} KB (RSS after the intervals less ${mb(rssIdle)} before serve started, over ${rssAccounts} accounts); sockets at most ${peakSockets}`);
     if (Math.abs(growth) > 0.1) process.exitCode = 1;
     await quiet.stop('memory phase over');
     serve = undefined;
@@ -223,7 +235,7 @@ async function main() {
     const roundMs = performance.now() - started;
     const statuses = {};
     for (const event of events) statuses[event.to] = (statuses[event.to] ?? 0) + 1;
-    console.log(`  first round of checks:  ${seconds(roundMs)} (${JSON.stringify(statuses)}); RSS ${mb(rssBefore)} before, peak ${mb(peakRss)}`);
+    console.log(`  first round of checks:  ${seconds(roundMs)} (${JSON.stringify(statuses)}); RSS ${mb(rssBefore)} before, peak ${mb(peakRss)}; sockets at most ${peakSockets}`);
 
     // The callback storm.
     const mark = events.length;
@@ -255,6 +267,7 @@ async function main() {
     serve = undefined;
   } finally {
     await serve?.stop('bench over');
+    await pools?.close();
     await emulator.close();
     await rm(folder, { recursive: true, force: true });
   }
