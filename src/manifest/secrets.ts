@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -109,6 +110,35 @@ function apiTokensIn(env: SecretEnvironment['env']): Array<[string, string]> {
 }
 
 /**
+ * The variable an accounts run sets, for each account, to the SHA-256 digests of the auth tokens of
+ * every account of the file (JSON: `[{variable, account, sha256}]`): a secret equal to any of them
+ * is refused, naming the account and its variable. Digests, not the tokens: an account's run never
+ * holds another account's token. Its name falls under `TELFORM_AUTH_`, so it is never a secret source.
+ */
+export const runTokenDigestsVariable = 'TELFORM_AUTH_TOKEN_DIGESTS';
+
+export interface RunTokenDigest {
+  variable: string;
+  account: string;
+  sha256: string;
+}
+
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function runTokenDigests(env: SecretEnvironment['env']): RunTokenDigest[] {
+  const text = env[runTokenDigestsVariable];
+  if (!text) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? (parsed as RunTokenDigest[]).filter((entry) => typeof entry?.sha256 === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Every other variable that holds a credential telform (or its CI templates) reads, and why it is
  * refused as a secret source: a manifest is code anyone may propose, and a SIP password is handed
  * to every device provisioned with it, so copying one of these into it leaks it.
@@ -168,6 +198,15 @@ export async function realRoots(roots: readonly string[]): Promise<string[]> {
 export async function resolveSecret(source: SecretSource, environment: SecretEnvironment): Promise<SecretResolution> {
   const resolution = await readSource(source, environment);
   if (!resolution.ok) return resolution;
+  // Every account's token of an accounts run, its own included, named by the variable the user set.
+  const digests = runTokenDigests(environment.env);
+  if (digests.length > 0) {
+    const digest = tokenDigest(resolution.value.reveal());
+    const match = digests.find((entry) => entry.sha256 === digest);
+    if (match) {
+      return { ok: false, refused: true, message: `${describeOrigin(source)} equals the API auth token of account ${match.account} (${match.variable}), which is never sent as a secret` };
+    }
+  }
   for (const [name, token] of apiTokensIn(environment.env)) {
     if (resolution.value.reveal() === token) {
       return { ok: false, refused: true, message: `${describeOrigin(source)} equals the API auth token in ${name}, which is never sent as a secret` };

@@ -8,7 +8,7 @@ import type { PlanApprovals } from '../engine/plan-types.js';
 import type { AccountSpec } from '../manifest/accounts-file.js';
 import { buildAccountsReport, type AccountOutcome, type AccountsCommand, type AccountsReport } from '../render/accounts-report.js';
 import { TelformError, formatPlace } from '../util/errors.js';
-import { credentialVariablesVariable } from '../manifest/secrets.js';
+import { credentialVariablesVariable, runTokenDigestsVariable, tokenDigest } from '../manifest/secrets.js';
 import { inShard, type Shard } from '../util/shard.js';
 import type { Environment, GlobalOptions, RunContext } from './context.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
@@ -131,7 +131,18 @@ export function accountEnv(
   for (const [key, value] of Object.entries(env)) if (!/^(TELFORM_AUTH_|PLIVO_AUTH_)/.test(key) && !credentials.has(key)) scoped[key] = value;
   // Named so that a manifest's `fromEnv` of one of them is refused with the reason, not "not set".
   const refused = [...new Set([...(env[credentialVariablesVariable] ?? '').split(',').filter(Boolean), ...credentials])].sort();
-  return { ...scoped, TELFORM_AUTH_ID: authId, TELFORM_AUTH_TOKEN: authToken, [credentialVariablesVariable]: refused.join(',') };
+  // A secret equal to any account's token (another account's too) is refused: digests only.
+  const digests = all.flatMap((each) => {
+    const token = env[each.credentials.authTokenEnv];
+    return token ? [{ variable: each.credentials.authTokenEnv, account: each.name, sha256: tokenDigest(token) }] : [];
+  });
+  return {
+    ...scoped,
+    TELFORM_AUTH_ID: authId,
+    TELFORM_AUTH_TOKEN: authToken,
+    [credentialVariablesVariable]: refused.join(','),
+    ...(digests.length > 0 ? { [runTokenDigestsVariable]: JSON.stringify(digests) } : {}),
+  };
 }
 
 /** Runs `work` over `items`, at most `limit` at once, results in the items' order. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { accountEnv } from '../../src/run/accounts.js';
 import type { AccountSpec } from '../../src/manifest/accounts-file.js';
@@ -28,6 +29,11 @@ describe('accountEnv', () => {
       TELFORM_AUTH_TOKEN: 'acme-token',
       PBX_PW: 'pw',
       TELFORM_CREDENTIAL_VARIABLES: 'ACME_AUTH_ID,ACME_AUTH_TOKEN,GLOBEX_AUTH_ID,GLOBEX_AUTH_TOKEN',
+      // Every account's token as a digest, never the value: a secret equal to one is refused.
+      TELFORM_AUTH_TOKEN_DIGESTS: JSON.stringify([
+        { variable: 'ACME_AUTH_TOKEN', account: 'acme', sha256: createHash('sha256').update('acme-token').digest('hex') },
+        { variable: 'GLOBEX_AUTH_TOKEN', account: 'globex', sha256: createHash('sha256').update('globex-token').digest('hex') },
+      ]),
     });
   });
 });
