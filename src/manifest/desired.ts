@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Scope } from '../resources/ownership-scope.js';
 import { TelformError } from '../util/errors.js';
 import type { DesiredResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
 import { displayPath } from './files.js';
@@ -33,6 +34,8 @@ export interface DesiredIo {
   report(line: string): void;
   /** What `{ value: NAME }` references take: from the accounts file, or `--values` / `--value`. */
   values?: ValueSet;
+  /** The part of the account the state owns (`LoadOptions.scope`). */
+  scope?: Scope;
 }
 
 export async function loadDesired(paths: readonly string[], io: DesiredIo): Promise<DesiredSet> {
@@ -44,6 +47,7 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
     env: io.env,
     allowSecretFilesOutside: allowOutside,
     ...(io.values ? { values: io.values } : {}),
+    ...(io.scope ? { scope: io.scope } : {}),
   });
   for (const problem of result.problems) io.report(formatProblem(problem));
   if (result.errorCount > 0) {

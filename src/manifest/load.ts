@@ -4,7 +4,8 @@ import { checkDocument, type DocumentResult } from './document.js';
 import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type ManifestText } from './files.js';
 import type { ManifestModel, ManifestResource } from './model.js';
 import { ProblemList, type Problem } from './problems.js';
-import { checkAcrossResources, type Candidate } from './references.js';
+import { checkAcrossResources, checkScope, type Candidate } from './references.js';
+import { isEverything, type Scope } from '../resources/ownership-scope.js';
 import { checkMoves } from './moves.js';
 import { checkSecrets } from './secret-check.js';
 import { realRoots, type SecretEnvironment } from './secrets.js';
@@ -33,6 +34,12 @@ export interface LoadOptions {
   parser?: 'auto' | 'exact';
   /** The values `{ value: NAME }` references take (docs/values-and-waves.md); none when absent. */
   values?: ValueSet;
+  /**
+   * The part of the account the state owns (docs/state-and-safety.md, scopes): a document outside
+   * it is an error at its line, and a `{ ref }` to an object outside it may name no document (it
+   * is looked up in the account, read only). Absent: everything.
+   */
+  scope?: Scope;
 }
 
 export interface LoadResult {
@@ -76,7 +83,8 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   if (problems.errorCount === 0 && candidates.length === 0) {
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
-  checkAcrossResources(candidates, catalog, problems);
+  if (options.scope && !isEverything(options.scope)) checkScope(candidates, options.scope, problems);
+  checkAcrossResources(candidates, catalog, problems, options.scope);
   checkMoves(candidates, problems, catalog.names);
   use.reportUnused(problems);
   const model: ManifestModel = { resources, files };

@@ -35,6 +35,7 @@ export type ProblemCode =
   | 'duplicate_value'
   | 'duplicate_member'
   | 'ref_missing'
+  | 'out_of_scope'
   | 'ref_wrong_kind'
   | 'ref_unsuitable'
   | 'ref_cycle'

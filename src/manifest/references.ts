@@ -3,6 +3,7 @@ import type { KindCatalog } from '../resources/index.js';
 import type { Kind } from '../resources/kind.js';
 import { DependencyGraph } from '../util/graph.js';
 import { isRef, type ResourceSource } from './model.js';
+import { describeScope, scopeHasKind, scopeHolds, type Scope } from '../resources/ownership-scope.js';
 import type { ProblemList } from './problems.js';
 import { didYouMean } from '../util/suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment } from './source.js';
@@ -41,12 +42,12 @@ function formatPlace(where: SourcePlace): string {
   return `${where.file}:${where.line}:${where.column}`;
 }
 
-export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList): void {
+export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList, scope?: Scope): void {
   const byAddress = checkDuplicateNames(candidates, problems);
   checkUniqueFields(candidates, problems);
   // A cycle of resources follows a cycle of their kinds' references; with none, there is nothing to find.
   const canCycle = kindsCanCycle(catalog);
-  const edges = checkRefs(candidates, byAddress, catalog, problems, canCycle);
+  const edges = checkRefs(candidates, byAddress, catalog, problems, canCycle, scope);
   if (canCycle) checkCycles(edges, byAddress, problems);
 }
 
@@ -152,7 +153,14 @@ function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemLi
 }
 
 /** Reports references to missing or unfit resources; answers the references found when `wantEdges`. */
-function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<string, Candidate>, catalog: KindCatalog, problems: ProblemList, wantEdges: boolean): ReferenceEdge[] {
+function checkRefs(
+  candidates: readonly Candidate[],
+  byAddress: ReadonlyMap<string, Candidate>,
+  catalog: KindCatalog,
+  problems: ProblemList,
+  wantEdges: boolean,
+  scope: Scope | undefined,
+): ReferenceEdge[] {
   // Resources by name across kinds, only when a reference misses (for its message).
   let kindsByName: Map<string, Candidate[]> | undefined;
   const sameNamed = (name: string): Candidate[] => {
@@ -194,6 +202,8 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
         }
         continue;
       }
+      // Another scope's object: looked up in the account by its name when planning, never written.
+      if (scope && !scopeHolds(scope, targetKind, value.ref)) continue;
       // Places only for problems: finding one may parse the file again (see yaml-fast.ts).
       const path = ['spec', field, 'ref'];
       const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path) };
@@ -213,6 +223,24 @@ function checkRefs(candidates: readonly Candidate[], byAddress: ReadonlyMap<stri
     }
   }
   return edges;
+}
+
+/**
+ * A document whose object lies outside the state's scope (its kind, or its API name against the
+ * scope's prefix) belongs to another state: an error at its `metadata.name`.
+ */
+export function checkScope(candidates: readonly Candidate[], scope: Scope, problems: ProblemList): void {
+  for (const candidate of candidates) {
+    const nameField = candidate.kind.nameField;
+    const apiName = nameField === undefined ? undefined : candidate.spec[nameField];
+    if (scopeHolds(scope, candidate.kind.name, typeof apiName === 'string' ? apiName : undefined)) continue;
+    const why = scopeHasKind(scope, candidate.kind.name) ? `its name does not start with ${JSON.stringify(scope.prefix)}` : `${candidate.kind.name} is not among its kinds`;
+    problems.error(
+      'out_of_scope',
+      `${candidate.address} is outside the scope this state owns (${describeScope(scope)}): ${why}; another state owns it, so keep the document with that state's manifests (a { ref } to it is enough here)`,
+      { source: place(candidate, ['metadata', 'name']), address: candidate.address, field: 'metadata.name' },
+    );
+  }
 }
 
 function checkCycles(edges: readonly ReferenceEdge[], byAddress: ReadonlyMap<string, Candidate>, problems: ProblemList): void {

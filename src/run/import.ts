@@ -13,6 +13,7 @@ import { readMarkerReading } from '../resources/ownership-marker.js';
 import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../state/import-ownership.js';
 import { assertMayWrite, claimOnFirstWrite, claimsOnWrite, ledgerScope, ownershipOf } from '../state/ownership.js';
 import { TelformError } from '../util/errors.js';
+import { describeScope, scopeHasKind, scopeHolds } from '../resources/ownership-scope.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { openState } from './state-location.js';
 
@@ -50,9 +51,18 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
     const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true, notify: io.stderr });
     try {
       const live = liveContext(session.client);
+      // Only the part of the account the state owns: another scope's objects are not imported.
+      const scope = ledgerScope(store.ledger);
+      const outside = kinds.filter((kind) => !scopeHasKind(scope, kind.name));
+      if (run.kinds.length > 0 && outside.length > 0) {
+        throw new TelformError('out_of_scope', `--kinds ${outside.map((kind) => kind.name).join(', ')}: outside the scope this state owns (${describeScope(scope)}); import them with the state that owns them`);
+      }
       const lists = await Promise.all(
-        kinds.map(async (kind) => {
-          const objects = await kind.live.list(live);
+        kinds.filter((kind) => scopeHasKind(scope, kind.name)).map(async (kind) => {
+          const objects = (await kind.live.list(live)).filter((object) => {
+            const name = kind.nameField === undefined ? undefined : object.spec[kind.nameField];
+            return scopeHolds(scope, kind.name, typeof name === 'string' ? name : undefined);
+          });
           run.onRead?.(kind.name, objects.length);
           return [kind.name, objects] as const;
         }),

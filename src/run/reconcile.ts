@@ -27,6 +27,8 @@ import {
   ownershipOf,
 } from '../state/ownership.js';
 import { assertAclQuota } from '../engine/acl-quota.js';
+import { everything, sameScope, type Scope } from '../resources/ownership-scope.js';
+import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekScope, releaseOutOfScope, resolveForeignRefs, scopedKinds } from './scope.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import type { PolicyRule } from '../manifest/policy-file.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
@@ -135,7 +137,9 @@ export async function reconcile(
   const saved = 'savedPlan' in input ? { file: input.savedPlan, plan: await readSavedPlan(input.savedPlan) } : undefined;
   const approvals = saved ? mergeApprovals(saved.plan.approvals, flagApprovals) : flagApprovals;
   const teardown = saved ? saved.plan.destroy === true : options.destroy === true;
-  const desired: DesiredSet = teardown
+  // The part of the account the state owns: manifests are checked against it before any request.
+  const peeked = saved || teardown ? everything : await peekScope(globals, io.env);
+  let desired: DesiredSet = teardown
     ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
       { resources: [], findings: [], resolveSecrets: async () => ({}) }
     : saved
@@ -146,7 +150,7 @@ export async function reconcile(
       }
     : await timer.timeAsync('load', () => {
         const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
-        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}) });
+        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}), scope: peeked });
       });
   // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
   // The CEL library loads only for a run that has policies.
@@ -162,29 +166,49 @@ export async function reconcile(
       lock: options.lock,
       notify: io.stderr,
     });
-    const kinds = plannerKinds(catalog);
-    keepLiveNames(desired.resources, store.ledger, kinds);
+    const allKinds = plannerKinds(catalog);
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live = liveContext(session.client);
-    const { plan: whole, live: read } = await preparePlan({
-      kinds,
-      desired: desired.resources,
-      live,
-      store,
-      fingerprinter,
-      resolveSecrets: desired.resolveSecrets,
-      approvals,
-      endpoint: session.endpointLabel,
-      account: session.account,
-      now: new Date(),
-      timer,
-      // Only what the targets need is read; a saved plan reads what its targets needed.
-      targets: saved ? (saved.plan.targets ?? []) : (options.targets ?? []),
-      readAll: options.readAll === true,
-    });
+    const opened = store;
+    // Within the state's scope: other scopes' objects are invisible, and refs into them are read.
+    const within = async (scope: Scope) => {
+      if (!teardown) assertDesiredInScope(desired.resources, allKinds, scope);
+      assertPruneInScope(approvals.prune_unmanaged, scope);
+      await releaseOutOfScope(opened, allKinds, scope, options.lock, io.stderr);
+      desired = { ...desired, resources: await resolveForeignRefs(desired.resources, allKinds, scope, live) };
+      const kinds = scopedKinds(allKinds, scope);
+      keepLiveNames(desired.resources, opened.ledger, kinds);
+      const prepared = await preparePlan({
+        kinds,
+        desired: desired.resources,
+        live,
+        store: opened,
+        fingerprinter,
+        resolveSecrets: desired.resolveSecrets,
+        approvals,
+        endpoint: session.endpointLabel,
+        account: session.account,
+        now: new Date(),
+        timer,
+        // Only what the targets need is read; a saved plan reads what its targets needed.
+        targets: saved ? (saved.plan.targets ?? []) : (options.targets ?? []),
+        readAll: options.readAll === true,
+      });
+      return { kinds, ...prepared };
+    };
+    let scope = ledgerScope(store.ledger);
+    let prepared = await within(scope);
     // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
-    const markers = await readMarkerReading(live);
-    const ownership = ownershipOf(markers.markers, store.ledger.lineage, ledgerScope(store.ledger));
+    let markers = await readMarkerReading(live);
+    const effective = effectiveScope(store, markers.markers, io.stderr);
+    if (!sameScope(effective, scope)) {
+      // Another state took part of the scope over: plan again within what is left.
+      scope = effective;
+      prepared = await within(scope);
+      markers = await readMarkerReading(live);
+    }
+    const { kinds, plan: whole, live: read } = prepared;
+    const ownership = ownershipOf(markers.markers, store.ledger.lineage, scope);
     // ACL names are live text: escaped.
     for (const note of foreignMarkerNotes(markers.foreign)) io.stderr(printable(note));
     const lost = lostMarkerWarning(ownership, store, session.account);
@@ -211,7 +235,6 @@ export async function reconcile(
     // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.
     if (claims) io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
     const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
-    const opened = store;
     return {
       session,
       store: opened,

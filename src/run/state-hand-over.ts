@@ -6,6 +6,7 @@ import { backendFor, openStateBackend } from '../state/backends/registry.js';
 import type { LedgerStore } from '../state/ledger-store.js';
 import { claimAccount, releaseAccount } from '../state/ownership.js';
 import { TelformError } from '../util/errors.js';
+import type { Scope } from '../resources/ownership-scope.js';
 import type { GlobalOptions, RunContext, Session } from './context.js';
 import { openState, stateLocation } from './state-location.js';
 
@@ -51,25 +52,39 @@ export interface Claimed {
   state: string;
   lineage: string;
   account: string;
-  /** The state owned the account already: nothing changed. */
+  /** The state owned the account (that scope of it) already: nothing changed. */
   already: boolean;
-  /** The lineages of the ledgers the account was taken from. */
+  /** The lineages of the ledgers the account (or the part claimed) was taken from. */
   from: string[];
+  /** What the state owns now. */
+  scope: Scope;
 }
 
-/** Makes the ledger the owner of the account the credentials name, taking it from `takeOver` lineages only. */
-export async function claimState(takeOver: readonly string[], globals: GlobalOptions, context: RunContext): Promise<Claimed> {
+/**
+ * Makes the ledger the owner of the account the credentials name, or of `scope` of it (absent:
+ * the scope it has, everything for a new state), taking it from `takeOver` lineages only.
+ */
+export async function claimState(takeOver: readonly string[], globals: GlobalOptions, context: RunContext, scope?: Scope): Promise<Claimed> {
   return withAccount(globals, context, async (store, session) => {
-    const result = await claimAccount(store, liveContext(session.client), session.account, takeOver);
-    return { state: store.file, lineage: store.ledger.lineage, account: session.account, already: result.already, from: result.from };
+    const result = await claimAccount(store, liveContext(session.client), session.account, takeOver, scope);
+    return { state: store.file, lineage: store.ledger.lineage, account: session.account, already: result.already, from: result.from, scope: result.scope };
   });
 }
 
-/** Gives up the ledger's ownership of the account, for another state to claim it. */
-export async function releaseState(globals: GlobalOptions, context: RunContext): Promise<{ state: string; account: string }> {
+export interface Released {
+  state: string;
+  account: string;
+  /** What the state still owns (a part was released), or undefined (it released everything). */
+  scope: Scope | undefined;
+  /** Ledger entries of the part released: forgotten, their objects left in the account. */
+  forgotten: string[];
+}
+
+/** Gives up the ledger's ownership of the account, or of `part` of its scope, for another state to claim it. */
+export async function releaseState(globals: GlobalOptions, context: RunContext, part?: Scope): Promise<Released> {
   return withAccount(globals, context, async (store, session) => {
-    await releaseAccount(store, liveContext(session.client), session.account);
-    return { state: store.file, account: session.account };
+    const released = await releaseAccount(store, liveContext(session.client), session.account, part);
+    return { state: store.file, account: session.account, ...released };
   });
 }
 

@@ -296,8 +296,11 @@ function remainderOf(theirs: Scope, taken: Scope): Scope | 'none' | 'unsplittabl
  * the account until it claims it again. Refused when it is not the owner.
  */
 export async function releaseAccount(store: LedgerStore, live: LiveContext, account: string, part?: Scope): Promise<{ forgotten: string[]; scope: Scope | undefined }> {
-  const current = ledgerScope(store.ledger);
-  const ownership = ownershipOf((await readMarkerReading(live, true)).markers, store.ledger.lineage, current);
+  const markers = (await readMarkerReading(live, true)).markers;
+  const mine = markers.filter((marker) => marker.lineage === store.ledger.lineage);
+  // The account's record wins over the ledger's: another state may have taken part of it over.
+  const current = mine.length === 1 ? (mine[0] as OwnershipMarker).scope : ledgerScope(store.ledger);
+  const ownership = ownershipOf(markers, store.ledger.lineage, current);
   if (ownership.status === 'unclaimed') {
     throw new TelformError('account_not_owned', `the state ${store.file} does not own account ${account}: nobody has claimed it, so there is nothing to release`);
   }
