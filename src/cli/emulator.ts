@@ -71,7 +71,7 @@ interface EmulatorFlags {
   faults?: string;
   seed?: string;
   trunkGet: 'object' | 'flat';
-  shapes: Shapes;
+  shapes?: Shapes;
   products?: string;
 }
 
@@ -95,9 +95,10 @@ export function emulatorCommand(): Command {
         .default('object'),
     )
     .addOption(
-      new Option('--shapes <shapes>', 'production: new accounts hold legacy objects and reads answer as production does; ideal: only the documented starting set, every stored field read back')
-        .choices(shapeNames)
-        .default(defaultShapes),
+      new Option(
+        '--shapes <shapes>',
+        `production: new accounts hold legacy objects and reads answer as production does; ideal: only the documented starting set, every stored field read back (default: TELFORM_EMULATOR_SHAPES, else ${defaultShapes})`,
+      ).choices(shapeNames),
     )
     .option('--products <list>', 'products the accounts have, comma-separated: sip-trunking, 10dlc, or none (default: both); requests to another answer 403', checked(resolveProducts))
     .addHelpText(
@@ -135,7 +136,7 @@ Examples:
           accounts,
           registryDelayMs: flags.registryDelay,
           trunkGetShape: flags.trunkGet,
-          shapes: flags.shapes,
+          ...(flags.shapes !== undefined ? { shapes: flags.shapes } : {}),
           ...(flags.products !== undefined ? { products: [...resolveProducts(flags.products)] } : {}),
           ...(flags.data !== undefined ? { dataFile: flags.data } : {}),
           ...(flags.latency !== undefined ? { latency: flags.latency } : {}),

@@ -94,13 +94,26 @@ export function resolveOptions(options: EmulatorOptions = {}): EmulatorConfig {
     faults: resolveFaults(options.faults),
     seedFile: options.seedFile ?? null,
     seedData: options.seedData ?? null,
-    shapes: resolveShapes(options.shapes ?? defaultShapes),
+    shapes: options.shapes === undefined ? shapesFromEnvironment() : resolveShapes(options.shapes),
     products: resolveProducts(options.products ?? productNames),
   };
 }
 
-/** The shapes a start without `shapes` gets. */
-export const defaultShapes: Shapes = 'ideal';
+/** The shapes a start without `shapes` (and without `TELFORM_EMULATOR_SHAPES`) gets: what real accounts look like. */
+export const defaultShapes: Shapes = 'production';
+
+/**
+ * The shapes of an emulator started without `shapes`: `TELFORM_EMULATOR_SHAPES` when set (the embedded
+ * emulator of `--endpoint local` has no flags, so this is how it is asked for the ideal shapes), else the default.
+ */
+export function shapesFromEnvironment(env: NodeJS.ProcessEnv = process.env): Shapes {
+  const named = env.TELFORM_EMULATOR_SHAPES;
+  if (named === undefined || named === '') return defaultShapes;
+  if (!(shapeNames as readonly string[]).includes(named)) {
+    throw invalidOption(`TELFORM_EMULATOR_SHAPES must be ${shapeNames.join(' or ')}, not "${named}"`);
+  }
+  return named as Shapes;
+}
 
 export function resolveShapes(input: string): Shapes {
   if (!(shapeNames as readonly string[]).includes(input)) throw invalidOption(`the shapes must be ${shapeNames.join(' or ')}, not "${input}"`);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { shapesFromEnvironment } from '../../src/emulator/options.js';
 import { productionProfileUuids } from '../../src/emulator/routes/production-seed.js';
 import { call, type HttpAnswer } from './fixtures/http.js';
 
@@ -178,6 +179,14 @@ describe('the production shapes', () => {
     expect(updated.body.profile).toMatchObject({ entity_type: 'PUBLIC_PROFIT', website: 'https://acme.example.com' });
     const refused = await post(emulator, `/Profile/${productionProfileUuids.publicProfit}/`, { entity_type: 'PUBLIC_PROFIT' });
     expect(refused.status).toBe(400);
+  });
+});
+
+describe('the default shapes', () => {
+  it('are production, unless TELFORM_EMULATOR_SHAPES names others', () => {
+    expect(shapesFromEnvironment({})).toBe('production');
+    expect(shapesFromEnvironment({ TELFORM_EMULATOR_SHAPES: 'ideal' })).toBe('ideal');
+    expect(() => shapesFromEnvironment({ TELFORM_EMULATOR_SHAPES: 'real' })).toThrow('TELFORM_EMULATOR_SHAPES must be production or ideal, not "real"');
   });
 });
 
