@@ -206,7 +206,11 @@ export class ApiClient {
             { details: { status, method, path } },
           );
         }
-        if (status >= 200 && status < 300) return { status, body: body as T };
+        if (status >= 200 && status < 300) {
+          // Some answers carry a refusal with a success status: an `error` and nothing else is a failure.
+          if (refusalIn(body)) throw new ApiRequestError(status, scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets), summary);
+          return { status, body: body as T };
+        }
         const message = scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets);
         if (status === 429) {
           this.rateLimitedCount += 1;
@@ -353,4 +357,19 @@ function errorCode(error: unknown): string {
     if (record.cause && typeof record.cause.code === 'string') return record.cause.code;
   }
   return error instanceof TelformError ? error.code : 'connection_error';
+}
+
+/** Members an error body carries beside its `error`; anything else is a result. */
+const errorEnvelope = new Set(['api_id', 'error', 'message']);
+
+/**
+ * Whether a 2xx body is a refusal: it holds a non-empty `error` and no result (no member other than
+ * `api_id`, `error` and `message`). A body with a result and an `error` member is left to its reader.
+ */
+function refusalIn(body: unknown): boolean {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const record = body as Record<string, unknown>;
+  const error = record['error'];
+  if (error === undefined || error === null || error === '' || error === false) return false;
+  return Object.keys(record).every((key) => errorEnvelope.has(key));
 }

@@ -15,7 +15,7 @@ export interface ListOptions<T> {
 }
 
 interface PageBody {
-  meta?: { total_count?: unknown; next?: unknown };
+  meta?: { total_count?: unknown; next?: unknown } | null;
   [key: string]: unknown;
 }
 
@@ -29,7 +29,7 @@ const maxReads = 4;
  * error, never a partial view (docs/state-and-safety.md, safety). A list that changed while it was read is read
  * again; one that keeps changing only by growing (this run's own parallel creates land while it is
  * read) is not short: every item counted at the start came back, so the last read is used.
- * Lists without `total_count` (profiles) follow `meta.next`.
+ * Lists without `total_count` (10DLC, profiles), or without `meta`, are read page after page.
  */
 export async function listAll<T>(client: ApiClient, path: string, options: ListOptions<T>): Promise<T[]> {
   try {
@@ -75,18 +75,43 @@ async function readByOffsets<T>(
   return { items, complete: !changed && items.length >= total, grewOnly };
 }
 
+/**
+ * Lists whose `meta` has no `total_count` (10DLC and profile lists), or no `meta` at all: pages are
+ * read one after the other, following `meta.next` where the answer gives one, else by offset, until
+ * `next` is null or a page comes back short. A `next` may be relative, with or without its leading
+ * slash, or absolute: only its path and query are used, always on the client's own endpoint.
+ */
 async function followNextLinks<T>(client: ApiClient, path: string, options: ListOptions<T>, first: PageBody): Promise<T[]> {
-  const items = itemsOf<T>(first, options.itemsKey, path);
-  let next = first.meta?.next;
+  const items: T[] = [];
   const seen = new Set<string>();
-  while (typeof next === 'string' && next !== '') {
-    if (seen.has(next)) throw new PartialListError(path, `the next link repeats (${next})`);
-    seen.add(next);
-    const page = (await client.get<PageBody>(next)).body;
-    items.push(...itemsOf<T>(page, options.itemsKey, path));
-    next = page.meta?.next;
+  let page = first;
+  let offset = 0;
+  for (;;) {
+    const pageItems = itemsOf<T>(page, options.itemsKey, path);
+    items.push(...pageItems);
+    const meta = page.meta && typeof page.meta === 'object' ? page.meta : undefined;
+    const next = meta && 'next' in meta ? meta.next : undefined;
+    // A short page is the last, whatever else the answer says; so is an explicit null `next`.
+    if (pageItems.length < pageSize || next === null || next === '') break;
+    offset += pageSize;
+    if (typeof next === 'string') {
+      const link = pathOfLink(next);
+      if (seen.has(link)) throw new PartialListError(path, `the next link repeats (${link})`);
+      seen.add(link);
+      page = (await client.get<PageBody>(link)).body;
+    } else {
+      page = await readPage(client, path, options, offset);
+    }
+    if (!page || typeof page !== 'object') throw new PartialListError(path, 'the response has no body');
   }
   return dedupe(items, options.idOf);
+}
+
+/** The path and query of a `next` link; an absolute URL keeps only those (never another host). */
+function pathOfLink(link: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(link)) return link;
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
 }
 
 async function readPage<T>(client: ApiClient, path: string, options: ListOptions<T>, offset: number): Promise<PageBody> {

@@ -14,8 +14,17 @@ import { accountNumbers, campaignPath, numberPath } from './tendlc-api.js';
 
 type RawNumber = Record<string, unknown>;
 
-/** Link statuses of a number that is linked or being linked (`tendlc_registration_status`: UNREGISTERED, PROCESSING or COMPLETED). */
-const linked = new Set(['PROCESSING', 'COMPLETED']);
+/**
+ * Link statuses of a number that is linked or being linked (`tendlc_registration_status`). Real
+ * accounts also show `REGISTERED` for a linked number, and no status at all (`null`) beside a
+ * campaign id: neither is a failed link (re-linking such a number is refused as already requested).
+ */
+const linked = new Set(['PROCESSING', 'COMPLETED', 'REGISTERED']);
+
+/** Whether a number naming a campaign is linked to it (or on its way); anything else is a failed link. */
+function isLinked(status: string | undefined): boolean {
+  return status === undefined || linked.has(status);
+}
 
 /** The API's form of a number: E.164 digits without the `+`, as production's number routes take it. */
 export function numberDigits(value: unknown): string | undefined {
@@ -49,9 +58,9 @@ export function normalisePhoneNumber(raw: RawNumber, failure?: string): LiveObje
   const campaign = text(raw.tendlc_campaign_id);
   const status = upperText(raw.tendlc_registration_status);
   let registry: RegistryStatus | undefined;
-  if (campaign !== undefined && linked.has(status ?? '')) {
+  if (campaign !== undefined && isLinked(status)) {
     spec.campaign_id = campaign;
-    registry = { registration_status: status as string };
+    if (status !== undefined) registry = { registration_status: status };
   } else if (campaign !== undefined) {
     registry = { registration_status: 'FAILED', error_reason: failure ?? `the link to campaign ${campaign} failed` };
   }
@@ -77,11 +86,25 @@ async function linkFailure(client: ApiClient, campaignId: string, number: string
   return why === '' ? undefined : `linking to campaign ${campaignId} failed: ${why}`;
 }
 
+/**
+ * Why a link failed, or that its reason could not be read: that read concerns this one number (a
+ * "not linked" answer may come as 400 rather than 404), so its failure never stops the run.
+ */
+async function failureOrUnknown(client: ApiClient, campaignId: string, number: string): Promise<string | undefined> {
+  try {
+    return await linkFailure(client, campaignId, number);
+  } catch (error) {
+    if (!(error instanceof TelformError) || error.code === 'client_closed') throw error;
+    const why = error instanceof ApiRequestError ? `the API answered ${error.status}: ${error.apiMessage}` : error.message;
+    return `the link to campaign ${campaignId} failed (its reason could not be read: ${why})`;
+  }
+}
+
 async function normaliseWithFailure(client: ApiClient, raw: RawNumber): Promise<LiveObject> {
   const campaign = text(raw.tendlc_campaign_id);
   const status = upperText(raw.tendlc_registration_status);
   const number = numberDigits(raw.number) ?? '';
-  const failure = campaign !== undefined && !linked.has(status ?? '') ? await linkFailure(client, campaign, number) : undefined;
+  const failure = campaign !== undefined && !isLinked(status) ? await failureOrUnknown(client, campaign, number) : undefined;
   return normalisePhoneNumber(raw, failure);
 }
 

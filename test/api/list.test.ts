@@ -104,8 +104,35 @@ describe('listAll', () => {
   });
 
   it('refuses next links that go round in a circle', async () => {
-    serve = () => ({ status: 200, body: { meta: { next: '/v1/Account/MA1/Things/?offset=20' }, objects: [] } });
+    serve = () => ({ status: 200, body: { meta: { next: '/v1/Account/MA1/Things/?offset=20' }, objects: items(0, 20) } });
     await expect(list()).rejects.toThrow('could not read the whole list /Things/: the next link repeats (/v1/Account/MA1/Things/?offset=20)');
+  });
+
+  // Production's lists (real accounts): no meta at all, meta without total_count or next, absolute next links.
+  it('reads a list answered without meta by offset until a page comes back short', async () => {
+    serve = (offset) => ({ status: 200, body: { api_id: 'a', objects: items(offset, offset === 40 ? 5 : 20) } });
+    expect(await list()).toHaveLength(45);
+    expect(seen).toEqual(['/v1/Account/MA1/Things/?limit=20&offset=0', '/v1/Account/MA1/Things/?limit=20&offset=20', '/v1/Account/MA1/Things/?limit=20&offset=40']);
+  });
+
+  it('reads a list whose meta has neither total_count nor next by offset, ending on an empty page', async () => {
+    serve = (offset) => ({ status: 200, body: { meta: { limit: 20, offset }, objects: items(offset, offset >= 40 ? 0 : 20) } });
+    expect(await list()).toHaveLength(40);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('follows absolute next links on its own endpoint, stopping at a null next', async () => {
+    serve = (offset) => {
+      const next = offset === 0 ? 'https://api.example.com/v1/Account/MA1/Things/?limit=20&offset=20' : null;
+      return { status: 200, body: { meta: { limit: 20, next, offset }, objects: items(offset, 20) } };
+    };
+    expect(await list()).toHaveLength(40);
+    expect(seen).toEqual(['/v1/Account/MA1/Things/?limit=20&offset=0', '/v1/Account/MA1/Things/?limit=20&offset=20']);
+  });
+
+  it('takes a 200 whose body holds an error and no result as the failure it is', async () => {
+    serve = () => ({ status: 200, body: { api_id: 'a', error: 'SIP trunking not enabled' } });
+    await expect(list()).rejects.toThrow('could not read the whole list /Things/: the API answered 200 to GET /Things/: SIP trunking not enabled');
   });
 });
 
