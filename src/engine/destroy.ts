@@ -2,7 +2,18 @@
 // desired resource at all, so every resource the state manages is an orphan and is deleted, in
 // reverse dependency order (the planner's own order for deletes); this marks it as a teardown so
 // every renderer says so in its headline and the safety gates know. Pure: no I/O.
-import type { Plan } from './plan-types.js';
+import type { Plan, PlannedChange } from './plan-types.js';
+import { orphanForgottenReason, orphanReason } from './planner.js';
+
+/** The planner says why an orphan goes ("removed from the manifests"); in a teardown the reason is the teardown. */
+const teardownReasons: Readonly<Record<string, string>> = {
+  [orphanReason]: 'torn down by --destroy',
+  [orphanForgottenReason]: 'torn down by --destroy; already gone from the account, it is only forgotten',
+};
+
+function asTeardownChange(change: PlannedChange): PlannedChange {
+  return { ...change, reasons: change.reasons.map((reason) => teardownReasons[reason] ?? reason) };
+}
 
 export function asTeardown(plan: Plan): Plan {
   const deletes = plan.changes.filter((change) => change.action === 'delete').length;
@@ -10,6 +21,7 @@ export function asTeardown(plan: Plan): Plan {
   return {
     ...plan,
     destroy: true,
+    changes: plan.changes.map(asTeardownChange),
     warnings: [
       ...(others > 0 ? [`--destroy: ${others} of the ${plan.changes.length} managed resources cannot be deleted now (see their reasons); the rest are`] : []),
       ...plan.warnings,

@@ -312,15 +312,19 @@ function addImpact(change: ChangeDraft, impact: ChangeImpact | undefined): void 
   change.reasons.push(impact.reason);
 }
 
+/** Why a resource the state manages but no manifest declares is deleted (a teardown words it its own way). */
+export const orphanReason = 'removed from the manifests';
+export const orphanForgottenReason = 'removed from the manifests and already gone from the account; it is only forgotten';
+
 function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
   if (!match.live) {
     const change = baseChange(match.address, kind, match.entry.name);
     change.action = 'delete';
     change.id = match.entry.id;
-    change.reasons.push('removed from the manifests and already gone from the account; it is only forgotten');
+    change.reasons.push(orphanForgottenReason);
     return change;
   }
-  return deleteChange(match.address, kind, match.live, ['removed from the manifests'], context, match.entry.name);
+  return deleteChange(match.address, kind, match.live, [orphanReason], context, match.entry.name);
 }
 
 function deleteChange(

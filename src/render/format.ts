@@ -168,6 +168,16 @@ export function formatUsd(amount: number): string {
   return Number.isInteger(amount) ? String(amount) : amount.toFixed(2);
 }
 
+/**
+ * What a plan with nothing to show says. With `--exclude` or `--target` the plan covers part of the
+ * account only, so it cannot say the account matches: the changes left out are not looked at.
+ */
+export function noChangesLine(plan: Plan): string {
+  if (plan.excluded && plan.excluded.length > 0) return `No changes outside what --exclude leaves out (${plan.excluded.map(printable).join(', ')}); those may still differ from the manifests.`;
+  if (plan.targets && plan.targets.length > 0) return `No changes to ${plan.targets.map(printable).join(', ')} or what ${plan.targets.length === 1 ? 'it needs' : 'they need'}.`;
+  return 'No changes. The account matches the manifests.';
+}
+
 /** The headline every format starts a teardown (`--destroy`) with, or undefined for an ordinary plan. */
 export function teardownHeadline(plan: Plan): string | undefined {
   if (!plan.destroy) return undefined;

@@ -1,5 +1,5 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import { actionHeading, countMoves, createLines, flagWords, formatUsd, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
+import { actionHeading, countMoves, createLines, flagWords, formatUsd, noChangesLine, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
 import { printable } from '../util/printable.js';
 import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
 import { blastSummary, blastWords, findingLine } from './traffic.js';
@@ -63,7 +63,7 @@ export function renderMarkdown(plan: Plan): string {
   }
   for (const warning of plan.warnings) head.push(`> ${escapeMarkdown(warning)}`);
   if (plan.warnings.length > 0) head.push('');
-  if (changes.length === 0) head.push('No changes. The account matches the manifests.', '');
+  if (changes.length === 0) head.push(escapeMarkdown(noChangesLine(plan)), '');
 
   // The order apply runs the changes in, as a graph GitHub and GitLab draw (bounded, so it stays readable).
   if (changes.length > 0) head.push('#### Order of changes', '', '```mermaid', renderMermaid(plan, markdownGraphLimit).trimEnd(), '```', '');

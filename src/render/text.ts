@@ -7,6 +7,7 @@ import {
   countMoves,
   createLines,
   flagWords,
+  noChangesLine,
   patchLines,
   requestsLine,
   secretLines,
@@ -50,7 +51,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   if (headline) lines.push(paint('red', paint('bold', headline)), '');
   const visible = plan.changes.filter((change) => change.action !== 'noop' || options.showNoop || change.moved_from !== undefined);
   if (visible.length === 0) {
-    lines.push('No changes. The account matches the manifests.');
+    lines.push(noChangesLine(plan));
   } else {
     for (const action of actionOrder) {
       const group = visible.filter((change) => change.action === action);

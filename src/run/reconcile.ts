@@ -219,7 +219,7 @@ export async function reconcile(
     // A saved plan is planned again with the targets it was made with (`--target`).
     const scoped = teardown ? asTeardown(whole) : whole;
     const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
-    const limited = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds);
+    const limited = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds, store.ledger.resources);
     const values = 'values' in desired ? desired.values : undefined;
     const policyFindings = policies.length === 0 ? [] : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
     const findings = [...findingsOf(limited, desired.findings), ...policyFindings];

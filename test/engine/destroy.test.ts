@@ -53,4 +53,14 @@ describe('a teardown', () => {
     expect(renderMarkdown(plan).split('\n').slice(0, 4)).toEqual(['### telform plan: teardown', '', '> [!CAUTION]', `> **${headline}**`]);
     expect(JSON.parse(JSON.stringify(plan)).destroy).toBe(true);
   });
+
+  it('gives each delete the teardown as its reason, not "removed from the manifests" (issue 33 item 26)', () => {
+    for (const change of plan.changes) expect(change.reasons[0]).toBe('torn down by --destroy');
+    const gone = asTeardown(buildPlan(planInputs({ desired: [], live: new Map(), ledger })));
+    expect(gone.changes.map((change) => change.reasons[0])).toEqual([
+      'torn down by --destroy; already gone from the account, it is only forgotten',
+      'torn down by --destroy; already gone from the account, it is only forgotten',
+      'torn down by --destroy; already gone from the account, it is only forgotten',
+    ]);
+  });
 });
