@@ -1,7 +1,7 @@
 // The flags of a many-account run (`plan|apply|drift --accounts FILE`), shared by the three commands.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { TelformError } from '../util/errors.js';
-import { parseShard, type Shard } from '../util/shard.js';
+import { parseShard, shardExpectation, type Shard } from '../util/shard.js';
 import { collect, positiveInteger } from './option-parsers.js';
 
 export interface AccountsOptionValues {
@@ -34,7 +34,7 @@ export function addAccountsOptions(command: Command): Command {
     .addOption(
       new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions of the accounts').argParser((value: string) => {
         const shard = parseShard(value);
-        if (!shard) throw new InvalidArgumentError('expected K/N with 1 ≤ K ≤ N, e.g. 2/4');
+        if (!shard) throw new InvalidArgumentError(shardExpectation);
         return shard;
       }),
     )

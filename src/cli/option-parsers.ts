@@ -35,3 +35,14 @@ export function duration(value: string): number {
   }
   return parts.reduce((total, part) => total + Number(part[1]) * (durationUnits[part[2] as string] ?? 0), 0);
 }
+
+/**
+ * `--workspace NAME`: a database state's workspace, in the alphabet the accounts file allows for
+ * one. An empty name would be a ledger nobody could name again.
+ */
+export function workspaceName(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(value)) {
+    throw new InvalidArgumentError('expected a workspace name: letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)');
+  }
+  return value;
+}

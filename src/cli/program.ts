@@ -4,7 +4,7 @@ import { TelformError, formatPlace } from '../util/errors.js';
 import { printable, printableJson } from '../util/printable.js';
 import { ExitCode, exitCodeHelp } from '../run/exit-codes.js';
 import { commandsFor } from './commands.js';
-import { duration } from './option-parsers.js';
+import { duration, workspaceName } from './option-parsers.js';
 
 /** Every command's `--help` lists the program's options too (--endpoint, --state, …), which it accepts. */
 function showGlobalOptions(command: Command): void {
@@ -18,7 +18,7 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
     .description('Infrastructure as code for SIP authentication, SIP trunking and US 10DLC registration.')
     .option('--endpoint <url>', 'API base URL, or "local" for the embedded emulator (default: TELFORM_ENDPOINT, else production with credentials, else local)')
     .option('--state <path|url>', 'the ownership ledger: a file, or postgres://USER@HOST:PORT/DB (default TELFORM_STATE, else telform.state.json)')
-    .option('--workspace <name>', 'the ledger\'s workspace in a database state (default TELFORM_WORKSPACE, else default)')
+    .option('--workspace <name>', 'the ledger\'s workspace in a database state (default TELFORM_WORKSPACE, else default)', workspaceName)
     .option('--lock-timeout <duration>', 'wait this long for the state lock another run holds (e.g. 5m; default: refuse at once)', duration)
     .option('--reopen-retired', 'use a state that `state migrate` retired: a command that writes makes it a new ledger (new lineage)')
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { systemClock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
-import { inShard, parseShard, type Shard } from '../util/shard.js';
+import { inShard, parseShard, shardExpectation, type Shard } from '../util/shard.js';
 import { accountNamePattern, loadAccountsFile } from '../manifest/accounts-file.js';
 import { ownPackageVersion } from '../manifest/schema-reference.js';
 import { accountEnv } from '../run/accounts.js';
@@ -78,7 +78,7 @@ Examples:
 
 function shardOption(value: string): Shard {
   const shard = parseShard(value);
-  if (!shard) throw new InvalidArgumentError('expected K/N with 1 ≤ K ≤ N, e.g. 2/4');
+  if (!shard) throw new InvalidArgumentError(shardExpectation);
   return shard;
 }
 

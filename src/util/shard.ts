@@ -13,13 +13,19 @@ export interface Shard {
   count: number;
 }
 
-/** `K/N` with 1 ≤ K ≤ N, or undefined. */
+/** The most shards a run is split into: finding an account's shard hashes it once per shard. */
+export const maxShards = 10_000;
+
+/** What `--shard` expects, said when a value is refused (the bound included: 1/99999999999 fails on it). */
+export const shardExpectation = `expected K/N with 1 ≤ K ≤ N ≤ ${maxShards}, e.g. 2/4`;
+
+/** `K/N` with 1 ≤ K ≤ N ≤ maxShards, or undefined. */
 export function parseShard(text: string): Shard | undefined {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!match) return undefined;
   const index = Number(match[1]);
   const count = Number(match[2]);
-  return index >= 1 && count >= 1 && index <= count && count <= 10_000 ? { index, count } : undefined;
+  return index >= 1 && count >= 1 && index <= count && count <= maxShards ? { index, count } : undefined;
 }
 
 export function shardOf(name: string, count: number): number {

@@ -77,6 +77,20 @@ describe('flags of --accounts', () => {
   });
 });
 
+describe('values a flag cannot take (issue 33 item 35)', () => {
+  it('says the bound of --shard when N is too large, and refuses an empty --workspace, each in one line naming the flag', async () => {
+    const shard = await cli(['plan', '--accounts', 'accounts.yaml', '--shard', '1/99999999999']);
+    expect([shard.code, shard.stderr.split('\n')[0]]).toEqual([1, "error: option '--shard <k/n>' argument '1/99999999999' is invalid. expected K/N with 1 ≤ K ≤ N ≤ 10000, e.g. 2/4"]);
+    for (const workspace of ['', ' ', '../x']) {
+      const run = await cli(['--workspace', workspace, 'plan', '-f', 'acl.yaml']);
+      expect([run.code, run.stderr.split('\n')[0]], JSON.stringify(workspace)).toEqual([
+        1,
+        `error: option '--workspace <name>' argument '${workspace}' is invalid. expected a workspace name: letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)`,
+      ]);
+    }
+  });
+});
+
 describe('apply --format json (one account)', () => {
   it('prints the result as an account entry of the accounts report: applied, then nothing to apply', async () => {
     const applied = await cli(['apply', '-f', 'acl.yaml', '--state', 'json.state.json', '--auto-approve', '--format', 'json']);
