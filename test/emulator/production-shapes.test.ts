@@ -192,13 +192,15 @@ describe('the default shapes', () => {
 
 describe('--products', () => {
   it('answers 403 to a product the account lacks, and serves the rest', async () => {
-    const emulator = await start({ products: ['10dlc'] });
+    const emulator = await start({ products: ['10dlc'], shapes: 'ideal' });
     const trunking = await get(emulator, '/Zentrunk/Credential/');
     expect(trunking.status).toBe(403);
     expect(trunking.body.error).toBe('SIP trunking not enabled');
     expect((await get(emulator, '/Trunking/Trunk/')).status).toBe(403);
     expect((await get(emulator, '/10dlc/Brand/')).status).toBe(200);
     expect((await get(emulator, '/SipAuth/Credential/')).status).toBe(200);
+
+    expect((await call(emulator.url, '/__emulator/health/')) as HttpAnswer).toMatchObject({ body: { shapes: 'ideal', products: ['10dlc'] } });
 
     const voiceOnly = await start({ products: [] });
     const brands = await get(voiceOnly, '/10dlc/Brand/');

@@ -15,7 +15,15 @@ export const adminRoutes: AdminRoute[] = [
   {
     method: 'GET',
     path: '/__emulator/health/',
-    handle: ({ runtime }) => json(200, { status: 'ok', now: runtime.nowIso(), accounts: [...runtime.state.accounts.keys()] }),
+    // The shapes and products too: a test or a user can tell which world the emulator serves.
+    handle: ({ runtime }) =>
+      json(200, {
+        status: 'ok',
+        now: runtime.nowIso(),
+        accounts: [...runtime.state.accounts.keys()],
+        shapes: runtime.config.shapes,
+        products: [...runtime.config.products],
+      }),
   },
   {
     method: 'GET',
