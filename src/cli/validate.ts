@@ -7,6 +7,7 @@ import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsVa
 import { TelformError } from '../util/errors.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 import { catalog } from '../resources/index.js';
+import { parseScope } from '../resources/ownership-scope.js';
 import { ExitCode } from '../run/exit-codes.js';
 import type { ValueSet } from '../manifest/values.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
@@ -28,6 +29,7 @@ interface ValidateOptions extends SecretFileOptionValue, ValuesOptionValues {
   accounts?: string;
   format: keyof typeof renderers;
   checkSecrets?: boolean;
+  scope?: string[];
 }
 
 /**
@@ -42,6 +44,7 @@ export function validateCommand(): Command {
     .option('--accounts <file>', "check every account of this accounts file: its manifests with its own values (instead of -f)")
     .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(Object.keys(renderers)).default('text'))
     .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets, apply the password rules, and refuse a secret equal to the API auth token in the environment')
+    .option('--scope <items>', "check against the part of the account the state owns (as state claim --scope: voice, messaging, kinds, prefix=TEXT): documents outside it are errors, and a { ref } into another scope needs no document", collect)
     .addHelpText(
       'after',
       `
@@ -61,6 +64,7 @@ Examples:
   $ PBX_PASSWORD=... telform validate -f examples/ --check-secrets
   $ telform validate -f shared/ --values customers/acme.yaml
   $ telform validate --accounts accounts.yaml                    # every account, with its values
+  $ telform validate -f messaging/ --scope messaging             # a { ref } to the voice team's trunk is fine
 
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     )
@@ -100,6 +104,7 @@ async function validateManifests(paths: readonly string[], options: ValidateOpti
     checkSecrets: options.checkSecrets === true,
     allowSecretFilesOutside: options.allowSecretFilesOutside === true,
     ...(values ? { values } : {}),
+    ...(options.scope && options.scope.length > 0 ? { scope: parseScope(options.scope) } : {}),
   });
   // The 10DLC lint's findings are reported with the other problems; its errors make the manifests invalid here
   // (plan and apply still run: apply refuses only to submit a campaign with one, unless --allow-lint).

@@ -62,15 +62,21 @@ export function releasedByLedger(ledger: Ledger): boolean {
 
 /** One line naming the owner(s), for refusals and for the reads that still work. */
 export function describeOwners(owners: readonly (OwnershipMarker & { overlap?: string })[]): string {
-  const named = owners.map((owner) => `${owner.lineage}${isEverything(owner.scope) ? '' : ` (scope ${describeScope(owner.scope)})`}`);
+  // Several owners of disjoint parts are each named with the part they hold; several of the same part must not be.
+  const parts = owners.length > 1 && owners.every((owner) => owner.overlap !== undefined) && new Set(owners.map((owner) => owner.overlap)).size === owners.length;
+  const named = owners.map((owner) => {
+    const details = [...(isEverything(owner.scope) ? [] : [`scope ${describeScope(owner.scope)}`]), ...(parts ? [`holding ${owner.overlap ?? ''}`] : [])];
+    return `${owner.lineage}${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
+  });
   const lineages = named.join(', ');
-  return owners.length === 1 ? `the telform ledger of lineage ${lineages}` : `the telform ledgers of lineages ${lineages} (several claims: one must go)`;
+  if (owners.length === 1) return `the telform ledger of lineage ${lineages}`;
+  return parts ? `the telform ledgers of lineages ${lineages}` : `the telform ledgers of lineages ${lineages} (several claims: one must go)`;
 }
 
 /** "account A", or "account A (<overlap>)" when the owners claim only part of what this ledger wants. */
 function accountPart(account: string, owners: readonly Rival[]): string {
-  const overlaps = [...new Set(owners.map((owner) => owner.overlap))];
-  return overlaps.length === 1 && overlaps[0] === 'every kind' ? `account ${account}` : `${overlaps.join('; ')} of account ${account}`;
+  const overlaps = [...new Set(owners.map((owner) => owner.overlap))].sort();
+  return overlaps.length === 1 && overlaps[0] === 'every kind' ? `account ${account}` : `${overlaps.join(', ')} of account ${account}`;
 }
 
 /**
