@@ -16,7 +16,9 @@ interface ImportOptions {
 
 export function importCommand(): Command {
   return addClientOptions(new Command('import'))
-    .description('Write manifests for the objects already in the account and record them in the state; changes nothing in the account.')
+    .description(
+      "Write manifests for the objects already in the account and record them in the state; changes none of the account's objects (in an account nobody owns yet, it first claims it for this state with telform's ownership marker).",
+    )
     .option('--kinds <kind>', 'import only these kinds (repeatable, or comma-separated)', collect, [])
     .option('--out <dir>', 'folder to write the manifests to', 'imported')
     .addOption(new Option('--layout <layout>', 'one file per kind, or one per resource').choices(['per-kind', 'per-resource']).default('per-kind'))
@@ -25,6 +27,8 @@ export function importCommand(): Command {
       `
 Secrets cannot be read back from the API: each becomes { fromEnv: TELFORM_SECRET_<KIND>_<NAME>_<FIELD> }.
 Set those variables, then \`telform plan\` proposes only setting them (once).
+Recording objects in the state is a write: in an account nobody owns, import creates the ownership
+marker (a SIP IP ACL named telform-owner:<lineage>) first, as the first apply would.
 
 Examples:
   $ telform import --out manifests/
