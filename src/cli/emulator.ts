@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { TelformError } from '../util/errors.js';
+import { printable } from '../util/printable.js';
 import { EmulatorStartError, defaultAccount, isLoopbackHost, resolvePort, startEmulator, type EmulatorAccount } from '../emulator/index.js';
 import { resolveFaults } from '../emulator/faults.js';
 import { resolveLatency } from '../emulator/latency.js';
@@ -117,6 +118,7 @@ Examples:
   $ telform emulator --port 8080 --auth-id MATEST00000000000001 --auth-token s3cret
   $ telform emulator --data emulator.json --seed seed.yaml --account MATEAM00000000000002:team-token
   $ telform emulator --products 10dlc          # an account without SIP trunking: /Zentrunk/ answers 403
+  $ telform emulator --data account.snapshot.json   # a replica of an account (telform snapshot), kept in memory
   $ telform emulator --shapes ideal            # no legacy objects; campaign reads return every field sent
   $ telform emulator --latency 20-80 --rate-limit 300/5s --faults 500=0.05,lost=0.1,methods=POST+DELETE,seed=7
   $ TELFORM_ENDPOINT=http://127.0.0.1:8080 TELFORM_AUTH_ID=MATEST00000000000001 TELFORM_AUTH_TOKEN=s3cret telform plan -f examples/`,
@@ -162,6 +164,12 @@ Examples:
       if (!isLoopbackHost(running.host)) {
         process.stderr.write(
           `warning: the emulator listens on ${running.host}, which is not a loopback address: anyone who can reach it can use the /__emulator/ admin routes, which need no authentication.\n`,
+        );
+      }
+      if (running.snapshot) {
+        const served = accounts[0]?.authId ?? defaultAccount.authId;
+        process.stderr.write(
+          `serving the snapshot of account ${printable(running.snapshot.account ?? 'unknown')} taken at ${printable(running.snapshot.takenAt ?? 'an unknown time')} as account ${served}; changes stay in memory (the snapshot file is never written)\n`,
         );
       }
       process.stdout.write(`listening on ${running.url}\n`);

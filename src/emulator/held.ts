@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, type JsonObject } from './http.js';
 import type { HeldObjects } from './options.js';
 import { hashPassword } from './passwords.js';
-import { freshId } from './records.js';
+import { Fields, heldId } from './held-fields.js';
+import { holdOriginationUri, holdSipAcl, holdSipCredential, holdTrunk, holdTrunkAcl } from './held-voice.js';
 import type { Runtime } from './runtime.js';
 import type {
   AccountState,
@@ -25,7 +26,17 @@ import type {
  * brand and a brand's profile present, value types), each a 400 naming the field. Used by the seed's
  * `existing` section and by the production shapes' starting objects.
  */
-export const heldKinds = ['profiles', 'brands', 'campaigns', 'trunk_credentials'] as const;
+export const heldKinds = [
+  'profiles',
+  'brands',
+  'campaigns',
+  'trunk_credentials',
+  'sip_credentials',
+  'sip_ip_acls',
+  'trunk_ip_acls',
+  'origination_uris',
+  'trunks',
+] as const;
 
 /** Adds every held object, kind by kind in dependency order; `onItem` wraps each one (the seed's error places). */
 export function holdObjects(
@@ -39,55 +50,14 @@ export function holdObjects(
     brands: holdBrand,
     campaigns: holdCampaign,
     trunk_credentials: holdTrunkCredential,
+    sip_credentials: holdSipCredential,
+    sip_ip_acls: holdSipAcl,
+    trunk_ip_acls: holdTrunkAcl,
+    origination_uris: holdOriginationUri,
+    trunks: holdTrunk,
   } as const;
   for (const kind of heldKinds) {
     for (const [index, item] of (held[kind] ?? []).entries()) onItem(kind, index, () => holders[kind](account, item, runtime));
-  }
-}
-
-/** Reads fields of a held object: absent (or null) stays absent; a present value must have its type. */
-class Fields {
-  private readonly known = new Set<string>();
-
-  constructor(private readonly body: JsonObject) {}
-
-  text(field: string): string | undefined {
-    this.known.add(field);
-    const value = this.body[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw new ApiError(400, `${field} must be a string`);
-    return value;
-  }
-
-  flag(field: string): boolean | undefined {
-    this.known.add(field);
-    const value = this.body[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'boolean') throw new ApiError(400, `${field} must be true or false`);
-    return value;
-  }
-
-  /** An object whose members are all of one type (strings for addresses and contacts, booleans for attributes). */
-  members<T extends 'string' | 'boolean'>(field: string, type: T): Record<string, T extends 'string' ? string : boolean> | undefined {
-    this.known.add(field);
-    const value = this.body[field];
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, `${field} must be an object`);
-    for (const [member, item] of Object.entries(value as JsonObject)) {
-      if (typeof item !== type) throw new ApiError(400, `${field}.${member} must be a ${type}`);
-    }
-    return { ...(value as Record<string, T extends 'string' ? string : boolean>) };
-  }
-
-  any(field: string): unknown {
-    this.known.add(field);
-    return this.body[field];
-  }
-
-  /** A field the reader never asked for is most likely a typo in the seed: refused rather than dropped. */
-  checkNoOthers(what: string): void {
-    const unknown = Object.keys(this.body).filter((field) => !this.known.has(field));
-    if (unknown.length > 0) throw new ApiError(400, `unknown field ${unknown.join(', ')} for a held ${what}`);
   }
 }
 
@@ -102,12 +72,6 @@ function oneOf<T extends string>(field: string, value: string | undefined, allow
   return value as T;
 }
 
-function heldId(collection: ReadonlyMap<string, unknown>, given: string | undefined, pattern: RegExp, form: string, make: () => string): string {
-  if (given === undefined) return freshId(collection, make);
-  if (!pattern.test(given)) throw new ApiError(400, `${form}`);
-  if (collection.has(given)) throw new ApiError(400, `${given} is already an object of this account`);
-  return given;
-}
 
 /** One registry step in the past: a held registration has long been decided, and its callbacks are not sent. */
 function decided<S extends string>(status: S, at: string): { steps: Array<{ at: string; status: S }>; notified: number } {

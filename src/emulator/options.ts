@@ -179,6 +179,11 @@ export interface HeldObjects {
   brands?: JsonObject[];
   campaigns?: JsonObject[];
   trunk_credentials?: JsonObject[];
+  sip_credentials?: JsonObject[];
+  sip_ip_acls?: JsonObject[];
+  trunk_ip_acls?: JsonObject[];
+  origination_uris?: JsonObject[];
+  trunks?: JsonObject[];
 }
 
 export interface SeedInput extends SeedAccountInput {

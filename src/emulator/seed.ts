@@ -5,6 +5,7 @@ import { heldKinds, holdObjects } from './held.js';
 import type { SeedAccountInput, SeedInput } from './options.js';
 import { Router, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
+import { takeSnapshotHeader, type SnapshotHeader } from './snapshot-file.js';
 import { EmulatorStartError } from './start-error.js';
 
 /**
@@ -40,6 +41,8 @@ export type Locate = (path: ReadonlyArray<string | number>, options?: { atKey?: 
 export interface LoadedSeed {
   input: SeedInput;
   locate: Locate;
+  /** Set when the file is a snapshot of an account (snapshot-file.ts). */
+  snapshot?: SnapshotHeader;
 }
 
 const sectionKeys = ['profiles', 'applications', 'numbers'] as const;
@@ -81,8 +84,13 @@ export async function readSeedFile(file: string): Promise<LoadedSeed> {
     return `${file} (${formatPath(path)})`;
   };
   const input: unknown = document.toJS();
+  const snapshot = isObject(input) && 'format' in input
+    ? takeSnapshotHeader(input, (key, why) => {
+        throw new EmulatorStartError('seed_file_invalid', `${locate([key])}: ${why}.`);
+      })
+    : undefined;
   checkSeedShape(input ?? {}, locate);
-  return { input: (input ?? {}) as SeedInput, locate };
+  return { input: (input ?? {}) as SeedInput, locate, ...(snapshot ? { snapshot } : {}) };
 }
 
 /** The place of a path in seed data given as an object (no file positions). */

@@ -8,6 +8,7 @@ import { accountInitializers, accountRoutes } from './routes/index.js';
 import { Runtime } from './runtime.js';
 import { applySeed, checkSeedShape, locateInObject, readSeedFile } from './seed.js';
 import { EmulatorServer } from './server.js';
+import { isSnapshotFile } from './snapshot-file.js';
 import { EmulatorStartError } from './start-error.js';
 import { createEmulatorState } from './state.js';
 
@@ -21,6 +22,8 @@ export interface RunningEmulator {
   runtime: Runtime;
   /** The faults, latency and rate limit in force; changeable at run time (also via `/__emulator/faults/`). */
   controls: Controls;
+  /** Set when the emulator serves a snapshot of an account (loaded from `--data` or `--seed`, kept in memory). */
+  snapshot?: { takenAt: string | undefined; account: string | undefined; inMemory: boolean };
   /** Stops accepting requests, closes every connection, waits for pending saves, releases the data file; resolves when done. */
   close(): Promise<void>;
 }
@@ -36,17 +39,26 @@ export interface EmulatorInternals {
  * Bad options, an unreadable data or seed file and a locked data file reject with `EmulatorStartError`.
  */
 export async function startEmulator(options: EmulatorOptions = {}, internals: EmulatorInternals = {}): Promise<RunningEmulator> {
-  const config = resolveOptions(options);
+  // A snapshot given as the data file is loaded like a seed and kept in memory (snapshot-file.ts).
+  const snapshotFile = options.dataFile !== undefined && (await isSnapshotFile(options.dataFile)) ? await readSeedFile(options.dataFile) : null;
+  if (snapshotFile && options.seedFile !== undefined) {
+    throw new EmulatorStartError('seed_file_invalid', `${options.dataFile ?? ''} is a snapshot, which is the account's starting state: give it without --seed.`);
+  }
+  const products = options.products ?? snapshotFile?.snapshot?.products;
+  // A replica answers as production does (its reads, its lists), whatever the emulator's default shapes.
+  const shapes = options.shapes ?? (snapshotFile ? 'production' : undefined);
+  const config = resolveOptions({ ...options, ...(snapshotFile ? { dataFile: undefined } : {}), ...(products ? { products } : {}), ...(shapes ? { shapes } : {}) });
   const routes = internals.routes ?? accountRoutes;
   const dataFile = config.dataFile === null ? null : resolve(config.dataFile);
-  const seedFile = config.seedFile === null ? null : await readSeedFile(config.seedFile);
+  const seedFile = snapshotFile ?? (config.seedFile === null ? null : await readSeedFile(config.seedFile));
   if (config.seedData) checkSeedShape(config.seedData, locateInObject);
 
   const lock = dataFile === null ? null : await DataFileLock.acquire(dataFile);
   try {
     const loaded = dataFile === null ? undefined : await loadState(dataFile);
     const state = loaded ?? createEmulatorState();
-    const runtime = new Runtime(config, state, accountInitializers);
+    // A replica holds exactly what the account held: none of the objects every new account starts with.
+    const runtime = new Runtime(config, state, snapshotFile ? [] : accountInitializers);
     const loadedAccounts = new Set(state.accounts.keys());
     // An account saved by an older emulator gets what every account has started with since.
     for (const account of state.accounts.values()) runtime.initialize(account);
@@ -86,6 +98,7 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
       config,
       runtime,
       controls,
+      ...(seedFile?.snapshot ? { snapshot: { takenAt: seedFile.snapshot.takenAt, account: seedFile.snapshot.account, inMemory: dataFile === null } } : {}),
       close: () => {
         closed ??= (async () => {
           clearInterval(sweeper);
