@@ -111,6 +111,7 @@ function countsByKind(total) {
     ApplicationSipAuth: share.bindings,
     Brand: share.brands,
     Campaign: share.campaigns,
+    // PhoneNumber is read from the account's number list, counted as Number (unmanagedCounts).
     TrunkIpAcl: share.trunkAcls,
     TrunkCredential: share.trunkCredentials,
     OriginationUri: share.uris,
@@ -156,6 +157,7 @@ function objectPath(kind, id) {
     OriginationUri: `/Zentrunk/URI/${id}/`,
     Trunk: `/Zentrunk/Trunk/${id}/`,
     Profile: `/Profile/${id}/`,
+    PhoneNumber: `/Number/${id}/`,
   };
   return paths[kind];
 }

@@ -14,12 +14,14 @@ export function shares(total) {
   const bindings = Math.min(Math.round(total * 0.02), sipCredentials);
   const brands = Math.max(1, Math.round(total * 0.01));
   const campaigns = 2 * brands;
-  const rest = total - sipCredentials - sipAcls - bindings - brands - campaigns;
+  // Numbers the account holds, each attached to an inbound trunk and every other one linked to a campaign.
+  const numbers = Math.round(total * 0.05);
+  const rest = total - sipCredentials - sipAcls - bindings - brands - campaigns - numbers;
   const trunkAcls = Math.round(rest * 0.25);
   const trunkCredentials = Math.round(rest * 0.15);
   const uris = Math.round(rest * 0.2);
   const trunks = rest - trunkAcls - trunkCredentials - uris;
-  return { sipCredentials, sipAcls, bindings, brands, campaigns, trunkAcls, trunkCredentials, uris, trunks };
+  return { sipCredentials, sipAcls, bindings, brands, campaigns, numbers, trunkAcls, trunkCredentials, uris, trunks };
 }
 
 // Samples and replies name the brand, as 10DLC lint (and the registry's vetters) ask.
@@ -44,6 +46,9 @@ const campaignSpec = (brand) =>
     '  age_gated: false',
     '  affiliate_marketing: false',
   ].join('\n');
+
+/** The bench's numbers: 1 202 7xx xxxx, apart from the emulator's seeded ones, and never ending in 0000 (which its registry refuses to link). */
+export const benchNumber = (index) => `1202${String(7_000_001 + index)}`;
 
 const doc = (kind, name, spec) => `apiVersion: telform/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n${spec}\n`;
 const octets = (index) => `10.${Math.floor(index / 250) % 250}.${index % 250}.1`;
@@ -75,6 +80,7 @@ export function manifests(total, { profiles, apps, changed = false }) {
     const port = wantChange() ? 5080 : 5060;
     documents.push(doc('OriginationUri', `uri-${i}`, `  uri: sip${i}.pbx.example.com:${port}`));
   }
+  const inbound = [];
   for (let i = 0; i < share.trunks; i++) {
     const secure = wantChange() ? '\n  secure: true' : '';
     if (i % 2 === 0 || share.uris === 0) {
@@ -83,7 +89,13 @@ export function manifests(total, { profiles, apps, changed = false }) {
       documents.push(doc('Trunk', `out-${i}`, `  trunk_direction: outbound\n  ipacl_uuid: { ref: ${acl} }\n  credential_uuid: { ref: ${login} }${secure}`));
     } else {
       documents.push(doc('Trunk', `in-${i}`, `  trunk_direction: inbound\n  primary_uri_uuid: { ref: uri-${(i >> 1) % share.uris} }${secure}`));
+      inbound.push(`in-${i}`);
     }
+  }
+  for (let i = 0; i < share.numbers; i++) {
+    const trunk = inbound.length > 0 ? `\n  app_id: { ref: ${inbound[i % inbound.length]} }` : '';
+    const campaign = i % 2 === 0 ? `\n  campaign_id: { ref: campaign-${(i >> 1) % share.campaigns} }` : '';
+    documents.push(doc('PhoneNumber', `number-${i}`, `  number: "+${benchNumber(i)}"${trunk}${campaign}`));
   }
   return { documents, changes };
 }
@@ -96,9 +108,10 @@ export async function writeManifests(folder, documents) {
   }
 }
 
-/** What the account needs before the manifests apply: the applications and one profile per brand. */
+/** What the account needs before the manifests apply: the applications, one profile per brand, and the numbers. */
 export async function prepareAccount(api, admin, total) {
   const share = shares(total);
+  await inBatches(share.numbers, (i) => admin.admin('POST', `accounts/${api.authId}/numbers/`, { number: benchNumber(i) }));
   const apps = await inBatches(share.bindings, async (i) => {
     const { app_id } = await api.request('POST', '/Application/', { app_name: `bench-app-${i}`, answer_url: `https://example.com/answer/${i}` });
     return app_id;
