@@ -1,7 +1,7 @@
 import type { ManifestText } from './files.js';
 import { Positions, type LineColumn, type ValuePosition } from './source.js';
 import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-document.js';
-import { parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
+import { parseYamlSubset, parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
 
 /**
  * The two YAML libraries, loaded on first need: a command whose files are all in the plain subset
@@ -30,8 +30,8 @@ export const needsParsers = Symbol('needs the YAML libraries');
  * error messages, takes about ten times as long as `js-yaml` to parse (over 1.5 s alone for
  * 10,000 resources, the target for all of validation). So a file is first read by the plain
  * subset reader (`yaml-subset.ts`, several times faster again), else with `js-yaml` (YAML 1.2 core
- * schema, like the `yaml` package's default), and its positions are computed by the `yaml`
- * package only when something asks for a place.
+ * schema, like the `yaml` package's default). Positions are computed only when something asks for
+ * a place: by the subset reader for a file it read, by the `yaml` package for one js-yaml read.
  *
  * The fast path gives up, and the caller reads the file the exact way, whenever it could differ:
  * on any `js-yaml` error (syntax, duplicate key, tab, unknown tag), on a `%` directive (a
@@ -41,16 +41,24 @@ export const needsParsers = Symbol('needs the YAML libraries');
  */
 export function parseYamlFast(source: ManifestText, parsers: FullParsers | undefined): YamlDocument[] | undefined | typeof needsParsers {
   if (/^%/m.test(source.text)) return undefined;
-  // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget, and
-  // the offset of every value, so a place costs a lookup instead of a parse by the `yaml` package.
-  const subset = parseYamlSubsetWithOffsets(source.text);
+  // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget.
+  const subset = parseYamlSubset(source.text);
   if (!subset && !parsers) return needsParsers;
-  const values = subset?.values ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
+  const values = subset ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
   if (!values) return undefined;
   let maps: Array<ReadonlyMap<string, ValuePosition>> | undefined;
   let lines: LineStarts | undefined;
-  const positionsOf = (index: number, offsets: SubsetOffsets | undefined) => () => {
-    if (offsets) return offsetPositions(offsets, (lines ??= new LineStarts(source.text)));
+  let offsetsRead: SubsetOffsets[] | undefined;
+  const positionsOf = (index: number, read: number | undefined) => () => {
+    if (read !== undefined) {
+      // Places of a file the subset reader answered come from that reader again, recording offsets
+      // this time (a few ms for a file, against tens for the `yaml` package). Recording them on the
+      // first read cost more over 5,000 resources (~50 ms, mostly garbage) than the files a
+      // message or a lint finding asks about: only those are read twice.
+      offsetsRead ??= parseYamlSubsetWithOffsets(source.text)?.offsets ?? [];
+      const offsets = offsetsRead[read];
+      return offsets ? offsetPositions(offsets, (lines ??= new LineStarts(source.text))) : new Map<string, ValuePosition>();
+    }
     // Read by js-yaml, so the parsers are loaded.
     maps ??= (parsers as FullParsers).exact.documentPositions(source.text);
     return maps[index] ?? new Map<string, ValuePosition>();
@@ -59,7 +67,7 @@ export function parseYamlFast(source: ManifestText, parsers: FullParsers | undef
   for (const [read, value] of values.entries()) {
     if (value === null || value === undefined) continue;
     const index = documents.length;
-    documents.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(positionsOf(index, subset?.offsets[read])) });
+    documents.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(positionsOf(index, subset ? read : undefined)) });
   }
   return documents;
 }
