@@ -15,6 +15,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'import', load: async () => (await import('./import.js')).importCommand() },
   { name: 'snapshot', load: async () => (await import('./snapshot.js')).snapshotCommand() },
   { name: 'history', load: async () => (await import('./history.js')).historyCommand() },
+  { name: 'revert', load: async () => (await import('./revert.js')).revertCommand() },
   { name: 'state', load: async () => (await import('./state.js')).stateCommand() },
   { name: 'serve', load: async () => (await import('./serve.js')).serveCommand() },
   { name: 'report', load: async () => (await import('./report.js')).reportCommand() },

@@ -99,9 +99,12 @@ export function checkSafety(
   const allowAll = approvals.allow_irreversible.includes('all');
   for (const change of plan.changes) {
     const destructive = change.action === 'delete' || change.action === 'replace';
-    if (!destructive) continue;
+    // A create is irreversible only as a revert's new registration of a deleted brand or campaign.
+    if (!destructive && !change.flags.irreversible) continue;
     const done = change.action === 'delete' ? 'deleted' : 'replaced';
-    if (protectedAddresses.has(change.address)) {
+    if (!destructive) {
+      // Nothing to protect: only the irreversible gate below concerns a create.
+    } else if (protectedAddresses.has(change.address)) {
       violations.push({
         code: 'protected',
         address: change.address,
@@ -120,7 +123,9 @@ export function checkSafety(
       violations.push({
         code: 'irreversible',
         address: change.address,
-        message: `${change.address} would be ${change.action === 'delete' ? 'deleted' : 'replaced'}, which cannot be undone; approve it with --allow-irreversible ${approvedAs}`,
+        message: destructive
+          ? `${change.address} would be ${change.action === 'delete' ? 'deleted' : 'replaced'}, which cannot be undone; approve it with --allow-irreversible ${approvedAs}`
+          : `${change.address} would be registered anew (a new id, a new vetting), which cannot be undone; approve it with --allow-irreversible ${approvedAs}`,
       });
     }
   }

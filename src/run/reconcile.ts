@@ -81,7 +81,11 @@ export interface Reconciliation {
 }
 
 /** What to reconcile: manifest paths, or a plan saved with `plan -o` (applied exactly, or refused). */
-export type ReconcileInput = { paths: readonly string[]; values?: ValueSet } | { savedPlan: string };
+export type ReconcileInput =
+  | { paths: readonly string[]; values?: ValueSet }
+  | { savedPlan: string }
+  /** Desired resources made by the caller (a revert's, from the state and the history). */
+  | { resources: DesiredResource[] };
 
 export interface ReconcileOptions {
   /** Take the ledger's lock (apply): a read-only run (plan, drift) keeps what it settles in memory. */
@@ -99,6 +103,8 @@ export interface ReconcileOptions {
   policies?: readonly string[];
   /** `--show-unmanaged`: read every kind, not only those the manifests and the state need. */
   readAll?: boolean;
+  /** Rewrites the fresh plan before the gates judge it (a revert marks what cannot come back). */
+  adjust?: (plan: Plan) => Plan;
 }
 
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
@@ -142,6 +148,8 @@ export async function reconcile(
   let desired: DesiredSet = teardown
     ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
       { resources: [], findings: [], resolveSecrets: async () => ({}) }
+    : 'resources' in input
+    ? { resources: input.resources, findings: [], resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }) }
     : saved
     ? {
         resources: desiredFromPlan(saved.plan),
@@ -219,7 +227,8 @@ export async function reconcile(
     // A saved plan is planned again with the targets it was made with (`--target`).
     const scoped = teardown ? asTeardown(whole) : whole;
     const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds);
-    const limited = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds, store.ledger.resources);
+    const excluded = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds, store.ledger.resources);
+    const limited = options.adjust && !saved ? options.adjust(excluded) : excluded;
     const values = 'values' in desired ? desired.values : undefined;
     const policyFindings = policies.length === 0 ? [] : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
     const findings = [...findingsOf(limited, desired.findings), ...policyFindings];

@@ -1,0 +1,162 @@
+// `telform revert N`: the desired resources that put back what apply #N changed, for the planner to
+// plan against the account as it is now (docs/state-and-safety.md, history). The base is the state:
+// every resource it manages is wanted as last applied, except those apply #N touched — an update or
+// replace wants its spec from before #N, a create is deleted, a delete is created again. Pure: the
+// history record and the ledger in, the resources, the addresses to target and what cannot come back
+// out. Secrets come back only as their sources (the history holds fingerprints, never values).
+import type { HistoryChange, HistoryRecord } from '../state/history.js';
+import type { Ledger, SecretFingerprint } from '../state/ledger.js';
+import type { DesiredResource, SecretSourceRef } from './model.js';
+import type { Plan, PlannedChange } from './plan-types.js';
+
+/** Kinds whose deleted object returns only as a new registration: a new id, a new vetting that takes days. */
+const registeredKinds = new Set(['Brand', 'Campaign']);
+/** Kinds whose deleted object does not return at all: a released number goes back to the carrier. */
+const lostKinds = new Set(['PhoneNumber']);
+
+export interface RevertSet {
+  /** The apply this reverts. */
+  seq: number;
+  resources: DesiredResource[];
+  /** The addresses the revert changes (the plan is limited to them and what they refer to). */
+  targets: string[];
+  /** Brands and campaigns #N deleted, which come back only as new registrations. */
+  renewed: string[];
+  /** What cannot come back, by address, with why. */
+  lost: Array<{ address: string; reason: string }>;
+  /** What the revert does not do, and why (one sentence each). */
+  notes: string[];
+}
+
+export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Ledger): RevertSet {
+  const wanted = new Map<string, DesiredResource>();
+  for (const [address, entry] of Object.entries(ledger.resources)) {
+    wanted.set(address, {
+      kind: entry.kind,
+      name: entry.name,
+      address,
+      protect: entry.protect === true,
+      spec: { ...entry.applied_spec },
+      secretSources: sourcesOf(entry.secrets),
+    });
+  }
+  const set: RevertSet = { seq: record.seq, resources: [], targets: [], renewed: [], lost: [], notes: [] };
+  for (const change of record.changes) {
+    if (change.result !== 'done') {
+      if (change.action !== 'wait' && change.action !== 'blocked') set.notes.push(`${change.address}: apply #${record.seq} did not make its ${change.action} (${change.result}), so there is nothing to put back`);
+      continue;
+    }
+    secretNote(change, record.seq, set);
+    const managed = wanted.get(change.address);
+    switch (change.action) {
+      case 'create':
+        if (!managed) {
+          set.notes.push(`${change.address}: created by apply #${record.seq}, no longer in the state; nothing to delete`);
+          continue;
+        }
+        wanted.delete(change.address);
+        set.targets.push(change.address);
+        break;
+      case 'update':
+      case 'replace':
+        if (!managed || !change.before) {
+          set.notes.push(`${change.address}: changed by apply #${record.seq}, no longer in the state; it is left as it is`);
+          continue;
+        }
+        wanted.set(change.address, { ...managed, spec: { ...change.before } });
+        set.targets.push(change.address);
+        break;
+      case 'delete': {
+        if (lostKinds.has(change.kind)) {
+          set.lost.push({ address: change.address, reason: `released by apply #${record.seq}: a released number goes back to the carrier and cannot be brought back (ordering one is not reverting)` });
+          continue;
+        }
+        if (managed || !change.before) {
+          if (!change.before) set.notes.push(`${change.address}: deleted by apply #${record.seq}, which had no spec of it (it was already gone); nothing to create`);
+          continue;
+        }
+        const [kind = change.kind, ...rest] = change.address.split('/');
+        wanted.set(change.address, {
+          kind,
+          name: rest.join('/'),
+          address: change.address,
+          protect: false,
+          spec: { ...change.before },
+          secretSources: sourcesOf(change.secrets_before ?? {}),
+        });
+        if (registeredKinds.has(change.kind)) set.renewed.push(change.address);
+        set.targets.push(change.address);
+        break;
+      }
+      default:
+        // An adoption changed nothing in the account: the object stays as it is, and managed.
+        if (change.action === 'adopt') set.notes.push(`${change.address}: adopted by apply #${record.seq} without a change; it stays managed`);
+    }
+  }
+  set.resources = [...wanted.values()];
+  set.targets.sort();
+  return set;
+}
+
+/**
+ * The plan of a revert, made honest: a brand or campaign created again is marked irreversible (a new
+ * registration, refused without `--allow-irreversible`), and what cannot come back is a blocked change.
+ */
+export function markRevertPlan(plan: Plan, set: RevertSet): Plan {
+  const renewed = new Set(set.renewed);
+  const changes: PlannedChange[] = plan.changes.map((change) => {
+    if (!renewed.has(change.address) || (change.action !== 'create' && change.action !== 'wait')) return change;
+    return {
+      ...change,
+      flags: { ...change.flags, irreversible: true },
+      reasons: [
+        ...change.reasons,
+        `apply #${set.seq} deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted`,
+      ],
+    };
+  });
+  for (const { address, reason } of set.lost) {
+    const [kind = '', ...rest] = address.split('/');
+    changes.push({
+      action: 'blocked',
+      address,
+      kind,
+      name: rest.join('/'),
+      reasons: [reason],
+      flags: { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false },
+      patch: [],
+      depends_on: [],
+      api_requests: 0,
+    });
+  }
+  const irreversible = changes.filter((change) => change.flags.irreversible).length;
+  const blocked = changes.filter((change) => change.action === 'blocked').length;
+  return {
+    ...plan,
+    changes,
+    summary: { ...plan.summary, irreversible, blocked },
+    // The targets are the revert's own: say what it covers in its words, not as a `--target` the user gave.
+    warnings: [
+      `revert of apply #${set.seq}: this plan covers only what that apply changed (${set.targets.join(', ') || 'nothing left to put back'}) and what it depends on; the rest of the account is left as it is`,
+      ...plan.warnings.filter((warning) => !warning.startsWith('--target: ')),
+      ...set.notes,
+    ],
+  };
+}
+
+/** The sources of the secrets as the ledger records them; a literal has no place to read it again. */
+function sourcesOf(secrets: Record<string, SecretFingerprint>): Record<string, SecretSourceRef> {
+  const sources: Record<string, SecretSourceRef> = {};
+  for (const [field, fingerprint] of Object.entries(secrets)) if (fingerprint.source && !('literal' in fingerprint.source)) sources[field] = fingerprint.source;
+  return sources;
+}
+
+function secretNote(change: HistoryChange, seq: number, set: RevertSet): void {
+  const before = change.secrets_before ?? {};
+  const after = change.secrets_after ?? {};
+  for (const field of Object.keys(before)) {
+    if (after[field] && after[field].hmac !== before[field]?.hmac) {
+      set.notes.push(`${change.address}: apply #${seq} changed its ${field}; the history keeps only fingerprints, so the earlier value comes back only if its source holds it again`);
+    }
+  }
+}
