@@ -165,6 +165,17 @@ describe('the production shapes', () => {
     expect((await get(ideal, '/Application/77700000000000001/')).body).toMatchObject({ sip_auth_type: '', ip_acl_uuid: '', credential_uuid: '' });
   });
 
+  it('answer a brand or campaign delete without api_id, as production may', async () => {
+    const emulator = await start({ shapes: 'production' });
+    const campaign = (await call(emulator.url, `${base}/10dlc/Campaign/CSTRT04/`, { auth, method: 'DELETE' })) as HttpAnswer;
+    expect(campaign).toMatchObject({ status: 200, body: { message: 'Campaign Deactivated', campaign_id: 'CSTRT04' } });
+    expect(campaign.body).not.toHaveProperty('api_id');
+    const ideal = await start({ shapes: 'ideal' });
+    const brand = await post(ideal, '/10dlc/Brand/', { profile_uuid: '5eed0000-0000-4000-8000-000000000002', brand_alias: 'bluebird' });
+    const deleted = (await call(ideal.url, `${base}/10dlc/Brand/${brand.body.brand_id as string}/`, { auth, method: 'DELETE' })) as HttpAnswer;
+    expect(deleted.body).toHaveProperty('api_id');
+  });
+
   it('ideal shapes hold only the documented starting set', async () => {
     const emulator = await start({ shapes: 'ideal' });
     expect((await get(emulator, '/10dlc/Brand/')).body.brands).toEqual([]);

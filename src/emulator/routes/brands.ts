@@ -8,7 +8,7 @@ import type { AccountState, BrandRecord, BrandStatus } from '../state.js';
 import { numbersBeingLinked, releaseNumbers } from '../number-links.js';
 import { campaignStatus } from './campaign-view.js';
 import { useCases } from './tendlc-codes.js';
-import { callbackTarget, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
+import { callbackTarget, deactivated, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
 
 /**
  * `/10dlc/Brand/` (the API reference, Brands; production's documentation). Brands cannot be updated. A brand is
@@ -165,7 +165,7 @@ export const brandRoutes: Route[] = [
         account.campaigns.delete(campaign.campaign_id);
       }
       account.brands.delete(brand.brand_id);
-      return json(200, { brand_id: brand.brand_id, message: 'Brand Deactivated' });
+      return deactivated(runtime.config.shapes, { brand_id: brand.brand_id, message: 'Brand Deactivated' });
     },
   },
 ];

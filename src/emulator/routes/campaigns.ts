@@ -10,7 +10,7 @@ import { brandStatus } from './brands.js';
 import { readCampaignContent, readCampaignUpdate, type CampaignContent } from './campaign-rules.js';
 import { campaignStatus, presentCampaign } from './campaign-view.js';
 import { useCaseCodes } from './tendlc-codes.js';
-import { callbackTarget, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
+import { callbackTarget, deactivated, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
 
 /**
  * `/10dlc/Campaign/` (the API reference, Campaigns; production's documentation). Register and import answer 200
@@ -211,7 +211,7 @@ export const campaignRoutes: Route[] = [
       }
       releaseNumbers(account, campaign.campaign_id);
       account.campaigns.delete(campaign.campaign_id);
-      return json(200, { campaign_id: campaign.campaign_id, message: 'Campaign Deactivated' });
+      return deactivated(runtime.config.shapes, { campaign_id: campaign.campaign_id, message: 'Campaign Deactivated' });
     },
   },
 ];

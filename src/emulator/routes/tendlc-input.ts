@@ -126,6 +126,14 @@ export function tendlcList<T>(
   return json(200, { meta: tendlcMeta(page.meta, shape), [key]: page.items.map(present) });
 }
 
+/**
+ * The answer of a brand or campaign delete: production's may carry no `api_id` (`{"message": "… Deactivated",
+ * "brand_id": …}` in the SDKs' fixtures), so the production shapes leave it out; the ideal ones carry it.
+ */
+export function deactivated(shapes: Shapes, body: JsonObject): Reply {
+  return shapes === 'production' ? { status: 200, body: { message: body.message, ...body } } : json(200, body);
+}
+
 /** How a 10DLC or Profile list's `meta` is written: the emulator's shapes, and whether the ideal form has a total. */
 export interface MetaShape {
   shapes: Shapes;
