@@ -37,8 +37,8 @@ export function driftCommand(): Command {
       'after',
       `
 Exit codes: 0 in sync, 1 error, 2 the account was changed outside telform (whether or not the
-manifests changed too), 3 only manifest changes wait to be applied. Without a state file it answers
-0 or 2. Registry waits, expired campaigns and declined registrations are reported, not acted on.
+manifests changed too), 3 only manifest changes wait to be applied. Without a state file a
+difference in an object the account holds is 2, a resource never created 3. Registry waits, expired campaigns and declined registrations are reported, not acted on.
 
 Examples:
   $ telform drift -f manifests/

@@ -34,7 +34,9 @@ export function driftOf(run: Reconciliation): DriftResult {
 /**
  * Drift classification from a plan (docs/commands.md, drift): a change the ledger's last applied
  * spec shows was made outside telform is drift; any other change waits to be applied. Without a
- * ledger every change is drift. Unverifiable secrets are not drift; registry waits and declines are
+ * ledger nothing tells an edit from a manifest change, so every change to an object the account
+ * holds is drift; a create is not (nothing was ever applied, so nothing was deleted outside telform:
+ * it waits to be applied). Unverifiable secrets are not drift; registry waits and declines are
  * reported, not acted on.
  */
 export function classifyDrift(plan: Plan, ledgerExists: boolean): DriftReport {
@@ -42,7 +44,7 @@ export function classifyDrift(plan: Plan, ledgerExists: boolean): DriftReport {
   const pending: string[] = [];
   for (const change of plan.changes) {
     if (change.action === 'noop' || onlyUnverifiableSecrets(change)) continue;
-    if (!ledgerExists || change.drifted) drifted.push(change.address);
+    if (change.drifted || (!ledgerExists && change.action !== 'create' && change.action !== 'wait')) drifted.push(change.address);
     else pending.push(change.address);
   }
   const status: DriftStatus = drifted.length > 0 ? 'drifted' : pending.length > 0 ? 'pending' : 'in_sync';
