@@ -1,5 +1,6 @@
 import type { Clock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
+import { ApiRequestError } from '../api/errors.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { LedgerEntry, SecretFingerprinter } from '../state/ledger.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type ResolvedSecret } from './model.js';
@@ -205,15 +206,32 @@ async function updateResource(
     spec: { ...desired.spec },
     ...(secretFields.length > 0 ? { secret_fields: secretFields } : {}),
   });
-  await kind.live.update(inputs.live, {
-    id,
-    desired: { ...resolved, ...secrets },
-    live,
-    changedFields: changedFieldsOf(change),
-    secretFields,
-  });
+  await closedIfRefused(inputs, change.address, () =>
+    kind.live.update(inputs.live, {
+      id,
+      desired: { ...resolved, ...secrets },
+      live,
+      changedFields: changedFieldsOf(change),
+      secretFields,
+    }),
+  );
   journalResult(recordEntry(change, kind, inputs, id, secrets));
   return followReadiness(change, kind, id, inputs.live, waitOptions(change, options));
+}
+
+/**
+ * Sends a journaled write; when the API refuses it outright (a 4xx answer other than a timeout: the
+ * request was judged and not carried out), its intent is closed with the entry as it was, so the
+ * next run does not settle it as "an earlier apply stopped while creating it". Any other failure
+ * (no answer, a 5xx) leaves the intent open: the write may have happened.
+ */
+async function closedIfRefused<T>(inputs: ApplyInputs, address: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status >= 400 && error.status < 500 && error.status !== 408) await inputs.store.settle(address, undefined);
+    throw error;
+  }
 }
 
 async function createResource(change: CreateChange | ReplaceChange | WaitChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
@@ -231,7 +249,7 @@ async function createResource(change: CreateChange | ReplaceChange | WaitChange,
     ...(Object.keys(secrets).length > 0 ? { secret_fields: Object.keys(secrets) } : {}),
     ...replacing,
   });
-  const { id } = await kind.live.create(inputs.live, { ...resolved, ...secrets });
+  const { id } = await closedIfRefused(inputs, change.address, () => kind.live.create(inputs.live, { ...resolved, ...secrets }));
   ids.set(change.address, id);
   const superseded = change.action === 'replace' && change.replace_strategy === 'create_before_delete' && change.id ? [change.id] : [];
   journalResult(recordEntry(change, kind, inputs, id, secrets, superseded));
