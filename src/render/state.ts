@@ -1,6 +1,7 @@
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import { describeSecretRef } from '../engine/secret-source.js';
 import { printable, printableJson } from '../util/printable.js';
+import { describeScope } from '../resources/ownership-scope.js';
 
 /** `telform state list`: one line per managed resource (address, live id) and a summary line. */
 export function renderStateList(ledger: Ledger): { table: string; summary: string } {
@@ -10,7 +11,16 @@ export function renderStateList(ledger: Ledger): { table: string; summary: strin
   const summary = `${entries.length} managed resource${entries.length === 1 ? '' : 's'} (state serial ${ledger.serial}, account ${ledger.account} at ${ledger.endpoint})`;
   // The lineage is what an ownership marker and a refusal name; the last hand-over says whether this state claimed the account.
   const last = ledger.ownership?.at(-1);
-  const owner = last ? `; ${last.action === 'claim' ? 'claimed' : 'released'} the account at ${printable(last.at)}` : '';
+  // A state that owns part of the account says which part (its scope).
+  const scope = last?.scope ? describeScope(last.scope) : undefined;
+  const event = !last
+    ? ''
+    : last.action === 'claim'
+      ? `claimed the account at ${printable(last.at)}${scope ? ` (scope ${scope})` : ''}`
+      : scope
+        ? `released part of the account at ${printable(last.at)} (keeps ${scope})`
+        : `released the account at ${printable(last.at)}`;
+  const owner = event ? `; ${event}` : '';
   return { table, summary: `${summary}\nlineage ${printable(ledger.lineage)}${owner}` };
 }
 

@@ -46,6 +46,7 @@ describe('scopes through the CLI', () => {
     const lineage = (JSON.parse(await readFile(path.join(voiceDir, 'telform.state.json'), 'utf8')) as { lineage: string }).lineage;
     expect(claimed).toMatchObject({ code: 0, stdout: `the state telform.state.json (lineage ${lineage}) now owns ${voiceKinds} of account ${account}; other ledgers may only read that part\n` });
     expect((await cli(['state', 'claim', '--scope', 'messaging'], messagingDir)).code).toBe(0);
+    expect((await cli(['state', 'list'], voiceDir)).stderr).toMatch(new RegExp(`^lineage ${lineage}; claimed the account at \\S+ \\(scope ${voiceKinds.replace(/[()]/g, '\\$&')}\\)$`, 'm'));
     expect((await cli(['apply', '-f', '.', '--auto-approve'], voiceDir)).code).toBe(0);
     const applied = await cli(['apply', '-f', '.', '--auto-approve'], messagingDir);
     expect(applied.code).toBe(0);

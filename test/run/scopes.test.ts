@@ -134,6 +134,14 @@ describe('two teams, one account', () => {
     await expect(claimState([], globalsOf('fourth.json'), context(), parseScope(['Trunk', 'prefix=team-a-']))).rejects.toMatchObject({ code: 'account_owned' });
     await expect(claimState([], globalsOf('fifth.json'), context(), parseScope(['Brand']))).resolves.toMatchObject({ already: false });
 
+    // Another scope's objects are never pruned or imported from here.
+    const pruned = await reconcile({ paths: ['voice'] }, globalsOf('voice.json'), approvalsFrom({ pruneUnmanaged: ['Brand'] }), context(), { lock: false }).catch((caught: unknown) => caught);
+    expect(pruned).toMatchObject({ code: 'out_of_scope' });
+    expect((pruned as Error).message).toBe(
+      "--prune-unmanaged Brand: outside the scope this state owns (voice (ApplicationSipAuth, OriginationUri, SipCredential, SipIpAcl, Trunk, TrunkCredential, TrunkIpAcl)); another state's objects are never pruned from here",
+    );
+    const imported = await importAccount({ kinds: ['Brand'], out: 'brands', layout: 'per-kind' }, globalsOf('voice.json'), context()).catch((caught: unknown) => caught);
+    expect(imported).toMatchObject({ code: 'out_of_scope' });
     await harness.write('voice/stray.yaml', documentOf('Brand', 'stray', { profile_uuid: 'p-1' }));
     const refused = await reconcileIn('voice', 'voice.json', false).catch((caught: unknown) => caught);
     expect(refused).toMatchObject({ code: 'invalid_manifests' });
