@@ -5,6 +5,7 @@ import { TelformError } from '../util/errors.js';
 import { renderAccountsReport } from '../render/accounts.js';
 import { planFormats, type PlanFormat } from '../render/index.js';
 import { processIo } from './io.js';
+import { printable } from '../util/printable.js';
 
 function readReports(files: readonly string[]): Promise<Array<{ file: string; report: AccountsReport }>> {
   return Promise.all(
@@ -15,7 +16,13 @@ function readReports(files: readonly string[]): Promise<Array<{ file: string; re
       } catch (error) {
         throw new TelformError('report_merge', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      return { file, report: parseAccountsReport(text, file) };
+      const report = parseAccountsReport(text, file);
+      // Checked whole before any renderer reads it (a field of the wrong type would crash one); the
+      // schema is loaded only here, not by every --accounts run.
+      const { accountsReportProblem } = await import('../render/accounts-report-schema.js');
+      const problem = accountsReportProblem(report);
+      if (problem !== undefined) throw new TelformError('report_merge', `${file} is not a report telform wrote: ${printable(problem)} (write shard reports with --format json)`);
+      return { file, report };
     }),
   );
 }

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { backendFor } from '../state/backends/registry.js';
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { valuesFromYaml, type GivenValue } from './values.js';
+import { plainValue } from './values-file.js';
 
 /**
  * The accounts file of a many-account run (`--accounts accounts.yaml`): for each account its name,
@@ -124,7 +125,11 @@ export function parseAccountsDocument(text: string, file: string, folder: string
       place: { source: { file, line, column: col } },
     });
   }
-  const parsed = fileSchema.safeParse(document.toJS());
+  const at = (offset: number): SourcePlace => {
+    const { line, col } = lines.linePos(offset);
+    return { file, line, column: col };
+  };
+  const parsed = fileSchema.safeParse(plainValue(document, at, 'the accounts file', failure));
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;
     const field = issue.path.map(String).join('.');

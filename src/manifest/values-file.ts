@@ -1,6 +1,6 @@
 // `--values FILE` and `--value NAME=V` read as YAML: apart from values.ts so the `yaml` package
 // loads only for a run that gives values on the command line.
-import { LineCounter, isMap, isNode, isScalar, parseDocument, parse as parseYaml } from 'yaml';
+import { LineCounter, isMap, isNode, isScalar, parseDocument, parse as parseYaml, visit, type Document } from 'yaml';
 import type { SourcePlace } from '../util/errors.js';
 import { TelformError } from '../util/errors.js';
 import { valueNamePattern, valueShapeProblem, valuesFromYaml, type GivenValue } from './values.js';
@@ -23,7 +23,7 @@ export function parseValuesFile(text: string, file: string): Map<string, GivenVa
     const node = pair?.value ?? pair?.key;
     return at(isNode(node) && node.range ? node.range[0] : 0);
   };
-  return valuesFromYaml(document.toJS(), file, 'values', placeOfName, failure);
+  return valuesFromYaml(plainValue(document, at, 'the values file', failure), file, 'values', placeOfName, failure);
 }
 
 /** `--value NAME=V`: V is read as YAML (`5060` a number, `[a, b]` a list; quote it to keep a string). */
@@ -42,4 +42,32 @@ export function parseValueFlag(flag: string): { name: string; value: unknown } {
   const shape = valueShapeProblem(value);
   if (shape) throw new TelformError('bad_option', `--value ${name}: ${shape}`);
   return { name, value };
+}
+
+/** How many copies YAML aliases may make in a values or accounts file (the `yaml` package's bound). */
+const aliasBudget = 100;
+
+/**
+ * The document as plain data. Aliases (`*name`) are expanded within a budget: nested aliases that
+ * would make millions of copies (an "alias bomb") are refused at the first alias, in one sentence.
+ */
+export function plainValue(
+  document: Document,
+  at: (offset: number) => SourcePlace,
+  label: string,
+  error: (message: string, place: SourcePlace) => TelformError,
+): unknown {
+  try {
+    return document.toJS({ maxAliasCount: aliasBudget });
+  } catch (thrown) {
+    if (!(thrown instanceof ReferenceError) || !/alias/i.test(thrown.message)) throw thrown;
+    let offset = 0;
+    visit(document, {
+      Alias(_key, node) {
+        offset = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    throw error(`${label} expands its YAML aliases (*name) into more than ${aliasBudget} copies of what they name; write the values out instead`, at(offset));
+  }
 }

@@ -65,3 +65,14 @@ describe('report merge --run-id', () => {
     }
   });
 });
+
+describe('report show|merge of a damaged report (issue 33 item 15)', () => {
+  it('refuses a field of the wrong type in one line naming the file and the field, before any renderer reads it', async () => {
+    const report = buildAccountsReport('drift', [outcome('acct-1')], { index: 1, count: 1 });
+    const damaged = { ...report, accounts: [{ ...report.accounts[0], summary: null }] };
+    await writeFile(path.join(folder, 'null-summary.json'), `${JSON.stringify(damaged)}\n`);
+    const line = 'error: null-summary.json is not a report telform wrote: accounts[0].summary: expected string, received null (write shard reports with --format json)\n';
+    expect(await cli(['report', 'show', 'null-summary.json'])).toEqual({ code: 1, stdout: '', stderr: line });
+    expect(await cli(['report', 'merge', 'null-summary.json', '--format', 'markdown'])).toEqual({ code: 1, stdout: '', stderr: line });
+  });
+});

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAccountsFile } from '../../src/manifest/accounts-file.js';
 import type { GivenValue } from '../../src/manifest/values.js';
+import type { TelformError } from '../../src/util/errors.js';
 import { parseValueFlag, parseValuesFile } from '../../src/manifest/values-file.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { doc, lines, loadText, writeManifests } from './helpers.js';
@@ -110,6 +111,28 @@ describe('where values come from', () => {
     expect(Object.fromEntries([...(acme?.values ?? [])].map(([name, value]) => [name, [value.value, value.origin.where]]))).toEqual({
       secure: [true, 'accounts.yaml:3:21'],
       host: ['acme.example.com', 'accounts.yaml:9:13'],
+    });
+  });
+
+  it('refuses an alias bomb in a values file or an accounts file in one sentence at the first alias (issue 33 item 15)', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefghi'.split('').map((name, index) => `${name}: &${name} [${Array(10).fill(`*${'abcdefghi'[index]}`).join(', ')}]`)];
+    const catchError = (work: () => unknown): { message: string; place: unknown } => {
+      try {
+        work();
+      } catch (error) {
+        const failure = error as TelformError;
+        return { message: failure.message, place: failure.place };
+      }
+      return { message: 'no error', place: undefined };
+    };
+    expect(catchError(() => parseValuesFile(`${bomb.join('\n')}\n`, 'v.yaml'))).toEqual({
+      message: 'the values file expands its YAML aliases (*name) into more than 100 copies of what they name; write the values out instead',
+      place: { source: { file: 'v.yaml', line: 2, column: 8 } },
+    });
+    const accounts = `defaults:\n  values:\n${bomb.map((line) => `    ${line}`).join('\n')}\naccounts: []\n`;
+    expect(catchError(() => parseAccountsFile(accounts, 'accounts.yaml', '/work'))).toEqual({
+      message: 'the accounts file expands its YAML aliases (*name) into more than 100 copies of what they name; write the values out instead',
+      place: { source: { file: 'accounts.yaml', line: 4, column: 12 } },
     });
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountsReportProblem } from '../../src/render/accounts-report-schema.js';
 import { planStep } from '../../src/run/account-steps.js';
 import { runAccounts } from '../../src/run/accounts.js';
 import { approvalsFrom } from '../../src/run/reconcile.js';
@@ -53,5 +54,6 @@ describe('secrets in an accounts run', () => {
       expect.stringContaining('TrunkCredential/own  spec.password: the content of own-token.txt equals the API auth token of account one (ONE_TOKEN), which is never sent as a secret'),
     ]);
     expect(report.accounts.find((account) => account.name === 'two')?.status).toBe('changes');
+    expect(accountsReportProblem(JSON.parse(JSON.stringify(report)))).toBeUndefined();
   });
 });

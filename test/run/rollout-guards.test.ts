@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseWaves } from '../../src/engine/waves.js';
+import { accountsReportProblem } from '../../src/render/accounts-report-schema.js';
 import { applyStep } from '../../src/run/account-steps.js';
 import type { AccountsRun } from '../../src/run/accounts.js';
 import { approvalsFrom } from '../../src/run/reconcile.js';
@@ -71,6 +72,8 @@ describe('a rollout stopped at a failed gate', () => {
     const reason = 'apply failed: Brand/acme: the API answered 400 to POST /10dlc/Brand/: profile_uuid 5eed0000-0000-4000-8000-00000000dead does not name a profile of this account';
     expect(report.rollout?.waves[1]).toEqual({ wave: 2, accounts: ['b', 'c'], status: 'failed', failures: [{ account: 'c', reason }] });
     expect(notes).toContain(`[wave 2/2] gate failed: c (${reason}); the rollout stops here`);
+    // What report show|merge will read back fits the report schema (plans, errors and waves included).
+    expect(accountsReportProblem(JSON.parse(JSON.stringify(report)))).toBeUndefined();
 
     // A plain apply of every account would ship c past its gate; of the accounts that passed, it may run.
     const stopped = `the rollout recorded in ${path.join(h.folder, 'states', '_rollout.json')} stopped at wave 2 of 2, and c has not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout`;
