@@ -75,6 +75,7 @@ async function telform(api, cwd, args, { expectStatus = [0] } = {}) {
     wallMs,
     requests: requests.length,
     writes: requests.filter((request) => request.method !== 'GET').length,
+    rateLimited: requests.filter((request) => request.status === 429).length,
     rssMb: usage.max_rss_kb / 1024,
     cpuMs: usage.user_ms + usage.system_ms,
     timings,
@@ -89,6 +90,7 @@ function record(size, scenario, result, floorMs, extra = {}) {
     scenario,
     wall_s: round(result.wallMs / 1000),
     requests: result.requests,
+    ...(result.rateLimited === undefined ? {} : { rate_limited: result.rateLimited }),
     floor_s: round(floorMs / 1000),
     ratio: floorMs > 0 ? round(result.wallMs / floorMs) : null,
     peak_rss_mb: result.rssMb === undefined ? null : Math.round(result.rssMb),
@@ -205,7 +207,11 @@ async function benchSize(size) {
   record(size, 'apply, 10% changed, no limit', changedRun, readFloor + writeFloorMs({ writes: changedRun.writes, depth: 1, parallelism, latencyMs }));
 
   await writeManifests(join(folder, 'manifests'), first.documents);
+  // The rate-limited rows run with the emulator holding every account to production's limit too, so
+  // a client that let one request too many through would be answered 429 (the 429 column).
+  await admin.admin('POST', 'faults/', { rate_limit: '300/5s' });
   const changedBack = await telform(api, folder, ['apply', '-f', 'manifests', ...state, '--auto-approve']);
+  await admin.admin('POST', 'faults/', { rate_limit: 'none' });
   record(
     size,
     'apply, 10% changed, 300/5s',
@@ -217,7 +223,9 @@ async function benchSize(size) {
   const limitedFolder = join(work, `size-${size}-limited`);
   const limitedProfiles = await prepareAccount(limitedApi, admin, size);
   await writeManifests(join(limitedFolder, 'manifests'), manifests(size, limitedProfiles).documents);
+  await admin.admin('POST', 'faults/', { rate_limit: '300/5s' });
   const limited = await telform(limitedApi, limitedFolder, ['apply', '-f', 'manifests', ...state, '--auto-approve', '--wait', '5m']);
+  await admin.admin('POST', 'faults/', { rate_limit: 'none' });
   record(
     size,
     'apply, create all, 300/5s',
@@ -264,6 +272,7 @@ function formatRow(row) {
     row.scenario.padEnd(42),
     `${row.wall_s.toFixed(2)} s`.padStart(9),
     String(row.requests).padStart(6),
+    String(row.rate_limited ?? '').padStart(4),
     `${row.floor_s.toFixed(2)} s`.padStart(9),
     row.ratio === null ? '     ' : `${row.ratio.toFixed(2)}×`.padStart(6),
     row.peak_rss_mb === null ? '      ' : `${row.peak_rss_mb} MB`.padStart(7),
@@ -274,7 +283,7 @@ function formatRow(row) {
 }
 
 const stages = ['load', 'read', 'diff', 'order', 'render'];
-const header = ['size', 'scenario'.padEnd(42), '     wall', 'reqs', '    floor', 'ratio', 'peak RSS', '   CPU', `stage CPU ms (${stages.join('/')})`];
+const header = ['size', 'scenario'.padEnd(42), '     wall', 'reqs', ' 429', '    floor', 'ratio', 'peak RSS', '   CPU', `stage CPU ms (${stages.join('/')})`];
 process.stdout.write(`emulator at ${latencyMs} ms per request; ${cpus().length} cores, load average ${loadavg().map((v) => v.toFixed(1)).join(' ')}\n`);
 process.stdout.write(`${header.join('  ')}\n`);
 try {
