@@ -26,6 +26,7 @@ import { finishChange, type ChangeDraft } from './change-draft.js';
 import { followMoves } from './moves.js';
 import { measureBlastRadius } from './blast-radius.js';
 import { UnknownFields, assumedUnknowns } from './unread.js';
+import { blockDependents, unknownObject, unreadableOf } from './unknown-objects.js';
 
 /** A secret compared with what the ledger recorded: its value (through the HMAC) and its source. */
 export type SecretState = SecretChange;
@@ -36,6 +37,11 @@ export interface PlanInputs {
   live: LiveModel;
   /** Ledger ids missing from the lists, fetched by id: the object or null when gone. */
   fetchedById: ReadonlyMap<string, LiveObject | null>;
+  /**
+   * Ledger objects whose read by id failed, by `unreadableKey(kind, id)`, with why: unknown, so
+   * nothing is planned for them or for what refers to them; the rest of the plan goes on.
+   */
+  unreadable?: ReadonlyMap<string, string>;
   ledger: Ledger;
   /** Per address and secret field, compared through the ledger's fingerprints. */
   secretStates: ReadonlyMap<string, Readonly<Record<string, SecretState>>>;
@@ -76,6 +82,7 @@ export function buildPlan(given: PlanInputs): Plan {
   const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields() };
 
   const drafts: ChangeDraft[] = [];
+  const unknownAddresses = new Set<string>();
   const unmanaged: UnmanagedObject[] = [];
   const basis: Record<string, string> = {};
   for (const match of matches) {
@@ -83,6 +90,12 @@ export function buildPlan(given: PlanInputs): Plan {
       match.type === 'orphaned' || match.type === 'superseded' ? match.entry.kind : match.type === 'unmanaged' ? match.kind : match.desired.kind,
     );
     if (!kind) continue;
+    const unknown = unreadableOf(match, inputs.unreadable);
+    if (unknown) {
+      drafts.push(unknownObject(unknown, baseChange(unknown.address, kind, unknown.name)));
+      unknownAddresses.add(unknown.address);
+      continue;
+    }
     switch (match.type) {
       case 'matched':
         drafts.push(decideMatched(match, kind, context));
@@ -128,6 +141,7 @@ export function buildPlan(given: PlanInputs): Plan {
     }
   }
   addRepointing(drafts, context);
+  blockDependents(drafts, unknownAddresses, kinds, context.desiredByAddress);
   for (const draft of drafts) {
     const old = followed.moves.get(draft.address);
     if (old === undefined) continue;

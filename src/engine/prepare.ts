@@ -2,6 +2,9 @@ import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import { keyedAs, type SecretFingerprint, type SecretFingerprinter } from '../state/ledger.js';
 import { ledgerIdsToFetch } from './match.js';
+import { ApiRequestError } from '../api/errors.js';
+import { TelformError } from '../util/errors.js';
+import { unreadableKey } from './unread.js';
 import type { DesiredResource, LiveModel, PlannerKind, PlannerKinds, ResolvedSecret } from './model.js';
 import type { Plan, PlanApprovals } from './plan-types.js';
 import { buildPlan, type SecretState } from './planner.js';
@@ -45,7 +48,7 @@ export interface Prepared {
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
   const sentBefore = inputs.live.client.requestsSent;
-  const { live, notes, settled, fetchedById, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
+  const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
     // The secrets are resolved and fingerprinted while the lists are read: local work in the
     // network's wait. They are compared with the ledger once settling has updated it.
     const needs = inputs.readAll ? everyKind(inputs.kinds) : neededKinds({
@@ -57,9 +60,9 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     });
     const [{ live, notes }, resolved] = await Promise.all([readNeeded(inputs.kinds, needs, inputs.live), fingerprintSecrets(inputs)]);
     const settled = await settleUncertain(inputs, live);
-    const fetchedById = await fetchMissingLedgerObjects(inputs, live);
+    const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
     const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
-    return { live, notes, settled, fetchedById, secretStates, fingerprints };
+    return { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints };
   });
   // The planner sees the kinds that were read: a kind nothing needs has no resource to plan.
   const readKinds = kindsByName([...inputs.kinds.values()].filter((kind) => live.has(kind.kind)));
@@ -68,6 +71,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     desired: inputs.desired,
     live,
     fetchedById,
+    unreadable,
     ledger: inputs.store.ledger,
     secretStates,
     settled,
@@ -109,17 +113,37 @@ async function settleUncertain(inputs: PrepareInputs, live: LiveModel): Promise<
   return settlements;
 }
 
-async function fetchMissingLedgerObjects(inputs: PrepareInputs, live: LiveModel): Promise<Map<string, LiveObject | null>> {
+/**
+ * Reads by id the ledger's objects the lists did not show. A read that fails concerns that object
+ * alone: it is recorded in `unreadable` (by kind and id, with why), and the planner plans nothing for
+ * it and what depends on it, instead of failing the run. Wrong credentials and a stopped run still fail it.
+ */
+async function fetchMissingLedgerObjects(
+  inputs: PrepareInputs,
+  live: LiveModel,
+): Promise<{ fetchedById: Map<string, LiveObject | null>; unreadable: Map<string, string> }> {
   const kinds = inputs.kinds;
-  const result = new Map<string, LiveObject | null>();
+  const fetchedById = new Map<string, LiveObject | null>();
+  const unreadable = new Map<string, string>();
   await Promise.all(
     ledgerIdsToFetch(inputs.store.ledger, live).map(async ({ address, kind, id }) => {
       const definition = kinds.get(kind);
       if (!definition) return;
-      result.set(address, (await definition.live.read(inputs.live, id)) ?? null);
+      try {
+        fetchedById.set(address, (await definition.live.read(inputs.live, id)) ?? null);
+      } catch (error) {
+        if (!objectOnly(error)) throw error;
+        unreadable.set(unreadableKey(kind, id), error.message);
+      }
     }),
   );
-  return result;
+  return { fetchedById, unreadable };
+}
+
+/** A failure that says something of one object's read, not of the run (credentials, a stopped client). */
+function objectOnly(error: unknown): error is TelformError {
+  if (!(error instanceof TelformError) || error.code === 'client_closed') return false;
+  return !(error instanceof ApiRequestError && error.status === 401);
 }
 
 /** A resolved secret of a desired resource, fingerprinted (its value is not kept). */

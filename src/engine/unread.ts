@@ -44,3 +44,8 @@ export class UnknownFields {
     );
   }
 }
+
+/** The key of an object whose read by id failed (`PlanInputs.unreadable`): its kind and id. */
+export function unreadableKey(kind: string, id: string): string {
+  return `${kind}\u0000${id}`;
+}
