@@ -12,7 +12,9 @@ import { writeDriftBack } from '../run/drift-write.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
-import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
+import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
+import { describeWindow, driftWindows } from '../run/drift-window.js';
+import { parseHistory } from '../state/history.js';
 import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
@@ -82,6 +84,13 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
     }
     const { report, exitCode } = driftOf(run);
     io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));
+    if (options.format === 'text' && report.drifted.length > 0) io.stdout(await windowLines(run, report.drifted));
     return exitCode;
   });
+}
+
+/** Since when each change outside telform can have happened, from the state's history. */
+async function windowLines(run: Reconciliation, drifted: readonly string[]): Promise<string> {
+  const windows = driftWindows(drifted, parseHistory(await run.store.readHistory()), new Date().toISOString());
+  return `\nWhen (from the history of ${printable(run.store.file)}):\n${windows.map((window) => `  ${printable(describeWindow(window))}\n`).join('')}`;
 }

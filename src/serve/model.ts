@@ -29,8 +29,18 @@ export interface PlanLine {
   reasons: string[];
 }
 
+/** A change outside telform a check sees for the first time: between the check that last saw it in sync and this one. */
+export interface DriftSeen {
+  address: string;
+  seen_at: string;
+  /** The previous check of this serve that saw it in sync; absent: none since serve started. */
+  since?: string;
+}
+
 /** What one drift check of an account found. */
 export interface AccountCheck {
+  /** Changes outside telform seen for the first time, with their window. */
+  windows?: DriftSeen[];
   status: Exclude<AccountStatus, 'unknown'>;
   /** Changed outside telform. */
   drifted: string[];

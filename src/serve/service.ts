@@ -183,6 +183,10 @@ export class ServeService {
     metrics.requests(worker.name, check.requests, check.rateLimited);
     metrics.setStatus(worker.name, check.status);
     if (check.error) logger.log('warn', 'check failed', { account: worker.name, code: check.error.code, error: check.error.message });
+    for (const seen of check.windows ?? []) {
+      // Between the check that last saw it in sync and this one: serve narrows the window to its interval.
+      logger.log('info', 'changed outside telform', { account: worker.name, address: seen.address, in_sync_at: seen.since ?? null, changed_before: seen.seen_at });
+    }
     this.emitAll(this.fleet.recordCheck(worker.name, check, observed, cause));
     return check;
   }

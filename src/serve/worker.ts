@@ -15,7 +15,9 @@ import type { Connect, GlobalOptions, RunIo, Session } from '../run/context.js';
 import { driftOf } from '../run/drift.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
 import type { ValueSet } from '../manifest/values.js';
-import type { AccountCheck, RegistryKind } from './model.js';
+import type { AccountCheck, DriftSeen, RegistryKind } from './model.js';
+import { openState } from '../run/state-location.js';
+import { runOrigin } from '../run/history-origin.js';
 import { failedCheck, planLines, reasonsToHold, registryEntries, registryReason } from './safe-plan.js';
 import type { AccountWorker, SafeApplyOutcome } from './service.js';
 
@@ -49,6 +51,10 @@ class OperationsWorker implements AccountWorker {
   private session: Promise<Session> | undefined;
   private opened: Session | undefined;
   private closed = false;
+  /** When each resource was last seen in sync by a check of this serve. */
+  private readonly inSyncAt = new Map<string, string>();
+  /** Resources whose change outside telform was already reported (and recorded) since they were last in sync. */
+  private readonly reported = new Set<string>();
 
   constructor(private readonly setup: WorkerSetup) {
     this.name = setup.name;
@@ -103,8 +109,11 @@ class OperationsWorker implements AccountWorker {
       const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false, readOnly: true, policies: this.policies() });
       return await withReconciliation(run, async () => {
         const { report } = driftOf(run);
+        const windows = this.windows(run.plan.changes.map((change) => change.address), report.drifted);
         const after = this.counts(session);
+        if (windows.length > 0) await this.recordDrift(windows);
         return {
+          ...(windows.length > 0 ? { windows } : {}),
           status: report.status,
           drifted: report.drifted,
           pending: report.pending,
@@ -118,6 +127,48 @@ class OperationsWorker implements AccountWorker {
     } catch (error) {
       const after = this.counts(this.opened);
       return failedCheck(errorOf(error), after.sent - before.sent, after.limited - before.limited);
+    }
+  }
+
+  /**
+   * The changes outside telform this check sees for the first time, each with the previous check that
+   * saw that resource in sync: the change was made between the two.
+   */
+  private windows(addresses: readonly string[], drifted: readonly string[]): DriftSeen[] {
+    const now = new Date().toISOString();
+    const changed = new Set(drifted);
+    const seen: DriftSeen[] = [];
+    for (const address of drifted) {
+      if (this.reported.has(address)) continue;
+      this.reported.add(address);
+      const since = this.inSyncAt.get(address);
+      seen.push({ address, seen_at: now, ...(since ? { since } : {}) });
+    }
+    for (const address of addresses) {
+      if (changed.has(address)) continue;
+      this.inSyncAt.set(address, now);
+      this.reported.delete(address);
+    }
+    return seen;
+  }
+
+  /** Appends serve's sighting to the state's history (briefly taking its lock; a busy lock skips it, said in the log by the caller). */
+  private async recordDrift(seen: readonly DriftSeen[]): Promise<void> {
+    try {
+      const store = await openState({ ...this.setup.globals, lockTimeout: 2_000 }, this.setup.io.env, { lock: true, notify: () => undefined });
+      try {
+        const earliest = seen.map((item) => item.since).filter((since): since is string => since !== undefined).sort()[0];
+        await store.appendHistory({
+          type: 'drift',
+          checked_at: earliest ?? (seen[0] as DriftSeen).seen_at,
+          drifted: seen.map((item) => ({ address: item.address, ...(item.since ? { since: item.since } : {}) })),
+          origin: await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests),
+        });
+      } finally {
+        await store.close();
+      }
+    } catch {
+      // The sighting is still reported by serve's log; the history misses it (an apply holds the lock).
     }
   }
 

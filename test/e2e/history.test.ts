@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
+import { startServeCli } from './serve-harness.js';
 import { teaBrandAndCampaign } from './examples.js';
 
 /**
@@ -159,5 +160,50 @@ describe('history and revert', () => {
     const approved = await cli([...state, 'revert', String(seq), '--auto-approve', '--allow-irreversible', 'Campaign/tea-orders']);
     expect(approved.code).toBe(0);
     expect(approved.stderr).toContain(`recorded as #${seq + 1} in the history (revert of #${seq})`);
+  });
+
+  it('reports a trunk changed by hand between two serve intervals with the window between them', async () => {
+    const trunk = `apiVersion: telform/v1
+kind: TrunkIpAcl
+metadata:
+  name: dock
+spec:
+  ip_addresses: [203.0.113.40]
+---
+apiVersion: telform/v1
+kind: Trunk
+metadata:
+  name: dock-out
+spec:
+  trunk_direction: outbound
+  secure: false
+  ipacl_uuid: { ref: dock }
+`;
+    await writeFile(path.join(folder, 'dock.yaml'), trunk);
+    const state = ['--state', 'dock.state.json'];
+    expect((await cli(['--state', 'tea.state.json', 'state', 'release'])).code).toBe(0);
+    expect((await cli([...state, 'apply', '-f', 'dock.yaml', '--auto-approve'])).code).toBe(0);
+    const id = (JSON.parse(await readFile(path.join(folder, 'dock.state.json'), 'utf8')) as { resources: Record<string, { id: string }> }).resources['Trunk/dock-out']?.id;
+
+    const serve = await startServeCli([...state, '-f', 'dock.yaml', '--listen', '127.0.0.1:0', '--interval', '1s', '--jitter', '0'], { cwd: folder, env: { ...harness.env, ...secrets } });
+    try {
+      await serve.waitForEvent((event) => event.type === 'account_status' && event.to === 'in_sync', { timeoutMs: 30_000 });
+      // A later check sees it in sync again and moves the window's start (any check in sync will do).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await callApi(harness.emulator, 'POST', `/Zentrunk/Trunk/${id}/`, { secure: true })).status).toBeLessThan(300);
+      const seen = await serve.waitForLog((line) => line.address === 'Trunk/dock-out' && typeof line.changed_before === 'string', { timeoutMs: 30_000 });
+      expect(typeof seen.in_sync_at).toBe('string');
+      expect(Date.parse(seen.in_sync_at as string)).toBeLessThan(Date.parse(seen.changed_before as string));
+    } finally {
+      await serve.stop('SIGTERM');
+    }
+    const records = (await readFile(path.join(folder, 'dock.state.json.history'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const drift = records.find((record) => record.type === 'drift') as { drifted: Array<{ address: string; since: string }>; at: string };
+    expect(drift.drifted).toEqual([{ address: 'Trunk/dock-out', since: expect.any(String) }]);
+    const window = `Trunk/dock-out: in sync at the check at ${drift.drifted[0]?.since.slice(0, 10)} ${drift.drifted[0]?.since.slice(11, 16)} UTC; changed before the check at ${drift.at.slice(0, 10)} ${drift.at.slice(11, 16)} UTC (seen by serve)`;
+    const checked = await cli([...state, 'drift', '-f', 'dock.yaml']);
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toContain(`\nWhen (from the history of dock.state.json):\n  ${window}\n`);
+    expect((await cli([...state, 'history', 'Trunk/dock-out'])).stdout).toContain('drift seen');
   });
 });
