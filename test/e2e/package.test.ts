@@ -105,7 +105,23 @@ describe('the package', () => {
   it('ships the bundle, schemas, examples, README and licence, and no other dist/ file', () => {
     expect(packed.filter((file) => file.startsWith('dist/') && !file.startsWith('dist/cli/'))).toEqual([]);
     expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli/main.js', 'schemas/manifest.schema.json', 'examples/pbx/trunks.yaml']));
-    expect(new Set(packed.map((file) => file.split('/')[0]))).toEqual(new Set(['LICENSE', 'README.md', 'package.json', 'dist', 'schemas', 'examples']));
+    expect(new Set(packed.map((file) => file.split('/')[0]))).toEqual(
+      new Set(['LICENSE', 'README.md', 'package.json', 'dist', 'schemas', 'examples', 'docs', 'integrations']),
+    );
+  });
+
+  it('links from its markdown (README, docs) only to files it ships (issue 33 item 37)', () => {
+    const broken: string[] = [];
+    for (const file of packed.filter((name) => name.endsWith('.md'))) {
+      // Code (fenced blocks, inline spans) holds no links: a regular expression there is not one.
+      const text = readFileSync(path.join(repository, file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+      for (const [, target = ''] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:|^#/.test(target)) continue;
+        const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target.split('#')[0] ?? ''));
+        if (!packed.some((shipped) => shipped === resolved || shipped.startsWith(`${resolved.replace(/\/$/, '')}/`))) broken.push(`${file}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it('depends at run time on pg alone: everything else is in the bundle', () => {
