@@ -17,6 +17,12 @@ import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
 import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
+import { rehearse } from '../run/rehearse.js';
+import { renderRehearsalMarkdown, renderRehearsalText } from '../render/rehearsal.js';
+import { startReplica } from './replica.js';
+
+/** How long a rehearsal waits for the replica's registry, which decides within a second. */
+const rehearsalWaitMs = 60_000;
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
 interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
@@ -24,6 +30,7 @@ interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, Secret
   out?: string;
   detailedExitcode?: boolean;
   showUnmanaged?: boolean;
+  rehearse?: boolean;
 }
 
 export function planCommand(): Command {
@@ -33,12 +40,14 @@ export function planCommand(): Command {
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--show-unmanaged', 'list objects in the account that neither the manifests nor the state know')
+    .option('--rehearse', 'also apply the plan to a replica of the account (a fresh snapshot in a local emulator) and report what the API refused; nothing is sent to the account but reads')
     .addHelpText(
       'after',
       `
 Examples:
   $ telform plan -f examples/
   $ telform plan -f manifests/ --format markdown > plan.md       # a pull-request comment
+  $ telform plan -f manifests/ --rehearse --format markdown      # and what the API did with it on a replica
   $ telform plan -f manifests/ --format mermaid > plan.mmd       # the changes and their order as a graph (also: dot)
   $ telform plan -f manifests/ --policy policies/telecom.yaml   # check the account's own rules
   $ telform plan -f manifests/ --format github                 # refusals and findings as pull-request annotations
@@ -62,6 +71,9 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
   if (options.accounts) {
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
+  if (options.rehearse && options.format !== 'text' && options.format !== 'markdown') {
+    throw new TelformError('bad_option', `--rehearse reports in text and markdown, not ${options.format}`);
+  }
   if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
   const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, cliContext(io), {
     lock: false,
@@ -72,7 +84,7 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
     destroy: options.destroy === true,
     readAll: options.showUnmanaged === true,
   });
-  return withReconciliation(run, async () => {
+  const code = await withReconciliation(run, async () => {
     const plan = run.plan;
     if (options.out) await writeSavedPlan(options.out, plan, run.session.authToken);
     const shown = planForDisplay(plan, options.showUnmanaged ?? false, [...unusedApprovals(plan, approvals), ...refusalNotes(run.violations)]);
@@ -82,4 +94,26 @@ async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<nu
     if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
     return ExitCode.ok;
   });
+  if (!options.rehearse) return code;
+  // After the real run let go of its state: the rehearsal copies it and reads the account once more.
+  const rehearsal = await rehearse(
+    {
+      reconcile: { paths: options.file, ...(values ? { values } : {}) },
+      globals,
+      options: {
+        allowSecretFilesOutside: options.allowSecretFilesOutside,
+        targets: options.target,
+        policies: options.policy,
+        excludes: options.exclude,
+        destroy: options.destroy === true,
+      },
+      waitMs: rehearsalWaitMs,
+      parallelism: globals.parallelism ?? 8,
+    },
+    cliContext(io),
+    startReplica,
+  );
+  io.stdout(options.format === 'markdown' ? renderRehearsalMarkdown(rehearsal) : `\n${renderRehearsalText(rehearsal)}`);
+  // A rehearsal the API refused fails the check that ran it, before anyone reviews the plan.
+  return rehearsal.clean ? code : ExitCode.error;
 }
