@@ -7,7 +7,7 @@ import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsVa
 import { TelformError } from '../util/errors.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 import { catalog } from '../resources/index.js';
-import { parseScope } from '../resources/ownership-scope.js';
+import { parseScope, type Scope } from '../resources/ownership-scope.js';
 import { ExitCode } from '../run/exit-codes.js';
 import type { ValueSet } from '../manifest/values.js';
 import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
@@ -30,6 +30,8 @@ interface ValidateOptions extends SecretFileOptionValue, ValuesOptionValues {
   format: keyof typeof renderers;
   checkSecrets?: boolean;
   scope?: string[];
+  /** An account's scope from the accounts file. */
+  scopeOf?: Scope;
 }
 
 /**
@@ -77,7 +79,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
         const accounts: AccountValidation[] = [];
         const { loadAccountsFile } = await import('../manifest/accounts-file.js');
         for (const account of await loadAccountsFile(options.accounts, cwd)) {
-          accounts.push({ name: account.name, summary: await validateManifests(account.manifests, options, cwd, account.values) });
+          accounts.push({ name: account.name, summary: await validateManifests(account.manifests, account.scope ? { ...options, scopeOf: account.scope } : options, cwd, account.values) });
         }
         const failed = accounts.some((account) => account.summary.errorCount > 0);
         const output =
@@ -104,7 +106,7 @@ async function validateManifests(paths: readonly string[], options: ValidateOpti
     checkSecrets: options.checkSecrets === true,
     allowSecretFilesOutside: options.allowSecretFilesOutside === true,
     ...(values ? { values } : {}),
-    ...(options.scope && options.scope.length > 0 ? { scope: parseScope(options.scope) } : {}),
+    ...(options.scopeOf ? { scope: options.scopeOf } : options.scope && options.scope.length > 0 ? { scope: parseScope(options.scope) } : {}),
   });
   // The 10DLC lint's findings are reported with the other problems; its errors make the manifests invalid here
   // (plan and apply still run: apply refuses only to submit a campaign with one, unless --allow-lint).

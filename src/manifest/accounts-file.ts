@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import * as z from 'zod';
 import { backendFor } from '../state/backends/registry.js';
+import { parseScope, type Scope } from '../resources/ownership-scope.js';
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { valuesFromYaml, type GivenValue } from './values.js';
 import { plainValue } from './values-file.js';
@@ -24,6 +25,7 @@ import { plainValue } from './values-file.js';
  *     workspace: acme                      # database state only; default the account name
  *     values: { pbx_ip: 203.0.113.10 }     # `{ value: pbx_ip }` in its manifests; over defaults.values
  *     policies: [policies/acme.yaml]       # CEL policy files, after defaults.policies (docs/policies.md)
+ *     scope: messaging                     # the part of the account this state owns (state claim --scope)
  * ```
  *
  * `{account}` in a state path is replaced by the account name, so one default serves every account.
@@ -44,6 +46,11 @@ export interface AccountSpec {
   values: ReadonlyMap<string, GivenValue>;
   /** Policy files (absolute): `defaults.policies`, then the account's own `policies`. */
   policies: string[];
+  /**
+   * The part of the account its state owns (`scope: messaging`): validate checks the manifests
+   * against it, and plan, apply and drift refuse a state that owns another part.
+   */
+  scope?: Scope;
 }
 
 /** Account names go into reports, file names and workspace names: a conservative alphabet. */
@@ -59,6 +66,7 @@ const accountSchema = z.strictObject({
   endpoint: z.string().min(1).optional(),
   values: z.record(z.string(), z.unknown()).optional(),
   policies: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+  scope: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -150,7 +158,14 @@ export function parseAccountsDocument(text: string, file: string, folder: string
       });
     }
     const named = state.replaceAll('{account}', account.name);
+    let scope: Scope | undefined;
+    try {
+      scope = account.scope === undefined ? undefined : parseScope(typeof account.scope === 'string' ? [account.scope] : account.scope);
+    } catch (error) {
+      throw new TelformError('accounts_file', `accounts.${index}.scope: ${(error as Error).message.replace(/^--scope /, '')}`, { place: place(['accounts', index, 'scope']) });
+    }
     return {
+      ...(scope ? { scope } : {}),
       name: account.name,
       manifests: (typeof account.manifests === 'string' ? [account.manifests] : account.manifests).map((entry) => absolute(folder, entry)),
       credentials: { authIdEnv: account.credentials.auth_id_env, authTokenEnv: account.credentials.auth_token_env },

@@ -71,6 +71,7 @@ export async function runOne(run: AccountsRun, account: AccountSpec, all: readon
       lock: run.lock,
       readOnly: run.command === 'drift',
       policies: [...account.policies, ...(run.policies ?? [])],
+      ...(account.scope ? { scope: account.scope } : {}),
     });
     if (run.history) reconciliation.history = run.history;
     try {

@@ -27,7 +27,7 @@ import {
   ownershipOf,
 } from '../state/ownership.js';
 import { assertAclQuota } from '../engine/acl-quota.js';
-import { everything, sameScope, type Scope } from '../resources/ownership-scope.js';
+import { describeScope, everything, sameScope, type Scope } from '../resources/ownership-scope.js';
 import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekScope, releaseOutOfScope, resolveForeignRefs, scopedKinds } from './scope.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import type { PolicyRule } from '../manifest/policy-file.js';
@@ -99,6 +99,8 @@ export interface ReconcileOptions {
   destroy?: boolean;
   /** Only reads (drift): a ledger that does not own the account may run it, and is told who does. */
   readOnly?: boolean;
+  /** The scope the accounts file gives the account: a state that owns another part is refused. */
+  scope?: Scope;
   /** `--policy FILE`: rules evaluated over the fresh plan (a saved plan carries its findings). */
   policies?: readonly string[];
   /** `--show-unmanaged`: read every kind, not only those the manifests and the state need. */
@@ -145,6 +147,7 @@ export async function reconcile(
   const teardown = saved ? saved.plan.destroy === true : options.destroy === true;
   // The part of the account the state owns: manifests are checked against it before any request.
   const peeked = saved || teardown ? everything : await peekScope(globals, io.env);
+  if (options.scope && !saved && !teardown) assertScopeAsGiven(options.scope, peeked);
   let desired: DesiredSet = teardown
     ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
       { resources: [], findings: [], resolveSecrets: async () => ({}) }
@@ -158,7 +161,7 @@ export async function reconcile(
       }
     : await timer.timeAsync('load', () => {
         const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
-        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}), scope: peeked });
+        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}), scope: options.scope ?? peeked });
       });
   // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
   // The CEL library loads only for a run that has policies.
@@ -205,6 +208,7 @@ export async function reconcile(
       return { kinds, ...prepared };
     };
     let scope = ledgerScope(store.ledger);
+    if (options.scope) assertScopeAsGiven(options.scope, scope, store.file);
     let prepared = await within(scope);
     // One owner per account: a plan or apply by a ledger that does not own it stops here, before any write.
     let markers = await readMarkerReading(live);
@@ -268,6 +272,15 @@ export async function reconcile(
     await session.close();
     throw error;
   }
+}
+
+/** Refuses a state that owns another part of the account than the accounts file gives it. */
+function assertScopeAsGiven(given: Scope, owned: Scope, file?: string): void {
+  if (sameScope(given, owned)) return;
+  throw new TelformError(
+    'out_of_scope',
+    `the accounts file gives this account the scope ${describeScope(given)}, but its state${file ? ` ${file}` : ''} owns ${describeScope(owned)}; claim that scope with the state first (telform state claim --scope …)`,
+  );
 }
 
 /** The findings about the plan's resources (a `--target` plan leaves the others out). */

@@ -9,6 +9,8 @@ import type { GlobalOptions } from '../../src/run/context.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../../src/run/reconcile.js';
 import { claimState, releaseState } from '../../src/run/state-hand-over.js';
 import { importAccount } from '../../src/run/import.js';
+import { runAccounts } from '../../src/run/accounts.js';
+import { planStep } from '../../src/run/account-steps.js';
 import { ownershipMarkerName, readOwnershipMarkers } from '../../src/resources/ownership-marker.js';
 import { liveContext } from '../../src/resources/live-side.js';
 import { parseScope } from '../../src/resources/ownership-scope.js';
@@ -182,5 +184,28 @@ describe('two teams, one account', () => {
     // A partial release keeps the rest.
     const released = await releaseState(globalsOf('all.json'), context(), parseScope(['PhoneNumber']));
     expect(released.scope).toEqual({ kinds: ['Brand', 'Campaign', 'Profile'] });
+  });
+
+  it('an accounts file gives each entry of one account its scope: each plans its own part, and a state owning another part is refused', { timeout: 60_000 }, async () => {
+    await claimState([], globalsOf('voice.json'), context(), parseScope(['voice']));
+    await claimState([], globalsOf('messaging.json'), context(), parseScope(['messaging']));
+    // The number's trunk is not made yet (the voice state has not applied): a read of it would fail.
+    await harness.write('messaging/messaging.yaml', messaging(false));
+    const credentials = { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' };
+    const entry = (name: string, scope: string, state: string) => ({ name, manifests: name, credentials, state, endpoint: harness.emulator.url, scope });
+    await harness.write('accounts.yaml', JSON.stringify({ accounts: [entry('voice', 'voice', 'voice.json'), entry('messaging', 'messaging', 'messaging.json')] }));
+    const run = (file: string) =>
+      runAccounts({ command: 'plan', accountsFile: file, only: [], accountParallelism: 1, globals: {}, approvals: approvalsFrom({}), lock: false, step: planStep({}) }, context());
+    const report = await run('accounts.yaml');
+    expect(report.accounts.map((account) => [account.name, account.status])).toEqual([
+      ['messaging', 'changes'],
+      ['voice', 'changes'],
+    ]);
+    await harness.write('swapped.yaml', JSON.stringify({ accounts: [entry('voice', 'messaging', 'voice.json')] }));
+    const swapped = await run('swapped.yaml');
+    expect(swapped.accounts[0]?.status).toBe('error');
+    expect(swapped.accounts[0]?.summary).toContain(
+      'the accounts file gives this account the scope messaging (Brand, Campaign, PhoneNumber, Profile), but its state owns voice (',
+    );
   });
 });
