@@ -53,6 +53,6 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
     globals,
     cliContext(io),
   );
-  io.stdout(renderImportReport(result.imported, result.files, options.out, result.skipped));
+  io.stdout(renderImportReport(result.imported, result.files, options.out, result.skipped, result.refused));
   return ExitCode.ok;
 }

@@ -5,8 +5,21 @@ import { printable } from '../util/printable.js';
  * What `telform import` did: the count, what it skipped because the state manages it already, the
  * names it had to make up, the secrets to provide.
  */
-export function renderImportReport(imported: readonly ImportedResource[], fileCount: number, out: string, skipped: readonly string[] = []): string {
+export function renderImportReport(
+  imported: readonly ImportedResource[],
+  fileCount: number,
+  out: string,
+  skipped: readonly string[] = [],
+  refused: ReadonlyArray<{ address: string; id: string; reason: string }> = [],
+): string {
   const lines = [`Imported ${imported.length} resource${imported.length === 1 ? '' : 's'} into ${out} (${fileCount} file${fileCount === 1 ? '' : 's'}) and recorded them in the state.`];
+  if (refused.length > 0) {
+    lines.push(
+      `Not imported: ${refused.length} object${refused.length === 1 ? '' : 's'} telform cannot write as a manifest validate accepts (neither written nor recorded; the plan leaves ${refused.length === 1 ? 'it' : 'them'} alone as unmanaged):`,
+    );
+    // Addresses, ids and reasons carry live names and values: escaped for the terminal.
+    for (const item of refused) lines.push(`  ${printable(item.address)} (${printable(item.id)}): ${printable(item.reason)}`);
+  }
   if (skipped.length > 0) {
     lines.push(`Skipped ${skipped.length} object${skipped.length === 1 ? '' : 's'} the state already manages (its manifests keep them):`);
     for (const address of skipped) lines.push(`  ${address}`);

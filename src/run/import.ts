@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { importResources, type ImportedResource } from '../manifest/account-import.js';
+import type { ImportedResource } from '../manifest/account-import.js';
+import { importExpressible, type RefusedImport } from './import-check.js';
 import { importedManifest, importFiles, type ImportLayout } from '../manifest/import-files.js';
 import { ownManifestSchema, ownSchemaPath, schemaReference } from '../manifest/schema-reference.js';
 import { catalog, type Kind } from '../resources/index.js';
@@ -33,6 +34,8 @@ export interface ImportResult {
   files: number;
   /** Addresses of objects the state manages already, left to its manifests. */
   skipped: string[];
+  /** Objects left out because their manifest would not validate: neither written nor recorded. */
+  refused: RefusedImport[];
 }
 
 /** The kinds `--kinds` names (every kind when none), in catalog order; an unknown name is refused. */
@@ -72,7 +75,7 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
       assertMayWrite(ownership, store, session.account, 'import');
       const listed = new Map(lists);
       const skipped = ownedAmong(listed, store.ledger);
-      const imported = importResources(kinds, listed, ownedIdsByKind(store.ledger));
+      const { imported, refused } = await importExpressible(kinds, listed, ownedIdsByKind(store.ledger));
       assertImportOwnership(imported, store.ledger);
       const files = importFiles(imported, path.resolve(io.cwd, run.out), run.layout, kinds);
       const taken = [...files.keys()].filter((file) => existsSync(file));
@@ -105,7 +108,7 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
           }),
         ),
       );
-      return { imported, files: files.size, skipped };
+      return { imported, files: files.size, skipped, refused };
     } finally {
       await store.close();
     }
