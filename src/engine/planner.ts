@@ -79,7 +79,8 @@ export function buildPlan(given: PlanInputs): Plan {
     if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind)) deletedInPlan.add(match.live.id);
   }
   const targets = new TargetIndex(matches, inputs.live);
-  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields() };
+  const renamed = new Map([...followed.moves].map(([to, from]) => [from, to.slice(to.indexOf('/') + 1)]));
+  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields(), renamed };
 
   const drafts: ChangeDraft[] = [];
   const unknownAddresses = new Set<string>();
@@ -182,6 +183,8 @@ interface DecideContext {
   targets: TargetIndex;
   /** Fields reads left out of managed objects, for the plan's note per kind. */
   unknown: UnknownFields;
+  /** `Kind/old-name` → new name, for each move: a recorded `{ ref: old-name }` names the moved resource. */
+  renamed: ReadonlyMap<string, string>;
 }
 
 function baseChange(address: string, kind: PlannerKind, name: string): ChangeDraft {
@@ -199,6 +202,22 @@ function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | unde
   const assumed = assumedUnknowns(kind, live, entry, desired);
   for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
   return { spec, unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
+}
+
+/**
+ * A recorded spec with its references to moved resources under their new names: the state recorded
+ * `{ ref: office }` before `office` was renamed, and the live object it points at is now the
+ * renamed resource's, which is no change made outside telform.
+ */
+function followRenames(kind: PlannerKind, spec: Readonly<Record<string, unknown>>, renamed: ReadonlyMap<string, string>): Readonly<Record<string, unknown>> {
+  if (renamed.size === 0) return spec;
+  const out: Record<string, unknown> = { ...spec };
+  for (const { field, target } of kind.references) {
+    const value = out[field];
+    const to = isReference(value) ? renamed.get(`${target}/${value.ref}`) : undefined;
+    if (to !== undefined) out[field] = { ref: to };
+  }
+  return out;
 }
 
 function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
@@ -226,7 +245,8 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   change.patch = diff.patch;
   if (Object.keys(secrets).length > 0) change.secrets = secrets;
   if (entry) {
-    if (changedFieldsOf(liveForm, comparable(context.references.canonical(kind, entry.applied_spec), kind)).length > 0) change.drifted = true;
+    const applied = context.references.canonical(kind, followRenames(kind, entry.applied_spec, context.renamed));
+    if (changedFieldsOf(liveForm, comparable(applied, kind)).length > 0) change.drifted = true;
   }
   if (match.adopted) change.reasons.push(`exists in the account with the same ${kind.live.naturalKeyWord ?? 'name'}; telform takes it over`);
 
