@@ -21,11 +21,15 @@ import { refusalError, refusalLines } from '../run/safety.js';
 import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
+import { rehearse } from '../run/rehearse.js';
+import { renderRehearsalText } from '../render/rehearsal.js';
+import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 import { addWavesOptions, rolloutFromOptions, type WavesOptionValues } from './waves-options.js';
 
 interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
   format: PlanFormat;
+  rehearse?: boolean;
   autoApprove?: boolean;
   parallelism: number;
   wait?: number;
@@ -38,6 +42,7 @@ export function applyCommand(): Command {
   addWavesOptions(addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))))
     .addOption(new Option('--format <format>', 'text; json (one account: the result as an accounts-report entry; needs --auto-approve or a saved plan); markdown with --accounts').choices(planFormats).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
+    .option('--rehearse', 'with a saved plan: apply it to a replica of the account first, and apply it here only if it went through there')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
     .addHelpText(
@@ -99,6 +104,19 @@ async function runApply(planFile: string | undefined, options: ApplyOptions, glo
   }
   if (options.format === 'json' && !planFile && !options.autoApprove) {
     throw new TelformError('not_approved', 'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan');
+  }
+  if (options.rehearse) {
+    if (!planFile) throw new TelformError('bad_option', '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)');
+    // The exact reviewed plan on a replica first: if the API would refuse any of it there, nothing is applied here.
+    const rehearsal = await rehearse(
+      { reconcile: { savedPlan: planFile }, globals: sessionGlobals, options: {}, waitMs: rehearsalWaitMs, parallelism: options.parallelism },
+      context,
+      startReplica,
+    );
+    io.stderr(renderRehearsalText(rehearsal).trimEnd());
+    if (!rehearsal.clean) {
+      throw new TelformError('rehearsal_failed', `the rehearsal of ${planFile} on a replica of the account did not go through (see above); nothing was applied`);
+    }
   }
   const run = await reconcile(planFile ? { savedPlan: planFile } : { paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, approvalsFrom(options), context, {
     lock: true,

@@ -19,10 +19,7 @@ import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
 import { renderRehearsalMarkdown, renderRehearsalText } from '../render/rehearsal.js';
-import { startReplica } from './replica.js';
-
-/** How long a rehearsal waits for the replica's registry, which decides within a second. */
-const rehearsalWaitMs = 60_000;
+import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
 interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {

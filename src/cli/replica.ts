@@ -7,6 +7,9 @@ import { Limiter } from '../api/limiter.js';
 import { systemClock } from '../util/clock.js';
 import type { Replica, StartReplica } from '../run/rehearse.js';
 
+/** How long a rehearsal waits for the replica's registry, which decides within a second. */
+export const rehearsalWaitMs = 60_000;
+
 /** How fast the replica's registry decides: the rehearsal waits for it, not the real registry's days. */
 const replicaRegistryDelayMs = 200;
 

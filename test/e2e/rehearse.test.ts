@@ -90,3 +90,32 @@ describe('plan --rehearse', () => {
     expect(run.stderr).toContain('--rehearse reports in text and markdown, not json');
   });
 });
+
+describe('apply plan.json --rehearse', () => {
+  it('applies the saved plan only after it went through on a replica', async () => {
+    const { emulator, env, folder } = await setUp();
+    await writeFile(path.join(folder, 'm', 'sip.yaml'), `${credential}---\n${acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20')}`);
+    expect((await runCli(['plan', '-f', 'm', '-o', 'plan.json'], { cwd: folder, env })).code).toBe(0);
+    const applied = await runCli(['apply', 'plan.json', '--rehearse'], { cwd: folder, env });
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toMatch(/Rehearsed on a replica of the account \(snapshot taken [^)]+\): it went through\./);
+    const acls = await callApi(emulator, 'GET', '/SipAuth/IpAccessControlList/');
+    const office = (acls.body.objects as Array<{ name: string; entries: unknown[] }>).find((item) => item.name === 'office');
+    expect(office?.entries).toHaveLength(2);
+  });
+
+  it('applies nothing when the API refuses part of it on the replica', async () => {
+    const { emulator, env, folder } = await setUp();
+    const listed = await callApi(emulator, 'GET', '/SipAuth/Credential/');
+    const id = (listed.body.objects as Array<{ credential_uuid: string }>)[0]?.credential_uuid;
+    await writeFile(path.join(folder, 'm', 'sip.yaml'), acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20'));
+    expect((await runCli(['plan', '-f', 'm', '-o', 'plan.json'], { cwd: folder, env })).code).toBe(0);
+    // Between review and merge, someone assigns the credential to an application by hand.
+    await callApi(emulator, 'POST', '/Application/77700000000000003/', { sip_auth_type: 'credential', credential_uuid: id });
+    const before = emulator.runtime.log.list().at(-1)?.seq ?? 0;
+    const applied = await runCli(['apply', 'plan.json', '--rehearse'], { cwd: folder, env });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain('the rehearsal of plan.json on a replica of the account did not go through (see above); nothing was applied');
+    expect(await writesSince(emulator, before)).toEqual([]);
+  });
+});
