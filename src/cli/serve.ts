@@ -15,10 +15,11 @@ import { openSession } from './session.js';
 import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
 
 interface ServeOptions extends ValuesOptionValues {
-  file: string[];
+  // Repeatable flags have no default, so --help shows none (not "[]"); absent means none given.
+  file?: string[];
   accounts?: string;
-  only: string[];
-  policy: string[];
+  only?: string[];
+  policy?: string[];
   shard?: Shard;
   name: string;
   interval: number;
@@ -37,10 +38,10 @@ export function serveCommand(): Command {
   // Every account has its own client, so its own budget: the API limits per account.
   return addValuesOptions(addClientOptions(command, "each account's own client-side request budget, shared by its checks, callback reads and applies (default 300/5s, production's)"))
     .description('Keep watching accounts: drift on an interval, status callbacks as hints, events, metrics and a status page.')
-    .option('-f, --file <path>', 'manifest file or folder of the one account watched (repeatable)', collect, [])
+    .option('-f, --file <path>', 'manifest file or folder of the one account watched (repeatable)', collect)
     .option('--accounts <file>', 'watch every account of this accounts file (see docs/many-accounts.md) instead of -f')
-    .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])
-    .option('--policy <file>', 'policy file judged for every plan, after the accounts file\'s own policies (repeatable; see docs/policies.md)', collect, [])
+    .option('--only <name>', 'with --accounts: only this account (repeatable)', collect)
+    .option('--policy <file>', 'policy file judged for every plan, after the accounts file\'s own policies (repeatable; see docs/policies.md)', collect)
     .addOption(new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions (one per replica)').argParser(shardOption))
     .option('--name <name>', 'with -f: the account\'s name in events, metrics and the page', accountName, 'default')
     // Defaults are shown as they are typed, not as the parsed milliseconds or object.
@@ -155,7 +156,8 @@ async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<
   return 0;
 }
 
-async function selectAccounts(options: ServeOptions, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
+async function selectAccounts(given: ServeOptions, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
+  const options = { ...given, file: given.file ?? [], only: given.only ?? [], policy: given.policy ?? [] };
   const io = (env: Readonly<Record<string, string | undefined>>, name: string) => {
     // A note (a manifest warning) comes with every check: each is logged once, and the memory of
     // them is bounded.

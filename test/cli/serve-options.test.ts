@@ -20,6 +20,8 @@ describe('serve options', () => {
     expect(help).toContain('(default: 127.0.0.1:8080)');
     expect(help).toContain('finish (default: 30s)');
     expect(help).not.toMatch(/300000|30000|"host"/);
+    expect(help).toContain('manifest file or folder of the one account watched (repeatable) --accounts');
+    expect(help).toContain('with --accounts: only this account (repeatable) --policy');
     expect(help).toContain("--rate-limit <n/period> each account's own client-side request budget, shared by its checks, callback reads and applies (default 300/5s, production's)");
   });
 
