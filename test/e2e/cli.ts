@@ -101,5 +101,6 @@ export async function ownerOf(emulator: RunningEmulator): Promise<string> {
   const page = await callApi(emulator, 'GET', '/SipAuth/IpAccessControlList/?limit=20');
   const owners = (page.body.objects as Array<{ name: string }>).map((acl) => acl.name).filter((name) => name.startsWith('telform-owner:'));
   if (owners.length !== 1) throw new Error(`expected one ownership marker, found ${owners.length}`);
-  return (owners[0] as string).slice('telform-owner:'.length);
+  // The lineage (a UUID); a state owning part of the account has its scope after it.
+  return (owners[0] as string).slice('telform-owner:'.length).split(' ')[0] as string;
 }
