@@ -1,7 +1,7 @@
 // Property test of the round trip on production-shaped accounts: for a generated account (the emulator's
 // production objects plus a generated seed of held objects: legacy values, omitted fields, numbers in every
-// link status), `import` writes manifests that `validate` accepts, whose plan creates, deletes and replaces
-// nothing; one apply of the imported secrets converges, and the next plan is empty. In process (src/run
+// link status), `import` writes manifests for every object that `validate` accepts, whose plan creates, deletes
+// and replaces nothing; one apply of the imported secrets converges, and the next plan is empty. In process (src/run
 // operations against an in-process emulator); each case's seed is written beside its manifests and printed
 // by fast-check with the run's seed when a case fails.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -152,6 +152,8 @@ async function roundTrip(seed: SeedInput): Promise<void> {
     const globals: GlobalOptions = { endpoint: emulator.url, state: path.join(folder, 'telform.state.json') };
 
     const imported = await importAccount({ kinds: [], out: 'imported', layout: 'per-kind' }, globals, contextOf(env));
+    // What the account holds is a fact: a held value kept unchanged is never an error, so nothing is left out.
+    expect(imported.refused.map((object) => `${object.address} (${object.id}): ${object.reason}`), 'objects the import left out').toEqual([]);
 
     // `telform validate -f imported/`: the loader's problems and the 10DLC lint's errors.
     const loaded = await loadManifests(['imported'], { cwd: folder });
@@ -168,7 +170,8 @@ async function roundTrip(seed: SeedInput): Promise<void> {
 
     const apply = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), { lock: true });
     const outcome = await withReconciliation(apply, (run) => applyReconciled(run, { parallelism: 4, waitMs: 0 }));
-    expect(outcome.status, `apply of the imported secrets: ${notes.join(' | ')}`).toBe('applied');
+    // Setting the secrets is the apply's only work; an account that holds none has nothing to apply.
+    expect(outcome.status, `apply of the imported secrets: ${notes.join(' | ')}`).toBe(Object.keys(secrets).length > 0 ? 'applied' : 'no_changes');
 
     const last = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), { lock: false });
     await withReconciliation(last, async (run) => {
