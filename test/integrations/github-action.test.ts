@@ -115,6 +115,8 @@ describe('the GitHub action step', () => {
     const plan = await runStep('plan');
     expect(plan.outputs).toMatchObject({ 'exit-code': '0', planned: 'true' });
     expect(plan.report).toContain('<code>TrunkIpAcl/office</code> will be created');
+    // Rehearsed on a replica by default (input rehearse: 'false' skips it).
+    expect(plan.report).toContain('### Rehearsed on a replica of the account\n\nThe plan went through on a replica of the account');
     const saved = JSON.parse(await readFile(path.join(work, 'repo/telform-plan.json'), 'utf8')) as { approvals: Record<string, unknown> };
     expect(saved.approvals).toMatchObject({ allow_irreversible: ['Campaign/old-promo'], max_cost_usd: 15 });
 

@@ -39,6 +39,7 @@ export function shellTexts(file: string, content: string): string[] {
 const samples: Record<string, string[]> = {
   '@': ['--allow-irreversible', 'Campaign/old-promo', '--max-cost', '15', '--force-deletes'],
   'approvals[@]': ['--allow-irreversible', 'Campaign/old-promo', '--max-cost', '15', '--force-deletes'],
+  'rehearse[@]': ['--rehearse'],
   // A shard number, as in "${SHARD}/4".
   SHARD: ['1'],
   shard: ['1'],
