@@ -28,6 +28,8 @@ export interface AccountWorker {
   /** Reads one object's registry status through the API; undefined when it is gone. */
   readRegistry(kind: RegistryKind, id: string): Promise<{ entry?: Pick<RegistryEntry, 'status' | 'reason'>; requests: number; rateLimited: number; error?: string }>;
   applySafe(): Promise<SafeApplyOutcome>;
+  /** Appends registry moves to the account's history; never throws (a busy lock skips the record). */
+  recordRegistry?(moves: ReadonlyArray<{ address: string; from: string; status: string }>): Promise<void>;
   /** Ends what is in flight (requests abort; an apply journals and releases its lock) and frees the client. */
   close(): Promise<void>;
 }
@@ -143,6 +145,7 @@ export class ServeService {
     if (entry.reason === undefined) delete entry.reason;
     const drafts = this.fleet.recordRegistry(worker.name, entry, observed, 'callback');
     this.emitAll(drafts);
+    await this.recordRegistry(worker, drafts);
     if (drafts.length > 0) this.scheduler.trigger(worker.name, 'callback');
   }
 
@@ -187,8 +190,16 @@ export class ServeService {
       // Between the check that last saw it in sync and this one: serve narrows the window to its interval.
       logger.log('info', 'changed outside telform', { account: worker.name, address: seen.address, in_sync_at: seen.since ?? null, changed_before: seen.seen_at });
     }
-    this.emitAll(this.fleet.recordCheck(worker.name, check, observed, cause));
+    const drafts = this.fleet.recordCheck(worker.name, check, observed, cause);
+    this.emitAll(drafts);
+    await this.recordRegistry(worker, drafts);
     return check;
+  }
+
+  /** The registry moves serve saw, appended to the account's history (a resource's timeline shows them). */
+  private async recordRegistry(worker: AccountWorker, drafts: readonly EventDraft[]): Promise<void> {
+    const moves = drafts.flatMap((draft) => (draft.type === 'registry_status' ? [{ address: draft.address, from: draft.from, status: draft.to }] : []));
+    if (moves.length > 0 && worker.recordRegistry) await worker.recordRegistry(moves);
   }
 
   private async applySafely(worker: AccountWorker, plan: string): Promise<void> {

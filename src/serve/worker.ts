@@ -17,6 +17,7 @@ import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } fro
 import type { ValueSet } from '../manifest/values.js';
 import type { AccountCheck, DriftSeen, RegistryKind } from './model.js';
 import { openState } from '../run/state-location.js';
+import type { LedgerStore } from '../state/ledger-store.js';
 import { runOrigin } from '../run/history-origin.js';
 import { failedCheck, planLines, reasonsToHold, registryEntries, registryReason } from './safe-plan.js';
 import type { AccountWorker, SafeApplyOutcome } from './service.js';
@@ -152,24 +153,38 @@ class OperationsWorker implements AccountWorker {
     return seen;
   }
 
-  /** Appends serve's sighting to the state's history (briefly taking its lock; a busy lock skips it, said in the log by the caller). */
-  private async recordDrift(seen: readonly DriftSeen[]): Promise<void> {
+  async recordRegistry(moves: ReadonlyArray<{ address: string; from: string; status: string }>): Promise<void> {
+    await this.appendHistory(async (store) => {
+      const origin = await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests);
+      for (const move of moves) await store.appendHistory({ type: 'registry', address: move.address, status: move.status, ...(move.from ? { from: move.from } : {}), origin });
+    });
+  }
+
+  /** Appends to the state's history under its lock, briefly; a lock an apply holds skips it (the log still says what serve saw). */
+  private async appendHistory(append: (store: LedgerStore) => Promise<void>): Promise<void> {
     try {
       const store = await openState({ ...this.setup.globals, lockTimeout: 2_000 }, this.setup.io.env, { lock: true, notify: () => undefined });
       try {
-        const earliest = seen.map((item) => item.since).filter((since): since is string => since !== undefined).sort()[0];
-        await store.appendHistory({
-          type: 'drift',
-          checked_at: earliest ?? (seen[0] as DriftSeen).seen_at,
-          drifted: seen.map((item) => ({ address: item.address, ...(item.since ? { since: item.since } : {}) })),
-          origin: await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests),
-        });
+        await append(store);
       } finally {
         await store.close();
       }
     } catch {
-      // The sighting is still reported by serve's log; the history misses it (an apply holds the lock).
+      // Best effort: the history misses this sighting, serve's events and log do not.
     }
+  }
+
+  /** Appends serve's sighting to the state's history (briefly taking its lock; a busy lock skips it, said in the log by the caller). */
+  private async recordDrift(seen: readonly DriftSeen[]): Promise<void> {
+    await this.appendHistory(async (store) => {
+      const earliest = seen.map((item) => item.since).filter((since): since is string => since !== undefined).sort()[0];
+      await store.appendHistory({
+        type: 'drift',
+        checked_at: earliest ?? (seen[0] as DriftSeen).seen_at,
+        drifted: seen.map((item) => ({ address: item.address, ...(item.since ? { since: item.since } : {}) })),
+        origin: await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests),
+      });
+    });
   }
 
   async readRegistry(kind: RegistryKind, id: string) {
