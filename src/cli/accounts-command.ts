@@ -7,7 +7,6 @@ import type { PlanFormat } from '../render/index.js';
 import { runAccounts, type AccountsRun, type AccountStep } from '../run/accounts.js';
 import { assertNoUnfinishedRollout, runRollout, type RolloutOptions } from '../run/rollout.js';
 import type { GlobalOptions } from '../run/context.js';
-import { TelformError } from '../util/errors.js';
 import type { AccountsOptionValues } from './accounts-options.js';
 import type { CommandIo } from './io.js';
 import { cliContext } from './session.js';
@@ -29,7 +28,6 @@ export interface AccountsCommandRun {
 
 export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo): Promise<number> {
   const { options } = run;
-  if (options.file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
   const accountsRun: AccountsRun = {
     command: run.command,
     accountsFile: options.accounts as string,

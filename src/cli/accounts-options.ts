@@ -1,6 +1,6 @@
-// The flags of a many-account run (`plan|apply|drift --accounts FILE`), shared by the three commands.
+// The flags of a many-account run (`plan|apply|drift --accounts FILE`), shared by the three commands;
+// a rule about them is in arguments/shared.ts (without --accounts, none of them may be given).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { TelformError } from '../util/errors.js';
 import { parseShard, shardExpectation, type Shard } from '../util/shard.js';
 import { collect, positiveInteger } from './option-parsers.js';
 
@@ -12,21 +12,7 @@ export interface AccountsOptionValues {
   runId?: string;
 }
 
-/** The flags that only a run over an accounts file reads, by option name (attribute) and flag. */
-const accountsOnlyFlags: ReadonlyArray<[string, string]> = [
-  ['only', '--only'],
-  ['accountParallelism', '--account-parallelism'],
-  ['shard', '--shard'],
-  ['runId', '--run-id'],
-];
-
 export function addAccountsOptions(command: Command): Command {
-  // Without --accounts a run reads none of them: a --shard in a single-account job must not pass for a partition.
-  command.hook('preAction', (self) => {
-    if (self.opts<{ accounts?: string }>().accounts !== undefined) return;
-    const given = accountsOnlyFlags.find(([attribute]) => self.getOptionValueSource(attribute) === 'cli');
-    if (given) throw new TelformError('bad_option', `${given[1]} works only with --accounts FILE; this ${self.name()} runs the one account of -f`);
-  });
   return command
     .option('--accounts <file>', 'run over every account of this accounts file (see docs/many-accounts.md) instead of -f')
     .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])

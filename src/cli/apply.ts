@@ -4,12 +4,12 @@ import { countApplySteps } from '../engine/summary.js';
 import { unusedApprovals } from '../engine/safety.js';
 import { TelformError } from '../util/errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
-import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
+import { planForDisplay, planFormats, renderers } from '../render/index.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
-import { addApprovalOptions, addSecretFileOption, checkScopeOptions, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
+import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';
 import { applyStanding, claimStanding, interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
@@ -18,22 +18,18 @@ import { applyReconciled, recordedLine, type ApplyRunOutcome } from '../run/appl
 import { applyStep, type StepOutcome } from '../run/account-steps.js';
 import { printable, printableJson } from '../util/printable.js';
 import { refusalError, refusalLines } from '../run/safety.js';
-import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
+import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
 import { renderRehearsalText } from '../render/rehearsal.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
-import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
-import { addWavesOptions, rolloutFromOptions, type WavesOptionValues } from './waves-options.js';
+import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { addWavesOptions } from './waves-options.js';
+import { parseApplyArguments, type ApplyFlags, type ApplyInput } from './arguments/apply.js';
+import { givenFlags } from './arguments/given.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 
-interface ApplyOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
-  format: PlanFormat;
-  rehearse?: boolean;
-  autoApprove?: boolean;
-  parallelism: number;
-  wait?: number;
-}
 
 export function applyCommand(): Command {
   const command = new Command('apply')
@@ -68,45 +64,33 @@ Examples:
   $ telform apply -f manifests/ --exclude Trunk/pbx-out --auto-approve     # everything but that trunk and what uses it
   $ telform apply --destroy --allow-irreversible all --auto-approve        # teardown of everything telform manages`,
     )
-    .action(async (planFile: string | undefined, options: ApplyOptions, cmd: Command) => {
-      process.exitCode = await runApply(planFile, options, cmd.optsWithGlobals<GlobalOptions>());
+    .action(async (planFile: string | undefined, flags: ApplyFlags, cmd: Command) => {
+      process.exitCode = await runApply(inputOrRefuse(parseApplyArguments(planFile, flags, givenFlags(cmd))), cmd.optsWithGlobals<GlobalOptions>());
     });
   return command;
 }
 
-async function runApply(planFile: string | undefined, options: ApplyOptions, globals: GlobalOptions): Promise<number> {
+async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<number> {
   const io = processIo();
   const context = cliContext(io);
-  if (planFile && options.file.length > 0) {
-    throw new TelformError('bad_option', 'give either a saved plan file or -f manifests, not both');
-  }
+  const options = input.flags;
+  const planFile = input.mode === 'saved-plan' ? input.planFile : undefined;
   const sessionGlobals = { ...globals, parallelism: options.parallelism };
   const waitMs = options.wait ?? 0;
-  const values = await valuesFromOptions(options, io.cwd);
-  if (planFile && values) throw new TelformError('bad_option', `${planFile} holds the values it was planned with: give --values / --value to \`telform plan\`, not to the apply of a saved plan`);
-  const rollout = rolloutFromOptions(options);
-  checkScopeOptions(options, { accounts: Boolean(options.accounts), planFile });
-  if (options.accounts) {
-    if (planFile) throw new TelformError('bad_option', 'a saved plan is for one account: give either a plan file or --accounts');
+  if (input.mode === 'accounts') {
     if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
     const step = applyStep({ parallelism: options.parallelism, waitMs });
+    const rollout = input.rollout;
     return runAccountsCommand(
       { command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, ...(rollout ? { rollout } : {}), ignoreRollout: options.ignoreRollout === true },
       io,
     );
   }
-  if (planFile && options.policy.length > 0) {
-    throw new TelformError('bad_option', `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`);
-  }
-  if (!planFile && options.file.length === 0 && !options.destroy) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or a saved plan file');
-  if (options.format === 'markdown') {
-    throw new TelformError('bad_option', 'apply --format markdown is the report of an --accounts run; one account is applied as text or json');
-  }
+  const values = await valuesFromOptions(options, io.cwd);
   if (options.format === 'json' && !planFile && !options.autoApprove) {
     throw new TelformError('not_approved', 'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan');
   }
-  if (options.rehearse) {
-    if (!planFile) throw new TelformError('bad_option', '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)');
+  if (options.rehearse && planFile) {
     // The exact reviewed plan on a replica first: if the API would refuse any of it there, nothing is applied here.
     const rehearsal = await rehearse(
       { reconcile: { savedPlan: planFile }, globals: sessionGlobals, options: {}, waitMs: rehearsalWaitMs, parallelism: options.parallelism },

@@ -1,31 +1,27 @@
 import { Command, Option } from 'commander';
 import { commandTimer } from './timings.js';
-import { planFormats, renderers, type PlanFormat } from '../render/index.js';
+import { planFormats, renderers } from '../render/index.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
-import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
+import { addSecretFileOption } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
 import { driftStep } from '../run/account-steps.js';
 import { driftOf } from '../run/drift.js';
 import { writeDriftBack } from '../run/drift-write.js';
 import { ExitCode } from '../run/exit-codes.js';
-import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
 import { describeWindow, driftWindows } from '../run/drift-window.js';
 import { parseHistory } from '../state/history.js';
-import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
+import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
-import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
+import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { parseDriftArguments, type DriftFlags, type DriftInput } from './arguments/drift.js';
+import { givenFlags } from './arguments/given.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 
-interface DriftOptions extends AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
-  file: string[];
-  format: PlanFormat;
-  write?: boolean;
-  accept: string[];
-}
 
 export function driftCommand(): Command {
   const command = new Command('drift');
@@ -54,23 +50,22 @@ Examples:
 { ref } references; it exits 0 once the manifests say what the account holds, 2 when a value
 that differs could not be written (each is a note: edit it by hand).`,
     )
-    .action(async (options: DriftOptions, cmd: Command) => {
-      process.exitCode = await runDrift(options, cmd.optsWithGlobals<GlobalOptions>());
+    .action(async (flags: DriftFlags, cmd: Command) => {
+      process.exitCode = await runDrift(inputOrRefuse(parseDriftArguments(flags, givenFlags(cmd))), cmd.optsWithGlobals<GlobalOptions>());
     });
 }
 
-async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<number> {
+async function runDrift(input: DriftInput, globals: GlobalOptions): Promise<number> {
   const io = processIo();
-  const values = await valuesFromOptions(options, io.cwd);
-  if (options.accounts) {
+  const options = input.flags;
+  if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
   }
-  if (options.accept.length > 0 && !options.write) throw new TelformError('bad_option', '--accept chooses what --write writes: give --write too');
-  if (options.write && options.accounts) throw new TelformError('bad_option', '--write rewrites one account\'s manifests: give either --write or --accounts');
+  const values = await valuesFromOptions(options, io.cwd);
   const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), cliContext(io), { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
   return withReconciliation(run, async () => {
-    if (options.write) {
-      const result = await writeDriftBack(run, options.accept, io.cwd);
+    if (input.mode === 'write') {
+      const result = await writeDriftBack(run, input.accept, io.cwd);
       for (const line of result.written) io.stdout(`wrote ${line}\n`);
       for (const note of [...result.notes, ...result.unwritten]) io.stderr(`note: ${printable(note)}`);
       if (result.unwritten.length > 0) {
@@ -83,8 +78,8 @@ async function runDrift(options: DriftOptions, globals: GlobalOptions): Promise<
       return ExitCode.ok;
     }
     const { report, exitCode } = driftOf(run);
-    io.stdout(commandTimer.time('render', () => renderers[options.format].drift(report, run.plan, { color: useColor(globals, io) })));
-    if (options.format === 'text' && report.drifted.length > 0) io.stdout(await windowLines(run, report.drifted));
+    io.stdout(commandTimer.time('render', () => renderers[input.format].drift(report, run.plan, { color: useColor(globals, io) })));
+    if (input.format === 'text' && report.drifted.length > 0) io.stdout(await windowLines(run, report.drifted));
     return exitCode;
   });
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { TelformError } from '../util/errors.js';
 import { collect, count, usdAmount } from './option-parsers.js';
 
 /** The approval flags shared by `plan` (recorded in a saved plan) and `apply`. */
@@ -44,18 +43,4 @@ export interface ApprovalOptionValues {
   target: string[];
   exclude: string[];
   destroy?: boolean;
-}
-
-/** `--target`, `--exclude` and `--destroy` name one account's resources, and a teardown reads no manifest. */
-export function checkScopeOptions(options: ApprovalOptionValues, context: { accounts: boolean; planFile?: string | undefined }): void {
-  const scoped = [...(options.target.length > 0 ? ['--target'] : []), ...(options.exclude.length > 0 ? ['--exclude'] : []), ...(options.destroy ? ['--destroy'] : [])];
-  const [first] = scoped;
-  if (first && context.accounts) throw new TelformError('bad_option', `${first} is about the resources of one account: give either ${first} or --accounts`);
-  if (first && context.planFile) {
-    throw new TelformError('bad_option', `${context.planFile} is applied as it was planned: give ${first} to \`telform plan\`, not to the apply of a saved plan`);
-  }
-  if (options.destroy && options.file.length > 0) {
-    throw new TelformError('bad_option', '--destroy deletes everything the state manages and reads no manifests: give either -f or --destroy');
-  }
-  if (options.destroy && options.target.length > 0) throw new TelformError('bad_option', '--destroy covers everything the state manages: leave out parts with --exclude, not --target');
 }

@@ -1,34 +1,28 @@
 import { Command, Option } from 'commander';
-import { TelformError } from '../util/errors.js';
 import { hasChanges } from '../engine/summary.js';
-import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
+import { planForDisplay, planFormats, renderers } from '../render/index.js';
 import { summaryLine } from '../render/format.js';
 import { unusedApprovals } from '../engine/safety.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { commandTimer } from './timings.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
-import { addApprovalOptions, addSecretFileOption, checkScopeOptions, type ApprovalOptionValues, type SecretFileOptionValue } from './plan-command-options.js';
+import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
 import { planStep } from '../run/account-steps.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
 import { refusalNotes } from '../run/safety.js';
 import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
-import { addAccountsOptions, type AccountsOptionValues } from './accounts-options.js';
+import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
 import { renderRehearsalMarkdown, renderRehearsalText } from '../render/rehearsal.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
-import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
-
-interface PlanOptions extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
-  format: PlanFormat;
-  out?: string;
-  detailedExitcode?: boolean;
-  showUnmanaged?: boolean;
-  rehearse?: boolean;
-}
+import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { parsePlanArguments, type PlanFlags, type PlanInput } from './arguments/plan.js';
+import { givenFlags } from './arguments/given.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 
 export function planCommand(): Command {
   const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
@@ -54,23 +48,20 @@ Examples:
   $ telform plan --destroy -o teardown.json --allow-irreversible all  # a customer leaves: review, then apply it
   $ telform plan -f shared/ --values customers/acme.yaml --value pbx_ip=203.0.113.10`,
     )
-    .action(async (options: PlanOptions, cmd: Command) => {
-      process.exitCode = await runPlan(options, cmd.optsWithGlobals<GlobalOptions>());
+    .action(async (flags: PlanFlags, cmd: Command) => {
+      process.exitCode = await runPlan(inputOrRefuse(parsePlanArguments(flags, givenFlags(cmd))), cmd.optsWithGlobals<GlobalOptions>());
     });
   return command;
 }
 
-async function runPlan(options: PlanOptions, globals: GlobalOptions): Promise<number> {
+async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number> {
   const io = processIo();
+  const options = input.flags;
   const approvals = approvalsFrom(options);
-  const values = await valuesFromOptions(options, io.cwd);
-  checkScopeOptions(options, { accounts: Boolean(options.accounts) });
-  if (options.accounts) {
+  if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
-  if (options.rehearse && options.format !== 'text' && options.format !== 'markdown') {
-    throw new TelformError('bad_option', `--rehearse reports in text and markdown, not ${options.format}`);
-  }
+  const values = await valuesFromOptions(options, io.cwd);
   if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
   const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, cliContext(io), {
     lock: false,

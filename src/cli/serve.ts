@@ -12,26 +12,9 @@ import { addClientOptions } from './client-options.js';
 import { collect, duration, positiveInteger } from './option-parsers.js';
 import { EndpointPools } from '../api/pools.js';
 import { openSession } from './session.js';
-import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
-
-interface ServeOptions extends ValuesOptionValues {
-  // Repeatable flags have no default, so --help shows none (not "[]"); absent means none given.
-  file?: string[];
-  accounts?: string;
-  only?: string[];
-  policy?: string[];
-  shard?: Shard;
-  name: string;
-  interval: number;
-  jitter: number;
-  accountParallelism: number;
-  parallelism: number;
-  apply: 'never' | 'safe';
-  listen: { host: string; port: number };
-  publicUrl?: string;
-  notify?: string;
-  drainTimeout: number;
-}
+import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { parseServeArguments, type ServeFlags, type ServeInput } from './arguments/serve.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 
 export function serveCommand(): Command {
   const command = new Command('serve');
@@ -72,8 +55,8 @@ Examples:
   $ telform serve --accounts accounts.yaml --listen 0.0.0.0:8080 --public-url https://telform.example.com
   $ telform serve --accounts accounts.yaml --apply safe --notify https://hooks.example.com/telform`,
     )
-    .action(async (options: ServeOptions, cmd: Command) => {
-      process.exitCode = await runServe(options, cmd.optsWithGlobals<GlobalOptions>());
+    .action(async (flags: ServeFlags, cmd: Command) => {
+      process.exitCode = await runServe(inputOrRefuse(parseServeArguments(flags)), cmd.optsWithGlobals<GlobalOptions>());
     });
 }
 
@@ -119,10 +102,11 @@ function urlOption(value: string): string {
   return value;
 }
 
-async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<number> {
+async function runServe(input: ServeInput, globals: GlobalOptions): Promise<number> {
   const cwd = process.cwd();
+  const options = input.flags;
   const log = (line: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line })}\n`);
-  const accounts = await selectAccounts(options, globals, cwd, log);
+  const accounts = await selectAccounts(input, globals, cwd, log);
   // One bounded pool per endpoint, shared by every account's client (each keeps its own rate limit).
   const pools = new EndpointPools({ connections: serveConnections(options.accountParallelism, options.parallelism) });
   const serveConnect: Connect = (globalsOf, io) => openSession(globalsOf, { env: io.env, note: io.stderr, logHttp: io.stderr, pools });
@@ -156,8 +140,7 @@ async function runServe(options: ServeOptions, globals: GlobalOptions): Promise<
   return 0;
 }
 
-async function selectAccounts(given: ServeOptions, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
-  const options = { ...given, file: given.file ?? [], only: given.only ?? [], policy: given.policy ?? [] };
+async function selectAccounts(input: ServeInput, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
   const io = (env: Readonly<Record<string, string | undefined>>, name: string) => {
     // A note (a manifest warning) comes with every check: each is logged once, and the memory of
     // them is bounded.
@@ -173,19 +156,16 @@ async function selectAccounts(given: ServeOptions, globals: GlobalOptions, cwd: 
       },
     };
   };
-  // Refuses --values with --accounts: the accounts file gives each account its values.
-  const values = await valuesFromOptions(options, cwd);
-  if (!options.accounts) {
-    if (options.file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable) or --accounts FILE');
-    if (options.only.length > 0 || options.shard) throw new TelformError('bad_option', '--only and --shard choose accounts of --accounts FILE');
-    return [{ name: options.name, manifests: options.file, values, globals, io: io(process.env, options.name), policies: options.policy.map((file) => path.resolve(cwd, file)) }];
+  const options = input.flags;
+  if (input.mode === 'one') {
+    const values = await valuesFromOptions(options, cwd);
+    return [{ name: options.name, manifests: input.paths, values, globals, io: io(process.env, options.name), policies: options.policy.map((file) => path.resolve(cwd, file)) }];
   }
-  if (options.file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
-  const all = await loadAccountsFile(options.accounts, cwd);
+  const all = await loadAccountsFile(input.accountsFile, cwd);
   const unknown = options.only.filter((name) => !all.some((account) => account.name === name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${options.accounts} (accounts: ${all.map((account) => account.name).join(', ')})`);
+  if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${input.accountsFile} (accounts: ${all.map((account) => account.name).join(', ')})`);
   const selected = all.filter((account) => (options.only.length === 0 || options.only.includes(account.name)) && inShard(account.name, options.shard));
-  if (selected.length === 0) throw new TelformError('bad_option', `no account of ${options.accounts} is selected (check --only and --shard)`);
+  if (selected.length === 0) throw new TelformError('bad_option', `no account of ${input.accountsFile} is selected (check --only and --shard)`);
   return selected.map((account): ServeAccount => {
     const globalsOf = { ...globals, state: account.state, workspace: account.workspace, ...(account.endpoint ? { endpoint: account.endpoint } : {}) };
     const policies = [...account.policies, ...options.policy.map((file) => path.resolve(cwd, file))];

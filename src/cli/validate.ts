@@ -4,13 +4,14 @@ import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
 import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from '../render/validation-accounts.js';
-import { TelformError } from '../util/errors.js';
-import { addValuesOptions, valuesFromOptions, type ValuesOptionValues } from './values-options.js';
+import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { parseValidateArguments, type ValidateFlags } from './arguments/validate.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 import { catalog } from '../resources/index.js';
 import { parseScope, type Scope } from '../resources/ownership-scope.js';
 import { ExitCode } from '../run/exit-codes.js';
 import type { ValueSet } from '../manifest/values.js';
-import { addSecretFileOption, type SecretFileOptionValue } from './plan-command-options.js';
+import { addSecretFileOption } from './plan-command-options.js';
 
 /** `-f` may be repeated; commander calls this once per occurrence. No default: it is required. */
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -23,16 +24,6 @@ const renderers = {
   github: renderValidationGithub,
   gitlab: renderValidationGitlab,
 } satisfies Record<string, (summary: ValidationSummary) => string>;
-
-interface ValidateOptions extends SecretFileOptionValue, ValuesOptionValues {
-  file: string[];
-  accounts?: string;
-  format: keyof typeof renderers;
-  checkSecrets?: boolean;
-  scope?: string[];
-  /** An account's scope from the accounts file. */
-  scopeOf?: Scope;
-}
 
 /**
  * `telform validate`: checks manifests offline and prints every problem at
@@ -70,15 +61,14 @@ Examples:
 
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     )
-    .action(async (options: ValidateOptions) => {
+    .action(async (flags: ValidateFlags) => {
       const cwd = process.cwd();
-      const file = options.file ?? [];
-      if (options.accounts) {
-        if (file.length > 0) throw new TelformError('bad_option', 'give either --accounts FILE or -f manifests, not both');
-        await valuesFromOptions({ ...options, accounts: options.accounts }, cwd);
+      const input = inputOrRefuse(parseValidateArguments(flags));
+      const options = input.flags;
+      if (input.mode === 'accounts') {
         const accounts: AccountValidation[] = [];
         const { loadAccountsFile } = await import('../manifest/accounts-file.js');
-        for (const account of await loadAccountsFile(options.accounts, cwd)) {
+        for (const account of await loadAccountsFile(input.accountsFile, cwd)) {
           accounts.push({ name: account.name, summary: await validateManifests(account.manifests, account.scope ? { ...options, scopeOf: account.scope } : options, cwd, account.values) });
         }
         const failed = accounts.some((account) => account.summary.errorCount > 0);
@@ -92,15 +82,14 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
         process.exitCode = failed ? ExitCode.error : ExitCode.ok;
         return;
       }
-      if (file.length === 0) throw new TelformError('bad_option', 'no manifests given: pass -f PATH (repeatable), or --accounts FILE');
       const values = await valuesFromOptions(options, cwd);
-      const summary = await validateManifests(file, options, cwd, values);
+      const summary = await validateManifests(input.paths, options, cwd, values);
       process.stdout.write(renderers[options.format](summary));
       process.exitCode = summary.errorCount > 0 ? ExitCode.error : ExitCode.ok;
     });
 }
 
-async function validateManifests(paths: readonly string[], options: ValidateOptions, cwd: string, values: ValueSet | undefined): Promise<ValidationSummary> {
+async function validateManifests(paths: readonly string[], options: ValidateFlags, cwd: string, values: ValueSet | undefined): Promise<ValidationSummary> {
   const result = await loadManifests(paths, {
     cwd,
     checkSecrets: options.checkSecrets === true,

@@ -21,13 +21,10 @@ export function addValuesOptions(command: Command): Command {
     .option('--value <name=value>', 'one value, read as YAML (quote it to keep a string); over --values (repeatable)', collect, []);
 }
 
-/** The run's values, or undefined when none is given; refused with `--accounts` (its file gives them). */
+/** The run's values, or undefined when none is given (the flag rules refuse them with `--accounts`). */
 export async function valuesFromOptions(options: ValuesOptionValues, cwd: string): Promise<ValueSet | undefined> {
   const given = options.values !== undefined || options.value.length > 0;
   if (!given) return undefined;
-  if (options.accounts) {
-    throw new TelformError('bad_option', '--values and --value are for a single-account run; with --accounts, give values in the accounts file (defaults.values, or an account\'s values)');
-  }
   const { parseValueFlag, parseValuesFile } = await import('../manifest/values-file.js');
   let fromFile: ValueSet | undefined;
   if (options.values !== undefined) {

@@ -35,8 +35,7 @@ export interface RolloutOptions {
  */
 export async function runRollout(run: AccountsRun, rollout: RolloutOptions, context: RunContext): Promise<AccountsReport> {
   const io = context.io;
-  if (run.shard) throw new TelformError('bad_option', '--waves and --resume roll out over every account of one run: give them without --shard');
-  if (rollout.resume && run.only.length > 0) throw new TelformError('bad_option', '--resume continues the accounts recorded when the rollout started: give --resume without --only');
+  // The flag rules (cli/arguments) keep --shard off a rollout and --only off a resume.
   const { loadAccounts, rolloutLocation } = await import('../manifest/accounts-file.js');
   const document = await loadAccounts(run.accountsFile, io.cwd);
   const all = document.accounts;

@@ -60,20 +60,20 @@ describe('--debug', () => {
 });
 
 describe('flags of --accounts', () => {
+  // Every flag and rule is checked in process (test/cli/arguments.test.ts); here, that each command refuses through them.
   it('are an error without --accounts, not silently ignored', async () => {
-    const cases: Array<[string[], string]> = [
-      [['--shard', '1/2'], '--shard'],
-      [['--only', 'prod'], '--only'],
-      [['--account-parallelism', '2'], '--account-parallelism'],
-      [['--run-id', 'nightly-1'], '--run-id'],
-    ];
-    for (const [flags, name] of cases) {
-      for (const command of ['plan', 'apply', 'drift']) {
-        const run = await cli([command, '-f', 'acl.yaml', ...flags]);
-        expect(run.stderr).toBe(`error: ${name} works only with --accounts FILE; this ${command} runs the one account of -f\n`);
-        expect(run.code).toBe(1);
-      }
+    for (const command of ['plan', 'apply', 'drift']) {
+      const run = await cli([command, '-f', 'acl.yaml', '--shard', '1/2']);
+      expect(run.stderr).toBe(`error: --shard works only with --accounts FILE; this ${command} runs the one account of -f\n`);
+      expect(run.code).toBe(1);
     }
+  });
+
+  it('drift --accounts --write is refused by name, not run as a drift report', async () => {
+    const account = { name: 'only', manifests: ['acl.yaml'], credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' } };
+    await writeFile(path.join(folder, 'accounts.yaml'), JSON.stringify({ defaults: { state: 'accounts.state.json', endpoint: harness.emulator.url }, accounts: [account] }));
+    const run = await cli(['drift', '--accounts', 'accounts.yaml', '--write']);
+    expect(run).toMatchObject({ code: 1, stdout: '', stderr: "error: --write rewrites one account's manifests: give either --write or --accounts\n" });
   });
 });
 

@@ -1,0 +1,58 @@
+// `telform apply`'s flag rules: a saved plan applied exactly, one account's manifests (or a
+// teardown), or every account of an accounts file (at once or in waves).
+import type { PlanFormat } from '../../render/index.js';
+import type { RolloutOptions } from '../../run/rollout.js';
+import type { AccountsOptionValues } from '../accounts-options.js';
+import type { ApprovalOptionValues, SecretFileOptionValue } from '../plan-command-options.js';
+import type { ValuesOptionValues } from '../values-options.js';
+import type { WavesOptionValues } from '../waves-options.js';
+import { Problems, type GivenFlags, type Parsed } from './parsed.js';
+import { checkAccountsOnly, checkManifestSource, checkScope, checkValues, parseRollout } from './shared.js';
+
+export interface ApplyFlags extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
+  format: PlanFormat;
+  /** With a saved plan: apply it to a replica of the account first. */
+  rehearse?: boolean;
+  autoApprove?: boolean;
+  parallelism: number;
+  wait?: number;
+}
+
+export type ApplyInput =
+  | { mode: 'accounts'; accountsFile: string; rollout?: RolloutOptions; flags: ApplyFlags }
+  | { mode: 'saved-plan'; planFile: string; flags: ApplyFlags }
+  | { mode: 'manifests'; flags: ApplyFlags };
+
+export function parseApplyArguments(planFile: string | undefined, flags: ApplyFlags, given: GivenFlags): Parsed<ApplyInput> {
+  const problems = new Problems();
+  const values = flags.values !== undefined || flags.value.length > 0;
+  checkAccountsOnly(problems, flags, given, 'apply');
+  checkManifestSource(problems, flags);
+  problems.check(planFile !== undefined && flags.file.length > 0, 'give either a saved plan file or -f manifests, not both');
+  checkValues(problems, flags);
+  problems.check(
+    planFile !== undefined && values,
+    `${planFile} holds the values it was planned with: give --values / --value to \`telform plan\`, not to the apply of a saved plan`,
+  );
+  const rollout = parseRollout(problems, flags);
+  checkScope(problems, flags, { accounts: flags.accounts !== undefined, planFile });
+  problems.check(planFile !== undefined && flags.accounts !== undefined, 'a saved plan is for one account: give either a plan file or --accounts');
+  problems.check(
+    planFile !== undefined && flags.policy.length > 0,
+    `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`,
+  );
+  problems.check(
+    planFile === undefined && flags.accounts === undefined && flags.file.length === 0 && !flags.destroy,
+    'no manifests given: pass -f PATH (repeatable), or a saved plan file',
+  );
+  problems.check(flags.rehearse === true && planFile === undefined, '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)');
+  problems.check(
+    flags.accounts === undefined && flags.format === 'markdown',
+    'apply --format markdown is the report of an --accounts run; one account is applied as text or json',
+  );
+  return problems.result((): ApplyInput => {
+    if (flags.accounts !== undefined) return { mode: 'accounts', accountsFile: flags.accounts, ...(rollout ? { rollout } : {}), flags };
+    if (planFile !== undefined) return { mode: 'saved-plan', planFile, flags };
+    return { mode: 'manifests', flags };
+  });
+}

@@ -1,0 +1,29 @@
+// `telform plan`'s flag rules: one account (from -f, or a teardown with --destroy) or every account
+// of an accounts file.
+import type { PlanFormat } from '../../render/index.js';
+import type { AccountsOptionValues } from '../accounts-options.js';
+import type { ApprovalOptionValues, SecretFileOptionValue } from '../plan-command-options.js';
+import type { ValuesOptionValues } from '../values-options.js';
+import { Problems, type GivenFlags, type Parsed } from './parsed.js';
+import { checkAccountsOnly, checkManifestSource, checkScope, checkValues } from './shared.js';
+
+export interface PlanFlags extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
+  format: PlanFormat;
+  out?: string;
+  detailedExitcode?: boolean;
+  showUnmanaged?: boolean;
+  rehearse?: boolean;
+}
+
+export type PlanInput = { mode: 'accounts'; accountsFile: string; flags: PlanFlags } | { mode: 'one'; flags: PlanFlags };
+
+export function parsePlanArguments(flags: PlanFlags, given: GivenFlags): Parsed<PlanInput> {
+  const problems = new Problems();
+  checkAccountsOnly(problems, flags, given, 'plan');
+  checkManifestSource(problems, flags);
+  checkValues(problems, flags);
+  checkScope(problems, flags, { accounts: flags.accounts !== undefined });
+  problems.check(flags.rehearse === true && flags.format !== 'text' && flags.format !== 'markdown', `--rehearse reports in text and markdown, not ${flags.format}`);
+  problems.check(flags.accounts !== undefined && flags.out !== undefined, 'a saved plan is for one account: give either -o FILE or --accounts');
+  return problems.result((): PlanInput => (flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', flags }));
+}

@@ -1,0 +1,43 @@
+// `telform serve`'s flag rules: one account of -f, or the accounts of an accounts file (chosen with
+// --only and --shard; which of them exist is the account selection's business, in run/).
+import type { Shard } from '../../util/shard.js';
+import type { ValuesOptionValues } from '../values-options.js';
+import { Problems, type Parsed } from './parsed.js';
+import { checkManifestSource, checkValues } from './shared.js';
+
+/** The repeatable flags have no default (so --help shows none): absent means none given. */
+export interface ServeFlags extends ValuesOptionValues {
+  file?: string[];
+  accounts?: string;
+  only?: string[];
+  /** `--policy FILE` (repeatable): evaluated for every account, after the accounts file's own policies. */
+  policy?: string[];
+  shard?: Shard;
+  name: string;
+  interval: number;
+  jitter: number;
+  accountParallelism: number;
+  parallelism: number;
+  apply: 'never' | 'safe';
+  listen: { host: string; port: number };
+  publicUrl?: string;
+  notify?: string;
+  drainTimeout: number;
+}
+
+/** The flags with every repeatable one as a list. */
+export type ServeFlagValues = ServeFlags & { file: string[]; only: string[]; policy: string[] };
+
+export type ServeInput = { mode: 'accounts'; accountsFile: string; flags: ServeFlagValues } | { mode: 'one'; paths: string[]; flags: ServeFlagValues };
+
+export function parseServeArguments(given: ServeFlags): Parsed<ServeInput> {
+  const problems = new Problems();
+  const flags: ServeFlagValues = { ...given, file: given.file ?? [], only: given.only ?? [], policy: given.policy ?? [] };
+  checkManifestSource(problems, flags);
+  checkValues(problems, flags);
+  problems.check(flags.accounts === undefined && flags.file.length === 0, 'no manifests given: pass -f PATH (repeatable) or --accounts FILE');
+  problems.check(flags.accounts === undefined && (flags.only.length > 0 || flags.shard !== undefined), '--only and --shard choose accounts of --accounts FILE');
+  return problems.result((): ServeInput =>
+    flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', paths: flags.file, flags },
+  );
+}

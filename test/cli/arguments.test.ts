@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { parseApplyArguments, type ApplyFlags } from '../../src/cli/arguments/apply.js';
+import { parseDriftArguments, type DriftFlags } from '../../src/cli/arguments/drift.js';
+import { inputOrRefuse } from '../../src/cli/arguments/parsed.js';
+import { parsePlanArguments, type PlanFlags } from '../../src/cli/arguments/plan.js';
+import { parseServeArguments, type ServeFlags } from '../../src/cli/arguments/serve.js';
+import { parseValidateArguments } from '../../src/cli/arguments/validate.js';
+
+// The flag rules of each command, as pure functions: option values (as commander leaves them, with
+// their defaults) and the flags the command line gave, in; the typed input or every problem, out.
+const none = new Set<string>();
+const accountsFlags = { only: [], accountParallelism: 4, value: [] };
+const approvalFlags = { file: [], allowIrreversible: [], allowLint: [], policy: [], pruneUnmanaged: [], target: [], exclude: [] };
+const drift = (flags: Partial<DriftFlags>): DriftFlags => ({ ...accountsFlags, file: [], format: 'text', accept: [], ...flags });
+const plan = (flags: Partial<PlanFlags>): PlanFlags => ({ ...accountsFlags, ...approvalFlags, format: 'text', ...flags });
+const apply = (flags: Partial<ApplyFlags>): ApplyFlags => ({ ...accountsFlags, ...approvalFlags, format: 'text', parallelism: 8, canary: [], ...flags });
+
+describe('drift flags', () => {
+  it('refuses --write with --accounts (it rewrites one account\'s manifests), never ignoring it', () => {
+    expect(parseDriftArguments(drift({ accounts: 'accounts.yaml', write: true }), new Set(['accounts', 'write']))).toEqual({
+      problems: ["--write rewrites one account's manifests: give either --write or --accounts"],
+    });
+  });
+
+  it('chooses the mode: an accounts report, a write-back (with --accept), or one account\'s report', () => {
+    expect(parseDriftArguments(drift({ accounts: 'a.yaml' }), none).input).toMatchObject({ mode: 'accounts', accountsFile: 'a.yaml' });
+    expect(parseDriftArguments(drift({ file: ['m/'], write: true, accept: ['Trunk/x'] }), none).input).toMatchObject({ mode: 'write', paths: ['m/'], accept: ['Trunk/x'] });
+    expect(parseDriftArguments(drift({ file: ['m/'], format: 'json' }), none).input).toMatchObject({ mode: 'report', paths: ['m/'], format: 'json' });
+  });
+
+  it('reports every problem at once, one sentence each', () => {
+    const parsed = parseDriftArguments(drift({ file: ['m/'], accept: ['Trunk/x'], shard: { index: 1, count: 2 }, format: 'json' }), new Set(['shard', 'accept', 'format']));
+    expect(parsed.problems).toEqual([
+      '--shard works only with --accounts FILE; this drift runs the one account of -f',
+      '--accept chooses what --write writes: give --write too',
+    ]);
+    expect(() => inputOrRefuse(parsed)).toThrow(
+      '--shard works only with --accounts FILE; this drift runs the one account of -f; --accept chooses what --write writes: give --write too',
+    );
+    expect(parseDriftArguments(drift({ file: ['m/'], write: true, format: 'json' }), new Set(['write', 'format'])).problems).toEqual([
+      '--write writes manifests and prints what it wrote: give either --write or --format',
+    ]);
+  });
+});
+
+describe('plan flags', () => {
+  it('refuses the flags of --accounts without it, by the flag given', () => {
+    for (const [attribute, flag] of [['only', '--only'], ['accountParallelism', '--account-parallelism'], ['shard', '--shard'], ['runId', '--run-id']]) {
+      expect(parsePlanArguments(plan({ file: ['m/'] }), new Set([attribute as string])).problems).toEqual([`${flag} works only with --accounts FILE; this plan runs the one account of -f`]);
+    }
+  });
+
+  it('keeps one account\'s scope and values off an accounts run, and a teardown off the manifests', () => {
+    expect(parsePlanArguments(plan({ accounts: 'a.yaml', target: ['Trunk/x'], values: 'v.yaml', file: ['m/'] }), none).problems).toEqual([
+      'give either --accounts FILE or -f manifests, not both',
+      "--values and --value are for a single-account run; with --accounts, give values in the accounts file (defaults.values, or an account's values)",
+      '--target is about the resources of one account: give either --target or --accounts',
+    ]);
+    expect(parsePlanArguments(plan({ destroy: true, file: ['m/'], target: ['Trunk/x'] }), none).problems).toEqual([
+      '--destroy deletes everything the state manages and reads no manifests: give either -f or --destroy',
+      '--destroy covers everything the state manages: leave out parts with --exclude, not --target',
+    ]);
+    expect(parsePlanArguments(plan({ accounts: 'a.yaml', out: 'plan.json' }), none).problems).toEqual(['a saved plan is for one account: give either -o FILE or --accounts']);
+    expect(parsePlanArguments(plan({ file: ['m/'], out: 'plan.json' }), none).input).toMatchObject({ mode: 'one' });
+  });
+});
+
+describe('apply flags', () => {
+  it('applies a saved plan as it was planned: no manifests, values, policies or scope beside it', () => {
+    expect(parseApplyArguments('plan.json', apply({ file: ['m/'], value: ['a=1'], policy: ['p.yaml'], exclude: ['Trunk/x'] }), none).problems).toEqual([
+      'give either a saved plan file or -f manifests, not both',
+      'plan.json holds the values it was planned with: give --values / --value to `telform plan`, not to the apply of a saved plan',
+      'plan.json is applied as it was planned: give --exclude to `telform plan`, not to the apply of a saved plan',
+      'plan.json carries the policy findings it was planned with: give --policy to `telform plan`, not to the apply of a saved plan',
+    ]);
+    expect(parseApplyArguments('plan.json', apply({}), none).input).toMatchObject({ mode: 'saved-plan', planFile: 'plan.json' });
+    expect(parseApplyArguments('plan.json', apply({ accounts: 'a.yaml' }), none).problems).toEqual(['a saved plan is for one account: give either a plan file or --accounts']);
+  });
+
+  it('rolls out in waves over an accounts file only, and parses the waves', () => {
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', waves: '1,10%,100%', canary: ['acme'] }), none).input).toMatchObject({
+      mode: 'accounts',
+      rollout: { waves: [{ count: 1 }, { percent: 10 }, { percent: 100 }], canary: ['acme'], soakMs: 0, resume: false, restart: false },
+    });
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], waves: '1,50%' }), none).problems).toEqual([
+      '--waves and --resume roll out over the accounts of an accounts file: give --accounts FILE',
+      '--waves 1,50%: the last wave must be 100% (every account), e.g. 1,10%,100%',
+    ]);
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], soak: 60_000 }), none).problems).toEqual(['--canary, --soak and --restart are for a rollout in waves: give --waves too']);
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', resume: true, waves: '100%', only: ['acme'] }), none).problems).toEqual([
+      '--resume continues the waves recorded when the rollout started: give --resume without --waves',
+      '--resume continues the accounts recorded when the rollout started: give --resume without --only',
+    ]);
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', waves: '100%', shard: { index: 1, count: 2 } }), none).problems).toEqual([
+      '--waves and --resume roll out over every account of one run: give them without --shard',
+    ]);
+  });
+
+  it('needs manifests, a saved plan or --destroy, and prints one account as text or json', () => {
+    expect(parseApplyArguments(undefined, apply({}), none).problems).toEqual(['no manifests given: pass -f PATH (repeatable), or a saved plan file']);
+    expect(parseApplyArguments(undefined, apply({ destroy: true }), none).input).toMatchObject({ mode: 'manifests' });
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], format: 'markdown' }), none).problems).toEqual([
+      'apply --format markdown is the report of an --accounts run; one account is applied as text or json',
+    ]);
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', format: 'markdown' }), none).input).toMatchObject({ mode: 'accounts' });
+  });
+});
+
+describe('validate and serve flags', () => {
+  it('take -f or --accounts, not both and not neither', () => {
+    expect(parseValidateArguments({ format: 'text', value: [] }).problems).toEqual(['no manifests given: pass -f PATH (repeatable), or --accounts FILE']);
+    expect(parseValidateArguments({ format: 'text', value: [], file: ['m/'], accounts: 'a.yaml' }).problems).toEqual(['give either --accounts FILE or -f manifests, not both']);
+    expect(parseValidateArguments({ format: 'json', value: [], accounts: 'a.yaml' }).input).toMatchObject({ mode: 'accounts', accountsFile: 'a.yaml' });
+    const serve = (flags: Partial<ServeFlags>): ServeFlags => ({
+      file: [], only: [], policy: [], value: [], name: 'default', interval: 300_000, jitter: 0.1, accountParallelism: 4, parallelism: 8, apply: 'never', listen: { host: '127.0.0.1', port: 0 }, drainTimeout: 30_000, ...flags,
+    });
+    expect(parseServeArguments(serve({})).problems).toEqual(['no manifests given: pass -f PATH (repeatable) or --accounts FILE']);
+    expect(parseServeArguments(serve({ file: ['m/'], only: ['acme'] })).problems).toEqual(['--only and --shard choose accounts of --accounts FILE']);
+    expect(parseServeArguments(serve({ file: ['m/'] })).input).toMatchObject({ mode: 'one', paths: ['m/'] });
+  });
+});
