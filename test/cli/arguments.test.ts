@@ -91,6 +91,10 @@ describe('apply flags', () => {
       '--resume continues the waves recorded when the rollout started: give --resume without --waves',
       '--resume continues the accounts recorded when the rollout started: give --resume without --only',
     ]);
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], ignoreRollout: true }), none).problems).toEqual(['--ignore-rollout is for an apply over --accounts FILE']);
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', ignoreRollout: true, resume: true }), none).problems).toEqual([
+      '--ignore-rollout is for an apply of every account at once: give it without --waves or --resume',
+    ]);
     expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', waves: '100%', shard: { index: 1, count: 2 } }), none).problems).toEqual([
       '--waves and --resume roll out over every account of one run: give them without --shard',
     ]);
