@@ -6,7 +6,10 @@ import { applyReconciled } from '../../src/run/apply.js';
 import type { GlobalOptions } from '../../src/run/context.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../../src/run/reconcile.js';
 import { parseHistory, verifyHistory, type HistoryRecord } from '../../src/state/history.js';
-import { startHarness, type Harness } from './harness.js';
+import { accounts, startHarness, type Harness } from './harness.js';
+import { applyStep } from '../../src/run/account-steps.js';
+import { runAccounts } from '../../src/run/accounts.js';
+import { readAccountsHistory } from '../../src/run/history-read.js';
 
 // The history an apply appends (in process, against the emulator): one chained record per apply, with
 // the manifests' commit, before and after values and secrets only as fingerprints.
@@ -69,5 +72,37 @@ describe('the history of applies', () => {
     // One byte of the second record changed: it is the one named.
     const edited = [lines[0] as string, (lines[1] as string).replace('sip2.pbx', 'sip3.pbx')];
     expect(verifyHistory(edited)).toMatchObject({ ok: false, position: 2, seq: 2 });
+  });
+
+  it('keeps each account\'s history in its own state, names a rollout\'s wave in it, and gathers them for --accounts', async () => {
+    await harness.write('acl.yaml', JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'edge' }, spec: { ip_addresses: ['203.0.113.50'] } }));
+    await harness.write(
+      'accounts.yaml',
+      JSON.stringify({
+        defaults: { endpoint: harness.emulator.url },
+        accounts: [1, 2].map((index) => ({ name: `a${index}`, manifests: ['acl.yaml'], state: `a${index}.state.json`, credentials: { auth_id_env: `ID${index}`, auth_token_env: `TOKEN${index}` } })),
+      }),
+    );
+    const env = { ID1: accounts[1].authId, TOKEN1: accounts[1].authToken, ID2: accounts[2].authId, TOKEN2: accounts[2].authToken };
+    const report = await runAccounts(
+      {
+        command: 'apply',
+        accountsFile: 'accounts.yaml',
+        only: [],
+        accountParallelism: 2,
+        globals: {},
+        approvals: approvalsFrom({}),
+        lock: true,
+        step: applyStep({ parallelism: 4, waitMs: 0 }),
+        history: { trigger: 'rollout', wave: { number: 1, of: 2 } },
+      },
+      harness.context(env),
+    );
+    expect(report.accounts.map((account) => account.status)).toEqual(['applied', 'applied']);
+    const gathered = await readAccountsHistory('accounts.yaml', [], harness.context(env));
+    expect(gathered.map((account) => [account.name, account.records.map((record) => record.type === 'apply' && [record.seq, record.trigger, record.wave])])).toEqual([
+      ['a1', [[1, 'rollout', { number: 1, of: 2 }]]],
+      ['a2', [[1, 'rollout', { number: 1, of: 2 }]]],
+    ]);
   });
 });
