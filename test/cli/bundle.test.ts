@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,10 +94,10 @@ describe('the bundled CLI', () => {
   });
 
   it('a stack trace under --debug names the source file and line, not the bundle', async () => {
-    // Only an internal error has a stack trace to print; a folder given as the state file is one
-    // today (the file backend reads it as a file). Should it become a user error, pick another.
-    await mkdir(path.join(directory, 'state-folder'), { recursive: true });
-    const run = await runCli(['state', 'list', '--state', 'state-folder', '--debug'], { cwd: directory, env: cleanEnv() });
+    // Only an internal error has a stack trace to print; a state path below a plain file is one today
+    // (the file backend's lstat fails with ENOTDIR). Should it become a user error, pick another.
+    await writeFile(path.join(directory, 'plain-file'), '');
+    const run = await runCli(['state', 'list', '--state', 'plain-file/telform.state.json', '--debug'], { cwd: directory, env: cleanEnv() });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^internal error: /);
     expect(run.stderr).toMatch(/\n {4}at .*\(.*[/\\]src[/\\]state[/\\]backends[/\\]file\.ts:\d+:\d+\)\n/);
