@@ -15,15 +15,17 @@ import { pendingWarnings, summarize } from './summary.js';
  *
  * A target is a manifest resource, a resource the state still owns (its delete), or a replace
  * whose superseded object's delete comes along with it. An address that is none of these is an
- * error, with a suggestion: a typo must not silently plan nothing.
+ * error, with a suggestion from `known` (the manifests' and the state's addresses) and the plan: a
+ * typo must not silently plan nothing.
  */
-export function limitToTargets(plan: Plan, targets: readonly string[], kinds: PlannerKinds): Plan {
+export function limitToTargets(plan: Plan, targets: readonly string[], kinds: PlannerKinds, known: Iterable<string> = []): Plan {
   if (targets.length === 0) return plan;
   const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
   const unknown = targets.filter((target) => !byAddress.has(target));
   if (unknown.length > 0) {
     const [first] = unknown as [string];
-    const hint = suggest(first, byAddress.keys());
+    // Suggested from every address the manifests and the state know: a targeted run plans only what it reads.
+    const hint = suggest(first, new Set([...byAddress.keys(), ...known]));
     throw new TelformError(
       'bad_option',
       `--target ${first}: no such resource in the manifests or the state${hint ? `; did you mean ${hint}?` : ''} (addresses are Kind/name, e.g. Trunk/pbx-out)`,
