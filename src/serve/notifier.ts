@@ -110,7 +110,7 @@ export class WebhookNotifier {
         // A 4xx other than 408/429 is the receiver refusing this event: sending it again changes nothing.
         if (status >= 400 && status < 500 && status !== 408 && status !== 429) break;
       } catch (error) {
-        reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+        reason = withoutUrlSecrets(error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error), this.options.url);
       }
       if (attempt === this.attempts || this.stopping.signal.aborted) break;
       const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
@@ -131,4 +131,19 @@ async function postJson(url: string, body: string, timeoutMs: number): Promise<n
   });
   await response.arrayBuffer().catch(() => undefined);
   return response.status;
+}
+
+/**
+ * An error text with the receiver's URL cut to its origin and path wherever it appears: a query string
+ * (often a token) and user info never reach the log.
+ */
+export function withoutUrlSecrets(text: string, url: string): string {
+  let shown: string;
+  try {
+    const parsed = new URL(url);
+    shown = `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    shown = '(the --notify URL)';
+  }
+  return text.split(url).join(shown).replace(/\b(https?:\/\/)[^\s/@]*@/g, '$1').replace(/(https?:\/\/[^\s?#]*)\?[^\s#]*/g, '$1');
 }

@@ -120,6 +120,8 @@ describe('validate and serve flags', () => {
     });
     expect(parseServeArguments(serve({})).problems).toEqual(['no manifests given: pass -f PATH (repeatable) or --accounts FILE']);
     expect(parseServeArguments(serve({ file: ['m/'], only: ['acme'] })).problems).toEqual(['--only and --shard choose accounts of --accounts FILE']);
+    const withUser = parseServeArguments(serve({ file: ['m/'], notify: 'https://hook-user:s3cret-pass@hooks.example.com/telform' })).problems;
+    expect(withUser).toEqual(['--notify must not carry a user or password in its URL (they would end up in logs): give the receiver a URL without them']);
     expect(parseServeArguments(serve({ file: ['m/'] })).input).toMatchObject({ mode: 'one', paths: ['m/'] });
   });
 });

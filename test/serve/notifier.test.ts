@@ -84,4 +84,19 @@ describe('WebhookNotifier', () => {
     notifier.publish(event('e-5'));
     expect(notifier.waiting).toBe(0);
   });
+
+  it('never logs the user info or query string of its URL when a delivery fails', async () => {
+    const clock = new ManualClock(0);
+    const { lines, report } = recorder();
+    // Real fetch, which refuses a URL with credentials before sending anything, naming the URL.
+    const notifier = new WebhookNotifier({ url: 'http://hook-user:s3cret-pass@127.0.0.1:9/hook?token=t0ken-value', clock, attempts: 1 }, report);
+    notifier.publish(event('e-1'));
+    for (let round = 0; round < 20 && lines.length === 0; round += 1) await settle();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^failed e-1 after 1: /);
+    expect(lines[0]).not.toContain('s3cret-pass');
+    expect(lines[0]).not.toContain('hook-user');
+    expect(lines[0]).not.toContain('t0ken-value');
+  });
 });
+

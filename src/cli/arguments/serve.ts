@@ -37,7 +37,20 @@ export function parseServeArguments(given: ServeFlags): Parsed<ServeInput> {
   checkValues(problems, flags);
   problems.check(flags.accounts === undefined && flags.file.length === 0, 'no manifests given: pass -f PATH (repeatable) or --accounts FILE');
   problems.check(flags.accounts === undefined && (flags.only.length > 0 || flags.shard !== undefined), '--only and --shard choose accounts of --accounts FILE');
+  // A user or password in the URL would travel in every request line's logs and error messages: refused
+  // at start, and the refusal does not repeat the URL.
+  problems.check(notifyHasUserInfo(flags.notify), '--notify must not carry a user or password in its URL (they would end up in logs): give the receiver a URL without them');
   return problems.result((): ServeInput =>
     flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', paths: flags.file, flags },
   );
+}
+
+function notifyHasUserInfo(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
 }
