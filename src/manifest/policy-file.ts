@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Environment, ParseError, type ParseResult } from '@marcbachmann/cel-js';
+import { estimateCost, policyCostBudget } from './policy-cost.js';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Scalar } from 'yaml';
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { didYouMean } from '../util/suggest.js';
@@ -73,12 +74,22 @@ function compile(file: string, source: string, counter: LineCounter, node: Node 
     fail(file, place, `rule ${ruleId}: ${field} must be a CEL expression (a string)`);
   }
   const placeAt = locator(file, source, counter, node);
+  let run: CompiledExpression['run'];
   try {
-    return { run: policyEnvironment.parse(node.value), placeAt };
+    run = policyEnvironment.parse(node.value);
   } catch (error) {
     if (error instanceof ParseError) fail(file, placeAt(error.range?.start ?? 0), `rule ${ruleId}: ${field}: ${error.summary}`);
     throw error;
   }
+  const cost = estimateCost((run as { ast?: unknown }).ast);
+  if (cost > policyCostBudget) {
+    throw new TelformError(
+      'policy_failed',
+      `rule ${ruleId}: ${field} would take about ${cost.toExponential(1)} steps per change, over the budget of ${policyCostBudget.toLocaleString('en-US')} a rule may take: nest fewer comprehensions (all, exists, map, filter)`,
+      { place: { source: placeAt(0) } },
+    );
+  }
+  return { run, placeAt };
 }
 
 function linePlace(counter: LineCounter, offset: number): { line: number; column: number } {

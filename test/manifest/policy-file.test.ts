@@ -29,4 +29,24 @@ describe('loadPolicyFile', () => {
     await writeFile(path.join(folder, 'q.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: q\nrules:\n${rule}`);
     expect((await loadPolicyFile('q.yaml', folder)).map((loaded) => loaded.id)).toEqual(['secure']);
   });
+
+  it('refuses a rule whose nested comprehensions would take longer than its budget, naming it where it is written (issue 33 item 9)', async () => {
+    let bomb = 'true';
+    for (let depth = 0; depth < 40; depth += 1) bomb = `[1, 2].all(x${depth}, ${bomb})`;
+    await writeFile(path.join(folder, 'bomb.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: b\nrules:\n  - id: slow\n    message: m\n    expression: "${bomb}"\n`);
+    const error = await loadPolicyFile('bomb.yaml', folder).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TelformError);
+    expect((error as TelformError).code).toBe('policy_failed');
+    expect((error as TelformError).message).toBe(
+      'rule slow: expression would take about 7.7e+12 steps per change, over the budget of 1,000,000 a rule may take: nest fewer comprehensions (all, exists, map, filter)',
+    );
+    expect((error as TelformError).place?.source).toEqual({ file: 'bomb.yaml', line: 8, column: 18 });
+  });
+
+  it('accepts comprehensions nested over the resource as rules need them', async () => {
+    const expression = 'resource.spec.entries.all(e, resource.spec.entries.exists(f, f.ip == e.ip))';
+    await writeFile(path.join(folder, 'ok.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: o\nrules:\n  - id: fine\n    message: m\n    expression: "${expression}"\n`);
+    expect((await loadPolicyFile('ok.yaml', folder)).map((loaded) => loaded.id)).toEqual(['fine']);
+  });
 });
+
