@@ -137,7 +137,7 @@ async function postJson(url: string, body: string, timeoutMs: number): Promise<n
  * An error text with the receiver's URL cut to its origin and path wherever it appears: a query string
  * (often a token) and user info never reach the log.
  */
-export function withoutUrlSecrets(text: string, url: string): string {
+function withoutUrlSecrets(text: string, url: string): string {
   let shown: string;
   try {
     const parsed = new URL(url);
