@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driftReportSchema, renderDriftJsonSchema } from '../../src/render/drift-schema.js';
 import { renderValidateJsonSchema, validateReportSchema } from '../../src/manifest/validate-schema.js';
-import { emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
+import { callApi, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 
 /**
  * `validate --format json` and `drift --format json` are described by schemas/validate.schema.json
@@ -48,9 +48,10 @@ describe('reports of the built CLI', () => {
   });
 
   it('drift --format json matches the drift schema in each status', async () => {
+    // Without a state, a resource never created waits to be applied.
     const fresh = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
-    expect(fresh.code).toBe(2);
-    expect(driftReportSchema.parse(JSON.parse(fresh.stdout))).toMatchObject({ status: 'drifted', drifted: ['TrunkIpAcl/office'] });
+    expect(fresh.code).toBe(3);
+    expect(driftReportSchema.parse(JSON.parse(fresh.stdout))).toMatchObject({ status: 'pending', pending: ['TrunkIpAcl/office'] });
     expect((await cli(['apply', '-f', 'acl.yaml', '--auto-approve'])).code).toBe(0);
     const inSync = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
     expect(inSync.code).toBe(0);
@@ -59,6 +60,15 @@ describe('reports of the built CLI', () => {
     const pending = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
     expect(pending.code).toBe(3);
     expect(driftReportSchema.parse(JSON.parse(pending.stdout))).toMatchObject({ status: 'pending', pending: ['TrunkIpAcl/office'] });
+    // The account changed by hand: drifted.
+    await writeFile(path.join(folder, 'acl.yaml'), acl('203.0.113.10'));
+    const listed = await callApi(harness.emulator, 'GET', '/Zentrunk/IPAccessControlList/');
+    const office = (listed.body.objects as Array<{ ipacl_uuid: string; name: string }>).find((item) => item.name === 'office');
+    const edited = await callApi(harness.emulator, 'POST', `/Zentrunk/IPAccessControlList/${office?.ipacl_uuid ?? ''}/`, { ip_addresses: ['198.51.100.99'] });
+    expect(edited.status).toBeLessThan(300);
+    const drifted = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
+    expect(drifted.code).toBe(2);
+    expect(driftReportSchema.parse(JSON.parse(drifted.stdout))).toMatchObject({ status: 'drifted', drifted: ['TrunkIpAcl/office'] });
   });
 
   it('the schemas can fail: a report missing a field does not parse', () => {
