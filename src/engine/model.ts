@@ -58,6 +58,11 @@ export interface DesiredResource {
   source?: SourcePlace;
   /** Where a top-level spec field is written (or would go): a registry refusal naming it is shown there. */
   placeOfField?: (field: string) => SourcePlace;
+  /**
+   * Create rules values of the spec do not meet, accepted because the account holds them: a create
+   * (or replace) of this resource, or an update changing one of these fields, is refused before any write.
+   */
+  held?: Array<{ field?: string; message: string; source?: SourcePlace }>;
 }
 
 export type Reference = { ref: string };

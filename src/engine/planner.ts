@@ -199,6 +199,9 @@ function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | unde
     else spec[field] = known;
   };
   for (const field of kind.live.fields.unreadable) assume(field, entry?.applied_spec[field] ?? desired?.spec[field]);
+  // An object the account holds without a name (an omitted alias): the name metadata.name fills in is no change to it.
+  const nameField = kind.nameField;
+  if (nameField !== undefined && desired?.nameDefaulted && (spec[nameField] === undefined || spec[nameField] === null)) assume(nameField, desired.spec[nameField]);
   const assumed = assumedUnknowns(kind, live, entry, desired);
   for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
   return { spec, unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };

@@ -9,7 +9,7 @@ import type { Plan, PlanApprovals } from './plan-types.js';
  * violation says which flag approves it, so an approval covers exactly what was reviewed.
  */
 export interface SafetyViolation {
-  code: 'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty' | 'blast_radius' | 'lint' | 'policy';
+  code: 'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty' | 'blast_radius' | 'lint' | 'policy' | 'held_value';
   address?: string;
   /** The lint rule a `lint` violation is about. */
   rule?: string;
@@ -35,6 +35,7 @@ export function approvingFlag(violation: SafetyViolation, plan: Plan): string | 
       return `--allow-lint ${violation.rule ?? 'all'}`;
     case 'protected':
     case 'policy':
+    case 'held_value':
       return undefined;
     default: {
       const unreachable: never = violation.code;
@@ -138,8 +139,45 @@ export function checkSafety(
     });
   }
   if (!approvals.force_deletes && !teardown) violations.push(...massDeletes(plan, ledger));
-  violations.push(...blastRadius(plan, approvals), ...findingViolations(plan, approvals));
+  violations.push(...blastRadius(plan, approvals), ...findingViolations(plan, approvals), ...heldValueViolations(plan, desired));
   return violations;
+}
+
+/**
+ * A held value (docs/real-accounts.md) is accepted only while the account keeps it: what a create
+ * or a replace sends, and every field an update changes, must meet the create rules in full. No flag
+ * approves it: the API would refuse the request.
+ */
+function heldValueViolations(plan: Plan, desired: readonly DesiredResource[]): SafetyViolation[] {
+  const byAddress = new Map(desired.filter((resource) => resource.held).map((resource) => [resource.address, resource]));
+  const violations: SafetyViolation[] = [];
+  for (const change of plan.changes) {
+    const resource = byAddress.get(change.address);
+    if (!resource?.held) continue;
+    let broken: NonNullable<DesiredResource['held']>;
+    if (change.action === 'create' || change.action === 'replace') {
+      broken = resource.held;
+    } else if (change.action === 'update') {
+      const changed = new Set(Object.keys({ ...change.before, ...change.after }).filter((field) => !sameValue(change.before[field], change.after[field])));
+      broken = resource.held.filter((rule) => rule.field !== undefined && changed.has(rule.field));
+    } else {
+      continue;
+    }
+    for (const rule of broken) {
+      const place = rule.source ? `${rule.source.file}:${rule.source.line}:${rule.source.column}: ` : '';
+      const what = change.action === 'update' ? `changes spec.${rule.field ?? ''}` : `would be ${change.action === 'create' ? 'created' : 'created anew'}`;
+      violations.push({
+        code: 'held_value',
+        address: change.address,
+        message: `${place}${change.address} ${what}, which must meet the create rules: ${rule.field === undefined ? '' : `spec.${rule.field} `}${rule.message}`,
+      });
+    }
+  }
+  return violations;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**

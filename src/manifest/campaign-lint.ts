@@ -45,12 +45,17 @@ export function lintCampaigns(resources: readonly ManifestResource[], rules: rea
   return findings;
 }
 
-/** A finding as a validation problem: `validate` reports it with the others, the rule named. */
+/**
+ * A finding as a validation problem: `validate` reports it with the others, the rule named. Always a
+ * warning: a campaign the account holds may predate the rule (a held value, docs/real-accounts.md);
+ * an error-level finding is refused by the plan when the campaign would be submitted.
+ */
 export function findingProblem(finding: PlanFinding): Problem {
+  const held = finding.severity === 'error' ? '; plan and apply refuse to submit the campaign with it' : '';
   return {
-    severity: finding.severity === 'error' ? 'error' : 'warning',
+    severity: 'warning',
     code: 'lint',
-    message: `${finding.message} (10DLC lint ${finding.rule}; ${finding.reference ?? 'telform'})`,
+    message: `${finding.message} (10DLC lint ${finding.rule}; ${finding.reference ?? 'telform'})${held}`,
     address: finding.address,
     ...(finding.source_place ? { source: finding.source_place } : {}),
     ...(finding.field ? { field: finding.field } : {}),

@@ -96,6 +96,7 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
       secretSources,
       source: placeOfResource(resource),
       placeOfField: (field) => placeOfValue(resource, ['spec', field], resource.spec[field] === undefined ? 'key' : 'value'),
+      ...(resource.held ? { held: resource.held } : {}),
     },
     secrets,
   };

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import type { KindCatalog } from '../resources/index.js';
 import type { Kind, PathSegment } from '../resources/kind.js';
 import { metadataName, metadataNamePattern } from '../resources/fields.js';
-import type { ManifestResource, ResourceSource } from './model.js';
-import type { ProblemList } from './problems.js';
+import type { HeldRule, ManifestResource, ResourceSource } from './model.js';
+import { ProblemList, type ProblemCode } from './problems.js';
 import type { Candidate } from './references.js';
 import { checkRules } from './rules.js';
 import { compileFastParse, invalid, type FastParse } from './schema-fast-parse.js';
@@ -53,6 +53,8 @@ interface KindFacts {
   secretFields: readonly string[];
   setFields: ReadonlyArray<readonly [field: string, keyOf: Kind['setFields'][string]]>;
   fastParse: FastParse | undefined;
+  /** The spec as far as types and known fields go: for a document whose other problems are all held values. */
+  lenientParse: FastParse | undefined;
   /** The API name field, which defaults to metadata.name: its pointer, and the note on its messages. */
   nameDefault?: { field: string; pointer: string; notes: ReadonlyMap<string, string> };
 }
@@ -68,6 +70,7 @@ function factsOf(kind: Kind): KindFacts {
       secretFields: Object.keys(kind.secrets),
       setFields: Object.entries(kind.setFields),
       fastParse: compileFastParse(kind.spec),
+      lenientParse: compileFastParse(kind.spec, true),
       ...(field === undefined
         ? {}
         : { nameDefault: { field, pointer: childPointer('/spec', field), notes: new Map([[toPointer([field]), `${field} defaults to metadata.name`]]) } }),
@@ -112,7 +115,7 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   const name = typeof metadata?.['name'] === 'string' ? metadata['name'] : undefined;
   const address = typeof kindName === 'string' && name !== undefined ? `${kindName}/${name}` : undefined;
 
-  const context = (base: readonly PathSegment[], input: unknown, schema: z.ZodType, secretFields: readonly string[]): IssueContext => ({
+  const context = (base: readonly PathSegment[], input: unknown, schema: z.ZodType, secretFields: readonly string[], into: ProblemList = problems): IssueContext => ({
     file: document.file,
     positions,
     address,
@@ -120,7 +123,7 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     input,
     schema,
     isSecret: (path) => path.length > 0 && secretFields.includes(String(path[0])),
-    problems,
+    problems: into,
   });
   // The envelope of nearly every document is plainly right; zod is asked (for its messages) otherwise.
   const envelopeOk = isPlainEnvelope(value) || validateWith(envelopeSchema, value, () => context([], value, envelopeSchema, [])).ok;
@@ -145,10 +148,15 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   if (!specInput) return candidate ? { candidate } : {};
 
   const secretFields = facts.secretFields;
+  // The spec's problems are gathered apart: those that only judge a value (an enum, a length, a
+  // format, a required field) are held values, warnings while the account holds them (docs/real-accounts.md).
+  const local = new ProblemList();
   // A valid spec is parsed without zod (`schema-fast-parse.ts`); zod parses the rest, for its issues.
   const quick = facts.fastParse ? facts.fastParse(specInput) : invalid;
   const parsed =
-    quick !== invalid ? { ok: true as const, value: quick } : validateWith(kind.spec, specInput, () => ({ ...context(['spec'], specInput, kind.spec, secretFields), ...(notes ? { notes } : {}) }));
+    quick !== invalid
+      ? { ok: true as const, value: quick }
+      : validateWith(kind.spec, specInput, () => ({ ...context(['spec'], specInput, kind.spec, secretFields, local), ...(notes ? { notes } : {}) }));
   const where = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => {
     const full = ['spec', ...path];
     return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
@@ -162,20 +170,38 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   }
   for (const violation of checkRules(kind, specInput)) {
     if (violation.kind === 'missing' && violation.fields.some((field) => misspelled.has(field))) continue;
-    if (violation.field === undefined) problems.error('rule', violation.message, where([], 'key'));
-    else if (violation.kind === 'missing') problems.error('missing_field', violation.message, where([violation.field]));
-    else problems.error('rule', violation.message, where([violation.field], 'key'));
+    if (violation.field === undefined) local.error('rule', violation.message, where([], 'key'));
+    else if (violation.kind === 'missing') local.error('missing_field', violation.message, where([violation.field]));
+    else local.error('rule', violation.message, where([violation.field], 'key'));
   }
-  checkLiteralSecrets(facts, specInput, problems, where);
-  if (!parsed.ok || problems.errorCount > errorsBefore) return candidate ? { candidate } : {};
+  checkLiteralSecrets(facts, specInput, local, where);
+  const items = local.sorted([]);
+  const onlyHeld = items.every((problem) => problem.severity !== 'error' || heldCodes.has(problem.code));
+  // With nothing but held values wrong, the spec is still read (leniently), so the document plans.
+  const specValue = parsed.ok ? parsed.value : onlyHeld && facts.lenientParse ? facts.lenientParse(specInput) : invalid;
+  if (specValue === invalid || !onlyHeld) {
+    for (const problem of items) problems.add(problem);
+    return candidate ? { candidate } : {};
+  }
 
-  const spec = parsed.value as Record<string, unknown>;
-  checkSetMembers(facts, spec, problems, where);
-  for (const check of kind.checks) {
+  const spec = specValue as Record<string, unknown>;
+  checkSetMembers(facts, spec, local, where);
+  // The kinds' checks read a spec that meets its schema: a leniently read one skips them.
+  for (const check of parsed.ok ? kind.checks : []) {
     check(spec, (path, finding) => {
-      if (finding.severity === 'error') problems.error('rule', finding.message, where(path));
-      else problems.warning('advice', finding.message, where(path));
+      if (finding.severity === 'error') local.error('rule', finding.message, where(path));
+      else local.warning('advice', finding.message, where(path));
     });
+  }
+  const held: HeldRule[] = [];
+  for (const problem of local.sorted([])) {
+    if (problem.severity !== 'error' || !heldCodes.has(problem.code)) {
+      problems.add(problem);
+      continue;
+    }
+    const topField = /^spec\.([^.[]+)/.exec(problem.field ?? '')?.[1];
+    held.push({ ...(topField === undefined ? {} : { field: topField }), message: problem.message, ...(problem.source ? { source: problem.source } : {}) });
+    problems.add({ ...problem, severity: 'warning', code: 'held_value', message: `${problem.message}${heldNote}` });
   }
   if (!envelopeOk || problems.errorCount > errorsBefore || !candidate) return candidate ? { candidate } : {};
 
@@ -191,9 +217,16 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     ...(movedFrom.length > 0 ? { movedFrom } : {}),
     spec,
     source,
+    ...(held.length > 0 ? { held } : {}),
   };
   return { candidate, resource };
 }
+
+/** Added to a held value's message: why it is only a warning, and when it stops being one. */
+export const heldNote = ' (valid while the account holds it; a create, or a change of this field, must meet this rule)';
+
+/** Problems that judge only a value, not its type or the field's existence: held values when the account holds them. */
+const heldCodes = new Set<ProblemCode>(['missing_field', 'invalid_value', 'invalid_format', 'too_short', 'too_long', 'too_small', 'too_large', 'rule']);
 
 /** `metadata.moved_from` as a list of the addresses written (one or many); the envelope schema judges their form. */
 function movedFromOf(metadata: Readonly<Record<string, unknown>> | undefined): string[] {

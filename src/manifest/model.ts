@@ -48,6 +48,18 @@ export interface ManifestResource {
    */
   spec: Record<string, unknown>;
   source: ResourceSource;
+  /**
+   * Create rules the spec does not meet (reported as `held_value` warnings): valid while the account
+   * holds those values, so the plan refuses a create, or a change of such a field, before any write.
+   */
+  held?: HeldRule[];
+}
+
+/** A create rule a held value does not meet: the top-level field (absent when about the whole spec), why, and where. */
+export interface HeldRule {
+  field?: string;
+  message: string;
+  source?: SourcePlace;
 }
 
 export interface ManifestModel {

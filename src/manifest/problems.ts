@@ -48,6 +48,7 @@ export type ProblemCode =
   | 'value_secret'
   | 'value_unused'
   | 'advice'
+  | 'held_value'
   | 'lint';
 
 export interface Problem {

@@ -27,9 +27,14 @@ const omitted = Symbol('omitted');
 
 class Unsupported extends Error {}
 
-export function compileFastParse(schema: z.ZodType): FastParse | undefined {
+/**
+ * `lenient` reads a value the account holds: types and known fields are checked, value rules
+ * (lengths, patterns, bounds, enum members, required fields) are not. It gives the spec of a
+ * document whose only problems are such rules (`held_value`, docs/real-accounts.md).
+ */
+export function compileFastParse(schema: z.ZodType, lenient = false): FastParse | undefined {
   try {
-    return compile(schema).parse;
+    return compile(schema, lenient).parse;
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
@@ -65,55 +70,63 @@ function definitionOf(schema: z.ZodType): Definition {
 }
 
 const required = (): unknown => invalid;
+const leftOut = (): unknown => omitted;
 
-function compile(schema: z.ZodType): Compiled {
+function compile(schema: z.ZodType, lenient: boolean): Compiled {
   const definition = definitionOf(schema);
+  const absentRequired = lenient ? leftOut : required;
   // Checks (a refinement, a size) are read on strings, numbers and lists only.
   if ((definition.checks ?? []).length > 0 && !['string', 'number', 'array'].includes(definition.type)) throw new Unsupported();
   switch (definition.type) {
     case 'string': {
       if (definition.coerce || definition.format !== undefined) throw new Unsupported();
-      const check = compileChecks(definition, 'string');
-      return { parse: (input) => (typeof input === 'string' && check(input) ? input : invalid), absent: required };
+      const check = lenient ? () => true : compileChecks(definition, 'string');
+      return { parse: (input) => (typeof input === 'string' && check(input) ? input : invalid), absent: absentRequired };
     }
     case 'number': {
       // `z.int()` is a number of format `safeint`: a whole number a double holds exactly.
       if (definition.coerce || (definition.format !== undefined && definition.format !== 'safeint')) throw new Unsupported();
       const whole = definition.format === 'safeint';
-      const check = compileChecks(definition, 'number');
+      const strictCheck = compileChecks(definition, 'number');
+      const check = lenient ? () => true : strictCheck;
       return {
         parse: (input) => (typeof input === 'number' && (whole ? Number.isSafeInteger(input) : Number.isFinite(input)) && check(input) ? input : invalid),
-        absent: required,
+        absent: absentRequired,
       };
     }
     case 'boolean':
       if (definition.coerce) throw new Unsupported();
-      return { parse: (input) => (typeof input === 'boolean' ? input : invalid), absent: required };
+      return { parse: (input) => (typeof input === 'boolean' ? input : invalid), absent: absentRequired };
     case 'enum':
     case 'literal': {
       const values = schema._zod.values;
       if (!values) throw new Unsupported();
-      return { parse: (input) => (values.has(input as never) ? input : invalid), absent: required };
+      // Leniently, any value of a member's type: a member the create rules no longer offer.
+      const types = new Set([...values].map((value) => typeof value));
+      const member = lenient ? (input: unknown) => values.has(input as never) || types.has(typeof input) : (input: unknown) => values.has(input as never);
+      return { parse: (input) => (member(input) ? input : invalid), absent: absentRequired };
     }
     case 'never':
       return { parse: () => invalid, absent: required };
     case 'optional': {
-      const inner = compile(definition.innerType as z.ZodType);
+      const inner = compile(definition.innerType as z.ZodType, lenient);
       const innerType = definitionOf(definition.innerType as z.ZodType).type;
       // A default inside fills a left-out field; anything else optional inside is not read here.
       if (innerType !== 'default' && (definition.innerType as z.ZodType)._zod.optin !== undefined) throw new Unsupported();
       return { parse: inner.parse, absent: innerType === 'default' ? inner.absent : () => omitted };
     }
     case 'default': {
-      const inner = compile(definition.innerType as z.ZodType);
+      const inner = compile(definition.innerType as z.ZodType, lenient);
       // The definition's getter: zod hands out a fresh copy of an object default each time.
       return { parse: inner.parse, absent: () => definition.defaultValue };
     }
     case 'union': {
-      const options = (definition.options ?? []).map((option) => {
+      const strictOptions = (definition.options ?? []).map((option) => {
         if (option._zod.optin !== undefined) throw new Unsupported();
-        return compile(option).parse;
+        return compile(option, false).parse;
       });
+      // Leniently, a branch the value fits in full wins over one it fits only by its type.
+      const options = lenient ? [...strictOptions, ...(definition.options ?? []).map((option) => compile(option, true).parse)] : strictOptions;
       return {
         parse: (input) => {
           for (const option of options) {
@@ -122,12 +135,13 @@ function compile(schema: z.ZodType): Compiled {
           }
           return invalid;
         },
-        absent: required,
+        absent: absentRequired,
       };
     }
     case 'array': {
-      const element = compile(definition.element as z.ZodType).parse;
-      const check = compileChecks(definition, 'array');
+      const element = compile(definition.element as z.ZodType, lenient).parse;
+      const strictCheck = compileChecks(definition, 'array');
+      const check = lenient ? () => true : strictCheck;
       return {
         parse: (input) => {
           if (!Array.isArray(input) || !check(input)) return invalid;
@@ -139,23 +153,23 @@ function compile(schema: z.ZodType): Compiled {
           }
           return out;
         },
-        absent: required,
+        absent: absentRequired,
       };
     }
     case 'object':
-      return { parse: compileObject(definition), absent: required };
+      return { parse: compileObject(definition, lenient), absent: absentRequired };
     default:
       throw new Unsupported();
   }
 }
 
-function compileObject(definition: Definition): FastParse {
+function compileObject(definition: Definition, lenient: boolean): FastParse {
   const strict = definition.catchall !== undefined;
   if (strict && definitionOf(definition.catchall as z.ZodType).type !== 'never') throw new Unsupported();
   const shape = definition.shape ?? {};
   const keys = Object.keys(shape);
   const known = new Set(keys);
-  const fields = keys.map((key) => ({ key, ...compile(shape[key] as z.ZodType) }));
+  const fields = keys.map((key) => ({ key, ...compile(shape[key] as z.ZodType, lenient) }));
   return (input) => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return invalid;
     const record = input as Record<string, unknown>;

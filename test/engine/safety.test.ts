@@ -64,3 +64,31 @@ describe('checkSafety', () => {
     expect(checkSafety(update, { ...noApprovals, max_cost_usd: 15 }, [keep], ledger)).toEqual([]);
   });
 });
+
+describe('held values at the gate', () => {
+  // A TrunkIpAcl the account holds with a name the create rules would refuse, and a bad description.
+  const heldSpec = { name: 'office', description: 'x' };
+  const ledger = ledgerWith([{ kind: 'TrunkIpAcl', name: 'office', id: 'A1', spec: heldSpec }]);
+  const liveModel = new Map([['TrunkIpAcl', [live('A1', heldSpec)]]]);
+  const held = [{ field: 'description', message: 'is too short', source: { file: 'a.yaml', line: 7, column: 16 } }];
+
+  it('lets a held value kept unchanged through, and refuses an update that changes it', () => {
+    const kept = { ...desired('TrunkIpAcl', 'office', heldSpec), held };
+    expect(checkSafety(buildPlan(planInputs({ desired: [kept], live: liveModel, ledger })), noApprovals, [kept], ledger)).toEqual([]);
+
+    const changed = { ...desired('TrunkIpAcl', 'office', { ...heldSpec, description: 'y' }), held };
+    expect(checkSafety(buildPlan(planInputs({ desired: [changed], live: liveModel, ledger })), noApprovals, [changed], ledger)).toEqual([
+      {
+        code: 'held_value',
+        address: 'TrunkIpAcl/office',
+        message: 'a.yaml:7:16: TrunkIpAcl/office changes spec.description, which must meet the create rules: spec.description is too short',
+      },
+    ]);
+  });
+
+  it('refuses the create of a resource holding one', () => {
+    const fresh = { ...desired('TrunkIpAcl', 'office', heldSpec), held };
+    const violations = checkSafety(buildPlan(planInputs({ desired: [fresh] })), noApprovals, [fresh], ledgerWith([]));
+    expect(violations.map((violation) => violation.code)).toEqual(['held_value']);
+  });
+});

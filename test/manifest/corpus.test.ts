@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { heldNote } from '../../src/manifest/document.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { formatProblem } from '../../src/manifest/report.js';
 import { cyclicCatalog } from './test-kinds.js';
@@ -9,7 +10,8 @@ import { cyclicCatalog } from './test-kinds.js';
 /**
  * The bad-input corpus: one file per broken rule under `corpus/`. Each file says what
  * it breaks in its first comment and ends with `# expect: <line:col  Kind/name  field: message>`
- * lines: exactly the errors `validate` must report, in order. Directives in the header:
+ * lines: exactly the errors `validate` must report, in order, a value rule (enum, length, format,
+ * required field) as a `held_value` warning: valid only while the account holds it, refused by plan. Directives in the header:
  * `# options: check-secrets`, `# env: NAME=value`, `# registry: cyclic` (adds a test kind that can
  * refer to itself). No case may throw, and none may open a connection.
  */
@@ -68,7 +70,10 @@ describe('the bad-input corpus', () => {
       env: entry.env,
       ...(entry.cyclic ? { catalog: cyclicCatalog } : {}),
     });
-    const errors = result.problems.filter((problem) => problem.severity === 'error').map(formatProblem);
+    const errors = result.problems
+      .filter((problem) => problem.severity === 'error' || problem.code === 'held_value')
+      .map((problem) => (problem.code === 'held_value' ? { ...problem, severity: 'error' as const, message: problem.message.replace(heldNote, '') } : problem))
+      .map(formatProblem);
     expect(errors).toEqual(entry.expected.map((line) => `${entry.file}:${line}`));
     for (const line of errors) expect(line).not.toMatch(/\n|    at /);
   });

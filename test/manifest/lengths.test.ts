@@ -1,3 +1,4 @@
+import { heldNote } from '../../src/manifest/document.js';
 import { describe, expect, it } from 'vitest';
 import { formatValue } from '../../src/render/format.js';
 import { catalog } from '../../src/resources/index.js';
@@ -8,11 +9,11 @@ import { doc, lines, loadText } from './helpers.js';
  * one, else telform's), so an oversized value never reaches the API; plans cut long values.
  */
 describe('length limits', () => {
-  it('refuses a 5,000,000-character trunk name at validate time, naming the place and the limit', async () => {
+  it('reports a 5,000,000-character trunk name at validate time (a held value: the plan refuses to send it), naming the place and the limit', async () => {
     const result = await loadText({
       'big.yaml': doc('Trunk', 'big', `  name: ${'x'.repeat(5_000_000)}\n  trunk_direction: outbound\n  ipacl_uuid: 5eed0000-0000-4000-8000-000000000001`),
     });
-    expect(lines(result, 'error')).toEqual(['big.yaml:6:11  Trunk/big  spec.name: must be at most 255 characters long (got 5000000)']);
+    expect(lines(result, 'warning')).toEqual([`big.yaml:6:11  Trunk/big  spec.name: warning: must be at most 255 characters long (got 5000000)${heldNote}`]);
   });
 
   it('bounds every string field of every kind', () => {
