@@ -47,9 +47,10 @@ describe('telform validate', () => {
     expect(await validate('-f', 'acl.yaml', '-f', 'trunk.yaml')).toBe(1);
     expect(stdout).toBe(
       [
-        'trunk.yaml:6:20  Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+        // A value rule is a held value at validate (plan refuses to create it); a missing ref is an error.
+        'trunk.yaml:6:20  Trunk/out  spec.trunk_direction: warning: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
         'trunk.yaml:7:22  Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests; did you mean "office"?',
-        'invalid: 2 errors, 0 warnings in 2 files',
+        'invalid: 1 error, 1 warning in 2 files',
         '',
       ].join('\n'),
     );
@@ -60,9 +61,9 @@ describe('telform validate', () => {
     expect(await validate('-f', 'trunk.yaml', '--format', 'github')).toBe(1);
     expect(stdout).toBe(
       [
-        '::error file=trunk.yaml,line=6,col=20,title=telform invalid_value::Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+        '::warning file=trunk.yaml,line=6,col=20,title=telform held_value::Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
         '::error file=trunk.yaml,line=7,col=22,title=telform ref_missing::Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests',
-        'invalid: 2 error(s), 0 warning(s)',
+        'invalid: 1 error(s), 1 warning(s)',
         '',
       ].join('\n'),
     );
@@ -74,10 +75,10 @@ describe('telform validate', () => {
     const issues = JSON.parse(stdout) as Array<Record<string, unknown>>;
     expect(issues.map(({ fingerprint, ...issue }) => ({ ...issue, fingerprint: typeof fingerprint }))).toEqual([
       {
-        description: 'Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
-        check_name: 'invalid_value',
+        description: 'Trunk/out  spec.trunk_direction: warning: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
+        check_name: 'held_value',
         fingerprint: 'string',
-        severity: 'major',
+        severity: 'minor',
         location: { path: 'trunk.yaml', lines: { begin: 6 } },
       },
       {
@@ -94,16 +95,16 @@ describe('telform validate', () => {
     await writeFile('trunk.yaml', trunk);
     expect(await validate('-f', '.', '--format', 'json')).toBe(1);
     const report = JSON.parse(stdout) as Record<string, unknown>;
-    expect(report).toMatchObject({ format_version: 1, valid: false, error_count: 2, warning_count: 0, resource_count: 0, files: ['trunk.yaml'] });
+    expect(report).toMatchObject({ format_version: 1, valid: false, error_count: 1, warning_count: 1, resource_count: 1, files: ['trunk.yaml'] });
     expect((report['problems'] as unknown[])[0]).toEqual({
-      severity: 'error',
-      code: 'invalid_value',
+      severity: 'warning',
+      code: 'held_value',
       file: 'trunk.yaml',
       line: 6,
       column: 20,
       address: 'Trunk/out',
       field: 'spec.trunk_direction',
-      message: 'must be one of inbound, outbound (got "outbond"); did you mean "outbound"?',
+      message: 'must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
       related: null,
     });
   });
