@@ -37,11 +37,17 @@ describe('committed schemas', () => {
 
 describe('reports of the built CLI', () => {
   it('validate --format json matches the validate schema, valid or not', async () => {
-    await writeFile(path.join(folder, 'acl.yaml'), acl('999.0.0.1'));
+    // A wrong type is an error; a broken value rule a held value (a warning, refused by plan).
+    await writeFile(path.join(folder, 'acl.yaml'), acl('{ ip: 1 }'));
     const invalid = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(invalid.code).toBe(1);
     const report = validateReportSchema.parse(JSON.parse(invalid.stdout));
     expect(report.problems.map((problem) => [problem.severity, problem.file, problem.line, problem.address])).toEqual([['error', 'acl.yaml', 6, 'TrunkIpAcl/office']]);
+    await writeFile(path.join(folder, 'acl.yaml'), acl('999.0.0.1'));
+    const held = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
+    expect(held.code).toBe(0);
+    const heldReport = validateReportSchema.parse(JSON.parse(held.stdout));
+    expect(heldReport.problems.map((problem) => [problem.severity, problem.code, problem.line, problem.address])).toEqual([['warning', 'held_value', 6, 'TrunkIpAcl/office']]);
     await writeFile(path.join(folder, 'acl.yaml'), acl('203.0.113.10'));
     const valid = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(validateReportSchema.parse(JSON.parse(valid.stdout))).toMatchObject({ valid: true, problems: [] });
