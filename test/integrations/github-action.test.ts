@@ -83,11 +83,12 @@ describe('the GitHub action step', () => {
   });
 
   it('annotates invalid manifests and fails the plan', async () => {
-    await writeFile(path.join(work, 'repo/manifests/bad.yaml'), 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: bad\nspec:\n  ip_addresses: [999.1.1.1]\n');
+    // An unknown field is an error whatever the account holds (a value rule alone would be a held_value warning).
+    await writeFile(path.join(work, 'repo/manifests/bad.yaml'), 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: bad\nspec:\n  ip_adresses: [203.0.113.9]\n');
     const run = await runStep('plan');
     await rm(path.join(work, 'repo/manifests/bad.yaml'));
     expect(run.outputs['exit-code']).toBe('1');
-    expect(run.stdout).toMatch(/^::error file=manifests\/bad\.yaml,line=6,col=\d+,title=telform [a-z_]+::TrunkIpAcl\/bad {2}spec\.ip_addresses/m);
+    expect(run.stdout).toMatch(/^::error file=manifests\/bad\.yaml,line=6,col=\d+,title=telform [a-z_]+::TrunkIpAcl\/bad {2}spec\.ip_adresses/m);
   });
 
   it('refuses an approvals file line that is not an approval', async () => {
