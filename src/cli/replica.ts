@@ -36,13 +36,7 @@ export const startReplica: StartReplica = async (snapshotFile, account) => {
     limiter: new Limiter({ concurrency: 8, requests: 10_000, periodMs: 1_000 }, systemClock),
   });
   const replica: Replica = {
-    url: running.url,
     client,
-    writes: () =>
-      running.runtime.log
-        .list({ type: 'request' })
-        .filter((entry) => entry.method !== 'GET')
-        .map((entry) => ({ method: entry.method, path: entry.path })),
     close: async () => {
       await client.close();
       await running.close();

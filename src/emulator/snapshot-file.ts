@@ -3,12 +3,11 @@
 // snapshot is evidence of what the account held when it was taken, and a rehearsal must not change it.
 import { readFile } from 'node:fs/promises';
 import type { Product } from './options.js';
-import { EmulatorStartError } from './start-error.js';
 
-export const snapshotFormat = 'telform-snapshot';
-export const snapshotVersion = 1;
+const snapshotFormat = 'telform-snapshot';
+const snapshotVersion = 1;
 /** The header's keys, beside the seed's sections. */
-export const snapshotHeaderKeys = ['format', 'version', 'taken_at', 'endpoint', 'account', 'products', 'skipped'] as const;
+const snapshotHeaderKeys = ['format', 'version', 'taken_at', 'endpoint', 'account', 'products', 'skipped'] as const;
 
 export interface SnapshotHeader {
   takenAt: string | undefined;
@@ -44,8 +43,4 @@ export function takeSnapshotHeader(input: Record<string, unknown>, fail: (key: s
   };
   for (const key of snapshotHeaderKeys) delete input[key];
   return header;
-}
-
-export function snapshotStartError(file: string, why: string): EmulatorStartError {
-  return new EmulatorStartError('seed_file_invalid', `${file}: ${why}.`);
 }

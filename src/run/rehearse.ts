@@ -26,11 +26,8 @@ import { stateLocation } from './state-location.js';
 
 /** A replica the caller started from a snapshot file: an emulator serving `account` (only the CLI starts one). */
 export interface Replica {
-  url: string;
   /** A client of the replica as the account, sharing nothing with the real session. */
   client: ApiClient;
-  /** Writes the replica received (method and path), for the report's count. */
-  writes(): Array<{ method: string; path: string }>;
   close(): Promise<void>;
 }
 
