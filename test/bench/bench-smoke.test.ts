@@ -17,6 +17,7 @@ interface Row {
   scenario: string;
   requests: number;
   floor_s: number;
+  request_floor_s: number;
   pages_floor?: number;
   profile?: string;
   stages_ms: Record<string, { cpu_ms: number }> | null;
@@ -24,6 +25,7 @@ interface Row {
 
 let folder: string;
 let rows: Row[];
+let startUp: number;
 let stdout: string;
 
 beforeAll(async () => {
@@ -34,7 +36,7 @@ beforeAll(async () => {
     env: { ...process.env, BENCH_SIZES: '100', BENCH_PRODUCT: '0', BENCH_RESULTS: results, BENCH_PROFILE_DIR: profiles },
     maxBuffer: 10 * 1024 * 1024,
   }));
-  rows = (JSON.parse(await readFile(results, 'utf8')) as { rows: Row[] }).rows;
+  ({ rows, start_up_s: startUp } = JSON.parse(await readFile(results, 'utf8')) as { rows: Row[]; start_up_s: number });
 }, 240_000);
 
 afterAll(async () => {
@@ -69,6 +71,15 @@ describe('npm run bench (100 resources)', () => {
     expect(converged.pages_floor).toBeGreaterThan(0);
     expect(converged.requests).toBeLessThanOrEqual(converged.pages_floor ?? 0);
     expect(row('drift, converged').requests).toBe(converged.requests);
+  });
+
+  it("adds start-up (telform --version) to every CLI run's floor, not to the naive reads sent in process", () => {
+    expect(startUp).toBeGreaterThan(0);
+    expect(stdout).toContain(`start-up (median of 9 × telform --version) ${startUp.toFixed(2)} s`);
+    for (const candidate of rows) {
+      const added = candidate.scenario.startsWith('naive:') ? 0 : startUp;
+      expect(candidate.floor_s).toBeCloseTo(candidate.request_floor_s + added, 1);
+    }
   });
 
   it('sends one request per object only in the naive comparison', () => {

@@ -1,5 +1,13 @@
 // Lower bounds on a run's wall time, computed from its counts: what no client could beat at this
-// latency, parallelism and rate limit, however little CPU it spent.
+// latency, parallelism and rate limit, however little CPU it spent. The bench adds start-up (the
+// median wall time of `telform --version`) to the floor of every CLI run.
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
 
 /** Pages a whole read of the account needs: every kind's list, 20 to a page, one page at least. */
 export function pagesToRead(countsByKind) {
