@@ -159,6 +159,8 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
         if (liveView) process.stderr.write('\r\u001b[K');
         io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
         for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
+        // A revert saved with `revert N -o`: its record says so, and `telform revert` would have said it too.
+        if (plan.reverts !== undefined) io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${plan.reverts})`);
         return outcome.failed ? ExitCode.error : ExitCode.ok;
       default: {
         const never: never = outcome;

@@ -47,7 +47,7 @@ export function revertCommand(): Command {
     .option('--write', 'write the values from before the apply into the manifests (every other byte kept) instead of applying')
     .option('-o, --out <file>', 'save the revert plan (JSON) for review and `telform apply FILE`, instead of applying it')
     .option('--allow-irreversible <address>', 'approve registering a deleted brand/campaign anew, or deleting one the apply created (repeatable; "all")', collect, [])
-    .addOption(new Option('--max-cost <usd>', 'approve billable changes up to this many USD (a campaign update put back is a 15 USD vetting review)').argParser(Number))
+    .addOption(new Option('--max-cost <usd>', 'approve billable changes up to this many USD (a campaign update put back, or a deleted campaign registered again, is a 15 USD vetting review)').argParser(Number))
     .addOption(new Option('--max-numbers-affected <n>', 'approve a revert that breaks calls or messages of up to this many numbers').argParser(Number))
     .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
     .option('--auto-approve', 'apply without asking (for pipelines)')
@@ -59,7 +59,8 @@ export function revertCommand(): Command {
 A revert is planned from the state and the history, not from the manifests: an update gets back the
 values from before the apply, what it created is deleted, what it deleted is created again. What
 cannot come back is said: a deleted brand or campaign returns only as a new registration (new id,
-new vetting), refused without --allow-irreversible; a released number not at all;
+new vetting), refused without --allow-irreversible; a campaign's is a billed vetting review (15 USD,
+approved with --max-cost); a released number not at all;
 a secret only if where it is read from holds the earlier value (the history keeps fingerprints).
 Without --write the manifests still say what the apply made: the next drift shows them ahead.
 
@@ -68,7 +69,7 @@ Examples:
   $ telform revert 42                                       # show the plan, ask, apply
   $ telform revert 42 -o revert-42.json                     # for review; then telform apply revert-42.json
   $ telform revert 42 --write -f manifests/                 # the revert as a pull request
-  $ telform revert 42 --auto-approve --allow-irreversible Campaign/spring`,
+  $ telform revert 42 --auto-approve --allow-irreversible Campaign/spring --max-cost 15`,
     )
     .action(async (seq: number, options: RevertOptions, cmd: Command) => {
       process.exitCode = await runRevert(seq, options, cmd.optsWithGlobals<GlobalOptions>());

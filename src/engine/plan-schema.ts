@@ -148,6 +148,10 @@ export const planSchema = z
       .boolean()
       .optional()
       .describe('--destroy: a teardown that deletes everything the state manages; irreversible, protect and billable gates still need their own approvals.'),
+    reverts: z
+      .number()
+      .optional()
+      .describe('telform revert N: the number of the apply in the state\'s history this plan puts back; applying it is recorded as a revert of #N.'),
     values: z
       .array(
         z.object({

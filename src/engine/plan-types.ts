@@ -293,6 +293,11 @@ export interface Plan {
    * (irreversible, protect, billable) still ask for their own approvals.
    */
   destroy?: boolean;
+  /**
+   * `telform revert N`: the number of the apply (in the state's history) this plan puts back, so
+   * applying it, saved or not, is recorded as a revert of #N.
+   */
+  reverts?: number;
   /** The values the manifests used (`{ value: NAME }`), with where each was given. */
   values?: Array<{ name: string; value: unknown; origin: string; used_by: string[] }>;
   basis: PlanBasis;

@@ -6,7 +6,7 @@
 // out. Secrets come back only as their sources (the history holds fingerprints, never values).
 import type { HistoryChange, HistoryRecord } from '../state/history.js';
 import type { Ledger, SecretFingerprint } from '../state/ledger.js';
-import type { DesiredResource, SecretSourceRef } from './model.js';
+import type { DesiredResource, PlannerKinds, SecretSourceRef } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
 
 /** Kinds whose deleted object returns only as a new registration: a new id, a new vetting that takes days. */
@@ -100,18 +100,29 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
 
 /**
  * The plan of a revert, made honest: a brand or campaign created again is marked irreversible (a new
- * registration, refused without `--allow-irreversible`), and what cannot come back is a blocked change.
+ * registration, refused without `--allow-irreversible`) and priced at the vetting review its kind
+ * declares (`billableUpdateUsd`: a campaign's 15 USD, so the plan needs `--max-cost`; a brand's fees
+ * the API does not state, so none is counted and the reason says so); what cannot come back is a
+ * blocked change. The plan remembers the apply it reverts, so applying it saved is recorded as such.
  */
-export function markRevertPlan(plan: Plan, set: RevertSet): Plan {
+export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds): Plan {
   const renewed = new Set(set.renewed);
+  let fees = 0;
   const changes: PlannedChange[] = plan.changes.map((change) => {
     if (!renewed.has(change.address) || (change.action !== 'create' && change.action !== 'wait')) return change;
+    // Registering it again submits it to the registry's vetting review, which the account paid for
+    // once and lost with the delete: the same review an update buys, at the price the kind declares.
+    const fee = kinds.get(change.kind)?.live.billableUpdateUsd ?? 0;
+    fees += fee - change.flags.billable_usd;
     return {
       ...change,
-      flags: { ...change.flags, irreversible: true },
+      flags: { ...change.flags, irreversible: true, billable_usd: fee },
       reasons: [
         ...change.reasons,
         `apply #${set.seq} deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted`,
+        fee > 0
+          ? `registering it again submits it to the registry's vetting review: ${fee} USD`
+          : `registering it again goes through the registry's vetting again, at fees not stated by the API (not counted in the plan's cost)`,
       ],
     };
   });
@@ -134,7 +145,8 @@ export function markRevertPlan(plan: Plan, set: RevertSet): Plan {
   return {
     ...plan,
     changes,
-    summary: { ...plan.summary, irreversible, blocked },
+    summary: { ...plan.summary, irreversible, blocked, cost_usd: plan.summary.cost_usd + fees },
+    reverts: set.seq,
     // The targets are the revert's own: say what it covers in its words, not as a `--target` the user gave.
     warnings: [
       `revert of apply #${set.seq}: this plan covers only what that apply changed (${set.targets.join(', ') || 'nothing left to put back'}) and what it depends on; the rest of the account is left as it is`,

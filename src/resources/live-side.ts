@@ -167,7 +167,10 @@ export interface LiveSide {
   /** Deletes; an object already gone is not an error. */
   delete(context: LiveContext, id: string, live: LiveObject | undefined): Promise<void>;
   fields: FieldRules;
-  /** USD billed by each update (campaign vetting review: 15). */
+  /**
+   * USD of one vetting review of the kind's objects (campaign: 15), billed by each update; `revert`
+   * also prices a deleted object registered again at it (docs/state-and-safety.md). 0: none stated.
+   */
   billableUpdateUsd: number;
   /** Whether old and new can exist at once during a replace. */
   replaceStrategy: 'create_before_delete' | 'delete_before_create';

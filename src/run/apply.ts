@@ -3,6 +3,7 @@
 // gate, a protection recorded without a request or the run's read memo holds on every path.
 import { systemClock, type Clock } from '../util/clock.js';
 import { applyPlan, ledgerRefreshes, type ApplyEvent, type ApplyResult } from '../engine/apply.js';
+import type { Plan } from '../engine/plan-types.js';
 import type { SafetyViolation } from '../engine/safety.js';
 import { hasChanges } from '../engine/summary.js';
 import { claimOnFirstWrite } from '../state/ownership.js';
@@ -102,8 +103,13 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
   };
   const before = entriesBefore(run);
   const result = await (options.interruptible ? options.interruptible(send) : send());
-  const record = await recordApply(run, result, before, options.history ?? run.history ?? { trigger: 'apply' });
+  const record = await recordApply(run, result, before, options.history ?? run.history ?? planTag(plan));
   return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0, record };
+}
+
+/** What the plan itself says it is: a revert's plan (saved by `revert -o`) is recorded as the revert of its apply. */
+function planTag(plan: Plan): HistoryTag {
+  return plan.reverts === undefined ? { trigger: 'apply' } : { trigger: 'revert', reverts: plan.reverts };
 }
 
 /** The line the CLI prints for a protection recorded without a request. */

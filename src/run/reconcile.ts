@@ -106,7 +106,7 @@ export interface ReconcileOptions {
   /** `--show-unmanaged`: read every kind, not only those the manifests and the state need. */
   readAll?: boolean;
   /** Rewrites the fresh plan before the gates judge it (a revert marks what cannot come back). */
-  adjust?: (plan: Plan) => Plan;
+  adjust?: (plan: Plan, kinds: PlannerKinds) => Plan;
 }
 
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
@@ -233,7 +233,7 @@ export async function reconcile(
     const knownAddresses = [...desired.resources.map((resource) => resource.address), ...Object.keys(store.ledger.resources)];
     const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds, knownAddresses);
     const excluded = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds, store.ledger.resources);
-    const limited = options.adjust && !saved ? options.adjust(excluded) : excluded;
+    const limited = options.adjust && !saved ? options.adjust(excluded, kinds) : excluded;
     const values = 'values' in desired ? desired.values : undefined;
     const policyFindings = policies.length === 0 ? [] : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
     const findings = [...findingsOf(limited, desired.findings), ...policyFindings];

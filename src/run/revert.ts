@@ -39,7 +39,7 @@ export async function reconcileRevert(
     lock: options.lock,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: set.targets,
-    adjust: (plan) => markRevertPlan(plan, set),
+    adjust: (plan, kinds) => markRevertPlan(plan, set, kinds),
   });
   return { run, set, record };
 }

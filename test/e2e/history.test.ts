@@ -129,37 +129,57 @@ describe('history and revert', () => {
     );
   });
 
-  it('plans a deleted campaign back only as a new registration, marked irreversible, refused without its approval', async () => {
+  it('plans a deleted campaign back only as a new, billed registration marked irreversible, refused without its approvals; saved and applied, it is recorded as the revert', async () => {
     const tea = teaBrandAndCampaign({ brand: 'tea', campaign: 'tea-orders' }, 'Tea orders', 'Fabrikam Tea: your order 882 is out for delivery.');
     await writeFile(path.join(folder, 'tea.yaml'), tea);
     const state = ['--state', 'tea.state.json'];
+    const records = async () => (await readFile(path.join(folder, 'tea.state.json.history'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     // The account is the first test's state's: handed over to this one, which claims it on its first apply.
     expect((await cli(['state', 'release'])).code).toBe(0);
-    const created = await cli([...state, 'apply', '-f', 'tea.yaml', '--auto-approve', '--max-cost', '15', '--wait', '1m']);
+    const created = await cli([...state, 'apply', '-f', 'tea.yaml', '--auto-approve', '--wait', '1m']);
     expect(created.code).toBe(0);
     await writeFile(path.join(folder, 'tea.yaml'), tea.slice(0, tea.indexOf('---')));
     const deleted = await cli([...state, 'apply', '-f', 'tea.yaml', '--auto-approve', '--allow-irreversible', 'Campaign/tea-orders', '--force-deletes']);
     expect(deleted.code).toBe(0);
-    const seq = JSON.parse((await readFile(path.join(folder, 'tea.state.json.history'), 'utf8')).trim().split('\n').pop() as string).seq as number;
+    const seq = (await records()).at(-1)?.seq as number;
 
     const refused = await cli([...state, 'revert', String(seq), '--auto-approve']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(`apply #${seq} deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted`);
+    expect(refused.stdout).toContain("registering it again submits it to the registry's vetting review: 15 USD");
+    // A first registration is not billed; one that comes back through revert is a new vetting review.
+    expect(refused.stdout).toContain('Cost: 15 USD. Irreversible: 1.');
     expect(refused.stderr).toContain('Campaign/tea-orders would be registered anew (a new id, a new vetting), which cannot be undone; approve it with --allow-irreversible Campaign/tea-orders');
-    // The API bills a campaign's update (a vetting review), not its registration: the plan costs nothing.
-    expect(refused.stdout).toContain('Cost: 0 USD. Irreversible: 1.');
-    const saved = await cli([...state, 'revert', String(seq), '-o', 'tea-revert.json']);
+    expect(refused.stderr).toContain('the plan costs 15 USD (campaign vetting reviews) and the approved maximum is 0 USD; approve it with --max-cost 15');
+    const unpriced = await cli([...state, 'revert', String(seq), '--auto-approve', '--allow-irreversible', 'Campaign/tea-orders']);
+    expect(unpriced.code).toBe(1);
+    expect(unpriced.stderr).toContain('approve it with --max-cost 15');
+    expect(unpriced.stderr).not.toContain('--allow-irreversible Campaign/tea-orders');
+    expect((await records()).at(-1)?.seq).toBe(seq);
+
+    const saved = await cli([...state, 'revert', String(seq), '-o', 'tea-revert.json', '--allow-irreversible', 'Campaign/tea-orders', '--max-cost', '15']);
     expect(saved.code).toBe(0);
-    const plan = JSON.parse(await readFile(path.join(folder, 'tea-revert.json'), 'utf8')) as { changes: Array<{ address: string; action: string; flags: { irreversible: boolean; billable_usd: number } }> };
+    const plan = JSON.parse(await readFile(path.join(folder, 'tea-revert.json'), 'utf8')) as {
+      reverts: number;
+      summary: { cost_usd: number; irreversible: number };
+      changes: Array<{ address: string; action: string; flags: { irreversible: boolean; billable_usd: number } }>;
+    };
     // The brand it refers to comes along, unchanged.
     expect(plan.changes.map((change) => [change.address, change.action, change.flags.irreversible, change.flags.billable_usd])).toEqual([
       ['Brand/tea', 'noop', false, 0],
-      ['Campaign/tea-orders', 'create', true, 0],
+      ['Campaign/tea-orders', 'create', true, 15],
     ]);
+    expect([plan.reverts, plan.summary.cost_usd, plan.summary.irreversible]).toEqual([seq, 15, 1]);
 
-    const approved = await cli([...state, 'revert', String(seq), '--auto-approve', '--allow-irreversible', 'Campaign/tea-orders']);
-    expect(approved.code).toBe(0);
-    expect(approved.stderr).toContain(`recorded as #${seq + 1} in the history (revert of #${seq})`);
+    const applied = await cli([...state, 'apply', 'tea-revert.json']);
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toContain(`recorded as #${seq + 1} in the history (revert of #${seq})`);
+    const revert = (await records()).at(-1) as { seq: number; trigger: string; reverts: number; fees_usd: number; changes: Array<{ address: string; action: string; fees_usd: number; irreversible?: boolean }> };
+    expect([revert.seq, revert.trigger, revert.reverts, revert.fees_usd]).toEqual([seq + 1, 'revert', seq, 15]);
+    expect(revert.changes.filter((change) => change.action !== 'noop')).toMatchObject([{ address: 'Campaign/tea-orders', action: 'create', fees_usd: 15, irreversible: true }]);
+    const listed = await cli([...state, 'history', '--limit', '1']);
+    expect(listed.stdout).toContain(`#${seq + 1}  `);
+    expect(listed.stdout).toContain(`revert of #${seq}`);
   });
 
   it('reports a trunk changed by hand between two serve intervals with the window between them', async () => {
