@@ -24,7 +24,8 @@ import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
 import { renderRehearsalText } from '../render/rehearsal.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
-import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { addValuesOptions } from './values-options.js';
+import { readValues } from '../run/values-input.js';
 import { addWavesOptions } from './waves-options.js';
 import { parseApplyArguments, type ApplyFlags, type ApplyInput } from './arguments/apply.js';
 import { givenFlags } from './arguments/given.js';
@@ -86,7 +87,7 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
       io,
     );
   }
-  const values = await valuesFromOptions(options, io.cwd);
+  const values = await readValues(options, io.cwd);
   if (options.format === 'json' && !planFile && !options.autoApprove) {
     throw new TelformError('not_approved', 'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan');
   }

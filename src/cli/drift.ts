@@ -17,7 +17,8 @@ import { parseHistory } from '../state/history.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
-import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { addValuesOptions } from './values-options.js';
+import { readValues } from '../run/values-input.js';
 import { parseDriftArguments, type DriftFlags, type DriftInput } from './arguments/drift.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
@@ -61,7 +62,7 @@ async function runDrift(input: DriftInput, globals: GlobalOptions): Promise<numb
   if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
   }
-  const values = await valuesFromOptions(options, io.cwd);
+  const values = await readValues(options, io.cwd);
   const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), cliContext(io), { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
   return withReconciliation(run, async () => {
     if (input.mode === 'write') {

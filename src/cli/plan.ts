@@ -19,7 +19,8 @@ import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
 import { renderRehearsalMarkdown, renderRehearsalText } from '../render/rehearsal.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
-import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { addValuesOptions } from './values-options.js';
+import { readValues } from '../run/values-input.js';
 import { parsePlanArguments, type PlanFlags, type PlanInput } from './arguments/plan.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
@@ -61,7 +62,7 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
   if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
-  const values = await valuesFromOptions(options, io.cwd);
+  const values = await readValues(options, io.cwd);
   if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
   const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, cliContext(io), {
     lock: false,

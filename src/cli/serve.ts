@@ -1,18 +1,16 @@
-import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { systemClock } from '../util/clock.js';
-import { TelformError } from '../util/errors.js';
-import { inShard, parseShard, shardExpectation, type Shard } from '../util/shard.js';
-import { accountNamePattern, loadAccountsFile } from '../manifest/accounts-file.js';
+import { parseShard, shardExpectation, type Shard } from '../util/shard.js';
+import { accountNamePattern } from '../manifest/accounts-file.js';
 import { ownPackageVersion } from '../manifest/schema-reference.js';
-import { accountEnv } from '../run/accounts.js';
 import type { Connect, GlobalOptions } from '../run/context.js';
-import { serveConnections, startServe, type ServeAccount } from '../serve/start.js';
+import { serveConnections, startServe } from '../serve/start.js';
+import { watchedAccounts, type WatchedSource } from '../serve/watched-accounts.js';
 import { addClientOptions } from './client-options.js';
 import { collect, duration, positiveInteger } from './option-parsers.js';
 import { EndpointPools } from '../api/pools.js';
 import { openSession } from './session.js';
-import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { addValuesOptions } from './values-options.js';
 import { parseServeArguments, type ServeFlags, type ServeInput } from './arguments/serve.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 
@@ -106,7 +104,11 @@ async function runServe(input: ServeInput, globals: GlobalOptions): Promise<numb
   const cwd = process.cwd();
   const options = input.flags;
   const log = (line: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line })}\n`);
-  const accounts = await selectAccounts(input, globals, cwd, log);
+  const source: WatchedSource =
+    input.mode === 'one'
+      ? { mode: 'one', name: options.name, paths: input.paths, values: options }
+      : { mode: 'accounts', accountsFile: input.accountsFile, selection: options };
+  const accounts = await watchedAccounts(source, globals, { cwd, env: process.env, policies: options.policy, log });
   // One bounded pool per endpoint, shared by every account's client (each keeps its own rate limit).
   const pools = new EndpointPools({ connections: serveConnections(options.accountParallelism, options.parallelism) });
   const serveConnect: Connect = (globalsOf, io) => openSession(globalsOf, { env: io.env, note: io.stderr, logHttp: io.stderr, pools });
@@ -138,47 +140,4 @@ async function runServe(input: ServeInput, globals: GlobalOptions): Promise<numb
     process.once('SIGINT', stop);
   });
   return 0;
-}
-
-async function selectAccounts(input: ServeInput, globals: GlobalOptions, cwd: string, log: (line: string) => void): Promise<ServeAccount[]> {
-  const io = (env: Readonly<Record<string, string | undefined>>, name: string) => {
-    // A note (a manifest warning) comes with every check: each is logged once, and the memory of
-    // them is bounded.
-    const seen = new Set<string>();
-    return {
-      cwd,
-      env,
-      stderr: (line: string) => {
-        if (seen.has(line)) return;
-        if (seen.size >= 200) seen.clear();
-        seen.add(line);
-        log(`[${name}] ${line}`);
-      },
-    };
-  };
-  const options = input.flags;
-  if (input.mode === 'one') {
-    const values = await valuesFromOptions(options, cwd);
-    return [{ name: options.name, manifests: input.paths, values, globals, io: io(process.env, options.name), policies: options.policy.map((file) => path.resolve(cwd, file)) }];
-  }
-  const all = await loadAccountsFile(input.accountsFile, cwd);
-  const unknown = options.only.filter((name) => !all.some((account) => account.name === name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${input.accountsFile} (accounts: ${all.map((account) => account.name).join(', ')})`);
-  const selected = all.filter((account) => (options.only.length === 0 || options.only.includes(account.name)) && inShard(account.name, options.shard));
-  if (selected.length === 0) throw new TelformError('bad_option', `no account of ${input.accountsFile} is selected (check --only and --shard)`);
-  return selected.map((account): ServeAccount => {
-    const globalsOf = { ...globals, state: account.state, workspace: account.workspace, ...(account.endpoint ? { endpoint: account.endpoint } : {}) };
-    const policies = [...account.policies, ...options.policy.map((file) => path.resolve(cwd, file))];
-    try {
-      // Each account sees its own credentials and no other's (a manifest could read them as secrets).
-      const env = accountEnv(process.env, account, all);
-      return { name: account.name, manifests: account.manifests, values: account.values, globals: globalsOf, io: io(env, account.name), policies };
-    } catch (error) {
-      // An account whose credential variables are missing is shown as `error`, with the reason;
-      // it does not keep the others from being watched.
-      if (!(error instanceof TelformError)) throw error;
-      log(`[${account.name}] ${error.message}: the account is not watched until serve restarts with it set`);
-      return { name: account.name, manifests: account.manifests, values: account.values, globals: globalsOf, io: io({}, account.name), policies, unavailable: error };
-    }
-  });
 }

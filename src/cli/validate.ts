@@ -4,7 +4,8 @@ import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
 import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from '../render/validation-accounts.js';
-import { addValuesOptions, valuesFromOptions } from './values-options.js';
+import { addValuesOptions } from './values-options.js';
+import { readValues } from '../run/values-input.js';
 import { parseValidateArguments, type ValidateFlags } from './arguments/validate.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 import { catalog } from '../resources/index.js';
@@ -82,7 +83,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
         process.exitCode = failed ? ExitCode.error : ExitCode.ok;
         return;
       }
-      const values = await valuesFromOptions(options, cwd);
+      const values = await readValues(options, cwd);
       const summary = await validateManifests(input.paths, options, cwd, values);
       process.stdout.write(renderers[options.format](summary));
       process.exitCode = summary.errorCount > 0 ? ExitCode.error : ExitCode.ok;

@@ -9,7 +9,8 @@ import type { AccountSpec } from '../manifest/accounts-file.js';
 import { buildAccountsReport, type AccountOutcome, type AccountsCommand, type AccountsReport } from '../render/accounts-report.js';
 import { TelformError, formatPlace } from '../util/errors.js';
 import { credentialVariablesVariable, runTokenDigestsVariable, tokenDigest } from '../manifest/secrets.js';
-import { inShard, type Shard } from '../util/shard.js';
+import type { Shard } from '../util/shard.js';
+import { selectAccounts } from './account-selection.js';
 import type { Environment, GlobalOptions, RunContext } from './context.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
 import type { HistoryTag } from '../state/history.js';
@@ -44,11 +45,7 @@ export async function runAccounts(run: AccountsRun, context: RunContext): Promis
   // Its YAML parser loads only for a run with an accounts file.
   const { loadAccountsFile } = await import('../manifest/accounts-file.js');
   const all = await loadAccountsFile(run.accountsFile, context.io.cwd);
-  const unknown = run.only.filter((name) => !all.some((account) => account.name === name));
-  if (unknown.length > 0) {
-    throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${run.accountsFile} (accounts: ${all.map((account) => account.name).join(', ')})`);
-  }
-  const selected = all.filter((account) => (run.only.length === 0 || run.only.includes(account.name)) && inShard(account.name, run.shard));
+  const selected = selectAccounts(all, run, run.accountsFile);
   const outcomes = await mapBounded(selected, run.accountParallelism, async (account) => {
     const outcome = await runOne(run, account, all, context);
     run.onAccount?.(outcome);

@@ -12,8 +12,8 @@ import { DocumentStore } from '../state/document-store.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
-import { inShard } from '../util/shard.js';
 import { driftStep } from './account-steps.js';
+import { selectAccounts } from './account-selection.js';
 import { mapBounded, runOne, type AccountsRun } from './accounts.js';
 import type { RunContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
@@ -39,9 +39,7 @@ export async function runRollout(run: AccountsRun, rollout: RolloutOptions, cont
   const { loadAccounts, rolloutLocation } = await import('../manifest/accounts-file.js');
   const document = await loadAccounts(run.accountsFile, io.cwd);
   const all = document.accounts;
-  const unknown = run.only.filter((name) => !all.some((account) => account.name === name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${run.accountsFile}`);
-  const selected = all.filter((account) => run.only.length === 0 || run.only.includes(account.name));
+  const selected = selectAccounts(all, { only: run.only }, run.accountsFile);
   const location = rolloutLocation(document);
   if (!location) {
     throw new TelformError('bad_option', `a rollout in waves records its progress beside the accounts' state: give defaults.state in ${run.accountsFile}`);
@@ -102,7 +100,7 @@ export async function assertNoUnfinishedRollout(run: Pick<AccountsRun, 'accounts
   if (text === undefined) return;
   const record = parseRollout(text, backend.location);
   if (record.status === 'completed') return;
-  const selected = document.accounts.filter((account) => (run.only.length === 0 || run.only.includes(account.name)) && inShard(account.name, run.shard)).map((account) => account.name);
+  const selected = selectAccounts(document.accounts, run, run.accountsFile).map((account) => account.name);
   const held = new Set(record.waves.flat().filter((name) => record.accounts[name] !== 'done'));
   const overlap = selected.filter((name) => held.has(name));
   if (overlap.length === 0) return;
