@@ -13,6 +13,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'show', load: async () => (await import('./show.js')).showCommand() },
   { name: 'drift', load: async () => (await import('./drift.js')).driftCommand() },
   { name: 'import', load: async () => (await import('./import.js')).importCommand() },
+  { name: 'test', load: async () => (await import('./test.js')).testCommand() },
   { name: 'snapshot', load: async () => (await import('./snapshot.js')).snapshotCommand() },
   { name: 'history', load: async () => (await import('./history.js')).historyCommand() },
   { name: 'revert', load: async () => (await import('./revert.js')).revertCommand() },

@@ -24,6 +24,13 @@ const manifestExtensions = new Set(['.yaml', '.yml']);
  */
 export const fleetAccountsFile = 'telform-accounts.yaml';
 
+/**
+ * Test files (`telform test`) are never manifests, and a folder holding one is skipped by `-f` on a
+ * folder above it, as a fleet's is: the manifests beside tests are fixtures (a campaign meant to be
+ * declined, a trunk that breaks a policy), not part of the account. A test names them itself.
+ */
+const testFileSuffix = '.tftest.yaml';
+
 export interface ManifestText {
   /** The path as it will be shown: relative to the working directory when inside it. */
   file: string;
@@ -88,8 +95,10 @@ async function walkFolder(folder: string, visited: Set<string>, given = false): 
   if (visited.has(real)) return [];
   visited.add(real);
   const entries = await readdir(folder, { withFileTypes: true });
-  if (!given && entries.some((entry) => entry.name === fleetAccountsFile)) return [];
-  const names = entries.map((entry) => entry.name).filter((name) => !name.startsWith('.') && name !== 'node_modules' && name !== fleetAccountsFile);
+  if (!given && entries.some((entry) => entry.name === fleetAccountsFile || entry.name.endsWith(testFileSuffix))) return [];
+  const names = entries
+    .map((entry) => entry.name)
+    .filter((name) => !name.startsWith('.') && name !== 'node_modules' && name !== fleetAccountsFile && !name.endsWith(testFileSuffix));
   names.sort();
   const files: string[] = [];
   for (const name of names) {

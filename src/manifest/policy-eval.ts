@@ -7,7 +7,7 @@ import { TelformError } from '../util/errors.js';
 import type { CompiledExpression, PolicyRule } from './policy-file.js';
 
 /** CEL's integers are 64-bit: whole JavaScript numbers become BigInt so `blast.calls > 10` compares ints. */
-function toCel(value: unknown): unknown {
+export function toCel(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
   if (Array.isArray(value)) return value.map(toCel);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toCel(item)]));

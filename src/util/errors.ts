@@ -52,6 +52,7 @@ export const errorCodes = {
   unsafe_plan: 'apply refused changes the safety gates did not approve',
   policy_invalid: 'a policy file cannot be read, or a rule or its CEL expression is invalid (named with its line and column)',
   policy_failed: 'a policy rule could not be evaluated on a change (named with its line and column and the resource)',
+  test_invalid: '`telform test`: a test file cannot be read or is invalid (named with its line and column); exit code 2',
   rehearsal_failed: 'apply --rehearse: the saved plan did not go through on a replica of the account, so nothing was applied',
   not_approved: 'apply was not approved (no terminal and no `--auto-approve`)',
   // The state

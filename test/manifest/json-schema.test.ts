@@ -8,8 +8,9 @@ const repository = path.resolve(import.meta.dirname, '../..');
 
 async function exampleFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true, recursive: true });
-  // An accounts file (examples/reseller) is not a manifest, so it names no manifest schema.
-  return entries.filter((entry) => entry.isFile() && /\.ya?ml$/.test(entry.name) && entry.name !== 'telform-accounts.yaml').map((entry) => path.join(entry.parentPath, entry.name));
+  // An accounts file (examples/reseller), a test file and a policy file (examples/tests) are not manifests, so they name no manifest schema.
+  return entries
+    .filter((entry) => entry.isFile() && /\.ya?ml$/.test(entry.name) && entry.name !== 'telform-accounts.yaml' && !/\.(tftest|policy)\.yaml$/.test(entry.name)).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 describe('schemas/manifest.schema.json', () => {

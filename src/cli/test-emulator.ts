@@ -1,0 +1,76 @@
+// The emulator each test of `telform test` runs on: started in this process on 127.0.0.1 (port 0) with a
+// new account, or from a snapshot file as `telform emulator --data` loads one (kept in memory, never
+// written back). Its registry decides an hour after a submission on the emulator's clock, so only a
+// test's `advance` steps move registrations on. Only the CLI starts emulators: the test-run operation
+// is handed this.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { ApiClient } from '../api/client.js';
+import { Limiter } from '../api/limiter.js';
+import { systemClock } from '../util/clock.js';
+import { TelformError } from '../util/errors.js';
+import { printable } from '../util/printable.js';
+import type { StartTestEmulator, TestEmulator } from '../run/test-run.js';
+
+/** How long the test emulator's registry keeps a brand, campaign or number link under review. */
+const testRegistryDelayMs = 3_600_000;
+
+/** The account a snapshot was taken of (its header's `account`); undefined when it does not say. */
+async function snapshotAccount(file: string): Promise<string | undefined> {
+  let document: unknown;
+  try {
+    document = parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new TelformError('test_invalid', `the start snapshot ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'not JSON or YAML'})`, { exitCode: 2 });
+  }
+  const account = (document as { account?: unknown } | null)?.account;
+  return typeof account === 'string' && /^[A-Za-z0-9]{1,64}$/.test(account) ? account : undefined;
+}
+
+export const startTestEmulator: StartTestEmulator = async (snapshot) => {
+  const [{ startEmulator, defaultAccount }, { asCliError }] = await Promise.all([import('../emulator/index.js'), import('./emulator.js')]);
+  const account = (snapshot === undefined ? undefined : await snapshotAccount(snapshot)) ?? defaultAccount.authId;
+  const authToken = randomBytes(24).toString('hex');
+  let running;
+  try {
+    running = await startEmulator({
+      host: '127.0.0.1',
+      port: 0,
+      accounts: [{ authId: account, authToken }],
+      registryDelayMs: testRegistryDelayMs,
+      ...(snapshot === undefined ? {} : { dataFile: snapshot }),
+    });
+  } catch (error) {
+    throw asCliError(error);
+  }
+  const emulator = running;
+  const client = new ApiClient({
+    baseUrl: emulator.url,
+    credentials: { authId: account, authToken },
+    limiter: new Limiter({ concurrency: 8, requests: 10_000, periodMs: 1_000 }, systemClock),
+  });
+  const started: TestEmulator = {
+    client,
+    account,
+    authToken,
+    admin: async (method, route, body) => {
+      const response = await fetch(`${emulator.url}${route}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const answer = (await response.json()) as { error?: unknown };
+      if (!response.ok) {
+        // The emulator's own message (a fault spec it refuses, a clock it will not move) says what to fix.
+        throw new TelformError('test_invalid', `the test emulator refused ${method} ${route}: ${printable(String(answer.error ?? response.status))}`);
+      }
+      return answer;
+    },
+    close: async () => {
+      await client.close();
+      await emulator.close();
+    },
+  };
+  return started;
+};

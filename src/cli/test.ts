@@ -1,0 +1,78 @@
+// `telform test [PATH...]`: find the test files, load them (a bad one is exit 2 with its file:line), run
+// them on fresh embedded emulators (run/test-run.ts), print the report as text or JUnit XML.
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { findTestFiles, loadTestFile, type TestFile } from '../manifest/test-file.js';
+import { testRenderers, testTotals, type TestFormat } from '../render/test-report.js';
+import { runTests } from '../run/test-run.js';
+import { writeAtomically } from '../util/atomic-file.js';
+import { processIo } from './io.js';
+import { startTestEmulator } from './test-emulator.js';
+
+interface TestOptions {
+  format: TestFormat;
+  junit?: string;
+}
+
+const exampleTestFile = `  # examples/tests/lost-create.tftest.yaml
+  apiVersion: telform/v1
+  kind: Test
+  manifests: [lost-create/]             # relative to this file; a test or a step may name its own
+  env:                                  # the manifests' secrets (fromEnv) come from here only
+    PBX_TRUNK_PASSWORD: Test-Only-Secret-1
+  tests:
+    - name: a create whose response is lost is made once
+      steps:
+        - fault: lost=1,methods=POST    # every POST is handled, then its answer is lost
+        - apply: {}                     # then the plan after it must be empty (expect_converged)
+          assert:
+            - apply.status == "applied"
+            - requests.filter(r, r.method == "POST" && r.path.endsWith("/Zentrunk/IPAccessControlList/")).size() == 1
+        - fault: none
+        - plan: {}
+          assert:
+            - plan.changes.all(c, c.action == "noop")`;
+
+export function testCommand(): Command {
+  return new Command('test')
+    .description('Run the test files (*.tftest.yaml) beside the manifests, each test on a fresh embedded emulator; nothing leaves this machine.')
+    .argument('[path...]', 'test files, or folders whose *.tftest.yaml files to run (not their subfolders)', ['.'])
+    .addOption(new Option('--format <format>', 'report format on stdout').choices(Object.keys(testRenderers)).default('text'))
+    .option('--junit <file>', 'also write the report as JUnit XML to this file (for CI)')
+    .addHelpText(
+      'after',
+      `
+A test file, end to end:
+
+${exampleTestFile}
+
+Steps (one action each, optionally a name, assertions and expectations):
+  apply: {}  plan: {}  drift: {}      reconcile the manifests (apply: allow_irreversible, max_cost)
+  advance: 1h                         move the emulator's clock (its registry decides an hour after a submission)
+  fault: lost=1,methods=POST | none   faults as \`telform emulator --faults\` takes them (500, reset, lost)
+  rate_limit: 2/1m | none             requests past it are answered 429
+  out_of_band: {method, path, body}   a request sent by someone else; {Kind/name} in the path is its id
+  assert: [CEL, ...]                  over plan, drift, apply, error, requests (the request log), billing
+  expect_converged: false             on an apply: skip the check that the plan after it is empty
+  expect_error: true                  the step must fail (its message is \`error\`)
+  findings / no_findings: [{rule, address}]   policy tests: what the step's plan must and must not find
+
+Exit codes: 0 every test passed, 1 a test failed, 2 a test file is invalid (named with its file:line).
+See docs/testing.md for the variables and more examples.
+
+Examples:
+  $ telform test                               # the *.tftest.yaml files of this folder
+  $ telform test examples/tests
+  $ telform test tests/ --junit telform-tests.xml
+  $ telform test tests/declined.tftest.yaml --format junit > report.xml`,
+    )
+    .action(async (paths: string[], options: TestOptions) => {
+      const io = processIo();
+      const files: TestFile[] = [];
+      for (const file of await findTestFiles(paths, io.cwd)) files.push(await loadTestFile(file, io.cwd));
+      const report = await runTests(files, startTestEmulator);
+      io.stdout(testRenderers[options.format](report));
+      if (options.junit !== undefined) await writeAtomically(path.resolve(io.cwd, options.junit), testRenderers.junit(report), 0o644);
+      process.exitCode = testTotals(report).failed > 0 ? 1 : 0;
+    });
+}
