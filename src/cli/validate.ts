@@ -1,17 +1,12 @@
 import { Command, Option } from 'commander';
-import { loadManifests } from '../manifest/load.js';
-import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
 import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
-import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from '../render/validation-accounts.js';
+import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText } from '../render/validation-accounts.js';
 import { addValuesOptions } from './values-options.js';
-import { readValues } from '../run/values-input.js';
+import { validate, type ValidateSource, type Validation } from '../run/validate.js';
 import { parseValidateArguments, type ValidateFlags } from './arguments/validate.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 import { catalog } from '../resources/index.js';
-import { parseScope, type Scope } from '../resources/ownership-scope.js';
-import { ExitCode } from '../run/exit-codes.js';
-import type { ValueSet } from '../manifest/values.js';
 import { addSecretFileOption } from './plan-command-options.js';
 
 /** `-f` may be repeated; commander calls this once per occurrence. No default: it is required. */
@@ -63,50 +58,22 @@ Examples:
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     )
     .action(async (flags: ValidateFlags) => {
-      const cwd = process.cwd();
       const input = inputOrRefuse(parseValidateArguments(flags));
       const options = input.flags;
-      if (input.mode === 'accounts') {
-        const accounts: AccountValidation[] = [];
-        const { loadAccountsFile } = await import('../manifest/accounts-file.js');
-        for (const account of await loadAccountsFile(input.accountsFile, cwd)) {
-          accounts.push({ name: account.name, summary: await validateManifests(account.manifests, account.scope ? { ...options, scopeOf: account.scope } : options, cwd, account.values) });
-        }
-        const failed = accounts.some((account) => account.summary.errorCount > 0);
-        const output =
-          options.format === 'text'
-            ? renderAccountsValidationText(accounts)
-            : options.format === 'json'
-              ? renderAccountsValidationJson(accounts)
-              : renderers[options.format](mergeAccountValidations(accounts));
-        process.stdout.write(output);
-        process.exitCode = failed ? ExitCode.error : ExitCode.ok;
-        return;
-      }
-      const values = await readValues(options, cwd);
-      const summary = await validateManifests(input.paths, options, cwd, values);
-      process.stdout.write(renderers[options.format](summary));
-      process.exitCode = summary.errorCount > 0 ? ExitCode.error : ExitCode.ok;
+      const source: ValidateSource = input.mode === 'accounts' ? { mode: 'accounts', accountsFile: input.accountsFile } : { mode: 'one', paths: input.paths, values: options };
+      const validation = await validate(
+        source,
+        { checkSecrets: options.checkSecrets === true, allowSecretFilesOutside: options.allowSecretFilesOutside === true, scope: options.scope ?? [] },
+        { cwd: process.cwd(), env: process.env },
+      );
+      process.stdout.write(renderValidation(validation, options.format));
+      process.exitCode = validation.exitCode;
     });
 }
 
-async function validateManifests(paths: readonly string[], options: ValidateFlags, cwd: string, values: ValueSet | undefined): Promise<ValidationSummary> {
-  const result = await loadManifests(paths, {
-    cwd,
-    checkSecrets: options.checkSecrets === true,
-    allowSecretFilesOutside: options.allowSecretFilesOutside === true,
-    ...(values ? { values } : {}),
-    ...(options.scopeOf ? { scope: options.scopeOf } : options.scope && options.scope.length > 0 ? { scope: parseScope(options.scope) } : {}),
-  });
-  // The 10DLC lint's findings are reported with the other problems; its errors make the manifests invalid here
-  // (plan and apply still run: apply refuses only to submit a campaign with one, unless --allow-lint).
-  const lint = lintCampaigns(result.model.resources).map(findingProblem);
-  const lintErrors = lint.filter((problem) => problem.severity === 'error').length;
-  return {
-    problems: [...result.problems, ...lint],
-    errorCount: result.errorCount + lintErrors,
-    warningCount: result.warningCount + lint.length - lintErrors,
-    resourceCount: result.model.resources.length,
-    files: result.model.files,
-  };
+function renderValidation(validation: Validation, format: ValidateFlags['format']): string {
+  if (validation.mode === 'one') return renderers[format](validation.summary);
+  if (format === 'text') return renderAccountsValidationText(validation.accounts);
+  if (format === 'json') return renderAccountsValidationJson(validation.accounts);
+  return renderers[format](mergeAccountValidations(validation.accounts));
 }

@@ -1,5 +1,4 @@
 // `telform validate`'s flag rules: the manifests of -f, or those of every account of an accounts file.
-import type { Scope } from '../../resources/ownership-scope.js';
 import type { SecretFileOptionValue } from '../plan-command-options.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import { Problems, type Parsed } from './parsed.js';
@@ -13,8 +12,6 @@ export interface ValidateFlags extends SecretFileOptionValue, ValuesOptionValues
   checkSecrets?: boolean;
   /** `--scope`: the part of the account the manifests are checked against. */
   scope?: string[];
-  /** An account's scope from the accounts file (set per account, never a flag). */
-  scopeOf?: Scope;
 }
 
 export type ValidateInput = { mode: 'accounts'; accountsFile: string; flags: ValidateFlags } | { mode: 'one'; paths: string[]; flags: ValidateFlags };
