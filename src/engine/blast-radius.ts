@@ -1,15 +1,19 @@
 // Blast radius: the traffic each change of a plan breaks, counted from the live account.
 //
-// The plan is compared as two worlds, before and after: a phone number whose calls were answered
-// before and are not after (detached, its trunk deleted or disabled, its trunk left with no origination
-// URI) counts once, against the change that broke it; the same for a number's campaign link, for
-// the PBX addresses and credentials of an outbound trunk, and for an application's SIP auth. A number
-// re-pointed to another working trunk (or campaign) is answered in both worlds and counts nothing.
+// The plan is compared as two worlds, before and after, by what the kinds declare of their traffic
+// (resources/traffic.ts; this file names no kind and no field). An object that carries calls (a phone
+// number) whose calls were answered before and are not after (detached, or what it points at deleted,
+// disabled or left with nothing to answer through) counts once, against the change that broke it; the
+// same for an object's messages (its link cleared, or what it links to deleted or replaced); and a caller
+// that must be let in (an outbound trunk's PBX, an application's SIP callers) counts when what let it in
+// is deleted, swapped, loses members or changes its credential. An object re-pointed to another working
+// target is answered in both worlds and counts nothing.
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind } from './model.js';
 import type { ChangeDraft } from './change-draft.js';
 import type { BlastRadius } from './plan-types.js';
 import type { ReferenceIndex } from './references.js';
 import type { LiveObject } from '../resources/live-side.js';
+import type { Admission, Authentication } from '../resources/traffic.js';
 
 export interface BlastInputs {
   changes: readonly ChangeDraft[];
@@ -41,27 +45,33 @@ export function measureBlastRadius(inputs: BlastInputs): void {
     if (!entry) radius.set(cause, (entry = { calls: 0, messages: 0, numbers: new Set(), trunks: new Set(), applications: new Set() }));
     return entry;
   };
-  for (const number of inputs.live.get('PhoneNumber') ?? []) {
-    const call = world.brokenCalls(number);
-    const callEntry = call && at(call.cause);
-    if (callEntry) {
-      callEntry.calls += 1;
-      callEntry.numbers.add(number.id);
+  for (const kind of inputs.kinds.values()) {
+    const traffic = kind.traffic;
+    if (!traffic) continue;
+    const objects = inputs.live.get(kind.kind) ?? [];
+    for (const object of objects) {
+      const carrier = `${kind.kind}/${object.id}`;
+      const call = traffic.calls === undefined ? undefined : world.brokenCalls(kind, traffic.calls, object);
+      const callEntry = call && at(call.cause);
+      if (callEntry) {
+        callEntry.calls += 1;
+        callEntry.numbers.add(carrier);
+      }
+      const message = traffic.messages === undefined ? undefined : world.brokenMessages(kind, traffic.messages, object);
+      const messageEntry = message && at(message.cause);
+      if (messageEntry) {
+        messageEntry.messages += 1;
+        messageEntry.numbers.add(carrier);
+      }
     }
-    const message = world.brokenMessages(number);
-    const messageEntry = message && at(message.cause);
-    if (messageEntry) {
-      messageEntry.messages += 1;
-      messageEntry.numbers.add(number.id);
+    const authentication = traffic.authenticates;
+    if (!authentication) continue;
+    for (const object of objects) {
+      if (authentication.when && !authentication.when(object.spec)) continue;
+      const address = world.addressOf(kind.kind, object.id);
+      const name = authentication.counted.as ? authentication.counted.as(object.id) : address;
+      for (const cause of world.lostAuthentication(kind, authentication, object, address)) at(cause)?.[authentication.counted.in].add(name);
     }
-  }
-  for (const trunk of inputs.live.get('Trunk') ?? []) {
-    if (trunk.spec['trunk_direction'] !== 'outbound') continue;
-    const address = world.addressOf('Trunk', trunk.id);
-    for (const cause of world.lostTrunkAuth(trunk, address)) at(cause)?.trunks.add(address);
-  }
-  for (const binding of inputs.live.get('ApplicationSipAuth') ?? []) {
-    for (const cause of world.lostApplicationAuth(binding)) at(cause)?.applications.add(`Application/${binding.id}`);
   }
   for (const change of inputs.changes) {
     const entry = radius.get(change.address);
@@ -75,6 +85,11 @@ export function measureBlastRadius(inputs: BlastInputs): void {
     };
     change.blast = blast;
   }
+}
+
+/** The kind a reference field of `kind` points at; undefined when it is no reference field. */
+function targetKindOf(kind: PlannerKind, field: string): string | undefined {
+  return kind.references.find((reference) => reference.field === field)?.target;
 }
 
 /** The account before the plan (the live model) and after it (the live model with the plan's changes). */
@@ -127,52 +142,69 @@ class World {
     return address;
   }
 
-  /** Whether an inbound trunk answers calls in a phase, and if not after the plan, which change broke it. */
-  private trunkAnswers(address: string, phase: Phase): Verdict {
+  /**
+   * Whether the object at `address` (of `kindName`) answers calls in a phase (its kind's `answers`),
+   * and if not after the plan, which change broke it. `seen` holds the objects asked already on this
+   * path, so that routes that loop end.
+   */
+  private answers(kindName: string, address: string, phase: Phase, seen: ReadonlySet<string> = new Set()): Verdict {
+    if (address.endsWith('#replaced')) return { ok: false, cause: address.replace(/#replaced$/, '') };
     const spec = this.spec(address, phase);
     const change = this.changes.get(address);
-    if (address.endsWith('#replaced')) return { ok: false, cause: address.replace(/#replaced$/, '') };
     if (!spec) return { ok: false, cause: change?.address };
-    if (spec['trunk_direction'] === 'outbound' || spec['trunk_status'] === 'disabled') return { ok: false, cause: change?.address };
-    for (const field of ['primary_uri_uuid', 'fallback_uri_uuid']) {
-      const uri = this.target('OriginationUri', spec[field], phase);
-      if (uri !== undefined && !uri.endsWith('#replaced') && this.exists(uri, phase)) return fine;
+    const kind = this.inputs.kinds.get(kindName);
+    const answering = kind?.traffic?.answers;
+    if (!kind || !answering) return fine;
+    if (!answering.when(spec)) return { ok: false, cause: change?.address };
+    if (answering.through.length === 0) return fine;
+    const path = new Set([...seen, address]);
+    const through = answering.through.map((field) => {
+      const targetKind = targetKindOf(kind, field);
+      return { targetKind, target: targetKind === undefined ? undefined : this.target(targetKind, spec[field], phase) };
+    });
+    for (const { targetKind, target } of through) {
+      if (targetKind !== undefined && target !== undefined && !path.has(target) && this.answers(targetKind, target, phase, path).ok) return fine;
     }
-    const primary = this.target('OriginationUri', spec['primary_uri_uuid'], phase);
-    const primaryChange = primary === undefined ? undefined : this.changes.get(primary.replace(/#replaced$/, ''));
-    return { ok: false, cause: primaryChange?.address ?? change?.address };
+    // Nothing to answer through: the first route's change broke it, or else its own.
+    const first = through[0]?.target;
+    const firstChange = first === undefined ? undefined : this.changes.get(first.replace(/#replaced$/, ''));
+    return { ok: false, cause: firstChange?.address ?? change?.address };
   }
 
-  private numberAnswers(number: LiveObject, phase: Phase): Verdict {
-    const address = this.addressOf('PhoneNumber', number.id);
+  /** Whether calls to `object` (through its `field`) are answered in a phase, and if not, which change broke them. */
+  private callsAnswered(kind: PlannerKind, field: string, object: LiveObject, phase: Phase): Verdict {
+    const address = this.addressOf(kind.kind, object.id);
     const spec = this.spec(address, phase);
     const own = this.changes.get(address)?.address;
-    const appId = spec?.['app_id'];
-    if (appId === undefined) return { ok: false, cause: own };
-    // A number on an application (an id that is no trunk) is answered as long as it stays attached.
-    if (!isReference(appId) && !this.liveByAddress.has(this.addressOf('Trunk', String(appId)))) return fine;
-    const trunk = this.target('Trunk', appId, phase);
-    if (trunk === undefined) return { ok: false, cause: own };
-    const verdict = this.trunkAnswers(trunk, phase);
+    const value = spec?.[field];
+    if (value === undefined) return { ok: false, cause: own };
+    const targetKind = targetKindOf(kind, field);
+    if (targetKind === undefined) return fine;
+    // An id that names nothing of that kind (an application) is answered as long as it stays set.
+    if (!isReference(value) && !this.liveByAddress.has(this.addressOf(targetKind, String(value)))) return fine;
+    const target = this.target(targetKind, value, phase);
+    if (target === undefined) return { ok: false, cause: own };
+    const verdict = this.answers(targetKind, target, phase);
     return verdict.ok ? fine : { ok: false, cause: verdict.cause ?? own };
   }
 
-  /** The change that stops calls to a number the account answers now; undefined when none does. */
-  brokenCalls(number: LiveObject): { cause: string | undefined } | undefined {
-    if (number.spec['app_id'] === undefined || !this.numberAnswers(number, 'before').ok) return undefined;
-    const after = this.numberAnswers(number, 'after');
+  /** The change that stops calls to an object the account answers now; undefined when none does. */
+  brokenCalls(kind: PlannerKind, field: string, object: LiveObject): { cause: string | undefined } | undefined {
+    if (object.spec[field] === undefined || !this.callsAnswered(kind, field, object, 'before').ok) return undefined;
+    const after = this.callsAnswered(kind, field, object, 'after');
     return after.ok ? undefined : { cause: after.cause };
   }
 
-  /** The change that removes a linked number's campaign link; undefined when it keeps one. */
-  brokenMessages(number: LiveObject): { cause: string | undefined } | undefined {
-    if (number.spec['campaign_id'] === undefined) return undefined;
-    const address = this.addressOf('PhoneNumber', number.id);
+  /** The change that removes an object's messaging link (its `field`); undefined when it keeps one. */
+  brokenMessages(kind: PlannerKind, field: string, object: LiveObject): { cause: string | undefined } | undefined {
+    const targetKind = targetKindOf(kind, field);
+    if (object.spec[field] === undefined || targetKind === undefined) return undefined;
+    const address = this.addressOf(kind.kind, object.id);
     const own = this.changes.get(address)?.address;
-    const campaign = this.target('Campaign', this.spec(address, 'after')?.['campaign_id'], 'after');
-    if (campaign === undefined) return { cause: own };
-    if (campaign.endsWith('#replaced')) return { cause: campaign.replace(/#replaced$/, '') };
-    const removal = this.removal(campaign);
+    const target = this.target(targetKind, this.spec(address, 'after')?.[field], 'after');
+    if (target === undefined) return { cause: own };
+    if (target.endsWith('#replaced')) return { cause: target.replace(/#replaced$/, '') };
+    const removal = this.removal(target);
     return removal ? { cause: removal.address } : undefined;
   }
 
@@ -184,10 +216,11 @@ class World {
   }
 
   /**
-   * Changes that make an authenticating object (an ACL or credential) of a user stop letting in
-   * what it let in before: members removed, the object deleted or swapped, a password changed.
+   * Changes that make an object admitting a caller (an ACL or credential, named by the caller's
+   * `field`) stop letting in what it let in before: members removed, the object deleted or swapped,
+   * a secret or a credential field changed.
    */
-  private lostAuth(userAddress: string, field: string, targetKind: string, memberField: string | undefined, before: LiveObject): string[] {
+  private lostAdmission(userAddress: string, field: string, targetKind: string, admits: Admission, before: LiveObject): string[] {
     const beforeTarget = this.target(targetKind, before.spec[field], 'before');
     if (beforeTarget === undefined) return [];
     const userChange = this.changes.get(userAddress);
@@ -199,31 +232,31 @@ class World {
     }
     const targetChange = this.changes.get(afterTarget);
     if (this.removal(afterTarget)) return [afterTarget];
-    if (memberField === undefined) {
-      // A credential: another one, or a new password, makes the PBX's stored one fail.
+    if ('credential' in admits) {
+      // Another credential, or a new secret or username, makes the caller's stored one fail.
       if (afterTarget !== beforeTarget) return userChange ? [userChange.address] : [];
       const secrets = targetChange?.secrets ?? {};
-      const usernameChanged = this.spec(afterTarget, 'before')?.['username'] !== this.spec(afterTarget, 'after')?.['username'];
-      return targetChange && (Object.values(secrets).some((secret) => secret.value === 'changed') || usernameChanged) ? [targetChange.address] : [];
+      const fieldChanged = admits.credential.some((name) => this.spec(afterTarget, 'before')?.[name] !== this.spec(afterTarget, 'after')?.[name]);
+      return targetChange && (Object.values(secrets).some((secret) => secret.value === 'changed') || fieldChanged) ? [targetChange.address] : [];
     }
-    const had = this.members(targetKind, this.spec(beforeTarget, 'before'), memberField);
-    const has = this.members(targetKind, this.spec(afterTarget, 'after'), memberField);
+    const had = this.members(targetKind, this.spec(beforeTarget, 'before'), admits.members);
+    const has = this.members(targetKind, this.spec(afterTarget, 'after'), admits.members);
     if (![...had].some((member) => !has.has(member))) return [];
     return [afterTarget === beforeTarget ? (targetChange?.address ?? userChange?.address) : userChange?.address].filter((cause): cause is string => cause !== undefined);
   }
 
-  /** Changes after which an outbound trunk's PBX fails authentication by address or by credential. */
-  lostTrunkAuth(trunk: LiveObject, address: string): string[] {
+  /** Changes after which a caller (at `address`) is no longer let in by what its `authentication` names. */
+  lostAuthentication(kind: PlannerKind, authentication: Authentication, before: LiveObject, address: string): string[] {
+    if (authentication.removalBreaks) {
+      const removal = this.removal(address);
+      if (removal) return [removal.address];
+    }
     const after = this.spec(address, 'after');
-    if (!after || after['trunk_direction'] !== 'outbound') return [];
-    return [...this.lostAuth(address, 'ipacl_uuid', 'TrunkIpAcl', 'ip_addresses', trunk), ...this.lostAuth(address, 'credential_uuid', 'TrunkCredential', undefined, trunk)];
-  }
-
-  /** Changes after which an application's SIP callers fail authentication (or it has none left). */
-  lostApplicationAuth(binding: LiveObject): string[] {
-    const address = this.addressOf('ApplicationSipAuth', binding.id);
-    const removal = this.removal(address);
-    if (removal) return [removal.address];
-    return [...this.lostAuth(address, 'ip_acl_uuid', 'SipIpAcl', 'entries', binding), ...this.lostAuth(address, 'credential_uuid', 'SipCredential', undefined, binding)];
+    if (!after || (authentication.when && !authentication.when(after))) return [];
+    return authentication.by.flatMap((field) => {
+      const targetKind = targetKindOf(kind, field);
+      const admits = targetKind === undefined ? undefined : this.inputs.kinds.get(targetKind)?.traffic?.admits;
+      return targetKind === undefined || admits === undefined ? [] : this.lostAdmission(address, field, targetKind, admits, before);
+    });
   }
 }

@@ -11,6 +11,7 @@ export function toPlannerKind(kind: Kind): PlannerKind {
     setFields: kind.setFields,
     secretFields: Object.keys(kind.secrets),
     live: kind.live,
+    ...(kind.traffic === undefined ? {} : { traffic: kind.traffic }),
   };
 }
 

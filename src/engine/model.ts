@@ -1,5 +1,6 @@
 import type { SourcePlace } from '../util/errors.js';
 import type { LiveObject, LiveSide } from '../resources/live-side.js';
+import type { KindTraffic } from '../resources/traffic.js';
 import type { DiffRules } from './diff.js';
 import type { SecretSourceRef } from '../state/ledger.js';
 
@@ -24,6 +25,8 @@ export interface PlannerKind extends DiffRules {
   /** By reference field: why a target does not fit (judged on its spec), or undefined. */
   referenceRules: Readonly<Record<string, (target: Readonly<Record<string, unknown>>) => string | undefined>>;
   live: LiveSide;
+  /** The traffic its objects carry, route or let in (the blast radius reads it); absent: none. */
+  traffic?: KindTraffic;
 }
 
 

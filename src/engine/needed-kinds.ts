@@ -68,8 +68,9 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
       }
     }
   }
-  // The numbers are what a change's blast radius counts: read whenever anything else is.
-  if (required.size > 0 && inputs.kinds.has('PhoneNumber') && !required.has('PhoneNumber')) helpful.add('PhoneNumber');
+  // What carries calls or messages (the numbers) is what a change's blast radius counts: read whenever anything else is.
+  const carriesTraffic = (kind: PlannerKind) => kind.traffic?.calls !== undefined || kind.traffic?.messages !== undefined;
+  for (const kind of inputs.kinds.values()) if (required.size > 0 && carriesTraffic(kind) && !required.has(kind.kind)) helpful.add(kind.kind);
   for (const kind of inputs.kinds.values()) if (kind.live.alwaysRead && !required.has(kind.kind)) helpful.add(kind.kind);
   return { required, helpful };
 }

@@ -134,4 +134,13 @@ export const applicationSipAuth = {
   ],
   checks: [],
   live: applicationSipAuthLive,
+  traffic: {
+    // The binding is the application's SIP authentication: its ACL and credential let callers in, and
+    // deleting it leaves the application with none. Counted as the application it binds.
+    authenticates: {
+      by: ['ip_acl_uuid', 'credential_uuid'],
+      counted: { in: 'applications', as: (id) => `Application/${id}` },
+      removalBreaks: true,
+    },
+  },
 } as const satisfies Kind;

@@ -148,4 +148,6 @@ export const brand = {
   rules: [],
   checks: [],
   live: brandLive,
+  // Registered for vetting; a read always carries a status (UNKNOWN when the API gives none).
+  registry: { vetted: true, unregistered: 'UNKNOWN', callback: { types: ['brand'], idField: 'brand_id', untyped: true } },
 } as const satisfies Kind;

@@ -159,4 +159,6 @@ export const campaign = {
   ],
   checks: [],
   live: campaignLive,
+  // Registered for vetting; a read always carries a status (UNKNOWN when the API gives none).
+  registry: { vetted: true, unregistered: 'UNKNOWN', callback: { types: ['campaign'], idField: 'campaign_id', untyped: true } },
 } as const satisfies Kind;

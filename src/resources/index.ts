@@ -5,6 +5,7 @@ import type { Kind } from './kind.js';
 import { originationUri } from './origination-uri.js';
 import { phoneNumber } from './phone-number.js';
 import { profile } from './profile.js';
+import { trafficProblems } from './traffic.js';
 import { sipCredential } from './sip-credential.js';
 import { sipIpAcl } from './sip-ip-acl.js';
 import { trunk } from './trunk.js';
@@ -41,6 +42,8 @@ export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
     if (kind.nameField !== undefined && !(kind.nameField in kind.spec.shape)) {
       throw new Error(`kind ${kind.name}: name field ${kind.nameField} is not in its spec`);
     }
+    const [problem] = trafficProblems(kind, (name) => byName.get(name));
+    if (problem !== undefined) throw new Error(problem);
   }
   return { kinds: [...kinds], get: (name) => byName.get(name), names: [...byName.keys()] };
 }
@@ -48,7 +51,7 @@ export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
 /**
  * Every kind telform manages, in dependency order (what is referred to before what refers to it),
  * which is also the order of the JSON Schema and of the README. Adding a kind: its file, this
- * list, examples and tests.
+ * list, examples and tests (its traffic and registry status included: see `Kind.traffic`, `Kind.registry`).
  */
 export const catalog: KindCatalog = createKindCatalog([
   sipCredential,

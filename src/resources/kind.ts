@@ -1,5 +1,7 @@
 import type * as z from 'zod';
 import type { LiveSide } from './live-side.js';
+import type { KindRegistry } from './registration.js';
+import type { KindTraffic } from './traffic.js';
 
 /**
  * A kind of resource telform manages (`Trunk`, `Brand`, …): one plain object per kind, in its own
@@ -79,6 +81,16 @@ export interface Kind {
    * matched its schema and `rules` held, and report through `report`; they must not throw.
    */
   readonly checks: readonly SpecCheck[];
+  /**
+   * The traffic its objects carry, route or let in, and so how a change breaks it (see `traffic.ts`):
+   * the plan's blast radius reads this and names no kind. Left out: it carries no traffic.
+   */
+  readonly traffic?: KindTraffic;
+  /**
+   * Its objects' status at the 10DLC registry (see `registration.ts`): serve reports it, hears the
+   * registry's callbacks about it, and leaves a re-registration to a person. Left out: none.
+   */
+  readonly registry?: KindRegistry;
 }
 
 export type ReferenceRule = (target: Readonly<Record<string, unknown>>) => string | undefined;

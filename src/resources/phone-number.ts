@@ -47,4 +47,12 @@ export const phoneNumber = {
   rules: [],
   checks: [],
   live: phoneNumberLive,
+  // Its calls go to the trunk (or application) it is attached to; its messages go under its campaign.
+  traffic: { calls: 'app_id', messages: 'campaign_id' },
+  // A campaign link is the registry's to approve; its callbacks name the number (with or without its +).
+  registry: {
+    vetted: false,
+    unregistered: 'UNLINKED',
+    callback: { types: ['number_linking', 'number_unlinking'], idField: 'number', id: (value) => value.replace(/^\+/, ''), untyped: false },
+  },
 } as const satisfies Kind;

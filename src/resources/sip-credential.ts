@@ -88,4 +88,6 @@ export const sipCredential = {
   rules: [],
   checks: [],
   live: sipCredentialLive,
+  // A new password or username makes the copy the caller stored fail.
+  traffic: { admits: { credential: ['username'] } },
 } as const satisfies Kind;

@@ -219,4 +219,6 @@ export const sipIpAcl = {
     },
   ],
   live: sipIpAclLive,
+  // An address taken out of the list is a caller no longer let in.
+  traffic: { admits: { members: 'entries' } },
 } as const satisfies Kind;

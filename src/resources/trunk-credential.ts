@@ -60,4 +60,6 @@ export const trunkCredential = {
   rules: [],
   checks: [],
   live: trunkCredentialLive,
+  // A new password or username makes the copy the caller stored fail.
+  traffic: { admits: { credential: ['username'] } },
 } as const satisfies Kind;

@@ -73,4 +73,6 @@ export const trunkIpAcl = {
     },
   ],
   live: trunkIpAclLive,
+  // An address taken out of the list is a caller no longer let in.
+  traffic: { admits: { members: 'ip_addresses' } },
 } as const satisfies Kind;

@@ -159,4 +159,18 @@ export const trunk = {
     },
   ],
   live: trunkLive,
+  traffic: {
+    // An inbound, enabled trunk answers its numbers' calls through either of its origination URIs.
+    answers: {
+      when: (spec) => spec['trunk_direction'] !== 'outbound' && spec['trunk_status'] !== 'disabled',
+      through: ['primary_uri_uuid', 'fallback_uri_uuid'],
+    },
+    // An outbound trunk lets your PBX in by its IP ACL, its credential or both.
+    authenticates: {
+      by: ['ipacl_uuid', 'credential_uuid'],
+      when: (spec) => spec['trunk_direction'] === 'outbound',
+      counted: { in: 'trunks' },
+      removalBreaks: false,
+    },
+  },
 } as const satisfies Kind;

@@ -5,8 +5,11 @@
 /** An account's status as the last check found it; `unknown` until its first check ends. */
 export type AccountStatus = 'unknown' | 'in_sync' | 'drifted' | 'pending' | 'error';
 
-/** The 10DLC objects whose registration the registry decides (and calls back about). */
-export type RegistryKind = 'Brand' | 'Campaign' | 'PhoneNumber';
+/**
+ * The name of a kind whose objects' registration the registry decides (and calls back about): one
+ * that declares a `registry` in the catalog (resources/registration.ts).
+ */
+export type RegistryKind = string;
 
 /** The registry status of one managed 10DLC object as a read found it. */
 export interface RegistryEntry {

@@ -6,13 +6,14 @@
 // left for a person, with the reasons, as an event.
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
 import type { SafetyViolation } from '../engine/safety.js';
-import type { AccountCheck, PlanLine, RegistryEntry, RegistryKind } from './model.js';
+import { catalog, type KindCatalog } from '../resources/index.js';
+import type { AccountCheck, PlanLine, RegistryEntry } from './model.js';
 
-/** The kinds whose create is a registration the registry vets. */
-const registrationKinds = new Set<string>(['Brand', 'Campaign']);
-
-/** Why a person must look at this plan before it is applied; empty when serve may apply it. */
-export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]): string[] {
+/**
+ * Why a person must look at this plan before it is applied; empty when serve may apply it. Which
+ * creates are registrations the registry vets is each kind's `registry.vetted` in `kinds`.
+ */
+export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[], kinds: KindCatalog = catalog): string[] {
   const reasons = violations.map((violation) => violation.message);
   for (const change of plan.changes) {
     if (change.action === 'noop' || change.action === 'wait') continue;
@@ -20,7 +21,7 @@ export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]
     if (change.action === 'blocked') reasons.push(`${change.address}: telform will not make this change (${change.reasons.join('; ')})`);
     // A brand or campaign gone from the account was deactivated by someone (or expired): registering
     // it again is a new vetting submission, which a person decides on, not a heal.
-    if (registrationKinds.has(change.kind) && (change.action === 'create' || change.action === 'replace') && change.drifted === true) {
+    if (kinds.get(change.kind)?.registry?.vetted === true && (change.action === 'create' || change.action === 'replace') && change.drifted === true) {
       reasons.push(`${change.address} was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it`);
     }
     if (flags.breaks_auth) reasons.push(`${change.address} would break authentication of what still uses it`);
@@ -44,17 +45,18 @@ export function planLines(plan: Plan): PlanLine[] {
     .map((change) => ({ address: change.address, action: change.action, drifted: change.drifted === true, reasons: change.reasons }));
 }
 
-const registryKinds = new Set<string>(['Brand', 'Campaign', 'PhoneNumber']);
-
-/** The registry status of each managed brand, campaign and number link the plan's read found. */
-export function registryEntries(plan: Plan): RegistryEntry[] {
+/**
+ * The registry status of each managed object the plan's read found (brands, campaigns and number
+ * links): the changes of the kinds in `kinds` that declare a `registry`.
+ */
+export function registryEntries(plan: Plan, kinds: KindCatalog = catalog): RegistryEntry[] {
   const entries: RegistryEntry[] = [];
   for (const change of plan.changes) {
-    if (!registryKinds.has(change.kind) || !change.registry || !hasId(change)) continue;
+    if (!kinds.get(change.kind)?.registry || !change.registry || !hasId(change)) continue;
     const reason = registryReason(change.registry);
     entries.push({
       address: change.address,
-      kind: change.kind as RegistryKind,
+      kind: change.kind,
       id: change.id,
       status: change.registry.registration_status.toUpperCase(),
       ...(reason === undefined ? {} : { reason }),

@@ -5,6 +5,7 @@
 // checked with the account's token; its payload only names which object to re-read.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { catalog, type KindCatalog } from '../resources/index.js';
 import { TelformError } from '../util/errors.js';
 import type { Logger } from './logger.js';
 import type { ServeMetrics } from './metrics.js';
@@ -202,14 +203,26 @@ function parseBody(body: string, contentType: string | undefined): URLSearchPara
 
 const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Which object a callback is about (only an id of a plausible form; the payload is never trusted further). */
-export function callbackTarget(fields: URLSearchParams): { kind: RegistryKind; id: string; status: string | undefined } | undefined {
+/**
+ * Which object a callback is about (only an id of a plausible form; the payload is never trusted
+ * further), as the kinds of `kinds` that declare a `registry` say their callbacks name them.
+ */
+export function callbackTarget(fields: URLSearchParams, kinds: KindCatalog = catalog): { kind: RegistryKind; id: string; status: string | undefined } | undefined {
   const type = fields.get('type') ?? '';
   const status = fields.get('status')?.slice(0, 40);
-  const pick = (kind: RegistryKind, value: string | null) => (value !== null && idPattern.test(value) ? { kind, id: value, status } : undefined);
-  if (type === 'brand') return pick('Brand', fields.get('brand_id'));
-  if (type === 'campaign') return pick('Campaign', fields.get('campaign_id'));
-  if (type === 'number_linking' || type === 'number_unlinking') return pick('PhoneNumber', (fields.get('number') ?? '').replace(/^\+/, ''));
-  // Without a type: the most specific id it carries.
-  return pick('Campaign', fields.get('campaign_id')) ?? pick('Brand', fields.get('brand_id'));
+  const registered = kinds.kinds.flatMap((kind) => (kind.registry ? [{ kind: kind.name, callback: kind.registry.callback }] : []));
+  const pick = ({ kind, callback }: (typeof registered)[number]) => {
+    const value = fields.get(callback.idField);
+    const id = value === null ? undefined : (callback.id?.(value) ?? value);
+    return id !== undefined && idPattern.test(id) ? { kind, id, status } : undefined;
+  };
+  const typed = registered.find(({ callback }) => callback.types.includes(type));
+  if (typed) return pick(typed);
+  // Without a known type: the most specific id it carries (the kind last in the catalog).
+  for (const candidate of registered.reverse()) {
+    if (!candidate.callback.untyped) continue;
+    const target = pick(candidate);
+    if (target) return target;
+  }
+  return undefined;
 }

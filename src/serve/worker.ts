@@ -191,16 +191,16 @@ class OperationsWorker implements AccountWorker {
     const before = this.counts(this.opened);
     try {
       const session = await this.connect();
-      const live = catalog.get(kind)?.live;
-      if (!live) throw new Error(`no kind ${kind}`);
-      const object = await live.read(liveContext(session.client), id);
+      const registered = catalog.get(kind);
+      if (!registered?.registry) throw new Error(`no kind ${kind} with a registry status`);
+      const object = await registered.live.read(liveContext(session.client), id);
       const after = this.counts(session);
       const counts = { requests: after.sent - before.sent, rateLimited: after.limited - before.limited };
       if (!object) return counts;
       const registry = object.registry;
       const reason = registry ? registryReason(registry) : undefined;
-      // A number with no link (unlinked, or never linked) has no registration.
-      const status = registry ? registry.registration_status.toUpperCase() : 'UNLINKED';
+      // An object with no registration (a number unlinked, or never linked) has the kind's word for it.
+      const status = registry ? registry.registration_status.toUpperCase() : registered.registry.unregistered;
       return { ...counts, entry: { status, ...(reason === undefined ? {} : { reason }) } };
     } catch (error) {
       const after = this.counts(this.opened);

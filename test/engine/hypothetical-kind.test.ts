@@ -1,0 +1,128 @@
+import * as z from 'zod';
+import { describe, expect, it } from 'vitest';
+import { buildPlan } from '../../src/engine/planner.js';
+import { plannerKinds } from '../../src/engine/kinds.js';
+import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
+import { reference } from '../../src/resources/fields.js';
+import { catalog, createKindCatalog, type Kind } from '../../src/resources/index.js';
+import type { LiveObject, LiveSide } from '../../src/resources/live-side.js';
+import { renderText } from '../../src/render/text.js';
+import { reasonsToHold, registryEntries } from '../../src/serve/safe-plan.js';
+import { callbackTarget } from '../../src/serve/server.js';
+import { desired, ledgerWith, live, planInputs } from './builders.js';
+
+// A kind telform does not have — a toll-free number: calls through a trunk, messages under a campaign,
+// and a verification the registry decides — declared in one object and added to a catalog. The blast
+// radius and serve pick it up from the catalog; no engine or serve code names it.
+const noIo = (): never => {
+  throw new Error('the plan must not do I/O');
+};
+const tollFreeLive: LiveSide = {
+  naturalKey: (spec) => (typeof spec['number'] === 'string' ? spec['number'] : undefined),
+  list: noIo,
+  read: noIo,
+  create: noIo,
+  update: noIo,
+  delete: noIo,
+  fields: { updatable: ['app_id', 'campaign_id'], replaceOn: [], immutable: [], unreadable: [] },
+  billableUpdateUsd: 0,
+  replaceStrategy: 'create_before_delete',
+  irreversibleDelete: false,
+};
+const tollFreeNumber = {
+  name: 'TollFreeNumber',
+  description: 'A toll-free number (hypothetical): where its calls go and the campaign its messages go under.',
+  spec: z.strictObject({
+    number: z.string(),
+    app_id: reference(z.string(), 'Trunk', 'an inbound trunk id').optional(),
+    campaign_id: reference(z.string(), 'Campaign', 'a campaign id').optional(),
+  }),
+  nameField: undefined,
+  references: { app_id: 'Trunk', campaign_id: 'Campaign' },
+  secrets: {},
+  setFields: {},
+  uniqueFields: ['number'],
+  rules: [],
+  checks: [],
+  live: tollFreeLive,
+  traffic: { calls: 'app_id', messages: 'campaign_id' },
+  registry: {
+    vetted: true,
+    unregistered: 'UNVERIFIED',
+    callback: { types: ['toll_free_verification'], idField: 'toll_free_number', id: (value) => value.replace(/^\+/, ''), untyped: false },
+  },
+} as const satisfies Kind;
+
+const withTollFree = createKindCatalog([...catalog.kinds, tollFreeNumber]);
+
+const uriId = '11111111-1111-4111-8111-111111111111';
+const uriSpec = { name: 'a', uri: 'a.example.com', priority: 1, weight: 10 };
+const trunkSpec = { name: 'main', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: uriId };
+const campaignSpec = { campaign_alias: 'promo' };
+const lines = ['18005550100', '18005550101', '18005550102'];
+
+/** A trunk with three toll-free numbers on it, one of them under a campaign; the manifests keep only the URI. */
+function planDeletingTrunkAndCampaign(kinds: typeof catalog): Plan {
+  const ledger = ledgerWith([
+    { kind: 'OriginationUri', name: 'a', id: uriId, spec: uriSpec },
+    { kind: 'Trunk', name: 'main', id: 'TRMAIN', spec: trunkSpec },
+    { kind: 'Campaign', name: 'promo', id: 'CAAAAAA', spec: campaignSpec },
+  ]);
+  const liveModel = new Map<string, LiveObject[]>([
+    ['OriginationUri', [live(uriId, uriSpec)]],
+    ['Trunk', [live('TRMAIN', trunkSpec, { facts: { numbers: 3 } })]],
+    ['Campaign', [live('CAAAAAA', campaignSpec)]],
+    ['TollFreeNumber', lines.map((number, index) => live(number, { number, app_id: 'TRMAIN', ...(index === 0 ? { campaign_id: 'CAAAAAA' } : {}) }))],
+  ]);
+  return buildPlan(planInputs({ kinds: plannerKinds(kinds), desired: [desired('OriginationUri', 'a', uriSpec)], live: liveModel, ledger }));
+}
+
+describe('a kind declared in its own file and one catalog line', () => {
+  it('is counted by the blast radius: the calls its objects lose with their trunk, the messages with their campaign', () => {
+    const plan = planDeletingTrunkAndCampaign(withTollFree);
+    const blastOf = (address: string) => plan.changes.find((change) => change.address === address)?.blast;
+    expect(blastOf('Trunk/main')).toEqual({ calls: 3, messages: 0, numbers: 3, trunks: [], applications: [] });
+    expect(blastOf('Campaign/promo')).toEqual({ calls: 0, messages: 1, numbers: 1, trunks: [], applications: [] });
+    expect(plan.summary.blast_radius).toEqual({ calls: 3, messages: 1, numbers: 4, trunks: 0, applications: 0 });
+    expect(renderText(plan, { color: false })).toContain('\nBlast radius: breaks calls to 3 numbers, breaks messages of 1 number.\n');
+    // The same account without the declaration in the catalog: its objects carry nothing the plan knows of.
+    expect(planDeletingTrunkAndCampaign(catalog).summary.blast_radius).toEqual({ calls: 0, messages: 0, numbers: 0, trunks: 0, applications: 0 });
+  });
+
+  it('has its registry status reported by serve, its re-registration held for a person, and its callbacks read', () => {
+    const line = live('18005550100', { number: '18005550100' }, { registry: { registration_status: 'pending' } });
+    const ledger = ledgerWith([{ kind: 'TollFreeNumber', name: 'hotline', id: '18005550100', spec: { number: '18005550100' } }]);
+    const plan = buildPlan(
+      planInputs({
+        kinds: plannerKinds(withTollFree),
+        desired: [desired('TollFreeNumber', 'hotline', { number: '18005550100' })],
+        live: new Map([['TollFreeNumber', [line]]]),
+        ledger,
+      }),
+    );
+    expect(registryEntries(plan, withTollFree)).toEqual([{ address: 'TollFreeNumber/hotline', kind: 'TollFreeNumber', id: '18005550100', status: 'PENDING' }]);
+    expect(registryEntries(plan)).toEqual([]);
+
+    const recreated = { address: 'TollFreeNumber/hotline', kind: 'TollFreeNumber', name: 'hotline', action: 'create', drifted: true, reasons: [], flags: { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false } };
+    const held = { changes: [recreated] } as unknown as Plan;
+    expect(reasonsToHold(held, [], withTollFree)).toEqual([
+      'TollFreeNumber/hotline was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it',
+    ]);
+    expect(reasonsToHold({ changes: [recreated as unknown as PlannedChange] } as unknown as Plan, [])).toEqual([]);
+
+    const callback = new URLSearchParams({ type: 'toll_free_verification', toll_free_number: '+18005550100', status: 'VERIFIED' });
+    expect(callbackTarget(callback, withTollFree)).toEqual({ kind: 'TollFreeNumber', id: '18005550100', status: 'VERIFIED' });
+    expect(callbackTarget(callback)).toBeUndefined();
+    // Callbacks of the kinds already there read as before.
+    expect(callbackTarget(new URLSearchParams({ brand_id: 'B1', campaign_id: 'C1' }), withTollFree)?.kind).toBe('Campaign');
+  });
+
+  it('is refused at start-up when its traffic names a field that is no reference, or authenticates by what admits nothing', () => {
+    expect(() => createKindCatalog([...catalog.kinds, { ...tollFreeNumber, traffic: { calls: 'number' } }])).toThrow(
+      'kind TollFreeNumber: traffic calls field number is not one of its references',
+    );
+    expect(() =>
+      createKindCatalog([...catalog.kinds, { ...tollFreeNumber, traffic: { authenticates: { by: ['app_id'], counted: { in: 'trunks' }, removalBreaks: false } } }]),
+    ).toThrow('kind TollFreeNumber: app_id authenticates by Trunk, which declares no traffic.admits');
+  });
+});
