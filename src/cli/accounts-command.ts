@@ -2,8 +2,7 @@
 // stderr per account as it finishes, the one report on stdout, the worst exit code.
 import type { PlanApprovals } from '../engine/plan-types.js';
 import type { AccountsCommand } from '../render/accounts-report.js';
-import { renderAccountsReport } from '../render/accounts.js';
-import type { PlanFormat } from '../render/index.js';
+import { rendererFor, type Format } from '../render/index.js';
 import { runAccounts, type AccountsRun, type AccountStep } from '../run/accounts.js';
 import { assertNoUnfinishedRollout, runRollout, type RolloutOptions } from '../run/rollout.js';
 import type { GlobalOptions } from '../run/context.js';
@@ -15,7 +14,7 @@ import { interruptible } from './interrupt.js';
 
 export interface AccountsCommandRun {
   command: AccountsCommand;
-  options: AccountsOptionValues & { file: string[]; format: PlanFormat };
+  options: AccountsOptionValues & { file: string[]; format: Format };
   globals: GlobalOptions;
   approvals: PlanApprovals;
   lock: boolean;
@@ -53,7 +52,7 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
     run.command === 'apply'
       ? await interruptible('telform apply --accounts', () => ({ pending: [], text: accountsStanding(finished) }), runAll)
       : await runAll();
-  io.stdout(renderAccountsReport(report, options.format));
+  io.stdout(rendererFor(options.format, 'accounts')(report));
   return report.exit_code;
 }
 

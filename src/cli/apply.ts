@@ -4,7 +4,7 @@ import { countApplySteps } from '../engine/summary.js';
 import { unusedApprovals } from '../engine/safety.js';
 import { TelformError } from '../util/errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
-import { planForDisplay, planFormats, renderers } from '../render/index.js';
+import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { processIo, useColor, type CommandIo } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
@@ -16,7 +16,7 @@ import type { GlobalOptions } from '../run/context.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
 import { applyReconciled, recordedLine, type ApplyRunOutcome } from '../run/apply.js';
 import { applyStep, type StepOutcome } from '../run/account-steps.js';
-import { printable, printableJson } from '../util/printable.js';
+import { printable } from '../util/printable.js';
 import { refusalError, refusalLines } from '../run/safety.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
@@ -37,7 +37,7 @@ export function applyCommand(): Command {
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
   addWavesOptions(addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))))
-    .addOption(new Option('--format <format>', 'text; json (one account: the result as an accounts-report entry; needs --auto-approve or a saved plan); markdown with --accounts').choices(planFormats).default('text'))
+    .addOption(new Option('--format <format>', 'output format: one account in text or json (the result as an accounts-report entry; needs --auto-approve or a saved plan); with --accounts also markdown, github or gitlab').choices(formatChoices('apply', 'accounts')).default('text'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option('--rehearse', 'with a saved plan: apply it to a replica of the account first, and apply it here only if it went through there')
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
@@ -115,7 +115,7 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
   return withReconciliation(run, async () => {
     const { plan } = run;
     if (!globals.quiet) {
-      io.stdout(renderers.text.plan(planForDisplay(plan, false, unusedApprovals(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
+      io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, unusedApprovals(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
     }
     const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
     const progress = new ApplyProgress(countApplySteps(plan), {
@@ -190,7 +190,7 @@ async function applyAsJson(run: Reconciliation, options: { parallelism: number; 
   }
   if (outcome.error) io.stderr(`error: ${printable(outcome.error.message)}`);
   for (const problem of outcome.problems ?? []) io.stderr(problem);
-  io.stdout(`${printableJson(JSON.stringify({ name: run.session.account, ...outcome }, null, 2))}\n`);
+  io.stdout(rendererFor('json', 'apply')({ name: run.session.account, ...outcome }));
   return outcome.exit_code;
 }
 

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { commandTimer } from './timings.js';
-import { planFormats, renderers } from '../render/index.js';
+import { formatChoices, rendererFor } from '../render/index.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
@@ -29,7 +29,7 @@ export function driftCommand(): Command {
   return addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(command))))
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
-    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .addOption(new Option('--format <format>', 'output format (with --accounts: text, json, markdown, github or gitlab)').choices(formatChoices('drift', 'accounts')).default('text'))
     .option('--write', 'accept the changes made outside telform: rewrite the manifests to say what the account now holds (comments, order and quoting kept)')
     .option('--accept <address>', 'with --write: accept only this resource\'s changes, e.g. Trunk/pbx-out (repeatable)', collect, [])
     .addHelpText(
@@ -79,7 +79,7 @@ async function runDrift(input: DriftInput, globals: GlobalOptions): Promise<numb
       return ExitCode.ok;
     }
     const { report, exitCode } = driftOf(run);
-    io.stdout(commandTimer.time('render', () => renderers[input.format].drift(report, run.plan, { color: useColor(globals, io) })));
+    io.stdout(commandTimer.time('render', () => rendererFor(input.format, 'drift')(report, run.plan, { color: useColor(globals, io) })));
     if (input.format === 'text' && report.drifted.length > 0) io.stdout(await windowLines(run, report.drifted));
     return exitCode;
   });

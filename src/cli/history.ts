@@ -1,5 +1,8 @@
 import { Command, Option } from 'commander';
-import { historyFormats, renderHistoryJson, renderHistoryMarkdown, renderHistoryText, type HistoryFormat, type HistoryView } from '../render/history.js';
+import type { HistoryView } from '../render/history.js';
+import { formatChoices, rendererFor } from '../render/index.js';
+import { parseHistoryArguments, type HistoryFlags } from './arguments/history.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 import { readAccountsHistory, readStateHistory, setHistoryRetention, verifyStateHistory } from '../run/history-read.js';
 import { recordsOf } from '../state/history.js';
 import { TelformError } from '../util/errors.js';
@@ -7,13 +10,6 @@ import { printable } from '../util/printable.js';
 import type { GlobalOptions } from '../run/context.js';
 import { processIo } from './io.js';
 import { collect, positiveInteger } from './option-parsers.js';
-
-interface HistoryOptions {
-  format: HistoryFormat;
-  limit?: number;
-  accounts?: string;
-  only: string[];
-}
 
 /**
  * `telform history [ADDRESS]`: what changed, when, from which commit and by whom — the records the
@@ -24,7 +20,7 @@ export function historyCommand(): Command {
   const history = new Command('history')
     .description('Show what changed, when and from where: the applies, state edits and drift the state recorded, newest first.')
     .argument('[address]', 'Kind/name: that resource\'s timeline across applies, drift checks and registry events')
-    .addOption(new Option('--format <format>', 'output format').choices(historyFormats).default('text'))
+    .addOption(new Option('--format <format>', 'output format').choices(formatChoices('history')).default('text'))
     .option('--limit <n>', 'only the newest N records', positiveInteger)
     .option('--accounts <file>', 'every account of this accounts file, each from its own state')
     .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])
@@ -42,13 +38,13 @@ Examples:
   $ telform history verify                               # check that no record was edited or removed
   $ telform history retain 5000                          # keep the newest 5000 records (default 1000)`,
     )
-    .action(async (address: string | undefined, options: HistoryOptions, cmd: Command) => {
+    .action(async (address: string | undefined, flags: HistoryFlags, cmd: Command) => {
       const io = processIo();
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       if (address !== undefined && !/^[A-Za-z]+\/.+$/.test(address)) {
         throw new TelformError('bad_address', `"${address}" is not an address like Kind/name (or a subcommand: verify, retain)`);
       }
-      if (!options.accounts && options.only.length > 0) throw new TelformError('bad_option', '--only works only with --accounts FILE');
+      const options = inputOrRefuse(parseHistoryArguments(flags));
       const views: HistoryView[] = options.accounts
         ? (await readAccountsHistory(options.accounts, options.only, { io })).map((account) => ({
             account: account.name,
@@ -61,16 +57,7 @@ Examples:
         const records = address ? recordsOf(view.records, address) : [...view.records];
         return { ...view, records: options.limit === undefined ? records : records.slice(-options.limit) };
       });
-      switch (options.format) {
-        case 'json':
-          io.stdout(renderHistoryJson(shown, options.accounts !== undefined));
-          break;
-        case 'markdown':
-          io.stdout(renderHistoryMarkdown(shown, address));
-          break;
-        default:
-          io.stdout(shown.map((view) => renderHistoryText(view, address)).join('\n'));
-      }
+      io.stdout(rendererFor(options.format, 'history')(shown, { ...(address === undefined ? {} : { address }), accounts: options.accounts !== undefined }));
     });
   history
     .command('verify')

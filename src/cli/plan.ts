@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { hasChanges } from '../engine/summary.js';
-import { planForDisplay, planFormats, renderers } from '../render/index.js';
+import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
 import { summaryLine } from '../render/format.js';
 import { unusedApprovals } from '../engine/safety.js';
 import { ExitCode } from '../run/exit-codes.js';
@@ -17,7 +17,6 @@ import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
-import { renderRehearsalMarkdown, renderRehearsalText } from '../render/rehearsal.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions } from './values-options.js';
 import { readValues } from '../run/values-input.js';
@@ -28,7 +27,7 @@ import { inputOrRefuse } from './arguments/parsed.js';
 export function planCommand(): Command {
   const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
   addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command)))))
-    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .addOption(new Option('--format <format>', 'output format (with --accounts: text, json, markdown, github or gitlab; with --rehearse: text or markdown)').choices(formatChoices('plan', 'accounts')).default('text'))
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--show-unmanaged', 'list objects in the account that neither the manifests nor the state know')
@@ -77,7 +76,7 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
     const plan = run.plan;
     if (options.out) await writeSavedPlan(options.out, plan, run.session.authToken);
     const shown = planForDisplay(plan, options.showUnmanaged ?? false, [...unusedApprovals(plan, approvals), ...refusalNotes(run.violations)]);
-    if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => renderers[options.format].plan(shown, { color: useColor(globals, io) })));
+    if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })));
     else io.stdout(`${summaryLine(plan.summary)}\n`);
     if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
     if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
@@ -102,7 +101,8 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
     cliContext(io),
     startReplica,
   );
-  io.stdout(options.format === 'markdown' ? renderRehearsalMarkdown(rehearsal) : `\n${renderRehearsalText(rehearsal)}`);
+  const rehearsalReport = rendererFor(options.format, 'rehearsal')(rehearsal);
+  io.stdout(options.format === 'text' ? `\n${rehearsalReport}` : rehearsalReport);
   // A rehearsal the API refused fails the check that ran it, before anyone reviews the plan.
   return rehearsal.clean ? code : ExitCode.error;
 }

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { mergeAccountsReports, parseAccountsReport, type AccountsReport } from '../render/accounts-report.js';
 import { TelformError } from '../util/errors.js';
-import { renderAccountsReport } from '../render/accounts.js';
-import { planFormats, type PlanFormat } from '../render/index.js';
+import { formatChoices, rendererFor } from '../render/index.js';
+import { parseReportArguments, type ReportFlags } from './arguments/report.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 import { processIo } from './io.js';
 import { printable } from '../util/printable.js';
 
@@ -37,7 +38,7 @@ export function reportCommand(): Command {
     .command('merge')
     .description('Merge the JSON reports of every shard of a run (--shard K/N) into the one report a single run prints.')
     .argument('<file...>', 'JSON reports, one per shard (written with --format json)')
-    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .addOption(new Option('--format <format>', 'output format').choices(formatChoices('accounts')).default('text'))
     .option('--run-id <id>', 'merge only reports of this run (written with --run-id); refuse any other, such as a shard file left from an earlier run')
     .addHelpText(
       'after',
@@ -52,20 +53,22 @@ Examples:
   $ telform report merge --run-id "$(date -u +%F)" drift-*.json
   $ telform report show drift-1.json                # one shard's report as text`,
     )
-    .action(async (files: string[], options: { format: PlanFormat; runId?: string }) => {
-      const merged = mergeAccountsReports(await readReports(files), options.runId);
-      processIo().stdout(renderAccountsReport(merged, options.format));
+    .action(async (files: string[], flags: ReportFlags) => {
+      const { format, runId } = inputOrRefuse(parseReportArguments(flags));
+      const merged = mergeAccountsReports(await readReports(files), runId);
+      processIo().stdout(rendererFor(format, 'accounts')(merged));
       process.exitCode = merged.exit_code;
     });
   report
     .command('show')
-    .description('Print one JSON report of an --accounts run (a shard\'s too) as text or markdown.')
+    .description('Print one JSON report of an --accounts run (a shard\'s too) as text, markdown or CI annotations (github, gitlab).')
     .argument('<file>', 'a JSON report (written with --format json)')
-    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
-    .action(async (file: string, options: { format: PlanFormat }) => {
+    .addOption(new Option('--format <format>', 'output format').choices(formatChoices('accounts')).default('text'))
+    .action(async (file: string, flags: ReportFlags) => {
+      const { format } = inputOrRefuse(parseReportArguments(flags));
       const [shown] = await readReports([file]);
       if (!shown) return;
-      processIo().stdout(renderAccountsReport(shown.report, options.format));
+      processIo().stdout(rendererFor(format, 'accounts')(shown.report));
       process.exitCode = shown.report.exit_code;
     });
   return report;

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
 import { unusedApprovals } from '../engine/safety.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
-import { planForDisplay, renderers } from '../render/index.js';
+import { planForDisplay, rendererFor } from '../render/index.js';
 import { applyReconciled, recordedLine } from '../run/apply.js';
 import type { GlobalOptions } from '../run/context.js';
 import { ExitCode } from '../run/exit-codes.js';
@@ -104,7 +104,7 @@ async function runRevert(seq: number, options: RevertOptions, globals: GlobalOpt
   });
   return withReconciliation(run, async () => {
     const { plan } = run;
-    if (!globals.quiet) io.stdout(renderers.text.plan(planForDisplay(plan, false, unusedApprovals(plan, approvals)), { color: useColor(globals, io) }));
+    if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, unusedApprovals(plan, approvals)), { color: useColor(globals, io) }));
     if (options.out) {
       await writeSavedPlan(options.out, plan, run.session.authToken);
       for (const line of refusalLines(run.violations)) io.stderr(line);

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { resolveConnection } from '../api/connection.js';
 import type { Plan } from '../engine/plan-types.js';
 import { describeSeal, readSavedPlan } from '../run/saved-plan.js';
-import { planForDisplay, planFormats, renderers, type PlanFormat } from '../render/index.js';
+import { formatChoices, planForDisplay, rendererFor, type Format } from '../render/index.js';
 import { processIo, useColor } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
 
@@ -15,7 +15,7 @@ export function showCommand(): Command {
   return new Command('show')
     .description('Render a plan saved with `telform plan -o FILE`, saying whether its seal was verified; sends no request.')
     .argument('<plan-file>', 'the saved plan')
-    .addOption(new Option('--format <format>', 'output format').choices(planFormats).default('text'))
+    .addOption(new Option('--format <format>', 'output format').choices(formatChoices('plan')).default('text'))
     .option('--show-unmanaged', 'list the objects in the account that neither the manifests nor the state knew (as plan --show-unmanaged)')
     .addHelpText(
       'after',
@@ -28,14 +28,14 @@ Examples:
   $ telform show plan.json --format markdown > comment.md
   $ telform show plan.json --show-unmanaged`,
     )
-    .action(async (planFile: string, options: { format: PlanFormat; showUnmanaged?: boolean }, cmd: Command) => {
+    .action(async (planFile: string, options: { format: Format; showUnmanaged?: boolean }, cmd: Command) => {
       const io = processIo();
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const plan = await readSavedPlan(planFile);
       const seal = describeSeal(plan, await sealToken(plan, globals, io.env), planFile);
       if (seal.verified) io.stderr(seal.message);
       const shown = planForDisplay(plan, options.showUnmanaged ?? false, seal.verified ? [] : [seal.message]);
-      io.stdout(renderers[options.format].plan(shown, { color: useColor(globals, io) }));
+      io.stdout(rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) }));
     });
 }
 

@@ -1,7 +1,5 @@
 import { Command, Option } from 'commander';
-import { renderValidationJson, renderValidationText, type ValidationSummary } from '../manifest/report.js';
-import { renderValidationGithub, renderValidationGitlab } from '../render/validation-annotations.js';
-import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText } from '../render/validation-accounts.js';
+import { formatChoices, rendererFor } from '../render/index.js';
 import { addValuesOptions } from './values-options.js';
 import { validate, type ValidateSource, type Validation } from '../run/validate.js';
 import { parseValidateArguments, type ValidateFlags } from './arguments/validate.js';
@@ -14,13 +12,6 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-const renderers = {
-  text: renderValidationText,
-  json: renderValidationJson,
-  github: renderValidationGithub,
-  gitlab: renderValidationGitlab,
-} satisfies Record<string, (summary: ValidationSummary) => string>;
-
 /**
  * `telform validate`: checks manifests offline and prints every problem at
  * once. It never contacts the API or starts the emulator. Exit 0 when valid (warnings allowed),
@@ -31,7 +22,7 @@ export function validateCommand(): Command {
     .description('Check manifests offline: YAML, every field rule, references, values and (with --check-secrets) secrets. Sends no request.')
     .option('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
     .option('--accounts <file>', "check every account of this accounts file: its manifests with its own values (instead of -f)")
-    .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(Object.keys(renderers)).default('text'))
+    .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(formatChoices('validation', 'accountsValidation')).default('text'))
     .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets, apply the password rules, and refuse a secret equal to the API auth token in the environment')
     .option('--scope <items>', "check against the part of the account the state owns (as state claim --scope: voice, messaging, kinds, prefix=TEXT): documents outside it are errors, and a { ref } into another scope needs no document", collect)
     .addHelpText(
@@ -72,8 +63,5 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
 }
 
 function renderValidation(validation: Validation, format: ValidateFlags['format']): string {
-  if (validation.mode === 'one') return renderers[format](validation.summary);
-  if (format === 'text') return renderAccountsValidationText(validation.accounts);
-  if (format === 'json') return renderAccountsValidationJson(validation.accounts);
-  return renderers[format](mergeAccountValidations(validation.accounts));
+  return validation.mode === 'one' ? rendererFor(format, 'validation')(validation.summary) : rendererFor(format, 'accountsValidation')(validation.accounts);
 }

@@ -4,9 +4,9 @@ import type { DriftReport } from './drift-report.js';
 import type { Plan, PlanSummary } from '../engine/plan-types.js';
 import { renderDriftMarkdown, renderDriftText } from './drift.js';
 import { summaryLine } from './format.js';
-import type { PlanFormat } from './index.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
+import { renderAppliedText } from './apply.js';
 import { printable, printableJson } from '../util/printable.js';
 import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
 
@@ -16,9 +16,9 @@ import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
  * the report, so a merged report prints exactly what one process would have printed.
  */
 
-export function renderAccountsReport(report: AccountsReport, format: PlanFormat): string {
-  if (format === 'json') return `${printableJson(JSON.stringify(report, null, 2))}\n`;
-  return format === 'markdown' ? renderAccountsMarkdown(report) : renderAccountsText(report);
+/** The report as the document `report show|merge` read back (and a shard writes for them). */
+export function renderAccountsJson(report: AccountsReport): string {
+  return `${printableJson(JSON.stringify(report, null, 2))}\n`;
 }
 
 /** One account's line after `plan`: the plan's counts, and how many changes apply would refuse. */
@@ -87,11 +87,11 @@ export function headline(report: AccountsReport, escape: (text: string) => strin
 }
 
 /** The word for a status; a report file read by `report show|merge` may hold any text there. */
-function statusWord(status: string): string {
+export function statusWord(status: string): string {
   return statusWords[status] ?? status;
 }
 
-function renderAccountsText(report: AccountsReport): string {
+export function renderAccountsText(report: AccountsReport): string {
   const lines = [headline(report), ''];
   if (report.rollout) lines.push(...waveLines(report.rollout).map((line) => `  ${line}`), '');
   // Names come from the accounts file or, for `report show|merge`, from a report file anyone could have written.
@@ -109,7 +109,7 @@ function renderAccountsText(report: AccountsReport): string {
   return output;
 }
 
-function renderAccountsMarkdown(report: AccountsReport): string {
+export function renderAccountsMarkdown(report: AccountsReport): string {
   const lines = [`### ${headline(report, escapeMarkdown)}`, ''];
   if (report.rollout) {
     lines.push('| Wave | Accounts | Status |', '|---:|---:|---|');
@@ -140,7 +140,7 @@ function detailsText(report: AccountsReport, account: AccountOutcome): string {
   if (account.error) return `error: ${printable(account.error.message)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift && plan) return renderDriftText(account.drift, plan);
-  if (report.command === 'apply') return `${printable(account.summary)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
+  if (report.command === 'apply') return renderAppliedText(account);
   return plan ? renderText(plan, { color: false }) : '';
 }
 

@@ -1,7 +1,8 @@
 import { liveIdOf } from '../engine/change-fields.js';
 import type { ApplyEvent, ApplyResult, ChangeOutcome } from '../engine/apply.js';
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import { printable } from '../util/printable.js';
+import { printable, printableJson } from '../util/printable.js';
+import type { AccountOutcome } from './accounts-report.js';
 
 /**
  * Apply results as text: one line per finished operation (the progress on stderr), the waiting
@@ -90,4 +91,14 @@ export function renderNotApplied(plan: Plan, result: ApplyResult): string[] {
     'Not applied:',
     ...problems.map((change) => `  ${renderOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`),
   ];
+}
+
+/** One account's apply as text: its summary line, then what was not applied, one line each. */
+export function renderAppliedText(applied: AccountOutcome): string {
+  return `${printable(applied.summary)}\n${(applied.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
+}
+
+/** One account's apply as JSON: its entry of the accounts report, as `apply --accounts` would list it. */
+export function renderAppliedJson(applied: AccountOutcome): string {
+  return `${printableJson(JSON.stringify(applied, null, 2))}\n`;
 }

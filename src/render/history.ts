@@ -5,9 +5,6 @@ import type { HistoryChange, HistoryRecord, RunOrigin } from '../state/history.j
 import { printable, printableJson } from '../util/printable.js';
 import { escapeMarkdown, markdownCode } from './markdown-escape.js';
 
-export type HistoryFormat = 'text' | 'json' | 'markdown';
-export const historyFormats: readonly HistoryFormat[] = ['text', 'json', 'markdown'];
-
 /** One state's history, or one account's of `--accounts`. */
 export interface HistoryView {
   location: string;

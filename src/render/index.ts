@@ -1,11 +1,27 @@
+// The output formats: one renderer per format, each implementing the reports it can render. The
+// type system checks the registry (every format is a `Renderer`, every member has its report's
+// signature); a command's `--format` choices are the formats that implement its reports, and a
+// format asked for a report it does not implement is refused by name, never replaced by text.
 import type { DriftReport } from './drift-report.js';
 import type { Plan } from '../engine/plan-types.js';
+import type { ValidationSummary } from '../manifest/report.js';
+import { renderValidationJson, renderValidationText } from '../manifest/report.js';
+import type { AccountOutcome, AccountsReport } from './accounts-report.js';
+import type { Rehearsal } from './rehearsal-report.js';
 import { renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
 import { renderJson } from './json.js';
 import { renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
 import { renderDot, renderMermaid } from './graph.js';
 import { renderPlanGithub, renderPlanGitlab } from './plan-annotations.js';
+import { renderAccountsJson, renderAccountsMarkdown, renderAccountsText } from './accounts.js';
+import { renderAccountsGithub, renderAccountsGitlab } from './accounts-annotations.js';
+import { renderAppliedJson, renderAppliedText } from './apply.js';
+import { renderValidationGithub, renderValidationGitlab } from './validation-annotations.js';
+import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from './validation-accounts.js';
+import { renderHistoryJson, renderHistoryMarkdown, renderHistoryText, type HistoryView } from './history.js';
+import { renderRehearsalMarkdown, renderRehearsalText } from './rehearsal.js';
+import { TelformError } from '../util/errors.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -13,28 +29,71 @@ export interface RenderOptions {
   waitMs?: number;
 }
 
-export type PlanFormat = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab';
-
-/** What one output format renders: pure functions of the engine's results, no I/O. */
+/**
+ * What one output format renders: a member per report, present when the format can render it.
+ * Pure functions of what the operations return, no I/O.
+ */
 export interface Renderer {
-  plan(plan: Plan, options: RenderOptions): string;
+  plan?(plan: Plan, options: RenderOptions): string;
   /** `telform drift`: the report, with the plan it was classified from. */
-  drift(report: DriftReport, plan: Plan, options: RenderOptions): string;
+  drift?(report: DriftReport, plan: Plan, options: RenderOptions): string;
+  /** `telform apply` of one account, as its entry of an accounts report. */
+  apply?(applied: AccountOutcome): string;
+  /** `plan|apply|drift --accounts`, `report show|merge`. */
+  accounts?(report: AccountsReport): string;
+  /** `telform validate -f`. */
+  validation?(summary: ValidationSummary): string;
+  /** `telform validate --accounts`. */
+  accountsValidation?(accounts: readonly AccountValidation[]): string;
+  /** `telform history [ADDRESS]`: one state's records, or each account's (`--accounts`), or one resource's timeline. */
+  history?(views: readonly HistoryView[], query: { address?: string; accounts: boolean }): string;
+  /** `plan --rehearse`: what the API of a replica did with the plan. */
+  rehearsal?(rehearsal: Rehearsal): string;
 }
 
-/** Renderers by name. */
-export const renderers: Record<PlanFormat, Renderer> = {
+export type Report = keyof Renderer;
+
+/** Each report's name in a sentence (`--format dot cannot render an accounts report`). */
+const reportNames: Record<Report, string> = {
+  plan: 'a plan',
+  drift: 'a drift report',
+  apply: "one account's apply result",
+  accounts: 'an accounts report',
+  validation: 'a validation report',
+  accountsValidation: 'the validation of an accounts file',
+  history: 'a history',
+  rehearsal: 'a rehearsal',
+};
+
+export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab';
+
+/** Renderers by format. */
+export const renderers = {
   text: {
     plan: (plan, options) => renderText(plan, { color: options.color, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) }),
     drift: (report, plan) => renderDriftText(report, plan),
+    apply: renderAppliedText,
+    accounts: renderAccountsText,
+    validation: renderValidationText,
+    accountsValidation: renderAccountsValidationText,
+    history: (views, query) => views.map((view) => renderHistoryText(view, query.address)).join('\n'),
+    rehearsal: renderRehearsalText,
   },
   json: {
     plan: (plan) => renderJson(plan),
     drift: (report, plan) => renderDriftJson(report, plan),
+    apply: renderAppliedJson,
+    accounts: renderAccountsJson,
+    validation: renderValidationJson,
+    accountsValidation: renderAccountsValidationJson,
+    history: (views, query) => renderHistoryJson(views, query.accounts),
   },
   markdown: {
     plan: (plan) => renderMarkdown(plan),
     drift: (report, plan) => renderDriftMarkdown(report, plan),
+    accounts: renderAccountsMarkdown,
+    history: (views, query) => renderHistoryMarkdown(views, query.address),
+    rehearsal: renderRehearsalMarkdown,
   },
   // The graph of the plan's changes: for drift, of the plan that would bring the account back.
   mermaid: {
@@ -45,18 +104,59 @@ export const renderers: Record<PlanFormat, Renderer> = {
     plan: (plan) => renderDot(plan),
     drift: (_report, plan) => renderDot(plan),
   },
-  // CI annotations: registry refusals on the manifest document (and the fields they name), findings on their place.
+  // CI annotations: registry refusals on the manifest document (and the fields they name), findings on their place;
+  // for an accounts run, each account's, named.
   github: {
     plan: (plan) => renderPlanGithub(plan),
     drift: (_report, plan) => renderPlanGithub(plan),
+    accounts: renderAccountsGithub,
+    validation: renderValidationGithub,
+    accountsValidation: (accounts) => renderValidationGithub(mergeAccountValidations(accounts)),
   },
   gitlab: {
     plan: (plan) => renderPlanGitlab(plan),
     drift: (_report, plan) => renderPlanGitlab(plan),
+    accounts: renderAccountsGitlab,
+    validation: renderValidationGitlab,
+    accountsValidation: (accounts) => renderValidationGitlab(mergeAccountValidations(accounts)),
   },
-};
+} satisfies Record<Format, Renderer>;
 
-export const planFormats = Object.keys(renderers) as PlanFormat[];
+/** The registry seen through the interface: a format's member may be absent. */
+const registry: Record<Format, Renderer> = renderers;
+
+const formats = Object.keys(renderers) as Format[];
+
+/** The formats that render every one of `reports`, in the registry's order. */
+export function formatsRendering(...reports: Report[]): Format[] {
+  return formats.filter((format) => reports.every((report) => registry[format][report] !== undefined));
+}
+
+/** The formats that render any of `reports`: a command's `--format` choices. */
+export function formatChoices(...reports: Report[]): Format[] {
+  return formats.filter((format) => reports.some((report) => registry[format][report] !== undefined));
+}
+
+/** `text, json or markdown` */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
+
+/** Why `format` cannot render `report`, naming the formats that can; undefined when it can. */
+export function formatRefusal(format: Format, report: Report): string | undefined {
+  if (registry[format][report] !== undefined) return undefined;
+  return `--format ${format} cannot render ${reportNames[report]}; choose ${orList(formatsRendering(report))}`;
+}
+
+/**
+ * The function that renders `report` in `format`. The commands refuse the combination while parsing
+ * their flags; this refusal is for a caller that did not ask first.
+ */
+export function rendererFor<R extends Report>(format: Format, report: R): NonNullable<Renderer[R]> {
+  const render = registry[format][report];
+  if (render === undefined) throw new TelformError('bad_option', formatRefusal(format, report) ?? `--format ${format} cannot render ${reportNames[report]}`);
+  return render as NonNullable<Renderer[R]>;
+}
 
 /** Unmanaged objects are listed only when asked (or when they will be pruned); refusals are warned about. */
 export function planForDisplay(plan: Plan, showUnmanaged: boolean, extraWarnings: readonly string[]): Plan {

@@ -28,7 +28,7 @@ function refusalText(change: PlannedChange): string | undefined {
 }
 
 /** Every annotation of a plan, refusals first, in plan order. Live text is escaped (it is untrusted). */
-export function planAnnotations(plan: Plan): PlanAnnotation[] {
+export function planAnnotations(plan: Pick<Plan, 'changes' | 'findings'>): PlanAnnotation[] {
   const annotations: PlanAnnotation[] = [];
   for (const change of plan.changes) {
     const refusal = refusalText(change);
@@ -49,7 +49,7 @@ export function planAnnotations(plan: Plan): PlanAnnotation[] {
   return annotations;
 }
 
-function githubLine(annotation: PlanAnnotation): string {
+export function githubAnnotation(annotation: PlanAnnotation): string {
   const properties: string[] = [];
   if (annotation.place) properties.push(`file=${escapeProperty(annotation.place.file)}`, `line=${annotation.place.line}`, `col=${annotation.place.column}`);
   properties.push(`title=${escapeProperty(`telform ${annotation.check}`)}`);
@@ -58,12 +58,17 @@ function githubLine(annotation: PlanAnnotation): string {
 
 /** One workflow command per annotation, then the plan's summary line for the log. */
 export function renderPlanGithub(plan: Plan): string {
-  return `${[...planAnnotations(plan).map(githubLine), summaryLine(plan.summary)].join('\n')}\n`;
+  return `${[...planAnnotations(plan).map(githubAnnotation), summaryLine(plan.summary)].join('\n')}\n`;
 }
 
 /** GitLab's code-quality report of the same annotations, each with a stable fingerprint. */
 export function renderPlanGitlab(plan: Plan): string {
-  const issues = planAnnotations(plan).map((annotation) => ({
+  return gitlabReport(planAnnotations(plan));
+}
+
+/** Annotations as GitLab's code-quality report: a JSON array of issues, each with a stable fingerprint. */
+export function gitlabReport(annotations: readonly PlanAnnotation[]): string {
+  const issues = annotations.map((annotation) => ({
     description: annotation.message,
     check_name: `telform ${annotation.check}`,
     fingerprint: createHash('sha256').update([annotation.check, annotation.place?.file ?? '', annotation.place?.line ?? 0, annotation.message].join('\u0000')).digest('hex'),

@@ -5,6 +5,8 @@ import { inputOrRefuse } from '../../src/cli/arguments/parsed.js';
 import { parsePlanArguments, type PlanFlags } from '../../src/cli/arguments/plan.js';
 import { parseServeArguments, type ServeFlags } from '../../src/cli/arguments/serve.js';
 import { parseValidateArguments } from '../../src/cli/arguments/validate.js';
+import { parseReportArguments } from '../../src/cli/arguments/report.js';
+import { parseHistoryArguments } from '../../src/cli/arguments/history.js';
 
 // The flag rules of each command, as pure functions: option values (as commander leaves them, with
 // their defaults) and the flags the command line gave, in; the typed input or every problem, out.
@@ -104,7 +106,7 @@ describe('apply flags', () => {
     expect(parseApplyArguments(undefined, apply({}), none).problems).toEqual(['no manifests given: pass -f PATH (repeatable), or a saved plan file']);
     expect(parseApplyArguments(undefined, apply({ destroy: true }), none).input).toMatchObject({ mode: 'manifests' });
     expect(parseApplyArguments(undefined, apply({ file: ['m/'], format: 'markdown' }), none).problems).toEqual([
-      'apply --format markdown is the report of an --accounts run; one account is applied as text or json',
+      "--format markdown cannot render one account's apply result; choose text or json",
     ]);
     expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', format: 'markdown' }), none).input).toMatchObject({ mode: 'accounts' });
   });
@@ -123,5 +125,39 @@ describe('validate and serve flags', () => {
     const withUser = parseServeArguments(serve({ file: ['m/'], notify: 'https://hook-user:s3cret-pass@hooks.example.com/telform' })).problems;
     expect(withUser).toEqual(['--notify must not carry a user or password in its URL (they would end up in logs): give the receiver a URL without them']);
     expect(parseServeArguments(serve({ file: ['m/'] })).input).toMatchObject({ mode: 'one', paths: ['m/'] });
+  });
+});
+
+describe('--format: the report this run prints, in a format that renders it', () => {
+  const accountsRefusal = (format: string) => `--format ${format} cannot render an accounts report; choose text, json, markdown, github or gitlab`;
+
+  it('refuses a graph of an accounts run by name, and renders its CI annotations', () => {
+    for (const format of ['mermaid', 'dot'] as const) {
+      expect(parsePlanArguments(plan({ accounts: 'a.yaml', format }), none).problems).toEqual([accountsRefusal(format)]);
+      expect(parseDriftArguments(drift({ accounts: 'a.yaml', format }), none).problems).toEqual([accountsRefusal(format)]);
+      expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', format, autoApprove: true }), none).problems).toEqual([accountsRefusal(format)]);
+      expect(parseReportArguments({ format }).problems).toEqual([accountsRefusal(format)]);
+    }
+    for (const format of ['github', 'gitlab'] as const) {
+      expect(parsePlanArguments(plan({ accounts: 'a.yaml', format }), none).input).toMatchObject({ mode: 'accounts' });
+      expect(parseDriftArguments(drift({ accounts: 'a.yaml', format }), none).input).toMatchObject({ mode: 'accounts' });
+      expect(parseReportArguments({ format }).input).toEqual({ format });
+    }
+  });
+
+  it('keeps every format for one account\'s plan and drift', () => {
+    for (const format of ['text', 'json', 'markdown', 'mermaid', 'dot', 'github', 'gitlab'] as const) {
+      expect(parsePlanArguments(plan({ file: ['m/'], format }), none).input).toMatchObject({ mode: 'one' });
+      expect(parseDriftArguments(drift({ file: ['m/'], format }), none).input).toMatchObject({ mode: 'report', format });
+    }
+  });
+
+  it('refuses what a rehearsal, one account\'s apply, a validation or a history cannot be rendered as', () => {
+    expect(parsePlanArguments(plan({ file: ['m/'], rehearse: true, format: 'github' }), none).problems).toEqual(['--format github cannot render a rehearsal; choose text or markdown']);
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], format: 'gitlab' }), none).problems).toEqual(["--format gitlab cannot render one account's apply result; choose text or json"]);
+    expect(parseValidateArguments({ format: 'markdown', value: [], file: ['m/'] }).problems).toEqual(['--format markdown cannot render a validation report; choose text, json, github or gitlab']);
+    expect(parseValidateArguments({ format: 'gitlab', value: [], accounts: 'a.yaml' }).input).toMatchObject({ mode: 'accounts' });
+    expect(parseHistoryArguments({ format: 'github', only: ['acme'] }).problems).toEqual(['--only works only with --accounts FILE', '--format github cannot render a history; choose text, json or markdown']);
+    expect(parseHistoryArguments({ format: 'markdown', only: [] }).input).toEqual({ format: 'markdown', only: [] });
   });
 });

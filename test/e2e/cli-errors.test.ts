@@ -116,6 +116,6 @@ describe('apply --format json (one account)', () => {
   it('is refused for markdown, which only the accounts report has', async () => {
     const run = await cli(['apply', '-f', 'acl.yaml', '--auto-approve', '--format', 'markdown']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: apply --format markdown is the report of an --accounts run; one account is applied as text or json\n');
+    expect(run.stderr).toBe("error: --format markdown cannot render one account's apply result; choose text or json\n");
   });
 });

@@ -87,7 +87,7 @@ describe('plan --rehearse', () => {
     const { env, folder } = await setUp();
     const run = await runCli(['plan', '-f', 'm', '--rehearse', '--format', 'json'], { cwd: folder, env });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('--rehearse reports in text and markdown, not json');
+    expect(run.stderr).toBe('error: --format json cannot render a rehearsal; choose text or markdown\n');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderAccountsReport } from '../../src/render/accounts.js';
+import { renderAccountsMarkdown, renderAccountsText } from '../../src/render/accounts.js';
 import type { AccountsReport } from '../../src/render/accounts-report.js';
 import { renderDriftMarkdown } from '../../src/render/drift.js';
 import { escapeMarkdown } from '../../src/render/markdown-escape.js';
@@ -28,7 +28,7 @@ function report(): AccountsReport {
 
 describe('markdown reports escape live and report-file text (issue 33 items 3 and 23)', () => {
   it('an accounts report in markdown renders no tag, link, image or table break from a name or message', () => {
-    const text = renderAccountsReport(report(), 'markdown');
+    const text = renderAccountsMarkdown(report());
     expect(text).not.toMatch(/<a |<img|<b>|[^\\]\]\(/);
     expect(text).toContain('| acme &lt;b&gt;x&lt;/b&gt;\\\\u202e | error | error: telform-owner:x &lt;a href=&quot;https://evil.example&quot;&gt;Approve&lt;/a&gt;&lt;img src=x&gt; \\[ok\\](https://evil.example) \\| \\*b\\* |');
     expect(text).toContain('<details><summary>acme &lt;b&gt;x&lt;/b&gt;\\u202e: error</summary>');
@@ -36,7 +36,7 @@ describe('markdown reports escape live and report-file text (issue 33 items 3 an
   });
 
   it('report show prints account names from a report file with controls escaped (text)', () => {
-    const text = renderAccountsReport(report(), 'text');
+    const text = renderAccountsText(report());
     expect(text).not.toContain('\u202e');
     expect(text).toContain('== acme <b>x</b>\\u202e (error) ==');
   });

@@ -1,16 +1,16 @@
 // `telform apply`'s flag rules: a saved plan applied exactly, one account's manifests (or a
 // teardown), or every account of an accounts file (at once or in waves).
-import type { PlanFormat } from '../../render/index.js';
+import type { Format } from '../../render/index.js';
 import type { RolloutOptions } from '../../run/rollout.js';
 import type { AccountsOptionValues } from '../accounts-options.js';
 import type { ApprovalOptionValues, SecretFileOptionValue } from '../plan-command-options.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import type { WavesOptionValues } from '../waves-options.js';
 import { Problems, type GivenFlags, type Parsed } from './parsed.js';
-import { checkAccountsOnly, checkManifestSource, checkScope, checkValues, parseRollout } from './shared.js';
+import { checkAccountsOnly, checkFormat, checkManifestSource, checkScope, checkValues, parseRollout } from './shared.js';
 
 export interface ApplyFlags extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
-  format: PlanFormat;
+  format: Format;
   /** With a saved plan: apply it to a replica of the account first. */
   rehearse?: boolean;
   autoApprove?: boolean;
@@ -46,10 +46,7 @@ export function parseApplyArguments(planFile: string | undefined, flags: ApplyFl
     'no manifests given: pass -f PATH (repeatable), or a saved plan file',
   );
   problems.check(flags.rehearse === true && planFile === undefined, '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)');
-  problems.check(
-    flags.accounts === undefined && flags.format === 'markdown',
-    'apply --format markdown is the report of an --accounts run; one account is applied as text or json',
-  );
+  checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'apply');
   return problems.result((): ApplyInput => {
     if (flags.accounts !== undefined) return { mode: 'accounts', accountsFile: flags.accounts, ...(rollout ? { rollout } : {}), flags };
     if (planFile !== undefined) return { mode: 'saved-plan', planFile, flags };

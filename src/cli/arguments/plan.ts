@@ -1,14 +1,14 @@
 // `telform plan`'s flag rules: one account (from -f, or a teardown with --destroy) or every account
 // of an accounts file.
-import type { PlanFormat } from '../../render/index.js';
+import type { Format } from '../../render/index.js';
 import type { AccountsOptionValues } from '../accounts-options.js';
 import type { ApprovalOptionValues, SecretFileOptionValue } from '../plan-command-options.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import { Problems, type GivenFlags, type Parsed } from './parsed.js';
-import { checkAccountsOnly, checkManifestSource, checkScope, checkValues } from './shared.js';
+import { checkAccountsOnly, checkFormat, checkManifestSource, checkScope, checkValues } from './shared.js';
 
 export interface PlanFlags extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
-  format: PlanFormat;
+  format: Format;
   out?: string;
   detailedExitcode?: boolean;
   showUnmanaged?: boolean;
@@ -23,7 +23,8 @@ export function parsePlanArguments(flags: PlanFlags, given: GivenFlags): Parsed<
   checkManifestSource(problems, flags);
   checkValues(problems, flags);
   checkScope(problems, flags, { accounts: flags.accounts !== undefined });
-  problems.check(flags.rehearse === true && flags.format !== 'text' && flags.format !== 'markdown', `--rehearse reports in text and markdown, not ${flags.format}`);
+  checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'plan');
+  if (flags.rehearse === true) checkFormat(problems, flags.format, 'rehearsal');
   problems.check(flags.accounts !== undefined && flags.out !== undefined, 'a saved plan is for one account: give either -o FILE or --accounts');
   return problems.result((): PlanInput => (flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', flags }));
 }

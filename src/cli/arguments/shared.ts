@@ -7,6 +7,7 @@ import type { AccountsOptionValues } from '../accounts-options.js';
 import type { ApprovalOptionValues } from '../plan-command-options.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import type { WavesOptionValues } from '../waves-options.js';
+import { formatRefusal, type Format, type Report } from '../../render/index.js';
 import type { GivenFlags, Problems } from './parsed.js';
 
 /** The flags that only a run over an accounts file reads, by option attribute and flag. */
@@ -73,4 +74,10 @@ export function parseRollout(problems: Problems, options: WavesOptionValues & Ac
     resume: options.resume === true,
     restart: options.restart === true,
   };
+}
+
+/** The format must render the report this run prints: one that cannot is refused by name, never replaced by text. */
+export function checkFormat(problems: Problems, format: Format, report: Report): void {
+  const refusal = formatRefusal(format, report);
+  problems.check(refusal !== undefined, () => refusal ?? '');
 }

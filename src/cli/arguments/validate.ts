@@ -1,14 +1,15 @@
 // `telform validate`'s flag rules: the manifests of -f, or those of every account of an accounts file.
+import type { Format } from '../../render/index.js';
 import type { SecretFileOptionValue } from '../plan-command-options.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import { Problems, type Parsed } from './parsed.js';
-import { checkManifestSource, checkValues } from './shared.js';
+import { checkFormat, checkManifestSource, checkValues } from './shared.js';
 
 export interface ValidateFlags extends SecretFileOptionValue, ValuesOptionValues {
   /** No default: commander leaves it out when -f is not given. */
   file?: string[];
   accounts?: string;
-  format: 'text' | 'json' | 'github' | 'gitlab';
+  format: Format;
   checkSecrets?: boolean;
   /** `--scope`: the part of the account the manifests are checked against. */
   scope?: string[];
@@ -22,6 +23,7 @@ export function parseValidateArguments(flags: ValidateFlags): Parsed<ValidateInp
   checkManifestSource(problems, { ...flags, file });
   checkValues(problems, flags);
   problems.check(flags.accounts === undefined && file.length === 0, 'no manifests given: pass -f PATH (repeatable), or --accounts FILE');
+  checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accountsValidation' : 'validation');
   return problems.result((): ValidateInput =>
     flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', paths: file, flags },
   );
