@@ -87,8 +87,10 @@ function renderTestJunit(report: TestReport): string {
         lines.push(`${open}/>`);
         continue;
       }
-      const [first, ...rest] = failureLines(test.failure);
-      lines.push(`${open}>`, `      <failure message="${xml(first ?? '')}">${xml([first, ...rest].join('\n'))}</failure>`, '    </testcase>');
+      const { failure } = test;
+      // The message alone should say what failed: the step, and the assertion when there is one.
+      const message = `step ${failure.step} (${printable(failure.stepName)}): ${printable(failure.message)}${failure.assertion === undefined ? '' : `: ${printable(failure.assertion)}`}`;
+      lines.push(`${open}>`, `      <failure message="${xml(message)}">${xml(failureLines(failure).join('\n'))}</failure>`, '    </testcase>');
     }
     lines.push('  </testsuite>');
   }

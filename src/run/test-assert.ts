@@ -38,6 +38,11 @@ function childrenOf(node: CelNode): CelNode[] {
   return Array.isArray(node.args) ? node.args.filter(isNode) : [];
 }
 
+/** Whether a part reads a variable: a literal (`1`, `[]`, `"x"`) is shown in the assertion already. */
+function readsVariables(node: CelNode): boolean {
+  return node.op === 'id' || childrenOf(node).some(readsVariables);
+}
+
 function textOf(node: CelNode): string {
   return node.input.slice(node.start, node.end);
 }
@@ -56,7 +61,7 @@ function explain(node: CelNode, context: Record<string, unknown>): string[] {
   }
   if (comparisons.has(node.op)) {
     return childrenOf(node)
-      .filter((child) => child.op !== 'value')
+      .filter(readsVariables)
       .map((child) => `${textOf(child)} = ${showValue(evaluate(textOf(child), context))}`);
   }
   return [];
