@@ -113,7 +113,7 @@ export function buildPlan(given: PlanInputs): Plan {
       case 'superseded': {
         const address = `${match.address}#old:${match.id}`;
         const change = match.live
-          ? deleteChange(address, kind, match.live, [`replaced by ${match.address}; the old one is still to be deleted`], context, match.entry.name)
+          ? deleteChange(address, kind, match.live, [`replaced by ${match.address}; the old one is still to be deleted`], context, match.entry.name, match.entry)
           : { ...baseChange(address, kind, match.entry.name), action: 'delete' as const, id: match.id, reasons: ['replaced, and already gone from the account; it is only forgotten'] };
         change.superseded_of = match.address;
         drafts.push(change);
@@ -361,7 +361,7 @@ function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: Plann
     change.reasons.push(orphanForgottenReason);
     return change;
   }
-  return deleteChange(match.address, kind, match.live, [orphanReason], context, match.entry.name);
+  return deleteChange(match.address, kind, match.live, [orphanReason], context, match.entry.name, match.entry);
 }
 
 function deleteChange(
@@ -371,12 +371,15 @@ function deleteChange(
   reasons: string[],
   context: DecideContext,
   name = `#${live.id}`,
+  entry?: LedgerEntry,
 ): ChangeDraft {
   const change = baseChange(address, kind, name);
   change.action = 'delete';
   change.id = live.id;
   change.reasons.push(...reasons);
-  change.before = context.references.canonical(kind, live.spec);
+  // The fields the read left out are as telform last applied them, as for any other change: the
+  // history keeps this spec, and `revert` registers a deleted campaign again from it.
+  change.before = liveView(kind, live, entry, undefined, context).spec;
   if (live.registry) change.registry = live.registry;
   change.flags.irreversible = kind.live.irreversibleDelete;
   const deletedFirst = new Set([...context.deletedInPlan].filter((id) => id !== live.id));

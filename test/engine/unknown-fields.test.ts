@@ -124,6 +124,26 @@ describe('fields a read does not return', () => {
     expect(change?.drifted).toBeUndefined();
   });
 
+  it('are, in the delete of a campaign telform registered, as it last applied them: the spec revert registers it again from', () => {
+    const plan = buildPlan(
+      planInputs({
+        kinds,
+        desired: [desired('Brand', 'acme', brand)],
+        live: new Map([
+          ['Brand', [brandLive]],
+          ['Campaign', [normaliseCampaign(readBack, undefined)]],
+        ]),
+        ledger: ledgerWith([
+          { kind: 'Brand', name: 'acme', id: 'BRAND01', spec: brand },
+          { kind: 'Campaign', name: 'alerts', id: 'CAMP001', spec: { ...registered, brand_id: { ref: 'acme' } } },
+        ]),
+      }),
+    );
+    const change = plan.changes.find((item) => item.address === 'Campaign/alerts');
+    expect(change?.action).toBe('delete');
+    expect(change?.action === 'delete' && change.before).toEqual({ ...registered, brand_id: { ref: 'acme' } });
+  });
+
   it('make an application read without its SIP fields unknown, not unassigned', () => {
     expect(normaliseApplicationSipAuth({ app_id: '777', app_name: 'ivr' })).toEqual({
       id: '777',
