@@ -4,13 +4,12 @@
 // replace wants its spec from before #N, a create is deleted, a delete is created again. Pure: the
 // history record and the ledger in, the resources, the addresses to target and what cannot come back
 // out. Secrets come back only as their sources (the history holds fingerprints, never values).
+import { catalog, type KindCatalog } from '../resources/index.js';
 import type { HistoryChange, HistoryRecord } from '../state/history.js';
 import type { Ledger, SecretFingerprint } from '../state/ledger.js';
 import type { DesiredResource, PlannerKinds, SecretSourceRef } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
 
-/** Kinds whose deleted object returns only as a new registration: a new id, a new vetting that takes days. */
-const registeredKinds = new Set(['Brand', 'Campaign']);
 /** Kinds whose deleted object does not return at all: a released number goes back to the carrier. */
 const lostKinds = new Set(['PhoneNumber']);
 
@@ -28,7 +27,11 @@ export interface RevertSet {
   notes: string[];
 }
 
-export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Ledger): RevertSet {
+/**
+ * `kinds` says which deleted objects return only as a new registration (a new id, a new vetting that
+ * takes days): those of kinds whose registry vets their create.
+ */
+export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Ledger, kinds: KindCatalog = catalog): RevertSet {
   const wanted = new Map<string, DesiredResource>();
   for (const [address, entry] of Object.entries(ledger.resources)) {
     wanted.set(address, {
@@ -84,7 +87,7 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
           spec: { ...change.before },
           secretSources: sourcesOf(change.secrets_before ?? {}),
         });
-        if (registeredKinds.has(change.kind)) set.renewed.push(change.address);
+        if (kinds.get(change.kind)?.registry?.vetted === true) set.renewed.push(change.address);
         set.targets.push(change.address);
         break;
       }
