@@ -155,5 +155,35 @@ describe('telform --accounts', () => {
     expect(shown.stdout.split('\n')[0]).toBe(
       `telform drift (shard 1/3): ${first.accounts.length} accounts: ${first.exit_code === 1 ? '1 error, ' : ''}${first.accounts.length - first.exit_code} in sync. Exit code ${first.exit_code}.`,
     );
+    // The merged report as pull-request annotations: the one failing account's error, named; a graph is refused by name.
+    const annotated = await cli(['report', 'merge', ...files, '--format', 'github']);
+    expect(annotated.code).toBe(1);
+    const annotations = annotated.stdout.split('\n').filter((line) => line.startsWith('::'));
+    expect(annotations).toEqual([expect.stringMatching(/^::error title=telform account::\[account acct-17\] api_error: the API answered 401 to GET \S+: /)]);
+    expect(annotated.stdout).toContain('\ntelform drift: 50 accounts: 1 error, 49 in sync. Exit code 1.\n  acct-01: in sync: The account matches the manifests and the state.\n');
+    expect(await cli(['report', 'show', files[0] as string, '--format', 'dot'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining("error: option '--format <format>' argument 'dot' is invalid. Allowed choices are text, json, markdown, github, gitlab."),
+    });
   }, 180_000);
+
+  it('plans accounts as GitHub annotations, an account\'s error named, and refuses a graph of them by name', async () => {
+    const run = await cli(['plan', '--accounts', 'accounts.yaml', '--only', 'acct-03', '--only', broken, '--format', 'github']);
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(/^::error title=telform account::\[account acct-17\] api_error: the API answered 401 to GET \S+: .+; check ACCT_17_ID and ACCT_17_TOKEN$/);
+    expect(lines.slice(1, 3)).toEqual([
+      'telform plan: 2 accounts: 1 error, 1 no changes. Exit code 1.',
+      '  acct-03: no changes: Plan: 0 to create, 0 to update, 0 to replace, 0 to delete. Cost: 0 USD. Irreversible: 0.',
+    ]);
+    expect(lines[3]).toMatch(/^ {2}acct-17: error: the API answered 401 to GET /);
+    expect(lines.slice(4)).toEqual(['']);
+    const graph = await cli(['plan', '--accounts', 'accounts.yaml', '--only', 'acct-03', '--format', 'mermaid']);
+    expect(graph).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --format mermaid cannot render an accounts report; choose text, json, markdown, github or gitlab\n',
+    });
+  }, 60_000);
 });
