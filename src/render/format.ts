@@ -1,5 +1,4 @@
 import { desiredSpecOf, liveSpecOf, secretsOf, supersededOf } from '../engine/change-fields.js';
-import type { Operation } from 'fast-json-patch';
 import { isReference } from '../engine/model.js';
 import type { Plan, PlanAction, PlannedChange, PlanSummary } from '../engine/plan-types.js';
 import { waitRequests } from '../engine/request-estimate.js';
@@ -71,7 +70,7 @@ export interface FieldLine {
 
 /** One line per patch operation, with the old value where there is one. */
 export function patchLines(change: PlannedChange): FieldLine[] {
-  return change.patch.map((operation: Operation) => {
+  return change.patch.map((operation) => {
     const path = fieldPath(operation.path);
     switch (operation.op) {
       case 'add':

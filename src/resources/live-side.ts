@@ -1,4 +1,3 @@
-import type { Operation } from 'fast-json-patch';
 import type { ApiClient } from '../api/client.js';
 
 /**
@@ -109,7 +108,14 @@ export interface RequestCosts {
   /** `delete`: brands and campaigns are read back to confirm it. Default 1. */
   delete?: number;
   /** `update` for these RFC 6902 operations (a SIP IP ACL adds and removes entries one by one). Default 1. */
-  update?(patch: readonly Operation[]): number;
+  update?(patch: readonly PatchOperation[]): number;
+}
+
+/** An RFC 6902 operation of a plan's patch, as far as a kind's request count reads it. */
+export interface PatchOperation {
+  op: string;
+  path: string;
+  value?: unknown;
 }
 
 /** A spec ready to send: refs resolved to ids, secrets resolved to their values. */

@@ -1,4 +1,3 @@
-import type { Operation } from 'fast-json-patch';
 import * as z from 'zod';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
@@ -6,7 +5,7 @@ import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
 import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
-import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
+import type { LiveContext, LiveObject, LiveSide, PatchOperation } from './live-side.js';
 import { isOwnershipMarkerName, markerOf, ownershipMarkerPrefix, separateOwnershipMarkers } from './ownership-marker.js';
 
 /** A SIP IP access control list holds at most 50 entries (the API refuses more). */
@@ -132,7 +131,7 @@ async function syncEntries(context: LiveContext, aclId: string, desired: Readonl
  * entries, the read of the list, one per entry added or removed, two per entry whose description
  * changes (the API has no entry update).
  */
-function updateRequests(patch: readonly Operation[]): number {
+function updateRequests(patch: readonly PatchOperation[]): number {
   let requests = 0;
   const entries = new Map<string, number>();
   for (const operation of patch) {

@@ -3,11 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sameEndpoint } from '../util/endpoint.js';
 import { TelformError } from '../util/errors.js';
-import { planSchema } from '../engine/plan-schema.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from '../engine/model.js';
 import { PlanSealer } from './plan-seal.js';
-import { planFormatVersion, type Plan, type PlanApprovals } from '../engine/plan-types.js';
+import { planFormatVersion, planSchema, type Plan, type PlanApprovals } from '../engine/plan-types.js';
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or

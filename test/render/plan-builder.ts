@@ -1,4 +1,4 @@
-import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
+import { planFormatVersion, type Plan, type PlannedChange } from '../../src/engine/plan-types.js';
 
 /** Small builders for plans in renderer tests (a change is taken as given: the tests choose its fields). */
 export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, 'address' | 'action'>): PlannedChange {
@@ -18,7 +18,7 @@ export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, '
 export function plan(changes: PlannedChange[], overrides: Partial<Plan> = {}): Plan {
   const count = (action: string) => changes.filter((item) => item.action === action).length;
   return {
-    format_version: 1,
+    format_version: planFormatVersion,
     created_at: '2026-11-25T00:00:00.000Z',
     endpoint: 'local',
     account: 'MAEMULATOR0000000001',
