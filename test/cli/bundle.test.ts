@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, cliPath, runCli } from '../e2e/cli.js';
+import { cleanEnv, cliPath, repository, runCli, type CliRun } from '../e2e/cli.js';
 
 /**
  * The bundled CLI (`npm run build`, scripts/bundle.mjs) as it is shipped: dist/cli/main.js and the
@@ -50,6 +51,15 @@ function sourcesOf(chunks: Set<string>): string[] {
   return sources;
 }
 
+/** A copy of the built CLI run as the shipped one is (runCli runs the checkout's). */
+function runBuilt(main: string, args: readonly string[], cwd: string): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [main, ...args], { cwd, env: cleanEnv() }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
 let directory: string;
 beforeAll(async () => {
   expect(existsSync(cliPath), 'run `npm run build` first: this test reads the built CLI').toBe(true);
@@ -94,13 +104,19 @@ describe('the bundled CLI', () => {
   });
 
   it('a stack trace under --debug names the source file and line, not the bundle', async () => {
-    // Only an internal error has a stack trace to print; a state path below a plain file is one today
-    // (the file backend's lstat fails with ENOTDIR). Should it become a user error, pick another.
-    await writeFile(path.join(directory, 'plain-file'), '');
-    const run = await runCli(['state', 'list', '--state', 'plain-file/telform.state.json', '--debug'], { cwd: directory, env: cleanEnv() });
+    // Only an internal error has a stack trace to print. A real one: a package installed without its
+    // schemas/ folder (package.json ships it), where import writes the manifest schema beside what it imported.
+    const install = path.join(directory, 'broken-install');
+    await mkdir(path.join(install, 'dist'), { recursive: true });
+    await cp(bundle, path.join(install, 'dist', 'cli'), { recursive: true });
+    await cp(path.join(repository, 'package.json'), path.join(install, 'package.json'));
+    await symlink(path.join(repository, 'node_modules'), path.join(install, 'node_modules'));
+    const cwd = path.join(directory, 'import-here');
+    await mkdir(cwd);
+    const run = await runBuilt(path.join(install, 'dist', 'cli', 'main.js'), ['import', '--out', 'imported', '--debug'], cwd);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^internal error: /);
-    expect(run.stderr).toMatch(/\n {4}at .*\(.*[/\\]src[/\\]state[/\\]backends[/\\]file\.ts:\d+:\d+\)\n/);
+    expect(run.stderr).toMatch(/^internal error: ENOENT: .*schemas[/\\]manifest\.schema\.json'$/m);
+    expect(run.stderr).toMatch(/\n {4}at ownManifestSchema \(.*[/\\]src[/\\]manifest[/\\]schema-reference\.ts:\d+:\d+\)\n/);
   });
 
   it('--debug prints no stack trace for a user error', async () => {

@@ -84,6 +84,19 @@ describe('a state path', () => {
     await symlink('loop-a', join(dir, 'loop-b'));
     await expect(resolveStatePath(join(dir, 'loop-a'))).rejects.toMatchObject({ code: 'state_path' });
   });
+
+  it('under a plain file is a user error naming the file in the way, when read and when locked to be created', async () => {
+    const dir = await folder();
+    await writeFile(join(dir, 'notes.txt'), '');
+    const message = `the state path ${join(dir, 'notes.txt', 'x.json')} is under ${join(dir, 'notes.txt')}, which is a file, not a folder; --state names a state file in a folder`;
+    await expect(resolveStatePath(join(dir, 'notes.txt', 'x.json'))).rejects.toMatchObject({ code: 'state_path', message });
+    await expect(new FileBackend(join(dir, 'notes.txt', 'x.json')).lock(0)).rejects.toMatchObject({ code: 'state_path', message });
+    const deeper = join(dir, 'notes.txt', 'a', 'b', 'x.json');
+    await expect(new FileBackend(deeper).lock(0)).rejects.toMatchObject({
+      code: 'state_path',
+      message: `the state path ${deeper} is under ${join(dir, 'notes.txt')}, which is a file, not a folder; --state names a state file in a folder`,
+    });
+  });
 });
 
 describe('damage is loud', () => {

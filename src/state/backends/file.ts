@@ -28,7 +28,11 @@ export class FileBackend implements StateBackend {
 
   async lock(waitMs: number, clock: Clock = systemClock, notify: (line: string) => void = () => undefined): Promise<void> {
     // A state path may name a folder that does not exist yet (`states/{account}.json`): a locking run creates it.
-    await mkdir(dirname(resolve(this.location)), { recursive: true });
+    await mkdir(dirname(resolve(this.location)), { recursive: true }).catch(async (error: unknown) => {
+      // EEXIST: the folder itself is a plain file; ENOTDIR: one above it is.
+      const code = (error as NodeJS.ErrnoException).code;
+      throw code === 'ENOTDIR' || code === 'EEXIST' ? await underPlainFile(this.location) : error;
+    });
     const file = await this.file();
     const deadline = clock.now() + waitMs;
     for (;;) {
@@ -116,6 +120,14 @@ export class FileBackend implements StateBackend {
   }
 }
 
+/** A state path with a plain file where a folder should be (`--state notes.txt/telform.json`): a user error naming both. */
+async function underPlainFile(path: string): Promise<TelformError> {
+  let folder = dirname(path);
+  // The nearest part of the path that exists is the plain file in the way.
+  while (folder !== dirname(folder) && (await stat(folder).catch(() => undefined)) === undefined) folder = dirname(folder);
+  return new TelformError('state_path', `the state path ${path} is under ${folder}, which is a file, not a folder; --state names a state file in a folder`);
+}
+
 /**
  * The file a state path names: every symbolic link resolved, in the folders on the way and in the
  * file itself, also when its target does not exist yet (a link made before the first apply).
@@ -129,6 +141,7 @@ export async function resolveStatePath(path: string): Promise<string> {
     } catch (error) {
       // A folder that does not exist yet holds no link: a locking run creates it as named.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw await underPlainFile(path);
       throw error;
     }
     current = join(folder, basename(current));
@@ -140,6 +153,7 @@ export async function resolveStatePath(path: string): Promise<string> {
       if (!found.isSymbolicLink()) return current;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return current;
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw await underPlainFile(path);
       throw error;
     }
     current = resolve(folder, await readlink(current));
