@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/planner.js';
 import { plannerKinds } from '../../src/engine/kinds.js';
+import { neededKinds } from '../../src/engine/needed-kinds.js';
 import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
 import { reference } from '../../src/resources/fields.js';
 import { catalog, createKindCatalog, type Kind } from '../../src/resources/index.js';
@@ -87,6 +88,13 @@ describe('a kind declared in its own file and one catalog line', () => {
     expect(renderText(plan, { color: false })).toContain('\nBlast radius: breaks calls to 3 numbers, breaks messages of 1 number.\n');
     // The same account without the declaration in the catalog: its objects carry nothing the plan knows of.
     expect(planDeletingTrunkAndCampaign(catalog).summary.blast_radius).toEqual({ calls: 0, messages: 0, numbers: 0, trunks: 0, applications: 0 });
+  });
+
+  it('is read by a run that reads anything, as the phone numbers are: its objects are what the blast radius counts', () => {
+    // A SIP credential: nothing that refers to it leads to the numbers, yet they are read.
+    const needs = neededKinds({ kinds: plannerKinds(withTollFree), desired: [desired('SipCredential', 'pbx', { username: 'pbx' })], ledger: ledgerWith([]) });
+    expect([...needs.required.keys()]).toEqual(['SipCredential']);
+    expect([...needs.helpful].sort()).toEqual(['ApplicationSipAuth', 'PhoneNumber', 'SipIpAcl', 'TollFreeNumber']);
   });
 
   it('has its registry status reported by serve, its re-registration held for a person, and its callbacks read', () => {
