@@ -37,6 +37,8 @@ type StepAction =
   | { kind: 'fault'; spec: string }
   /** A rate limit in the `--rate-limit` syntax, or `none`: requests past it are answered 429. */
   | { kind: 'rate_limit'; spec: string }
+  /** The registry approves or declines a brand or campaign still under review, now. */
+  | { kind: 'decide'; decision: 'approve' | 'decline'; address: string }
   /** A request sent to the API as someone else would; `{Kind/name}` in the path is that object's id. */
   | { kind: 'out_of_band'; method: 'POST' | 'DELETE'; path: string; body?: Record<string, unknown> };
 
@@ -80,7 +82,7 @@ export interface TestFile {
   tests: TestCase[];
 }
 
-const stepActions = ['apply', 'plan', 'drift', 'advance', 'fault', 'rate_limit', 'out_of_band'] as const;
+const stepActions = ['apply', 'plan', 'drift', 'advance', 'approve', 'decline', 'fault', 'rate_limit', 'out_of_band'] as const;
 const stepKeys = ['name', 'assert', 'expect_converged', 'expect_error', 'findings', 'no_findings', ...stepActions];
 const fileKeys = ['apiVersion', 'kind', 'manifests', 'env', 'start', 'policies', 'tests'];
 const testKeys = ['name', 'manifests', 'steps'];
@@ -198,6 +200,12 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
     }
     case 'advance':
       return { kind: 'advance', ...readDuration(reader, node) };
+    case 'approve':
+    case 'decline': {
+      const address = reader.text(node, name);
+      if (!/^(Brand|Campaign)\/[^/]+$/.test(address)) reader.fail(node, `${name} names a Brand or Campaign by address, e.g. Campaign/acme-orders`);
+      return { kind: 'decide', decision: name, address };
+    }
     case 'fault':
       return { kind: 'fault', spec: reader.text(node, 'fault') };
     case 'rate_limit':
@@ -224,6 +232,8 @@ function stepName(action: StepAction): string {
   switch (action.kind) {
     case 'advance':
       return `advance ${action.text}`;
+    case 'decide':
+      return `${action.decision} ${action.address}`;
     case 'fault':
       return `fault ${action.spec}`;
     case 'rate_limit':

@@ -165,6 +165,12 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
     case 'advance':
       await run.emulator.admin('POST', '/__emulator/clock/', { advance_ms: action.ms });
       return undefined;
+    case 'decide': {
+      const id = liveIdIn(run, action.address);
+      const field = action.address.startsWith('Brand/') ? 'brand_id' : 'campaign_id';
+      await run.emulator.admin('POST', `/__emulator/accounts/${encodeURIComponent(run.emulator.account)}/registry/`, { decision: action.decision, [field]: id });
+      return undefined;
+    }
     case 'fault':
       await run.emulator.admin('POST', '/__emulator/faults/', { faults: action.spec === 'none' ? null : action.spec });
       return undefined;
@@ -172,11 +178,7 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
       await run.emulator.admin('POST', '/__emulator/faults/', { rate_limit: action.spec === 'none' ? null : action.spec });
       return undefined;
     case 'out_of_band': {
-      const requestPath = action.path.replace(/\{([^{}]+)\}/g, (_whole, address: string) => {
-        const id = run.observed.ids.get(address);
-        if (id === undefined) throw new TelformError('test_invalid', `out_of_band names ${address}, which no plan of this test has seen in the account yet`);
-        return encodeURIComponent(id);
-      });
+      const requestPath = action.path.replace(/\{([^{}]+)\}/g, (_whole, address: string) => encodeURIComponent(liveIdIn(run, address)));
       await run.emulator.client.request(action.method, requestPath, { mode: 'idempotent', ...(action.body ? { body: action.body } : {}) });
       return undefined;
     }
@@ -185,6 +187,13 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
       throw new Error(`unhandled step ${String(never)}`);
     }
   }
+}
+
+/** The live id of `address` as the test's last plans saw it; an object no plan saw is the step's error. */
+function liveIdIn(run: TestRun, address: string): string {
+  const id = run.observed.ids.get(address);
+  if (id === undefined) throw new TelformError('test_invalid', `${address} is not in the account as this test's plans saw it: apply it before naming it`);
+  return id;
 }
 
 /** Reconciles the step's manifests (the test's unless the step names its own) and records the plan it made. */

@@ -18,6 +18,7 @@ describe('telform test', () => {
       stdout: [
         'examples/tests/campaign-declined.tftest.yaml',
         '  ok    a declined campaign is reported with its reason (9 steps)',
+        "  ok    the registry's decision taken by the test (6 steps)",
         'examples/tests/campaign-expires.tftest.yaml',
         '  ok    an expired campaign is reported, not acted on (7 steps)',
         'examples/tests/lost-create.tftest.yaml',
@@ -28,7 +29,7 @@ describe('telform test', () => {
         'examples/tests/start-from-snapshot.tftest.yaml',
         '  ok    the ACL made by hand is adopted, not created again (2 steps)',
         '',
-        '6 tests: 6 passed, 0 failed',
+        '7 tests: 7 passed, 0 failed',
         '',
       ].join('\n'),
     });
@@ -78,7 +79,7 @@ describe('telform test', () => {
       code: 2,
       stdout: '',
       stderr:
-        'error: bad.tftest.yaml:7:9  step 1: unknown field "aply"; did you mean "apply"? (fields: name, assert, expect_converged, expect_error, findings, no_findings, apply, plan, drift, advance, fault, rate_limit, out_of_band)\n',
+        'error: bad.tftest.yaml:7:9  step 1: unknown field "aply"; did you mean "apply"? (fields: name, assert, expect_converged, expect_error, findings, no_findings, apply, plan, drift, advance, approve, decline, fault, rate_limit, out_of_band)\n',
     });
   });
 });

@@ -2,6 +2,7 @@ import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import type { RequestLogEntry } from '../request-log.js';
 import type { AdminRoute } from '../router.js';
 import { adminSeedRoutes, requireAccount } from './admin-seed.js';
+import { adminRegistryRoutes } from './admin-registry.js';
 import { syncAllRegistries } from '../registry-sync.js';
 
 /**
@@ -88,4 +89,5 @@ export const adminRoutes: AdminRoute[] = [
     },
   },
   ...adminSeedRoutes,
+  ...adminRegistryRoutes,
 ];
