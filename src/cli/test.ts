@@ -3,14 +3,15 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { findTestFiles, loadTestFile, type TestFile } from '../manifest/test-file.js';
-import { testRenderers, testTotals, type TestFormat } from '../render/test-report.js';
+import { testTotals } from '../render/test-report.js';
+import { formatChoices, rendererFor, type Format } from '../render/index.js';
 import { runTests } from '../run/test-run.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import { processIo } from './io.js';
 import { startTestEmulator } from './test-emulator.js';
 
 interface TestOptions {
-  format: TestFormat;
+  format: Format;
   junit?: string;
 }
 
@@ -37,7 +38,7 @@ export function testCommand(): Command {
   return new Command('test')
     .description('Run the test files (*.tftest.yaml) beside the manifests, each test on a fresh embedded emulator; nothing leaves this machine.')
     .argument('[path...]', 'test files, or folders whose *.tftest.yaml files to run (not their subfolders)', ['.'])
-    .addOption(new Option('--format <format>', 'report format on stdout').choices(Object.keys(testRenderers)).default('text'))
+    .addOption(new Option('--format <format>', 'report format on stdout').choices(formatChoices('test')).default('text'))
     .option('--junit <file>', 'also write the report as JUnit XML to this file (for CI)')
     .addHelpText(
       'after',
@@ -71,8 +72,8 @@ Examples:
       const files: TestFile[] = [];
       for (const file of await findTestFiles(paths, io.cwd)) files.push(await loadTestFile(file, io.cwd));
       const report = await runTests(files, startTestEmulator);
-      io.stdout(testRenderers[options.format](report));
-      if (options.junit !== undefined) await writeAtomically(path.resolve(io.cwd, options.junit), testRenderers.junit(report), 0o644);
+      io.stdout(rendererFor(options.format, 'test')(report));
+      if (options.junit !== undefined) await writeAtomically(path.resolve(io.cwd, options.junit), rendererFor('junit', 'test')(report), 0o644);
       process.exitCode = testTotals(report).failed > 0 ? 1 : 0;
     });
 }

@@ -21,6 +21,7 @@ import { renderValidationGithub, renderValidationGitlab } from './validation-ann
 import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from './validation-accounts.js';
 import { renderHistoryJson, renderHistoryMarkdown, renderHistoryText, type HistoryView } from './history.js';
 import { renderRehearsalMarkdown, renderRehearsalText } from './rehearsal.js';
+import { renderTestJunit, renderTestText, type TestReport } from './test-report.js';
 import { TelformError } from '../util/errors.js';
 
 export interface RenderOptions {
@@ -49,6 +50,8 @@ export interface Renderer {
   history?(views: readonly HistoryView[], query: { address?: string; accounts: boolean }): string;
   /** `plan --rehearse`: what the API of a replica did with the plan. */
   rehearsal?(rehearsal: Rehearsal): string;
+  /** `telform test`: the test files' results. */
+  test?(report: TestReport): string;
 }
 
 export type Report = keyof Renderer;
@@ -63,9 +66,10 @@ const reportNames: Record<Report, string> = {
   accountsValidation: 'the validation of an accounts file',
   history: 'a history',
   rehearsal: 'a rehearsal',
+  test: 'a test report',
 };
 
-export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab';
+export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab' | 'junit';
 
 /** Renderers by format. */
 export const renderers = {
@@ -78,6 +82,7 @@ export const renderers = {
     accountsValidation: renderAccountsValidationText,
     history: (views, query) => views.map((view) => renderHistoryText(view, query.address)).join('\n'),
     rehearsal: renderRehearsalText,
+    test: renderTestText,
   },
   json: {
     plan: (plan) => renderJson(plan),
@@ -119,6 +124,10 @@ export const renderers = {
     accounts: renderAccountsGitlab,
     validation: renderValidationGitlab,
     accountsValidation: (accounts) => renderValidationGitlab(mergeAccountValidations(accounts)),
+  },
+  // JUnit XML: what CI test reports read.
+  junit: {
+    test: renderTestJunit,
   },
 } satisfies Record<Format, Renderer>;
 

@@ -29,8 +29,6 @@ export interface TestReport {
   files: TestFileResult[];
 }
 
-export type TestFormat = 'text' | 'junit';
-
 export function testTotals(report: TestReport): { tests: number; passed: number; failed: number } {
   const tests = report.files.flatMap((file) => file.tests);
   const failed = tests.filter((test) => test.status === 'failed').length;
@@ -49,7 +47,7 @@ function failureLines(failure: TestFailure): string[] {
   return lines;
 }
 
-function renderTestText(report: TestReport): string {
+export function renderTestText(report: TestReport): string {
   const lines: string[] = [];
   for (const file of report.files) {
     lines.push(printable(file.file));
@@ -75,7 +73,7 @@ function xml(text: string): string {
 }
 
 /** JUnit XML: one testsuite per file, one testcase per test, a failure with its message and what it saw. */
-function renderTestJunit(report: TestReport): string {
+export function renderTestJunit(report: TestReport): string {
   const totals = testTotals(report);
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="telform test" tests="${totals.tests}" failures="${totals.failed}">`];
   for (const file of report.files) {
@@ -97,5 +95,3 @@ function renderTestJunit(report: TestReport): string {
   lines.push('</testsuites>');
   return `${lines.join('\n')}\n`;
 }
-
-export const testRenderers = { text: renderTestText, junit: renderTestJunit } satisfies Record<TestFormat, (report: TestReport) => string>;

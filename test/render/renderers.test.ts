@@ -60,6 +60,8 @@ function renderSample(report: Report, format: Format): string {
       return rendererFor(format, 'history')([{ location: 'telform.state.json', records: [] }], { accounts: false });
     case 'rehearsal':
       return rendererFor(format, 'rehearsal')(rehearsal);
+    case 'test':
+      return rendererFor(format, 'test')({ files: [] });
     default: {
       const never: never = report;
       return never;
@@ -68,7 +70,7 @@ function renderSample(report: Report, format: Format): string {
 }
 
 const formats = Object.keys(renderers) as Format[];
-const reports: Report[] = ['plan', 'drift', 'apply', 'accounts', 'validation', 'accountsValidation', 'history', 'rehearsal'];
+const reports: Report[] = ['plan', 'drift', 'apply', 'accounts', 'validation', 'accountsValidation', 'history', 'rehearsal', 'test'];
 
 /** What each format renders, written out: a change to the registry changes this on purpose. */
 const expected: Record<Report, Format[]> = {
@@ -80,11 +82,12 @@ const expected: Record<Report, Format[]> = {
   accountsValidation: ['text', 'json', 'github', 'gitlab'],
   history: ['text', 'json', 'markdown'],
   rehearsal: ['text', 'markdown'],
+  test: ['text', 'junit'],
 };
 
 describe('the renderer registry', () => {
   it('has one renderer per format', () => {
-    expect(formats).toEqual(['text', 'json', 'markdown', 'mermaid', 'dot', 'github', 'gitlab']);
+    expect(formats).toEqual(['text', 'json', 'markdown', 'mermaid', 'dot', 'github', 'gitlab', 'junit']);
   });
 
   for (const report of reports) {
@@ -111,6 +114,7 @@ describe('the renderer registry', () => {
     expect(formatChoices('accounts')).toEqual(['text', 'json', 'markdown', 'github', 'gitlab']);
     expect(formatChoices('validation', 'accountsValidation')).toEqual(['text', 'json', 'github', 'gitlab']);
     expect(formatChoices('history')).toEqual(['text', 'json', 'markdown']);
+    expect(formatChoices('test')).toEqual(['text', 'junit']);
   });
 
   it('says the refusal of a graph of an accounts report in one sentence', () => {
@@ -169,6 +173,7 @@ const sentenceName: Record<Report, string> = {
   accountsValidation: 'the validation of an accounts file',
   history: 'a history',
   rehearsal: 'a rehearsal',
+  test: 'a test report',
 };
 
 function orList(items: readonly string[]): string {
