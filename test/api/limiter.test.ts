@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Limiter, parseRateLimit } from '../../src/api/limiter.js';
-import { FakeClock } from './fake-clock.js';
+import { ManualClock } from '../support/clock.js';
 
 describe('Limiter', () => {
   it('never runs more tasks at once than its concurrency', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const limiter = new Limiter({ concurrency: 3, requests: 1000, periodMs: 1000 }, clock);
     let active = 0;
     let peak = 0;
@@ -31,7 +31,7 @@ describe('Limiter', () => {
   });
 
   it('starts at most N requests per window and spreads the rest over later windows', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const limiter = new Limiter({ concurrency: 50, requests: 5, periodMs: 1000 }, clock);
     const startedAt: number[] = [];
     const tasks = Array.from({ length: 12 }, () =>
@@ -52,7 +52,7 @@ describe('Limiter', () => {
     // The server admits a request when it arrives, somewhere between its start and its answer; the
     // client knows only the answer, so its window holds the request until then: a request answered
     // at 30 ms frees its place at 1,030 ms, not at 1,000 ms (which the server would answer with 429).
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const limiter = new Limiter({ concurrency: 50, requests: 2, periodMs: 1000 }, clock);
     const startedAt: number[] = [];
     const tasks = Array.from({ length: 4 }, () =>
@@ -72,7 +72,7 @@ describe('Limiter', () => {
   });
 
   it('releases the slot when a task fails', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock(0);
     const limiter = new Limiter({ concurrency: 1, requests: 100, periodMs: 1000 }, clock);
     await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(limiter.run(() => Promise.resolve('next'))).resolves.toBe('next');

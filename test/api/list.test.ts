@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { PartialListError } from '../../src/api/errors.js';
 import { listAll } from '../../src/api/list.js';
-import { InstantClock } from './fake-clock.js';
+import { InstantClock } from '../support/clock.js';
 
 /**
  * Whole lists: lists are read whole, or not at all. A fake API on 127.0.0.1 serves pages that

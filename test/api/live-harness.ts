@@ -4,6 +4,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import type { Clock } from '../../src/util/clock.js';
+import { emulatorClock } from '../support/clock.js';
 import { Limiter } from '../../src/api/limiter.js';
 import { loadDesired, type DesiredSet } from '../../src/manifest/desired.js';
 import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
@@ -22,19 +23,6 @@ import { liveContext } from '../../src/resources/live-side.js';
  * Drives the engine (plan, then apply) with the SIP and trunking kinds against an in-process
  * emulator, as `telform apply` would, for the fault tests of the client.
  */
-
-/**
- * The client's clock, tied to the emulator's: a backoff or `Retry-After` sleep moves the emulator's
- * clock forward instead of waiting, so rate-limit windows pass and the tests need no real sleeps.
- */
-export function emulatorClock(emulator: RunningEmulator): Clock {
-  return {
-    now: () => emulator.runtime.now().getTime(),
-    sleep: async (milliseconds) => {
-      emulator.runtime.advanceClock(Math.max(0, milliseconds));
-    },
-  };
-}
 
 export function clientFor(emulator: RunningEmulator, options: Partial<ApiClientOptions> = {}): ApiClient {
   const clock = options.clock ?? emulatorClock(emulator);

@@ -6,7 +6,8 @@ import { defaultRetryPolicy } from '../../src/api/retry.js';
 import { createWithRecovery, deleteIdempotent } from '../../src/api/writes.js';
 import { seededRandom } from '../../src/emulator/faults.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { clientFor, emulatorClock } from './live-harness.js';
+import { clientFor } from './live-harness.js';
+import { emulatorClock } from '../support/clock.js';
 
 /**
  * Against the emulator: retries are bounded, 4xx other than 429 are not

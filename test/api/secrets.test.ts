@@ -5,7 +5,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { TelformError } from '../../src/util/errors.js';
 import { catalog } from '../../src/resources/index.js';
-import { InstantClock } from './fake-clock.js';
+import { InstantClock } from '../support/clock.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
 /**

@@ -7,7 +7,8 @@ import { FileBackend } from '../../src/state/backends/file.js';
 import { LedgerStore } from '../../src/state/ledger-store.js';
 import type { PlannerKind } from '../../src/engine/model.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { applyRun, clientFor, coreKinds, desiredFrom, emulatorClock, planRun } from '../api/live-harness.js';
+import { applyRun, clientFor, coreKinds, desiredFrom, planRun } from '../api/live-harness.js';
+import { emulatorClock } from '../support/clock.js';
 
 /**
  * A create the API refused outright (422) made nothing: its intent is closed with the refusal, so

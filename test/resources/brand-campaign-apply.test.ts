@@ -14,7 +14,7 @@ import { LedgerStore } from '../../src/state/ledger-store.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { brand } from '../../src/resources/brand.js';
 import { campaign } from '../../src/resources/campaign.js';
-import { InstantClock } from '../api/fake-clock.js';
+import { InstantClock } from '../support/clock.js';
 import { seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
 import { liveAccount, requestLog, setFaults, type LiveAccount } from './brand-campaign-harness.js';
 

@@ -10,7 +10,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import type { Kind } from '../../src/resources/kind.js';
 import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';
-import { InstantClock } from '../api/fake-clock.js';
+import { InstantClock } from '../support/clock.js';
 import { freshAccount, rawRequest, type TendlcClient } from '../emulator/tendlc-client.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
@@ -40,19 +40,6 @@ export async function liveAccount(emulator: RunningEmulator, clock: Clock = new 
     // A fresh view each time: these tests read the account again after changing it, as a new run would.
     get context() {
       return liveContext(client);
-    },
-  };
-}
-
-/** A clock whose sleeps move the emulator's clock (so a `Retry-After` really passes) and return at once. */
-export function emulatorClock(emulator: RunningEmulator): Clock {
-  let time = 0;
-  return {
-    now: () => time,
-    async sleep(milliseconds) {
-      time += milliseconds;
-      const reply = await rawRequest(emulator, 'POST', '/__emulator/clock/', { advance_ms: Math.max(1, Math.ceil(milliseconds)) });
-      expect(reply.status).toBe(200);
     },
   };
 }

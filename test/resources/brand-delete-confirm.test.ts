@@ -5,7 +5,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { TelformError } from '../../src/util/errors.js';
 import { brandLive } from '../../src/resources/brand.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
-import { InstantClock } from '../api/fake-clock.js';
+import { InstantClock } from '../support/clock.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
 /**

@@ -7,12 +7,12 @@ import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';
 import { campaignBody, seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
 import {
   billingItems,
-  emulatorClock,
   liveAccount,
   requestLog,
   setFaults,
   type LiveAccount,
 } from './brand-campaign-harness.js';
+import { emulatorStepClock } from '../support/clock.js';
 
 /**
  * Campaign updates are billed vetting reviews (15 USD each): whatever
@@ -120,7 +120,7 @@ describe('Campaign update (billable)', () => {
   });
 
   it('retries an update refused with 429 (refused before processing) and bills it once', async () => {
-    const { account, context, id, live } = await failedCampaign(emulatorClock(emulator));
+    const { account, context, id, live } = await failedCampaign(emulatorStepClock(emulator));
     // One request per minute: the GET below fills the window, so the update meets a 429 first.
     await setFaults(emulator, { rate_limit: '1/60s' });
     await account.get(`/10dlc/Campaign/${id}/`);

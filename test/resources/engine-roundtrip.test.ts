@@ -6,7 +6,8 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { Clock } from '../../src/util/clock.js';
 import type { PlannedChange } from '../../src/engine/plan-types.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { clientFor, converge, desiredFrom, emulatorClock, type Manifest } from '../api/live-harness.js';
+import { clientFor, converge, desiredFrom, type Manifest } from '../api/live-harness.js';
+import { emulatorClock } from '../support/clock.js';
 
 /**
  * The SIP and trunking kinds through the engine without faults: one apply does everything, and the

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { liveContext } from '../../src/resources/live-side.js';
 import { normalisePhoneNumber, phoneNumberLive } from '../../src/resources/phone-number-live.js';
-import { InstantClock } from '../api/fake-clock.js';
+import { InstantClock } from '../support/clock.js';
 
 // Link statuses of real accounts: REGISTERED and null beside a campaign are links, not failures;
 // a failed link whose reason cannot be read (the "not linked" answer as 400) is that number's only.

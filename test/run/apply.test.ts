@@ -6,7 +6,7 @@ import { runAccounts } from '../../src/run/accounts.js';
 import { applyReconciled, type ApplyRunOutcome } from '../../src/run/apply.js';
 import type { GlobalOptions } from '../../src/run/context.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../../src/run/reconcile.js';
-import type { Clock } from '../../src/util/clock.js';
+import { emulatorClock } from '../support/clock.js';
 import { repository } from '../e2e/cli.js';
 import { accounts, documentOf, startHarness, type Harness } from './harness.js';
 
@@ -94,12 +94,7 @@ describe('the accounts apply shares its plan\'s reads', () => {
   it('lists the account\'s numbers once over a plan and an apply that polls a campaign for them', async () => {
     const emulator: RunningEmulator = harness.emulator;
     // Sleeps of `--wait` move the emulator's clock: the registry approves without real waiting.
-    const clock: Clock = {
-      now: () => emulator.runtime.now().getTime(),
-      sleep: async (milliseconds) => {
-        emulator.runtime.advanceClock(Math.max(0, milliseconds));
-      },
-    };
+    const clock = emulatorClock(emulator);
     await harness.write(
       'tendlc-accounts.yaml',
       JSON.stringify({

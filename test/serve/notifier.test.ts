@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServeEvent } from '../../src/serve/model.js';
 import { WebhookNotifier } from '../../src/serve/notifier.js';
-import { ManualClock, settle } from './manual-clock.js';
+import { ManualClock, settle } from '../support/clock.js';
 
 const event = (id: string): ServeEvent => ({ id, at: '2026-01-01T00:00:00.000Z', account: 'acme', cause: 'interval', type: 'apply_held', changes: [], reasons: [] });
 

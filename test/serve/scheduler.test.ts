@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventCause } from '../../src/serve/model.js';
 import { Scheduler } from '../../src/serve/scheduler.js';
-import { ManualClock, settle } from './manual-clock.js';
+import { ManualClock, settle } from '../support/clock.js';
 
 /** Work whose looks end when the test says, recording what started and when. */
 function gatedWork(clock: ManualClock) {

@@ -3,7 +3,7 @@ import type { LogFields } from '../../src/serve/logger.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
 import type { AccountCheck, PlanLine, ServeEvent } from '../../src/serve/model.js';
 import { ServeService, type AccountWorker, type SafeApplyOutcome } from '../../src/serve/service.js';
-import { ManualClock, settle } from './manual-clock.js';
+import { ManualClock, settle } from '../support/clock.js';
 
 /**
  * `--apply safe` with a plan the API refuses (issue 33 item 10): the failure is announced once with

@@ -3,7 +3,7 @@ import type { LogFields } from '../../src/serve/logger.js';
 import { ServeMetrics } from '../../src/serve/metrics.js';
 import type { AccountCheck } from '../../src/serve/model.js';
 import { ServeService, type AccountWorker } from '../../src/serve/service.js';
-import { ManualClock, settle } from './manual-clock.js';
+import { ManualClock, settle } from '../support/clock.js';
 
 /**
  * What serve hands to the account's history: each registry move it sees (not a first sighting), and
