@@ -9,6 +9,11 @@
 // entry points start it). Every source file lives in a ranked folder (or the emulator), so a new
 // folder has to be given its place here before anything in it is checked in.
 //
+// The door: cli and serve reach the engine, the state and the kinds through run/ (the operations),
+// never directly: a command file parses, calls one operation and renders. An import from cli/ or
+// serve/ into engine/, state/ or resources/ fails unless it is in `doorExceptions` below, each with
+// its reason; an exception whose file no longer makes that import fails too, so the list only shrinks.
+//
 //   node scripts/check-cycles.mjs [folder]
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -116,6 +121,66 @@ function rankViolation(from, to) {
   return `${source} may not import ${target}: imports point down (${ranks.join(' > ')})`;
 }
 
+/** Folders above the door, and the folders below it they reach only through run/. */
+const aboveTheDoor = ['cli', 'serve'];
+const belowTheDoor = ['engine', 'state', 'resources'];
+
+/**
+ * `importer -> imported` (paths under the source folder) allowed through the door, and why. Types,
+ * argument parsing and help text only: anything that does an operation's work moves into run/.
+ */
+const doorExceptions = new Map([
+  ['cli/accounts-command.ts -> engine/plan-types.ts', 'type only: the approvals an accounts run takes'],
+  ['cli/progress.ts -> engine/apply.ts', 'type only: the apply events the progress lines print'],
+  ['cli/show.ts -> engine/plan-types.ts', 'type only: the saved plan show prints'],
+  ['cli/arguments/shared.ts -> engine/waves.ts', 'argument parsing: --waves STEPS is parsed by the waves module'],
+  ['cli/state-ownership.ts -> resources/ownership-scope.ts', 'argument parsing and help: --scope and its presets'],
+  ['cli/completion.ts -> resources/index.ts', 'help text: the kind names completed'],
+  ['cli/validate.ts -> resources/index.ts', 'help text: the kind names listed in --help'],
+  ['cli/explain.ts -> resources/index.ts', 'help text: explain is the catalog shown'],
+  ['cli/explain.ts -> resources/explain.ts', 'help text: explain is the catalog shown'],
+  ['cli/apply.ts -> engine/summary.ts', 'render: the step count of the progress line'],
+  ['cli/revert.ts -> engine/summary.ts', 'render: the step count of the progress line'],
+  ['cli/plan.ts -> engine/summary.ts', 'exit code of --detailed-exitcode from the plan'],
+  ['serve/safe-plan.ts -> engine/plan-types.ts', 'type only: the plan serve judges'],
+  ['serve/safe-plan.ts -> engine/safety.ts', "type only: the gates' violations serve turns into hold reasons"],
+  ['serve/safe-plan.ts -> resources/index.ts', "the catalog's registry declarations (which kinds a callback names)"],
+  ['serve/server.ts -> resources/index.ts', "the catalog's registry declarations (which kinds a callback names)"],
+  ['serve/worker.ts -> resources/index.ts', 'a callback re-reads the object it names through its kind'],
+  ['serve/worker.ts -> resources/live-side.ts', 'a callback re-reads the object it names through its kind'],
+  ['serve/worker.ts -> state/ledger-store.ts', 'type only: the ledger store an apply appends its history to'],
+  ['serve/worker.ts -> engine/summary.ts', 'whether a check found changes'],
+]);
+
+function underRoot(file) {
+  return path.relative(root, file).split(path.sep).join('/');
+}
+
+/** Imports through the door that are not excepted, and exceptions that match no import. */
+function findDoorViolations(graph) {
+  const problems = [];
+  const used = new Set();
+  for (const [file, targets] of graph) {
+    if (!aboveTheDoor.includes(folderOf(file))) continue;
+    for (const target of targets) {
+      if (!belowTheDoor.includes(folderOf(target))) continue;
+      const key = `${underRoot(file)} -> ${underRoot(target)}`;
+      if (doorExceptions.has(key)) used.add(key);
+      else {
+        problems.push(
+          `${shown(file)} imports ${shown(target)}: ${folderOf(file)} reaches ${belowTheDoor.join(', ')} through run/ (move the work into an operation, or add an exception with its reason in scripts/check-cycles.mjs)`,
+        );
+      }
+    }
+  }
+  // An exception whose file is there but no longer imports it goes (a tree without the file is not this project's).
+  for (const key of doorExceptions.keys()) {
+    const importer = path.join(root, key.split(' -> ')[0]);
+    if (!used.has(key) && graph.has(importer)) problems.push(`the door exception "${key}" matches no import: remove it from scripts/check-cycles.mjs`);
+  }
+  return problems;
+}
+
 function findRankViolations(graph) {
   const problems = [];
   for (const [file, targets] of graph) {
@@ -138,7 +203,7 @@ if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
 }
 const graph = importGraph(listSources(root));
 const cycles = findCycles(graph);
-const violations = findRankViolations(graph);
+const violations = [...findRankViolations(graph), ...findDoorViolations(graph)];
 if (cycles.length > 0) {
   console.error(`${cycles.length} import cycle${cycles.length === 1 ? '' : 's'} in ${shown(root)}:`);
   for (const cycle of cycles) console.error(`  ${cycle.map(shown).join(' -> ')}`);

@@ -1,7 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
 import { countApplySteps } from '../engine/summary.js';
-import { unusedApprovals } from '../engine/safety.js';
 import { TelformError } from '../util/errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
@@ -17,7 +16,7 @@ import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } fro
 import { applyReconciled, recordedLine, type ApplyRunOutcome } from '../run/apply.js';
 import { applyStep, type StepOutcome } from '../run/account-steps.js';
 import { printable } from '../util/printable.js';
-import { refusalError, refusalLines } from '../run/safety.js';
+import { planNotes, refusalError, refusalLines } from '../run/safety.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
@@ -115,7 +114,7 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
   return withReconciliation(run, async () => {
     const { plan } = run;
     if (!globals.quiet) {
-      io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, unusedApprovals(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
+      io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
     }
     const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
     const progress = new ApplyProgress(countApplySteps(plan), {

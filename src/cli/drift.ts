@@ -12,8 +12,7 @@ import { writeDriftBack } from '../run/drift-write.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { printable } from '../util/printable.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
-import { describeWindow, driftWindows } from '../run/drift-window.js';
-import { parseHistory } from '../state/history.js';
+import { describeWindow, driftWindowsOf } from '../run/drift-window.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
@@ -87,6 +86,6 @@ async function runDrift(input: DriftInput, globals: GlobalOptions): Promise<numb
 
 /** Since when each change outside telform can have happened, from the state's history. */
 async function windowLines(run: Reconciliation, drifted: readonly string[]): Promise<string> {
-  const windows = driftWindows(drifted, parseHistory(await run.store.readHistory()), new Date().toISOString());
+  const windows = await driftWindowsOf(run, drifted, new Date().toISOString());
   return `\nWhen (from the history of ${printable(run.store.file)}):\n${windows.map((window) => `  ${printable(describeWindow(window))}\n`).join('')}`;
 }

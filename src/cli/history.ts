@@ -3,8 +3,7 @@ import type { HistoryView } from '../render/history.js';
 import { formatChoices, rendererFor } from '../render/index.js';
 import { parseHistoryArguments, type HistoryFlags } from './arguments/history.js';
 import { inputOrRefuse } from './arguments/parsed.js';
-import { readAccountsHistory, readStateHistory, setHistoryRetention, verifyStateHistory } from '../run/history-read.js';
-import { recordsOf } from '../state/history.js';
+import { readAccountsHistory, readStateHistory, setHistoryRetention, shownRecords, verifyStateHistory } from '../run/history-read.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import type { GlobalOptions } from '../run/context.js';
@@ -53,10 +52,7 @@ Examples:
             ...(account.error ? { error: account.error } : {}),
           }))
         : [await readStateHistory(globals, { io })];
-      const shown = views.map((view) => {
-        const records = address ? recordsOf(view.records, address) : [...view.records];
-        return { ...view, records: options.limit === undefined ? records : records.slice(-options.limit) };
-      });
+      const shown = views.map((view) => ({ ...view, records: shownRecords(view.records, address, options.limit) }));
       io.stdout(rendererFor(options.format, 'history')(shown, { ...(address === undefined ? {} : { address }), accounts: options.accounts !== undefined }));
     });
   history

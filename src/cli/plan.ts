@@ -2,7 +2,6 @@ import { Command, Option } from 'commander';
 import { hasChanges } from '../engine/summary.js';
 import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
 import { summaryLine } from '../render/format.js';
-import { unusedApprovals } from '../engine/safety.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { commandTimer } from './timings.js';
 import { processIo, useColor } from './io.js';
@@ -11,7 +10,7 @@ import { addApprovalOptions, addSecretFileOption } from './plan-command-options.
 import type { GlobalOptions } from '../run/context.js';
 import { planStep } from '../run/account-steps.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
-import { refusalNotes } from '../run/safety.js';
+import { planNotes } from '../run/safety.js';
 import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
@@ -75,7 +74,7 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
   const code = await withReconciliation(run, async () => {
     const plan = run.plan;
     if (options.out) await writeSavedPlan(options.out, plan, run.session.authToken);
-    const shown = planForDisplay(plan, options.showUnmanaged ?? false, [...unusedApprovals(plan, approvals), ...refusalNotes(run.violations)]);
+    const shown = planForDisplay(plan, options.showUnmanaged ?? false, planNotes(plan, approvals, run.violations));
     if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })));
     else io.stdout(`${summaryLine(plan.summary)}\n`);
     if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);

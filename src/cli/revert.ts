@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { unusedApprovals } from '../engine/safety.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { planForDisplay, rendererFor } from '../render/index.js';
 import { applyReconciled, recordedLine } from '../run/apply.js';
@@ -8,7 +7,7 @@ import type { GlobalOptions } from '../run/context.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { approvalsFrom, withReconciliation } from '../run/reconcile.js';
 import { reconcileRevert, revertOf, writeRevertBack } from '../run/revert.js';
-import { refusalError, refusalLines } from '../run/safety.js';
+import { planNotes, refusalError, refusalLines } from '../run/safety.js';
 import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
@@ -104,7 +103,7 @@ async function runRevert(seq: number, options: RevertOptions, globals: GlobalOpt
   });
   return withReconciliation(run, async () => {
     const { plan } = run;
-    if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, unusedApprovals(plan, approvals)), { color: useColor(globals, io) }));
+    if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, approvals)), { color: useColor(globals, io) }));
     if (options.out) {
       await writeSavedPlan(options.out, plan, run.session.authToken);
       for (const line of refusalLines(run.violations)) io.stderr(line);

@@ -3,7 +3,8 @@
 // or a check by serve that saw it in sync — up to the check that saw it changed. serve, which checks
 // at every interval, narrows the window to one interval and records it when it first sees the change.
 import { describeOrigin, shortTime } from '../render/history.js';
-import type { HistoryRecord } from '../state/history.js';
+import { parseHistory, type HistoryRecord } from '../state/history.js';
+import type { Reconciliation } from './reconcile.js';
 
 export interface DriftWindow {
   address: string;
@@ -17,8 +18,13 @@ export interface DriftWindow {
   checkedAt: string;
 }
 
+/** The window of each drifted address of a drift run, from its state's history as stored now. */
+export async function driftWindowsOf(run: Reconciliation, drifted: readonly string[], checkedAt: string): Promise<DriftWindow[]> {
+  return driftWindows(drifted, parseHistory(await run.store.readHistory()), checkedAt);
+}
+
 /** The window of each drifted address, from the history's records (oldest first, as stored). */
-export function driftWindows(addresses: readonly string[], records: readonly HistoryRecord[], checkedAt: string): DriftWindow[] {
+function driftWindows(addresses: readonly string[], records: readonly HistoryRecord[], checkedAt: string): DriftWindow[] {
   return addresses.map((address) => {
     const window: DriftWindow = { address, checkedAt };
     for (let index = records.length - 1; index >= 0; index -= 1) {

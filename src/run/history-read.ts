@@ -4,7 +4,7 @@
 // and is itself recorded.
 import { loadAccountsFile } from '../manifest/accounts-file.js';
 import { openStateBackend } from '../state/backends/registry.js';
-import { defaultHistoryKeep, parseHistory, verifyHistory, type HistoryRecord, type HistoryVerdict } from '../state/history.js';
+import { defaultHistoryKeep, parseHistory, recordsOf, verifyHistory, type HistoryRecord, type HistoryVerdict } from '../state/history.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { runOrigin } from './history-origin.js';
@@ -17,6 +17,12 @@ export interface StateHistory {
   records: HistoryRecord[];
   /** Lines that are not records (damage): `history verify` says which. */
   unreadable: number;
+}
+
+/** The records `telform history` shows: those that concern `address` (all without one), the last `limit` of them. */
+export function shownRecords(records: readonly HistoryRecord[], address: string | undefined, limit: number | undefined): HistoryRecord[] {
+  const concerned = address === undefined ? [...records] : recordsOf(records, address);
+  return limit === undefined ? concerned : concerned.slice(-limit);
 }
 
 /** The records of the state the options name. */

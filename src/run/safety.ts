@@ -2,7 +2,13 @@
 // refuse"), the refusal of `apply -f` and of a saved plan, and the refusal of one account under
 // --accounts. The gates themselves are the engine's (checked on the plan, before any request).
 import { TelformError } from '../util/errors.js';
-import type { SafetyViolation } from '../engine/safety.js';
+import { unusedApprovals, type SafetyViolation } from '../engine/safety.js';
+import type { Plan, PlanApprovals } from '../engine/plan-types.js';
+
+/** The notes printed with a plan: each approval given that approves nothing, then each change apply will refuse. */
+export function planNotes(plan: Plan, approvals: PlanApprovals, violations: readonly SafetyViolation[] = []): string[] {
+  return [...unusedApprovals(plan, approvals), ...refusalNotes(violations)];
+}
 
 /** The plan's warning for each change apply will refuse with the approvals given. */
 export function refusalNotes(violations: readonly SafetyViolation[]): string[] {
