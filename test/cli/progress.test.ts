@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApplyProgress } from '../../src/cli/progress.js';
 import type { PlannedChange } from '../../src/engine/plan-types.js';
 import { renderOutcome } from '../../src/render/apply.js';
-import { change } from '../render/plan-builder.js';
+import { change } from '../support/plan.js';
 
 /** Apply's progress lines: written together off a terminal, one by one beside a terminal's status line. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { excludeFromPlan } from '../../src/engine/exclude.js';
-import { change, plan } from '../render/plan-builder.js';
+import { change, plan } from '../support/plan.js';
 import { renderText } from '../../src/render/text.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { aclKind, testKind, trunkKind } from './builders.js';

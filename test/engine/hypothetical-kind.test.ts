@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/planner.js';
 import { plannerKinds } from '../../src/engine/kinds.js';
 import { neededKinds } from '../../src/engine/needed-kinds.js';
-import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
+import type { Plan } from '../../src/engine/plan-types.js';
 import { reference } from '../../src/resources/fields.js';
 import { catalog, createKindCatalog, type Kind } from '../../src/resources/index.js';
 import type { LiveObject, LiveSide } from '../../src/resources/live-side.js';
@@ -11,6 +11,7 @@ import { renderText } from '../../src/render/text.js';
 import { reasonsToHold, registryEntries } from '../../src/serve/safe-plan.js';
 import { callbackTarget } from '../../src/serve/server.js';
 import { desired, ledgerWith, live, planInputs } from './builders.js';
+import { change, plan as planOf } from '../support/plan.js';
 
 // A kind telform does not have — a toll-free number: calls through a trunk, messages under a campaign,
 // and a verification the registry decides — declared in one object and added to a catalog. The blast
@@ -111,12 +112,12 @@ describe('a kind declared in its own file and one catalog line', () => {
     expect(registryEntries(plan, withTollFree)).toEqual([{ address: 'TollFreeNumber/hotline', kind: 'TollFreeNumber', id: '18005550100', status: 'PENDING' }]);
     expect(registryEntries(plan)).toEqual([]);
 
-    const recreated = { address: 'TollFreeNumber/hotline', kind: 'TollFreeNumber', name: 'hotline', action: 'create', drifted: true, reasons: [], flags: { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false } };
-    const held = { changes: [recreated] } as unknown as Plan;
+    const recreated = change({ address: 'TollFreeNumber/hotline', action: 'create', drifted: true });
+    const held = planOf([recreated]);
     expect(reasonsToHold(held, [], withTollFree)).toEqual([
       'TollFreeNumber/hotline was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it',
     ]);
-    expect(reasonsToHold({ changes: [recreated as unknown as PlannedChange] } as unknown as Plan, [])).toEqual([]);
+    expect(reasonsToHold(planOf([recreated]), [])).toEqual([]);
 
     const callback = new URLSearchParams({ type: 'toll_free_verification', toll_free_number: '+18005550100', status: 'VERIFIED' });
     expect(callbackTarget(callback, withTollFree)).toEqual({ kind: 'TollFreeNumber', id: '18005550100', status: 'VERIFIED' });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PlanSealer } from '../../src/run/plan-seal.js';
 import { assertPlanApplies, assertPlanSealed } from '../../src/run/saved-plan.js';
 import { sameEndpoint } from '../../src/util/endpoint.js';
-import { change, plan } from '../render/plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 describe('sameEndpoint', () => {
   it('takes every name of this machine for one host, on the same scheme, port and path', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedChange } from '../../src/engine/plan-types.js';
 import { StepRunner, type ChangeOutcome, type Step } from '../../src/engine/step-runner.js';
+import { change as plannedChange } from '../support/plan.js';
 
 /** The scheduling of apply's steps, with steps that only record when they run. */
 
 function change(address: string, action: PlannedChange['action'], dependsOn: string[] = [], extra: Partial<PlannedChange> = {}): PlannedChange {
-  const [kind = '', name = ''] = address.split('/');
-  return { address, kind, name, action, reasons: [], patch: [], depends_on: dependsOn, api_requests: 1, ...extra } as PlannedChange;
+  return plannedChange({ address, action, depends_on: dependsOn, ...extra });
 }
 
 function main(planned: PlannedChange, weight = 1): Step {

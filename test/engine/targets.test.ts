@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { limitToTargets } from '../../src/engine/targets.js';
 import { kindsByName } from '../../src/engine/kinds.js';
 import { buildPlan } from '../../src/engine/planner.js';
-import { change, plan } from '../render/plan-builder.js';
+import { change, plan } from '../support/plan.js';
 import { allKinds, desired, ledgerWith, live, planInputs } from './builders.js';
 
 /** `--target`: the closure of the targets over `depends_on` and the references of their desired specs, and nothing else. */

@@ -4,7 +4,7 @@ import type { AccountsReport } from '../../src/render/accounts-report.js';
 import { renderDriftMarkdown } from '../../src/render/drift.js';
 import { escapeMarkdown } from '../../src/render/markdown-escape.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
-import { change, plan } from './plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 const hostile = 'telform-owner:x <a href="https://evil.example">Approve</a><img src=x> [ok](https://evil.example) | *b*';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderOutcome } from '../../src/render/apply.js';
-import { change } from './plan-builder.js';
+import { change } from '../support/plan.js';
 
 describe('apply progress lines', () => {
   it('tells the two steps of a create-before-delete replace apart instead of saying "replaced" twice', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderDriftMarkdown } from '../../src/render/drift.js';
-import { change, plan } from './plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 describe('renderDriftMarkdown', () => {
   it('shows what differs for each resource changed outside telform, set members by name', () => {

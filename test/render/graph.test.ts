@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderDot, renderMermaid } from '../../src/render/graph.js';
-import { change, plan } from './plan-builder.js';
+import { change, noFlags, plan } from '../support/plan.js';
 
 // The plan graph: nodes by change, arrows from what a change waits for, classes by action, marks.
-const noFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
 const sample = plan([
   change({ address: 'TrunkIpAcl/office', action: 'create', depends_on: [] }),
   change({ address: 'Trunk/pbx-out', action: 'update', depends_on: ['TrunkIpAcl/office'] }),

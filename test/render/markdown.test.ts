@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markdownLimit, renderMarkdown } from '../../src/render/markdown.js';
-import { change, plan } from './plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 describe('renderMarkdown', () => {
   it('puts irreversible and billable changes first and folds the details', () => {

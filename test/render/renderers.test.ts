@@ -4,7 +4,7 @@ import type { AccountsReport } from '../../src/render/accounts-report.js';
 import { reportedPlan } from '../../src/render/accounts-report.js';
 import type { Rehearsal } from '../../src/render/rehearsal-report.js';
 import { TelformError } from '../../src/util/errors.js';
-import { change, plan } from './plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 // The registry of output formats: which format renders which report is a table the commands' --format
 // choices and refusals come from. Every format × report either renders or is refused by name.

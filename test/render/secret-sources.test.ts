@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderJson } from '../../src/render/json.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderText } from '../../src/render/text.js';
-import { change, plan } from './plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 /** A reviewer approves where each secret comes from: every format names the source, never a value. */
 const sources = plan([

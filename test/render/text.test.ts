@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../src/render/text.js';
-import { change, plan } from './plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 const sample = plan([
   change({ address: 'TrunkIpAcl/office', action: 'create', after: { name: 'office', ip_addresses: ['203.0.113.10'] } }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyDrift, driftExitCode } from '../../src/run/drift.js';
 import { ExitCode } from '../../src/run/exit-codes.js';
 import { renderDriftText } from '../../src/render/drift.js';
-import { change, plan } from '../render/plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 describe('drift: classification and exit code', () => {
   it('tells changes made outside telform from manifest changes waiting, and says which exit code each means', () => {

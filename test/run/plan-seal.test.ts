@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PlanSealer } from '../../src/run/plan-seal.js';
-import { change, plan } from '../render/plan-builder.js';
+import { change, plan } from '../support/plan.js';
 
 const sealer = new PlanSealer('token-one');
 const sealed = sealer.seal(

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlannedChange } from '../../src/engine/plan-types.js';
+import type { PlannedChange } from '../../src/engine/plan-types.js';
 import { planLines, reasonsToHold, registryEntries } from '../../src/serve/safe-plan.js';
+import { change as plannedChange, noFlags, plan } from '../support/plan.js';
 
-const noFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
-
+/** A change of an existing object, with a reason that names its action. */
 function change(address: string, action: PlannedChange['action'], extra: Partial<PlannedChange> = {}): PlannedChange {
-  const [kind = '', name = ''] = address.split('/');
-  return { address, kind, name, action, reasons: [`${action} because`], flags: { ...noFlags }, patch: [], depends_on: [], api_requests: 1, id: `${name}-id`, before: {}, after: {}, ...extra } as PlannedChange;
-}
-
-function plan(changes: PlannedChange[]): Plan {
-  return { changes } as unknown as Plan;
+  const name = address.split('/')[1] ?? '';
+  return plannedChange({ address, action, reasons: [`${action} because`], id: `${name}-id`, before: {}, after: {}, ...extra });
 }
 
 describe('reasonsToHold', () => {

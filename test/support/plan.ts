@@ -1,13 +1,18 @@
-import { planFormatVersion, type Plan, type PlannedChange } from '../../src/engine/plan-types.js';
+// Builders of plans and their changes for tests of what reads a plan (renderers, gates, serve,
+// apply's scheduling): a change is taken as given, the tests choose its fields, and the plan's
+// summary is counted from its changes.
+import { planFormatVersion, type ChangeFlags, type Plan, type PlannedChange } from '../../src/engine/plan-types.js';
 
-/** Small builders for plans in renderer tests (a change is taken as given: the tests choose its fields). */
+/** The flags of a change that breaks nothing and costs nothing; spread it to set one. */
+export const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
+
 export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, 'address' | 'action'>): PlannedChange {
   const [kind = '', name = ''] = overrides.address.split('/');
   return {
     kind,
     name,
     reasons: [],
-    flags: { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false },
+    flags: { ...noFlags },
     patch: [],
     depends_on: [],
     api_requests: 1,
