@@ -50,8 +50,8 @@ function agrees(text: string): boolean {
 
 function yamlFiles(folder: string): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    // An accounts file (examples/reseller) is not a manifest: the fast path never reads it.
-    .filter((file) => /\.ya?ml$/.test(file) && !file.includes('node_modules') && !file.endsWith('telform-accounts.yaml'))
+    // An accounts file (examples/reseller), a test file and a policy file (examples/tests) are not manifests: the fast path never reads them.
+    .filter((file) => /\.ya?ml$/.test(file) && !file.includes('node_modules') && !file.endsWith('telform-accounts.yaml') && !/\.(tftest|policy)\.yaml$/.test(file))
     .map((file) => path.join(folder, file));
 }
 
