@@ -1,9 +1,10 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { forgetResources, moveResource, readState, readStateEntry, unprotectResource } from '../run/state-edits.js';
 import { stateMigrateCommand } from './state-migrate.js';
 import { stateEndpointCommand } from './state-endpoint.js';
 import { stateClaimCommand, stateReleaseCommand } from './state-ownership.js';
-import { renderMoved, renderStateEntry, renderStateList, renderUnprotected } from '../render/state.js';
+import { renderMoved, renderUnprotected, stateListSummary } from '../render/state.js';
+import { formatChoices, rendererFor, type Format } from '../render/index.js';
 import { processIo } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
 
@@ -29,11 +30,12 @@ Examples:
   state
     .command('list')
     .description('List managed resources: address and live id.')
-    .action(async (_options: unknown, cmd: Command) => {
+    .addOption(new Option('--format <format>', 'output format (json: the account, serial, lineage and each resource\'s address and id)').choices(formatChoices('stateList')).default('text'))
+    .action(async (options: { format: Format }, cmd: Command) => {
       const io = processIo();
-      const { table, summary } = renderStateList(await readState(globalsOf(cmd), { io }));
-      io.stdout(table);
-      io.stderr(summary);
+      const ledger = await readState(globalsOf(cmd), { io });
+      io.stdout(rendererFor(options.format, 'stateList')(ledger));
+      if (options.format === 'text') io.stderr(stateListSummary(ledger));
     });
   state
     .command('show')
@@ -41,7 +43,7 @@ Examples:
     .argument('<address>', 'Kind/name')
     .action(async (address: string, _options: unknown, cmd: Command) => {
       const io = processIo();
-      io.stdout(renderStateEntry(address, await readStateEntry(address, globalsOf(cmd), { io })));
+      io.stdout(rendererFor('json', 'stateEntry')(address, await readStateEntry(address, globalsOf(cmd), { io })));
     });
   state
     .command('rm')

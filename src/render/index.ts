@@ -22,6 +22,8 @@ import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsVa
 import { renderHistoryJson, renderHistoryMarkdown, renderHistoryText, type HistoryView } from './history.js';
 import { renderRehearsalMarkdown, renderRehearsalText } from './rehearsal.js';
 import { renderTestJunit, renderTestText, type TestReport } from './test-report.js';
+import { renderStateEntry, renderStateListJson, renderStateListText } from './state.js';
+import type { Ledger } from '../state/ledger.js';
 import { TelformError } from '../util/errors.js';
 
 export interface RenderOptions {
@@ -50,6 +52,10 @@ export interface Renderer {
   history?(views: readonly HistoryView[], query: { address?: string; accounts: boolean }): string;
   /** `plan --rehearse`: what the API of a replica did with the plan. */
   rehearsal?(rehearsal: Rehearsal): string;
+  /** `telform state list`: the managed resources of a state. */
+  stateList?(ledger: Ledger): string;
+  /** `telform state show ADDRESS`: one managed resource, each secret by where it came from. */
+  stateEntry?(address: string, entry: Ledger['resources'][string]): string;
   /** `telform test`: the test files' results. */
   test?(report: TestReport): string;
 }
@@ -67,6 +73,8 @@ const reportNames: Record<Report, string> = {
   history: 'a history',
   rehearsal: 'a rehearsal',
   test: 'a test report',
+  stateList: 'a state listing',
+  stateEntry: "a state's entry",
 };
 
 export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab' | 'junit';
@@ -83,6 +91,7 @@ export const renderers = {
     history: (views, query) => views.map((view) => renderHistoryText(view, query.address)).join('\n'),
     rehearsal: renderRehearsalText,
     test: renderTestText,
+    stateList: renderStateListText,
   },
   json: {
     plan: (plan) => renderJson(plan),
@@ -92,6 +101,8 @@ export const renderers = {
     validation: renderValidationJson,
     accountsValidation: renderAccountsValidationJson,
     history: (views, query) => renderHistoryJson(views, query.accounts),
+    stateList: renderStateListJson,
+    stateEntry: renderStateEntry,
   },
   markdown: {
     plan: (plan) => renderMarkdown(plan),

@@ -3,11 +3,27 @@ import { describeSecretRef } from '../engine/secret-source.js';
 import { printable, printableJson } from '../util/printable.js';
 import { describeScope } from '../resources/ownership-scope.js';
 
-/** `telform state list`: one line per managed resource (address, live id) and a summary line. */
-export function renderStateList(ledger: Ledger): { table: string; summary: string } {
-  const entries = Object.entries(ledger.resources).sort(([a], [b]) => (a < b ? -1 : 1));
+function sortedEntries(ledger: Ledger): Array<[string, LedgerEntry]> {
+  return Object.entries(ledger.resources).sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+/** `telform state list`: one line per managed resource, its address and live id. */
+export function renderStateListText(ledger: Ledger): string {
+  const entries = sortedEntries(ledger);
   const width = Math.max(0, ...entries.map(([address]) => address.length));
-  const table = entries.map(([address, entry]) => `${printable(address).padEnd(width)}  ${printable(entry.id)}\n`).join('');
+  return entries.map(([address, entry]) => `${printable(address).padEnd(width)}  ${printable(entry.id)}\n`).join('');
+}
+
+/** `telform state list --format json`: the state's account and serial, and each managed resource's address and live id. */
+export function renderStateListJson(ledger: Ledger): string {
+  const resources = sortedEntries(ledger).map(([address, entry]) => ({ address, id: entry.id, ...(entry.protect ? { protect: true } : {}) }));
+  const listing = { account: ledger.account, endpoint: ledger.endpoint, serial: ledger.serial, lineage: ledger.lineage, resources };
+  return `${printableJson(JSON.stringify(listing, null, 2))}\n`;
+}
+
+/** The line `state list` prints on stderr under the table: how many, the serial, the account, the last hand-over. */
+export function stateListSummary(ledger: Ledger): string {
+  const entries = sortedEntries(ledger);
   const summary = `${entries.length} managed resource${entries.length === 1 ? '' : 's'} (state serial ${ledger.serial}, account ${ledger.account} at ${ledger.endpoint})`;
   // The lineage is what an ownership marker and a refusal name; the last hand-over says whether this state claimed the account.
   const last = ledger.ownership?.at(-1);
@@ -21,7 +37,7 @@ export function renderStateList(ledger: Ledger): { table: string; summary: strin
         ? `released part of the account at ${printable(last.at)} (keeps ${scope})`
         : `released the account at ${printable(last.at)}`;
   const owner = event ? `; ${event}` : '';
-  return { table, summary: `${summary}\nlineage ${printable(ledger.lineage)}${owner}` };
+  return `${summary}\nlineage ${printable(ledger.lineage)}${owner}`;
 }
 
 /** `telform state show`: the entry as JSON, each secret by where it came from, never its fingerprint. */

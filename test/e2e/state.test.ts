@@ -38,6 +38,28 @@ describe('telform state', () => {
     expect(run.stderr).toBe(`3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\nlineage ${lineage}\n`);
   });
 
+  it('lists them as JSON with --format json, and refuses a format that cannot list them by name', async () => {
+    const run = await runCli(['state', 'list', '--format', 'json'], { cwd: folder });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const { lineage } = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { lineage: string };
+    expect(JSON.parse(run.stdout)).toEqual({
+      account: 'MAEMULATOR0000000001',
+      endpoint: 'local',
+      serial: 0,
+      lineage,
+      resources: [
+        { address: 'Trunk/pbx-out', id: '12345678901234567' },
+        { address: 'TrunkCredential/pbx', id: 'c1' },
+        { address: 'TrunkIpAcl/office', id: 'a7b1c2d3-0000-4000-8000-000000000001' },
+      ],
+    });
+    expect(await runCli(['state', 'list', '--format', 'markdown'], { cwd: folder })).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("error: option '--format <format>' argument 'markdown' is invalid. Allowed choices are text, json."),
+    });
+  });
+
   it('shows one resource without its secret fingerprint, with where the secret came from', async () => {
     const run = await runCli(['state', 'show', 'TrunkCredential/pbx'], { cwd: folder });
     expect(run.code).toBe(0);

@@ -4,6 +4,7 @@ import type { AccountsReport } from '../../src/render/accounts-report.js';
 import { reportedPlan } from '../../src/render/accounts-report.js';
 import type { Rehearsal } from '../../src/render/rehearsal-report.js';
 import { TelformError } from '../../src/util/errors.js';
+import type { Ledger } from '../../src/state/ledger.js';
 import { change, plan } from '../support/plan.js';
 
 // The registry of output formats: which format renders which report is a table the commands' --format
@@ -29,6 +30,14 @@ const accountsReport: AccountsReport = {
     { name: 'globex', exit_code: 1, status: 'error', summary: 'error: no such account', error: { code: 'api_error', message: 'no such account' } },
   ],
 };
+const ledger = {
+  format_version: 1,
+  lineage: 'lineage-1',
+  endpoint: 'local',
+  account: 'MAEMULATOR0000000001',
+  serial: 3,
+  resources: { 'TrunkIpAcl/office': { kind: 'TrunkIpAcl', name: 'office', id: 'a1', applied_spec: {}, secrets: {}, updated_at: '2026-11-25T00:00:00.000Z' } },
+} as Ledger;
 const summary = { problems: [], errorCount: 0, warningCount: 0, resourceCount: 1, files: ['m.yaml'] };
 const rehearsal: Rehearsal = {
   plan: onePlan,
@@ -62,6 +71,10 @@ function renderSample(report: Report, format: Format): string {
       return rendererFor(format, 'rehearsal')(rehearsal);
     case 'test':
       return rendererFor(format, 'test')({ files: [] });
+    case 'stateList':
+      return rendererFor(format, 'stateList')(ledger);
+    case 'stateEntry':
+      return rendererFor(format, 'stateEntry')('TrunkIpAcl/office', ledger.resources['TrunkIpAcl/office'] as Ledger['resources'][string]);
     default: {
       const never: never = report;
       return never;
@@ -70,7 +83,7 @@ function renderSample(report: Report, format: Format): string {
 }
 
 const formats = Object.keys(renderers) as Format[];
-const reports: Report[] = ['plan', 'drift', 'apply', 'accounts', 'validation', 'accountsValidation', 'history', 'rehearsal', 'test'];
+const reports: Report[] = ['plan', 'drift', 'apply', 'accounts', 'validation', 'accountsValidation', 'history', 'rehearsal', 'test', 'stateList', 'stateEntry'];
 
 /** What each format renders, written out: a change to the registry changes this on purpose. */
 const expected: Record<Report, Format[]> = {
@@ -83,6 +96,8 @@ const expected: Record<Report, Format[]> = {
   history: ['text', 'json', 'markdown'],
   rehearsal: ['text', 'markdown'],
   test: ['text', 'junit'],
+  stateList: ['text', 'json'],
+  stateEntry: ['json'],
 };
 
 describe('the renderer registry', () => {
@@ -122,10 +137,10 @@ describe('the renderer registry', () => {
   });
 
   it('keeps the members a format has in its type (a missing one does not compile)', () => {
-    const text: Required<Renderer> = renderers.text;
+    const text: Renderer = renderers.text;
     // @ts-expect-error: mermaid draws plans; it has no accounts report
     const mermaidAccounts: Renderer['accounts'] = renderers.mermaid.accounts;
-    expect(Object.keys(text)).toHaveLength(reports.length);
+    expect(Object.keys(text)).toEqual(reports.filter((report) => expected[report].includes('text')));
     expect(mermaidAccounts).toBeUndefined();
   });
 });
@@ -174,6 +189,8 @@ const sentenceName: Record<Report, string> = {
   history: 'a history',
   rehearsal: 'a rehearsal',
   test: 'a test report',
+  stateList: 'a state listing',
+  stateEntry: "a state's entry",
 };
 
 function orList(items: readonly string[]): string {
