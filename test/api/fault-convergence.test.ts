@@ -7,7 +7,7 @@ import type { Clock } from '../../src/util/clock.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
 import { catalog } from '../../src/resources/index.js';
-import { clientFor, converge, coreKindNames, desiredFrom, type Convergence, type Manifest } from './live-harness.js';
+import { clientFor, converge, coreKindNames, desiredFrom, type Convergence, type Manifest } from '../support/emulator.js';
 import { emulatorClock } from '../support/clock.js';
 import { liveContext } from '../../src/resources/live-side.js';
 

@@ -3,7 +3,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { catalog } from '../../src/resources/index.js';
 import type { LiveSide, ResolvedSpec } from '../../src/resources/live-side.js';
-import { clientFor } from './live-harness.js';
+import { clientFor } from '../support/emulator.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
 /**

@@ -6,7 +6,7 @@ import { defaultRetryPolicy } from '../../src/api/retry.js';
 import { createWithRecovery, deleteIdempotent } from '../../src/api/writes.js';
 import { seededRandom } from '../../src/emulator/faults.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { clientFor } from './live-harness.js';
+import { clientFor } from '../support/emulator.js';
 import { emulatorClock } from '../support/clock.js';
 
 /**

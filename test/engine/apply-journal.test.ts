@@ -8,7 +8,7 @@ import { LedgerStore } from '../../src/state/ledger-store.js';
 import type { PlannerKind } from '../../src/engine/model.js';
 import { defaultAccount, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { applyRun, clientFor, coreKinds, desiredFrom, planRun } from '../api/live-harness.js';
+import { applyRun, clientFor, coreKinds, desiredFrom, planRun } from '../support/emulator.js';
 import { emulatorClock } from '../support/clock.js';
 import { withAppend } from './observed-backend.js';
 

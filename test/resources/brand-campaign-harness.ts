@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/client.js';
 import type { Clock } from '../../src/util/clock.js';
 import { diffSpecs, type SpecDiff } from '../../src/engine/diff.js';
 import { TelformError } from '../../src/util/errors.js';
@@ -11,6 +11,7 @@ import { loadManifests } from '../../src/manifest/load.js';
 import type { Kind } from '../../src/resources/kind.js';
 import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';
 import { InstantClock } from '../support/clock.js';
+import { clientFor } from '../support/emulator.js';
 import { freshAccount, rawRequest, type TendlcClient } from '../emulator/tendlc-client.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
@@ -28,12 +29,7 @@ export interface LiveAccount {
 
 export async function liveAccount(emulator: RunningEmulator, clock: Clock = new InstantClock()): Promise<LiveAccount> {
   const account = await freshAccount(emulator);
-  const client = new ApiClient({
-    baseUrl: emulator.url,
-    credentials: { authId: account.authId, authToken: account.authToken },
-    clock,
-    random: () => 0.5,
-  });
+  const client = clientFor(emulator, { credentials: { authId: account.authId, authToken: account.authToken }, clock, random: () => 0.5 });
   return {
     account,
     client,

@@ -6,7 +6,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { Clock } from '../../src/util/clock.js';
 import type { PlannedChange } from '../../src/engine/plan-types.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { clientFor, converge, desiredFrom, type Manifest } from '../api/live-harness.js';
+import { clientFor, converge, desiredFrom, type Manifest } from '../support/emulator.js';
 import { emulatorClock } from '../support/clock.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
-import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import type { ApiClient, ApiClientOptions } from '../../src/api/client.js';
 import type { DiffRules } from '../../src/engine/diff.js';
 import { defaultAccount, startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
@@ -12,6 +12,8 @@ import { catalog } from '../../src/resources/index.js';
 import type { Kind } from '../../src/resources/kind.js';
 import type { LiveContext, LiveSide } from '../../src/resources/live-side.js';
 import { liveContext } from '../../src/resources/live-side.js';
+import { systemClock } from '../../src/util/clock.js';
+import { clientFor } from '../support/emulator.js';
 
 /**
  * An in-process emulator and a client talking to it, for the live sides' tests. The client's
@@ -35,12 +37,7 @@ export interface LiveFixture {
 export async function startLiveFixture(options: EmulatorOptions = {}, clientOptions: Partial<ApiClientOptions> = {}): Promise<LiveFixture> {
   const emulator = await startEmulator(options);
   const httpLog: string[] = [];
-  const client = new ApiClient({
-    baseUrl: emulator.url,
-    credentials: { authId: defaultAccount.authId, authToken: defaultAccount.authToken },
-    logHttp: (line) => httpLog.push(line),
-    ...clientOptions,
-  });
+  const client = clientFor(emulator, { clock: systemClock, logHttp: (line) => httpLog.push(line), ...clientOptions });
   let since = 0;
   const fixture: LiveFixture = {
     emulator,

@@ -1,11 +1,13 @@
+// Test support: an API client of an in-process emulator, and the engine (plan, then apply) driven
+// through it with the SIP and trunking kinds as `telform apply` would, for the tests of the client
+// under faults, of apply and of the live sides.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import type { Clock } from '../../src/util/clock.js';
-import { emulatorClock } from '../support/clock.js';
-import { Limiter } from '../../src/api/limiter.js';
+import { emulatorClock } from './clock.js';
 import { loadDesired, type DesiredSet } from '../../src/manifest/desired.js';
 import { applyPlan, type ApplyResult } from '../../src/engine/apply.js';
 import { toPlannerKind, kindsByName } from '../../src/engine/kinds.js';
@@ -20,17 +22,15 @@ import { catalog } from '../../src/resources/index.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
 /**
- * Drives the engine (plan, then apply) with the SIP and trunking kinds against an in-process
- * emulator, as `telform apply` would, for the fault tests of the client.
+ * A client of `emulator` as its default account (`credentials` to be another), whose backoff and
+ * `Retry-After` sleeps move the emulator's clock (`clock` to use another); its limiter is the
+ * client's default, on that clock.
  */
-
 export function clientFor(emulator: RunningEmulator, options: Partial<ApiClientOptions> = {}): ApiClient {
-  const clock = options.clock ?? emulatorClock(emulator);
   return new ApiClient({
     baseUrl: emulator.url,
     credentials: { authId: defaultAccount.authId, authToken: defaultAccount.authToken },
-    clock,
-    limiter: new Limiter({ concurrency: 8, requests: 300, periodMs: 5_000 }, clock),
+    clock: emulatorClock(emulator),
     ...options,
   });
 }
