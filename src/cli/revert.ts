@@ -13,24 +13,13 @@ import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import { addClientOptions } from './client-options.js';
 import { processIo, useColor, type CommandIo } from './io.js';
-import { collect, positiveInteger } from './option-parsers.js';
+import { collect, duration, positiveInteger } from './option-parsers.js';
+import { parseRevertArguments, type RevertFlags, type RevertInput } from './arguments/revert.js';
+import { inputOrRefuse } from './arguments/parsed.js';
 import { cliContext } from './session.js';
 import { applyStanding, interruptible } from './interrupt.js';
 import { ApplyProgress } from './progress.js';
 import { countApplySteps } from '../engine/summary.js';
-
-interface RevertOptions {
-  file: string[];
-  allowIrreversible: string[];
-  maxCost?: number;
-  maxNumbersAffected?: number;
-  forceDeletes?: boolean;
-  out?: string;
-  write?: boolean;
-  autoApprove?: boolean;
-  parallelism: number;
-  allowSecretFilesOutside?: boolean;
-}
 
 /**
  * `telform revert N`: the plan that puts back what apply #N changed, against the account as it is
@@ -45,11 +34,12 @@ export function revertCommand(): Command {
     .option('-f, --file <path>', 'with --write: the manifests to write the earlier values into (repeatable)', collect, [])
     .option('--write', 'write the values from before the apply into the manifests (every other byte kept) instead of applying')
     .option('-o, --out <file>', 'save the revert plan (JSON) for review and `telform apply FILE`, instead of applying it')
-    .option('--allow-irreversible <address>', 'approve registering a deleted brand/campaign anew, or deleting one the apply created (repeatable; "all")', collect, [])
+    .option('--allow-irreversible <address>', 'approve registering a deleted campaign anew, or deleting a brand or campaign the apply created (repeatable; "all")', collect, [])
     .addOption(new Option('--max-cost <usd>', 'approve billable changes up to this many USD (a campaign update put back, or a deleted campaign registered again, is a 15 USD vetting review)').argParser(Number))
     .addOption(new Option('--max-numbers-affected <n>', 'approve a revert that breaks calls or messages of up to this many numbers').argParser(Number))
     .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
     .option('--auto-approve', 'apply without asking (for pipelines)')
+    .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option('--allow-secret-files-outside', 'let { fromFile } secrets lie outside the working directory')
     .addHelpText(
@@ -57,9 +47,9 @@ export function revertCommand(): Command {
       `
 A revert is planned from the state and the history, not from the manifests: an update gets back the
 values from before the apply, what it created is deleted, what it deleted is created again. What
-cannot come back is said: a deleted brand or campaign returns only as a new registration (new id,
-new vetting), refused without --allow-irreversible; a campaign's is a billed vetting review (15 USD,
-approved with --max-cost); a released number not at all;
+cannot come back is said: a deleted campaign returns only as a new registration (new id, new
+vetting), refused without --allow-irreversible, and billed as a vetting review (15 USD, approved with
+--max-cost); a deleted brand (its profile has registered its one brand) and a released number not at all;
 a secret only if where it is read from holds the earlier value (the history keeps fingerprints).
 Without --write the manifests still say what the apply made: the next drift shows them ahead.
 
@@ -68,29 +58,30 @@ Examples:
   $ telform revert 42                                       # show the plan, ask, apply
   $ telform revert 42 -o revert-42.json                     # for review; then telform apply revert-42.json
   $ telform revert 42 --write -f manifests/                 # the revert as a pull request
-  $ telform revert 42 --auto-approve --allow-irreversible Campaign/spring --max-cost 15`,
+  $ telform revert 42 --auto-approve --allow-irreversible Campaign/spring --max-cost 15
+  $ telform revert 42 --auto-approve --allow-irreversible all --max-cost 15 --wait 15m  # continue after the registry`,
     )
-    .action(async (seq: number, options: RevertOptions, cmd: Command) => {
-      process.exitCode = await runRevert(seq, options, cmd.optsWithGlobals<GlobalOptions>());
+    .action(async (seq: number, flags: RevertFlags, cmd: Command) => {
+      process.exitCode = await runRevert(seq, inputOrRefuse(parseRevertArguments(flags)), cmd.optsWithGlobals<GlobalOptions>());
     });
   return command;
 }
 
-async function runRevert(seq: number, options: RevertOptions, globals: GlobalOptions): Promise<number> {
+async function runRevert(seq: number, input: RevertInput, globals: GlobalOptions): Promise<number> {
   const io = processIo();
-  if (options.write && options.out) throw new TelformError('bad_option', 'give either --write (into the manifests) or -o (a saved plan), not both');
-  if (options.write) {
-    if (options.file.length === 0) throw new TelformError('bad_option', '--write needs the manifests to write into: pass -f PATH (repeatable)');
+  if (input.mode === 'write') {
     const { record } = await revertOf(seq, globals, { io });
-    const result = await writeRevertBack(record, options.file, { io });
+    const result = await writeRevertBack(record, input.files, { io });
     for (const line of result.written) io.stdout(`wrote ${printable(line)}\n`);
     for (const note of result.notes) io.stderr(`note: ${printable(note)}`);
     if (result.written.length === 0) io.stdout(`nothing to write: apply #${seq} changed no field of a resource in these manifests\n`);
     else io.stderr(`review the diff and open a pull request; applying it reverts apply #${seq}`);
     return ExitCode.ok;
   }
-  if (options.file.length > 0) throw new TelformError('bad_option', '-f is read only with --write: a revert is planned from the state and its history');
-  if (options.out) await assertPlanTarget(options.out, [], io.cwd);
+  const { flags: options } = input;
+  const out = input.mode === 'save' ? input.out : undefined;
+  const waitMs = input.mode === 'apply' ? input.waitMs : 0;
+  if (out) await assertPlanTarget(out, [], io.cwd);
   const approvals = approvalsFrom({
     allowIrreversible: options.allowIrreversible,
     ...(options.maxCost === undefined ? {} : { maxCost: options.maxCost }),
@@ -98,22 +89,22 @@ async function runRevert(seq: number, options: RevertOptions, globals: GlobalOpt
     forceDeletes: options.forceDeletes === true,
   });
   const { run } = await reconcileRevert(seq, { ...globals, parallelism: options.parallelism }, approvals, cliContext(io), {
-    lock: options.out === undefined,
+    lock: out === undefined,
     allowSecretFilesOutside: options.allowSecretFilesOutside,
   });
   return withReconciliation(run, async () => {
     const { plan } = run;
-    if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, approvals)), { color: useColor(globals, io) }));
-    if (options.out) {
-      await writeSavedPlan(options.out, plan, run.session.authToken);
+    if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, approvals)), { color: useColor(globals, io), ...(waitMs > 0 ? { waitMs } : {}) }));
+    if (out) {
+      await writeSavedPlan(out, plan, run.session.authToken);
       for (const line of refusalLines(run.violations)) io.stderr(line);
-      io.stderr(`saved the revert of apply #${seq} to ${options.out}; apply it with: telform apply ${options.out}`);
+      io.stderr(`saved the revert of apply #${seq} to ${out}; apply it with: telform apply ${out}`);
       return ExitCode.ok;
     }
     const progress = new ApplyProgress(countApplySteps(plan), { line: (text) => (globals.quiet ? undefined : io.stderr(text)) });
     const outcome = await applyReconciled(run, {
       parallelism: options.parallelism,
-      waitMs: 0,
+      waitMs,
       onEvent: progress.onEvent,
       history: { trigger: 'revert', reverts: seq },
       ...(options.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),

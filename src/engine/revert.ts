@@ -9,6 +9,7 @@ import type { HistoryChange, HistoryRecord } from '../state/history.js';
 import type { Ledger, SecretFingerprint } from '../state/ledger.js';
 import type { DesiredResource, PlannerKinds, SecretSourceRef } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
+import { summarize } from './summary.js';
 
 /** Kinds whose deleted object does not return at all: a released number goes back to the carrier. */
 const lostKinds = new Set(['PhoneNumber']);
@@ -19,10 +20,12 @@ export interface RevertSet {
   resources: DesiredResource[];
   /** The addresses the revert changes (the plan is limited to them and what they refer to). */
   targets: string[];
-  /** Brands and campaigns #N deleted, which come back only as new registrations. */
+  /** Objects of vetted kinds #N deleted (campaigns), which come back only as new registrations. */
   renewed: string[];
   /** What cannot come back, by address, with why. */
   lost: Array<{ address: string; reason: string }>;
+  /** Deleted objects that are planned but cannot be registered again (a brand), with why: blocked, and what waits on them. */
+  unrepeatable: Array<{ address: string; reason: string }>;
   /** What the revert does not do, and why (one sentence each). */
   notes: string[];
 }
@@ -43,7 +46,7 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
       secretSources: sourcesOf(entry.secrets),
     });
   }
-  const set: RevertSet = { seq: record.seq, resources: [], targets: [], renewed: [], lost: [], notes: [] };
+  const set: RevertSet = { seq: record.seq, resources: [], targets: [], renewed: [], lost: [], unrepeatable: [], notes: [] };
   for (const change of record.changes) {
     if (change.result !== 'done') {
       if (change.action !== 'wait' && change.action !== 'blocked') set.notes.push(`${change.address}: apply #${record.seq} did not make its ${change.action} (${change.result}), so there is nothing to put back`);
@@ -87,7 +90,10 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
           spec: { ...change.before },
           secretSources: sourcesOf(change.secrets_before ?? {}),
         });
-        if (kinds.get(change.kind)?.registry?.vetted === true) set.renewed.push(change.address);
+        const registry = kinds.get(change.kind)?.registry;
+        const refusal = registry?.registersOnce?.(change.before);
+        if (refusal) set.unrepeatable.push({ address: change.address, reason: `deleted by apply #${record.seq}: ${refusal}` });
+        else if (registry?.vetted === true) set.renewed.push(change.address);
         set.targets.push(change.address);
         break;
       }
@@ -102,33 +108,43 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
 }
 
 /**
- * The plan of a revert, made honest: a brand or campaign created again is marked irreversible (a new
+ * The plan of a revert, made honest: a campaign created again is marked irreversible (a new
  * registration, refused without `--allow-irreversible`) and priced at the vetting review its kind
- * declares (`billableUpdateUsd`: a campaign's 15 USD, so the plan needs `--max-cost`; a brand's fees
- * the API does not state, so none is counted and the reason says so); what cannot come back is a
- * blocked change. The plan remembers the apply it reverts, so applying it saved is recorded as such.
+ * declares (`billableUpdateUsd`: 15 USD, so the plan needs `--max-cost`); a brand that cannot be
+ * registered again, and what waits on it, and what cannot come back at all are blocked changes. The
+ * plan remembers the apply it reverts, so applying it saved is recorded as such.
  */
 export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds): Plan {
   const renewed = new Set(set.renewed);
-  let fees = 0;
-  const changes: PlannedChange[] = plan.changes.map((change) => {
-    if (!renewed.has(change.address) || (change.action !== 'create' && change.action !== 'wait')) return change;
+  const unrepeatable = new Map(set.unrepeatable.map(({ address, reason }) => [address, reason]));
+  const blockedBy = new Map<string, string>();
+  const changes: PlannedChange[] = [];
+  // In execution order: what a change depends on is decided before it.
+  for (const change of plan.changes) {
+    const reason = unrepeatable.get(change.address);
+    const waitsOn = change.depends_on.find((address) => blockedBy.has(address));
+    if ((reason || waitsOn) && (change.action === 'create' || change.action === 'wait')) {
+      blockedBy.set(change.address, change.address);
+      changes.push(blockedChange(change, reason ?? `it is registered under ${waitsOn}, which cannot come back: it cannot come back either`));
+      continue;
+    }
+    if (!renewed.has(change.address) || (change.action !== 'create' && change.action !== 'wait')) {
+      changes.push(change);
+      continue;
+    }
     // Registering it again submits it to the registry's vetting review, which the account paid for
     // once and lost with the delete: the same review an update buys, at the price the kind declares.
     const fee = kinds.get(change.kind)?.live.billableUpdateUsd ?? 0;
-    fees += fee - change.flags.billable_usd;
-    return {
+    changes.push({
       ...change,
       flags: { ...change.flags, irreversible: true, billable_usd: fee },
       reasons: [
         ...change.reasons,
         `apply #${set.seq} deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted`,
-        fee > 0
-          ? `registering it again submits it to the registry's vetting review: ${fee} USD`
-          : `registering it again goes through the registry's vetting again, at fees not stated by the API (not counted in the plan's cost)`,
+        ...(fee > 0 ? [`registering it again submits it to the registry's vetting review: ${fee} USD`] : []),
       ],
-    };
-  });
+    });
+  }
   for (const { address, reason } of set.lost) {
     const [kind = '', ...rest] = address.split('/');
     changes.push({
@@ -143,12 +159,10 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
       api_requests: 0,
     });
   }
-  const irreversible = changes.filter((change) => change.flags.irreversible).length;
-  const blocked = changes.filter((change) => change.action === 'blocked').length;
   return {
     ...plan,
     changes,
-    summary: { ...plan.summary, irreversible, blocked, cost_usd: plan.summary.cost_usd + fees },
+    summary: summarize(changes, plan.summary.api_reads ?? 0),
     reverts: set.seq,
     // The targets are the revert's own: say what it covers in its words, not as a `--target` the user gave.
     warnings: [
@@ -156,6 +170,17 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
       ...plan.warnings.filter((warning) => !warning.startsWith('--target: ')),
       ...set.notes,
     ],
+  };
+}
+
+/** A create that cannot be made, as a blocked change: nothing sent, nothing billed. */
+function blockedChange(change: PlannedChange & { action: 'create' | 'wait' }, reason: string): PlannedChange {
+  return {
+    ...change,
+    action: 'blocked',
+    reasons: [...change.reasons.filter((why) => !why.startsWith('waits for ')), reason],
+    flags: { ...change.flags, billable_usd: 0, irreversible: false },
+    api_requests: 0,
   };
 }
 

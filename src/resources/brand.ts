@@ -149,5 +149,12 @@ export const brand = {
   checks: [],
   live: brandLive,
   // Registered for vetting; a read always carries a status (UNKNOWN when the API gives none).
-  registry: { vetted: true, unregistered: 'UNKNOWN', callback: { types: ['brand'], idField: 'brand_id', untyped: true } },
+  registry: {
+    vetted: true,
+    unregistered: 'UNKNOWN',
+    callback: { types: ['brand'], idField: 'brand_id', untyped: true },
+    // The profile a deleted brand was made from has had its one brand: the API refuses it another.
+    registersOnce: (spec) =>
+      `the API lets a profile register one brand, ever, and profile ${String(spec.profile_uuid)} registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests`,
+  },
 } as const satisfies Kind;

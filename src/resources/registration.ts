@@ -21,6 +21,11 @@ interface RegistryCallback {
 export interface KindRegistry {
   /** Its create is a submission the registry vets (a brand, a campaign): registering one again is a person's decision. */
   readonly vetted: boolean;
+  /**
+   * Why an object of the kind, once deleted, cannot be registered again from the spec it had (a
+   * brand: its profile registers one brand, ever); `revert` blocks it. Undefined: it can.
+   */
+  readonly registersOnce?: (spec: Readonly<Record<string, unknown>>) => string | undefined;
   /** The status serve reports when a read finds the object with no registration (a number linked to no campaign). */
   readonly unregistered: string;
   readonly callback: RegistryCallback;

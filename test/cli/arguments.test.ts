@@ -7,6 +7,7 @@ import { parseServeArguments, type ServeFlags } from '../../src/cli/arguments/se
 import { parseValidateArguments } from '../../src/cli/arguments/validate.js';
 import { parseReportArguments } from '../../src/cli/arguments/report.js';
 import { parseHistoryArguments } from '../../src/cli/arguments/history.js';
+import { parseRevertArguments, type RevertFlags } from '../../src/cli/arguments/revert.js';
 
 // The flag rules of each command, as pure functions: option values (as commander leaves them, with
 // their defaults) and the flags the command line gave, in; the typed input or every problem, out.
@@ -109,6 +110,29 @@ describe('apply flags', () => {
       "--format markdown cannot render one account's apply result; choose text or json",
     ]);
     expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', format: 'markdown' }), none).input).toMatchObject({ mode: 'accounts' });
+  });
+});
+
+describe('revert flags', () => {
+  const revert = (flags: Partial<RevertFlags>): RevertFlags => ({ file: [], allowIrreversible: [], parallelism: 8, ...flags });
+
+  it('applies, saves (-o) or writes into the manifests (--write -f), one of the three', () => {
+    expect(parseRevertArguments(revert({ wait: 900_000 })).input).toMatchObject({ mode: 'apply', waitMs: 900_000 });
+    expect(parseRevertArguments(revert({})).input).toMatchObject({ mode: 'apply', waitMs: 0 });
+    expect(parseRevertArguments(revert({ out: 'r.json' })).input).toMatchObject({ mode: 'save', out: 'r.json' });
+    expect(parseRevertArguments(revert({ write: true, file: ['m/'] })).input).toEqual({ mode: 'write', files: ['m/'] });
+    expect(parseRevertArguments(revert({ write: true, out: 'r.json' })).problems).toEqual([
+      'give either --write (into the manifests) or -o (a saved plan), not both',
+      '--write needs the manifests to write into: pass -f PATH (repeatable)',
+    ]);
+    expect(parseRevertArguments(revert({ file: ['m/'] })).problems).toEqual(['-f is read only with --write: a revert is planned from the state and its history']);
+  });
+
+  it('waits for the registry only when it applies', () => {
+    expect(parseRevertArguments(revert({ out: 'r.json', wait: 60_000 })).problems).toEqual([
+      '--wait is read only when the revert is applied, not with -o; wait when applying it: telform apply r.json --wait DURATION',
+    ]);
+    expect(parseRevertArguments(revert({ write: true, file: ['m/'], wait: 60_000 })).problems).toEqual(['--wait is read only when the revert is applied, not with --write']);
   });
 });
 

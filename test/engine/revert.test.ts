@@ -4,11 +4,11 @@ import { buildPlan } from '../../src/engine/planner.js';
 import { markRevertPlan, revertSet } from '../../src/engine/revert.js';
 import { checkSafety } from '../../src/engine/safety.js';
 import type { HistoryChange, HistoryRecord } from '../../src/state/history.js';
-import { allKinds, ledgerWith, noApprovals, planInputs } from './builders.js';
+import { allKinds, ledgerWith, live, noApprovals, planInputs } from './builders.js';
 
-// Reverting an apply that deleted a brand, its campaign and a number: the brand and campaign come back
-// only as new registrations (irreversible; the campaign priced at its kind's vetting review, the brand
-// at fees the API does not state), the number not at all.
+// Reverting an apply that deleted a campaign: it comes back only as a new registration, irreversible and
+// priced at its kind's vetting review. A deleted brand cannot be registered again from its profile, nor
+// the campaign under it, nor a released number: blocked, nothing billed.
 const brand = { profile_uuid: 'P1', brand_alias: 'acme' };
 const campaign = { campaign_alias: 'spring', usecase: 'MARKETING', brand_id: { ref: 'acme' } };
 const deleted = (address: string, id: string, before: Record<string, unknown>): HistoryChange => ({
@@ -39,31 +39,45 @@ const record: HistoryRecord & { type: 'apply' } = {
   result: 'applied',
 };
 const kinds = kindsByName(allKinds);
-const set = revertSet(record, ledgerWith([]));
-const plan = markRevertPlan(buildPlan(planInputs({ desired: set.resources })), set, kinds);
 
 describe('the plan of a revert', () => {
-  it('registers the brand and campaign anew, irreversible, the campaign billed at its vetting review; the number is blocked', () => {
+  it('registers a deleted campaign anew under its brand: irreversible, billed at the vetting review its kind declares', () => {
+    const campaignOnly = { ...record, changes: [deleted('Campaign/spring', 'C1', campaign)] };
+    const ledger = ledgerWith([{ kind: 'Brand', name: 'acme', id: 'B1', spec: brand }]);
+    const set = revertSet(campaignOnly, ledger);
+    const account = new Map([['Brand', [live('B1', brand, { registry: { registration_status: 'COMPLETED' } })]]]);
+    const plan = markRevertPlan(buildPlan(planInputs({ desired: set.resources, live: account, ledger })), set, kinds);
     expect(plan.changes.map((change) => [change.address, change.action, change.flags.irreversible, change.flags.billable_usd])).toEqual([
-      ['Brand/acme', 'create', true, 0],
-      ['Campaign/spring', 'wait', true, 15],
-      ['PhoneNumber/main', 'blocked', false, 0],
+      ['Brand/acme', 'noop', false, 0],
+      ['Campaign/spring', 'create', true, 15],
     ]);
-    expect(plan.summary).toMatchObject({ cost_usd: 15, irreversible: 2, blocked: 1 });
+    expect(plan.summary).toMatchObject({ create: 1, cost_usd: 15, irreversible: 1, blocked: 0 });
     expect(plan.reverts).toBe(7);
-    const reasons = new Map(plan.changes.map((change) => [change.address, change.reasons.at(-1)]));
-    expect(reasons.get('Campaign/spring')).toBe("registering it again submits it to the registry's vetting review: 15 USD");
-    expect(reasons.get('Brand/acme')).toBe("registering it again goes through the registry's vetting again, at fees not stated by the API (not counted in the plan's cost)");
-  });
-
-  it('is refused without the approvals of both registrations and of the vetting review, and passes with them', () => {
-    const refused = checkSafety(plan, noApprovals, set.resources, ledgerWith([]));
-    expect(refused.map((violation) => [violation.code, violation.address ?? ''])).toEqual([
-      ['irreversible', 'Brand/acme'],
+    expect(plan.changes[1]?.reasons).toEqual([
+      'apply #7 deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted',
+      "registering it again submits it to the registry's vetting review: 15 USD",
+    ]);
+    expect(checkSafety(plan, noApprovals, set.resources, ledger).map((violation) => [violation.code, violation.address ?? ''])).toEqual([
       ['irreversible', 'Campaign/spring'],
       ['cost', ''],
     ]);
-    const approved = { ...noApprovals, allow_irreversible: ['Brand/acme', 'Campaign/spring'], max_cost_usd: 15 };
-    expect(checkSafety(plan, approved, set.resources, ledgerWith([]))).toEqual([]);
+    expect(checkSafety(plan, { ...noApprovals, allow_irreversible: ['Campaign/spring'], max_cost_usd: 15 }, set.resources, ledger)).toEqual([]);
+  });
+
+  it('blocks a deleted brand (its profile has had its one brand), the campaign registered under it, and a released number: nothing billed', () => {
+    const set = revertSet(record, ledgerWith([]));
+    const plan = markRevertPlan(buildPlan(planInputs({ desired: set.resources })), set, kinds);
+    expect(plan.changes.map((change) => [change.address, change.action, change.flags.irreversible, change.flags.billable_usd, change.reasons.at(-1)])).toEqual([
+      [
+        'Brand/acme',
+        'blocked',
+        false,
+        0,
+        'deleted by apply #7: the API lets a profile register one brand, ever, and profile P1 registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests',
+      ],
+      ['Campaign/spring', 'blocked', false, 0, 'it is registered under Brand/acme, which cannot come back: it cannot come back either'],
+      ['PhoneNumber/main', 'blocked', false, 0, expect.stringContaining('released by apply #7')],
+    ]);
+    expect(plan.summary).toMatchObject({ create: 0, wait: 0, cost_usd: 0, irreversible: 0, blocked: 3, api_requests: 0 });
   });
 });
