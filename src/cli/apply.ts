@@ -21,7 +21,6 @@ import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
-import { renderRehearsalText } from '../render/rehearsal.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions } from './values-options.js';
 import { readValues } from '../run/values-input.js';
@@ -97,7 +96,7 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
       context,
       startReplica,
     );
-    io.stderr(renderRehearsalText(rehearsal).trimEnd());
+    io.stderr(rendererFor('text', 'rehearsal')(rehearsal).trimEnd());
     if (!rehearsal.clean) {
       throw new TelformError('rehearsal_failed', `the rehearsal of ${planFile} on a replica of the account did not go through (see above); nothing was applied`);
     }

@@ -178,6 +178,7 @@ describe('--format: the report this run prints, in a format that renders it', ()
 
   it('refuses what a rehearsal, one account\'s apply, a validation or a history cannot be rendered as', () => {
     expect(parsePlanArguments(plan({ file: ['m/'], rehearse: true, format: 'github' }), none).problems).toEqual(['--format github cannot render a rehearsal; choose text or markdown']);
+    expect(parsePlanArguments(plan({ accounts: 'a.yaml', rehearse: true }), none).problems).toEqual(["--rehearse rehearses one account's plan on a replica of it: give either --rehearse or --accounts"]);
     expect(parseApplyArguments(undefined, apply({ file: ['m/'], format: 'gitlab' }), none).problems).toEqual(["--format gitlab cannot render one account's apply result; choose text or json"]);
     expect(parseValidateArguments({ format: 'markdown', value: [], file: ['m/'] }).problems).toEqual(['--format markdown cannot render a validation report; choose text, json, github or gitlab']);
     expect(parseValidateArguments({ format: 'gitlab', value: [], accounts: 'a.yaml' }).input).toMatchObject({ mode: 'accounts' });

@@ -25,6 +25,7 @@ export function parsePlanArguments(flags: PlanFlags, given: GivenFlags): Parsed<
   checkScope(problems, flags, { accounts: flags.accounts !== undefined });
   checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'plan');
   if (flags.rehearse === true) checkFormat(problems, flags.format, 'rehearsal');
+  problems.check(flags.rehearse === true && flags.accounts !== undefined, "--rehearse rehearses one account's plan on a replica of it: give either --rehearse or --accounts");
   problems.check(flags.accounts !== undefined && flags.out !== undefined, 'a saved plan is for one account: give either -o FILE or --accounts');
   return problems.result((): PlanInput => (flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', flags }));
 }
