@@ -112,13 +112,19 @@ async function runStep(run: TestRun, step: TestStep, number: number): Promise<Te
   if (error !== undefined) run.observed.error = error;
   if (error !== undefined && !step.expectError) return failureOf(step, number, error);
   if (error === undefined && step.expectError) return failureOf(step, number, 'the step was expected to fail (expect_error: true) and did not', { assertion: 'expect_error' });
-  if (error === undefined && step.action.kind === 'apply' && step.expectConverged) {
-    const left = await changesAfterApply(run, step);
-    if (left.length > 0) {
+  if (error === undefined && step.action.kind === 'apply') {
+    // Planned even when the check is off: the plan after the apply gives the ids of what it created.
+    let left: string[];
+    try {
+      left = await changesAfterApply(run, step);
+    } catch (thrown) {
+      const message = userError(thrown);
+      if (step.expectConverged) return failureOf(step, number, `the plan after the apply failed: ${message}`, { assertion: 'expect_converged' });
+      left = [];
+    }
+    if (left.length > 0 && step.expectConverged) {
       return failureOf(step, number, `the plan after the apply is not empty: ${left.join(', ')}`, { assertion: 'expect_converged' });
     }
-  } else if (error === undefined && step.action.kind === 'apply') {
-    await changesAfterApply(run, step);
   }
   const findingFailure = checkFindings(run, step, number);
   if (findingFailure) return findingFailure;
