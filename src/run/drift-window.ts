@@ -44,12 +44,16 @@ function driftWindows(addresses: readonly string[], records: readonly HistoryRec
 
 /** `in sync at apply #41 (2026-11-20 10:02 UTC, commit 3f2a9c1, …); changed before the check at 10:40 UTC` */
 export function describeWindow(window: DriftWindow): string {
-  const applied = window.apply ? `apply #${window.apply.seq} (${[shortTime(window.apply.at), describeOrigin(window.apply.origin)].filter(Boolean).join(', ')})` : undefined;
+  const from = window.seen ? (window.seen.since ?? window.apply?.at) : window.apply?.at;
+  const to = window.seen ? window.seen.at : window.checkedAt;
+  // Minutes are what a reader compares; a window within one minute (serve checking every few seconds) is told in seconds.
+  const time = (at: string) => (from !== undefined && shortTime(from) === shortTime(to) ? `${at.slice(0, 10)} ${at.slice(11, 19)} UTC` : shortTime(at));
+  const applied = window.apply ? `apply #${window.apply.seq} (${[time(window.apply.at), describeOrigin(window.apply.origin)].filter(Boolean).join(', ')})` : undefined;
   if (window.seen) {
     // serve saw it first: the change lies between its two checks.
-    const since = window.seen.since ? `in sync at the check at ${shortTime(window.seen.since)}` : applied ? `in sync at ${applied}` : 'no earlier check or apply of it in the history';
-    return `${window.address}: ${since}; changed before the check at ${shortTime(window.seen.at)} (seen by serve)`;
+    const since = window.seen.since ? `in sync at the check at ${time(window.seen.since)}` : applied ? `in sync at ${applied}` : 'no earlier check or apply of it in the history';
+    return `${window.address}: ${since}; changed before the check at ${time(window.seen.at)} (seen by serve)`;
   }
   const since = applied ? `in sync at ${applied}` : 'no apply of it in the history (it may predate the history, or its records were dropped by retention)';
-  return `${window.address}: ${since}; changed before the check at ${shortTime(window.checkedAt)}`;
+  return `${window.address}: ${since}; changed before the check at ${time(window.checkedAt)}`;
 }

@@ -221,7 +221,10 @@ spec:
     const records = (await readFile(path.join(folder, 'dock.state.json.history'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     const drift = records.find((record) => record.type === 'drift') as { drifted: Array<{ address: string; since: string }>; at: string };
     expect(drift.drifted).toEqual([{ address: 'Trunk/dock-out', since: expect.any(String) }]);
-    const window = `Trunk/dock-out: in sync at the check at ${drift.drifted[0]?.since.slice(0, 10)} ${drift.drifted[0]?.since.slice(11, 16)} UTC; changed before the check at ${drift.at.slice(0, 10)} ${drift.at.slice(11, 16)} UTC (seen by serve)`;
+    const since = drift.drifted[0]?.since ?? '';
+    // Minutes, or seconds when both checks fall within one minute.
+    const width = since.slice(0, 16) === drift.at.slice(0, 16) ? 19 : 16;
+    const window = `Trunk/dock-out: in sync at the check at ${since.slice(0, 10)} ${since.slice(11, width)} UTC; changed before the check at ${drift.at.slice(0, 10)} ${drift.at.slice(11, width)} UTC (seen by serve)`;
     const checked = await cli([...state, 'drift', '-f', 'dock.yaml']);
     expect(checked.code).toBe(2);
     expect(checked.stdout).toContain(`\nWhen (from the history of dock.state.json):\n  ${window}\n`);
