@@ -141,7 +141,6 @@ const doorExceptions = new Map([
   ['cli/explain.ts -> resources/explain.ts', 'help text: explain is the catalog shown'],
   ['cli/apply.ts -> engine/summary.ts', 'render: the step count of the progress line'],
   ['cli/revert.ts -> engine/summary.ts', 'render: the step count of the progress line'],
-  ['cli/plan.ts -> engine/summary.ts', 'exit code of --detailed-exitcode from the plan'],
   ['serve/safe-plan.ts -> engine/plan-types.ts', 'type only: the plan serve judges'],
   ['serve/safe-plan.ts -> engine/safety.ts', "type only: the gates' violations serve turns into hold reasons"],
   ['serve/safe-plan.ts -> resources/index.ts', "the catalog's registry declarations (which kinds a callback names)"],

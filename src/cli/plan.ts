@@ -1,24 +1,21 @@
 import { Command, Option } from 'commander';
-import { hasChanges } from '../engine/summary.js';
 import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
 import { summaryLine } from '../render/format.js';
-import { ExitCode } from '../run/exit-codes.js';
 import { commandTimer } from './timings.js';
 import { processIo, useColor } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
 import { planStep } from '../run/account-steps.js';
-import { approvalsFrom, reconcile, withReconciliation } from '../run/reconcile.js';
-import { planNotes } from '../run/safety.js';
-import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
+import { approvalsFrom } from '../run/reconcile.js';
+import { ExitCode } from '../run/exit-codes.js';
+import { planManifests } from '../run/plan.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { rehearse } from '../run/rehearse.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions } from './values-options.js';
-import { readValues } from '../run/values-input.js';
 import { parsePlanArguments, type PlanFlags, type PlanInput } from './arguments/plan.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
@@ -60,32 +57,36 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
   if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
-  const values = await readValues(options, io.cwd);
-  if (options.out) await assertPlanTarget(options.out, options.file, io.cwd);
-  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvals, cliContext(io), {
-    lock: false,
-    allowSecretFilesOutside: options.allowSecretFilesOutside,
-    targets: options.target,
-    policies: options.policy,
-    excludes: options.exclude,
-    destroy: options.destroy === true,
-    readAll: options.showUnmanaged === true,
-  });
-  const code = await withReconciliation(run, async () => {
-    const plan = run.plan;
-    if (options.out) await writeSavedPlan(options.out, plan, run.session.authToken);
-    const shown = planForDisplay(plan, options.showUnmanaged ?? false, planNotes(plan, approvals, run.violations));
-    if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })));
-    else io.stdout(`${summaryLine(plan.summary)}\n`);
-    if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
-    if (options.detailedExitcode && hasChanges(plan)) return ExitCode.changes;
-    return ExitCode.ok;
-  });
+  const outcome = await planManifests(
+    {
+      paths: options.file,
+      values: options,
+      approvals,
+      options: {
+        allowSecretFilesOutside: options.allowSecretFilesOutside,
+        targets: options.target,
+        policies: options.policy,
+        excludes: options.exclude,
+        destroy: options.destroy === true,
+        readAll: options.showUnmanaged === true,
+      },
+      out: options.out,
+      detailedExitcode: options.detailedExitcode === true,
+    },
+    globals,
+    cliContext(io),
+  );
+  const { plan } = outcome;
+  const shown = planForDisplay(plan, options.showUnmanaged ?? false, outcome.notes);
+  if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })));
+  else io.stdout(`${summaryLine(plan.summary)}\n`);
+  if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
+  const code = outcome.exitCode;
   if (!options.rehearse) return code;
   // After the real run let go of its state: the rehearsal copies it and reads the account once more.
   const rehearsal = await rehearse(
     {
-      reconcile: { paths: options.file, ...(values ? { values } : {}) },
+      reconcile: outcome.input,
       globals,
       options: {
         allowSecretFilesOutside: options.allowSecretFilesOutside,

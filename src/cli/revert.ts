@@ -96,7 +96,7 @@ async function runRevert(seq: number, input: RevertInput, globals: GlobalOptions
     const { plan } = run;
     if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, approvals)), { color: useColor(globals, io), ...(waitMs > 0 ? { waitMs } : {}) }));
     if (out) {
-      await writeSavedPlan(out, plan, run.session.authToken);
+      await writeSavedPlan(out, plan, run.session.authToken, io.cwd);
       for (const line of refusalLines(run.violations)) io.stderr(line);
       io.stderr(`saved the revert of apply #${seq} to ${out}; apply it with: telform apply ${out}`);
       return ExitCode.ok;

@@ -10,12 +10,13 @@ import { planFormatVersion, planSchema, type Plan, type PlanApprovals } from '..
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or
- * refused when anything it was computed from changed since (docs/commands.md, plan).
+ * refused when anything it was computed from changed since (docs/commands.md, plan). `file` is as
+ * the user gave it (messages name it so), relative to `cwd`.
  */
-export async function writeSavedPlan(file: string, plan: Plan, authToken: string): Promise<void> {
+export async function writeSavedPlan(file: string, plan: Plan, authToken: string, cwd: string): Promise<void> {
   assertPlanSavable(plan, file);
   try {
-    await writeAtomically(file, `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);
+    await writeAtomically(path.resolve(cwd, file), `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);
   } catch (error) {
     // The folder was checked before the account was read; it may have changed since, or be read-only or full.
     const code = (error as NodeJS.ErrnoException).code;

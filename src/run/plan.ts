@@ -1,0 +1,46 @@
+// `telform plan -f` as one operation: the run's values read, the saved plan's target checked before
+// anything is read, the manifests reconciled read-only, the plan saved with its seal when asked, and
+// the notes printed with it (approvals that approve nothing, changes apply will refuse). The
+// rehearsal (`--rehearse`) is its own operation (run/rehearse.ts), given the same input.
+import type { Plan, PlanApprovals } from '../engine/plan-types.js';
+import { hasChanges } from '../engine/summary.js';
+import type { GlobalOptions, RunContext } from './context.js';
+import { ExitCode } from './exit-codes.js';
+import { reconcile, withReconciliation, type ReconcileInput, type ReconcileOptions } from './reconcile.js';
+import { planNotes } from './safety.js';
+import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
+import { readValues, type ValuesInput } from './values-input.js';
+
+export interface PlanRequest {
+  paths: string[];
+  values: ValuesInput;
+  approvals: PlanApprovals;
+  /** How the manifests are reconciled (never locked: a plan changes nothing). */
+  options: Omit<ReconcileOptions, 'lock' | 'readOnly' | 'scope' | 'adjust'>;
+  /** `--out FILE`: the plan is saved there, sealed with the session's token. */
+  out?: string | undefined;
+  /** `--detailed-exitcode`: a plan with changes exits 2. */
+  detailedExitcode: boolean;
+}
+
+interface PlanOutcome {
+  plan: Plan;
+  /** The warnings shown with the plan. */
+  notes: string[];
+  exitCode: number;
+  /** What was reconciled: a rehearsal plans the same. */
+  input: ReconcileInput;
+}
+
+export async function planManifests(request: PlanRequest, globals: GlobalOptions, context: RunContext): Promise<PlanOutcome> {
+  const values = await readValues(request.values, context.io.cwd);
+  if (request.out) await assertPlanTarget(request.out, request.paths, context.io.cwd);
+  const input: ReconcileInput = { paths: request.paths, ...(values ? { values } : {}) };
+  const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: false });
+  return withReconciliation(run, async () => {
+    const plan = run.plan;
+    if (request.out) await writeSavedPlan(request.out, plan, run.session.authToken, context.io.cwd);
+    const exitCode = request.detailedExitcode && hasChanges(plan) ? ExitCode.changes : ExitCode.ok;
+    return { plan, notes: planNotes(plan, request.approvals, run.violations), exitCode, input };
+  });
+}
