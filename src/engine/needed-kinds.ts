@@ -31,12 +31,13 @@ function whoOf(resource: DesiredResource): string {
 
 /** The kinds a run needs, in catalog order. */
 export function neededKinds(inputs: NeedInputs): KindNeeds {
-  const required = new Map<string, string[]>();
+  // A set per kind: a kind is needed by thousands of resources, and a list's `includes` made this quadratic.
+  const required = new Map<string, Set<string>>();
   const need = (kind: string, who: string): void => {
     if (!inputs.kinds.has(kind)) return;
-    const list = required.get(kind) ?? [];
-    if (!list.includes(who)) list.push(who);
-    required.set(kind, list);
+    const set = required.get(kind);
+    if (set) set.add(who);
+    else required.set(kind, new Set([who]));
   };
   const targets = new Set(inputs.targets ?? []);
   const targeted = (address: string): boolean => targets.size === 0 || targets.has(address);
@@ -49,7 +50,7 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
     for (const [name, who] of [...required]) {
       for (const { target } of inputs.kinds.get(name)?.references ?? []) {
         if (!required.has(target) && inputs.kinds.has(target)) {
-          required.set(target, [...who]);
+          required.set(target, new Set(who));
           grew = true;
         }
       }
@@ -72,7 +73,7 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
   const carriesTraffic = (kind: PlannerKind) => kind.traffic?.calls !== undefined || kind.traffic?.messages !== undefined;
   for (const kind of inputs.kinds.values()) if (required.size > 0 && carriesTraffic(kind) && !required.has(kind.kind)) helpful.add(kind.kind);
   for (const kind of inputs.kinds.values()) if (kind.live.alwaysRead && !required.has(kind.kind)) helpful.add(kind.kind);
-  return { required, helpful };
+  return { required: new Map([...required].map(([kind, who]) => [kind, [...who]])), helpful };
 }
 
 export interface LiveRead {
@@ -91,13 +92,19 @@ function refusedProduct(error: unknown): error is ApiRequestError {
  * Lists the needed kinds (whole, concurrently). A required kind whose list the account refuses (403:
  * its product is not enabled) is one error naming the product and every document that needs it; a
  * helpful one is skipped with a note. Any other failure fails the read (never a partial view).
+ * `started` holds lists already under way (read while the manifests loaded), by kind.
  */
-export async function readNeeded(kinds: PlannerKinds, needs: KindNeeds, context: LiveContext): Promise<LiveRead> {
+export async function readNeeded(
+  kinds: PlannerKinds,
+  needs: KindNeeds,
+  context: LiveContext,
+  started: ReadonlyMap<string, Promise<LiveObject[]>> = new Map(),
+): Promise<LiveRead> {
   const wanted = [...kinds.values()].filter((kind) => needs.required.has(kind.kind) || needs.helpful.has(kind.kind));
   const results = await Promise.all(
     wanted.map(async (kind) => {
       try {
-        return { kind, objects: await kind.live.list(context), refused: undefined };
+        return { kind, objects: await (started.get(kind.kind) ?? kind.live.list(context)), refused: undefined };
       } catch (error) {
         if (refusedProduct(error)) return { kind, objects: undefined, refused: error };
         throw error;

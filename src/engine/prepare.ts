@@ -38,6 +38,8 @@ export interface PrepareInputs {
   targets?: readonly string[];
   /** Read every kind, needed or not (`--show-unmanaged` lists what the account holds of each). */
   readAll?: boolean;
+  /** Lists already under way on `live` (started while the manifests loaded), by kind, and the request count before them. */
+  started?: { lists: ReadonlyMap<string, Promise<LiveObject[]>>; sentBefore: number };
 }
 
 export interface Prepared {
@@ -47,7 +49,7 @@ export interface Prepared {
 
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
-  const sentBefore = inputs.live.client.requestsSent;
+  const sentBefore = inputs.started?.sentBefore ?? inputs.live.client.requestsSent;
   const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
     // The secrets are resolved and fingerprinted while the lists are read: local work in the
     // network's wait. They are compared with the ledger once settling has updated it.
@@ -58,7 +60,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
       ...(inputs.targets ? { targets: inputs.targets } : {}),
       prune: inputs.approvals.prune_unmanaged,
     });
-    const [{ live, notes }, resolved] = await Promise.all([readNeeded(inputs.kinds, needs, inputs.live), fingerprintSecrets(inputs)]);
+    const [{ live, notes }, resolved] = await Promise.all([readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists), fingerprintSecrets(inputs)]);
     const settled = await settleUncertain(inputs, live);
     const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
     const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);

@@ -27,12 +27,15 @@ import {
   ownershipOf,
 } from '../state/ownership.js';
 import { assertAclQuota } from '../engine/acl-quota.js';
-import { describeScope, everything, sameScope, type Scope } from '../resources/ownership-scope.js';
-import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekScope, releaseOutOfScope, resolveForeignRefs, scopedKinds } from './scope.js';
+import { describeScope, everything, isEverything, sameScope, type Scope } from '../resources/ownership-scope.js';
+import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekState, releaseOutOfScope, resolveForeignRefs, scopedKinds } from './scope.js';
+import { startEarlyReads } from './early-reads.js';
+import type { Ledger } from '../state/ledger.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import type { PolicyRule } from '../manifest/policy-file.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
 import type { ValueSet } from '../manifest/values.js';
+import type { StageTimer } from '../util/stage-timer.js';
 import { timerOf, type GlobalOptions, type RunContext, type RunIo, type Session } from './context.js';
 import type { HistoryTag } from '../state/history.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan, mergeApprovals, readSavedPlan } from './saved-plan.js';
@@ -145,29 +148,28 @@ export async function reconcile(
   const saved = 'savedPlan' in input ? { file: input.savedPlan, plan: await readSavedPlan(input.savedPlan) } : undefined;
   const approvals = saved ? mergeApprovals(saved.plan.approvals, flagApprovals) : flagApprovals;
   const teardown = saved ? saved.plan.destroy === true : options.destroy === true;
-  // The part of the account the state owns: manifests are checked against it before any request.
-  const peeked = saved || teardown ? everything : await peekScope(globals, io.env);
+  // The part of the account the state owns: manifests are checked against it before any write.
+  const peekedState = saved || teardown ? { scope: everything } : await peekState(globals, io.env);
+  const peeked = peekedState.scope;
   if (options.scope && !saved && !teardown) assertScopeAsGiven(options.scope, peeked);
-  let desired: DesiredSet = teardown
-    ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
-      { resources: [], findings: [], resolveSecrets: async () => ({}) }
-    : 'resources' in input
-    ? { resources: input.resources, findings: [], resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }) }
-    : saved
-    ? {
-        resources: desiredFromPlan(saved.plan),
-        findings: saved.plan.findings ?? [],
-        resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }),
-      }
-    : await timer.timeAsync('load', () => {
-        const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
-        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}), scope: options.scope ?? peeked });
-      });
-  // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
-  // The CEL library loads only for a run that has policies.
-  const policyFiles = saved ? [] : (options.policies ?? []);
-  const policies: PolicyRule[] = policyFiles.length === 0 ? [] : await (await import('../manifest/policy-file.js')).loadPolicies(policyFiles, io.cwd);
-  const session = await context.connect(globals, io);
+  const allKinds = plannerKinds(catalog);
+  // A run that takes no lock lists what its state names while the manifests load (GETs only: a
+  // manifest that fails validation still sends no write); apply reads once it holds the lock.
+  const earlyLedger = !options.lock && 'paths' in input && (options.targets ?? []).length === 0 && isEverything(peeked) ? peekedState.ledger : undefined;
+  const earlySession = earlyLedger ? context.connect(globals, io) : undefined;
+  const early = earlySession?.then((opened) => startEarlyReads(opened, allKinds, earlyLedger as Ledger, approvals.prune_unmanaged));
+  early?.catch(() => undefined);
+  let desired: DesiredSet;
+  let policies: PolicyRule[];
+  try {
+    ({ desired, policies } = await loadInputs({ input, saved, teardown, io, timer, allowSecretFilesOutside, policyFiles: options.policies ?? [], scope: options.scope ?? peeked }));
+  } catch (error) {
+    // The manifests (or policies) failed: the session opened early is closed, its reads dropped.
+    await earlySession?.then((opened) => opened.close(), () => undefined);
+    throw error;
+  }
+  const session = await (earlySession ?? context.connect(globals, io));
+  const started = await early?.catch(() => undefined);
   let store: LedgerStore | undefined;
   try {
     // Before the state, the account or a secret is read: an edited plan could name what is read.
@@ -177,9 +179,8 @@ export async function reconcile(
       lock: options.lock,
       notify: io.stderr,
     });
-    const allKinds = plannerKinds(catalog);
     const fingerprinter = new SecretFingerprinter(session.authToken);
-    const live = liveContext(session.client);
+    const live = started?.live ?? liveContext(session.client);
     const opened = store;
     // Within the state's scope: other scopes' objects are invisible, and refs into them are read.
     const within = async (scope: Scope) => {
@@ -204,6 +205,8 @@ export async function reconcile(
         // Only what the targets need is read; a saved plan reads what its targets needed.
         targets: saved ? (saved.plan.targets ?? []) : (options.targets ?? []),
         readAll: options.readAll === true,
+        // The lists started early were read as the whole account sees them.
+        ...(started && isEverything(scope) ? { started } : {}),
       });
       return { kinds, ...prepared };
     };
@@ -273,6 +276,40 @@ export async function reconcile(
     await session.close();
     throw error;
   }
+}
+
+interface LoadInputs {
+  input: ReconcileInput;
+  saved: { file: string; plan: Plan } | undefined;
+  teardown: boolean;
+  io: RunIo;
+  timer: StageTimer;
+  allowSecretFilesOutside: boolean;
+  policyFiles: readonly string[];
+  scope: Scope;
+}
+
+/** What the run wants (the manifests, a saved plan's or the caller's resources) and its policies, before any request. */
+async function loadInputs({ input, saved, teardown, io, timer, allowSecretFilesOutside, policyFiles, scope }: LoadInputs): Promise<{ desired: DesiredSet; policies: PolicyRule[] }> {
+  const desired: DesiredSet = teardown
+    ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
+      { resources: [], findings: [], resolveSecrets: async () => ({}) }
+    : 'resources' in input
+    ? { resources: input.resources, findings: [], resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }) }
+    : saved
+    ? {
+        resources: desiredFromPlan(saved.plan),
+        findings: saved.plan.findings ?? [],
+        resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }),
+      }
+    : await timer.timeAsync('load', () => {
+        const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
+        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}), scope });
+      });
+  // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
+  // The CEL library loads only for a run that has policies.
+  const policies: PolicyRule[] = saved || policyFiles.length === 0 ? [] : await (await import('../manifest/policy-file.js')).loadPolicies(policyFiles, io.cwd);
+  return { desired, policies };
 }
 
 /** Refuses a state that owns another part of the account than the accounts file gives it. */

@@ -8,7 +8,7 @@ import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import { describeScope, everything, isEverything, sameScope, scopeHasKind, scopeHolds, type Scope } from '../resources/ownership-scope.js';
 import type { OwnershipMarker } from '../resources/ownership-marker.js';
 import { openStateBackend } from '../state/backends/registry.js';
-import { parseLedger } from '../state/ledger.js';
+import { parseLedger, type Ledger } from '../state/ledger.js';
 import type { LedgerStore } from '../state/ledger-store.js';
 import { ledgerScope } from '../state/ownership.js';
 import { TelformError } from '../util/errors.js';
@@ -16,21 +16,24 @@ import type { Environment, GlobalOptions } from './context.js';
 import { stateLocation } from './state-location.js';
 
 /**
- * The scope the state records, read before the manifests are checked (they are checked against
- * it, and nothing is sent before they pass). A state that cannot be read yet owns everything here:
- * opening it for the run reports what is wrong with it.
+ * The scope the state records, and the ledger it was read from, read before the manifests are
+ * checked (they are checked against the scope; plan and drift start reading the kinds the ledger
+ * names meanwhile). A state that cannot be read yet owns everything here, with no ledger: opening it
+ * for the run reports what is wrong with it.
  */
-export async function peekScope(globals: GlobalOptions, env: Environment): Promise<Scope> {
+export async function peekState(globals: GlobalOptions, env: Environment): Promise<{ scope: Scope; ledger?: Ledger }> {
   try {
     const backend = await openStateBackend(stateLocation(globals, env), env);
     try {
       const stored = await backend.read();
-      return stored.ledger === undefined ? everything : ledgerScope(parseLedger(stored.ledger, backend.location));
+      if (stored.ledger === undefined) return { scope: everything };
+      const ledger = parseLedger(stored.ledger, backend.location);
+      return { scope: ledgerScope(ledger), ledger };
     } finally {
       await backend.close();
     }
   } catch {
-    return everything;
+    return { scope: everything };
   }
 }
 
