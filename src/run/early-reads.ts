@@ -10,7 +10,7 @@ import type { Ledger } from '../state/ledger.js';
 import { sameEndpoint } from '../util/endpoint.js';
 import type { Session } from './context.js';
 
-export interface EarlyReads {
+interface EarlyReads {
   live: LiveContext;
   /** The lists started, by kind; each promise already has a handler (its error waits for the run to need it). */
   lists: ReadonlyMap<string, Promise<LiveObject[]>>;
