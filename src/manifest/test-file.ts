@@ -327,10 +327,15 @@ export async function loadTestFile(file: string, cwd: string): Promise<TestFile>
       throw new TelformError('test_invalid', `test ${JSON.stringify(test.name)} plans or applies but names no manifests (give manifests: in the file, the test or the step)`, { place: { source: test.place }, exitCode: badTestFileExitCode });
     }
   }
+  const startNode = root.get('start', true) as Node | undefined;
+  const start = startNode === undefined ? undefined : reader.text(startNode, 'start');
+  if (start !== undefined && !(await stat(path.resolve(path.dirname(absolute), start)).catch(() => undefined))?.isFile()) {
+    reader.fail(startNode, `start: ${start} is not a file (a snapshot written by telform snapshot --out)`);
+  }
   return {
     file,
     folder: path.dirname(absolute),
-    ...(root.has('start') ? { start: reader.text(root.get('start', true) as Node, 'start') } : {}),
+    ...(start === undefined ? {} : { start }),
     env,
     policies: root.has('policies') ? reader.texts(root.get('policies', true) as Node, 'policies') : [],
     tests: cases,

@@ -48,6 +48,7 @@ describe('test files', () => {
     [`${head}      - approve: Trunk/x\n`, 't.tftest.yaml:7:18', 'approve names a Brand or Campaign by address, e.g. Campaign/acme-orders'],
     [`${head}      - advance: 1h\n  - name: one\n    steps: [{ advance: 1h }]\n`, 't.tftest.yaml:8:5', 'the test name "one" is used twice'],
     ['apiVersion: telform/v1\nkind: Test\ntests:\n  - name: one\n    steps: [{ plan: {} }]\n', 't.tftest.yaml:4:5', 'test "one" plans or applies but names no manifests (give manifests: in the file, the test or the step)'],
+    ['apiVersion: telform/v1\nkind: Test\nstart: missing.json\ntests:\n  - name: one\n    steps: [{ advance: 1h }]\n', 't.tftest.yaml:3:8', 'start: missing.json is not a file (a snapshot written by telform snapshot --out)'],
   ])('refuses a bad file with its place and exit code 2 (%#)', async (text, place, message) => {
     expect(await load(text)).toEqual({ place, message, exitCode: 2 });
   });
