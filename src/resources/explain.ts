@@ -171,7 +171,7 @@ export function explainKind(kind: Kind): KindExplanation {
   if (kind.nameField) facts.push(`name field: ${kind.nameField} (defaults to metadata.name)`);
   facts.push(`delete: ${kind.live.irreversibleDelete ? 'irreversible (apply needs --allow-irreversible ADDRESS)' : 'can be recreated'}`);
   if (kind.live.billableUpdateUsd > 0) {
-    facts.push(`billable: ${kind.live.billableUpdateUsd} USD per update (a vetting review); registering a ${kind.name.toLowerCase()}, new or replacing another, is not billed`);
+    facts.push(`billable: ${kind.live.billableUpdateUsd} USD per update (a vetting review); registering a ${kind.name.toLowerCase()}, new or replacing another, is not billed, but registering a deleted one again by telform revert is (another vetting review)`);
   }
   if (kind.live.whenInUse) facts.push(`deleting it while in use: ${kind.live.whenInUse.replace(/_/g, ' ')}`);
   const unread = kind.live.fields.mayBeUnread ?? [];

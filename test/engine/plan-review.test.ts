@@ -64,7 +64,7 @@ describe('campaign costs', () => {
     expect(explainField(campaign, 'usecase')?.change.join('\n')).not.toMatch(/billable|USD|--max-cost/);
     expect(explainField(campaign, 'description')?.change).toContain('billable: each update costs 15 USD (apply needs --max-cost)');
     expect(explainKind(campaign).facts).toContain(
-      'billable: 15 USD per update (a vetting review); registering a campaign, new or replacing another, is not billed',
+      'billable: 15 USD per update (a vetting review); registering a campaign, new or replacing another, is not billed, but registering a deleted one again by telform revert is (another vetting review)',
     );
   });
 });
