@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { TelformError } from '../util/errors.js';
 import { suggest } from '../util/suggest.js';
-import { renderFieldExplanation, renderKindExplanation } from '../render/explain.js';
+import { rendererFor } from '../render/index.js';
 import { explainField, explainKind } from '../resources/explain.js';
 import { catalog } from '../resources/index.js';
 
@@ -26,7 +26,7 @@ Examples:
         throw new TelformError('bad_option', `unknown kind "${kindName}"${hint ? `; did you mean ${hint}?` : ''} (kinds: ${catalog.names.join(', ')})`);
       }
       if (path.length === 0) {
-        process.stdout.write(renderKindExplanation(explainKind(kind)));
+        process.stdout.write(rendererFor('text', 'kindExplanation')(explainKind(kind)));
         return;
       }
       const field = explainField(kind, path.join('.'));
@@ -35,6 +35,6 @@ Examples:
         const hint = suggest(path[0] ?? '', fields);
         throw new TelformError('bad_option', `${kind.name} has no field "${path.join('.')}"${hint && hint !== path[0] ? `; did you mean ${hint}?` : ''} (fields: ${fields.join(', ')})`);
       }
-      process.stdout.write(renderFieldExplanation(field));
+      process.stdout.write(rendererFor('text', 'fieldExplanation')(field));
     });
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { ImportLayout } from '../manifest/import-files.js';
-import { renderImportReport } from '../render/import.js';
+import { rendererFor } from '../render/index.js';
 import type { GlobalOptions } from '../run/context.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { importAccount } from '../run/import.js';
@@ -53,6 +53,6 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
     globals,
     cliContext(io),
   );
-  io.stdout(renderImportReport(result.imported, result.files, options.out, result.skipped, result.refused));
+  io.stdout(rendererFor('text', 'imported')({ imported: result.imported, files: result.files, out: options.out, skipped: result.skipped, refused: result.refused }));
   return ExitCode.ok;
 }

@@ -1,17 +1,24 @@
 import type { ImportedResource } from '../manifest/account-import.js';
 import { printable } from '../util/printable.js';
 
+/** What `telform import` did, as its report prints it. */
+export interface ImportReport {
+  imported: readonly ImportedResource[];
+  /** How many manifest files it wrote. */
+  files: number;
+  /** The folder it wrote them to. */
+  out: string;
+  /** Objects the state manages already. */
+  skipped?: readonly string[];
+  /** Objects it cannot write as a manifest validate accepts. */
+  refused?: ReadonlyArray<{ address: string; id: string; reason: string }>;
+}
+
 /**
  * What `telform import` did: the count, what it skipped because the state manages it already, the
  * names it had to make up, the secrets to provide.
  */
-export function renderImportReport(
-  imported: readonly ImportedResource[],
-  fileCount: number,
-  out: string,
-  skipped: readonly string[] = [],
-  refused: ReadonlyArray<{ address: string; id: string; reason: string }> = [],
-): string {
+export function renderImportReport({ imported, files: fileCount, out, skipped = [], refused = [] }: ImportReport): string {
   const lines = [`Imported ${imported.length} resource${imported.length === 1 ? '' : 's'} into ${out} (${fileCount} file${fileCount === 1 ? '' : 's'}) and recorded them in the state.`];
   if (refused.length > 0) {
     lines.push(

@@ -24,6 +24,9 @@ import { renderRehearsalMarkdown, renderRehearsalText } from './rehearsal.js';
 import { renderTestJunit, renderTestText, type TestReport } from './test-report.js';
 import { renderStateEntry, renderStateListJson, renderStateListText } from './state.js';
 import type { Ledger } from '../state/ledger.js';
+import { renderImportReport, type ImportReport } from './import.js';
+import { renderFieldExplanation, renderKindExplanation } from './explain.js';
+import type { FieldExplanation, KindExplanation } from '../resources/explain.js';
 import { TelformError } from '../util/errors.js';
 
 export interface RenderOptions {
@@ -56,6 +59,12 @@ export interface Renderer {
   stateList?(ledger: Ledger): string;
   /** `telform state show ADDRESS`: one managed resource, each secret by where it came from. */
   stateEntry?(address: string, entry: Ledger['resources'][string]): string;
+  /** `telform import`: what it wrote and recorded, skipped and refused. */
+  imported?(report: ImportReport): string;
+  /** `telform explain KIND`. */
+  kindExplanation?(kind: KindExplanation): string;
+  /** `telform explain KIND.field`. */
+  fieldExplanation?(field: FieldExplanation): string;
   /** `telform test`: the test files' results. */
   test?(report: TestReport): string;
 }
@@ -75,6 +84,9 @@ const reportNames: Record<Report, string> = {
   test: 'a test report',
   stateList: 'a state listing',
   stateEntry: "a state's entry",
+  imported: 'an import report',
+  kindExplanation: "a kind's explanation",
+  fieldExplanation: "a field's explanation",
 };
 
 export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab' | 'junit';
@@ -92,6 +104,9 @@ export const renderers = {
     rehearsal: renderRehearsalText,
     test: renderTestText,
     stateList: renderStateListText,
+    imported: renderImportReport,
+    kindExplanation: renderKindExplanation,
+    fieldExplanation: renderFieldExplanation,
   },
   json: {
     plan: (plan) => renderJson(plan),

@@ -5,6 +5,9 @@ import { reportedPlan } from '../../src/render/accounts-report.js';
 import type { Rehearsal } from '../../src/render/rehearsal-report.js';
 import { TelformError } from '../../src/util/errors.js';
 import type { Ledger } from '../../src/state/ledger.js';
+import { explainField, explainKind, type FieldExplanation } from '../../src/resources/explain.js';
+import { catalog } from '../../src/resources/index.js';
+import type { Kind } from '../../src/resources/kind.js';
 import { change, plan } from '../support/plan.js';
 
 // The registry of output formats: which format renders which report is a table the commands' --format
@@ -30,6 +33,7 @@ const accountsReport: AccountsReport = {
     { name: 'globex', exit_code: 1, status: 'error', summary: 'error: no such account', error: { code: 'api_error', message: 'no such account' } },
   ],
 };
+const aclKind = catalog.get('TrunkIpAcl') as Kind;
 const ledger = {
   format_version: 1,
   lineage: 'lineage-1',
@@ -71,6 +75,12 @@ function renderSample(report: Report, format: Format): string {
       return rendererFor(format, 'rehearsal')(rehearsal);
     case 'test':
       return rendererFor(format, 'test')({ files: [] });
+    case 'imported':
+      return rendererFor(format, 'imported')({ imported: [], files: 0, out: 'imported/' });
+    case 'kindExplanation':
+      return rendererFor(format, 'kindExplanation')(explainKind(aclKind));
+    case 'fieldExplanation':
+      return rendererFor(format, 'fieldExplanation')(explainField(aclKind, 'ip_addresses') as FieldExplanation);
     case 'stateList':
       return rendererFor(format, 'stateList')(ledger);
     case 'stateEntry':
@@ -83,7 +93,22 @@ function renderSample(report: Report, format: Format): string {
 }
 
 const formats = Object.keys(renderers) as Format[];
-const reports: Report[] = ['plan', 'drift', 'apply', 'accounts', 'validation', 'accountsValidation', 'history', 'rehearsal', 'test', 'stateList', 'stateEntry'];
+const reports: Report[] = [
+  'plan',
+  'drift',
+  'apply',
+  'accounts',
+  'validation',
+  'accountsValidation',
+  'history',
+  'rehearsal',
+  'stateList',
+  'stateEntry',
+  'imported',
+  'kindExplanation',
+  'fieldExplanation',
+  'test',
+];
 
 /** What each format renders, written out: a change to the registry changes this on purpose. */
 const expected: Record<Report, Format[]> = {
@@ -98,6 +123,9 @@ const expected: Record<Report, Format[]> = {
   test: ['text', 'junit'],
   stateList: ['text', 'json'],
   stateEntry: ['json'],
+  imported: ['text'],
+  kindExplanation: ['text'],
+  fieldExplanation: ['text'],
 };
 
 describe('the renderer registry', () => {
@@ -140,7 +168,7 @@ describe('the renderer registry', () => {
     const text: Renderer = renderers.text;
     // @ts-expect-error: mermaid draws plans; it has no accounts report
     const mermaidAccounts: Renderer['accounts'] = renderers.mermaid.accounts;
-    expect(Object.keys(text)).toEqual(reports.filter((report) => expected[report].includes('text')));
+    expect(Object.keys(text).sort()).toEqual(reports.filter((report) => expected[report].includes('text')).sort());
     expect(mermaidAccounts).toBeUndefined();
   });
 });
@@ -191,6 +219,9 @@ const sentenceName: Record<Report, string> = {
   test: 'a test report',
   stateList: 'a state listing',
   stateEntry: "a state's entry",
+  imported: 'an import report',
+  kindExplanation: "a kind's explanation",
+  fieldExplanation: "a field's explanation",
 };
 
 function orList(items: readonly string[]): string {
