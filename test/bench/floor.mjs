@@ -32,7 +32,13 @@ export function writeFloorMs({ writes, depth, parallelism, latencyMs }) {
   return latencyMs * Math.max(depth, Math.ceil(writes / parallelism));
 }
 
-export function rateFloorMs({ requests, limit, latencyMs }) {
+/**
+ * Under the rate limit: request k cannot start before request k − limit started one period earlier,
+ * so the requests past the last whole window start a period after the first ones at the earliest,
+ * and then, `parallelism` in flight, take one latency per `parallelism` of them.
+ */
+export function rateFloorMs({ requests, limit, parallelism, latencyMs }) {
   if (!limit || requests === 0) return 0;
-  return Math.floor((requests - 1) / limit.requests) * limit.periodMs + latencyMs;
+  const windows = Math.floor((requests - 1) / limit.requests);
+  return windows * limit.periodMs + Math.ceil((requests - windows * limit.requests) / parallelism) * latencyMs;
 }

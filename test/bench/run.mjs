@@ -242,7 +242,7 @@ async function benchSize(size) {
     size,
     'apply, 10% changed, 300/5s',
     changedBack,
-    Math.max(readFloor + writeFloorMs({ writes: changedBack.writes, depth: 1, parallelism, latencyMs }), rateFloorMs({ requests: changedBack.requests, limit: productionLimit, latencyMs })),
+    Math.max(readFloor + writeFloorMs({ writes: changedBack.writes, depth: 1, parallelism, latencyMs }), rateFloorMs({ requests: changedBack.requests, limit: productionLimit, parallelism, latencyMs })),
   );
 
   const limitedApi = await freshAccount();
@@ -256,7 +256,7 @@ async function benchSize(size) {
     size,
     'apply, create all, 300/5s',
     limited,
-    Math.max(emptyReadFloor + writeFloorMs({ writes: limited.writes, depth: 2, parallelism, latencyMs }), rateFloorMs({ requests: limited.requests, limit: productionLimit, latencyMs })),
+    Math.max(emptyReadFloor + writeFloorMs({ writes: limited.writes, depth: 2, parallelism, latencyMs }), rateFloorMs({ requests: limited.requests, limit: productionLimit, parallelism, latencyMs })),
   );
 }
 
