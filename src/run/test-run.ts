@@ -6,7 +6,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import { ApiRequestError } from '../api/errors.js';
 import { liveIdOf } from '../engine/change-fields.js';
 import type { Plan } from '../engine/plan-types.js';
 import type { TestCase, TestFile, TestStep } from '../manifest/test-file.js';
@@ -96,8 +95,8 @@ function failureOf(step: TestStep, number: number, message: string, extra: Parti
 
 /** The user's error as the commands print it; anything else is a bug and is thrown on. */
 function userError(error: unknown): string {
+  // API refusals, lost outcomes and exhausted retries are TelformErrors too, with the API's message.
   if (error instanceof TelformError) return error.message;
-  if (error instanceof ApiRequestError) return `the API answered ${error.status}: ${error.apiMessage}`;
   throw error;
 }
 
