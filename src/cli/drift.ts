@@ -7,17 +7,15 @@ import { collect } from './option-parsers.js';
 import { addSecretFileOption } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
 import { driftStep } from '../run/account-steps.js';
-import { driftOf } from '../run/drift.js';
-import { writeDriftBack } from '../run/drift-write.js';
+import { checkDrift } from '../run/drift-check.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { printable } from '../util/printable.js';
-import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
-import { describeWindow, driftWindowsOf } from '../run/drift-window.js';
+import { approvalsFrom } from '../run/reconcile.js';
+import { describeWindow, type DriftWindow } from '../run/drift-window.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { addValuesOptions } from './values-options.js';
-import { readValues } from '../run/values-input.js';
 import { parseDriftArguments, type DriftFlags, type DriftInput } from './arguments/drift.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
@@ -61,31 +59,38 @@ async function runDrift(input: DriftInput, globals: GlobalOptions): Promise<numb
   if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
   }
-  const values = await readValues(options, io.cwd);
-  const run = await reconcile({ paths: options.file, ...(values ? { values } : {}) }, globals, approvalsFrom({}), cliContext(io), { lock: false, readOnly: true, allowSecretFilesOutside: options.allowSecretFilesOutside });
-  return withReconciliation(run, async () => {
-    if (input.mode === 'write') {
-      const result = await writeDriftBack(run, input.accept, io.cwd);
-      for (const line of result.written) io.stdout(`wrote ${line}\n`);
-      for (const note of [...result.notes, ...result.unwritten]) io.stderr(`note: ${printable(note)}`);
-      if (result.unwritten.length > 0) {
-        // The account still differs from the manifests there: say so, and exit as drift does for a change made outside telform.
-        const count = result.unwritten.length;
-        io.stdout(`${result.written.length === 0 ? 'Nothing written' : `Wrote ${result.written.length}`}: ${count} value${count === 1 ? '' : 's'} changed outside telform could not be written (see the note${count === 1 ? '' : 's'}); edit ${count === 1 ? 'it' : 'them'} by hand.\n`);
-        return ExitCode.changes;
-      }
-      if (result.written.length === 0) io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
-      return ExitCode.ok;
+  const check = await checkDrift(
+    {
+      paths: input.paths,
+      values: options,
+      allowSecretFilesOutside: options.allowSecretFilesOutside,
+      write: input.mode === 'write' ? { accept: input.accept } : undefined,
+      // The windows are printed after the text report only.
+      windows: input.mode === 'report' && input.format === 'text' ? { checkedAt: new Date().toISOString() } : undefined,
+    },
+    globals,
+    cliContext(io),
+  );
+  if (check.mode === 'write') {
+    const result = check.result;
+    for (const line of result.written) io.stdout(`wrote ${line}\n`);
+    for (const note of [...result.notes, ...result.unwritten]) io.stderr(`note: ${printable(note)}`);
+    if (result.unwritten.length > 0) {
+      // The account still differs from the manifests there: say so, and exit as drift does for a change made outside telform.
+      const count = result.unwritten.length;
+      io.stdout(`${result.written.length === 0 ? 'Nothing written' : `Wrote ${result.written.length}`}: ${count} value${count === 1 ? '' : 's'} changed outside telform could not be written (see the note${count === 1 ? '' : 's'}); edit ${count === 1 ? 'it' : 'them'} by hand.\n`);
+      return ExitCode.changes;
     }
-    const { report, exitCode } = driftOf(run);
-    io.stdout(commandTimer.time('render', () => rendererFor(input.format, 'drift')(report, run.plan, { color: useColor(globals, io) })));
-    if (input.format === 'text' && report.drifted.length > 0) io.stdout(await windowLines(run, report.drifted));
-    return exitCode;
-  });
+    if (result.written.length === 0) io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
+    return ExitCode.ok;
+  }
+  const format = input.mode === 'report' ? input.format : 'text';
+  io.stdout(commandTimer.time('render', () => rendererFor(format, 'drift')(check.report, check.plan, { color: useColor(globals, io) })));
+  if (check.windows) io.stdout(windowLines(check.windows.state, check.windows.windows));
+  return check.exitCode;
 }
 
 /** Since when each change outside telform can have happened, from the state's history. */
-async function windowLines(run: Reconciliation, drifted: readonly string[]): Promise<string> {
-  const windows = await driftWindowsOf(run, drifted, new Date().toISOString());
-  return `\nWhen (from the history of ${printable(run.store.file)}):\n${windows.map((window) => `  ${printable(describeWindow(window))}\n`).join('')}`;
+function windowLines(state: string, windows: readonly DriftWindow[]): string {
+  return `\nWhen (from the history of ${printable(state)}):\n${windows.map((window) => `  ${printable(describeWindow(window))}\n`).join('')}`;
 }

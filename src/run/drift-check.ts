@@ -1,0 +1,49 @@
+// `telform drift -f` as one operation: the run's values read, the manifests reconciled read-only (no
+// lock), then either the drift written back into the manifests (`--write`) or the drift report with
+// its exit code and, when asked, since when each change outside telform can have happened.
+import type { Plan } from '../engine/plan-types.js';
+import type { DriftReport } from '../render/drift-report.js';
+import type { GlobalOptions, RunContext } from './context.js';
+import { driftOf } from './drift.js';
+import { driftWindowsOf, type DriftWindow } from './drift-window.js';
+import { writeDriftBack, type DriftWriteResult } from './drift-write.js';
+import type { ExitCodeValue } from './exit-codes.js';
+import { approvalsFrom, reconcile, withReconciliation } from './reconcile.js';
+import { readValues, type ValuesInput } from './values-input.js';
+
+interface DriftRequest {
+  paths: string[];
+  values: ValuesInput;
+  allowSecretFilesOutside?: boolean | undefined;
+  /** `--write`: write back the changes of these addresses (all when empty) instead of reporting. */
+  write?: { accept: readonly string[] } | undefined;
+  /** Read the state's history for each drifted address's window, as of `checkedAt` (ISO 8601). */
+  windows?: { checkedAt: string } | undefined;
+}
+
+type DriftCheck =
+  | { mode: 'write'; result: DriftWriteResult }
+  | {
+      mode: 'report';
+      report: DriftReport;
+      plan: Plan;
+      exitCode: ExitCodeValue;
+      /** With `windows` asked and something drifted: each drifted address's window, and the state they come from. */
+      windows?: { state: string; windows: DriftWindow[] };
+    };
+
+export async function checkDrift(request: DriftRequest, globals: GlobalOptions, context: RunContext): Promise<DriftCheck> {
+  const values = await readValues(request.values, context.io.cwd);
+  const run = await reconcile({ paths: request.paths, ...(values ? { values } : {}) }, globals, approvalsFrom({}), context, {
+    lock: false,
+    readOnly: true,
+    allowSecretFilesOutside: request.allowSecretFilesOutside,
+  });
+  return withReconciliation(run, async (): Promise<DriftCheck> => {
+    if (request.write) return { mode: 'write', result: await writeDriftBack(run, request.write.accept, context.io.cwd) };
+    const { report, exitCode } = driftOf(run);
+    if (!request.windows || report.drifted.length === 0) return { mode: 'report', report, plan: run.plan, exitCode };
+    const windows = await driftWindowsOf(run, report.drifted, request.windows.checkedAt);
+    return { mode: 'report', report, plan: run.plan, exitCode, windows: { state: run.store.file, windows } };
+  });
+}
