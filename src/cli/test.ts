@@ -22,6 +22,8 @@ const exampleTestFile = `  # examples/tests/lost-create.tftest.yaml
   apiVersion: telform/v1
   kind: Test
   manifests: [lost-create/]             # relative to this file; a test or a step may name its own
+  env:                                  # the manifests' secrets come from here, never from the environment
+    TEST_TRUNK_PASSWORD: TestOnly#Secret1
   tests:
     - name: a create whose response is lost is made once
       steps:
@@ -50,8 +52,8 @@ A test file, end to end:
 
 ${exampleTestFile}
 
-Besides manifests and tests, a file may give env (the manifests' secrets: { VAR: value }), policies
-(files evaluated on every plan) and start (a snapshot each test starts from).
+Besides manifests, env and tests, a file may give policies (files evaluated on every plan) and start
+(a snapshot each test starts from).
 
 Steps (one action each, optionally a name, assertions and expectations):
   apply: {}  plan: {}  drift: {}      reconcile the manifests (apply: allow_irreversible, max_cost)

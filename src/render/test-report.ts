@@ -9,7 +9,7 @@ export interface TestFailure {
   /** The assertion's CEL text, or the check that failed (`expect_converged`, `findings`, …). */
   assertion?: string;
   message: string;
-  /** What the assertion saw: `expression = value` lines. */
+  /** What the assertion saw (`expression = value` lines), or what the failed action said. */
   values: string[];
 }
 
@@ -43,7 +43,8 @@ function plural(count: number, word: string): string {
 function failureLines(failure: TestFailure): string[] {
   const lines = [`step ${failure.step} (${printable(failure.stepName)}): ${printable(failure.message)}`];
   if (failure.assertion !== undefined) lines.push(`assertion: ${printable(failure.assertion)}`);
-  for (const value of failure.values) lines.push(`saw: ${printable(value)}`);
+  // An assertion's values are what it saw; a failed action's are what the operation said (the manifests' problems).
+  for (const value of failure.values) lines.push(`${failure.assertion === undefined ? '  ' : 'saw: '}${printable(value)}`);
   return lines;
 }
 

@@ -47,6 +47,8 @@ interface TestRun {
   globals: GlobalOptions;
   context: RunContext;
   observed: Observed;
+  /** Lines the operations wrote to stderr during the current step. */
+  notes: string[];
 }
 
 const parallelism = 4;
@@ -66,15 +68,17 @@ async function runTest(file: TestFile, test: TestCase, startEmulator: StartTestE
   try {
     const emulator = await startEmulator(file.start === undefined ? undefined : path.resolve(file.folder, file.start));
     try {
+      const notes: string[] = [];
       const session: Session = { client: emulator.client, endpointLabel: 'local', account: emulator.account, authToken: emulator.authToken, close: async () => undefined };
       const run: TestRun = {
         file,
         test,
         emulator,
         globals: { state: path.join(folder, 'telform.state.json'), lockTimeout: 0 },
-        // Notes (the embedded emulator, literal secrets) are the commands' business, not the test's.
-        context: { io: { cwd: file.folder, env: { ...file.env }, stderr: () => undefined }, connect: async () => session },
+        // What the operations say on stderr (the manifests' problems, above all) is kept for the step that failed.
+        context: { io: { cwd: file.folder, env: { ...file.env }, stderr: (line) => notes.push(line) }, connect: async () => session },
         observed: { plan: null, drift: null, apply: null, error: '', ids: new Map() },
+        notes,
       };
       for (const [index, step] of test.steps.entries()) {
         const failure = await runStep(run, step, index + 1);
@@ -102,6 +106,7 @@ function userError(error: unknown): string {
 
 async function runStep(run: TestRun, step: TestStep, number: number): Promise<TestFailure | undefined> {
   run.observed.error = '';
+  run.notes.length = 0;
   let error: string | undefined;
   try {
     error = await act(run, step);
@@ -109,7 +114,8 @@ async function runStep(run: TestRun, step: TestStep, number: number): Promise<Te
     error = userError(thrown);
   }
   if (error !== undefined) run.observed.error = error;
-  if (error !== undefined && !step.expectError) return failureOf(step, number, error);
+  // The lines that explain the error (the manifests' problems), not the run's notes (an account claimed, a literal secret).
+  if (error !== undefined && !step.expectError) return failureOf(step, number, error, { values: run.notes.filter((line) => !line.startsWith('note: ')) });
   if (error === undefined && step.expectError) return failureOf(step, number, 'the step was expected to fail (expect_error: true) and did not', { assertion: 'expect_error' });
   if (error === undefined && step.action.kind === 'apply') {
     // Planned even when the check is off: the plan after the apply gives the ids of what it created.

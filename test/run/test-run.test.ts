@@ -13,9 +13,10 @@ const repository = path.resolve(import.meta.dirname, '../..');
 const office = path.join(repository, 'examples/tests/lost-create');
 const policy = path.join(repository, 'examples/tests/policy');
 
-async function run(text: string) {
+async function run(text: string, files: Record<string, string> = {}) {
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-test-run-'));
   await writeFile(path.join(folder, 'case.tftest.yaml'), text);
+  for (const [name, content] of Object.entries(files)) await writeFile(path.join(folder, name), content);
   return runTests([await loadTestFile('case.tftest.yaml', folder)], startTestEmulator);
 }
 
@@ -24,6 +25,7 @@ describe('the test-run operation', () => {
     const report = await run(`apiVersion: telform/v1
 kind: Test
 manifests: [${office}]
+env: { TEST_TRUNK_PASSWORD: "TestOnly#Secret1" }
 tests:
   - name: edited by hand
     steps:
@@ -127,5 +129,36 @@ tests:
         values: [],
       },
     ]);
+  });
+
+  it("fails a step whose manifests do not load with the manifests' problems, and reads secrets from the file's env only", async () => {
+    const trunk = 'apiVersion: telform/v1\nkind: TrunkCredential\nmetadata:\n  name: login\nspec:\n  username: officetrunk01\n  password: { fromEnv: TEST_TRUNK_PASSWORD }\n  colour: blue\n';
+    const report = await run(
+      `apiVersion: telform/v1
+kind: Test
+manifests: [login.yaml]
+env: { TEST_TRUNK_PASSWORD: "TestOnly#Secret1" }
+tests:
+  - name: bad manifest
+    steps:
+      - plan: {}
+`,
+      { 'login.yaml': trunk },
+    );
+    expect(report.files[0]?.tests[0]?.failure).toEqual({
+      step: 1,
+      stepName: 'plan',
+      message: 'the manifests have 1 error (listed above); nothing was sent',
+      values: ['login.yaml:8:3  TrunkCredential/login  spec.colour: unknown field "colour"; allowed: name, username, password'],
+    });
+
+    // Not from the environment telform runs in: a test needs the secret in its file.
+    process.env.TEST_TRUNK_PASSWORD = 'TestOnly#Secret1';
+    try {
+      const without = await run(`apiVersion: telform/v1\nkind: Test\nmanifests: [login.yaml]\ntests:\n  - name: no env\n    steps: [{ plan: {} }]\n`, { 'login.yaml': trunk.replace('  colour: blue\n', '') });
+      expect(without.files[0]?.tests[0]?.failure?.values).toEqual(['login.yaml:7:24  TrunkCredential/login  spec.password: environment variable TEST_TRUNK_PASSWORD is not set']);
+    } finally {
+      delete process.env.TEST_TRUNK_PASSWORD;
+    }
   });
 });
