@@ -190,6 +190,7 @@ export function formatRefusal(format: Format, report: Report): string | undefine
 export function rendererFor<R extends Report>(format: Format, report: R): NonNullable<Renderer[R]> {
   const render = registry[format][report];
   if (render === undefined) throw new TelformError('bad_option', formatRefusal(format, report) ?? `--format ${format} cannot render ${reportNames[report]}`);
+  // Checked just above; TypeScript does not narrow a member picked by a generic key.
   return render as NonNullable<Renderer[R]>;
 }
 
