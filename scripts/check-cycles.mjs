@@ -145,8 +145,6 @@ const doorExceptions = new Map([
   ['serve/safe-plan.ts -> engine/safety.ts', "type only: the gates' violations serve turns into hold reasons"],
   ['serve/safe-plan.ts -> resources/index.ts', "the catalog's registry declarations (which kinds a callback names)"],
   ['serve/server.ts -> resources/index.ts', "the catalog's registry declarations (which kinds a callback names)"],
-  ['serve/worker.ts -> resources/index.ts', 'a callback re-reads the object it names through its kind'],
-  ['serve/worker.ts -> resources/live-side.ts', 'a callback re-reads the object it names through its kind'],
   ['serve/worker.ts -> state/ledger-store.ts', 'type only: the ledger store an apply appends its history to'],
   ['serve/worker.ts -> engine/summary.ts', 'whether a check found changes'],
 ]);

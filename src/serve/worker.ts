@@ -6,13 +6,12 @@
 // across its checks, callback reads and applies.
 import { TelformError } from '../util/errors.js';
 import { hasChanges } from '../engine/summary.js';
-import { catalog } from '../resources/index.js';
 import { renderApplySummary } from '../render/apply.js';
-import { liveContext } from '../resources/live-side.js';
 import { errorOutcome } from '../run/accounts.js';
 import { applyReconciled } from '../run/apply.js';
 import type { Connect, GlobalOptions, RunIo, Session } from '../run/context.js';
 import { driftOf } from '../run/drift.js';
+import { readRegistryStatus } from '../run/registry-read.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
 import type { ValueSet } from '../manifest/values.js';
 import type { AccountCheck, DriftSeen, RegistryKind } from './model.js';
@@ -191,17 +190,12 @@ class OperationsWorker implements AccountWorker {
     const before = this.counts(this.opened);
     try {
       const session = await this.connect();
-      const registered = catalog.get(kind);
-      if (!registered?.registry) throw new Error(`no kind ${kind} with a registry status`);
-      const object = await registered.live.read(liveContext(session.client), id);
+      const read = await readRegistryStatus(session, kind, id);
       const after = this.counts(session);
       const counts = { requests: after.sent - before.sent, rateLimited: after.limited - before.limited };
-      if (!object) return counts;
-      const registry = object.registry;
-      const reason = registry ? registryReason(registry) : undefined;
-      // An object with no registration (a number unlinked, or never linked) has the kind's word for it.
-      const status = registry ? registry.registration_status.toUpperCase() : registered.registry.unregistered;
-      return { ...counts, entry: { status, ...(reason === undefined ? {} : { reason }) } };
+      if (!read) return counts;
+      const reason = read.registry ? registryReason(read.registry) : undefined;
+      return { ...counts, entry: { status: read.status, ...(reason === undefined ? {} : { reason }) } };
     } catch (error) {
       const after = this.counts(this.opened);
       return { requests: after.sent - before.sent, rateLimited: after.limited - before.limited, error: errorOf(error).message };
