@@ -132,7 +132,6 @@ const belowTheDoor = ['engine', 'state', 'resources'];
 const doorExceptions = new Map([
   ['cli/accounts-command.ts -> engine/plan-types.ts', 'type only: the approvals an accounts run takes'],
   ['cli/progress.ts -> engine/apply.ts', 'type only: the apply events the progress lines print'],
-  ['cli/show.ts -> engine/plan-types.ts', 'type only: the saved plan show prints'],
   ['cli/arguments/shared.ts -> engine/waves.ts', 'argument parsing: --waves STEPS is parsed by the waves module'],
   ['cli/state-ownership.ts -> resources/ownership-scope.ts', 'argument parsing and help: --scope and its presets'],
   ['cli/completion.ts -> resources/index.ts', 'help text: the kind names completed'],

@@ -1,7 +1,5 @@
 import { Command, Option } from 'commander';
-import { resolveConnection } from '../api/connection.js';
-import type { Plan } from '../engine/plan-types.js';
-import { describeSeal, readSavedPlan } from '../run/saved-plan.js';
+import { showSavedPlan } from '../run/show-plan.js';
 import { formatChoices, planForDisplay, rendererFor, type Format } from '../render/index.js';
 import { processIo, useColor } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
@@ -31,27 +29,9 @@ Examples:
     .action(async (planFile: string, options: { format: Format; showUnmanaged?: boolean }, cmd: Command) => {
       const io = processIo();
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const plan = await readSavedPlan(planFile);
-      const seal = describeSeal(plan, await sealToken(plan, globals, io.env), planFile);
+      const { plan, seal } = await showSavedPlan(planFile, globals, io.env, async () => (await import('../emulator/index.js')).defaultAccount.authToken);
       if (seal.verified) io.stderr(seal.message);
       const shown = planForDisplay(plan, options.showUnmanaged ?? false, seal.verified ? [] : [seal.message]);
       io.stdout(rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) }));
     });
-}
-
-/**
- * The token `apply` would verify the seal with: the environment's credentials, or the embedded
- * emulator's for a plan made against it. Undefined when there is none (show needs no credentials).
- */
-async function sealToken(plan: Plan, globals: GlobalOptions, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
-  let target: ReturnType<typeof resolveConnection>;
-  try {
-    target = resolveConnection({ endpointFlag: globals.endpoint, env });
-  } catch {
-    return undefined;
-  }
-  if (target.kind === 'remote') return target.credentials.authToken;
-  if (plan.endpoint !== 'local') return undefined;
-  const { defaultAccount } = await import('../emulator/index.js');
-  return defaultAccount.authToken;
 }

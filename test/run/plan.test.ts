@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../src/run/context.js';
 import { planManifests, type PlanRequest } from '../../src/run/plan.js';
 import { approvalsFrom } from '../../src/run/reconcile.js';
+import { showSavedPlan } from '../../src/run/show-plan.js';
 import { documentOf, startHarness, type Harness } from './harness.js';
 
 // `telform plan -f` as an operation, in process: values, the saved plan, the notes and the exit code.
@@ -42,6 +43,17 @@ describe('planManifests (run/plan.ts)', () => {
     expect(planned.notes).toEqual(['--allow-irreversible Trunk/pbx approves nothing: the plan has no irreversible change of Trunk/pbx (it has no irreversible change at all)']);
     const saved = JSON.parse(await readFile(path.join(harness.folder, 'plan.json'), 'utf8')) as { changes: Array<{ address: string }> };
     expect(saved.changes.map((change) => change.address)).toEqual(['TrunkIpAcl/office']);
+  });
+
+  it('show verifies the saved plan with the credentials apply would use, and warns without them', async () => {
+    await planManifests(request({ out: 'shown.json' }), globals, harness.context(harness.envOf(2)));
+    const file = path.join(harness.folder, 'shown.json');
+    const noEmulator = () => Promise.reject(new Error('a plan made against an endpoint is never checked with the emulator token'));
+    const verified = await showSavedPlan(file, globals, harness.envOf(2), noEmulator);
+    expect(verified.plan.changes.map((change) => change.address)).toEqual(['TrunkIpAcl/office']);
+    expect(verified.seal.verified).toBe(true);
+    const unverified = await showSavedPlan(file, globals, {}, noEmulator);
+    expect(unverified.seal).toMatchObject({ verified: false, message: expect.stringContaining(file) });
   });
 
   it('refuses an --out that is one of the manifests before reading anything', async () => {
