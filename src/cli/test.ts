@@ -7,6 +7,7 @@ import { testTotals } from '../render/test-report.js';
 import { formatChoices, rendererFor, type Format } from '../render/index.js';
 import { runTests } from '../run/test-run.js';
 import { writeAtomically } from '../util/atomic-file.js';
+import { TelformError } from '../util/errors.js';
 import { processIo } from './io.js';
 import { startTestEmulator } from './test-emulator.js';
 
@@ -82,7 +83,11 @@ Examples:
       for (const file of await findTestFiles(paths, io.cwd)) files.push(await loadTestFile(file, io.cwd));
       const report = await runTests(files, startTestEmulator);
       io.stdout(rendererFor(options.format, 'test')(report));
-      if (options.junit !== undefined) await writeAtomically(path.resolve(io.cwd, options.junit), rendererFor('junit', 'test')(report), 0o644);
+      if (options.junit !== undefined) {
+        await writeAtomically(path.resolve(io.cwd, options.junit), rendererFor('junit', 'test')(report), 0o644).catch((error: unknown) => {
+          throw new TelformError('bad_option', `--junit ${options.junit}: the report cannot be written there (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        });
+      }
       process.exitCode = testTotals(report).failed > 0 ? 1 : 0;
     });
 }

@@ -194,8 +194,12 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
       if (name !== 'apply') return { kind: name, ...manifests };
       const allowIrreversible = options.has('allow_irreversible') ? reader.texts(options.get('allow_irreversible', true) as Node, 'apply: allow_irreversible') : [];
       const costNode = options.get('max_cost', true) as Node | undefined;
-      if (costNode !== undefined && !(isScalar(costNode) && typeof costNode.value === 'number' && costNode.value >= 0)) reader.fail(costNode, 'apply: max_cost must be a number of USD');
-      const approvals: StepApprovals = { allowIrreversible, ...(costNode !== undefined ? { maxCost: (costNode as unknown as { value: number }).value } : {}) };
+      let maxCost: number | undefined;
+      if (costNode !== undefined) {
+        if (!isScalar(costNode) || typeof costNode.value !== 'number' || costNode.value < 0) reader.fail(costNode, 'apply: max_cost must be a number of USD');
+        maxCost = costNode.value;
+      }
+      const approvals: StepApprovals = { allowIrreversible, ...(maxCost === undefined ? {} : { maxCost }) };
       return { kind: 'apply', ...manifests, approvals };
     }
     case 'advance':
