@@ -3,8 +3,9 @@
 import type { PlanApprovals } from '../engine/plan-types.js';
 import type { AccountsCommand } from '../render/accounts-report.js';
 import { rendererFor, type Format } from '../render/index.js';
-import { runAccounts, type AccountsRun, type AccountStep } from '../run/accounts.js';
-import { assertNoUnfinishedRollout, runRollout, type RolloutOptions } from '../run/rollout.js';
+import type { AccountsRun, AccountStep } from '../run/accounts.js';
+import { runAccountsFanOut } from '../run/accounts-run.js';
+import type { RolloutOptions } from '../run/rollout.js';
 import type { GlobalOptions } from '../run/context.js';
 import type { AccountsOptionValues } from './accounts-options.js';
 import type { CommandIo } from './io.js';
@@ -45,8 +46,7 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
     },
   };
   let finished = 0;
-  if (run.command === 'apply' && !run.rollout && run.ignoreRollout !== true) await assertNoUnfinishedRollout(accountsRun, cliContext(io));
-  const runAll = () => (run.rollout ? runRollout(accountsRun, run.rollout, cliContext(io)) : runAccounts(accountsRun, cliContext(io)));
+  const runAll = () => runAccountsFanOut(accountsRun, { rollout: run.rollout, ignoreRollout: run.ignoreRollout }, cliContext(io));
   // An apply over accounts, interrupted, says how far it got; each account's journal lets the next run settle it.
   const report =
     run.command === 'apply'

@@ -7,6 +7,7 @@ import { applyStep } from '../../src/run/account-steps.js';
 import type { AccountsRun } from '../../src/run/accounts.js';
 import { approvalsFrom } from '../../src/run/reconcile.js';
 import { assertNoUnfinishedRollout, runRollout } from '../../src/run/rollout.js';
+import { runAccountsFanOut } from '../../src/run/accounts-run.js';
 import { systemClock, type Clock } from '../../src/util/clock.js';
 import { accounts, documentOf, startHarness, type Harness } from './harness.js';
 
@@ -77,7 +78,7 @@ describe('a rollout stopped at a failed gate', () => {
 
     // A plain apply of every account would ship c past its gate; of the accounts that passed, it may run.
     const stopped = `the rollout recorded in ${path.join(h.folder, 'states', '_rollout.json')} stopped at wave 2 of 2, and c has not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout`;
-    await expect(assertNoUnfinishedRollout({ accountsFile: 'accounts.yaml', only: [], shard: undefined }, h.context(env))).rejects.toThrow(stopped);
+    await expect(runAccountsFanOut(run('accounts.yaml'), {}, h.context(env))).rejects.toThrow(stopped);
     await expect(assertNoUnfinishedRollout({ accountsFile: 'accounts.yaml', only: ['a', 'b'], shard: undefined }, h.context(env))).resolves.toBeUndefined();
 
     // The shared manifest changes: resuming would ship the new version to c past the canary that passed the old one.
