@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { renderManifestJsonSchema } from '../dist/manifest/json-schema.js';
 import { catalog } from '../dist/resources/index.js';
 import { renderPlanJsonSchema } from '../dist/engine/plan-types.js';
-import { renderDriftJsonSchema } from '../dist/render/drift-report.js';
+import { renderDriftJsonSchema } from '../dist/render/drift-schema.js';
 import { renderValidateJsonSchema } from '../dist/manifest/validate-schema.js';
 
 const schemas = [

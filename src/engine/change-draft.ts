@@ -1,4 +1,5 @@
-import { changeFieldsByAction, type ChangeFields, type PlannedChange } from './plan-types.js';
+import { changeFieldsByAction } from './plan-format.js';
+import type { ChangeFields, PlannedChange } from './plan-types.js';
 
 /**
  * A change while the planner decides it: one object it edits in place, the fields of particular

@@ -1,21 +1,16 @@
 // The plan's shape, written once: a zod schema per part, from which the TypeScript types are
 // inferred and `schemas/plan.schema.json` is generated (`npm run schemas`; a test fails when the
 // committed file is stale). `saved-plan.ts` checks a plan file read back against the same schema.
+// The version, the actions and which fields each carries are in plan-format.ts, which loads no zod.
 // Comments here are for readers of the code; `.describe()` text is what the JSON Schema shows.
 import * as z from 'zod';
 import type { SourcePlace } from '../util/errors.js';
 import type { RegistryStatus } from '../resources/live-side.js';
 import type { SecretSourceRef } from './model.js';
+import { changeFieldsByAction, planActions, planFormatVersion, type ActionField, type PlanAction } from './plan-format.js';
 
-/**
- * A plan is versioned, serialisable data. Renderers turn it into text, JSON or
- * markdown; `apply plan.json` executes exactly it. Changes are in execution order.
- */
-export const planFormatVersion = 2;
-
-/** docs/commands.md, plan. */
-const planAction = z.enum(['create', 'update', 'replace', 'delete', 'adopt', 'wait', 'blocked', 'noop']);
-export type PlanAction = z.infer<typeof planAction>;
+const planAction = z.enum(planActions);
+export type { PlanAction };
 
 const operation = z
   .object({
@@ -100,7 +95,7 @@ const spec = z.record(z.string(), z.unknown());
 /**
  * Every field a change can carry, whatever its action: the flat shape the JSON Schema describes.
  * Which of the action's own fields (`id` … `superseded_of`) each action carries is the table
- * `changeFieldsByAction` below.
+ * `changeFieldsByAction` (plan-format.ts).
  */
 const change = z.object({
   address: z.string().describe('Kind/name, or Kind/#id for an unmanaged object.'),
@@ -153,33 +148,9 @@ const change = z.object({
 
 /** A change with every action's own field optional: the planner's draft (change-draft.ts). */
 export type ChangeFields = z.infer<typeof change>;
-type ActionField = 'id' | 'replace_strategy' | 'before' | 'after' | 'secrets' | 'delete_after' | 'superseded_of';
 
 /** What every change carries, whatever its action. */
 type ChangeBase = Omit<ChangeFields, 'action' | ActionField>;
-
-/**
- * The fields of each action: those it must carry, and those it may. A planned change is checked
- * against `required` (change-draft.ts), and the types below are made from this table.
- */
-export const changeFieldsByAction = {
-  /** A resource of the manifests that is not in the account yet. */
-  create: { required: ['after'], optional: ['secrets'] },
-  /** A live object changed in place (or re-pointed to a replaced object's successor). */
-  update: { required: ['id', 'before', 'after'], optional: ['secrets'] },
-  /** A live object that can only change by being created anew and the old one deleted. */
-  replace: { required: ['id', 'replace_strategy', 'before', 'after'], optional: ['secrets', 'delete_after'] },
-  /** A live object (or a ledger entry already gone from the account) telform deletes or forgets; no `before` when it is already gone. */
-  delete: { required: ['id'], optional: ['before', 'superseded_of'] },
-  /** A live object telform takes over, already as the manifest says. */
-  adopt: { required: ['id', 'before', 'after'], optional: ['secrets'] },
-  /** A live object already as the manifest says. */
-  noop: { required: ['id', 'before', 'after'], optional: ['secrets'] },
-  /** A create (no `id`) or an update (`id`) that must wait for a target's registration. */
-  wait: { required: ['after'], optional: ['id', 'before', 'secrets'] },
-  /** A change telform refuses to make; the reasons say why. */
-  blocked: { required: [], optional: ['id', 'before', 'after', 'secrets', 'superseded_of'] },
-} as const satisfies Record<PlanAction, { required: readonly ActionField[]; optional: readonly ActionField[] }>;
 
 type FieldsOf<A extends PlanAction> = (typeof changeFieldsByAction)[A];
 /** The change of one action: the base, its action, and only the action's own fields. */

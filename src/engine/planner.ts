@@ -9,14 +9,14 @@ import { isReference, type DesiredResource, type LiveModel, type PlannerKind, ty
 import { orderChanges } from './order.js';
 import { estimateRequests } from './request-estimate.js';
 import { sensitiveLabel } from './secret-source.js';
-import {
-  planFormatVersion,
-  type ChangeFlags,
-  type Plan,
-  type PlanApprovals,
-  type PlanSummary,
-  type SecretChange,
-  type UnmanagedObject,
+import { planFormatVersion } from './plan-format.js';
+import type {
+  ChangeFlags,
+  Plan,
+  PlanApprovals,
+  PlanSummary,
+  SecretChange,
+  UnmanagedObject,
 } from './plan-types.js';
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';

@@ -4,7 +4,7 @@
 // and the field, not met as a crash inside a renderer.
 import * as z from 'zod';
 import { planSchema } from '../engine/plan-types.js';
-import { driftReportSchema } from './drift-report.js';
+import { driftReportSchema } from './drift-schema.js';
 
 const wave = z.object({
   wave: z.number().int(),

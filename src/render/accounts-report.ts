@@ -1,5 +1,5 @@
 import { TelformError } from '../util/errors.js';
-import type { DriftReport } from './drift-report.js';
+import type { DriftReport } from './drift-schema.js';
 import type { Plan } from '../engine/plan-types.js';
 import type { Shard } from '../util/shard.js';
 import type { RolloutReport } from '../engine/waves.js';

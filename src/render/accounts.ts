@@ -1,6 +1,6 @@
 import type { AccountOutcome, AccountsReport } from './accounts-report.js';
 import type { RolloutReport, WaveReport } from '../engine/waves.js';
-import type { DriftReport } from './drift-report.js';
+import type { DriftReport } from './drift-schema.js';
 import type { Plan, PlanSummary } from '../engine/plan-types.js';
 import { renderDriftMarkdown, renderDriftText } from './drift.js';
 import { summaryLine } from './format.js';

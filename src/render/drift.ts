@@ -1,4 +1,5 @@
-import { driftReportVersion, type DriftReport } from './drift-report.js';
+import { driftReportVersion } from './drift-report.js';
+import type { DriftReport } from './drift-schema.js';
 import type { Plan } from '../engine/plan-types.js';
 import { patchLines } from './format.js';
 import { printable, printableJson } from '../util/printable.js';

@@ -2,7 +2,7 @@
 // type system checks the registry (every format is a `Renderer`, every member has its report's
 // signature); a command's `--format` choices are the formats that implement its reports, and a
 // format asked for a report it does not implement is refused by name, never replaced by text.
-import type { DriftReport } from './drift-report.js';
+import type { DriftReport } from './drift-schema.js';
 import type { Plan } from '../engine/plan-types.js';
 import type { ValidationSummary } from '../manifest/report.js';
 import { renderValidationJson, renderValidationText } from '../manifest/report.js';

@@ -1,7 +1,7 @@
 // The drift operation: a reconciled plan read as drift (what changed outside telform, what waits
 // to be applied) and the exit code that says which, for `drift` and each account of --accounts.
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import type { DriftReport, DriftStatus } from '../render/drift-report.js';
+import type { DriftReport, DriftStatus } from '../render/drift-schema.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { Reconciliation } from './reconcile.js';
 

@@ -6,7 +6,8 @@ import { TelformError } from '../util/errors.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from '../engine/model.js';
 import { PlanSealer } from './plan-seal.js';
-import { planFormatVersion, planSchema, type Plan, type PlanApprovals } from '../engine/plan-types.js';
+import { planFormatVersion } from '../engine/plan-format.js';
+import { planSchema, type Plan, type PlanApprovals } from '../engine/plan-types.js';
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or

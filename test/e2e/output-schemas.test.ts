@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driftReportSchema, renderDriftJsonSchema } from '../../src/render/drift-report.js';
+import { driftReportSchema, renderDriftJsonSchema } from '../../src/render/drift-schema.js';
 import { renderValidateJsonSchema, validateReportSchema } from '../../src/manifest/validate-schema.js';
 import { callApi, emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
 

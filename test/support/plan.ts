@@ -1,7 +1,8 @@
 // Builders of plans and their changes for tests of what reads a plan (renderers, gates, serve,
 // apply's scheduling): a change is taken as given, the tests choose its fields, and the plan's
 // summary is counted from its changes.
-import { planFormatVersion, type ChangeFlags, type Plan, type PlannedChange } from '../../src/engine/plan-types.js';
+import { planFormatVersion } from '../../src/engine/plan-format.js';
+import type { ChangeFlags, Plan, PlannedChange } from '../../src/engine/plan-types.js';
 
 /** The flags of a change that breaks nothing and costs nothing; spread it to set one. */
 export const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
