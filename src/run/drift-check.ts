@@ -2,7 +2,7 @@
 // lock), then either the drift written back into the manifests (`--write`) or the drift report with
 // its exit code and, when asked, since when each change outside telform can have happened.
 import type { Plan } from '../engine/plan-types.js';
-import type { DriftReport } from '../render/drift-report.js';
+import type { DriftReport } from '../render/drift-schema.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { driftOf } from './drift.js';
 import { driftWindowsOf, type DriftWindow } from './drift-window.js';
