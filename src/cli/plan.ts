@@ -57,19 +57,20 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
   if (input.mode === 'accounts') {
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
+  // The same plan options for the real run and its rehearsal (which reads the whole replica anyway).
+  const planOptions = {
+    allowSecretFilesOutside: options.allowSecretFilesOutside,
+    targets: options.target,
+    policies: options.policy,
+    excludes: options.exclude,
+    destroy: options.destroy === true,
+  };
   const outcome = await planManifests(
     {
       paths: options.file,
       values: options,
       approvals,
-      options: {
-        allowSecretFilesOutside: options.allowSecretFilesOutside,
-        targets: options.target,
-        policies: options.policy,
-        excludes: options.exclude,
-        destroy: options.destroy === true,
-        readAll: options.showUnmanaged === true,
-      },
+      options: { ...planOptions, readAll: options.showUnmanaged === true },
       out: options.out,
       detailedExitcode: options.detailedExitcode === true,
     },
@@ -88,13 +89,7 @@ async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number
     {
       reconcile: outcome.input,
       globals,
-      options: {
-        allowSecretFilesOutside: options.allowSecretFilesOutside,
-        targets: options.target,
-        policies: options.policy,
-        excludes: options.exclude,
-        destroy: options.destroy === true,
-      },
+      options: planOptions,
       waitMs: rehearsalWaitMs,
       parallelism: globals.parallelism ?? 8,
     },
