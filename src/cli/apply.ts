@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { countApplySteps } from '../engine/summary.js';
 import { TelformError } from '../util/errors.js';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
@@ -10,25 +9,23 @@ import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';
 import { applyStanding, claimStanding, interruptible } from './interrupt.js';
-import { ApplyProgress } from './progress.js';
+import { applyProgress } from './progress.js';
 import type { GlobalOptions } from '../run/context.js';
-import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
-import { applyReconciled, recordedLine, type ApplyRunOutcome } from '../run/apply.js';
-import { applyStep, type StepOutcome } from '../run/account-steps.js';
+import { approvalsFrom } from '../run/reconcile.js';
+import { recordedLine } from '../run/apply.js';
+import { applyManifests } from '../run/apply-run.js';
+import { applyStep } from '../run/account-steps.js';
 import { printable } from '../util/printable.js';
-import { planNotes, refusalError, refusalLines } from '../run/safety.js';
+import { refusalError, refusalLines } from '../run/safety.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
-import { rehearse } from '../run/rehearse.js';
 import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions } from './values-options.js';
-import { readValues } from '../run/values-input.js';
 import { addWavesOptions } from './waves-options.js';
 import { parseApplyArguments, type ApplyFlags, type ApplyInput } from './arguments/apply.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
-
 
 export function applyCommand(): Command {
   const command = new Command('apply')
@@ -71,13 +68,10 @@ Examples:
 
 async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<number> {
   const io = processIo();
-  const context = cliContext(io);
   const options = input.flags;
-  const planFile = input.mode === 'saved-plan' ? input.planFile : undefined;
   const sessionGlobals = { ...globals, parallelism: options.parallelism };
   const waitMs = options.wait ?? 0;
   if (input.mode === 'accounts') {
-    if (!options.autoApprove) throw new TelformError('not_approved', 'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)');
     const step = applyStep({ parallelism: options.parallelism, waitMs });
     const rollout = input.rollout;
     return runAccountsCommand(
@@ -85,111 +79,83 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
       io,
     );
   }
-  const values = await readValues(options, io.cwd);
-  if (options.format === 'json' && !planFile && !options.autoApprove) {
-    throw new TelformError('not_approved', 'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan');
-  }
-  if (options.rehearse && planFile) {
-    // The exact reviewed plan on a replica first: if the API would refuse any of it there, nothing is applied here.
-    const rehearsal = await rehearse(
-      { reconcile: { savedPlan: planFile }, globals: sessionGlobals, options: {}, waitMs: rehearsalWaitMs, parallelism: options.parallelism },
-      context,
-      startReplica,
-    );
-    io.stderr(rendererFor('text', 'rehearsal')(rehearsal).trimEnd());
-    if (!rehearsal.clean) {
-      throw new TelformError('rehearsal_failed', `the rehearsal of ${planFile} on a replica of the account did not go through (see above); nothing was applied`);
-    }
-  }
-  const run = await reconcile(planFile ? { savedPlan: planFile } : { paths: options.file, ...(values ? { values } : {}) }, sessionGlobals, approvalsFrom(options), context, {
-    lock: true,
-    allowSecretFilesOutside: options.allowSecretFilesOutside,
-    targets: options.target,
-    policies: options.policy,
-    excludes: options.exclude,
-    destroy: options.destroy === true,
-  });
-  if (options.format === 'json') return withReconciliation(run, () => applyAsJson(run, { parallelism: options.parallelism, waitMs, quiet: globals.quiet === true }, io));
-  return withReconciliation(run, async () => {
-    const { plan } = run;
-    if (!globals.quiet) {
-      io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, plan.approvals)), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
-    }
-    const liveView = Boolean(process.stderr.isTTY) && !globals.quiet;
-    const progress = new ApplyProgress(countApplySteps(plan), {
-      line: (text) => {
-        if (!globals.quiet) io.stderr(text);
+  const planFile = input.mode === 'saved-plan' ? input.planFile : undefined;
+  const asJson = options.format === 'json';
+  const quiet = globals.quiet === true;
+  // On a terminal (text only), a status line of what is running, redrawn in place below the finished lines.
+  const liveView = !asJson && Boolean(process.stderr.isTTY) && !quiet;
+  const applied = await applyManifests(
+    {
+      source: planFile ? { savedPlan: planFile } : { paths: options.file, values: options },
+      approvals: approvalsFrom(options),
+      options: {
+        allowSecretFilesOutside: options.allowSecretFilesOutside,
+        targets: options.target,
+        policies: options.policy,
+        excludes: options.exclude,
+        destroy: options.destroy === true,
       },
-      // On a terminal, a status line of what is running, redrawn in place below the finished lines.
-      ...(liveView
-        ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
-        : {}),
-    });
-    let outcome: ApplyRunOutcome;
-    try {
-      // A saved plan was reviewed when it was made; manifests are asked about on a terminal (before the handlers: a ^C there stops as ever).
-      const approve = planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) };
-      const claim = { claiming: false, account: run.session.account, state: run.store.file };
-      outcome = await applyReconciled(run, {
-        parallelism: options.parallelism,
-        waitMs,
-        onEvent: progress.onEvent,
-        ...approve,
-        interruptible: (apply) => interruptible('telform apply', claimStanding(claim, applyStanding(progress)), apply),
-        onClaim: (claiming) => {
-          claim.claiming = claiming;
-        },
-      });
-    } finally {
-      progress.flush();
-    }
-    switch (outcome.status) {
-      case 'refused':
-        for (const line of refusalLines(outcome.violations)) io.stderr(line);
-        throw refusalError(outcome.violations);
-      case 'no_changes':
-        for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
-        io.stdout('Nothing to apply.\n');
-        return ExitCode.ok;
-      case 'cancelled':
-        io.stderr('Apply cancelled; nothing was sent.');
-        return ExitCode.error;
-      case 'applied':
-        if (liveView) process.stderr.write('\r\u001b[K');
-        io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
-        for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
-        // A revert saved with `revert N -o`: its record says so, and `telform revert` would have said it too.
-        if (plan.reverts !== undefined) io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${plan.reverts})`);
-        return outcome.failed ? ExitCode.error : ExitCode.ok;
-      default: {
-        const never: never = outcome;
-        throw new Error(`unhandled apply outcome ${String(never)}`);
-      }
-    }
-  });
-}
-
-/**
- * `apply --format json` of one account: the result as an account's entry of the accounts report
- * (the same step an `--accounts` apply runs), on stdout; progress lines on stderr as ever.
- */
-async function applyAsJson(run: Reconciliation, options: { parallelism: number; waitMs: number; quiet: boolean }, io: CommandIo): Promise<number> {
-  const progress = new ApplyProgress(countApplySteps(run.plan), { line: (text) => (options.quiet ? undefined : io.stderr(text)) });
-  let outcome: StepOutcome;
-  try {
-    outcome = await applyStep({
       parallelism: options.parallelism,
-      waitMs: options.waitMs,
-      onEvent: progress.onEvent,
-      interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply),
-    })(run);
-  } finally {
-    progress.flush();
+      waitMs,
+      asReportEntry: asJson,
+      ...(options.rehearse && planFile ? { rehearsal: { start: startReplica, waitMs: rehearsalWaitMs } } : {}),
+    },
+    sessionGlobals,
+    cliContext(io),
+    {
+      rehearsed: (rehearsal) => io.stderr(rendererFor('text', 'rehearsal')(rehearsal).trimEnd()),
+      planned: (run) => {
+        if (!asJson && !quiet) {
+          io.stdout(rendererFor('text', 'plan')(planForDisplay(run.plan, false, run.notes), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
+        }
+        const progress = applyProgress(run.steps, io, { quiet, liveView });
+        if (asJson) return { onEvent: progress.onEvent, interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply), done: () => progress.flush() };
+        const claim = { claiming: false, account: run.account, state: run.state };
+        return {
+          onEvent: progress.onEvent,
+          // A saved plan was reviewed when it was made; manifests are asked about on a terminal (before the handlers: a ^C there stops as ever).
+          ...(planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
+          interruptible: (apply) => interruptible('telform apply', claimStanding(claim, applyStanding(progress)), apply),
+          onClaim: (claiming) => {
+            claim.claiming = claiming;
+          },
+          done: () => progress.flush(),
+        };
+      },
+    },
+  );
+  if (applied.mode === 'entry') {
+    // `--format json` of one account: the result as an account's entry of the accounts report, on stdout.
+    const { entry } = applied;
+    if (entry.error) io.stderr(`error: ${printable(entry.error.message)}`);
+    for (const problem of entry.problems ?? []) io.stderr(problem);
+    io.stdout(rendererFor('json', 'apply')(entry));
+    return entry.exit_code;
   }
-  if (outcome.error) io.stderr(`error: ${printable(outcome.error.message)}`);
-  for (const problem of outcome.problems ?? []) io.stderr(problem);
-  io.stdout(rendererFor('json', 'apply')({ name: run.session.account, ...outcome }));
-  return outcome.exit_code;
+  const { plan, outcome } = applied;
+  switch (outcome.status) {
+    case 'refused':
+      for (const line of refusalLines(outcome.violations)) io.stderr(line);
+      throw refusalError(outcome.violations);
+    case 'no_changes':
+      for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
+      io.stdout('Nothing to apply.\n');
+      return ExitCode.ok;
+    case 'cancelled':
+      io.stderr('Apply cancelled; nothing was sent.');
+      return ExitCode.error;
+    case 'applied':
+      if (liveView) process.stderr.write('\r\u001b[K');
+      io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
+      for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
+      // A revert saved with `revert N -o`: its record says so, and `telform revert` would have said it too.
+      if (plan.reverts !== undefined) io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${plan.reverts})`);
+      return outcome.failed ? ExitCode.error : ExitCode.ok;
+    default: {
+      const never: never = outcome;
+      throw new Error(`unhandled apply outcome ${String(never)}`);
+    }
+  }
 }
 
 async function approveOnTerminal(io: CommandIo): Promise<boolean> {

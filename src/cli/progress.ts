@@ -1,5 +1,6 @@
 import type { ApplyEvent } from '../engine/apply.js';
 import { renderApplyStatus, renderOutcome, renderWaiting } from '../render/apply.js';
+import type { CommandIo } from './io.js';
 
 export interface ProgressOutput {
   /** Finished lines (stderr): one, or several joined by newlines. */
@@ -83,4 +84,19 @@ export class ApplyProgress {
     this.flushing = true;
     setImmediate(() => this.flush());
   }
+}
+
+/**
+ * The progress of one account's apply (`apply`, `revert`): its lines on stderr unless quiet, and with
+ * `liveView` (a terminal) the status line redrawn in place below them.
+ */
+export function applyProgress(steps: number, io: CommandIo, view: { quiet: boolean; liveView: boolean }): ApplyProgress {
+  return new ApplyProgress(steps, {
+    line: (text) => {
+      if (!view.quiet) io.stderr(text);
+    },
+    ...(view.liveView
+      ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
+      : {}),
+  });
 }

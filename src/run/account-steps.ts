@@ -12,7 +12,7 @@ import { ExitCode } from './exit-codes.js';
 import type { Reconciliation } from './reconcile.js';
 import { accountRefusalMessage, refusalNotes } from './safety.js';
 
-export type StepOutcome = Omit<AccountOutcome, 'name'>;
+type StepOutcome = Omit<AccountOutcome, 'name'>;
 
 export function planStep(options: { detailedExitcode?: boolean | undefined; showUnmanaged?: boolean | undefined }) {
   return async (run: Reconciliation): Promise<StepOutcome> => {

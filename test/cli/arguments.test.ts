@@ -16,7 +16,7 @@ const accountsFlags = { only: [], accountParallelism: 4, value: [] };
 const approvalFlags = { file: [], allowIrreversible: [], allowLint: [], policy: [], pruneUnmanaged: [], target: [], exclude: [] };
 const drift = (flags: Partial<DriftFlags>): DriftFlags => ({ ...accountsFlags, file: [], format: 'text', accept: [], ...flags });
 const plan = (flags: Partial<PlanFlags>): PlanFlags => ({ ...accountsFlags, ...approvalFlags, format: 'text', ...flags });
-const apply = (flags: Partial<ApplyFlags>): ApplyFlags => ({ ...accountsFlags, ...approvalFlags, format: 'text', parallelism: 8, canary: [], ...flags });
+const apply = (flags: Partial<ApplyFlags>): ApplyFlags => ({ ...accountsFlags, ...approvalFlags, format: 'text', parallelism: 8, canary: [], autoApprove: true, ...flags });
 
 describe('drift flags', () => {
   it('refuses --write with --accounts (it rewrites one account\'s manifests), never ignoring it', () => {
@@ -110,6 +110,27 @@ describe('apply flags', () => {
       "--format markdown cannot render one account's apply result; choose text or json",
     ]);
     expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', format: 'markdown' }), none).input).toMatchObject({ mode: 'accounts' });
+  });
+
+  it('refuses, as not approved, the runs that cannot ask: --accounts or --format json without --auto-approve', () => {
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', autoApprove: false }), none)).toEqual({
+      problems: ['an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)'],
+      code: 'not_approved',
+    });
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], format: 'json', autoApprove: false }), none)).toEqual({
+      problems: ['apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan'],
+      code: 'not_approved',
+    });
+    expect(() => inputOrRefuse(parseApplyArguments(undefined, apply({ file: ['m/'], format: 'json', autoApprove: false }), none))).toThrow(
+      expect.objectContaining({ code: 'not_approved' }),
+    );
+    // A saved plan was reviewed when it was made, and a text apply asks on a terminal.
+    expect(parseApplyArguments('plan.json', apply({ format: 'json', autoApprove: false }), none).input).toMatchObject({ mode: 'saved-plan' });
+    expect(parseApplyArguments(undefined, apply({ file: ['m/'], autoApprove: false }), none).input).toMatchObject({ mode: 'manifests' });
+    // Any other problem is said first, as a wrong flag (the refusal would not have been reached).
+    expect(parseApplyArguments(undefined, apply({ accounts: 'a.yaml', autoApprove: false, ignoreRollout: true, resume: true }), none)).toEqual({
+      problems: ['--ignore-rollout is for an apply of every account at once: give it without --waves or --resume'],
+    });
   });
 });
 

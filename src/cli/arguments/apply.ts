@@ -47,6 +47,17 @@ export function parseApplyArguments(planFile: string | undefined, flags: ApplyFl
   );
   problems.check(flags.rehearse === true && planFile === undefined, '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)');
   checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'apply');
+  // Runs that cannot ask: refused before anything is read.
+  problems.refuse(
+    flags.accounts !== undefined && flags.autoApprove !== true,
+    'not_approved',
+    'an apply over --accounts does not ask: pass --auto-approve (review with `telform plan --accounts` first)',
+  );
+  problems.refuse(
+    flags.accounts === undefined && flags.format === 'json' && planFile === undefined && flags.autoApprove !== true,
+    'not_approved',
+    'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan',
+  );
   return problems.result((): ApplyInput => {
     if (flags.accounts !== undefined) return { mode: 'accounts', accountsFile: flags.accounts, ...(rollout ? { rollout } : {}), flags };
     if (planFile !== undefined) return { mode: 'saved-plan', planFile, flags };
