@@ -138,7 +138,6 @@ const doorExceptions = new Map([
   ['cli/validate.ts -> resources/index.ts', 'help text: the kind names listed in --help'],
   ['cli/explain.ts -> resources/index.ts', 'help text: explain is the catalog shown'],
   ['cli/explain.ts -> resources/explain.ts', 'help text: explain is the catalog shown'],
-  ['cli/revert.ts -> engine/summary.ts', 'render: the step count of the progress line'],
   ['serve/safe-plan.ts -> engine/plan-types.ts', 'type only: the plan serve judges'],
   ['serve/safe-plan.ts -> engine/safety.ts', "type only: the gates' violations serve turns into hold reasons"],
   ['serve/safe-plan.ts -> resources/index.ts', "the catalog's registry declarations (which kinds a callback names)"],

@@ -2,13 +2,12 @@ import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
 import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { planForDisplay, rendererFor } from '../render/index.js';
-import { applyReconciled, recordedLine } from '../run/apply.js';
+import { recordedLine, type ApplyRunOutcome } from '../run/apply.js';
 import type { GlobalOptions } from '../run/context.js';
 import { ExitCode } from '../run/exit-codes.js';
-import { approvalsFrom, withReconciliation } from '../run/reconcile.js';
-import { reconcileRevert, revertOf, writeRevertBack } from '../run/revert.js';
-import { planNotes, refusalError, refusalLines } from '../run/safety.js';
-import { assertPlanTarget, writeSavedPlan } from '../run/saved-plan.js';
+import { approvalsFrom } from '../run/reconcile.js';
+import { revertApply, type RevertRequest } from '../run/revert-run.js';
+import { refusalError, refusalLines } from '../run/safety.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import { addClientOptions } from './client-options.js';
@@ -18,8 +17,7 @@ import { parseRevertArguments, type RevertFlags, type RevertInput } from './argu
 import { inputOrRefuse } from './arguments/parsed.js';
 import { cliContext } from './session.js';
 import { applyStanding, interruptible } from './interrupt.js';
-import { ApplyProgress } from './progress.js';
-import { countApplySteps } from '../engine/summary.js';
+import { applyProgress } from './progress.js';
 
 /**
  * `telform revert N`: the plan that puts back what apply #N changed, against the account as it is
@@ -69,69 +67,82 @@ Examples:
 
 async function runRevert(seq: number, input: RevertInput, globals: GlobalOptions): Promise<number> {
   const io = processIo();
-  if (input.mode === 'write') {
-    const { record } = await revertOf(seq, globals, { io });
-    const result = await writeRevertBack(record, input.files, { io });
-    for (const line of result.written) io.stdout(`wrote ${printable(line)}\n`);
-    for (const note of result.notes) io.stderr(`note: ${printable(note)}`);
-    if (result.written.length === 0) io.stdout(`nothing to write: apply #${seq} changed no field of a resource in these manifests\n`);
-    else io.stderr(`review the diff and open a pull request; applying it reverts apply #${seq}`);
-    return ExitCode.ok;
-  }
-  const { flags: options } = input;
-  const out = input.mode === 'save' ? input.out : undefined;
+  const quiet = globals.quiet === true;
+  const request = revertRequest(seq, input);
   const waitMs = input.mode === 'apply' ? input.waitMs : 0;
-  if (out) await assertPlanTarget(out, [], io.cwd);
-  const approvals = approvalsFrom({
-    allowIrreversible: options.allowIrreversible,
-    ...(options.maxCost === undefined ? {} : { maxCost: options.maxCost }),
-    ...(options.maxNumbersAffected === undefined ? {} : { maxNumbersAffected: options.maxNumbersAffected }),
-    forceDeletes: options.forceDeletes === true,
+  const reverted = await revertApply(request, input.mode === 'write' ? globals : { ...globals, parallelism: input.flags.parallelism }, cliContext(io), {
+    planned: (run) => {
+      if (!quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(run.plan, false, run.notes), { color: useColor(globals, io), ...(waitMs > 0 ? { waitMs } : {}) }));
+      if (input.mode !== 'apply') return {};
+      const progress = applyProgress(run.steps, io, { quiet, liveView: false });
+      return {
+        onEvent: progress.onEvent,
+        ...(input.flags.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
+        interruptible: (apply) => interruptible('telform revert', applyStanding(progress), apply),
+        done: () => progress.flush(),
+      };
+    },
   });
-  const { run } = await reconcileRevert(seq, { ...globals, parallelism: options.parallelism }, approvals, cliContext(io), {
-    lock: out === undefined,
-    allowSecretFilesOutside: options.allowSecretFilesOutside,
-  });
-  return withReconciliation(run, async () => {
-    const { plan } = run;
-    if (!globals.quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(plan, false, planNotes(plan, approvals)), { color: useColor(globals, io), ...(waitMs > 0 ? { waitMs } : {}) }));
-    if (out) {
-      await writeSavedPlan(out, plan, run.session.authToken, io.cwd);
-      for (const line of refusalLines(run.violations)) io.stderr(line);
-      io.stderr(`saved the revert of apply #${seq} to ${out}; apply it with: telform apply ${out}`);
+  switch (reverted.mode) {
+    case 'written': {
+      const { result } = reverted;
+      for (const line of result.written) io.stdout(`wrote ${printable(line)}\n`);
+      for (const note of result.notes) io.stderr(`note: ${printable(note)}`);
+      if (result.written.length === 0) io.stdout(`nothing to write: apply #${seq} changed no field of a resource in these manifests\n`);
+      else io.stderr(`review the diff and open a pull request; applying it reverts apply #${seq}`);
       return ExitCode.ok;
     }
-    const progress = new ApplyProgress(countApplySteps(plan), { line: (text) => (globals.quiet ? undefined : io.stderr(text)) });
-    const outcome = await applyReconciled(run, {
-      parallelism: options.parallelism,
-      waitMs,
-      onEvent: progress.onEvent,
-      history: { trigger: 'revert', reverts: seq },
-      ...(options.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
-      interruptible: (apply) => interruptible('telform revert', applyStanding(progress), apply),
-    }).finally(() => progress.flush());
-    switch (outcome.status) {
-      case 'refused':
-        for (const line of refusalLines(outcome.violations)) io.stderr(line);
-        throw refusalError(outcome.violations);
-      case 'no_changes':
-        for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
-        io.stdout(`Nothing to revert: the account already holds what it held before apply #${seq}.\n`);
-        return ExitCode.ok;
-      case 'cancelled':
-        io.stderr('Revert cancelled; nothing was sent.');
-        return ExitCode.error;
-      case 'applied':
-        io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
-        for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
-        io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${seq}); the manifests still say what apply #${seq} made them, so the next drift shows them ahead: write the revert into them with telform revert ${seq} --write -f MANIFESTS`);
-        return outcome.failed ? ExitCode.error : ExitCode.ok;
-      default: {
-        const never: never = outcome;
-        throw new Error(`unhandled revert outcome ${String(never)}`);
-      }
+    case 'saved':
+      for (const line of refusalLines(reverted.violations)) io.stderr(line);
+      io.stderr(`saved the revert of apply #${seq} to ${reverted.out}; apply it with: telform apply ${reverted.out}`);
+      return ExitCode.ok;
+    case 'apply':
+      return renderRevertOutcome(seq, reverted.plan, reverted.outcome, io);
+    default: {
+      const never: never = reverted;
+      throw new Error(`unhandled revert ${String(never)}`);
     }
-  });
+  }
+}
+
+/** What the revert's flags ask of the operation. */
+function revertRequest(seq: number, input: RevertInput): RevertRequest {
+  if (input.mode === 'write') return { seq, mode: 'write', files: input.files };
+  const { flags } = input;
+  const planning = {
+    approvals: approvalsFrom({
+      allowIrreversible: flags.allowIrreversible,
+      ...(flags.maxCost === undefined ? {} : { maxCost: flags.maxCost }),
+      ...(flags.maxNumbersAffected === undefined ? {} : { maxNumbersAffected: flags.maxNumbersAffected }),
+      forceDeletes: flags.forceDeletes === true,
+    }),
+    allowSecretFilesOutside: flags.allowSecretFilesOutside,
+  };
+  return input.mode === 'save' ? { seq, mode: 'save', out: input.out, ...planning } : { seq, mode: 'apply', parallelism: flags.parallelism, waitMs: input.waitMs, ...planning };
+}
+
+function renderRevertOutcome(seq: number, plan: Parameters<typeof renderApplySummary>[0], outcome: ApplyRunOutcome, io: CommandIo): number {
+  switch (outcome.status) {
+    case 'refused':
+      for (const line of refusalLines(outcome.violations)) io.stderr(line);
+      throw refusalError(outcome.violations);
+    case 'no_changes':
+      for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
+      io.stdout(`Nothing to revert: the account already holds what it held before apply #${seq}.\n`);
+      return ExitCode.ok;
+    case 'cancelled':
+      io.stderr('Revert cancelled; nothing was sent.');
+      return ExitCode.error;
+    case 'applied':
+      io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
+      for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
+      io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${seq}); the manifests still say what apply #${seq} made them, so the next drift shows them ahead: write the revert into them with telform revert ${seq} --write -f MANIFESTS`);
+      return outcome.failed ? ExitCode.error : ExitCode.ok;
+    default: {
+      const never: never = outcome;
+      throw new Error(`unhandled revert outcome ${String(never)}`);
+    }
+  }
 }
 
 async function approveOnTerminal(io: CommandIo): Promise<boolean> {

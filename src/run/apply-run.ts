@@ -49,7 +49,7 @@ interface PlannedRun {
   state: string;
 }
 
-interface ApplyWatcher {
+export interface ApplyWatcher {
   /** The rehearsal's report, before anything here is read (a rehearsal that did not go through then stops the run). */
   rehearsed?: (rehearsal: Rehearsal) => void;
   /** Told the reconciled plan before any gate, prompt or request; gives back how to follow its apply. */
@@ -98,12 +98,12 @@ export async function applyManifests(request: ApplyRequest, globals: GlobalOptio
 }
 
 /** The plan and where it runs, as a watcher is told it. */
-function plannedRun(run: Reconciliation, notes: string[]): PlannedRun {
+export function plannedRun(run: Reconciliation, notes: string[]): PlannedRun {
   return { plan: run.plan, notes, steps: countApplySteps(run.plan), account: run.session.account, state: run.store.file };
 }
 
 /** The apply options a watch gives (those it sets; `done` is the caller's). */
-function followed(watch: ApplyWatch): Pick<ApplyRunOptions, 'onEvent' | 'approve' | 'interruptible' | 'onClaim'> {
+export function followed(watch: ApplyWatch): Pick<ApplyRunOptions, 'onEvent' | 'approve' | 'interruptible' | 'onClaim'> {
   const { done: _done, ...options } = watch;
   return options;
 }

@@ -1,0 +1,65 @@
+// `telform revert N` as one operation: apply #N's revert written into the manifests (`--write`), or
+// planned from the state and the history and then saved for review (`-o`, its target checked before
+// anything is read) or applied under the ledger's lock and recorded as the revert of #N. The caller
+// watches as it watches an apply (run/apply-run.ts): told the plan first, it gives back its progress,
+// the terminal prompt and the signal handlers.
+import type { Plan, PlanApprovals } from '../engine/plan-types.js';
+import type { SafetyViolation } from '../engine/safety.js';
+import { applyReconciled, type ApplyRunOutcome } from './apply.js';
+import { followed, plannedRun, type ApplyWatcher } from './apply-run.js';
+import type { GlobalOptions, RunContext } from './context.js';
+import { withReconciliation } from './reconcile.js';
+import { reconcileRevert, revertOf, writeRevertBack, type RevertWrite } from './revert.js';
+import { planNotes } from './safety.js';
+import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
+
+interface RevertPlanning {
+  approvals: PlanApprovals;
+  allowSecretFilesOutside?: boolean | undefined;
+}
+
+export type RevertRequest = { seq: number } & (
+  /** `--write -f MANIFESTS`: the values from before the apply, written into the manifests. */
+  | { mode: 'write'; files: readonly string[] }
+  /** `-o FILE`: the revert's plan saved, sealed with the session's token, for `telform apply FILE`. */
+  | ({ mode: 'save'; out: string } & RevertPlanning)
+  | ({ mode: 'apply'; parallelism: number; waitMs: number } & RevertPlanning)
+);
+
+type RevertOutcome =
+  | { mode: 'written'; result: RevertWrite }
+  /** `violations`: what the gates refuse when the saved plan is applied without more approvals. */
+  | { mode: 'saved'; out: string; plan: Plan; violations: SafetyViolation[] }
+  | { mode: 'apply'; plan: Plan; outcome: ApplyRunOutcome };
+
+export async function revertApply(request: RevertRequest, globals: GlobalOptions, context: RunContext, watcher: ApplyWatcher): Promise<RevertOutcome> {
+  const { seq } = request;
+  if (request.mode === 'write') {
+    const { record } = await revertOf(seq, globals, context);
+    return { mode: 'written', result: await writeRevertBack(record, request.files, context) };
+  }
+  if (request.mode === 'save') await assertPlanTarget(request.out, [], context.io.cwd);
+  const { run } = await reconcileRevert(seq, globals, request.approvals, context, {
+    lock: request.mode === 'apply',
+    allowSecretFilesOutside: request.allowSecretFilesOutside,
+  });
+  return withReconciliation(run, async (): Promise<RevertOutcome> => {
+    const watch = watcher.planned(plannedRun(run, planNotes(run.plan, request.approvals)));
+    if (request.mode === 'save') {
+      watch.done?.();
+      await writeSavedPlan(request.out, run.plan, run.session.authToken, context.io.cwd);
+      return { mode: 'saved', out: request.out, plan: run.plan, violations: run.violations };
+    }
+    try {
+      const outcome = await applyReconciled(run, {
+        parallelism: request.parallelism,
+        waitMs: request.waitMs,
+        history: { trigger: 'revert', reverts: seq },
+        ...followed(watch),
+      });
+      return { mode: 'apply', plan: run.plan, outcome };
+    } finally {
+      watch.done?.();
+    }
+  });
+}
