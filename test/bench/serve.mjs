@@ -3,8 +3,8 @@
 //
 // 1. Memory over time: serve on an injected clock over BENCH_RSS_ACCOUNTS accounts (default 20)
 //    runs 10 intervals to warm up, then 100 back to back; RSS after a GC is sampled at each, and the
-//    last ten are compared with the first ten (flat: within 10 %). It runs first, so this process
-//    holds nothing else yet.
+//    last ten are compared with the first ten (flat: within 10 %); a line every ten intervals, so a
+//    run stopped part way leaves figures. It runs first, so this process holds nothing else yet.
 // 2. One round: N accounts (BENCH_ACCOUNTS, default 1000) × 20 resources (a brand, a campaign whose
 //    callbacks come to serve, 18 trunk ACLs and origination URIs), watched by serve in this process;
 //    the time of the first round of checks, and the peak RSS.
@@ -199,6 +199,8 @@ async function main() {
     const samples = [];
     const roundDone = (since) => views.every((view) => !view.running && (view.lastRunAt ?? -1) >= since);
     await until(() => roundDone(clock.now()), 'the first round', 10 * 60_000);
+    gc();
+    console.log(`  memory, ${rssAccounts} accounts: RSS ${mb(rssIdle)} before serve started, ${mb(process.memoryUsage().rss)} after the first round`);
     started = performance.now();
     // Ten intervals warm up (code compiled, pools and caches filled); the next ones are measured.
     for (let interval = 0; interval < warmUp + intervals; interval += 1) {
@@ -206,7 +208,9 @@ async function main() {
       const since = clock.now();
       await until(() => roundDone(since), `interval ${interval + 1}`, 10 * 60_000);
       gc();
-      if (interval >= warmUp) samples.push(process.memoryUsage().rss);
+      const rss = process.memoryUsage().rss;
+      if (interval >= warmUp) samples.push(rss);
+      if ((interval + 1) % 10 === 0) console.log(`  interval ${interval + 1} of ${warmUp + intervals}${interval + 1 === warmUp ? ' (warm-up over)' : ''}: RSS ${mb(rss)} (${seconds(performance.now() - started)})`);
     }
     const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
     const first = mean(samples.slice(0, 10));
@@ -214,6 +218,10 @@ async function main() {
     const growth = (last - first) / first;
     console.log(`  memory, ${rssAccounts} accounts x ${intervals} intervals after ${warmUp} to warm up (${seconds(performance.now() - started)}): RSS first ten ${mb(first)}, last ten ${mb(last)} (${(growth * 100).toFixed(1)} %), min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))}: ${Math.abs(growth) <= 0.1 ? 'flat' : 'NOT flat'}`);
     console.log(`  memory per account:     ${((last - rssIdle) / rssAccounts / 1024).toFixed(0)} KB (RSS after the intervals less ${mb(rssIdle)} before serve started, over ${rssAccounts} accounts); sockets at most ${peakSockets}`);
+    // For comparison, not the target: a second GC right after the first, then a second's wait.
+    gc();
+    await new Promise((done) => setTimeout(done, 1_000));
+    console.log(`  after a second GC and 1 s: RSS ${mb(process.memoryUsage().rss)} (the last sample ${mb(samples.at(-1))})`);
     if (Math.abs(growth) > 0.1) process.exitCode = 1;
     await quiet.stop('memory phase over');
     serve = undefined;
