@@ -16,7 +16,7 @@ describe('bench:serve harness', () => {
     try {
       ({ stdout } = await run(process.execPath, ['--expose-gc', 'test/bench/serve.mjs'], {
         cwd: repository,
-        env: { ...process.env, BENCH_ACCOUNTS: '5', BENCH_RSS_ACCOUNTS: '2', BENCH_INTERVALS: '10' },
+        env: { ...process.env, BENCH_ACCOUNTS: '5', BENCH_RSS_ACCOUNTS: '2', BENCH_INTERVALS: '10', BENCH_SETTLE_MS: '0' },
         maxBuffer: 10 * 1024 * 1024,
       }));
     } catch (error) {

@@ -32,6 +32,8 @@ const accountCount = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const rssAccounts = Number(process.env.BENCH_RSS_ACCOUNTS ?? 20);
 const intervals = Number(process.env.BENCH_INTERVALS ?? 100);
 const warmUp = 10;
+/** Idle time after each interval's GC before RSS is sampled (BENCH_SETTLE_MS; the suite's smoke run uses 0). */
+const settleMs = Number(process.env.BENCH_SETTLE_MS ?? 1_000);
 const latencyMs = 20;
 const registryDelayMs = 3_600_000;
 
@@ -212,7 +214,7 @@ async function main() {
       await until(() => roundDone(since), `interval ${interval + 1}`, 10 * 60_000);
       gc();
       const rssAtGc = process.memoryUsage().rss;
-      await new Promise((done) => setTimeout(done, 1_000));
+      await new Promise((done) => setTimeout(done, settleMs));
       const rss = process.memoryUsage().rss;
       if (interval >= warmUp) {
         samples.push(rss);
