@@ -3,15 +3,12 @@
 // written back). Its registry decides an hour after a submission on the emulator's clock, so only a
 // test's `advance` steps move registrations on. Only the CLI starts emulators: the test-run operation
 // is handed this.
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { ApiClient } from '../api/client.js';
-import { Limiter } from '../api/limiter.js';
-import { systemClock } from '../util/clock.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import type { StartTestEmulator, TestEmulator } from '../run/test-run.js';
+import { startLocalEmulator } from './local-emulator.js';
 
 /** How long the test emulator's registry keeps a brand, campaign or number link under review. */
 const testRegistryDelayMs = 3_600_000;
@@ -29,27 +26,10 @@ async function snapshotAccount(file: string): Promise<string | undefined> {
 }
 
 export const startTestEmulator: StartTestEmulator = async (snapshot) => {
-  const [{ startEmulator, defaultAccount }, { asCliError }] = await Promise.all([import('../emulator/index.js'), import('./emulator.js')]);
+  const { defaultAccount } = await import('../emulator/index.js');
   const account = (snapshot === undefined ? undefined : await snapshotAccount(snapshot)) ?? defaultAccount.authId;
-  const authToken = randomBytes(24).toString('hex');
-  let running;
-  try {
-    running = await startEmulator({
-      host: '127.0.0.1',
-      port: 0,
-      accounts: [{ authId: account, authToken }],
-      registryDelayMs: testRegistryDelayMs,
-      ...(snapshot === undefined ? {} : { dataFile: snapshot }),
-    });
-  } catch (error) {
-    throw asCliError(error);
-  }
-  const emulator = running;
-  const client = new ApiClient({
-    baseUrl: emulator.url,
-    credentials: { authId: account, authToken },
-    limiter: new Limiter({ concurrency: 8, requests: 10_000, periodMs: 1_000 }, systemClock),
-  });
+  const emulator = await startLocalEmulator({ account, registryDelayMs: testRegistryDelayMs, ...(snapshot === undefined ? {} : { dataFile: snapshot }) });
+  const { client, authToken } = emulator;
   const started: TestEmulator = {
     client,
     account,
@@ -67,10 +47,7 @@ export const startTestEmulator: StartTestEmulator = async (snapshot) => {
       }
       return answer;
     },
-    close: async () => {
-      await client.close();
-      await emulator.close();
-    },
+    close: () => emulator.close(),
   };
   return started;
 };
