@@ -1,22 +1,17 @@
-import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { TelformError } from '../util/errors.js';
-import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
-import { ExitCode } from '../run/exit-codes.js';
-import { processIo, useColor, type CommandIo } from './io.js';
+import { processIo, useColor } from './io.js';
 import { duration, positiveInteger } from './option-parsers.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';
 import { applyStanding, claimStanding, interruptible } from './interrupt.js';
 import { applyProgress } from './progress.js';
+import { approveOnTerminal, renderApplyOutcome } from './apply-outcome.js';
 import type { GlobalOptions } from '../run/context.js';
 import { approvalsFrom } from '../run/reconcile.js';
-import { recordedLine } from '../run/apply.js';
 import { applyManifests } from '../run/apply-run.js';
 import { applyStep } from '../run/account-steps.js';
 import { printable } from '../util/printable.js';
-import { refusalError, refusalLines } from '../run/safety.js';
 import { addAccountsOptions } from './accounts-options.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
@@ -114,7 +109,7 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
         return {
           onEvent: progress.onEvent,
           // A saved plan was reviewed when it was made; manifests are asked about on a terminal (before the handlers: a ^C there stops as ever).
-          ...(planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
+          ...(planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io, 'Apply these changes?', 'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve') }),
           interruptible: (apply) => interruptible('telform apply', claimStanding(claim, applyStanding(progress)), apply),
           onClaim: (claiming) => {
             claim.claiming = claiming;
@@ -133,44 +128,12 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
     return entry.exit_code;
   }
   const { plan, outcome } = applied;
-  switch (outcome.status) {
-    case 'refused':
-      for (const line of refusalLines(outcome.violations)) io.stderr(line);
-      throw refusalError(outcome.violations);
-    case 'no_changes':
-      for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
-      io.stdout('Nothing to apply.\n');
-      return ExitCode.ok;
-    case 'cancelled':
-      io.stderr('Apply cancelled; nothing was sent.');
-      return ExitCode.error;
-    case 'applied':
-      if (liveView) process.stderr.write('\r\u001b[K');
-      io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
-      for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
-      // A revert saved with `revert N -o`: its record says so, and `telform revert` would have said it too.
-      if (plan.reverts !== undefined) io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${plan.reverts})`);
-      return outcome.failed ? ExitCode.error : ExitCode.ok;
-    default: {
-      const never: never = outcome;
-      throw new Error(`unhandled apply outcome ${String(never)}`);
-    }
-  }
+  return renderApplyOutcome(plan, outcome, io, {
+    nothing: 'Nothing to apply.',
+    cancelled: 'Apply cancelled; nothing was sent.',
+    // A revert saved with `revert N -o`: its record says so, and `telform revert` would have said it too.
+    recorded: (seq) => (plan.reverts === undefined ? undefined : `recorded as #${seq} in the history (revert of #${plan.reverts})`),
+    clearLine: liveView,
+  });
 }
 
-async function approveOnTerminal(io: CommandIo): Promise<boolean> {
-  if (!io.isTty || !process.stdin.isTTY) {
-    throw new TelformError('not_approved', 'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve');
-  }
-  return confirm();
-}
-
-async function confirm(): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await prompt.question('Apply these changes? Only "yes" is accepted: ');
-    return answer.trim() === 'yes';
-  } finally {
-    prompt.close();
-  }
-}

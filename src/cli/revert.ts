@@ -1,23 +1,20 @@
-import { createInterface } from 'node:readline/promises';
 import { Command, Option } from 'commander';
-import { renderApplySummary, renderNotApplied } from '../render/apply.js';
 import { planForDisplay, rendererFor } from '../render/index.js';
-import { recordedLine, type ApplyRunOutcome } from '../run/apply.js';
 import type { GlobalOptions } from '../run/context.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { approvalsFrom } from '../run/reconcile.js';
 import { revertApply, type RevertRequest } from '../run/revert-run.js';
-import { refusalError, refusalLines } from '../run/safety.js';
-import { TelformError } from '../util/errors.js';
+import { refusalLines } from '../run/safety.js';
 import { printable } from '../util/printable.js';
 import { addClientOptions } from './client-options.js';
-import { processIo, useColor, type CommandIo } from './io.js';
+import { processIo, useColor } from './io.js';
 import { collect, duration, positiveInteger } from './option-parsers.js';
 import { parseRevertArguments, type RevertFlags, type RevertInput } from './arguments/revert.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 import { cliContext } from './session.js';
 import { applyStanding, interruptible } from './interrupt.js';
 import { applyProgress } from './progress.js';
+import { approveOnTerminal, renderApplyOutcome } from './apply-outcome.js';
 
 /**
  * `telform revert N`: the plan that puts back what apply #N changed, against the account as it is
@@ -77,7 +74,7 @@ async function runRevert(seq: number, input: RevertInput, globals: GlobalOptions
       const progress = applyProgress(run.steps, io, { quiet, liveView: false });
       return {
         onEvent: progress.onEvent,
-        ...(input.flags.autoApprove ? {} : { approve: () => approveOnTerminal(io) }),
+        ...(input.flags.autoApprove ? {} : { approve: () => approveOnTerminal(io, 'Revert with these changes?', 'not on a terminal and --auto-approve was not given, so nothing was reverted; review with telform revert N -o FILE and pass --auto-approve') }),
         interruptible: (apply) => interruptible('telform revert', applyStanding(progress), apply),
         done: () => progress.flush(),
       };
@@ -97,7 +94,13 @@ async function runRevert(seq: number, input: RevertInput, globals: GlobalOptions
       io.stderr(`saved the revert of apply #${seq} to ${reverted.out}; apply it with: telform apply ${reverted.out}`);
       return ExitCode.ok;
     case 'apply':
-      return renderRevertOutcome(seq, reverted.plan, reverted.outcome, io);
+      return renderApplyOutcome(reverted.plan, reverted.outcome, io, {
+        nothing: `Nothing to revert: the account already holds what it held before apply #${seq}.`,
+        cancelled: 'Revert cancelled; nothing was sent.',
+        recorded: (record) =>
+          `recorded as #${record} in the history (revert of #${seq}); the manifests still say what apply #${seq} made them, so the next drift shows them ahead: write the revert into them with telform revert ${seq} --write -f MANIFESTS`,
+        clearLine: false,
+      });
     default: {
       const never: never = reverted;
       throw new Error(`unhandled revert ${String(never)}`);
@@ -121,38 +124,3 @@ function revertRequest(seq: number, input: RevertInput): RevertRequest {
   return input.mode === 'save' ? { seq, mode: 'save', out: input.out, ...planning } : { seq, mode: 'apply', parallelism: flags.parallelism, waitMs: input.waitMs, ...planning };
 }
 
-function renderRevertOutcome(seq: number, plan: Parameters<typeof renderApplySummary>[0], outcome: ApplyRunOutcome, io: CommandIo): number {
-  switch (outcome.status) {
-    case 'refused':
-      for (const line of refusalLines(outcome.violations)) io.stderr(line);
-      throw refusalError(outcome.violations);
-    case 'no_changes':
-      for (const recorded of outcome.recorded) io.stderr(recordedLine(recorded));
-      io.stdout(`Nothing to revert: the account already holds what it held before apply #${seq}.\n`);
-      return ExitCode.ok;
-    case 'cancelled':
-      io.stderr('Revert cancelled; nothing was sent.');
-      return ExitCode.error;
-    case 'applied':
-      io.stdout(`${renderApplySummary(plan, outcome.result)}\n`);
-      for (const line of renderNotApplied(plan, outcome.result)) io.stderr(line);
-      io.stderr(`recorded as #${outcome.record.seq} in the history (revert of #${seq}); the manifests still say what apply #${seq} made them, so the next drift shows them ahead: write the revert into them with telform revert ${seq} --write -f MANIFESTS`);
-      return outcome.failed ? ExitCode.error : ExitCode.ok;
-    default: {
-      const never: never = outcome;
-      throw new Error(`unhandled revert outcome ${String(never)}`);
-    }
-  }
-}
-
-async function approveOnTerminal(io: CommandIo): Promise<boolean> {
-  if (!io.isTty || !process.stdin.isTTY) {
-    throw new TelformError('not_approved', 'not on a terminal and --auto-approve was not given, so nothing was reverted; review with telform revert N -o FILE and pass --auto-approve');
-  }
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await prompt.question('Revert with these changes? Only "yes" is accepted: ')).trim() === 'yes';
-  } finally {
-    prompt.close();
-  }
-}
