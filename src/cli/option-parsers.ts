@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../util/duration.js';
 
 /** Option value parsers shared by commands; each refuses bad input with one sentence. */
 
@@ -23,17 +24,13 @@ export function count(value: string): number {
   return Number(value);
 }
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
 /** `15m`, `90s`, `1h30m`, `500ms`; a bare number is seconds. */
 export function duration(value: string): number {
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1_000;
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) {
-    throw new InvalidArgumentError('expected a duration such as 15m, 90s or 1h30m');
-  }
-  return parts.reduce((total, part) => total + Number(part[1]) * (durationUnits[part[2] as string] ?? 0), 0);
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 15m, 90s or 1h30m');
+  return ms;
 }
 
 /**

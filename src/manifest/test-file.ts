@@ -11,6 +11,7 @@ import { TelformError, type SourcePlace } from '../util/errors.js';
 import { didYouMean } from '../util/suggest.js';
 import { estimateCost, policyCostBudget } from './policy-cost.js';
 import { policyEnvironment, type CompiledExpression } from './policy-file.js';
+import { parseDuration } from '../util/duration.js';
 
 /** The exit code of `telform test` for a test file it cannot run. */
 const badTestFileExitCode = 2;
@@ -158,15 +159,13 @@ class Reader {
   }
 }
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /** `90s`, `10m`, `1h`, `2d`, `500ms`, or a whole number of milliseconds. */
 function readDuration(reader: Reader, node: Node | null | undefined): { ms: number; text: string } {
   if (isScalar(node) && typeof node.value === 'number' && Number.isInteger(node.value) && node.value >= 0) return { ms: node.value, text: `${node.value}ms` };
   const text = isScalar(node) && typeof node.value === 'string' ? node.value.trim() : '';
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
-  if (!match) reader.fail(node, 'advance must be a duration such as 90s, 10m, 1h or 2d');
-  return { ms: Number(match[1]) * (durationUnits[match[2] as string] as number), text };
+  const ms = parseDuration(text);
+  if (ms === undefined) reader.fail(node, 'advance must be a duration such as 90s, 10m, 1h or 2d');
+  return { ms, text };
 }
 
 function readFindings(reader: Reader, node: Node | null | undefined, what: string): FindingExpectation[] {
