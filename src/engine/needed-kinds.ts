@@ -7,10 +7,16 @@ import type { Ledger } from '../state/ledger.js';
 import { TelformError } from '../util/errors.js';
 import type { DesiredResource, PlannerKind, PlannerKinds } from './model.js';
 
+/**
+ * Who needs a kind, described only when an error names it: a document's place costs its file's
+ * positions, and a run of thousands of resources names none of them unless a list is refused.
+ */
+export type NeededBy = () => string;
+
 /** What a run must read, and why. */
 export interface KindNeeds {
   /** Kind → who needs it (a document's address and place, or a state entry): its list must be read. */
-  required: ReadonlyMap<string, readonly string[]>;
+  required: ReadonlyMap<string, readonly NeededBy[]>;
   /** Kinds read for what they tell of the required ones (who uses them, numbers a change breaks): a list refused 403 is skipped. */
   helpful: ReadonlySet<string>;
 }
@@ -25,32 +31,36 @@ export interface NeedInputs {
   prune?: readonly string[];
 }
 
-function whoOf(resource: DesiredResource): string {
-  return resource.source ? `${resource.address} (${resource.source.file}:${resource.source.line})` : resource.address;
+function whoOf(resource: DesiredResource): NeededBy {
+  return () => (resource.source ? `${resource.address} (${resource.source.file}:${resource.source.line})` : resource.address);
+}
+
+/** The descriptions of who needs a kind, once each. */
+export function describeNeeds(neededBy: readonly NeededBy[]): string[] {
+  return [...new Set(neededBy.map((who) => who()))];
 }
 
 /** The kinds a run needs, in catalog order. */
 export function neededKinds(inputs: NeedInputs): KindNeeds {
-  // A set per kind: a kind is needed by thousands of resources, and a list's `includes` made this quadratic.
-  const required = new Map<string, Set<string>>();
-  const need = (kind: string, who: string): void => {
+  const required = new Map<string, NeededBy[]>();
+  const need = (kind: string, who: NeededBy): void => {
     if (!inputs.kinds.has(kind)) return;
-    const set = required.get(kind);
-    if (set) set.add(who);
-    else required.set(kind, new Set([who]));
+    const list = required.get(kind);
+    if (list) list.push(who);
+    else required.set(kind, [who]);
   };
   const targets = new Set(inputs.targets ?? []);
   const targeted = (address: string): boolean => targets.size === 0 || targets.has(address);
   for (const resource of inputs.desired) if (targeted(resource.address)) need(resource.kind, whoOf(resource));
-  for (const [address, entry] of Object.entries(inputs.ledger.resources)) if (targeted(address)) need(entry.kind, `${address} (in the state)`);
-  for (const kind of inputs.prune ?? []) need(kind, `--prune-unmanaged ${kind}`);
+  for (const [address, entry] of Object.entries(inputs.ledger.resources)) if (targeted(address)) need(entry.kind, () => `${address} (in the state)`);
+  for (const kind of inputs.prune ?? []) need(kind, () => `--prune-unmanaged ${kind}`);
   // What a needed kind refers to is needed too (its literal ids and refs are judged against the live objects).
   for (let grew = true; grew; ) {
     grew = false;
     for (const [name, who] of [...required]) {
       for (const { target } of inputs.kinds.get(name)?.references ?? []) {
         if (!required.has(target) && inputs.kinds.has(target)) {
-          required.set(target, new Set(who));
+          required.set(target, [...who]);
           grew = true;
         }
       }
@@ -73,7 +83,7 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
   const carriesTraffic = (kind: PlannerKind) => kind.traffic?.calls !== undefined || kind.traffic?.messages !== undefined;
   for (const kind of inputs.kinds.values()) if (required.size > 0 && carriesTraffic(kind) && !required.has(kind.kind)) helpful.add(kind.kind);
   for (const kind of inputs.kinds.values()) if (kind.live.alwaysRead && !required.has(kind.kind)) helpful.add(kind.kind);
-  return { required: new Map([...required].map(([kind, who]) => [kind, [...who]])), helpful };
+  return { required, helpful };
 }
 
 export interface LiveRead {
@@ -120,14 +130,14 @@ export async function readNeeded(
       continue;
     }
     const product = result.kind.live.product ?? result.kind.kind;
-    const who = needs.required.get(result.kind.kind);
-    if (!who) {
+    const neededBy = needs.required.get(result.kind.kind);
+    if (!neededBy) {
       notes.push(`${result.kind.kind} was not read: the account does not have ${product} (the API answered 403: ${result.refused.apiMessage}), and nothing in the manifests or the state uses it`);
       continue;
     }
     const entry = blocked.get(product) ?? { error: result.refused, kinds: [], who: [] };
     entry.kinds.push(result.kind.kind);
-    for (const item of who) if (!entry.who.includes(item)) entry.who.push(item);
+    for (const item of describeNeeds(neededBy)) if (!entry.who.includes(item)) entry.who.push(item);
     blocked.set(product, entry);
   }
   const [first] = [...blocked];

@@ -92,7 +92,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
 
 /** Every kind, each required by nothing in particular (a 403 is still an error: the run asked for everything). */
 function everyKind(kinds: PlannerKinds): KindNeeds {
-  return { required: new Map([...kinds.keys()].map((kind) => [kind, ['--show-unmanaged']])), helpful: new Set() };
+  return { required: new Map([...kinds.keys()].map((kind) => [kind, [() => '--show-unmanaged']])), helpful: new Set() };
 }
 
 /**

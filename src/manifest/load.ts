@@ -68,6 +68,8 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   // The YAML libraries load when the first file outside the plain subset, or with a problem, needs them.
   let parsers: FullParsers | undefined = options.parser === 'exact' ? await loadFullParsers() : undefined;
   for (const [index, absolute] of absoluteFiles.entries()) {
+    // Between files the event loop runs: reads started while the manifests load keep going.
+    if (index > 0) await new Promise((resolve) => setImmediate(resolve));
     files.push(displayPath(absolute, options.cwd));
     const text = texts[index];
     if (!text) continue;

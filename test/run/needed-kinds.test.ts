@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { neededKinds } from '../../src/engine/needed-kinds.js';
+import { describeNeeds, neededKinds } from '../../src/engine/needed-kinds.js';
 import { plannerKinds } from '../../src/engine/kinds.js';
 import { applyReconciled } from '../../src/run/apply.js';
 import type { GlobalOptions } from '../../src/run/context.js';
@@ -39,7 +39,7 @@ describe('the kinds a run reads', () => {
       desired: [{ kind: 'Brand', name: 'acme', address: 'Brand/acme', protect: false, spec: {}, secretSources: {}, source: { file: 'brand.yaml', line: 1, column: 1 } }],
       ledger: emptyLedger('local', 'MATEST'),
     });
-    expect([...needs.required]).toEqual([
+    expect([...needs.required].map(([kind, neededBy]) => [kind, describeNeeds(neededBy)])).toEqual([
       ['Brand', ['Brand/acme (brand.yaml:1)']],
       ['Profile', ['Brand/acme (brand.yaml:1)']],
     ]);
