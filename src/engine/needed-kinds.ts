@@ -11,7 +11,7 @@ import type { DesiredResource, PlannerKind, PlannerKinds } from './model.js';
  * Who needs a kind, described only when an error names it: a document's place costs its file's
  * positions, and a run of thousands of resources names none of them unless a list is refused.
  */
-export type NeededBy = () => string;
+type NeededBy = () => string;
 
 /** What a run must read, and why. */
 export interface KindNeeds {
