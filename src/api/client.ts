@@ -36,6 +36,11 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: Record<string, unknown>;
   mode?: RetryMode;
+  /**
+   * Sent ahead of the requests waiting for a slot: the next page of a list read page after page,
+   * which nothing else can overlap, so it does not wait behind the pages of lists read at once.
+   */
+  urgent?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -193,7 +198,7 @@ export class ApiClient {
       if (this.closing.signal.aborted) throw new ClientClosedError();
       const budgetLeft = this.retry.maxTotalMs - (this.clock.now() - started);
       const timeout = Math.max(1_000, Math.min(this.timeoutMs, budgetLeft));
-      const outcome = await this.limiter.run(() => this.attempt(method, path, options, secrets, { attempt, timeout }));
+      const outcome = await this.limiter.run(() => this.attempt(method, path, options, secrets, { attempt, timeout }), options.urgent === true);
       if (this.closing.signal.aborted) throw new ClientClosedError();
       let retryAfterMs: number | undefined;
       if (outcome.kind === 'response') {

@@ -39,9 +39,12 @@ export class Limiter {
     }
   }
 
-  /** Runs `task` once a slot is free and the rate allows; the slot is released when it settles. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    await this.acquireSlot();
+  /**
+   * Runs `task` once a slot is free and the rate allows; the slot is released when it settles.
+   * An `urgent` task takes the first free slot, ahead of those already waiting.
+   */
+  async run<T>(task: () => Promise<T>, urgent = false): Promise<T> {
+    await this.acquireSlot(urgent);
     let counted = false;
     try {
       await this.waitForRate();
@@ -61,12 +64,12 @@ export class Limiter {
     for (const wake of waiters) wake();
   }
 
-  private acquireSlot(): Promise<void> {
+  private acquireSlot(urgent: boolean): Promise<void> {
     if (this.active < this.options.concurrency) {
       this.active += 1;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve) => (urgent ? this.waiting.unshift(resolve) : this.waiting.push(resolve)));
   }
 
   private releaseSlot(): void {

@@ -98,9 +98,10 @@ async function followNextLinks<T>(client: ApiClient, path: string, options: List
       const link = pathOfLink(next);
       if (seen.has(link)) throw new PartialListError(path, `the next link repeats (${link})`);
       seen.add(link);
-      page = (await client.get<PageBody>(link)).body;
+      // The next page waits for this one: it goes ahead of the pages of lists read all at once.
+      page = (await client.request<PageBody>('GET', link, { mode: 'read', urgent: true })).body;
     } else {
-      page = await readPage(client, path, options, offset);
+      page = await readPage(client, path, options, offset, true);
     }
     if (!page || typeof page !== 'object') throw new PartialListError(path, 'the response has no body');
   }
@@ -114,8 +115,8 @@ function pathOfLink(link: string): string {
   return `${url.pathname}${url.search}`;
 }
 
-async function readPage<T>(client: ApiClient, path: string, options: ListOptions<T>, offset: number): Promise<PageBody> {
-  const response = await client.get<PageBody>(path, { ...options.query, limit: pageSize, offset });
+async function readPage<T>(client: ApiClient, path: string, options: ListOptions<T>, offset: number, urgent = false): Promise<PageBody> {
+  const response = await client.request<PageBody>('GET', path, { mode: 'read', query: { ...options.query, limit: pageSize, offset }, urgent });
   if (!response.body || typeof response.body !== 'object') throw new PartialListError(path, 'the response has no body');
   return response.body;
 }

@@ -71,6 +71,23 @@ describe('Limiter', () => {
     await Promise.all(tasks);
   });
 
+  it('gives an urgent task the next free slot, ahead of those already waiting', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new Limiter({ concurrency: 1, requests: 1000, periodMs: 1000 }, clock);
+    const order: string[] = [];
+    let release: () => void = () => undefined;
+    const held = limiter.run(async () => {
+      order.push('first');
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    const task = (name: string) => async () => void order.push(name);
+    const queued = [limiter.run(task('page of a bulk list')), limiter.run(task('another bulk page')), limiter.run(task('next page of a paged list'), true)];
+    await clock.advance(0);
+    release();
+    await Promise.all([held, ...queued]);
+    expect(order).toEqual(['first', 'next page of a paged list', 'page of a bulk list', 'another bulk page']);
+  });
+
   it('releases the slot when a task fails', async () => {
     const clock = new ManualClock(0);
     const limiter = new Limiter({ concurrency: 1, requests: 100, periodMs: 1000 }, clock);
