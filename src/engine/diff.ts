@@ -19,13 +19,55 @@ export interface DiffRules {
 export function comparable(spec: Readonly<Record<string, unknown>>, rules: DiffRules): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(spec).sort()) {
-    if (rules.secretFields.includes(key)) continue;
-    const value = canonical(spec[key]);
-    if (value === undefined) continue;
-    const keyOf = rules.setFields[key];
-    out[key] = keyOf && Array.isArray(value) ? keyedSet(value, keyOf) : value;
+    const value = comparableField(key, spec[key], rules);
+    if (value !== undefined) out[key] = value;
   }
   return out;
+}
+
+/** One top-level field as `comparable` holds it (undefined: left out). It depends on that field's value alone. */
+function comparableField(key: string, value: unknown, rules: DiffRules): unknown {
+  if (rules.secretFields.includes(key)) return undefined;
+  const item = canonical(value);
+  if (item === undefined) return undefined;
+  const keyOf = rules.setFields[key];
+  return keyOf && Array.isArray(item) ? keyedSet(item, keyOf) : item;
+}
+
+/**
+ * `comparable(spec, rules)`, made from `form`, the comparable form of a spec that differs from `spec`
+ * only in `fields`: each field's form depends on its own value alone, so only those are made again.
+ * `form` itself (never changed) when none of them differs; a new object otherwise.
+ */
+export function comparableChanged(
+  form: Readonly<Record<string, unknown>>,
+  spec: Readonly<Record<string, unknown>>,
+  fields: Iterable<string>,
+  rules: DiffRules,
+): Readonly<Record<string, unknown>> {
+  let out: Record<string, unknown> | undefined;
+  let added = false;
+  for (const key of fields) {
+    const value = comparableField(key, Object.hasOwn(spec, key) ? spec[key] : undefined, rules);
+    const current = out ?? form;
+    const held = Object.hasOwn(current, key);
+    if (value === undefined) {
+      if (!held) continue;
+      out ??= { ...form };
+      delete out[key];
+      continue;
+    }
+    if (held && sameValue(value, current[key])) continue;
+    out ??= { ...form };
+    out[key] = value;
+    if (!held) added = true;
+  }
+  if (!out) return form;
+  if (!added) return out;
+  // A field the form did not hold goes where `comparable` puts it: keys in sorted order.
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(out).sort()) sorted[key] = out[key];
+  return sorted;
 }
 
 function keyedSet(members: unknown[], keyOf: (member: unknown) => string): Record<string, unknown> {

@@ -1,8 +1,8 @@
 import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { ChangeImpact, LiveObject } from '../resources/live-side.js';
-import { changedFieldsOf, comparable, diffComparable } from './diff.js';
+import { changedFieldsOf, comparable, comparableChanged, diffComparable } from './diff.js';
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
-import { fingerprintLive } from './fingerprint.js';
+import { liveComparable, liveFingerprint } from './live-forms.js';
 import { pendingWarnings, summarize } from './summary.js';
 import { matchResources, type Match } from './match.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type PlannerKinds } from './model.js';
@@ -100,7 +100,7 @@ export function buildPlan(given: PlanInputs): Plan {
     switch (match.type) {
       case 'matched':
         drafts.push(decideMatched(match, kind, context));
-        basis[match.desired.address] = fingerprintLive(match.live);
+        basis[match.desired.address] = liveFingerprint(match.live);
         break;
       case 'missing':
         drafts.push(decideMissing(match, kind, context));
@@ -108,7 +108,7 @@ export function buildPlan(given: PlanInputs): Plan {
         break;
       case 'orphaned':
         drafts.push(decideOrphaned(match, kind, context));
-        if (match.live) basis[match.address] = fingerprintLive(match.live);
+        if (match.live) basis[match.address] = liveFingerprint(match.live);
         break;
       case 'superseded': {
         const address = `${match.address}#old:${match.id}`;
@@ -117,7 +117,7 @@ export function buildPlan(given: PlanInputs): Plan {
           : { ...baseChange(address, kind, match.entry.name), action: 'delete' as const, id: match.id, reasons: ['replaced, and already gone from the account; it is only forgotten'] };
         change.superseded_of = match.address;
         drafts.push(change);
-        if (match.live) basis[address] = fingerprintLive(match.live);
+        if (match.live) basis[address] = liveFingerprint(match.live);
         break;
       }
       case 'unmanaged': {
@@ -128,7 +128,7 @@ export function buildPlan(given: PlanInputs): Plan {
           const address = `${kind.kind}/#${match.live.id}`;
           const change = deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context);
           drafts.push(change);
-          basis[address] = fingerprintLive(match.live);
+          basis[address] = liveFingerprint(match.live);
           // Only a delete that is planned is one: a refused one (the primary profile) is a blocked change, with its reason.
           prune = change.action === 'delete';
         }
@@ -191,10 +191,15 @@ function baseChange(address: string, kind: PlannerKind, name: string): ChangeDra
   return { address, kind: kind.kind, name, action: 'noop', reasons: [], flags: { ...noFlags }, patch: [], depends_on: [], api_requests: 0 };
 }
 
-/** The live spec as the diff sees it: canonical refs, unreadable inputs taken from the ledger (or the manifest). */
+/**
+ * The live spec as the diff sees it: canonical refs, unreadable inputs taken from the ledger (or the
+ * manifest); `fields` are those that may differ from the live object's own spec.
+ */
 function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | undefined, desired: DesiredResource | undefined, context: DecideContext) {
   const spec = context.references.canonical(kind, live.spec);
+  const fields = kind.references.map((reference) => reference.field);
   const assume = (field: string, known: unknown): void => {
+    fields.push(field);
     if (known === undefined) delete spec[field];
     else spec[field] = known;
   };
@@ -204,7 +209,7 @@ function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | unde
   if (nameField !== undefined && desired?.nameDefaulted && (spec[nameField] === undefined || spec[nameField] === null)) assume(nameField, desired.spec[nameField]);
   const assumed = assumedUnknowns(kind, live, entry, desired);
   for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
-  return { spec, unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
+  return { spec, fields, unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
 }
 
 /**
@@ -231,9 +236,10 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   if (live.registry) change.registry = live.registry;
   const refused = refusalFields(live.registry, desired);
   if (refused) change.refusal_fields = refused;
-  const { spec: before, unknown } = liveView(kind, live, entry, desired, context);
+  const { spec: before, fields: viewed, unknown } = liveView(kind, live, entry, desired, context);
   const after = context.references.canonical(kind, desired.spec);
-  const liveForm = comparable(before, kind);
+  // The live object's own form, made as its list landed, with the fields the view changed made again.
+  const liveForm = comparableChanged(liveComparable(live, kind), before, viewed, kind);
   const diff = diffComparable(liveForm, comparable(after, kind));
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;

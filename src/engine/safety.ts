@@ -47,12 +47,14 @@ export function approvingFlag(violation: SafetyViolation, plan: Plan): string | 
 /**
  * The approvals a plan needs (every gate it would hit with none given), each with whether the
  * given approvals cover it. Shown in the plan, so the pull request says what to approve.
+ * `violations` is `checkSafety` of the plan with the given approvals, when the caller has it already.
  */
 export function requiredApprovals(
   plan: Plan,
   given: PlanApprovals,
   desired: readonly DesiredResource[],
   ledger: Ledger,
+  violations: readonly SafetyViolation[] = checkSafety(plan, given, desired, ledger),
 ): Array<{ flag: string; given: boolean }> {
   const none: PlanApprovals = {
     allow_irreversible: [],
@@ -63,7 +65,7 @@ export function requiredApprovals(
     max_numbers_affected: null,
     allow_lint: [],
   };
-  const missing = new Set(checkSafety(plan, given, desired, ledger).map((violation) => approvingFlag(violation, plan)));
+  const missing = new Set(violations.map((violation) => approvingFlag(violation, plan)));
   const flags = new Set<string>();
   for (const violation of checkSafety(plan, none, desired, ledger)) {
     const flag = approvingFlag(violation, plan);
@@ -91,12 +93,9 @@ export function checkSafety(
       message: 'the manifests hold no resource at all (a wrong -f path looks exactly like this); pass --allow-empty to delete everything telform manages',
     });
   }
-  const protectedAddresses = new Set(desired.filter((resource) => resource.protect).map((resource) => resource.address));
-  const protectedInState = new Set(
-    Object.entries(ledger.resources)
-      .filter(([, entry]) => entry.protect === true)
-      .map(([address]) => address),
-  );
+  // Looked up only for a destructive change: most plans have none, and the state holds thousands.
+  let protectedAddresses: ReadonlySet<string> | undefined;
+  let protectedInState: ReadonlySet<string> | undefined;
   const allowAll = approvals.allow_irreversible.includes('all');
   for (const change of plan.changes) {
     const destructive = change.action === 'delete' || change.action === 'replace';
@@ -105,13 +104,13 @@ export function checkSafety(
     const done = change.action === 'delete' ? 'deleted' : 'replaced';
     if (!destructive) {
       // Nothing to protect: only the irreversible gate below concerns a create.
-    } else if (protectedAddresses.has(change.address)) {
+    } else if ((protectedAddresses ??= new Set(desired.filter((resource) => resource.protect).map((resource) => resource.address))).has(change.address)) {
       violations.push({
         code: 'protected',
         address: change.address,
         message: `${change.address} has metadata.protect: true and would be ${done}; set metadata.protect: false and apply that first`,
       });
-    } else if (protectedInState.has(change.address)) {
+    } else if ((protectedInState ??= protectedEntries(ledger)).has(change.address)) {
       violations.push({
         code: 'protected',
         address: change.address,
@@ -227,15 +226,24 @@ function findingViolations(plan: Plan, approvals: PlanApprovals): SafetyViolatio
   return violations;
 }
 
+/** The addresses the state records as protected. */
+function protectedEntries(ledger: Ledger): Set<string> {
+  const addresses = new Set<string>();
+  for (const [address, entry] of Object.entries(ledger.resources)) if (entry.protect === true) addresses.add(address);
+  return addresses;
+}
+
 function massDeletes(plan: Plan, ledger: Ledger): SafetyViolation[] {
-  const managed = new Map<string, number>();
-  for (const entry of Object.values(ledger.resources)) managed.set(entry.kind, (managed.get(entry.kind) ?? 0) + 1);
   const removing = new Map<string, number>();
   for (const change of plan.changes) {
     if ((change.action === 'delete' || change.action === 'replace') && !change.address.includes('/#')) {
       removing.set(change.kind, (removing.get(change.kind) ?? 0) + 1);
     }
   }
+  // The state's count per kind is needed only when something is removed.
+  if (removing.size === 0) return [];
+  const managed = new Map<string, number>();
+  for (const entry of Object.values(ledger.resources)) managed.set(entry.kind, (managed.get(entry.kind) ?? 0) + 1);
   const violations: SafetyViolation[] = [];
   for (const [kind, count] of removing) {
     const total = managed.get(kind) ?? 0;

@@ -241,7 +241,10 @@ export async function reconcile(
     const policyFindings = policies.length === 0 ? [] : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
     const findings = [...findingsOf(limited, desired.findings), ...policyFindings];
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
-    const planned = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger) };
+    // The gates judge the fresh plan once: its violations are what `requiredApprovals` finds given, and,
+    // unless a saved plan is applied, what the run refuses (the fields added below are none they read).
+    const judged = checkSafety(checked, approvals, desired.resources, store.ledger);
+    const planned = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger, judged) };
     // The first apply of an account nobody owns claims it: its requests are in the estimate.
     const claims = !options.readOnly && claimsOnWrite(ownership, store.ledger) && writes(planned);
     const plan = claims ? { ...planned, summary: { ...planned.summary, api_requests: planned.summary.api_requests + claimRequests } } : planned;
@@ -251,7 +254,7 @@ export async function reconcile(
     const chosen = saved ? saved.plan : plan;
     // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.
     if (claims) io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
-    const violations = checkSafety(chosen, approvals, desired.resources, store.ledger);
+    const violations = saved ? checkSafety(chosen, approvals, desired.resources, store.ledger) : judged;
     return {
       session,
       store: opened,

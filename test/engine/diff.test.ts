@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedFieldsOf, comparable, diffSpecs, type DiffRules } from '../../src/engine/diff.js';
+import { changedFieldsOf, comparable, comparableChanged, diffSpecs, type DiffRules } from '../../src/engine/diff.js';
 import { stableJson } from '../../src/util/stable-json.js';
 
 const rules: DiffRules = {
@@ -16,6 +16,30 @@ const rules: DiffRules = {
 describe('comparable', () => {
   it('treats "", null and absent alike and drops secrets', () => {
     expect(comparable({ name: 'a', fallback_uri_uuid: null, ip_acl_uuid: '', password: 'x' }, rules)).toEqual({ name: 'a' });
+  });
+});
+
+describe('comparableChanged', () => {
+  const live = { name: 'office', trunk_id: 'T1', ip_addresses: ['10.0.0.2', '10.0.0.1'], password: 'x' };
+  const form = comparable(live, rules);
+
+  it('is the form itself when the named fields hold what it holds', () => {
+    expect(comparableChanged(form, { ...live, trunk_id: 'T1', note: '' }, ['trunk_id', 'note', 'password'], rules)).toBe(form);
+  });
+
+  it('is comparable of the changed spec, keys in the same order, the form left as it was', () => {
+    const kept = JSON.stringify(form);
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      [{ ...live, trunk_id: { ref: 'main' } }, ['trunk_id']],
+      [{ ...live, trunk_id: '' }, ['trunk_id']],
+      [{ ...live, alias: 'a', zone: 'z' }, ['zone', 'alias']],
+      [{ name: 'office', ip_addresses: ['10.0.0.3'] }, ['trunk_id', 'ip_addresses', 'password']],
+    ];
+    for (const [spec, fields] of cases) {
+      const changed = comparableChanged(form, spec, fields, rules);
+      expect(JSON.stringify(changed)).toBe(JSON.stringify(comparable(spec, rules)));
+    }
+    expect(JSON.stringify(form)).toBe(kept);
   });
 });
 
