@@ -1,16 +1,16 @@
 // Throughput of the emulator on loopback: `npm run build && npm run bench:emulator [-- --seconds 3 --connections 16]`.
 //
 // Starts the built emulator (dist/emulator/index.js) in a child process, so server and client each get
-// a core, then drives it with undici over keep-alive connections for a bounded time and request count
+// a core, then drives it with node:http over keep-alive connections for a bounded time and request count
 // per phase, and prints requests per second for GET (one trunk, a 20-item list page) and POST (trunk
 // IP ACL creates). Every response must be 2xx; any other status fails the run.
 import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = resolve(root, 'dist/emulator/index.js');
@@ -61,15 +61,26 @@ const url = await new Promise((resolveUrl, reject) => {
   child.once('exit', (code) => reject(new Error(`the emulator exited with code ${code} before listening`)));
 });
 
-const pool = new Pool(url, { connections, pipelining: 1 });
+const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+const { hostname, port } = new URL(url);
 const base = `/v1/Account/${authId}`;
 const headers = { authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`, 'content-type': 'application/json' };
 
 async function send(method, path, body) {
-  const response = await pool.request({ method, path: `${base}${path}`, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.body.text();
-  if (response.statusCode < 200 || response.statusCode > 299) {
-    throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const { status, text } = await new Promise((resolveAnswer, reject) => {
+    const outgoing = request({ agent, hostname, port, method, path: `${base}${path}`, headers }, (response) => {
+      let received = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (received += chunk));
+      response.on('error', reject);
+      response.on('end', () => resolveAnswer({ status: response.statusCode, text: received }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+  if (status < 200 || status > 299) {
+    throw new Error(`${method} ${path} answered ${status}: ${text}`);
   }
   return text === '' ? undefined : JSON.parse(text);
 }
@@ -127,7 +138,7 @@ try {
   failed = true;
   process.stderr.write(`bench-emulator: ${error instanceof Error ? error.message : String(error)}\n`);
 } finally {
-  await pool.close();
+  agent.destroy();
   child.kill('SIGTERM');
 }
 process.exitCode = failed ? 1 : 0;

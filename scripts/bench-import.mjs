@@ -9,23 +9,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Pool } from 'undici';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { startEmulator, defaultAccount } = await import(pathToFileURL(join(root, 'dist/emulator/index.js')).href);
 const emulator = await startEmulator({});
-const pool = new Pool(emulator.url, { connections: 16 });
 const auth = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
 
 async function post(path, body) {
-  const response = await pool.request({
+  const response = await fetch(`${emulator.url}/v1/Account/${defaultAccount.authId}${path}`, {
     method: 'POST',
-    path: `/v1/Account/${defaultAccount.authId}${path}`,
     headers: { authorization: auth, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const json = await response.body.json();
-  if (response.statusCode >= 300) throw new Error(`${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+  const json = await response.json();
+  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -48,7 +45,6 @@ await inBatches(100, (index) =>
     ? post('/Zentrunk/Trunk/', { name: `trunk-${index}`, trunk_direction: 'outbound', ipacl_uuid: acls[index].ipacl_uuid, credential_uuid: credentials[index].credential_uuid })
     : post('/Zentrunk/Trunk/', { name: `trunk-${index}`, trunk_direction: 'inbound', primary_uri_uuid: uris[index].uri_uuid }),
 );
-await pool.close();
 await fetch(`${emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: 20 }) });
 
 const folder = mkdtempSync(join(tmpdir(), 'telform-bench-import-'));

@@ -1,9 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import type { Dispatcher } from 'undici';
-// Pool and its request method from their own modules: the package entry also loads fetch, WebSocket,
-// cookies and the mock agents, about two thirds of undici's load time, which every command would pay.
-import requestWith from 'undici/lib/api/api-request.js';
-import Pool from 'undici/lib/dispatcher/pool.js';
 import { TelformError } from '../util/errors.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { Credentials } from './connection.js';
@@ -14,6 +9,7 @@ import {
   apiMessageOf,
   type RequestSummary,
 } from './errors.js';
+import { HttpPool } from './http-pool.js';
 import { Limiter, defaultLimiterOptions } from './limiter.js';
 import type { EndpointPools } from './pools.js';
 import { redactSecrets, scrubSecrets, secretValuesOf } from './redact.js';
@@ -77,10 +73,10 @@ export interface ApiClientOptions {
 }
 
 /** Connection errors that prove the request never reached the server: safe to re-send any write. */
-const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+const notSentCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT']);
 
 /** The server was reached and dropped the connection: it took the request, then closed or reset it. */
-const droppedCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const droppedCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /** What a connection error says of the endpoint: never reached, reached and dropped, or something else on the way. */
 function connectionWords(code: string, origin: string): string {
@@ -90,7 +86,7 @@ function connectionWords(code: string, origin: string): string {
 }
 
 /** The server took the request and did not answer in time. */
-const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const timeoutCodes = new Set(['HEADERS_TIMEOUT', 'BODY_TIMEOUT']);
 
 /** A request unanswered this long is shown on a terminal (what the command waits for). */
 const slowAfterMs = 2_000;
@@ -114,7 +110,7 @@ export class ApiClient {
   readonly accountBase: string;
   private readonly origin: string;
   private readonly pathPrefix: string;
-  private readonly pool: Dispatcher;
+  private readonly pool: HttpPool;
   /** The pool is this client's own, closed with it (not a shared one). */
   private readonly ownsPool: boolean;
   private readonly authorization: string;
@@ -139,12 +135,7 @@ export class ApiClient {
     this.ownsPool = options.pools === undefined;
     this.pool =
       options.pools?.for(this.origin) ??
-      new Pool(this.origin, {
-        connections: options.connections ?? 16,
-        keepAliveTimeout: 10_000,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
+      new HttpPool(this.origin, { connections: options.connections ?? 16, keepAliveMs: 10_000 });
     this.authorization = `Basic ${Buffer.from(`${options.credentials.authId}:${options.credentials.authToken}`).toString('base64')}`;
     this.clock = options.clock ?? systemClock;
     this.limiter = options.limiter ?? new Limiter(defaultLimiterOptions, this.clock);
@@ -174,7 +165,7 @@ export class ApiClient {
   async close(): Promise<void> {
     this.closing.abort();
     // A shared pool's other clients go on; this one's requests end through the aborted signal.
-    if (this.ownsPool) await this.pool.destroy();
+    if (this.ownsPool) this.pool.destroy();
   }
 
   get<T>(path: string, query?: RequestOptions['query']): Promise<ApiResponse<T>> {
@@ -271,11 +262,10 @@ export class ApiClient {
     this.log(() => `→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`);
     const slow = this.watchSlow(`${method} ${fullPath.split('?')[0]}`, limits);
     try {
-      const response = await requestWith.call(this.pool, {
+      const response = await this.pool.send({
         method,
         path: fullPath,
-        headersTimeout: limits.timeout,
-        bodyTimeout: limits.timeout,
+        timeoutMs: limits.timeout,
         signal: this.closing.signal,
         headers: {
           authorization: this.authorization,
@@ -285,7 +275,7 @@ export class ApiClient {
         },
         ...(payload === undefined ? {} : { body: payload }),
       });
-      const text = await response.body.text();
+      const { text } = response;
       let body: unknown = undefined;
       let notJson = false;
       if (text.trim() !== '') {
@@ -298,9 +288,9 @@ export class ApiClient {
       }
       this.log(() => {
         const shown = body === undefined ? '' : ` ${scrubSecrets(JSON.stringify(redactSecrets(body)), secrets)}`;
-        return `← ${response.statusCode} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`;
+        return `← ${response.status} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`;
       });
-      return { kind: 'response', status: response.statusCode, body, notJson, retryAfter: response.headers['retry-after'] };
+      return { kind: 'response', status: response.status, body, notJson, retryAfter: response.headers['retry-after'] };
     } catch (error) {
       const code = errorCode(error);
       this.log(() => `← ${code} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)`);

@@ -2,8 +2,7 @@
 // pool per account, and a process watching a thousand accounts (serve) would then hold thousands of
 // idle keep-alive sockets, each a file descriptor and a few hundred KB, and run out of open files
 // under the common limit of 1,024. Shared, the sockets are as many as requests in flight at once.
-import type { Dispatcher } from 'undici';
-import Pool from 'undici/lib/dispatcher/pool.js';
+import { HttpPool } from './http-pool.js';
 
 export interface EndpointPoolsOptions {
   /** Sockets per endpoint at most; further requests wait for one in the pool's queue. */
@@ -13,17 +12,17 @@ export interface EndpointPoolsOptions {
 }
 
 export class EndpointPools {
-  readonly #pools = new Map<string, Pool>();
+  readonly #pools = new Map<string, HttpPool>();
 
   constructor(private readonly options: EndpointPoolsOptions) {
     if (!Number.isInteger(options.connections) || options.connections < 1) throw new RangeError('a shared pool needs at least one connection');
   }
 
   /** The pool of an origin (`https://api.plivo.com`), made on first use. */
-  for(origin: string): Dispatcher {
+  for(origin: string): HttpPool {
     let pool = this.#pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: this.options.connections, keepAliveTimeout: this.options.keepAliveMs ?? 10_000 });
+      pool = new HttpPool(origin, { connections: this.options.connections, keepAliveMs: this.options.keepAliveMs ?? 10_000 });
       this.#pools.set(origin, pool);
     }
     return pool;
@@ -32,7 +31,7 @@ export class EndpointPools {
   /** Sockets open now over every endpoint (for tests and serve's figures). */
   get openSockets(): number {
     let sockets = 0;
-    for (const pool of this.#pools.values()) sockets += pool.stats.connected;
+    for (const pool of this.#pools.values()) sockets += pool.openSockets;
     return sockets;
   }
 

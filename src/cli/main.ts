@@ -11,8 +11,8 @@ if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
 //   which on a small machine competes with everything else) costs more CPU than the optimised code
 //   gives back before the process exits; a higher threshold still optimises what is really hot (a
 //   long apply, many accounts in one run). A converged plan of 5,000 resources: 1.3 s of CPU to 0.8 s.
-// - the HTTP client's parser is WebAssembly, which V8 compiles twice, the second time optimised
-//   (about 100 ms of CPU and 25 MB); its baseline code parses a run's responses fast enough.
+// - WebAssembly (the HTTP parser of Node's fetch, which serve's webhooks and `telform test` use) is
+//   compiled twice, the second time optimised (about 100 ms of CPU and 25 MB); its baseline code is fast enough.
 // The emulator is a long-running server and keeps V8's defaults. Set before the rest of the CLI loads.
 if (!process.argv.slice(2).includes('emulator')) setFlagsFromString('--interrupt-budget=1000000 --liftoff-only');
 const { runCli } = await import('./program.js');

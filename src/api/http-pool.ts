@@ -1,0 +1,129 @@
+// Keep-alive connections to one origin on Node's own http and https modules: at most `connections`
+// sockets (further requests wait for one), idle sockets closed after `keepAliveMs` or sooner when the
+// server announces a shorter keep-alive. Node's built-in modules load from its code cache, where an
+// HTTP library from npm would be compiled at every start of the CLI.
+import http from 'node:http';
+
+export interface HttpPoolOptions {
+  /** Sockets open at most; further requests wait for a free one. */
+  connections: number;
+  /** How long an idle socket is kept for the next request, ms. */
+  keepAliveMs: number;
+}
+
+interface PoolRequest {
+  method: string;
+  /** Absolute path with its query string. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /**
+   * Longest silence allowed, ms: to connect, then before the answer's headers, then between parts of
+   * its body. A silence this long ends the request with a `*_TIMEOUT` code.
+   */
+  timeoutMs: number;
+  /** Aborting it ends the request at once. */
+  signal: AbortSignal;
+}
+
+interface PoolResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+/** The connection failed in a way Node's errors do not name: a silence too long (see `PoolRequest.timeoutMs`). */
+class SilenceError extends Error {
+  constructor(
+    readonly code: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOUT',
+    timeoutMs: number,
+  ) {
+    super(`no ${code === 'CONNECT_TIMEOUT' ? 'connection' : code === 'HEADERS_TIMEOUT' ? 'answer' : 'further body'} within ${timeoutMs} ms`);
+    this.name = 'SilenceError';
+  }
+}
+
+export class HttpPool {
+  readonly #agent: http.Agent;
+  readonly #send: typeof http.request;
+  readonly #hostname: string;
+  readonly #port: number | undefined;
+  /** Requests not yet settled, so `close` can let them finish. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  /** `origin`: `http://host:port` or `https://host`. */
+  constructor(origin: string, options: HttpPoolOptions) {
+    const url = new URL(origin);
+    const secure = url.protocol === 'https:';
+    const agentOptions = { keepAlive: true, maxSockets: options.connections, maxFreeSockets: options.connections, timeout: options.keepAliveMs };
+    // TLS is loaded only for an https endpoint: a run against the local emulator does without it.
+    const transport = secure ? process.getBuiltinModule('node:https') : http;
+    this.#agent = new transport.Agent(agentOptions);
+    this.#send = transport.request;
+    // An IPv6 literal comes bracketed in a URL; the socket wants the bare address.
+    this.#hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.#port = url.port === '' ? undefined : Number(url.port);
+  }
+
+  /** Sockets open now, idle or busy. */
+  get openSockets(): number {
+    let count = 0;
+    for (const list of Object.values(this.#agent.sockets)) count += list?.length ?? 0;
+    for (const list of Object.values(this.#agent.freeSockets)) count += list?.length ?? 0;
+    return count;
+  }
+
+  /**
+   * Sends one request and reads its whole answer. Rejects with Node's error (its `code`: ECONNREFUSED,
+   * ECONNRESET, ...), with a `SilenceError`, or with an abort error once `signal` is aborted.
+   */
+  send(request: PoolRequest): Promise<PoolResponse> {
+    const answer = new Promise<PoolResponse>((resolve, reject) => {
+      let answered = false;
+      const outgoing = this.#send(
+        {
+          agent: this.#agent,
+          hostname: this.#hostname,
+          ...(this.#port === undefined ? {} : { port: this.#port }),
+          method: request.method,
+          path: request.path,
+          headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+          timeout: request.timeoutMs,
+          signal: request.signal,
+        },
+        (response) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
+      outgoing.on('timeout', () => {
+        const code = outgoing.socket?.connecting === true ? 'CONNECT_TIMEOUT' : answered ? 'BODY_TIMEOUT' : 'HEADERS_TIMEOUT';
+        const silence = new SilenceError(code, request.timeoutMs);
+        // Settled first: destroying the request also fails the response with an error of its own.
+        reject(silence);
+        outgoing.destroy(silence);
+      });
+      outgoing.on('error', reject);
+      if (request.body === undefined) outgoing.end();
+      else outgoing.end(request.body);
+    });
+    this.#inFlight.add(answer);
+    const forget = () => this.#inFlight.delete(answer);
+    answer.then(forget, forget);
+    return answer;
+  }
+
+  /** Lets the requests in flight finish, then closes every socket. */
+  async close(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    this.#agent.destroy();
+  }
+
+  /** Closes every socket at once; requests in flight fail. */
+  destroy(): void {
+    this.#agent.destroy();
+  }
+}
