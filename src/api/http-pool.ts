@@ -4,7 +4,7 @@
 // HTTP library from npm would be compiled at every start of the CLI.
 import http from 'node:http';
 
-export interface HttpPoolOptions {
+interface HttpPoolOptions {
   /** Sockets open at most; further requests wait for a free one. */
   connections: number;
   /** How long an idle socket is kept for the next request, ms. */
