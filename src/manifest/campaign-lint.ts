@@ -2,7 +2,7 @@
 // registry would decline, found before a registration or a billed update is submitted.
 import type { PlanFinding } from '../engine/plan-types.js';
 import { campaignLintRules, type CampaignLintRule } from './campaign-lint-rules.js';
-import { isRef, placeOfValue, type ManifestResource } from './model.js';
+import { isRef, lazyPlaceOfValue, type ManifestResource } from './model.js';
 import type { Problem } from './problems.js';
 
 /** The names a campaign's brand is known by, from the Brand and Profile documents its refs name. */
@@ -36,7 +36,9 @@ export function lintCampaigns(resources: readonly ManifestResource[], rules: rea
           address: resource.address,
           message: hit.message,
           field: `spec.${hit.field}`,
-          source_place: placeOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
+          // Looked up when read: a plan keeps only the findings of campaigns it changes (finding a
+          // place may read the file again, see yaml-fast.ts).
+          source_place: lazyPlaceOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
           reference: rule.source,
         });
       }

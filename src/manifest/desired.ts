@@ -7,6 +7,7 @@ import { loadManifests } from './load.js';
 import { lintCampaigns } from './campaign-lint.js';
 import type { PlanFinding } from '../engine/plan-types.js';
 import { placeOfResource, placeOfValue, type ManifestResource } from './model.js';
+import { Pacer } from './pace.js';
 import { formatProblem } from './report.js';
 import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
 import type { UsedValue, ValueSet } from './values.js';
@@ -58,15 +59,21 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
     });
   }
   const sources = new Map<string, Record<string, SecretSource>>();
-  const resources = result.model.resources.map((resource) => {
+  const resources: DesiredResource[] = [];
+  // In slices: reads started meanwhile (run/early-reads.ts) go on between them.
+  const pacer = new Pacer();
+  for (const resource of result.model.resources) {
+    await pacer.breathe();
     const { desired, secrets } = toDesiredResource(resource, io.cwd);
     sources.set(desired.address, secrets);
-    return desired;
-  });
+    resources.push(desired);
+  }
   const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
+  await pacer.breathe();
+  const findings = lintCampaigns(result.model.resources);
   return {
     resources,
-    findings: lintCampaigns(result.model.resources),
+    findings,
     resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd),
     ...(result.values.length > 0 ? { values: result.values } : {}),
   };

@@ -12,6 +12,7 @@ import { realRoots, type SecretEnvironment } from './secrets.js';
 import { fieldUnder, substituteValues, ValueUse, type UsedValue, type ValueSet } from './values.js';
 import type { YamlDocument } from './yaml-document.js';
 import { loadFullParsers, needsParsers, parseYamlFast, type FullParsers } from './yaml-fast.js';
+import { Pacer } from './pace.js';
 
 /**
  * Manifests in, desired model and problems out: the one glue function of the manifest side.
@@ -67,16 +68,17 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const use = new ValueUse(options.values);
   // The YAML libraries load when the first file outside the plain subset, or with a problem, needs them.
   let parsers: FullParsers | undefined = options.parser === 'exact' ? await loadFullParsers() : undefined;
+  // The event loop runs every few milliseconds: reads started while the manifests load keep going.
+  const pacer = new Pacer();
   for (const [index, absolute] of absoluteFiles.entries()) {
-    // Between files the event loop runs: reads started while the manifests load keep going.
-    if (index > 0) await new Promise((resolve) => setImmediate(resolve));
+    await pacer.breathe();
     files.push(displayPath(absolute, options.cwd));
     const text = texts[index];
     if (!text) continue;
-    let fast = options.parser === 'exact' ? undefined : checkCleanFast(text, catalog, use, parsers);
-    if (fast === needsParsers) fast = checkCleanFast(text, catalog, use, (parsers = await loadFullParsers()));
+    let fast = options.parser === 'exact' ? undefined : await checkCleanFast(text, catalog, use, parsers, pacer);
+    if (fast === needsParsers) fast = await checkCleanFast(text, catalog, use, (parsers = await loadFullParsers()), pacer);
     // With the libraries loaded the fast path never asks for them again.
-    const results = (fast === needsParsers ? undefined : fast) ?? checkExactly(text, catalog, problems, use, (parsers ??= await loadFullParsers()));
+    const results = (fast === needsParsers ? undefined : fast) ?? (await checkExactly(text, catalog, problems, use, (parsers ??= await loadFullParsers()), pacer));
     for (const result of results) {
       if (result.candidate) candidates.push(result.candidate);
       if (result.resource) resources.push(result.resource);
@@ -85,17 +87,20 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   if (problems.errorCount === 0 && candidates.length === 0) {
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
+  await pacer.breathe();
   if (options.scope && !isEverything(options.scope)) checkScope(candidates, options.scope, problems);
-  checkAcrossResources(candidates, catalog, problems, options.scope);
+  await checkAcrossResources(candidates, catalog, problems, pacer, options.scope);
   checkMoves(candidates, problems, catalog.names);
   use.reportUnused(problems);
+  await pacer.breathe();
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;
   const resolve: SecretEnvironment | undefined = options.checkSecrets
     ? { env: options.env ?? process.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(roots) }
     : undefined;
-  await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems);
+  await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems, pacer);
+  await pacer.breathe();
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
   return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, roots, values: use.used() };
@@ -105,20 +110,36 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
  * A file through the fast path, kept only when none of its documents has a problem of its own;
  * undefined otherwise, so the file is read exactly and every message comes from there.
  */
-function checkCleanFast(text: ManifestText, catalog: KindCatalog, use: ValueUse, parsers: FullParsers | undefined): DocumentResult[] | undefined | typeof needsParsers {
-  const documents = parseYamlFast(text, parsers);
+async function checkCleanFast(
+  text: ManifestText,
+  catalog: KindCatalog,
+  use: ValueUse,
+  parsers: FullParsers | undefined,
+  pacer: Pacer,
+): Promise<DocumentResult[] | undefined | typeof needsParsers> {
+  const documents = await parseYamlFast(text, parsers, pacer);
   if (!documents || documents === needsParsers) return documents;
   // Values used by a file that is then read again exactly would be counted twice: count on a copy.
   const trial = use.fork();
   const scratch = new ProblemList();
-  const results = documents.map((document) => checkWithValues(document, catalog, scratch, trial));
-  if (scratch.size !== 0) return undefined;
+  const results: DocumentResult[] = [];
+  for (const document of documents) {
+    await pacer.breathe();
+    results.push(checkWithValues(document, catalog, scratch, trial));
+    // A problem sends the file to the exact path: the rest need no checking here.
+    if (scratch.size !== 0) return undefined;
+  }
   use.join(trial);
   return results;
 }
 
-function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse, parsers: FullParsers): DocumentResult[] {
-  return parsers.exact.parseYamlDocuments(text, problems).map((document) => checkWithValues(document, catalog, problems, use));
+async function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse, parsers: FullParsers, pacer: Pacer): Promise<DocumentResult[]> {
+  const results: DocumentResult[] = [];
+  for (const document of parsers.exact.parseYamlDocuments(text, problems)) {
+    await pacer.breathe();
+    results.push(checkWithValues(document, catalog, problems, use));
+  }
+  return results;
 }
 
 /**

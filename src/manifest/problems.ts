@@ -96,6 +96,8 @@ export class ProblemList {
    * without a place first. Deterministic, so reports can be compared whole in tests.
    */
   sorted(fileOrder: readonly string[]): Problem[] {
+    // Most lists checked per document are empty: nothing to order.
+    if (this.#items.length < 2) return [...this.#items];
     const rank = new Map(fileOrder.map((file, index) => [file, index]));
     return [...this.#items].sort((a, b) => compareProblems(a, b, rank));
   }

@@ -4,6 +4,7 @@ import type { Kind } from '../resources/kind.js';
 import { DependencyGraph } from '../util/graph.js';
 import { isRef, type ResourceSource } from './model.js';
 import { describeScope, scopeHasKind, scopeHolds, type Scope } from '../resources/ownership-scope.js';
+import type { Pacer } from './pace.js';
 import type { ProblemList } from './problems.js';
 import { didYouMean } from '../util/suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment } from './source.js';
@@ -42,14 +43,19 @@ function formatPlace(where: SourcePlace): string {
   return `${where.file}:${where.line}:${where.column}`;
 }
 
-export function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList, scope?: Scope): void {
+export async function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList, pacer: Pacer, scope?: Scope): Promise<void> {
   const byAddress = checkDuplicateNames(candidates, problems);
-  checkUniqueFields(candidates, problems);
+  await pacer.breathe();
+  await checkUniqueFields(candidates, problems, pacer);
   // A cycle of resources follows a cycle of their kinds' references; with none, there is nothing to find.
   const canCycle = kindsCanCycle(catalog);
-  const edges = checkRefs(candidates, byAddress, catalog, problems, canCycle, scope);
+  const edges = await checkRefs(candidates, byAddress, catalog, problems, canCycle, pacer, scope);
+  await pacer.breathe();
   if (canCycle) checkCycles(edges, byAddress, problems);
 }
+
+/** How many resources a loop checks between looks at the clock (`Pacer`). */
+const paceEvery = 256;
 
 const cyclesOfCatalog = new WeakMap<KindCatalog, boolean>();
 
@@ -115,10 +121,11 @@ function valueAtPath(spec: Readonly<Record<string, unknown>>, path: readonly str
   return current;
 }
 
-function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemList): void {
+async function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemList, pacer: Pacer): Promise<void> {
   // By kind, then field, then the value as text (a number and its digits collide, as in the API).
   const seen = new Map<string, Map<string, Map<string, Candidate>>>();
-  for (const candidate of candidates) {
+  for (const [index, candidate] of candidates.entries()) {
+    if (index % paceEvery === 0) await pacer.breathe();
     let byField = seen.get(candidate.kind.name);
     if (!byField) seen.set(candidate.kind.name, (byField = new Map()));
     for (const { field, path: fieldPath, warnOnly } of factsOf(candidate.kind).unique) {
@@ -153,14 +160,15 @@ function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemLi
 }
 
 /** Reports references to missing or unfit resources; answers the references found when `wantEdges`. */
-function checkRefs(
+async function checkRefs(
   candidates: readonly Candidate[],
   byAddress: ReadonlyMap<string, Candidate>,
   catalog: KindCatalog,
   problems: ProblemList,
   wantEdges: boolean,
+  pacer: Pacer,
   scope: Scope | undefined,
-): ReferenceEdge[] {
+): Promise<ReferenceEdge[]> {
   // Resources by name across kinds, only when a reference misses (for its message).
   let kindsByName: Map<string, Candidate[]> | undefined;
   const sameNamed = (name: string): Candidate[] => {
@@ -181,7 +189,8 @@ function checkRefs(
     else byKind.set(candidate.kind.name, new Map([[candidate.name, candidate]]));
   }
   const edges: ReferenceEdge[] = [];
-  for (const candidate of candidates) {
+  for (const [index, candidate] of candidates.entries()) {
+    if (index % paceEvery === 0) await pacer.breathe();
     const references = factsOf(candidate.kind).references;
     if (references.length === 0 || byAddress.get(candidate.address) !== candidate) continue; // none, or a duplicate: reported already
     for (const [field, targetKind] of references) {

@@ -60,10 +60,20 @@ function given(spec: Readonly<Record<string, unknown>>, field: string): boolean 
 
 export function conditionHolds(kind: Kind, spec: Readonly<Record<string, unknown>>, condition: Condition): boolean {
   if ('present' in condition) return given(spec, condition.field) === condition.present;
-  const value = given(spec, condition.field) ? spec[condition.field] : defaultOf(kind, condition.field);
+  const value = given(spec, condition.field) ? spec[condition.field] : cachedDefault(kind, condition.field);
   if ('in' in condition) return condition.in.some((candidate) => candidate === value);
   if (value === undefined) return false;
   return !condition.notIn.some((candidate) => candidate === value);
+}
+
+/** Per kind, the defaults looked up so far (`undefined` kept too): conditions ask for them per document. */
+const defaultsOfKind = new WeakMap<Kind, Map<string, unknown>>();
+
+function cachedDefault(kind: Kind, field: string): unknown {
+  let defaults = defaultsOfKind.get(kind);
+  if (!defaults) defaultsOfKind.set(kind, (defaults = new Map()));
+  if (!defaults.has(field)) defaults.set(field, defaultOf(kind, field));
+  return defaults.get(field);
 }
 
 /** The `.default()` of a top-level spec field, if it has one. */

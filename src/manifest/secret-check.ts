@@ -2,6 +2,7 @@ import type { KindCatalog } from '../resources/index.js';
 import type { Finding } from '../resources/kind.js';
 import { displayPath } from './files.js';
 import { lazyPlaceOfValue, type ManifestModel } from './model.js';
+import type { Pacer } from './pace.js';
 import type { Problem, ProblemList } from './problems.js';
 import {
   isInside,
@@ -34,8 +35,9 @@ export interface SecretCheckOptions {
  * equal to the auth token in use) and the password rules. Messages name the variable or file,
  * never the value.
  */
-export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, options: SecretCheckOptions, problems: ProblemList): Promise<void> {
+export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, options: SecretCheckOptions, problems: ProblemList, pacer: Pacer): Promise<void> {
   for (const resource of model.resources) {
+    await pacer.breathe();
     const kind = catalog.get(resource.kind);
     if (!kind) continue;
     for (const [field, rules] of Object.entries(kind.secrets)) {

@@ -166,14 +166,16 @@ export function substituteValues(document: unknown, context: SubstituteContext):
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return { substitutions, failed };
   const spec = (document as Record<string, unknown>)['spec'];
   if (typeof spec !== 'object' || spec === null) return { substitutions, failed };
-  const visit = (holder: Record<string, unknown> | unknown[], key: string | number, path: PathSegment[]): void => {
+  // One path, grown and shrunk as the walk goes (most documents hold no reference): copied only at one.
+  const path: PathSegment[] = ['spec'];
+  const visit = (holder: Record<string, unknown> | unknown[], key: string | number): void => {
     const current = (holder as Record<string | number, unknown>)[key];
-    if (isValueReference(current)) {
-      replace(holder, key, current.value, path);
-      return;
-    }
-    if (Array.isArray(current)) current.forEach((_, index) => visit(current, index, [...path, index]));
-    else if (typeof current === 'object' && current !== null) for (const child of Object.keys(current)) visit(current as Record<string, unknown>, child, [...path, child]);
+    if (typeof current !== 'object' || current === null) return;
+    path.push(key);
+    if (isValueReference(current)) replace(holder, key, current.value, [...path]);
+    else if (Array.isArray(current)) for (let index = 0; index < current.length; index++) visit(current, index);
+    else for (const child of Object.keys(current)) visit(current as Record<string, unknown>, child);
+    path.pop();
   };
   const replace = (holder: Record<string, unknown> | unknown[], key: string | number, name: string, path: PathSegment[]): void => {
     const where = { source: placeOf(context.file, positionAt(context.positions, toPointer(path))), ...(context.address ? { address: context.address } : {}), field: formatPath(path) };
@@ -196,7 +198,7 @@ export function substituteValues(document: unknown, context: SubstituteContext):
     (holder as Record<string | number, unknown>)[key] = structuredClone(given.value);
     substitutions.push({ path, place: where.source, name, given });
   };
-  for (const field of Object.keys(spec)) visit(spec as Record<string, unknown>, field, ['spec', field]);
+  for (const field of Object.keys(spec)) visit(spec as Record<string, unknown>, field);
   return { substitutions, failed };
 }
 

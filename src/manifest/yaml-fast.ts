@@ -1,7 +1,8 @@
 import type { ManifestText } from './files.js';
 import { Positions, type LineColumn, type ValuePosition } from './source.js';
 import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-document.js';
-import { parseYamlSubset, parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
+import type { Pacer } from './pace.js';
+import { parseYamlSubsetPaced, parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
 
 /**
  * The two YAML libraries, loaded on first need: a command whose files are all in the plain subset
@@ -39,10 +40,11 @@ export const needsParsers = Symbol('needs the YAML libraries');
  * and when aliases expand past the budget or values nest too deep. The loader also re-reads
  * exactly any file whose documents have a problem, so every message comes from the exact path.
  */
-export function parseYamlFast(source: ManifestText, parsers: FullParsers | undefined): YamlDocument[] | undefined | typeof needsParsers {
+export async function parseYamlFast(source: ManifestText, parsers: FullParsers | undefined, pacer: Pacer): Promise<YamlDocument[] | undefined | typeof needsParsers> {
   if (/^%/m.test(source.text)) return undefined;
-  // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget.
-  const subset = parseYamlSubset(source.text);
+  // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget;
+  // the event loop may turn between its documents.
+  const subset = await parseYamlSubsetPaced(source.text, () => pacer.breathe());
   if (!subset && !parsers) return needsParsers;
   const values = subset ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
   if (!values) return undefined;

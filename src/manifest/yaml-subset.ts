@@ -18,6 +18,25 @@ export function parseYamlSubset(text: string): unknown[] | undefined {
 }
 
 /**
+ * `parseYamlSubset` that lets `breathe` run between documents (`Pacer`): a large file is read in
+ * slices, with the event loop turning between them.
+ */
+export async function parseYamlSubsetPaced(text: string, breathe: () => Promise<void>): Promise<unknown[] | undefined> {
+  if (unusualCharacter.test(text)) return undefined;
+  const values: unknown[] = [];
+  try {
+    for (const value of new SubsetReader(text, false).documents()) {
+      values.push(value);
+      await breathe();
+    }
+  } catch (error) {
+    if (error === declined) return undefined;
+    throw error;
+  }
+  return values;
+}
+
+/**
  * Where each value of one document was written, as character offsets into the file, in the order
  * read: the value at `pointers[i]` starts at `values[i]`, and its key (for a mapping entry) at
  * `keys[i]` (-1 for none). The same places the `yaml` package's walk (`yaml.ts`) records, so a
@@ -41,7 +60,7 @@ function readSubset(text: string, record: boolean): { values: unknown[]; offsets
   if (unusualCharacter.test(text)) return undefined;
   try {
     const reader = new SubsetReader(text, record);
-    const values = reader.documents();
+    const values = [...reader.documents()];
     return { values, offsets: reader.offsets };
   } catch (error) {
     if (error === declined) return undefined;
@@ -98,16 +117,15 @@ class SubsetReader {
     this.#advance(0);
   }
 
-  documents(): unknown[] {
-    const out: unknown[] = [];
-    if (!this.#eof && !this.#marker) out.push(this.#document());
+  /** The documents one by one, each read when asked for (so a caller may pause between them). */
+  *documents(): Generator<unknown, void, undefined> {
+    if (!this.#eof && !this.#marker) yield this.#document();
     while (!this.#eof) {
       // At a `---` line; a document marker followed by content on its own line is left to the parsers.
       if (this.#end !== this.#lineStart + 3 && this.#text.charCodeAt(this.#lineStart + 4) !== hash) decline();
       this.#advance(this.#next);
-      if (!this.#eof && !this.#marker) out.push(this.#document());
+      if (!this.#eof && !this.#marker) yield this.#document();
     }
-    return out;
   }
 
   #document(): unknown {

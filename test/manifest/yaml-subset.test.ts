@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { documentPositions } from '../../src/manifest/yaml.js';
 import { LineStarts, offsetPositions } from '../../src/manifest/yaml-fast.js';
-import { parseYamlSubset, parseYamlSubsetWithOffsets } from '../../src/manifest/yaml-subset.js';
+import { parseYamlSubset, parseYamlSubsetPaced, parseYamlSubsetWithOffsets } from '../../src/manifest/yaml-subset.js';
 
 /**
  * The plain subset reader must answer exactly what `js-yaml` reads (the values the rest of the
@@ -60,6 +60,23 @@ describe('parseYamlSubset', () => {
     const files = yamlFiles(path.join(repository, 'examples'));
     expect(files.length).toBeGreaterThan(3);
     for (const file of files) expect(agrees(readFileSync(file, 'utf8')), file).toBe(true);
+  });
+
+  it('reads the same in slices, pausing after each document, and declines the same', async () => {
+    const texts = [...yamlFiles(path.join(repository, 'examples')), ...yamlFiles(path.join(repository, 'test'))].map((file) => readFileSync(file, 'utf8'));
+    texts.push('a: 1\n---\nb: [2, 3]\n---\n# empty\n---\nc: {d: e}\n', 'a: 1\n---\nb: &x 2\n');
+    let declined = 0;
+    for (const text of texts) {
+      let pauses = 0;
+      const paced = await parseYamlSubsetPaced(text, async () => {
+        pauses++;
+      });
+      const whole = parseYamlSubset(text);
+      expect(paced, text).toEqual(whole);
+      if (whole) expect(pauses, text).toBe(whole.length);
+      else declined++;
+    }
+    expect(declined).toBeGreaterThan(0);
   });
 
   it('agrees with js-yaml or declines on every test manifest', () => {
