@@ -239,8 +239,12 @@ class World {
       const fieldChanged = admits.credential.some((name) => this.spec(afterTarget, 'before')?.[name] !== this.spec(afterTarget, 'after')?.[name]);
       return targetChange && (Object.values(secrets).some((secret) => secret.value === 'changed') || fieldChanged) ? [targetChange.address] : [];
     }
-    const had = this.members(targetKind, this.spec(beforeTarget, 'before'), admits.members);
-    const has = this.members(targetKind, this.spec(afterTarget, 'after'), admits.members);
+    const beforeSpec = this.spec(beforeTarget, 'before');
+    const afterSpec = this.spec(afterTarget, 'after');
+    // One spec in both worlds (what the plan leaves alone) has the same members: none is lost.
+    if (afterTarget === beforeTarget && afterSpec === beforeSpec) return [];
+    const had = this.members(targetKind, beforeSpec, admits.members);
+    const has = this.members(targetKind, afterSpec, admits.members);
     if (![...had].some((member) => !has.has(member))) return [];
     return [afterTarget === beforeTarget ? (targetChange?.address ?? userChange?.address) : userChange?.address].filter((cause): cause is string => cause !== undefined);
   }

@@ -1,6 +1,7 @@
 import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { ChangeImpact, LiveObject } from '../resources/live-side.js';
-import { changedFieldsOf, comparable, comparableChanged, diffComparable } from './diff.js';
+import { changedFieldsOf, comparableChanged, diffComparable } from './diff.js';
+import { SpecForms } from './spec-forms.js';
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
 import { liveComparable, liveFingerprint } from './live-forms.js';
 import { pendingWarnings, summarize } from './summary.js';
@@ -55,6 +56,8 @@ export interface PlanInputs {
   timer?: StageTimer;
   /** Requests reading the account sent (apply sends them again before it writes); 0 when not known. */
   readRequests?: number;
+  /** The desired and recorded specs' comparable forms, made while the account was read; made here otherwise. */
+  forms?: SpecForms;
 }
 
 const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
@@ -80,7 +83,8 @@ export function buildPlan(given: PlanInputs): Plan {
   }
   const targets = new TargetIndex(matches, inputs.live);
   const renamed = new Map([...followed.moves].map(([to, from]) => [from, to.slice(to.indexOf('/') + 1)]));
-  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields(), renamed };
+  const forms = inputs.forms ?? new SpecForms();
+  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields(), renamed, forms };
 
   const drafts: ChangeDraft[] = [];
   const unknownAddresses = new Set<string>();
@@ -185,6 +189,7 @@ interface DecideContext {
   unknown: UnknownFields;
   /** `Kind/old-name` → new name, for each move: a recorded `{ ref: old-name }` names the moved resource. */
   renamed: ReadonlyMap<string, string>;
+  forms: SpecForms;
 }
 
 function baseChange(address: string, kind: PlannerKind, name: string): ChangeDraft {
@@ -240,7 +245,9 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   const after = context.references.canonical(kind, desired.spec);
   // The live object's own form, made as its list landed, with the fields the view changed made again.
   const liveForm = comparableChanged(liveComparable(live, kind), before, viewed, kind);
-  const diff = diffComparable(liveForm, comparable(after, kind));
+  // The desired and recorded forms likewise: references are the only fields made canonical.
+  const referenceFields = kind.references.map((reference) => reference.field);
+  const diff = diffComparable(liveForm, comparableChanged(context.forms.of(desired.spec, kind), after, referenceFields, kind));
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;
   change.after = withSensitive(after, desired);
@@ -255,7 +262,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   if (Object.keys(secrets).length > 0) change.secrets = secrets;
   if (entry) {
     const applied = context.references.canonical(kind, followRenames(kind, entry.applied_spec, context.renamed));
-    if (changedFieldsOf(liveForm, comparable(applied, kind)).length > 0) change.drifted = true;
+    if (changedFieldsOf(liveForm, comparableChanged(context.forms.of(entry.applied_spec, kind), applied, referenceFields, kind)).length > 0) change.drifted = true;
   }
   if (match.adopted) change.reasons.push(`exists in the account with the same ${kind.live.naturalKeyWord ?? 'name'}; telform takes it over`);
 

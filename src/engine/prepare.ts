@@ -12,6 +12,7 @@ import { kindsByName } from './kinds.js';
 import { neededKinds, readNeeded, type KindNeeds } from './needed-kinds.js';
 import { idsToReread, settleOperations, type Settlement } from './settle.js';
 import { sameSecretRef } from './secret-source.js';
+import { SpecForms } from './spec-forms.js';
 import type { LedgerStore } from '../state/ledger-store.js';
 
 /**
@@ -49,6 +50,7 @@ export interface Prepared {
 
 export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
+  const forms = new SpecForms();
   const sentBefore = inputs.started?.sentBefore ?? inputs.live.client.requestsSent;
   const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
     // The secrets are resolved and fingerprinted while the lists are read: local work in the
@@ -60,7 +62,12 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
       ...(inputs.targets ? { targets: inputs.targets } : {}),
       prune: inputs.approvals.prune_unmanaged,
     });
-    const [{ live, notes }, resolved] = await Promise.all([readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists), fingerprintSecrets(inputs)]);
+    // So are the comparable forms of the manifests' and the state's specs (a failure is left to the planner, which makes the form again).
+    const [{ live, notes }, resolved] = await Promise.all([
+      readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists),
+      fingerprintSecrets(inputs),
+      forms.prepare(specsToDiff(inputs), inputs.kinds).catch(() => undefined),
+    ]);
     const settled = await settleUncertain(inputs, live);
     const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
     const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
@@ -83,11 +90,19 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     now: inputs.now,
     timer,
     readRequests: inputs.live.client.requestsSent - sentBefore,
+    forms,
   }));
   // A saved plan must not be applied with other secret values than it was made with.
   Object.assign(plan.basis.objects, fingerprints);
   plan.warnings.unshift(...notes);
   return { plan, live };
+}
+
+/** The specs the plan compares live objects with: the manifests' and those the state recorded. */
+function specsToDiff(inputs: PrepareInputs): Array<{ kind: string; spec: Readonly<Record<string, unknown>> }> {
+  const specs: Array<{ kind: string; spec: Readonly<Record<string, unknown>> }> = inputs.desired.map(({ kind, spec }) => ({ kind, spec }));
+  for (const entry of Object.values(inputs.store.ledger.resources)) specs.push({ kind: entry.kind, spec: entry.applied_spec });
+  return specs;
 }
 
 /** Every kind, each required by nothing in particular (a 403 is still an error: the run asked for everything). */

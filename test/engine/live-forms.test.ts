@@ -3,6 +3,8 @@ import { comparable, type DiffRules } from '../../src/engine/diff.js';
 import { fingerprintLive } from '../../src/engine/fingerprint.js';
 import { liveComparable, liveFingerprint, prepareLiveForms } from '../../src/engine/live-forms.js';
 import type { LiveObject } from '../../src/resources/live-side.js';
+import { SpecForms } from '../../src/engine/spec-forms.js';
+import type { PlannerKind } from '../../src/engine/model.js';
 
 const bySet: DiffRules = { setFields: { ip_addresses: (member) => String(member) }, secretFields: ['password'] };
 const asList: DiffRules = { setFields: {}, secretFields: [] };
@@ -26,5 +28,20 @@ describe('live forms', () => {
     const [live] = objects(1) as [LiveObject];
     expect(liveComparable(live, bySet)).toEqual({ ip_addresses: { '10.0.0.2': '10.0.0.2', '10.0.1.0': '10.0.1.0' }, name: 'acl-0' });
     expect(liveComparable(live, asList)).toEqual({ ip_addresses: ['10.0.0.2', '10.0.1.0'], name: 'acl-0', password: 'x' });
+  });
+});
+
+describe('spec forms', () => {
+  it('are made for the specs of known kinds while the lists are read, then looked up', async () => {
+    const forms = new SpecForms();
+    const specs = objects(150).map(({ spec }) => ({ kind: 'TrunkIpAcl', spec }));
+    const kinds = new Map([['TrunkIpAcl', bySet as PlannerKind]]);
+    await forms.prepare([...specs, { kind: 'Unknown', spec: { name: 'x' } }], kinds);
+    for (const { spec } of specs) {
+      const form = forms.of(spec, bySet);
+      expect(form).toEqual(comparable(spec, bySet));
+      expect(forms.of(spec, bySet)).toBe(form);
+    }
+    expect(forms.of(specs[0]!.spec, asList)).toEqual(comparable(specs[0]!.spec, asList));
   });
 });
