@@ -45,7 +45,11 @@ export function matchResources(inputs: MatchInputs): Match[] {
     const liveObjects = inputs.live.get(kind.kind) ?? [];
     const byId = new Map(liveObjects.map((object) => [object.id, object]));
     const ledgerEntries = ledgerByKind.get(kind.kind) ?? [];
-    const ownedIds = new Set(ledgerEntries.flatMap(([, entry]) => [entry.id, ...(entry.superseded ?? [])]));
+    const ownedIds = new Set<string>();
+    for (const [, entry] of ledgerEntries) {
+      ownedIds.add(entry.id);
+      for (const id of entry.superseded ?? []) ownedIds.add(id);
+    }
     const claimed = new Set<string>();
     const findOwned = (address: string, entry: LedgerEntry): LiveObject | undefined =>
       byId.get(entry.id) ?? inputs.fetchedById.get(address) ?? undefined;

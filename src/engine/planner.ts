@@ -513,6 +513,8 @@ function refusalFields(registry: LiveObject['registry'], desired: DesiredResourc
 
 /** The desired spec for display: each secret as its source, `(sensitive, from env PBX_PW)`, never its value. */
 function withSensitive(spec: Record<string, unknown>, desired: DesiredResource): Record<string, unknown> {
+  // The spec given is the planner's own copy: without secrets there is nothing to put in it.
+  if (Object.keys(desired.secretSources).length === 0) return spec;
   const out = { ...spec };
   for (const [field, source] of Object.entries(desired.secretSources)) out[field] = sensitiveLabel(source);
   return out;
