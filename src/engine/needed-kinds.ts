@@ -6,7 +6,7 @@ import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import type { Ledger } from '../state/ledger.js';
 import { TelformError } from '../util/errors.js';
 import type { DesiredResource, PlannerKind, PlannerKinds } from './model.js';
-import { prepareLiveForms } from './live-forms.js';
+import type { SpecForms } from './spec-forms.js';
 
 /**
  * Who needs a kind, described only when an error names it: a document's place costs its file's
@@ -104,13 +104,14 @@ function refusedProduct(error: unknown): error is ApiRequestError {
  * its product is not enabled) is one error naming the product and every document that needs it; a
  * helpful one is skipped with a note. Any other failure fails the read (never a partial view).
  * `started` holds lists already under way (read while the manifests loaded), by kind. As each
- * required list lands, its objects' fingerprints and comparable forms are made (`live-forms.ts`).
+ * required list lands, its objects' fingerprints and comparable forms are made in `forms`.
  */
 export async function readNeeded(
   kinds: PlannerKinds,
   needs: KindNeeds,
   context: LiveContext,
   started: ReadonlyMap<string, Promise<LiveObject[]>> = new Map(),
+  forms?: SpecForms,
 ): Promise<LiveRead> {
   const wanted = [...kinds.values()].filter((kind) => needs.required.has(kind.kind) || needs.helpful.has(kind.kind));
   const results = await Promise.all(
@@ -119,7 +120,7 @@ export async function readNeeded(
         const objects = await (started.get(kind.kind) ?? kind.live.list(context));
         // The objects a plan may diff are worked out while the other lists are still on their way.
         // A failure is left to the planner, which makes the form again where it always did.
-        if (needs.required.has(kind.kind)) await prepareLiveForms(objects, kind).catch(() => undefined);
+        if (forms && needs.required.has(kind.kind)) await forms.prepareLive(objects, kind).catch(() => undefined);
         return { kind, objects, refused: undefined };
       } catch (error) {
         if (refusedProduct(error)) return { kind, objects: undefined, refused: error };

@@ -3,7 +3,6 @@ import type { ChangeImpact, LiveObject } from '../resources/live-side.js';
 import { changedFieldsOf, comparableChanged, diffComparable } from './diff.js';
 import { SpecForms } from './spec-forms.js';
 import type { Ledger, LedgerEntry } from '../state/ledger.js';
-import { liveComparable, liveFingerprint } from './live-forms.js';
 import { pendingWarnings, summarize } from './summary.js';
 import { matchResources, type Match } from './match.js';
 import { isReference, type DesiredResource, type LiveModel, type PlannerKind, type PlannerKinds } from './model.js';
@@ -56,7 +55,7 @@ export interface PlanInputs {
   timer?: StageTimer;
   /** Requests reading the account sent (apply sends them again before it writes); 0 when not known. */
   readRequests?: number;
-  /** The desired and recorded specs' comparable forms, made while the account was read; made here otherwise. */
+  /** The desired, recorded and live specs' comparable forms and the live fingerprints, made while the account was read; made here otherwise. */
   forms?: SpecForms;
 }
 
@@ -104,7 +103,7 @@ export function buildPlan(given: PlanInputs): Plan {
     switch (match.type) {
       case 'matched':
         drafts.push(decideMatched(match, kind, context));
-        basis[match.desired.address] = liveFingerprint(match.live);
+        basis[match.desired.address] = forms.fingerprint(match.live);
         break;
       case 'missing':
         drafts.push(decideMissing(match, kind, context));
@@ -112,7 +111,7 @@ export function buildPlan(given: PlanInputs): Plan {
         break;
       case 'orphaned':
         drafts.push(decideOrphaned(match, kind, context));
-        if (match.live) basis[match.address] = liveFingerprint(match.live);
+        if (match.live) basis[match.address] = forms.fingerprint(match.live);
         break;
       case 'superseded': {
         const address = `${match.address}#old:${match.id}`;
@@ -121,7 +120,7 @@ export function buildPlan(given: PlanInputs): Plan {
           : { ...baseChange(address, kind, match.entry.name), action: 'delete' as const, id: match.id, reasons: ['replaced, and already gone from the account; it is only forgotten'] };
         change.superseded_of = match.address;
         drafts.push(change);
-        if (match.live) basis[address] = liveFingerprint(match.live);
+        if (match.live) basis[address] = forms.fingerprint(match.live);
         break;
       }
       case 'unmanaged': {
@@ -132,7 +131,7 @@ export function buildPlan(given: PlanInputs): Plan {
           const address = `${kind.kind}/#${match.live.id}`;
           const change = deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context);
           drafts.push(change);
-          basis[address] = liveFingerprint(match.live);
+          basis[address] = forms.fingerprint(match.live);
           // Only a delete that is planned is one: a refused one (the primary profile) is a blocked change, with its reason.
           prune = change.action === 'delete';
         }
@@ -244,7 +243,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   const { spec: before, fields: viewed, unknown } = liveView(kind, live, entry, desired, context);
   const after = context.references.canonical(kind, desired.spec);
   // The live object's own form, made as its list landed, with the fields the view changed made again.
-  const liveForm = comparableChanged(liveComparable(live, kind), before, viewed, kind);
+  const liveForm = comparableChanged(context.forms.of(live.spec, kind), before, viewed, kind);
   // The desired and recorded forms likewise: references are the only fields made canonical.
   const referenceFields = kind.references.map((reference) => reference.field);
   const diff = diffComparable(liveForm, comparableChanged(context.forms.of(desired.spec, kind), after, referenceFields, kind));

@@ -64,7 +64,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
     });
     // So are the comparable forms of the manifests' and the state's specs (a failure is left to the planner, which makes the form again).
     const [{ live, notes }, resolved] = await Promise.all([
-      readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists),
+      readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists, forms),
       fingerprintSecrets(inputs),
       forms.prepare(specsToDiff(inputs), inputs.kinds).catch(() => undefined),
     ]);

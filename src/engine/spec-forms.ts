@@ -1,9 +1,11 @@
-// The comparable forms of the specs a plan diffs the live objects with: each manifest resource's
-// and the spec the state recorded at its last apply. They are known before the account is read, so
-// `preparePlan` makes them while the lists are on their way, and the plan made after the last page
-// looks them up. One run's: a spec is taken as it is when its form is made, and nothing changes a
-// desired or recorded spec between then and the plan.
+// What a plan derives from one spec or one live object alone, made ahead of the plan: the comparable
+// forms of the manifests' specs and of the specs the state recorded (known before the account is
+// read), of each live object's spec and its fingerprint (as its list lands). `preparePlan` makes them
+// in small slices while the lists are on their way, so the plan made after the last page mostly
+// looks them up. One run's: nothing changes a desired, recorded or live spec between then and the plan.
+import type { LiveObject } from '../resources/live-side.js';
 import { comparable, type DiffRules } from './diff.js';
+import { fingerprintLive } from './fingerprint.js';
 import type { PlannerKinds } from './model.js';
 
 interface Made {
@@ -14,8 +16,11 @@ interface Made {
 /** Objects worked out between two yields: a few milliseconds, so a response that lands meanwhile waits no longer. */
 const slice = 100;
 
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class SpecForms {
   private readonly bySpec = new Map<Readonly<Record<string, unknown>>, Made>();
+  private readonly fingerprints = new Map<LiveObject, string>();
 
   /** `comparable(spec, rules)`, made once (never to be changed: it is shared). */
   of(spec: Readonly<Record<string, unknown>>, rules: DiffRules): Readonly<Record<string, unknown>> {
@@ -26,13 +31,31 @@ export class SpecForms {
     return form;
   }
 
+  /** `fingerprintLive(live)`, made once. */
+  fingerprint(live: LiveObject): string {
+    let fingerprint = this.fingerprints.get(live);
+    if (fingerprint === undefined) this.fingerprints.set(live, (fingerprint = fingerprintLive(live)));
+    return fingerprint;
+  }
+
   /** Makes the forms of `specs` (each with its kind's name), a slice at a time, letting responses run between slices. */
   async prepare(specs: ReadonlyArray<{ kind: string; spec: Readonly<Record<string, unknown>> }>, kinds: PlannerKinds): Promise<void> {
     for (let start = 0; start < specs.length; start += slice) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       for (const { kind, spec } of specs.slice(start, start + slice)) {
         const rules = kinds.get(kind);
         if (rules) this.of(spec, rules);
+      }
+    }
+  }
+
+  /** Makes the fingerprints and spec forms of a list's objects, a slice at a time. */
+  async prepareLive(objects: readonly LiveObject[], rules: DiffRules): Promise<void> {
+    for (let start = 0; start < objects.length; start += slice) {
+      await nextTurn();
+      for (const live of objects.slice(start, start + slice)) {
+        this.fingerprint(live);
+        this.of(live.spec, rules);
       }
     }
   }
