@@ -123,6 +123,8 @@ export class ApiClient {
   private readonly timeoutMs: number;
   /** Aborted by `close`: waits between retries end, and no further attempt starts. */
   private readonly closing = new AbortController();
+  /** Ends each request in flight (`close`). */
+  private readonly inFlight = new Set<(error: Error) => void>();
   private requestCount = 0;
   private rateLimitedCount = 0;
 
@@ -143,7 +145,7 @@ export class ApiClient {
     this.random = options.random ?? Math.random;
     this.logHttp = options.logHttp;
     this.onSlow = options.onSlow;
-    // Every request in flight and every wait between retries listens to it: no fixed bound.
+    // Every wait between retries listens to it: no fixed bound.
     setMaxListeners(0, this.closing.signal);
   }
 
@@ -164,7 +166,8 @@ export class ApiClient {
    */
   async close(): Promise<void> {
     this.closing.abort();
-    // A shared pool's other clients go on; this one's requests end through the aborted signal.
+    // A shared pool's other clients go on; this one's requests end here.
+    for (const end of [...this.inFlight]) end(new ClientClosedError());
     if (this.ownsPool) this.pool.destroy();
   }
 
@@ -255,6 +258,8 @@ export class ApiClient {
     | { kind: 'response'; status: number; body: unknown; notJson: boolean; retryAfter: string | string[] | undefined }
     | { kind: 'error'; error: unknown; code: string }
   > {
+    // Closed while this attempt waited for the limiter: nothing is sent.
+    if (this.closing.signal.aborted) return { kind: 'error', error: new ClientClosedError(), code: 'client_closed' };
     const fullPath = this.pathFor(path, options.query);
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     this.requestCount += 1;
@@ -266,7 +271,7 @@ export class ApiClient {
         method,
         path: fullPath,
         timeoutMs: limits.timeout,
-        signal: this.closing.signal,
+        inFlight: this.inFlight,
         headers: {
           authorization: this.authorization,
           accept: 'application/json',
