@@ -3,6 +3,7 @@
 import type { PlanFinding } from '../engine/plan-types.js';
 import { campaignLintRules, type CampaignLintRule } from './campaign-lint-rules.js';
 import { isRef, lazyPlaceOfValue, type ManifestResource } from './model.js';
+import type { Pacer } from './pace.js';
 import type { Problem } from './problems.js';
 
 /** The names a campaign's brand is known by, from the Brand and Profile documents its refs name. */
@@ -24,27 +25,40 @@ function brandNames(campaign: ManifestResource, byAddress: ReadonlyMap<string, M
 export function lintCampaigns(resources: readonly ManifestResource[], rules: readonly CampaignLintRule[] = campaignLintRules): PlanFinding[] {
   const byAddress = new Map(resources.map((resource) => [resource.address, resource]));
   const findings: PlanFinding[] = [];
+  for (const resource of resources) lintCampaign(resource, byAddress, rules, findings);
+  return findings;
+}
+
+/** `lintCampaigns` in slices (`Pacer`): the event loop turns between campaigns when due. */
+export async function lintCampaignsPaced(resources: readonly ManifestResource[], pacer: Pacer): Promise<PlanFinding[]> {
+  const byAddress = new Map(resources.map((resource) => [resource.address, resource]));
+  const findings: PlanFinding[] = [];
   for (const resource of resources) {
-    if (resource.kind !== 'Campaign' || resource.spec['import'] !== undefined) continue;
-    const view = { spec: resource.spec, brandNames: brandNames(resource, byAddress) };
-    for (const rule of rules) {
-      for (const hit of rule.check(view)) {
-        findings.push({
-          source: 'lint',
-          rule: rule.id,
-          severity: rule.severity,
-          address: resource.address,
-          message: hit.message,
-          field: `spec.${hit.field}`,
-          // Looked up when read: a plan keeps only the findings of campaigns it changes (finding a
-          // place may read the file again, see yaml-fast.ts).
-          source_place: lazyPlaceOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
-          reference: rule.source,
-        });
-      }
-    }
+    if (pacer.due()) await pacer.breathe();
+    lintCampaign(resource, byAddress, campaignLintRules, findings);
   }
   return findings;
+}
+
+function lintCampaign(resource: ManifestResource, byAddress: ReadonlyMap<string, ManifestResource>, rules: readonly CampaignLintRule[], findings: PlanFinding[]): void {
+  if (resource.kind !== 'Campaign' || resource.spec['import'] !== undefined) return;
+  const view = { spec: resource.spec, brandNames: brandNames(resource, byAddress) };
+  for (const rule of rules) {
+    for (const hit of rule.check(view)) {
+      findings.push({
+        source: 'lint',
+        rule: rule.id,
+        severity: rule.severity,
+        address: resource.address,
+        message: hit.message,
+        field: `spec.${hit.field}`,
+        // Looked up when read: a plan keeps only the findings of campaigns it changes (finding a
+        // place may read the file again, see yaml-fast.ts).
+        source_place: lazyPlaceOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
+        reference: rule.source,
+      });
+    }
+  }
 }
 
 /**

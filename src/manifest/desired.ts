@@ -4,7 +4,7 @@ import { TelformError } from '../util/errors.js';
 import type { DesiredResource, ResolvedSecret, SecretSourceRef } from '../engine/model.js';
 import { displayPath } from './files.js';
 import { loadManifests } from './load.js';
-import { lintCampaigns } from './campaign-lint.js';
+import { lintCampaignsPaced } from './campaign-lint.js';
 import type { PlanFinding } from '../engine/plan-types.js';
 import { placeOfResource, placeOfValue, type ManifestResource } from './model.js';
 import { Pacer } from './pace.js';
@@ -63,14 +63,13 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
   // In slices: reads started meanwhile (run/early-reads.ts) go on between them.
   const pacer = new Pacer();
   for (const resource of result.model.resources) {
-    await pacer.breathe();
+    if (pacer.due()) await pacer.breathe();
     const { desired, secrets } = toDesiredResource(resource, io.cwd);
     sources.set(desired.address, secrets);
     resources.push(desired);
   }
   const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
-  await pacer.breathe();
-  const findings = lintCampaigns(result.model.resources);
+  const findings = await lintCampaignsPaced(result.model.resources, pacer);
   return {
     resources,
     findings,
@@ -83,7 +82,9 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
   const spec: Record<string, unknown> = {};
   const secrets: Record<string, SecretSource> = {};
   const secretSources: Record<string, SecretSourceRef> = {};
-  for (const [field, value] of Object.entries(resource.spec)) {
+  const written = resource.spec;
+  for (const field of Object.keys(written)) {
+    const value = written[field];
     if (isSecretSource(value)) {
       secrets[field] = value;
       secretSources[field] = describeForPlan(value, cwd);
@@ -91,22 +92,17 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
       spec[field] = value;
     }
   }
-  return {
-    desired: {
-      kind: resource.kind,
-      name: resource.name,
-      address: resource.address,
-      protect: resource.protect,
-      ...(resource.nameDefaulted ? { nameDefaulted: true } : {}),
-      ...(resource.movedFrom ? { movedFrom: [...resource.movedFrom] } : {}),
-      spec,
-      secretSources,
-      source: placeOfResource(resource),
-      placeOfField: (field) => placeOfValue(resource, ['spec', field], resource.spec[field] === undefined ? 'key' : 'value'),
-      ...(resource.held ? { held: resource.held } : {}),
-    },
-    secrets,
-  };
+  // Field by field, in the order the type lists them (no spreads: thousands of resources per run);
+  // spec and secretSources follow below.
+  const desired = { kind: resource.kind, name: resource.name, address: resource.address, protect: resource.protect } as DesiredResource;
+  if (resource.nameDefaulted) desired.nameDefaulted = true;
+  if (resource.movedFrom) desired.movedFrom = [...resource.movedFrom];
+  desired.spec = spec;
+  desired.secretSources = secretSources;
+  desired.source = placeOfResource(resource);
+  desired.placeOfField = (field) => placeOfValue(resource, ['spec', field], written[field] === undefined ? 'key' : 'value');
+  if (resource.held) desired.held = resource.held;
+  return { desired, secrets };
 }
 
 /** A file as the plan and the ledger name it: relative to the working directory, with `/`. */

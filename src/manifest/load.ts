@@ -1,4 +1,5 @@
 import type { KindCatalog } from '../resources/index.js';
+import type { Kind } from '../resources/kind.js';
 import { catalog as defaultCatalog } from '../resources/index.js';
 import { checkDocument, type DocumentResult } from './document.js';
 import { displayPath, listManifestFiles, manifestRoots, readManifestFile, type ManifestText } from './files.js';
@@ -71,7 +72,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   // The event loop runs every few milliseconds: reads started while the manifests load keep going.
   const pacer = new Pacer();
   for (const [index, absolute] of absoluteFiles.entries()) {
-    await pacer.breathe();
+    if (pacer.due()) await pacer.breathe();
     files.push(displayPath(absolute, options.cwd));
     const text = texts[index];
     if (!text) continue;
@@ -87,12 +88,12 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   if (problems.errorCount === 0 && candidates.length === 0) {
     problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
   }
-  await pacer.breathe();
+  if (pacer.due()) await pacer.breathe();
   if (options.scope && !isEverything(options.scope)) checkScope(candidates, options.scope, problems);
   await checkAcrossResources(candidates, catalog, problems, pacer, options.scope);
   checkMoves(candidates, problems, catalog.names);
   use.reportUnused(problems);
-  await pacer.breathe();
+  if (pacer.due()) await pacer.breathe();
   const model: ManifestModel = { resources, files };
   const roots = await manifestRoots(paths, options.cwd);
   const allowOutside = options.allowSecretFilesOutside === true;
@@ -100,7 +101,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     ? { env: options.env ?? process.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(roots) }
     : undefined;
   await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems, pacer);
-  await pacer.breathe();
+  if (pacer.due()) await pacer.breathe();
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
   return { model, problems: sorted, errorCount, warningCount: sorted.length - errorCount, roots, values: use.used() };
@@ -124,7 +125,7 @@ async function checkCleanFast(
   const scratch = new ProblemList();
   const results: DocumentResult[] = [];
   for (const document of documents) {
-    await pacer.breathe();
+    if (pacer.due()) await pacer.breathe();
     results.push(checkWithValues(document, catalog, scratch, trial));
     // A problem sends the file to the exact path: the rest need no checking here.
     if (scratch.size !== 0) return undefined;
@@ -136,10 +137,18 @@ async function checkCleanFast(
 async function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse, parsers: FullParsers, pacer: Pacer): Promise<DocumentResult[]> {
   const results: DocumentResult[] = [];
   for (const document of parsers.exact.parseYamlDocuments(text, problems)) {
-    await pacer.breathe();
+    if (pacer.due()) await pacer.breathe();
     results.push(checkWithValues(document, catalog, problems, use));
   }
   return results;
+}
+
+const secretFieldsOfKind = new WeakMap<Kind, readonly string[]>();
+
+function secretFieldsOf(kind: Kind): readonly string[] {
+  let fields = secretFieldsOfKind.get(kind);
+  if (!fields) secretFieldsOfKind.set(kind, (fields = Object.keys(kind.secrets)));
+  return fields;
 }
 
 /**
@@ -157,7 +166,7 @@ function checkWithValues(document: YamlDocument, catalog: KindCatalog, problems:
     file: document.file,
     positions: document.positions,
     address,
-    secretFields: kind ? Object.keys(kind.secrets) : [],
+    secretFields: kind ? secretFieldsOf(kind) : [],
     use,
     problems,
   });

@@ -45,17 +45,14 @@ function formatPlace(where: SourcePlace): string {
 
 export async function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList, pacer: Pacer, scope?: Scope): Promise<void> {
   const byAddress = checkDuplicateNames(candidates, problems);
-  await pacer.breathe();
+  if (pacer.due()) await pacer.breathe();
   await checkUniqueFields(candidates, problems, pacer);
   // A cycle of resources follows a cycle of their kinds' references; with none, there is nothing to find.
   const canCycle = kindsCanCycle(catalog);
   const edges = await checkRefs(candidates, byAddress, catalog, problems, canCycle, pacer, scope);
-  await pacer.breathe();
+  if (pacer.due()) await pacer.breathe();
   if (canCycle) checkCycles(edges, byAddress, problems);
 }
-
-/** How many resources a loop checks between looks at the clock (`Pacer`). */
-const paceEvery = 256;
 
 const cyclesOfCatalog = new WeakMap<KindCatalog, boolean>();
 
@@ -124,8 +121,8 @@ function valueAtPath(spec: Readonly<Record<string, unknown>>, path: readonly str
 async function checkUniqueFields(candidates: readonly Candidate[], problems: ProblemList, pacer: Pacer): Promise<void> {
   // By kind, then field, then the value as text (a number and its digits collide, as in the API).
   const seen = new Map<string, Map<string, Map<string, Candidate>>>();
-  for (const [index, candidate] of candidates.entries()) {
-    if (index % paceEvery === 0) await pacer.breathe();
+  for (const candidate of candidates) {
+    if (pacer.due()) await pacer.breathe();
     let byField = seen.get(candidate.kind.name);
     if (!byField) seen.set(candidate.kind.name, (byField = new Map()));
     for (const { field, path: fieldPath, warnOnly } of factsOf(candidate.kind).unique) {
@@ -189,8 +186,8 @@ async function checkRefs(
     else byKind.set(candidate.kind.name, new Map([[candidate.name, candidate]]));
   }
   const edges: ReferenceEdge[] = [];
-  for (const [index, candidate] of candidates.entries()) {
-    if (index % paceEvery === 0) await pacer.breathe();
+  for (const candidate of candidates) {
+    if (pacer.due()) await pacer.breathe();
     const references = factsOf(candidate.kind).references;
     if (references.length === 0 || byAddress.get(candidate.address) !== candidate) continue; // none, or a duplicate: reported already
     for (const [field, targetKind] of references) {

@@ -37,7 +37,7 @@ export interface SecretCheckOptions {
  */
 export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, options: SecretCheckOptions, problems: ProblemList, pacer: Pacer): Promise<void> {
   for (const resource of model.resources) {
-    await pacer.breathe();
+    if (pacer.due()) await pacer.breathe();
     const kind = catalog.get(resource.kind);
     if (!kind) continue;
     for (const [field, rules] of Object.entries(kind.secrets)) {

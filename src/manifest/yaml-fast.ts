@@ -44,7 +44,7 @@ export async function parseYamlFast(source: ManifestText, parsers: FullParsers |
   if (/^%/m.test(source.text)) return undefined;
   // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget;
   // the event loop may turn between its documents.
-  const subset = await parseYamlSubsetPaced(source.text, () => pacer.breathe());
+  const subset = await parseYamlSubsetPaced(source.text, pacer);
   if (!subset && !parsers) return needsParsers;
   const values = subset ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
   if (!values) return undefined;

@@ -1,3 +1,4 @@
+import type { Pacer } from './pace.js';
 import { maxDepth, maxValuesPerDocument } from './yaml-document.js';
 
 /**
@@ -17,17 +18,14 @@ export function parseYamlSubset(text: string): unknown[] | undefined {
   return readSubset(text, false)?.values;
 }
 
-/**
- * `parseYamlSubset` that lets `breathe` run between documents (`Pacer`): a large file is read in
- * slices, with the event loop turning between them.
- */
-export async function parseYamlSubsetPaced(text: string, breathe: () => Promise<void>): Promise<unknown[] | undefined> {
+/** `parseYamlSubset` in slices: the event loop may turn between documents (`Pacer`). */
+export async function parseYamlSubsetPaced(text: string, pacer: Pick<Pacer, 'due' | 'breathe'>): Promise<unknown[] | undefined> {
   if (unusualCharacter.test(text)) return undefined;
   const values: unknown[] = [];
   try {
     for (const value of new SubsetReader(text, false).documents()) {
       values.push(value);
-      await breathe();
+      if (pacer.due()) await pacer.breathe();
     }
   } catch (error) {
     if (error === declined) return undefined;
@@ -308,12 +306,19 @@ class SubsetReader {
       return value;
     }
     this.#count(depth);
-    // A comment starts at ` #`; a `#` inside a word is part of it (`Trunk#Pass`).
+    // A comment starts at ` #`; a `#` inside a word is part of it (`Trunk#Pass`). A flow indicator,
+    // or a `:` before a space or at the end, is left to the parsers (found in the same pass).
+    const lineEnd = this.#end;
     let end = at;
-    while (end < this.#end && !(text.charCodeAt(end) === hash && text.charCodeAt(end - 1) === space)) end++;
+    for (; end < lineEnd; end++) {
+      const code = text.charCodeAt(end);
+      if (code === hash && text.charCodeAt(end - 1) === space) break;
+      if (code === 91 || code === 93 || code === 123 || code === 125) decline();
+      if (code === colon && (end + 1 === lineEnd || text.charCodeAt(end + 1) === space)) decline();
+    }
     while (text.charCodeAt(end - 1) === space) end--;
     const plain = text.slice(at, end);
-    if (!plainStartOk(plain) || /[[\]{}]|: |:$/.test(plain)) decline();
+    if (!plainStartOk(plain)) decline();
     return resolvePlain(plain);
   }
 
@@ -440,7 +445,9 @@ function resolvePlain(plain: string): unknown {
       return false;
     default:
   }
-  if (numberLike.test(plain)) {
+  // Only a digit, a sign or a dot can start something number-like.
+  const first = plain.charCodeAt(0);
+  if (((first >= 48 && first <= 57) || first === 45 || first === 43 || first === 46) && numberLike.test(plain)) {
     if (!decimalInteger.test(plain) || plain === '-0') decline();
     const number = Number(plain);
     if (!Number.isSafeInteger(number)) decline();
