@@ -8,26 +8,22 @@ import { comparable, type DiffRules } from './diff.js';
 import { fingerprintLive } from './fingerprint.js';
 import type { PlannerKinds } from './model.js';
 
-interface Made {
-  form: Readonly<Record<string, unknown>>;
-  rules: DiffRules;
-}
-
 /** Objects worked out between two yields: a few milliseconds, so a response that lands meanwhile waits no longer. */
 const slice = 100;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class SpecForms {
-  private readonly bySpec = new Map<Readonly<Record<string, unknown>>, Made>();
+  /** By the rules they were made with (a kind), then by spec. */
+  private readonly byRules = new Map<DiffRules, Map<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>>>();
   private readonly fingerprints = new Map<LiveObject, string>();
 
-  /** `comparable(spec, rules)`, made once (never to be changed: it is shared). */
+  /** `comparable(spec, rules)`, made once for these rules (never to be changed: it is shared). */
   of(spec: Readonly<Record<string, unknown>>, rules: DiffRules): Readonly<Record<string, unknown>> {
-    const made = this.bySpec.get(spec);
-    if (made && made.rules.setFields === rules.setFields && made.rules.secretFields === rules.secretFields) return made.form;
-    const form = comparable(spec, rules);
-    this.bySpec.set(spec, { form, rules });
+    let bySpec = this.byRules.get(rules);
+    if (!bySpec) this.byRules.set(rules, (bySpec = new Map()));
+    let form = bySpec.get(spec);
+    if (form === undefined) bySpec.set(spec, (form = comparable(spec, rules)));
     return form;
   }
 
