@@ -201,9 +201,9 @@ function baseChange(address: string, kind: PlannerKind, name: string): ChangeDra
  */
 function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | undefined, desired: DesiredResource | undefined, context: DecideContext) {
   const spec = context.references.canonical(kind, live.spec);
-  const fields = kind.references.map((reference) => reference.field);
+  let assumedFields: string[] | undefined;
   const assume = (field: string, known: unknown): void => {
-    fields.push(field);
+    (assumedFields ??= [...referenceFieldsOf(kind)]).push(field);
     if (known === undefined) delete spec[field];
     else spec[field] = known;
   };
@@ -211,9 +211,20 @@ function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | unde
   // An object the account holds without a name (an omitted alias): the name metadata.name fills in is no change to it.
   const nameField = kind.nameField;
   if (nameField !== undefined && desired?.nameDefaulted && (spec[nameField] === undefined || spec[nameField] === null)) assume(nameField, desired.spec[nameField]);
+  // Most objects' reads leave nothing out.
+  if (live.unread === undefined || live.unread.length === 0) return { spec, fields: assumedFields ?? referenceFieldsOf(kind), unknown: [] };
   const assumed = assumedUnknowns(kind, live, entry, desired);
   for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
-  return { spec, fields, unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
+  return { spec, fields: assumedFields ?? referenceFieldsOf(kind), unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
+}
+
+const referenceFieldsByKind = new WeakMap<PlannerKind, readonly string[]>();
+
+/** The kind's reference fields, listed once per kind. */
+function referenceFieldsOf(kind: PlannerKind): readonly string[] {
+  let fields = referenceFieldsByKind.get(kind);
+  if (!fields) referenceFieldsByKind.set(kind, (fields = kind.references.map((reference) => reference.field)));
+  return fields;
 }
 
 /**
@@ -245,7 +256,7 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   // The live object's own form, made as its list landed, with the fields the view changed made again.
   const liveForm = comparableChanged(context.forms.of(live.spec, kind), before, viewed, kind);
   // The desired and recorded forms likewise: references are the only fields made canonical.
-  const referenceFields = kind.references.map((reference) => reference.field);
+  const referenceFields = referenceFieldsOf(kind);
   const diff = diffComparable(liveForm, comparableChanged(context.forms.of(desired.spec, kind), after, referenceFields, kind));
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;
