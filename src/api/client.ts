@@ -255,7 +255,7 @@ export class ApiClient {
     secrets: readonly string[],
     limits: { attempt: number; timeout: number },
   ): Promise<
-    | { kind: 'response'; status: number; body: unknown; notJson: boolean; retryAfter: string | string[] | undefined }
+    | { kind: 'response'; status: number; body: unknown; notJson: boolean; retryAfter: string | undefined }
     | { kind: 'error'; error: unknown; code: string }
   > {
     // Closed while this attempt waited for the limiter: nothing is sent.
@@ -295,7 +295,7 @@ export class ApiClient {
         const shown = body === undefined ? '' : ` ${scrubSecrets(JSON.stringify(redactSecrets(body)), secrets)}`;
         return `← ${response.status} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)${shown}`;
       });
-      return { kind: 'response', status: response.status, body, notJson, retryAfter: response.headers['retry-after'] };
+      return { kind: 'response', status: response.status, body, notJson, retryAfter: response.retryAfter };
     } catch (error) {
       const code = errorCode(error);
       this.log(() => `← ${code} ${method} ${fullPath} (${this.clock.now() - sentAt} ms)`);

@@ -32,8 +32,17 @@ interface PoolRequest {
 
 interface PoolResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  /** The `retry-after` header, the only one the client reads. */
+  retryAfter: string | undefined;
   text: string;
+}
+
+/** The `retry-after` of raw headers (name, value, name, value, ...): Node builds its headers object only when asked. */
+function retryAfterOf(rawHeaders: readonly string[]): string | undefined {
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() === 'retry-after') return rawHeaders[index + 1];
+  }
+  return undefined;
 }
 
 /** The connection failed in a way Node's errors do not name: a silence too long (see `PoolRequest.timeoutMs`). */
@@ -107,7 +116,11 @@ export class HttpPool {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', reject);
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+          response.on('end', () => {
+            // Most answers come in one chunk: decoded as it is, without a copy.
+            const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+            resolve({ status: response.statusCode ?? 0, retryAfter: retryAfterOf(response.rawHeaders), text });
+          });
         },
       );
       outgoing.on('timeout', () => {
