@@ -57,10 +57,10 @@ describe('reads while the manifests load', () => {
     const context = harness.context(harness.envOf(0));
     const watching: typeof connect = async (options, io) => {
       const session = await connect(options, io);
-      const get = session.client.get.bind(session.client);
-      session.client.get = (requested, query) => {
+      const request = session.client.request.bind(session.client);
+      session.client.request = (method, requested, options) => {
         asked.push(requested);
-        return get(requested, query);
+        return request(method, requested, options);
       };
       return session;
     };
