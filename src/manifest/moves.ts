@@ -15,8 +15,9 @@ export function checkMoves(candidates: readonly Candidate[], problems: ProblemLi
   for (const candidate of candidates) if (!byAddress.has(candidate.address)) byAddress.set(candidate.address, candidate);
   const claimedBy = new Map<string, { candidate: Candidate; index: number }>();
   for (const candidate of candidates) {
+    if (!candidate.movedFrom) continue;
     const seen = new Set<string>();
-    (candidate.movedFrom ?? []).forEach((old, index) => {
+    candidate.movedFrom.forEach((old, index) => {
       const where = { source: placeOfMove(candidate, index), address: candidate.address, field: `metadata.moved_from` };
       // An old address of the wrong form is the envelope schema's to report.
       if (!/^[A-Za-z]+\/./.test(old)) return undefined;

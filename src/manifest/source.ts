@@ -49,7 +49,9 @@ export type PathSegment = string | number;
 
 /** Escapes one pointer segment (RFC 6901 section 3). */
 function escapeSegment(segment: PathSegment): string {
-  return String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
+  if (typeof segment === 'number') return String(segment);
+  // Nearly every segment is a plain key: nothing to replace.
+  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
 }
 
 export function toPointer(path: readonly PathSegment[]): string {
