@@ -79,7 +79,10 @@ export function placeOfValue(resource: ManifestResource, path: readonly PathSegm
  * Call it once the document's defaults are in place (after loading), as the answer may depend on them.
  */
 export function lazyPlaceOfValue(resource: ManifestResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
-  const pointer = toPointer(path);
+  return lazyPlaceAt(resource, toPointer(path), role);
+}
+
+function lazyPlaceAt(resource: ManifestResource, pointer: string, role: PositionRole): SourcePlace {
   // Only the positions are kept, not the resource: the engine's copy of the spec outlives this one.
   const positions = resource.source.positions;
   return lazyPlaceOf(resource.source.file, () => positionAt(positions, pointer, role));
@@ -87,5 +90,5 @@ export function lazyPlaceOfValue(resource: ManifestResource, path: readonly Path
 
 /** Where the resource is declared: its `metadata.name`. */
 export function placeOfResource(resource: ManifestResource): SourcePlace {
-  return lazyPlaceOfValue(resource, ['metadata', 'name']);
+  return lazyPlaceAt(resource, '/metadata/name', 'value');
 }
