@@ -3,7 +3,7 @@
 // checked, so the network's wait and the load's CPU overlap. They are GETs: a manifest that fails
 // validation still sends no write. A run that locks the state (apply) reads only once it holds the
 // lock, so that what it plans from was read after any other apply's writes.
-import type { PlannerKinds } from '../engine/model.js';
+import type { PlannerKind, PlannerKinds } from '../engine/model.js';
 import { neededKinds } from '../engine/needed-kinds.js';
 import { liveContext, type LiveContext, type LiveObject } from '../resources/live-side.js';
 import type { Ledger } from '../state/ledger.js';
@@ -31,11 +31,24 @@ export function startEarlyReads(session: Session, kinds: PlannerKinds, ledger: L
   // A state of another account (or a retired one) is refused once opened: nothing is read for it.
   const ours = sameEndpoint(ledger.endpoint, session.endpointLabel) && ledger.account === session.account && !ledger.retired;
   if (!ours || needs.required.size === 0) return { live, lists, sentBefore };
-  for (const kind of kinds.values()) {
+  for (const kind of largestFirst(kinds, ledger)) {
     if (!needs.required.has(kind.kind) && !needs.helpful.has(kind.kind)) continue;
     const list = kind.live.list(live);
     list.catch(() => undefined);
     lists.set(kind.kind, list);
   }
   return { live, lists, sentBefore };
+}
+
+/**
+ * The kinds by how many objects the state holds of each, most first (ties in catalog order). Their
+ * first pages go out in that order and each list queues the rest of its pages when its first page
+ * answers, so the longest lists are read first and land early: what is done with a list when it
+ * lands (its objects' forms for the plan) overlaps the reads of the others, instead of all the long
+ * lists landing together at the end.
+ */
+function largestFirst(kinds: PlannerKinds, ledger: Ledger): PlannerKind[] {
+  const held = new Map<string, number>();
+  for (const entry of Object.values(ledger.resources)) held.set(entry.kind, (held.get(entry.kind) ?? 0) + 1);
+  return [...kinds.values()].map((kind, index) => ({ kind, index })).sort((a, b) => (held.get(b.kind.kind) ?? 0) - (held.get(a.kind.kind) ?? 0) || a.index - b.index).map(({ kind }) => kind);
 }
