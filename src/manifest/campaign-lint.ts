@@ -37,6 +37,13 @@ export async function lintCampaignsPaced(resources: readonly ManifestResource[],
     if (pacer.due()) await pacer.breathe();
     lintCampaign(resource, byAddress, campaignLintRules, findings);
   }
+  // Every renderer of the plan shows a finding's place: found here, between slices, while the lists
+  // are still read, rather than after the last page, when the plan waits for them.
+  for (const finding of findings) {
+    if (pacer.due()) await pacer.breathe();
+    // Reading the line of a lazily found place (`lazyPlaceOf`) looks it up and keeps it.
+    void finding.source_place?.line;
+  }
   return findings;
 }
 
@@ -52,8 +59,8 @@ function lintCampaign(resource: ManifestResource, byAddress: ReadonlyMap<string,
         address: resource.address,
         message: hit.message,
         field: `spec.${hit.field}`,
-        // Looked up when read: a plan keeps only the findings of campaigns it changes (finding a
-        // place may read the file again, see yaml-fast.ts).
+        // Looked up when read (finding a place may read the file again, see yaml-fast.ts): the
+        // paced lint looks them up in its slices, a lint of the findings alone only when shown.
         source_place: lazyPlaceOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
         reference: rule.source,
       });

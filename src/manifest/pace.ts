@@ -2,7 +2,7 @@
 // (run/early-reads.ts) progress only when the main thread lets the event loop run.
 
 /** How long a slice of work may hold the thread before the event loop runs again. */
-const sliceMs = 4;
+const sliceMs = 2;
 
 /**
  * Yields to the event loop when the current slice of work has run its time. Callers ask `due()`
