@@ -19,6 +19,8 @@ interface Row {
   floor_s: number;
   request_floor_s: number;
   pages_floor?: number;
+  walls_s?: number[];
+  wall_s: number;
   profile?: string;
   stages_ms: Record<string, { cpu_ms: number }> | null;
 }
@@ -71,6 +73,12 @@ describe('npm run bench (100 resources)', () => {
     expect(converged.pages_floor).toBeGreaterThan(0);
     expect(converged.requests).toBeLessThanOrEqual(converged.pages_floor ?? 0);
     expect(row('drift, converged').requests).toBe(converged.requests);
+    // Three runs each, the row the median one.
+    for (const scenario of ['plan, converged', 'drift, converged']) {
+      const { walls_s: walls = [], wall_s: wall } = row(scenario);
+      expect(walls).toHaveLength(3);
+      expect([...walls].sort((a, b) => a - b)[1]).toBe(wall);
+    }
   });
 
   it("adds start-up (telform --version) to every CLI run's floor, not to the naive reads sent in process", () => {
