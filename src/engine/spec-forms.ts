@@ -7,11 +7,7 @@ import type { LiveObject } from '../resources/live-side.js';
 import { comparable, type DiffRules } from './diff.js';
 import { fingerprintLive } from './fingerprint.js';
 import type { PlannerKinds } from './model.js';
-
-/** Objects worked out between two yields: a few milliseconds, so a response that lands meanwhile waits no longer. */
-const slice = 100;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+import { Pacer } from '../util/pace.js';
 
 export class SpecForms {
   /** By the rules they were made with (a kind), then by spec. */
@@ -36,23 +32,21 @@ export class SpecForms {
 
   /** Makes the forms of `specs` (each with its kind's name), a slice at a time, letting responses run between slices. */
   async prepare(specs: ReadonlyArray<{ kind: string; spec: Readonly<Record<string, unknown>> }>, kinds: PlannerKinds): Promise<void> {
-    for (let start = 0; start < specs.length; start += slice) {
-      await nextTurn();
-      for (const { kind, spec } of specs.slice(start, start + slice)) {
-        const rules = kinds.get(kind);
-        if (rules) this.of(spec, rules);
-      }
+    const pacer = new Pacer();
+    for (const { kind, spec } of specs) {
+      if (pacer.due()) await pacer.breathe();
+      const rules = kinds.get(kind);
+      if (rules) this.of(spec, rules);
     }
   }
 
   /** Makes the fingerprints and spec forms of a list's objects, a slice at a time. */
   async prepareLive(objects: readonly LiveObject[], rules: DiffRules): Promise<void> {
-    for (let start = 0; start < objects.length; start += slice) {
-      await nextTurn();
-      for (const live of objects.slice(start, start + slice)) {
-        this.fingerprint(live);
-        this.of(live.spec, rules);
-      }
+    const pacer = new Pacer();
+    for (const live of objects) {
+      if (pacer.due()) await pacer.breathe();
+      this.fingerprint(live);
+      this.of(live.spec, rules);
     }
   }
 }

@@ -3,7 +3,7 @@
 import type { PlanFinding } from '../engine/plan-types.js';
 import { campaignLintRules, type CampaignLintRule } from './campaign-lint-rules.js';
 import { isRef, lazyPlaceOfValue, type ManifestResource } from './model.js';
-import type { Pacer } from './pace.js';
+import type { Pacer } from '../util/pace.js';
 import type { Problem } from './problems.js';
 
 /** The names a campaign's brand is known by, from the Brand and Profile documents its refs name. */

@@ -7,7 +7,7 @@ import { loadManifests } from './load.js';
 import { lintCampaignsPaced } from './campaign-lint.js';
 import type { PlanFinding } from '../engine/plan-types.js';
 import { placeOfResource, placeOfValue, type ManifestResource } from './model.js';
-import { Pacer } from './pace.js';
+import { Pacer } from '../util/pace.js';
 import { formatProblem } from './report.js';
 import { isSecretSource, realRoots, resolveSecret, type SecretEnvironment, type SecretSource } from './secrets.js';
 import type { UsedValue, ValueSet } from './values.js';

@@ -13,7 +13,7 @@ import { realRoots, type SecretEnvironment } from './secrets.js';
 import { fieldUnder, substituteValues, ValueUse, type UsedValue, type ValueSet } from './values.js';
 import type { YamlDocument } from './yaml-document.js';
 import { loadFullParsers, needsParsers, parseYamlFast, type FullParsers } from './yaml-fast.js';
-import { Pacer } from './pace.js';
+import { Pacer } from '../util/pace.js';
 
 /**
  * Manifests in, desired model and problems out: the one glue function of the manifest side.

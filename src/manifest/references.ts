@@ -4,7 +4,7 @@ import type { Kind } from '../resources/kind.js';
 import { DependencyGraph } from '../util/graph.js';
 import { isRef, type ResourceSource } from './model.js';
 import { describeScope, scopeHasKind, scopeHolds, type Scope } from '../resources/ownership-scope.js';
-import type { Pacer } from './pace.js';
+import type { Pacer } from '../util/pace.js';
 import type { ProblemList } from './problems.js';
 import { didYouMean } from '../util/suggest.js';
 import { formatPath, placeOf, positionAt, toPointer, type PathSegment } from './source.js';

@@ -2,7 +2,7 @@ import type { KindCatalog } from '../resources/index.js';
 import type { Finding } from '../resources/kind.js';
 import { displayPath } from './files.js';
 import { lazyPlaceOfValue, type ManifestModel } from './model.js';
-import type { Pacer } from './pace.js';
+import type { Pacer } from '../util/pace.js';
 import type { Problem, ProblemList } from './problems.js';
 import {
   isInside,

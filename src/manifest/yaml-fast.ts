@@ -1,7 +1,7 @@
 import type { ManifestText } from './files.js';
 import { Positions, type LineColumn, type ValuePosition } from './source.js';
 import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-document.js';
-import type { Pacer } from './pace.js';
+import type { Pacer } from '../util/pace.js';
 import { parseYamlSubsetPaced, parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
 
 /**

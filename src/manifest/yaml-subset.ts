@@ -1,4 +1,4 @@
-import type { Pacer } from './pace.js';
+import type { Pacer } from '../util/pace.js';
 import { maxDepth, maxValuesPerDocument } from './yaml-document.js';
 
 /**

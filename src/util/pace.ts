@@ -1,5 +1,6 @@
 // Long synchronous work in small slices: the reads a plan or drift starts while its manifests load
-// (run/early-reads.ts) progress only when the main thread lets the event loop run.
+// (run/early-reads.ts) progress only when the main thread lets the event loop run. The manifest
+// loader and the plan's forms made while lists land (engine/spec-forms.ts) work through it.
 
 /** How long a slice of work may hold the thread before the event loop runs again. */
 const sliceMs = 2;
