@@ -1,22 +1,14 @@
 import { Command, Option } from 'commander';
-import { formatChoices, planForDisplay, rendererFor } from '../render/index.js';
-import { summaryLine } from '../render/format.js';
-import { commandTimer } from './timings.js';
-import { processIo, useColor } from './io.js';
+import { formatChoices } from '../render/index.js';
+import { processIo } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
-import { planStep } from '../run/account-steps.js';
-import { approvalsFrom } from '../run/reconcile.js';
-import { ExitCode } from '../run/exit-codes.js';
-import { planManifests } from '../run/plan.js';
 import { addAccountsOptions } from './accounts-options.js';
-import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
-import { rehearse } from '../run/rehearse.js';
-import { rehearsalWaitMs, startReplica } from './replica.js';
 import { addValuesOptions } from './values-options.js';
-import { parsePlanArguments, type PlanFlags, type PlanInput } from './arguments/plan.js';
+import { parsePlanArguments, type PlanFlags } from './arguments/plan.js';
+import { readAhead } from '../run/early-reads.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 
@@ -45,59 +37,17 @@ Examples:
   $ telform plan -f shared/ --values customers/acme.yaml --value pbx_ip=203.0.113.10`,
     )
     .action(async (flags: PlanFlags, cmd: Command) => {
-      process.exitCode = await runPlan(inputOrRefuse(parsePlanArguments(flags, givenFlags(cmd))), cmd.optsWithGlobals<GlobalOptions>());
+      const input = inputOrRefuse(parsePlanArguments(flags, givenFlags(cmd)));
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const io = processIo();
+      // The lists the state needs are asked for before the rest of the command loads: on a small
+      // account, compiling the engine and the renderers takes as long as the first pages.
+      const ahead =
+        input.mode === 'one'
+          ? readAhead(globals, cliContext(io), { targets: input.flags.target ?? [], destroy: input.flags.destroy === true, prune: input.flags.pruneUnmanaged ?? [] })
+          : undefined;
+      const { runPlan } = await import('./plan-run.js');
+      process.exitCode = await runPlan(input, globals, io, ahead);
     });
   return command;
-}
-
-async function runPlan(input: PlanInput, globals: GlobalOptions): Promise<number> {
-  const io = processIo();
-  const options = input.flags;
-  const approvals = approvalsFrom(options);
-  if (input.mode === 'accounts') {
-    return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
-  }
-  // The same plan options for the real run and its rehearsal (which reads the whole replica anyway).
-  const planOptions = {
-    allowSecretFilesOutside: options.allowSecretFilesOutside,
-    targets: options.target,
-    policies: options.policy,
-    excludes: options.exclude,
-    destroy: options.destroy === true,
-  };
-  const outcome = await planManifests(
-    {
-      paths: options.file,
-      values: options,
-      approvals,
-      options: { ...planOptions, readAll: options.showUnmanaged === true },
-      out: options.out,
-      detailedExitcode: options.detailedExitcode === true,
-    },
-    globals,
-    cliContext(io),
-  );
-  const { plan } = outcome;
-  const shown = planForDisplay(plan, options.showUnmanaged ?? false, outcome.notes);
-  if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })));
-  else io.stdout(`${summaryLine(plan.summary)}\n`);
-  if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
-  const code = outcome.exitCode;
-  if (!options.rehearse) return code;
-  // After the real run let go of its state: the rehearsal copies it and reads the account once more.
-  const rehearsal = await rehearse(
-    {
-      reconcile: outcome.input,
-      globals,
-      options: planOptions,
-      waitMs: rehearsalWaitMs,
-      parallelism: globals.parallelism ?? 8,
-    },
-    cliContext(io),
-    startReplica,
-  );
-  const rehearsalReport = rendererFor(options.format, 'rehearsal')(rehearsal);
-  io.stdout(options.format === 'text' ? `\n${rehearsalReport}` : rehearsalReport);
-  // A rehearsal the API refused fails the check that ran it, before anyone reviews the plan.
-  return rehearsal.clean ? code : ExitCode.error;
 }

@@ -3,19 +3,85 @@
 // checked, so the network's wait and the load's CPU overlap. They are GETs: a manifest that fails
 // validation still sends no write. A run that locks the state (apply) reads only once it holds the
 // lock, so that what it plans from was read after any other apply's writes.
+import { plannerKinds } from '../engine/kinds.js';
 import type { PlannerKind, PlannerKinds } from '../engine/model.js';
 import { neededKinds } from '../engine/needed-kinds.js';
+import { catalog } from '../resources/index.js';
 import { liveContext, type LiveContext, type LiveObject } from '../resources/live-side.js';
+import { isEverything, type Scope } from '../resources/ownership-scope.js';
 import type { Ledger } from '../state/ledger.js';
 import { sameEndpoint } from '../util/endpoint.js';
-import type { Session } from './context.js';
+import type { GlobalOptions, RunContext, Session } from './context.js';
+import { peekState } from './scope.js';
 
-interface EarlyReads {
+export interface EarlyReads {
   live: LiveContext;
   /** The lists started, by kind; each promise already has a handler (its error waits for the run to need it). */
   lists: ReadonlyMap<string, Promise<LiveObject[]>>;
   /** The client's request count before these reads: the plan counts its reads from there. */
   sentBefore: number;
+}
+
+/** The state as read before the run opens it: its scope, and its ledger (and the text it was parsed from) when it has one. */
+export interface PeekedState {
+  scope: Scope;
+  ledger?: Ledger;
+  text?: string;
+}
+
+/** The session opened early and the lists started on it; neither when the run may not read early. */
+export interface EarlyStart {
+  session?: Promise<Session>;
+  reads?: Promise<EarlyReads>;
+}
+
+/**
+ * Opens the session and starts the early reads when the run may read before its manifests load:
+ * it takes no lock, plans from manifests for no `--target`, and the state owns the whole account.
+ * A read failure waits for the run to need the list.
+ */
+export function startEarly(peeked: PeekedState, allowed: boolean, connect: () => Promise<Session>, kinds: PlannerKinds, prune: readonly string[]): EarlyStart {
+  const ledger = allowed && isEverything(peeked.scope) ? peeked.ledger : undefined;
+  if (!ledger) return {};
+  const session = connect();
+  const reads = session.then((opened) => startEarlyReads(opened, kinds, ledger, prune));
+  reads.catch(() => undefined);
+  return { session, reads };
+}
+
+/**
+ * Reads started by a command before the rest of it loads (`plan -f`, cli/plan.ts): the state is
+ * peeked and the lists it needs are sent while the engine, the manifest loader and the renderers
+ * compile, which on a small account is a good part of the run. `reconcile` takes them over once,
+ * where it would have started them itself; a run that stops before that (a values file that does
+ * not parse) lets them go with `release`.
+ */
+export interface ReadsAhead {
+  /** The peeked state and what was started on it; undefined once taken. */
+  take(): Promise<PeekedState & EarlyStart> | undefined;
+  /** Closes the session opened ahead unless the run took it (then the run closes it). */
+  release(): Promise<void>;
+}
+
+export function readAhead(globals: GlobalOptions, context: RunContext, request: { targets: readonly string[]; destroy: boolean; prune: readonly string[] }): ReadsAhead {
+  const started = peekState(globals, context.io.env).then((peeked) => ({
+    ...peeked,
+    ...startEarly(peeked, request.targets.length === 0 && !request.destroy, () => context.connect(globals, context.io), plannerKinds(catalog), request.prune),
+  }));
+  let taken = false;
+  return {
+    take() {
+      if (taken) return undefined;
+      taken = true;
+      return started;
+    },
+    async release() {
+      if (taken) return;
+      taken = true;
+      const { session } = await started;
+      await session?.then((opened) => opened.close(), () => undefined);
+    },
+  };
 }
 
 /**

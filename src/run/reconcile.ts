@@ -29,8 +29,7 @@ import {
 import { assertAclQuota } from '../engine/acl-quota.js';
 import { describeScope, everything, isEverything, sameScope, type Scope } from '../resources/ownership-scope.js';
 import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekState, releaseOutOfScope, resolveForeignRefs, scopedKinds } from './scope.js';
-import { startEarlyReads } from './early-reads.js';
-import type { Ledger } from '../state/ledger.js';
+import { startEarly, type PeekedState, type ReadsAhead } from './early-reads.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import type { PolicyRule } from '../manifest/policy-file.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';
@@ -108,6 +107,8 @@ export interface ReconcileOptions {
   policies?: readonly string[];
   /** `--show-unmanaged`: read every kind, not only those the manifests and the state need. */
   readAll?: boolean;
+  /** Reads the command started before the rest of it loaded (`readAhead`); taken over once. */
+  readsAhead?: ReadsAhead;
   /** Rewrites the fresh plan before the gates judge it (a revert marks what cannot come back). */
   adjust?: (plan: Plan, kinds: PlannerKinds) => Plan;
 }
@@ -149,16 +150,16 @@ export async function reconcile(
   const approvals = saved ? mergeApprovals(saved.plan.approvals, flagApprovals) : flagApprovals;
   const teardown = saved ? saved.plan.destroy === true : options.destroy === true;
   // The part of the account the state owns: manifests are checked against it before any write.
-  const peekedState = saved || teardown ? { scope: everything } : await peekState(globals, io.env);
+  // Reads the command started before it loaded the rest (plan -f) are taken over here.
+  const ahead = saved || teardown ? undefined : await options.readsAhead?.take();
+  const peekedState: PeekedState = ahead ?? (saved || teardown ? { scope: everything } : await peekState(globals, io.env));
   const peeked = peekedState.scope;
   if (options.scope && !saved && !teardown) assertScopeAsGiven(options.scope, peeked);
   const allKinds = plannerKinds(catalog);
   // A run that takes no lock lists what its state names while the manifests load (GETs only: a
   // manifest that fails validation still sends no write); apply reads once it holds the lock.
-  const earlyLedger = !options.lock && 'paths' in input && (options.targets ?? []).length === 0 && isEverything(peeked) ? peekedState.ledger : undefined;
-  const earlySession = earlyLedger ? context.connect(globals, io) : undefined;
-  const early = earlySession?.then((opened) => startEarlyReads(opened, allKinds, earlyLedger as Ledger, approvals.prune_unmanaged));
-  early?.catch(() => undefined);
+  const mayReadEarly = !options.lock && 'paths' in input && (options.targets ?? []).length === 0;
+  const { session: earlySession, reads: early } = ahead ?? startEarly(peekedState, mayReadEarly, () => context.connect(globals, io), allKinds, approvals.prune_unmanaged);
   let desired: DesiredSet;
   let policies: PolicyRule[];
   try {
@@ -178,6 +179,8 @@ export async function reconcile(
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,
       notify: io.stderr,
+      // The ledger peeked before the manifests loaded, parsed once: reused if the state did not change since.
+      ...(peekedState.ledger && peekedState.text !== undefined ? { parsed: { text: peekedState.text, ledger: peekedState.ledger } } : {}),
     });
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live = started?.live ?? liveContext(session.client);

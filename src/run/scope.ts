@@ -21,14 +21,14 @@ import { stateLocation } from './state-location.js';
  * names meanwhile). A state that cannot be read yet owns everything here, with no ledger: opening it
  * for the run reports what is wrong with it.
  */
-export async function peekState(globals: GlobalOptions, env: Environment): Promise<{ scope: Scope; ledger?: Ledger }> {
+export async function peekState(globals: GlobalOptions, env: Environment): Promise<{ scope: Scope; ledger?: Ledger; text?: string }> {
   try {
     const backend = await openStateBackend(stateLocation(globals, env), env);
     try {
       const stored = await backend.read();
       if (stored.ledger === undefined) return { scope: everything };
       const ledger = parseLedger(stored.ledger, backend.location);
-      return { scope: ledgerScope(ledger), ledger };
+      return { scope: ledgerScope(ledger), ledger, text: stored.ledger };
     } finally {
       await backend.close();
     }

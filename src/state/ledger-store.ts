@@ -43,6 +43,12 @@ export interface OpenStateOptions {
   reopenRetired?: boolean;
   /** Tells the user what opening did on its own (a stale lock taken over, a torn journal line dropped, a retired ledger reopened). */
   notify?: (line: string) => void;
+  /**
+   * The ledger this run already parsed from the stored text (the state peeked before the manifests
+   * loaded). A run that takes no lock uses it when the stored text is still the same, instead of
+   * parsing megabytes of JSON again; the run owns that object from here on.
+   */
+  parsed?: { text: string; ledger: Ledger };
 }
 
 /** A journal record waiting for the next append, and who waits for it to be durable. */
@@ -104,7 +110,9 @@ export class LedgerStore {
       const ledger =
         stored.ledger === undefined && options.binding
           ? emptyLedger(options.binding.endpoint, options.binding.account)
-          : parseLedger(stored.ledger ?? '', backend.location);
+          : !options.lock && options.parsed !== undefined && options.parsed.text === stored.ledger
+            ? options.parsed.ledger
+            : parseLedger(stored.ledger ?? '', backend.location);
       const reopened = ledger.retired !== undefined && reopenRetired(ledger, backend.location, options, notify);
       if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
       const storedSerial = stored.ledger === undefined ? undefined : ledger.serial;
