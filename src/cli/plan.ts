@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { formatChoices } from '../render/index.js';
+import { formatChoices } from '../render/formats.js';
 import { processIo } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { addApprovalOptions, addSecretFileOption } from './plan-command-options.js';

@@ -28,6 +28,9 @@ import { renderImportReport, type ImportReport } from './import.js';
 import { renderFieldExplanation, renderKindExplanation } from './explain.js';
 import type { FieldExplanation, KindExplanation } from '../resources/explain.js';
 import { TelformError } from '../util/errors.js';
+import { formatRefusal, reportNames, type Format, type formatReports, type Report } from './formats.js';
+
+export { formatChoices, formatRefusal, formatsRendering, type Format, type Report } from './formats.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -69,29 +72,7 @@ export interface Renderer {
   test?(report: TestReport): string;
 }
 
-export type Report = keyof Renderer;
-
-/** Each report's name in a sentence (`--format dot cannot render an accounts report`). */
-const reportNames: Record<Report, string> = {
-  plan: 'a plan',
-  drift: 'a drift report',
-  apply: "one account's apply result",
-  accounts: 'an accounts report',
-  validation: 'a validation report',
-  accountsValidation: 'the validation of an accounts file',
-  history: 'a history',
-  rehearsal: 'a rehearsal',
-  test: 'a test report',
-  stateList: 'a state listing',
-  stateEntry: "a state's entry",
-  imported: 'an import report',
-  kindExplanation: "a kind's explanation",
-  fieldExplanation: "a field's explanation",
-};
-
-export type Format = 'text' | 'json' | 'markdown' | 'mermaid' | 'dot' | 'github' | 'gitlab' | 'junit';
-
-/** Renderers by format. */
+/** Renderers by format: each format implements exactly the reports `formatReports` lists for it. */
 export const renderers = {
   text: {
     plan: (plan, options) => renderText(plan, { color: options.color, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) }),
@@ -155,33 +136,13 @@ export const renderers = {
   junit: {
     test: renderTestJunit,
   },
-} satisfies Record<Format, Renderer>;
+} satisfies Implemented;
+
+/** What each format must implement: its listed reports, each with the renderer's signature, and nothing else. */
+type Implemented = { [F in Format]: { [R in (typeof formatReports)[F][number]]-?: NonNullable<Renderer[R]> } };
 
 /** The registry seen through the interface: a format's member may be absent. */
 const registry: Record<Format, Renderer> = renderers;
-
-const formats = Object.keys(renderers) as Format[];
-
-/** The formats that render every one of `reports`, in the registry's order. */
-export function formatsRendering(...reports: Report[]): Format[] {
-  return formats.filter((format) => reports.every((report) => registry[format][report] !== undefined));
-}
-
-/** The formats that render any of `reports`: a command's `--format` choices. */
-export function formatChoices(...reports: Report[]): Format[] {
-  return formats.filter((format) => reports.some((report) => registry[format][report] !== undefined));
-}
-
-/** `text, json or markdown` */
-function orList(items: readonly string[]): string {
-  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
-}
-
-/** Why `format` cannot render `report`, naming the formats that can; undefined when it can. */
-export function formatRefusal(format: Format, report: Report): string | undefined {
-  if (registry[format][report] !== undefined) return undefined;
-  return `--format ${format} cannot render ${reportNames[report]}; choose ${orList(formatsRendering(report))}`;
-}
 
 /**
  * The function that renders `report` in `format`. The commands refuse the combination while parsing

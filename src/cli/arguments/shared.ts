@@ -7,7 +7,7 @@ import type { AccountsOptionValues } from '../accounts-options.js';
 import type { ApprovalOptionValues } from '../plan-command-options.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import type { WavesOptionValues } from '../waves-options.js';
-import { formatRefusal, type Format, type Report } from '../../render/index.js';
+import { formatRefusal, type Format, type Report } from '../../render/formats.js';
 import type { GivenFlags, Problems } from './parsed.js';
 
 /** The flags that only a run over an accounts file reads, by option attribute and flag. */
