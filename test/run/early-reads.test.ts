@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyReconciled } from '../../src/run/apply.js';
 import type { GlobalOptions } from '../../src/run/context.js';
+import { readAhead } from '../../src/run/early-reads.js';
 import { approvalsFrom, reconcile, withReconciliation } from '../../src/run/reconcile.js';
 import { TelformError } from '../../src/util/errors.js';
 import { connect, documentOf, startHarness, type Harness } from './harness.js';
@@ -67,6 +68,57 @@ describe('reads while the manifests load', () => {
     await expect(reconcile({ paths: ['invalid.yaml'] }, globals(), approvalsFrom({}), { ...context, connect: watching }, { lock: false })).rejects.toBeInstanceOf(TelformError);
     expect(asked).toContain('/Zentrunk/IPAccessControlList/');
     expect(requestsSince(since).filter((request) => request.method !== 'GET')).toEqual([]);
+  });
+
+  it('reads started ahead by the command are taken over by the plan: each list once, all counted', async () => {
+    const since = lastSeq();
+    const context = harness.context(harness.envOf(0));
+    const ahead = readAhead(globals(), context, { targets: [], destroy: false, prune: [] });
+    const plan = await reconcile({ paths: ['valid.yaml'] }, globals(), approvalsFrom({}), context, { lock: false, readsAhead: ahead });
+    await plan.close();
+    await ahead.release();
+    const sent = requestsSince(since);
+    expect(sent.every((request) => request.method === 'GET')).toBe(true);
+    expect(new Set(sent.map((request) => request.path)).size).toBe(sent.length);
+    expect(sent.map((request) => request.path)).toContain(`/v1/Account/${harness.envOf(0).TELFORM_AUTH_ID}/Zentrunk/IPAccessControlList/`);
+    expect(plan.plan.summary.api_reads).toBe(sent.length);
+    expect(plan.plan.changes.map((change) => [change.address, change.action])).toEqual([['TrunkIpAcl/office', 'noop']]);
+  });
+
+  it('reads started ahead of a run that stops before it takes them are closed by release, and a second release does nothing', async () => {
+    let closed = 0;
+    const context = harness.context(harness.envOf(0));
+    const counting: typeof connect = async (options, io) => {
+      const session = await connect(options, io);
+      const close = session.close.bind(session);
+      session.close = async () => {
+        closed += 1;
+        await close();
+      };
+      return session;
+    };
+    const ahead = readAhead(globals(), { ...context, connect: counting }, { targets: [], destroy: false, prune: [] });
+    await ahead.release();
+    await ahead.release();
+    expect(closed).toBe(1);
+    expect(ahead.take()).toBeUndefined();
+  });
+
+  it('nothing is read ahead for --target or --destroy: the state is peeked, no session opened', async () => {
+    let opened = 0;
+    const context = harness.context(harness.envOf(0));
+    const counting: typeof connect = async (options, io) => {
+      opened += 1;
+      return connect(options, io);
+    };
+    for (const request of [{ targets: ['TrunkIpAcl/office'], destroy: false, prune: [] }, { targets: [], destroy: true, prune: [] }]) {
+      const ahead = readAhead(globals(), { ...context, connect: counting }, request);
+      const started = await ahead.take();
+      expect(started?.ledger?.resources['TrunkIpAcl/office']).toBeDefined();
+      expect(started?.session).toBeUndefined();
+      await ahead.release();
+    }
+    expect(opened).toBe(0);
   });
 
   it('an apply of invalid manifests sends no request at all', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileBackend, journalPath, lockPath, resolveStatePath, unreadableLockTakeoverMs } from '../../src/state/backends/file.js';
-import { emptyLedger, serializeLedger, type LedgerEntry } from '../../src/state/ledger.js';
+import { emptyLedger, parseLedger, serializeLedger, type LedgerEntry } from '../../src/state/ledger.js';
 import { LedgerStore } from '../../src/state/ledger-store.js';
 
 const binding = { endpoint: 'local', account: 'MA1' };
@@ -166,5 +166,33 @@ describe('a torn journal tail', () => {
     expect(next.uncertain.map((open) => open.address)).toEqual(['TrunkIpAcl/a', 'TrunkIpAcl/b']);
     await next.close();
     await store.close();
+  });
+});
+
+describe('a ledger parsed earlier in the run', () => {
+  it('is reused by a run without the lock while the stored text is the same, and parsed again otherwise', async () => {
+    const file = join(await folder(), 'telform.state.json');
+    const text = serializeLedger({ ...emptyLedger('local', 'MA1'), resources: { 'TrunkIpAcl/a': entry('a', 'id-a') } });
+    await writeFile(file, text);
+    const peeked = parseLedger(text, file);
+
+    const reading = await LedgerStore.open(new FileBackend(file), { binding, lock: false, parsed: { text, ledger: peeked } });
+    expect(reading.ledger).toBe(peeked);
+    await reading.close();
+
+    // The state changed since it was peeked: the stored text is what counts.
+    const changed = serializeLedger({ ...emptyLedger('local', 'MA1'), resources: { 'TrunkIpAcl/b': entry('b', 'id-b') } });
+    await writeFile(file, changed);
+    const fresh = await LedgerStore.open(new FileBackend(file), { binding, lock: false, parsed: { text, ledger: peeked } });
+    expect(fresh.ledger).not.toBe(peeked);
+    expect(Object.keys(fresh.ledger.resources)).toEqual(['TrunkIpAcl/b']);
+    await fresh.close();
+
+    // A run that takes the lock always reads what it locked.
+    await writeFile(file, text);
+    const locked = await LedgerStore.open(new FileBackend(file), { binding, lock: true, parsed: { text, ledger: peeked } });
+    expect(locked.ledger).not.toBe(peeked);
+    expect(locked.ledger).toEqual(peeked);
+    await locked.close();
   });
 });
