@@ -14,7 +14,7 @@ import { sameEndpoint } from '../util/endpoint.js';
 import type { GlobalOptions, RunContext, Session } from './context.js';
 import { peekState } from './scope.js';
 
-export interface EarlyReads {
+interface EarlyReads {
   live: LiveContext;
   /** The lists started, by kind; each promise already has a handler (its error waits for the run to need it). */
   lists: ReadonlyMap<string, Promise<LiveObject[]>>;
@@ -30,7 +30,7 @@ export interface PeekedState {
 }
 
 /** The session opened early and the lists started on it; neither when the run may not read early. */
-export interface EarlyStart {
+interface EarlyStart {
   session?: Promise<Session>;
   reads?: Promise<EarlyReads>;
 }
@@ -89,7 +89,7 @@ export function readAhead(globals: GlobalOptions, context: RunContext, request: 
  * the kinds that tell of them), as `neededKinds` would pick them with no manifests: a subset of
  * what the run reads once its manifests are loaded, so no request is sent that the run would not send.
  */
-export function startEarlyReads(session: Session, kinds: PlannerKinds, ledger: Ledger, prune: readonly string[]): EarlyReads {
+function startEarlyReads(session: Session, kinds: PlannerKinds, ledger: Ledger, prune: readonly string[]): EarlyReads {
   const live = liveContext(session.client);
   const sentBefore = session.client.requestsSent;
   const needs = neededKinds({ kinds, desired: [], ledger, prune });
