@@ -2,7 +2,7 @@ import type { ManifestText } from './files.js';
 import { Positions, type LineColumn, type ValuePosition } from './source.js';
 import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-document.js';
 import type { Pacer } from '../util/pace.js';
-import { parseYamlSubsetPaced, parseYamlSubsetWithOffsets, type SubsetOffsets } from './yaml-subset.js';
+import { documentOffsets, parseYamlSubsetPaced, type SubsetOffsets } from './yaml-subset.js';
 
 /**
  * The two YAML libraries, loaded on first need: a command whose files are all in the plain subset
@@ -46,19 +46,17 @@ export async function parseYamlFast(source: ManifestText, parsers: FullParsers |
   // the event loop may turn between its documents.
   const subset = await parseYamlSubsetPaced(source.text, pacer);
   if (!subset && !parsers) return needsParsers;
-  const values = subset ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
+  const values = subset?.values ?? (parsers && loadWithJsYaml(parsers.jsYaml, source.text));
   if (!values) return undefined;
   let maps: Array<ReadonlyMap<string, ValuePosition>> | undefined;
   let lines: LineStarts | undefined;
-  let offsetsRead: SubsetOffsets[] | undefined;
   const positionsOf = (index: number, read: number | undefined) => () => {
-    if (read !== undefined) {
-      // Places of a file the subset reader answered come from that reader again, recording offsets
-      // this time (a few ms for a file, against tens for the `yaml` package). Recording them on the
-      // first read cost more over 5,000 resources (~50 ms, mostly garbage) than the files a
-      // message or a lint finding asks about: only those are read twice.
-      offsetsRead ??= parseYamlSubsetWithOffsets(source.text)?.offsets ?? [];
-      const offsets = offsetsRead[read];
+    if (subset && read !== undefined) {
+      // Places in a file the subset reader answered come from that reader again, recording offsets
+      // this time, for the one document asked about (from where the first read saw it start).
+      // Recording them on the first read cost more over 5,000 resources (~50 ms, mostly garbage)
+      // than the documents a message or a lint finding asks about.
+      const offsets = documentOffsets(source.text, subset.starts, read);
       return offsets ? offsetPositions(offsets, (lines ??= new LineStarts(source.text))) : new Map<string, ValuePosition>();
     }
     // Read by js-yaml, so the parsers are loaded.

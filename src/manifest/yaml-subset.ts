@@ -18,12 +18,19 @@ export function parseYamlSubset(text: string): unknown[] | undefined {
   return readSubset(text, false)?.values;
 }
 
+/** What the paced reader answers: each document's value, and where in the file it starts. */
+interface SubsetRead {
+  values: unknown[];
+  starts: number[];
+}
+
 /** `parseYamlSubset` in slices: the event loop may turn between documents (`Pacer`). */
-export async function parseYamlSubsetPaced(text: string, pacer: Pick<Pacer, 'due' | 'breathe'>): Promise<unknown[] | undefined> {
+export async function parseYamlSubsetPaced(text: string, pacer: Pick<Pacer, 'due' | 'breathe'>): Promise<SubsetRead | undefined> {
   if (unusualCharacter.test(text)) return undefined;
   const values: unknown[] = [];
+  const reader = new SubsetReader(text, false);
   try {
-    for (const value of new SubsetReader(text, false).documents()) {
+    for (const value of reader.documents()) {
       values.push(value);
       if (pacer.due()) await pacer.breathe();
     }
@@ -31,7 +38,24 @@ export async function parseYamlSubsetPaced(text: string, pacer: Pick<Pacer, 'due
     if (error === declined) return undefined;
     throw error;
   }
-  return values;
+  return { values, starts: reader.starts };
+}
+
+/**
+ * The offsets of one document of a file this reader read whole (`starts` from that read): only
+ * that document is read again, from its start to the next one's, so placing a message or a lint
+ * finding costs a document's read, not the file's. Offsets are into the whole file.
+ */
+export function documentOffsets(text: string, starts: readonly number[], index: number): SubsetOffsets | undefined {
+  const start = starts[index];
+  if (start === undefined) return undefined;
+  const offsets = readSubset(text.slice(start, starts[index + 1] ?? text.length), true)?.offsets[0];
+  if (!offsets) return undefined;
+  return {
+    pointers: offsets.pointers,
+    values: offsets.values.map((offset) => offset + start),
+    keys: offsets.keys.map((offset) => (offset >= 0 ? offset + start : offset)),
+  };
 }
 
 /**
@@ -107,6 +131,8 @@ class SubsetReader {
   readonly #record: boolean;
   /** Per document, when recording. */
   readonly offsets: SubsetOffsets[] = [];
+  /** Where each document's first line starts. */
+  readonly starts: number[] = [];
   #current: SubsetOffsets = { pointers: [], values: [], keys: [] };
 
   constructor(text: string, record: boolean) {
@@ -129,6 +155,7 @@ class SubsetReader {
   #document(): unknown {
     if (this.#indent !== 0) decline();
     this.#values = 0;
+    this.starts.push(this.#lineStart);
     this.#current = { pointers: [], values: [], keys: [] };
     if (this.#record) this.offsets.push(this.#current);
     const value = this.#block(0, 0, '', -1);

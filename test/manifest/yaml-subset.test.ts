@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { documentPositions } from '../../src/manifest/yaml.js';
 import { LineStarts, offsetPositions } from '../../src/manifest/yaml-fast.js';
-import { parseYamlSubset, parseYamlSubsetPaced, parseYamlSubsetWithOffsets } from '../../src/manifest/yaml-subset.js';
+import { documentOffsets, parseYamlSubset, parseYamlSubsetPaced, parseYamlSubsetWithOffsets } from '../../src/manifest/yaml-subset.js';
 
 /**
  * The plain subset reader must answer exactly what `js-yaml` reads (the values the rest of the
@@ -76,11 +76,28 @@ describe('parseYamlSubset', () => {
         },
       });
       const whole = parseYamlSubset(text);
-      expect(paced, text).toEqual(whole);
+      expect(paced?.values, text).toEqual(whole);
       if (whole) expect(pauses, text).toBe(whole.length);
       else declined++;
     }
     expect(declined).toBeGreaterThan(0);
+  });
+
+  it('places a value from its document read alone as from the whole file read again', async () => {
+    const texts = [...yamlFiles(path.join(repository, 'examples')), ...yamlFiles(path.join(repository, 'test'))].map((file) => readFileSync(file, 'utf8'));
+    texts.push('# header\n---\na: 1\n--- # second\n---\n\n---\nb: [x]\nc:\n  - d: 2\n', 'a: 1\n...\n---\nb: 2\n');
+    let documents = 0;
+    for (const text of texts) {
+      const read = await parseYamlSubsetPaced(text, { due: () => false, breathe: async () => undefined });
+      const whole = parseYamlSubsetWithOffsets(text);
+      if (!read || !whole) continue;
+      expect(read.starts.length, text).toBe(whole.offsets.length);
+      for (const [index, offsets] of whole.offsets.entries()) {
+        expect(documentOffsets(text, read.starts, index), `${text}\n(document ${index})`).toEqual(offsets);
+        documents++;
+      }
+    }
+    expect(documents).toBeGreaterThan(50);
   });
 
   it('agrees with js-yaml or declines on every test manifest', () => {
