@@ -1,22 +1,15 @@
 import { Command, Option } from 'commander';
-import { commandTimer } from './timings.js';
-import { formatChoices, rendererFor } from '../render/index.js';
-import { processIo, useColor } from './io.js';
+import { formatChoices } from '../render/formats.js';
+import { processIo } from './io.js';
 import { addClientOptions } from './client-options.js';
 import { collect } from './option-parsers.js';
 import { addSecretFileOption } from './plan-command-options.js';
 import type { GlobalOptions } from '../run/context.js';
-import { driftStep } from '../run/account-steps.js';
-import { checkDrift } from '../run/drift-check.js';
-import { ExitCode } from '../run/exit-codes.js';
-import { printable } from '../util/printable.js';
-import { approvalsFrom } from '../run/reconcile.js';
-import { describeWindow, type DriftWindow } from '../run/drift-window.js';
 import { addAccountsOptions } from './accounts-options.js';
-import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import { addValuesOptions } from './values-options.js';
-import { parseDriftArguments, type DriftFlags, type DriftInput } from './arguments/drift.js';
+import { parseDriftArguments, type DriftFlags } from './arguments/drift.js';
+import { readAhead } from '../run/early-reads.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 
@@ -49,48 +42,12 @@ Examples:
 that differs could not be written (each is a note: edit it by hand).`,
     )
     .action(async (flags: DriftFlags, cmd: Command) => {
-      process.exitCode = await runDrift(inputOrRefuse(parseDriftArguments(flags, givenFlags(cmd))), cmd.optsWithGlobals<GlobalOptions>());
+      const input = inputOrRefuse(parseDriftArguments(flags, givenFlags(cmd)));
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const io = processIo();
+      // As plan does (cli/plan.ts): the state's lists are asked for before the rest of the command loads.
+      const ahead = input.mode === 'accounts' ? undefined : readAhead(globals, cliContext(io), { targets: [], destroy: false, prune: [] });
+      const { runDrift } = await import('./drift-run.js');
+      process.exitCode = await runDrift(input, globals, io, ahead);
     });
-}
-
-async function runDrift(input: DriftInput, globals: GlobalOptions): Promise<number> {
-  const io = processIo();
-  const options = input.flags;
-  if (input.mode === 'accounts') {
-    return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
-  }
-  const check = await checkDrift(
-    {
-      paths: input.paths,
-      values: options,
-      allowSecretFilesOutside: options.allowSecretFilesOutside,
-      write: input.mode === 'write' ? { accept: input.accept } : undefined,
-      // The windows are printed after the text report only.
-      windows: input.mode === 'report' && input.format === 'text' ? { checkedAt: new Date().toISOString() } : undefined,
-    },
-    globals,
-    cliContext(io),
-  );
-  if (check.mode === 'write') {
-    const result = check.result;
-    for (const line of result.written) io.stdout(`wrote ${line}\n`);
-    for (const note of [...result.notes, ...result.unwritten]) io.stderr(`note: ${printable(note)}`);
-    if (result.unwritten.length > 0) {
-      // The account still differs from the manifests there: say so, and exit as drift does for a change made outside telform.
-      const count = result.unwritten.length;
-      io.stdout(`${result.written.length === 0 ? 'Nothing written' : `Wrote ${result.written.length}`}: ${count} value${count === 1 ? '' : 's'} changed outside telform could not be written (see the note${count === 1 ? '' : 's'}); edit ${count === 1 ? 'it' : 'them'} by hand.\n`);
-      return ExitCode.changes;
-    }
-    if (result.written.length === 0) io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
-    return ExitCode.ok;
-  }
-  const format = input.mode === 'report' ? input.format : 'text';
-  io.stdout(commandTimer.time('render', () => rendererFor(format, 'drift')(check.report, check.plan, { color: useColor(globals, io) })));
-  if (check.windows) io.stdout(windowLines(check.windows.state, check.windows.windows));
-  return check.exitCode;
-}
-
-/** Since when each change outside telform can have happened, from the state's history. */
-function windowLines(state: string, windows: readonly DriftWindow[]): string {
-  return `\nWhen (from the history of ${printable(state)}):\n${windows.map((window) => `  ${printable(describeWindow(window))}\n`).join('')}`;
 }

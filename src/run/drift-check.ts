@@ -4,6 +4,7 @@
 import type { Plan } from '../engine/plan-types.js';
 import type { DriftReport } from '../render/drift-schema.js';
 import type { GlobalOptions, RunContext } from './context.js';
+import type { ReadsAhead } from './early-reads.js';
 import { driftOf } from './drift.js';
 import { driftWindowsOf, type DriftWindow } from './drift-window.js';
 import { writeDriftBack, type DriftWriteResult } from './drift-write.js';
@@ -19,6 +20,8 @@ interface DriftRequest {
   write?: { accept: readonly string[] } | undefined;
   /** Read the state's history for each drifted address's window, as of `checkedAt` (ISO 8601). */
   windows?: { checkedAt: string } | undefined;
+  /** Reads the command started before the rest of it loaded (`readAhead`). */
+  readsAhead?: ReadsAhead;
 }
 
 type DriftCheck =
@@ -38,6 +41,7 @@ export async function checkDrift(request: DriftRequest, globals: GlobalOptions, 
     lock: false,
     readOnly: true,
     allowSecretFilesOutside: request.allowSecretFilesOutside,
+    ...(request.readsAhead ? { readsAhead: request.readsAhead } : {}),
   });
   return withReconciliation(run, async (): Promise<DriftCheck> => {
     if (request.write) return { mode: 'write', result: await writeDriftBack(run, request.write.accept, context.io.cwd) };
