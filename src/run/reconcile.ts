@@ -236,7 +236,14 @@ export async function reconcile(
     else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${printable(describeOwners(ownership.owners))}; the state ${store.file} only reads it`);
     // A saved plan is planned again with the targets it was made with (`--target`).
     const scoped = teardown ? asTeardown(whole) : whole;
-    const knownAddresses = [...desired.resources.map((resource) => resource.address), ...Object.keys(store.ledger.resources)];
+    // Read only by a --target that names nothing (for its suggestion): not built otherwise.
+    const resources = desired.resources;
+    const knownAddresses: Iterable<string> = {
+      *[Symbol.iterator]() {
+        for (const resource of resources) yield resource.address;
+        yield* Object.keys(opened.ledger.resources);
+      },
+    };
     const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds, knownAddresses);
     const excluded = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds, store.ledger.resources);
     const limited = options.adjust && !saved ? options.adjust(excluded, kinds) : excluded;

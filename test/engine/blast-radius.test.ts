@@ -108,4 +108,27 @@ describe('blast radius', () => {
     );
     expect(grow.summary.blast_radius?.trunks).toBe(0);
   });
+  it('finds nothing in a plan that changes nothing, and still judges a messaging link that names nothing', () => {
+    const outbound = { name: 'out', trunk_direction: 'outbound', trunk_status: 'enabled', secure: true, ipacl_uuid: aclId };
+    const aclSpec = { name: 'office', ip_addresses: ['203.0.113.10'] };
+    const ledger = ledgerWith([
+      { kind: 'TrunkIpAcl', name: 'office', id: aclId, spec: aclSpec },
+      { kind: 'Trunk', name: 'out', id: 'TROUT', spec: outbound },
+      { kind: 'PhoneNumber', name: 'one', id: '15125550101', spec: { number: '15125550101', app_id: 'TROUT' } },
+    ]);
+    const converged = [desired('TrunkIpAcl', 'office', aclSpec), desired('Trunk', 'out', { ...outbound, ipacl_uuid: { ref: 'office' } }), desired('PhoneNumber', 'one', { number: '15125550101', app_id: { ref: 'out' } })];
+    const accountWith = (campaign: unknown) =>
+      new Map<string, LiveObject[]>([
+        ['TrunkIpAcl', [live(aclId, aclSpec)]],
+        ['Trunk', [live('TROUT', outbound)]],
+        ['PhoneNumber', [live('15125550101', { number: '15125550101', app_id: 'TROUT', ...(campaign === undefined ? {} : { campaign_id: campaign }) }, { facts: { attachment: 'trunk' } })]],
+      ]);
+    const plan = buildPlan(planInputs({ kinds, desired: converged, live: accountWith(undefined), ledger }));
+    expect(plan.changes.map((change) => change.action)).toEqual(['noop', 'noop', 'noop']);
+    expect(plan.changes.filter((change) => change.blast !== undefined)).toEqual([]);
+    // A link the account holds that names no campaign: counted against the number's own change, as in any plan.
+    const unlinked = buildPlan(planInputs({ kinds, desired: converged, live: accountWith(''), ledger }));
+    expect(unlinked.changes.map((change) => change.action)).toEqual(['noop', 'noop', 'noop']);
+    expect(unlinked.changes.find((change) => change.address === 'PhoneNumber/one')?.blast?.messages).toBe(1);
+  });
 });
