@@ -5,15 +5,11 @@ import { summaryLine } from '../render/format.js';
 import { commandTimer } from './timings.js';
 import { useColor, type CommandIo } from './io.js';
 import type { GlobalOptions } from '../run/context.js';
-import { planStep } from '../run/account-steps.js';
 import { approvalsFrom } from '../run/reconcile.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { planManifests } from '../run/plan.js';
 import type { ReadsAhead } from '../run/early-reads.js';
-import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
-import { rehearse } from '../run/rehearse.js';
-import { rehearsalWaitMs, startReplica } from './replica.js';
 import type { PlanInput } from './arguments/plan.js';
 
 export async function runPlan(input: PlanInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
@@ -28,6 +24,8 @@ async function planOrAccounts(input: PlanInput, globals: GlobalOptions, io: Comm
   const options = input.flags;
   const approvals = approvalsFrom(options);
   if (input.mode === 'accounts') {
+    // Loaded only for --accounts (and the rehearsal below only for --rehearse): a plan of one account compiles neither.
+    const [{ runAccountsCommand }, { planStep }] = await Promise.all([import('./accounts-command.js'), import('../run/account-steps.js')]);
     return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
   }
   // The same plan options for the real run and its rehearsal (which reads the whole replica anyway).
@@ -58,6 +56,7 @@ async function planOrAccounts(input: PlanInput, globals: GlobalOptions, io: Comm
   const code = outcome.exitCode;
   if (!options.rehearse) return code;
   // After the real run let go of its state: the rehearsal copies it and reads the account once more.
+  const [{ rehearse }, { rehearsalWaitMs, startReplica }] = await Promise.all([import('../run/rehearse.js'), import('./replica.js')]);
   const rehearsal = await rehearse(
     {
       reconcile: outcome.input,
