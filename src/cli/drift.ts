@@ -47,6 +47,7 @@ that differs could not be written (each is a note: edit it by hand).`,
       const io = processIo();
       // As plan does (cli/plan.ts): the state's lists are asked for before the rest of the command loads.
       const ahead = input.mode === 'accounts' ? undefined : readAhead(globals, cliContext(io), { targets: [], destroy: false, prune: [] });
+      await ahead?.sent();
       const { runDrift } = await import('./drift-run.js');
       process.exitCode = await runDrift(input, globals, io, ahead);
     });

@@ -46,6 +46,8 @@ Examples:
         input.mode === 'one'
           ? readAhead(globals, cliContext(io), { targets: input.flags.target ?? [], destroy: input.flags.destroy === true, prune: input.flags.pruneUnmanaged ?? [] })
           : undefined;
+      // Compiling the run holds the thread: the first pages go out before it starts.
+      await ahead?.sent();
       const { runPlan } = await import('./plan-run.js');
       process.exitCode = await runPlan(input, globals, io, ahead);
     });

@@ -1,3 +1,4 @@
+import { Pacer } from '../util/pace.js';
 import { untimed, type StageTimer } from '../util/stage-timer.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
 import { keyedAs, type SecretFingerprint, type SecretFingerprinter } from '../state/ledger.js';
@@ -181,8 +182,11 @@ interface FingerprintedSecret {
 async function fingerprintSecrets(inputs: PrepareInputs): Promise<FingerprintedSecret[]> {
   const result: FingerprintedSecret[] = [];
   const resources = inputs.store.ledger.resources;
+  // In slices: each secret is an HMAC, and the lists started early are still answered meanwhile.
+  const pacer = new Pacer();
   for (const resource of inputs.desired) {
     if (Object.keys(resource.secretSources).length === 0) continue;
+    if (pacer.due()) await pacer.breathe();
     const resolved = await inputs.resolveSecrets(resource);
     const from = movedFromHeld(resource, inputs.store);
     const stored = resources[from ?? resource.address];

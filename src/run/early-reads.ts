@@ -59,6 +59,8 @@ export function startEarly(peeked: PeekedState, allowed: boolean, connect: () =>
 export interface ReadsAhead {
   /** The peeked state and what was started on it; undefined once taken. */
   take(): Promise<PeekedState & EarlyStart> | undefined;
+  /** Settles once the lists are sent (or nothing was to be read): the command loads the rest of itself after. */
+  sent(): Promise<void>;
   /** Closes the session opened ahead unless the run took it (then the run closes it). */
   release(): Promise<void>;
 }
@@ -70,6 +72,10 @@ export function readAhead(globals: GlobalOptions, context: RunContext, request: 
   }));
   let taken = false;
   return {
+    async sent() {
+      // A failure here is the run's to report, where it takes the reads over.
+      await started.then((early) => early.reads).catch(() => undefined);
+    },
     take() {
       if (taken) return undefined;
       taken = true;

@@ -74,6 +74,7 @@ describe('reads while the manifests load', () => {
     const since = lastSeq();
     const context = harness.context(harness.envOf(0));
     const ahead = readAhead(globals(), context, { targets: [], destroy: false, prune: [] });
+    await ahead.sent();
     const plan = await reconcile({ paths: ['valid.yaml'] }, globals(), approvalsFrom({}), context, { lock: false, readsAhead: ahead });
     await plan.close();
     await ahead.release();
