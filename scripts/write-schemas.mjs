@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { renderManifestJsonSchema } from '../dist/manifest/json-schema.js';
 import { catalog } from '../dist/resources/index.js';
-import { renderPlanJsonSchema } from '../dist/engine/plan-types.js';
+import { renderPlanJsonSchema } from '../dist/engine/plan-schema.js';
 import { renderDriftJsonSchema } from '../dist/render/drift-schema.js';
 import { renderValidateJsonSchema } from '../dist/manifest/validate-schema.js';
 

@@ -1,4 +1,4 @@
-// What code needs of the plan's format without loading its schema (plan-types.ts builds its zod
+// What code needs of the plan's format without loading its schema (plan-schema.ts builds its zod
 // schemas when it is loaded): the version, the actions, and the fields each action carries.
 
 /**
@@ -16,7 +16,7 @@ export type ActionField = 'id' | 'replace_strategy' | 'before' | 'after' | 'secr
 
 /**
  * The fields of each action: those it must carry, and those it may. A planned change is checked
- * against `required` (change-draft.ts), and the plan's types are made from this table (plan-types.ts).
+ * against `required` (change-draft.ts), and the plan's types are made from this table (plan-schema.ts).
  */
 export const changeFieldsByAction = {
   /** A resource of the manifests that is not in the account yet. */

@@ -3,7 +3,7 @@
 // short, and a field of the wrong type (a null summary) must be refused in one line naming the file
 // and the field, not met as a crash inside a renderer.
 import * as z from 'zod';
-import { planSchema } from '../engine/plan-types.js';
+import { planSchema } from '../engine/plan-schema.js';
 import { driftReportSchema } from './drift-schema.js';
 
 const wave = z.object({

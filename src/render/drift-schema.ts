@@ -2,7 +2,7 @@
 // `schemas/drift.schema.json` is generated from it (a test fails when the committed file is stale,
 // another that real reports match it). What the report is: drift-report.ts.
 import * as z from 'zod';
-import { planSchema } from '../engine/plan-types.js';
+import { planSchema } from '../engine/plan-schema.js';
 import { driftReportVersion } from './drift-report.js';
 
 export const driftReportSchema = z

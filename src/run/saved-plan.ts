@@ -7,7 +7,7 @@ import { writeAtomically } from '../util/atomic-file.js';
 import type { DesiredResource } from '../engine/model.js';
 import { PlanSealer } from './plan-seal.js';
 import { planFormatVersion } from '../engine/plan-format.js';
-import { planSchema, type Plan, type PlanApprovals } from '../engine/plan-types.js';
+import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 
 /**
  * Saved plans (`plan -o plan.json`, `apply plan.json`): the reviewed plan is applied exactly, or
@@ -64,6 +64,8 @@ export async function readSavedPlan(file: string): Promise<Plan> {
   }
   // A file edited by hand (or cut short) must not reach the renderers: the first field that is not
   // what telform writes is named, as a path into the JSON.
+  // The schema is built only here, for a plan read back (every other run only makes plans).
+  const { planSchema } = await import('../engine/plan-schema.js');
   const checked = planSchema.safeParse(plan);
   if (!checked.success) {
     const issue = checked.error.issues[0];

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/planner.js';
-import { planSchema, renderPlanJsonSchema } from '../../src/engine/plan-types.js';
+import { planSchema, renderPlanJsonSchema } from '../../src/engine/plan-schema.js';
 import { desired, ledgerWith, live, planInputs } from './builders.js';
 
 describe('schemas/plan.schema.json', () => {
