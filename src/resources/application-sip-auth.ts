@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ApiRequestError } from '../api/errors.js';
 import { reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import type { LiveContext, LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 
@@ -84,15 +85,8 @@ export const applicationSipAuthLive: LiveSide = {
   irreversibleDelete: false,
 };
 
-/**
- * The SIP authentication of an application: `sip_auth_type` with the
- * IP ACL and/or SIP credential it uses. Applications themselves are not managed; `app_id` names
- * an existing one. Deleting this resource unassigns (sets `sip_auth_type` to "").
- */
-export const applicationSipAuth = {
-  name: 'ApplicationSipAuth',
-  description: "SIP authentication of an existing application: which SipIpAcl and/or SipCredential inbound calls must pass.",
-  spec: z
+const applicationSipAuthSpec = builtOnce(() =>
+  z
     .strictObject({
       app_id: z
         .string()
@@ -104,7 +98,20 @@ export const applicationSipAuth = {
       ip_acl_uuid: reference(uuid, 'SipIpAcl', 'a SIP IP ACL uuid').optional(),
       credential_uuid: reference(uuid, 'SipCredential', 'a SIP credential uuid').optional(),
     })
-    .describe('ApplicationSipAuth spec.'),
+    .describe('ApplicationSipAuth spec.')
+);
+
+/**
+ * The SIP authentication of an application: `sip_auth_type` with the
+ * IP ACL and/or SIP credential it uses. Applications themselves are not managed; `app_id` names
+ * an existing one. Deleting this resource unassigns (sets `sip_auth_type` to "").
+ */
+export const applicationSipAuth = {
+  name: 'ApplicationSipAuth',
+  description: "SIP authentication of an existing application: which SipIpAcl and/or SipCredential inbound calls must pass.",
+  get spec() {
+    return applicationSipAuthSpec();
+  },
   nameField: undefined,
   references: { ip_acl_uuid: 'SipIpAcl', credential_uuid: 'SipCredential' },
   secrets: {},

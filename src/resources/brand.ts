@@ -3,6 +3,7 @@ import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
 import { accountBrands, accountCampaigns, activeCampaignsOf, brandPath, deleteConfirmed, listBrands, listCampaigns, type RawBrand } from './tendlc-api.js';
@@ -122,14 +123,8 @@ export const brandLive: LiveSide = {
   },
 };
 
-/**
- * A 10DLC brand registered from an existing profile. Brands cannot be updated
- * and a profile makes one brand only, so `profile_uuid` is unique among brands.
- */
-export const brand = {
-  name: 'Brand',
-  description: 'US 10DLC brand: the business behind your messaging, registered from an existing profile.',
-  spec: z
+const brandSpec = builtOnce(() =>
+  z
     .strictObject({
       profile_uuid: reference(uuid, 'Profile', 'a profile uuid'),
       brand_alias: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
@@ -139,7 +134,19 @@ export const brand = {
       url: httpUrl.optional().describe('Callback URL for registration status updates.'),
       method: callbackMethod,
     })
-    .describe('Brand spec.'),
+    .describe('Brand spec.')
+);
+
+/**
+ * A 10DLC brand registered from an existing profile. Brands cannot be updated
+ * and a profile makes one brand only, so `profile_uuid` is unique among brands.
+ */
+export const brand = {
+  name: 'Brand',
+  description: 'US 10DLC brand: the business behind your messaging, registered from an existing profile.',
+  get spec() {
+    return brandSpec();
+  },
   nameField: 'brand_alias',
   references: { profile_uuid: 'Profile' },
   secrets: {},

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { campaignLive } from './campaign-live.js';
 import { callbackMethod, friendlyName, httpUrl, maxTextLength, reference } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 
 /** The register parameters of a campaign. */
 export const verticals = [
@@ -55,15 +56,8 @@ const attribute = (description: string) => z.boolean().optional().describe(descr
 const onlyTrue = (description: string) =>
   z.literal(true, { error: 'must be true (the API accepts only true)' }).optional().describe(`${description} Only true is accepted.`);
 
-/**
- * A 10DLC campaign under a brand: registered from the fields below, or
- * imported from the registry with `import: { campaign_id }` (then only `campaign_alias`, `url`
- * and `method` apply). Every update is a new vetting review billed at 15 USD.
- */
-export const campaign = {
-  name: 'Campaign',
-  description: 'US 10DLC campaign: a messaging use case under a brand, registered here or imported with import: { campaign_id }.',
-  spec: z
+const campaignSpec = builtOnce(() =>
+  z
     .strictObject({
       campaign_alias: friendlyName('Friendly name shown in the console. Defaults to metadata.name.').optional(),
       import: z
@@ -129,7 +123,20 @@ export const campaign = {
       url: httpUrl.optional().describe('Callback URL for registration status updates.'),
       method: callbackMethod,
     })
-    .describe('Campaign spec: register fields, or import with campaign_alias, url and method.'),
+    .describe('Campaign spec: register fields, or import with campaign_alias, url and method.')
+);
+
+/**
+ * A 10DLC campaign under a brand: registered from the fields below, or
+ * imported from the registry with `import: { campaign_id }` (then only `campaign_alias`, `url`
+ * and `method` apply). Every update is a new vetting review billed at 15 USD.
+ */
+export const campaign = {
+  name: 'Campaign',
+  description: 'US 10DLC campaign: a messaging use case under a brand, registered here or imported with import: { campaign_id }.',
+  get spec() {
+    return campaignSpec();
+  },
   nameField: 'campaign_alias',
   references: { brand_id: 'Brand' },
   secrets: {},

@@ -141,3 +141,13 @@ export interface SecretField {
    */
   readonly check: (value: string) => readonly Finding[];
 }
+
+/**
+ * `build()` once, when first asked. Each kind's spec schema is built this way, by its `spec` getter:
+ * zod builds a schema object per field and per `.describe()`, about 14 ms over every kind, and a run
+ * that only reads the account (or starts its reads before the manifests load) needs none of them.
+ */
+export function builtOnce<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}

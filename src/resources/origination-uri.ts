@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { maxTextLength, optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { flag, present, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -64,14 +65,8 @@ const uriPattern = new RegExp(
   `^(?:sips?:)?(?:[A-Za-z0-9+._~!$&'()*,=-]+@)?(?:${label}(?:\\.${label})*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(?:;[A-Za-z0-9_.-]+(?:=[A-Za-z0-9_.-]+)?)*$`,
 );
 
-/**
- * An origination URI: where an inbound trunk sends calls. Username and password go with
- * `authentication_needed: true` only.
- */
-export const originationUri = {
-  name: 'OriginationUri',
-  description: 'Origination URI: the address of your PBX that an inbound SIP trunk sends calls to.',
-  spec: z
+const originationUriSpec = builtOnce(() =>
+  z
     .strictObject({
       name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       uri: z
@@ -83,7 +78,19 @@ export const originationUri = {
       username: z.string().min(1, { error: 'must not be empty' }).max(maxTextLength).optional().describe('Username; only with authentication_needed: true.'),
       password: secret.optional().describe('Password (write-only); only with authentication_needed: true.'),
     })
-    .describe('OriginationUri spec.'),
+    .describe('OriginationUri spec.')
+);
+
+/**
+ * An origination URI: where an inbound trunk sends calls. Username and password go with
+ * `authentication_needed: true` only.
+ */
+export const originationUri = {
+  name: 'OriginationUri',
+  description: 'Origination URI: the address of your PBX that an inbound SIP trunk sends calls to.',
+  get spec() {
+    return originationUriSpec();
+  },
   nameField: 'name',
   references: {},
   secrets: { password: { check: checkAnyPassword } },

@@ -1,17 +1,11 @@
 import * as z from 'zod';
 import { reference } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { phoneNumberLive } from './phone-number-live.js';
 
-/**
- * A phone number the account already owns (docs/manifests.md): what it is attached to and the
- * 10DLC campaign it is linked to. telform never buys or releases numbers; removing the document
- * detaches and unlinks the number.
- */
-export const phoneNumber = {
-  name: 'PhoneNumber',
-  description: 'A phone number the account owns: the inbound trunk or application it is attached to and the 10DLC campaign it is linked to.',
-  spec: z
+const phoneNumberSpec = builtOnce(() =>
+  z
     .strictObject({
       number: z
         .string()
@@ -33,7 +27,20 @@ export const phoneNumber = {
         .optional()
         .describe('The 10DLC campaign its messages are sent under: { ref: <Campaign> } or a campaign id. Linked once the campaign is ACTIVE.'),
     })
-    .describe('PhoneNumber spec.'),
+    .describe('PhoneNumber spec.')
+);
+
+/**
+ * A phone number the account already owns (docs/manifests.md): what it is attached to and the
+ * 10DLC campaign it is linked to. telform never buys or releases numbers; removing the document
+ * detaches and unlinks the number.
+ */
+export const phoneNumber = {
+  name: 'PhoneNumber',
+  description: 'A phone number the account owns: the inbound trunk or application it is attached to and the 10DLC campaign it is linked to.',
+  get spec() {
+    return phoneNumberSpec();
+  },
   nameField: undefined,
   references: { app_id: 'Trunk', campaign_id: 'Campaign' },
   referenceRules: {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { verticals } from './campaign.js';
 import { friendlyName } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { profileLive } from './profile-live.js';
 
 /** The entity types a profile takes on input. */
@@ -17,15 +18,8 @@ const email = (max: number) => z.string().max(max).regex(/^[^\s@]+@[^\s@]+\.[^\s
 /** Lengths are the official Go SDK's validators. */
 const bounded = (max: number, description: string) => z.string().min(1, { error: 'must not be empty' }).max(max).describe(description);
 
-/**
- * A 10DLC business profile (`/Profile/`): the business data a brand is
- * registered from. Profiles are synchronous (no registry review), so a brand that refers to one
- * waits for nothing.
- */
-export const profile = {
-  name: 'Profile',
-  description: 'US 10DLC business profile: the company data a Brand is registered from.',
-  spec: z
+const profileSpec = builtOnce(() =>
+  z
     .strictObject({
       profile_alias: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
       customer_type: z.enum(['DIRECT', 'RESELLER']).describe('DIRECT for your own business, RESELLER for your customers.'),
@@ -62,7 +56,20 @@ export const profile = {
         })
         .describe('The person authorised to register for the business; compared field by field.'),
     })
-    .describe('Profile spec.'),
+    .describe('Profile spec.')
+);
+
+/**
+ * A 10DLC business profile (`/Profile/`): the business data a brand is
+ * registered from. Profiles are synchronous (no registry review), so a brand that refers to one
+ * waits for nothing.
+ */
+export const profile = {
+  name: 'Profile',
+  description: 'US 10DLC business profile: the company data a Brand is registered from.',
+  get spec() {
+    return profileSpec();
+  },
   nameField: 'profile_alias',
   references: {},
   secrets: {},

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ApiRequestError } from '../api/errors.js';
 import { secret } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { createOnce, deleteAt, findCreated } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -58,14 +59,8 @@ export const sipCredentialLive: LiveSide = {
   whenInUse: 'needs_unassign',
 };
 
-/**
- * A SIP credential (SipAuth) for digest authentication of calls to an application.
- * The username cannot change once created.
- */
-export const sipCredential = {
-  name: 'SipCredential',
-  description: 'SIP credential (username and password) used to authenticate calls to an application.',
-  spec: z
+const sipCredentialSpec = builtOnce(() =>
+  z
     .strictObject({
       username: z
         .string()
@@ -79,7 +74,19 @@ export const sipCredential = {
         'SIP password (write-only): 8–128 characters with an upper-case letter, a lower-case letter and a digit (production asks for 12+).',
       ),
     })
-    .describe('SipCredential spec.'),
+    .describe('SipCredential spec.')
+);
+
+/**
+ * A SIP credential (SipAuth) for digest authentication of calls to an application.
+ * The username cannot change once created.
+ */
+export const sipCredential = {
+  name: 'SipCredential',
+  description: 'SIP credential (username and password) used to authenticate calls to an application.',
+  get spec() {
+    return sipCredentialSpec();
+  },
   nameField: 'username',
   references: {},
   secrets: { password: { check: checkSipAuthPassword } },

@@ -3,6 +3,7 @@ import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide, PatchOperation } from './live-side.js';
@@ -185,6 +186,15 @@ export const sipIpAclLive: LiveSide = {
   whenInUse: 'needs_unassign',
 };
 
+const sipIpAclSpec = builtOnce(() =>
+  z
+    .strictObject({
+      name: friendlyName('Name of the list, 1–120 characters. Defaults to metadata.name.', 120).optional(),
+      entries: z.array(entry).max(maxSipAclEntries).default([]).describe(`Entries, at most ${maxSipAclEntries}; a set keyed by ip/cidr_prefix.`),
+    })
+    .describe('SipIpAcl spec.')
+);
+
 /**
  * A SIP IP access control list (SipAuth) of trusted IPv4 addresses or ranges, assigned to
  * applications by `ApplicationSipAuth`. Entries are a set keyed by `ip/cidr_prefix`.
@@ -192,12 +202,9 @@ export const sipIpAclLive: LiveSide = {
 export const sipIpAcl = {
   name: 'SipIpAcl',
   description: 'SIP IP access control list: trusted IPv4 addresses or ranges for calls to an application.',
-  spec: z
-    .strictObject({
-      name: friendlyName('Name of the list, 1–120 characters. Defaults to metadata.name.', 120).optional(),
-      entries: z.array(entry).max(maxSipAclEntries).default([]).describe(`Entries, at most ${maxSipAclEntries}; a set keyed by ip/cidr_prefix.`),
-    })
-    .describe('SipIpAcl spec.'),
+  get spec() {
+    return sipIpAclSpec();
+  },
   nameField: 'name',
   references: {},
   secrets: {},

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { present, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -36,11 +37,8 @@ export const trunkCredentialLive: LiveSide = {
   whenInUse: 'breaks_auth',
 };
 
-/** Credentials (username and password) that authenticate a PBX on an outbound trunk. */
-export const trunkCredential = {
-  name: 'TrunkCredential',
-  description: 'Trunk credentials: username and password authenticating your PBX on an outbound SIP trunk.',
-  spec: z
+const trunkCredentialSpec = builtOnce(() =>
+  z
     .strictObject({
       name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       username: z
@@ -51,7 +49,16 @@ export const trunkCredential = {
         .describe('SIP username, 5–20 letters and digits.'),
       password: secret.describe('Password (write-only): 5–20 letters, digits and ~!@#$%^&*()_+, with at least one of those special characters.'),
     })
-    .describe('TrunkCredential spec.'),
+    .describe('TrunkCredential spec.')
+);
+
+/** Credentials (username and password) that authenticate a PBX on an outbound trunk. */
+export const trunkCredential = {
+  name: 'TrunkCredential',
+  description: 'Trunk credentials: username and password authenticating your PBX on an outbound SIP trunk.',
+  get spec() {
+    return trunkCredentialSpec();
+  },
   nameField: 'name',
   references: {},
   secrets: { password: { check: checkTrunkPassword } },

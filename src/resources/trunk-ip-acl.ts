@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { optionalFriendlyName, ipv4OrCidr } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { present, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -38,6 +39,18 @@ export const trunkIpAclLive: LiveSide = {
   whenInUse: 'breaks_auth',
 };
 
+const trunkIpAclSpec = builtOnce(() =>
+  z
+    .strictObject({
+      name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
+      ip_addresses: z
+        .array(ipv4OrCidr)
+        .min(1, { error: 'must hold at least one address (the API refuses an empty list)' })
+        .describe('IPv4 addresses or CIDR ranges, at least one; a set (order does not matter).'),
+    })
+    .describe('TrunkIpAcl spec.')
+);
+
 /**
  * The addresses a trunk IP ACL trusts: IPv4 addresses or CIDR ranges (the API documents no
  * format; production accepts CIDR). A set keyed by the address as
@@ -46,15 +59,9 @@ export const trunkIpAclLive: LiveSide = {
 export const trunkIpAcl = {
   name: 'TrunkIpAcl',
   description: 'Trunk IP access control list: IPv4 addresses or CIDR ranges allowed to send calls on an outbound trunk.',
-  spec: z
-    .strictObject({
-      name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
-      ip_addresses: z
-        .array(ipv4OrCidr)
-        .min(1, { error: 'must hold at least one address (the API refuses an empty list)' })
-        .describe('IPv4 addresses or CIDR ranges, at least one; a set (order does not matter).'),
-    })
-    .describe('TrunkIpAcl spec.'),
+  get spec() {
+    return trunkIpAclSpec();
+  },
   nameField: 'name',
   references: {},
   secrets: {},

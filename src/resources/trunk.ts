@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
+import { builtOnce } from './kind.js';
 import { flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import { accountNumbers } from './tendlc-api.js';
@@ -97,15 +98,8 @@ export const trunkLive: LiveSide = {
   },
 };
 
-/**
- * A SIP trunk. Outbound trunks carry calls from your PBX and authenticate it by
- * IP ACL, credentials or both (rule 1); inbound trunks send calls to origination URIs and need a
- * primary one (rule 2). Fields of the other direction are null on the API, so they are refused here.
- */
-export const trunk = {
-  name: 'Trunk',
-  description: 'SIP trunk: outbound (your PBX to the network, authenticated by IP ACL and/or credentials) or inbound (to your origination URIs).',
-  spec: z
+const trunkSpec = builtOnce(() =>
+  z
     .strictObject({
       name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
       trunk_direction: z.enum(['inbound', 'outbound']).describe('inbound: calls to your PBX; outbound: calls from your PBX.'),
@@ -116,7 +110,20 @@ export const trunk = {
       primary_uri_uuid: reference(uuid, 'OriginationUri', 'an origination URI uuid').optional(),
       fallback_uri_uuid: reference(uuid, 'OriginationUri', 'an origination URI uuid').optional(),
     })
-    .describe('Trunk spec.'),
+    .describe('Trunk spec.')
+);
+
+/**
+ * A SIP trunk. Outbound trunks carry calls from your PBX and authenticate it by
+ * IP ACL, credentials or both (rule 1); inbound trunks send calls to origination URIs and need a
+ * primary one (rule 2). Fields of the other direction are null on the API, so they are refused here.
+ */
+export const trunk = {
+  name: 'Trunk',
+  description: 'SIP trunk: outbound (your PBX to the network, authenticated by IP ACL and/or credentials) or inbound (to your origination URIs).',
+  get spec() {
+    return trunkSpec();
+  },
   nameField: 'name',
   references: {
     ipacl_uuid: 'TrunkIpAcl',
