@@ -229,9 +229,15 @@ function compileChecks(definition: Definition, subject: Subject): (input: Checke
   };
 }
 
+/** Any UTF-16 surrogate: a string without one has as many code points as code units. */
+const surrogate = /[\uD800-\uDFFF]/;
+
 /** zod measures a string in code points (a surrogate pair is one character), a list in items. */
 function lengthOf(input: string | unknown[]): number {
   if (typeof input !== 'string') return input.length;
+  // Most text has no surrogate: the regular expression answers that natively, where the loop below
+  // runs in the interpreter (a short command's code is rarely optimised) over every character.
+  if (!surrogate.test(input)) return input.length;
   let count = input.length;
   for (let index = 0; index < input.length - 1; index++) {
     if ((input.charCodeAt(index) & 0xfc00) === 0xd800 && (input.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
