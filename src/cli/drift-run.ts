@@ -10,17 +10,13 @@ import { ExitCode } from '../run/exit-codes.js';
 import { printable } from '../util/printable.js';
 import { approvalsFrom } from '../run/reconcile.js';
 import { describeWindow, type DriftWindow } from '../run/drift-window.js';
-import type { ReadsAhead } from '../run/early-reads.js';
+import { withReadsAhead, type ReadsAhead } from '../run/early-reads.js';
 import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import type { DriftInput } from './arguments/drift.js';
 
-export async function runDrift(input: DriftInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
-  try {
-    return await driftOrAccounts(input, globals, io, ahead);
-  } finally {
-    await ahead?.release();
-  }
+export function runDrift(input: DriftInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
+  return withReadsAhead(ahead, () => driftOrAccounts(input, globals, io, ahead));
 }
 
 async function driftOrAccounts(input: DriftInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {

@@ -8,16 +8,12 @@ import type { GlobalOptions } from '../run/context.js';
 import { approvalsFrom } from '../run/reconcile.js';
 import { ExitCode } from '../run/exit-codes.js';
 import { planManifests } from '../run/plan.js';
-import type { ReadsAhead } from '../run/early-reads.js';
+import { withReadsAhead, type ReadsAhead } from '../run/early-reads.js';
 import { cliContext } from './session.js';
 import type { PlanInput } from './arguments/plan.js';
 
-export async function runPlan(input: PlanInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
-  try {
-    return await planOrAccounts(input, globals, io, ahead);
-  } finally {
-    await ahead?.release();
-  }
+export function runPlan(input: PlanInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
+  return withReadsAhead(ahead, () => planOrAccounts(input, globals, io, ahead));
 }
 
 async function planOrAccounts(input: PlanInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {

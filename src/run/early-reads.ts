@@ -8,11 +8,11 @@ import type { PlannerKind, PlannerKinds } from '../engine/model.js';
 import { neededKinds } from '../engine/needed-kinds.js';
 import { catalog } from '../resources/index.js';
 import { liveContext, type LiveContext, type LiveObject } from '../resources/live-side.js';
-import { isEverything, type Scope } from '../resources/ownership-scope.js';
+import { isEverything } from '../resources/ownership-scope.js';
 import type { Ledger } from '../state/ledger.js';
 import { sameEndpoint } from '../util/endpoint.js';
 import type { GlobalOptions, RunContext, Session } from './context.js';
-import { peekState } from './scope.js';
+import { peekState, type PeekedState } from './scope.js';
 
 interface EarlyReads {
   live: LiveContext;
@@ -20,13 +20,6 @@ interface EarlyReads {
   lists: ReadonlyMap<string, Promise<LiveObject[]>>;
   /** The client's request count before these reads: the plan counts its reads from there. */
   sentBefore: number;
-}
-
-/** The state as read before the run opens it: its scope, and its ledger (and the text it was parsed from) when it has one. */
-export interface PeekedState {
-  scope: Scope;
-  ledger?: Ledger;
-  text?: string;
 }
 
 /** The session opened early and the lists started on it; neither when the run may not read early. */
@@ -88,6 +81,15 @@ export function readAhead(globals: GlobalOptions, context: RunContext, request: 
       await session?.then((opened) => opened.close(), () => undefined);
     },
   };
+}
+
+/** Runs a command's operation, then lets go of the reads started ahead of it that it did not take over. */
+export async function withReadsAhead<T>(ahead: ReadsAhead | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } finally {
+    await ahead?.release();
+  }
 }
 
 /**

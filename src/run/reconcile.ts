@@ -28,8 +28,8 @@ import {
 } from '../state/ownership.js';
 import { assertAclQuota } from '../engine/acl-quota.js';
 import { describeScope, everything, isEverything, sameScope, type Scope } from '../resources/ownership-scope.js';
-import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekState, releaseOutOfScope, resolveForeignRefs, scopedKinds } from './scope.js';
-import { startEarly, type PeekedState, type ReadsAhead } from './early-reads.js';
+import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekState, releaseOutOfScope, resolveForeignRefs, scopedKinds, type PeekedState } from './scope.js';
+import { startEarly, type ReadsAhead } from './early-reads.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import type { PolicyRule } from '../manifest/policy-file.js';
 import { loadDesired, secretResolverForPlan, type DesiredSet } from '../manifest/desired.js';

@@ -15,13 +15,20 @@ import { TelformError } from '../util/errors.js';
 import type { Environment, GlobalOptions } from './context.js';
 import { stateLocation } from './state-location.js';
 
+/** The state as read before the run opens it: its scope, and its ledger (and the text it was parsed from) when it has one. */
+export interface PeekedState {
+  scope: Scope;
+  ledger?: Ledger;
+  text?: string;
+}
+
 /**
  * The scope the state records, and the ledger it was read from, read before the manifests are
  * checked (they are checked against the scope; plan and drift start reading the kinds the ledger
  * names meanwhile). A state that cannot be read yet owns everything here, with no ledger: opening it
  * for the run reports what is wrong with it.
  */
-export async function peekState(globals: GlobalOptions, env: Environment): Promise<{ scope: Scope; ledger?: Ledger; text?: string }> {
+export async function peekState(globals: GlobalOptions, env: Environment): Promise<PeekedState> {
   try {
     const backend = await openStateBackend(stateLocation(globals, env), env);
     try {
