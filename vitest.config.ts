@@ -29,7 +29,10 @@ export default defineConfig({
     env: { TELFORM_EMULATOR_SHAPES: 'ideal' },
     projects: [
       { extends: true, test: { name: 'unit', include: unit } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...unit] } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...unit] },
+      },
     ],
   },
 });

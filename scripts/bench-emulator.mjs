@@ -42,7 +42,9 @@ const starter = `
   process.on('SIGTERM', () => { void emulator.close().then(() => process.exit(0)); });
   process.on('message', () => process.send(process.cpuUsage()));
 `;
-const child = spawn(process.execPath, ['--input-type=module', '-e', starter], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+const child = spawn(process.execPath, ['--input-type=module', '-e', starter], {
+  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+});
 
 /** CPU time the emulator process has used so far, in microseconds (user + system). */
 function serverCpuMicros() {
@@ -64,7 +66,10 @@ const url = await new Promise((resolveUrl, reject) => {
 const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
 const { hostname, port } = new URL(url);
 const base = `/v1/Account/${authId}`;
-const headers = { authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`, 'content-type': 'application/json' };
+const headers = {
+  authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`,
+  'content-type': 'application/json',
+};
 
 async function send(method, path, body) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -91,9 +96,11 @@ async function send(method, path, body) {
  */
 async function phase(label, make) {
   let warm = 0;
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (warm < 3000) await make(1_000_000_000 + warm++);
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (warm < 3000) await make(1_000_000_000 + warm++);
+    }),
+  );
   let issued = 0;
   let completed = 0;
   const cpuBefore = await serverCpuMicros();
@@ -124,14 +131,22 @@ let failed = false;
 try {
   // A few objects to read: 25 URIs (a full list page) and an inbound trunk.
   let uri;
-  for (let index = 0; index < 25; index += 1) uri = (await send('POST', '/Zentrunk/URI/', { name: `u${index}`, uri: `u${index}.example.com` })).uri_uuid;
-  const trunk = (await send('POST', '/Zentrunk/Trunk/', { name: 'bench', trunk_direction: 'inbound', primary_uri_uuid: uri })).trunk_id;
+  for (let index = 0; index < 25; index += 1)
+    uri = (await send('POST', '/Zentrunk/URI/', { name: `u${index}`, uri: `u${index}.example.com` })).uri_uuid;
+  const trunk = (
+    await send('POST', '/Zentrunk/Trunk/', { name: 'bench', trunk_direction: 'inbound', primary_uri_uuid: uri })
+  ).trunk_id;
 
-  process.stdout.write(`emulator ${url}, node ${process.version}, ${connections} keep-alive connections, ${seconds} s per phase\n`);
+  process.stdout.write(
+    `emulator ${url}, node ${process.version}, ${connections} keep-alive connections, ${seconds} s per phase\n`,
+  );
   const getOne = await phase('GET /Zentrunk/Trunk/{id}/', () => send('GET', `/Zentrunk/Trunk/${trunk}/`));
   await phase('GET /Zentrunk/URI/ (page of 20)', () => send('GET', '/Zentrunk/URI/'));
   await phase('POST /Zentrunk/IPAccessControlList/', (index) =>
-    send('POST', '/Zentrunk/IPAccessControlList/', { name: `acl-${index}`, ip_addresses: [`10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`] }),
+    send('POST', '/Zentrunk/IPAccessControlList/', {
+      name: `acl-${index}`,
+      ip_addresses: [`10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`],
+    }),
   );
   if (getOne < 3000) process.stdout.write(`note: GET throughput is under the 3,000 req/s target on this machine.\n`);
 } catch (error) {

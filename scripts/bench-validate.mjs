@@ -21,19 +21,35 @@ function resource(index) {
     case 0:
       return doc('TrunkIpAcl', name('acl'), `  ip_addresses: [203.0.113.${group % 250}, 198.51.100.0/28]`);
     case 1:
-      return doc('TrunkCredential', name('login'), `  username: login${group}\n  password: { fromEnv: TRUNK_PASSWORD }`);
+      return doc(
+        'TrunkCredential',
+        name('login'),
+        `  username: login${group}\n  password: { fromEnv: TRUNK_PASSWORD }`,
+      );
     case 2:
       return doc('OriginationUri', name('uri'), `  uri: sip${group}.pbx.example.com:5060;transport=tcp`);
     case 3:
-      return doc('Trunk', name('out'), `  trunk_direction: outbound\n  secure: true\n  ipacl_uuid: { ref: ${name('acl')} }\n  credential_uuid: { ref: ${name('login')} }`);
+      return doc(
+        'Trunk',
+        name('out'),
+        `  trunk_direction: outbound\n  secure: true\n  ipacl_uuid: { ref: ${name('acl')} }\n  credential_uuid: { ref: ${name('login')} }`,
+      );
     case 4:
       return doc('Trunk', name('in'), `  trunk_direction: inbound\n  primary_uri_uuid: { ref: ${name('uri')} }`);
     case 5:
       return doc('SipCredential', name('phones'), '  password: { fromEnv: SIP_PASSWORD }');
     case 6:
-      return doc('SipIpAcl', name('office'), `  entries:\n    - ip: 192.0.2.${group % 250}\n      cidr_prefix: 32\n      description: Office\n    - ip: 198.51.100.0\n      cidr_prefix: 28`);
+      return doc(
+        'SipIpAcl',
+        name('office'),
+        `  entries:\n    - ip: 192.0.2.${group % 250}\n      cidr_prefix: 32\n      description: Office\n    - ip: 198.51.100.0\n      cidr_prefix: 28`,
+      );
     case 7:
-      return doc('ApplicationSipAuth', name('app'), `  app_id: "${100000 + group}"\n  sip_auth_type: ip_acl_and_credential\n  ip_acl_uuid: { ref: ${name('office')} }\n  credential_uuid: { ref: ${name('phones')} }`);
+      return doc(
+        'ApplicationSipAuth',
+        name('app'),
+        `  app_id: "${100000 + group}"\n  sip_auth_type: ip_acl_and_credential\n  ip_acl_uuid: { ref: ${name('office')} }\n  credential_uuid: { ref: ${name('phones')} }`,
+      );
     case 8:
       return doc('Brand', name('brand'), `  profile_uuid: 5eed0000-0000-4000-8000-${String(group).padStart(12, '0')}`);
     default:
@@ -73,11 +89,15 @@ try {
   await mkdir(path.join(folder, 'manifests'));
   let bytes = 0;
   for (let start = 0; start < total; start += perFile) {
-    const text = Array.from({ length: Math.min(perFile, total - start) }, (_, offset) => resource(start + offset)).join('---\n');
+    const text = Array.from({ length: Math.min(perFile, total - start) }, (_, offset) => resource(start + offset)).join(
+      '---\n',
+    );
     bytes += text.length;
     await writeFile(path.join(folder, 'manifests', `part-${String(start / perFile).padStart(4, '0')}.yaml`), text);
   }
-  process.stdout.write(`${total} resources in ${Math.ceil(total / perFile)} files, ${(bytes / 1024 / 1024).toFixed(1)} MB\n`);
+  process.stdout.write(
+    `${total} resources in ${Math.ceil(total / perFile)} files, ${(bytes / 1024 / 1024).toFixed(1)} MB\n`,
+  );
 
   // (1) In a fresh process: the validation alone, and the process's peak RSS.
   const probe = `
@@ -98,16 +118,25 @@ try {
   }
   const best = runs.reduce((a, b) => (a.elapsed < b.elapsed ? a : b));
   const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
-  process.stdout.write(`load + validate, wall: ${runs.map((r) => seconds(r.elapsed)).join(', ')} (best ${seconds(best.elapsed)})\n`);
+  process.stdout.write(
+    `load + validate, wall: ${runs.map((r) => seconds(r.elapsed)).join(', ')} (best ${seconds(best.elapsed)})\n`,
+  );
   // On a busy machine wall time includes waiting for a core; CPU time is the work itself.
   process.stdout.write(`load + validate, CPU (user + system): ${runs.map((r) => seconds(r.cpu)).join(', ')}\n`);
-  process.stdout.write(`peak RSS of the validating process: ${Math.max(...runs.map((r) => r.maxRssMb)).toFixed(0)} MB\n`);
+  process.stdout.write(
+    `peak RSS of the validating process: ${Math.max(...runs.map((r) => r.maxRssMb)).toFixed(0)} MB\n`,
+  );
 
   // (2) The whole command, as a user runs it.
   const started = performance.now();
-  const cli = spawnSync(process.execPath, [path.join(repository, 'dist/cli/main.js'), 'validate', '-f', 'manifests'], { cwd: folder, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, [path.join(repository, 'dist/cli/main.js'), 'validate', '-f', 'manifests'], {
+    cwd: folder,
+    encoding: 'utf8',
+  });
   const wall = performance.now() - started;
-  process.stdout.write(`telform validate -f (10,000 resources), whole command: ${(wall / 1000).toFixed(2)} s, exit ${cli.status}: ${cli.stdout.trim()}\n`);
+  process.stdout.write(
+    `telform validate -f (10,000 resources), whole command: ${(wall / 1000).toFixed(2)} s, exit ${cli.status}: ${cli.stdout.trim()}\n`,
+  );
 } finally {
   await rm(folder, { recursive: true, force: true });
 }

@@ -20,7 +20,9 @@ export function originOf(url, lineNumber, columnNumber) {
   let map = maps.get(url);
   if (map === undefined) {
     const file = fileURLToPath(url);
-    map = existsSync(`${file}.map`) ? { sourceMap: new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))), folder: dirname(file) } : null;
+    map = existsSync(`${file}.map`)
+      ? { sourceMap: new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))), folder: dirname(file) }
+      : null;
     maps.set(url, map);
   }
   if (map === null) return undefined;

@@ -36,6 +36,8 @@ await build({
   sourcesContent: false,
   // commander and other CommonJS dependencies call `require` for Node's built-ins; an ES module has
   // none, so every chunk gets one made for its own URL.
-  banner: { js: "import { createRequire as __telformRequire } from 'node:module';\nconst require = __telformRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __telformRequire } from 'node:module';\nconst require = __telformRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

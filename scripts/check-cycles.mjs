@@ -85,7 +85,8 @@ function findCycles(graph) {
 /** The allowed files from which `target` can be reached through allowed files. */
 function filesReaching(graph, target, allowed) {
   const reverse = new Map();
-  for (const [file, targets] of graph) for (const next of targets) reverse.set(next, [...(reverse.get(next) ?? []), file]);
+  for (const [file, targets] of graph)
+    for (const next of targets) reverse.set(next, [...(reverse.get(next) ?? []), file]);
   const found = new Set();
   const stack = [target];
   while (stack.length > 0) {
@@ -114,7 +115,8 @@ function rankViolation(from, to) {
   const target = folderOf(to);
   if (source === target) return undefined;
   if (source === apart) return `the ${apart} imports nothing of the reconciler`;
-  if (target === apart) return source === 'cli' ? undefined : `only cli imports the ${apart} (its entry points start it)`;
+  if (target === apart)
+    return source === 'cli' ? undefined : `only cli imports the ${apart} (its entry points start it)`;
   const above = ranks.indexOf(source);
   const below = ranks.indexOf(target);
   if (below > above) return undefined;
@@ -170,7 +172,8 @@ function findDoorViolations(graph) {
   // An exception whose file is there but no longer imports it goes (a tree without the file is not this project's).
   for (const key of doorExceptions.keys()) {
     const importer = path.join(root, key.split(' -> ')[0]);
-    if (!used.has(key) && graph.has(importer)) problems.push(`the door exception "${key}" matches no import: remove it from scripts/check-cycles.mjs`);
+    if (!used.has(key) && graph.has(importer))
+      problems.push(`the door exception "${key}" matches no import: remove it from scripts/check-cycles.mjs`);
   }
   return problems;
 }
@@ -180,7 +183,9 @@ function findRankViolations(graph) {
   for (const [file, targets] of graph) {
     const folder = folderOf(file);
     if (folder !== apart && !ranks.includes(folder)) {
-      problems.push(`${shown(file)} is not in a ranked folder (${[...ranks, apart].join(', ')}); give its folder a rank in scripts/check-cycles.mjs`);
+      problems.push(
+        `${shown(file)} is not in a ranked folder (${[...ranks, apart].join(', ')}); give its folder a rank in scripts/check-cycles.mjs`,
+      );
       continue;
     }
     for (const target of targets) {
@@ -203,7 +208,9 @@ if (cycles.length > 0) {
   for (const cycle of cycles) console.error(`  ${cycle.map(shown).join(' -> ')}`);
 }
 if (violations.length > 0) {
-  console.error(`${violations.length} violation${violations.length === 1 ? '' : 's'} of the folder ranks in ${shown(root)}:`);
+  console.error(
+    `${violations.length} violation${violations.length === 1 ? '' : 's'} of the folder ranks in ${shown(root)}:`,
+  );
   for (const violation of violations) console.error(`  ${violation}`);
 }
 if (cycles.length > 0 || violations.length > 0) process.exit(1);

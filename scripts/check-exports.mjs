@@ -17,9 +17,11 @@ function files(folder) {
   });
 }
 
-const declared = /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm;
+const declared =
+  /^export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|class|interface|type|enum|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm;
 const listed = /^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)/gm;
-const imported = /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from|const\s*\{([^}]*)\}\s*=\s*await\s+import\(|\(await\s+import\([^)]*\)\)\.([A-Za-z_$][\w$]*)|import\([^)]*\)\.([A-Za-z_$][\w$]*)/g;
+const imported =
+  /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from|const\s*\{([^}]*)\}\s*=\s*await\s+import\(|\(await\s+import\([^)]*\)\)\.([A-Za-z_$][\w$]*)|import\([^)]*\)\.([A-Za-z_$][\w$]*)/g;
 
 const exports = [];
 for (const file of files(path.join(root, 'src'))) {
@@ -28,17 +30,28 @@ for (const file of files(path.join(root, 'src'))) {
   for (const match of text.matchAll(declared)) exports.push(`${relative}#${match[1]}`);
   for (const match of text.matchAll(listed)) {
     for (const item of match[1].split(',')) {
-      const name = item.trim().split(/\s+as\s+/).pop()?.replace(/^type\s+/, '');
+      const name = item
+        .trim()
+        .split(/\s+as\s+/)
+        .pop()
+        ?.replace(/^type\s+/, '');
       if (name) exports.push(`${relative}#${name}`);
     }
   }
 }
 
 const used = new Set();
-for (const file of [...files(path.join(root, 'src')), ...files(path.join(root, 'test')), ...files(path.join(root, 'scripts'))]) {
+for (const file of [
+  ...files(path.join(root, 'src')),
+  ...files(path.join(root, 'test')),
+  ...files(path.join(root, 'scripts')),
+]) {
   for (const match of readFileSync(file, 'utf8').matchAll(imported)) {
     for (const item of (match[1] ?? match[2] ?? match[3] ?? match[4]).split(',')) {
-      const name = item.trim().replace(/^type\s+/, '').split(/\s+as\s+|\s*:\s*/)[0];
+      const name = item
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+|\s*:\s*/)[0];
       if (name) used.add(name);
     }
   }
@@ -52,7 +65,13 @@ if (process.argv.includes('--write-baseline')) {
 }
 const fresh = unused.filter((entry) => !baseline.has(entry));
 const stale = [...baseline].filter((entry) => !unused.includes(entry));
-for (const entry of fresh) process.stderr.write(`${entry.replace('#', ': export ')} is imported nowhere: remove it, or stop exporting it\n`);
-for (const entry of stale) process.stderr.write(`${entry} is listed in scripts/unused-exports.json but is used or gone now: remove it from the list\n`);
+for (const entry of fresh)
+  process.stderr.write(`${entry.replace('#', ': export ')} is imported nowhere: remove it, or stop exporting it\n`);
+for (const entry of stale)
+  process.stderr.write(
+    `${entry} is listed in scripts/unused-exports.json but is used or gone now: remove it from the list\n`,
+  );
 if (fresh.length > 0 || stale.length > 0) process.exit(1);
-process.stdout.write(`No new unused exports in src (${baseline.size} older ones listed in scripts/unused-exports.json).\n`);
+process.stdout.write(
+  `No new unused exports in src (${baseline.size} older ones listed in scripts/unused-exports.json).\n`,
+);

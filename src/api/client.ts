@@ -192,7 +192,10 @@ export class ApiClient {
       if (this.closing.signal.aborted) throw new ClientClosedError();
       const budgetLeft = this.retry.maxTotalMs - (this.clock.now() - started);
       const timeout = Math.max(1_000, Math.min(this.timeoutMs, budgetLeft));
-      const outcome = await this.limiter.run(() => this.attempt(method, path, options, secrets, { attempt, timeout }), options.urgent === true);
+      const outcome = await this.limiter.run(
+        () => this.attempt(method, path, options, secrets, { attempt, timeout }),
+        options.urgent === true,
+      );
       if (this.closing.signal.aborted) throw new ClientClosedError();
       let retryAfterMs: number | undefined;
       if (outcome.kind === 'response') {
@@ -207,7 +210,8 @@ export class ApiClient {
         }
         if (status >= 200 && status < 300) {
           // Some answers carry a refusal with a success status: an `error` and nothing else is a failure.
-          if (refusalIn(body)) throw new ApiRequestError(status, scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets), summary);
+          if (refusalIn(body))
+            throw new ApiRequestError(status, scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets), summary);
           return { status, body: body as T };
         }
         const message = scrubSecrets(apiMessageOf(body, `HTTP ${status}`), secrets);
@@ -215,7 +219,8 @@ export class ApiClient {
           this.rateLimitedCount += 1;
           retryAfterMs = parseRetryAfter(retryAfter, this.clock.now());
         } else if (status >= 500) {
-          if (mode === 'create' || mode === 'billable') throw new OutcomeUnknownError(summary, `HTTP ${status}: ${message}`);
+          if (mode === 'create' || mode === 'billable')
+            throw new OutcomeUnknownError(summary, `HTTP ${status}: ${message}`);
         } else {
           throw new ApiRequestError(status, message, summary);
         }
@@ -224,8 +229,11 @@ export class ApiClient {
       } else {
         const { error, code } = outcome;
         const sent = !notSentCodes.has(code);
-        const silent = timeoutCodes.has(code) ? `${this.origin} did not answer within ${Math.round(timeout / 1000)} s` : undefined;
-        if (sent && (mode === 'create' || mode === 'billable')) throw new OutcomeUnknownError(summary, silent ?? code, error);
+        const silent = timeoutCodes.has(code)
+          ? `${this.origin} did not answer within ${Math.round(timeout / 1000)} s`
+          : undefined;
+        if (sent && (mode === 'create' || mode === 'billable'))
+          throw new OutcomeUnknownError(summary, silent ?? code, error);
         // A connection error says nothing of where: name the endpoint (a wrong --endpoint, a server down),
         // and whether it was reached at all (a reset comes from a server that took the request).
         lastReason = silent ?? `${code} (${connectionWords(code, this.origin)})`;
@@ -264,7 +272,10 @@ export class ApiClient {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     this.requestCount += 1;
     const sentAt = this.clock.now();
-    this.log(() => `→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`);
+    this.log(
+      () =>
+        `→ ${method} ${fullPath}${options.body === undefined ? '' : ` ${JSON.stringify(redactSecrets(options.body))}`}`,
+    );
     const slow = this.watchSlow(`${method} ${fullPath.split('?')[0]}`, limits);
     try {
       const response = await this.pool.send({
@@ -315,7 +326,9 @@ export class ApiClient {
       shown = true;
       const seconds = Math.round((Date.now() - since) / 1000);
       const attempt = limits.attempt > 1 ? `, attempt ${limits.attempt} of ${this.retry.maxAttempts}` : '';
-      report(`waiting for ${this.origin}: ${what} unanswered for ${seconds} s (gives up after ${Math.round(limits.timeout / 1000)} s${attempt})`);
+      report(
+        `waiting for ${this.origin}: ${what} unanswered for ${seconds} s (gives up after ${Math.round(limits.timeout / 1000)} s${attempt})`,
+      );
     };
     let timer = setTimeout(function again() {
       tick();

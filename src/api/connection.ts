@@ -54,14 +54,18 @@ export function resolveConnection({ endpointFlag, env }: ConnectionInputs): Conn
   return { kind: 'remote', baseUrl, ...credentials };
 }
 
-function readCredentials(env: ConnectionInputs['env']): { credentials: Credentials; credentialSource: string } | undefined {
+function readCredentials(
+  env: ConnectionInputs['env'],
+): { credentials: Credentials; credentialSource: string } | undefined {
   for (const prefix of ['TELFORM', 'PLIVO']) {
     const authId = nonEmpty(env[`${prefix}_AUTH_ID`]);
     const authToken = nonEmpty(env[`${prefix}_AUTH_TOKEN`]);
     if (authId && authToken) return { credentials: { authId, authToken }, credentialSource: prefix };
     if (authId || authToken) {
       const missing = authId ? `${prefix}_AUTH_TOKEN` : `${prefix}_AUTH_ID`;
-      throw new ConnectionConfigError(`${missing} is not set while ${authId ? `${prefix}_AUTH_ID` : `${prefix}_AUTH_TOKEN`} is: set both`);
+      throw new ConnectionConfigError(
+        `${missing} is not set while ${authId ? `${prefix}_AUTH_ID` : `${prefix}_AUTH_TOKEN`} is: set both`,
+      );
     }
   }
   return undefined;
@@ -72,13 +76,17 @@ function parseBaseUrl(endpoint: string): string {
   try {
     url = new URL(endpoint);
   } catch {
-    throw new ConnectionConfigError(`endpoint "${endpoint}" is not a URL (expected e.g. https://api.plivo.com, or "local")`);
+    throw new ConnectionConfigError(
+      `endpoint "${endpoint}" is not a URL (expected e.g. https://api.plivo.com, or "local")`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConnectionConfigError(`endpoint "${endpoint}" must use http or https`);
   }
   if (url.username || url.password) {
-    throw new ConnectionConfigError('the endpoint must not carry credentials; set TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN instead');
+    throw new ConnectionConfigError(
+      'the endpoint must not carry credentials; set TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN instead',
+    );
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -19,12 +19,17 @@ export class ApiRequestError extends TelformError {
 
   constructor(status: number, apiMessage: string, request: RequestSummary, place?: ErrorPlace) {
     // A 401 is never about the request itself: say what to check.
-    const hint = status === 401 ? '; check TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN (or PLIVO_AUTH_ID and PLIVO_AUTH_TOKEN)' : '';
+    const hint =
+      status === 401 ? '; check TELFORM_AUTH_ID and TELFORM_AUTH_TOKEN (or PLIVO_AUTH_ID and PLIVO_AUTH_TOKEN)' : '';
     // The API's message and the path (live ids) are printed: escaped, as any live text.
-    super('api_error', `the API answered ${status} to ${request.method} ${printable(request.path)}: ${printable(apiMessage)}${hint}`, {
-      ...(place ? { place } : {}),
-      details: { status, api_message: apiMessage, method: request.method, path: request.path },
-    });
+    super(
+      'api_error',
+      `the API answered ${status} to ${request.method} ${printable(request.path)}: ${printable(apiMessage)}${hint}`,
+      {
+        ...(place ? { place } : {}),
+        details: { status, api_message: apiMessage, method: request.method, path: request.path },
+      },
+    );
     this.name = 'ApiRequestError';
     this.status = status;
     this.apiMessage = apiMessage;
@@ -41,10 +46,14 @@ export class OutcomeUnknownError extends TelformError {
   readonly request: RequestSummary;
 
   constructor(request: RequestSummary, reason: string, cause?: unknown) {
-    super('outcome_unknown', `no answer to ${request.method} ${request.path} (${reason}); it may or may not have taken effect`, {
-      details: { method: request.method, path: request.path, reason },
-      cause,
-    });
+    super(
+      'outcome_unknown',
+      `no answer to ${request.method} ${request.path} (${reason}); it may or may not have taken effect`,
+      {
+        details: { method: request.method, path: request.path, reason },
+        cause,
+      },
+    );
     this.name = 'OutcomeUnknownError';
     this.request = request;
   }
@@ -53,10 +62,14 @@ export class OutcomeUnknownError extends TelformError {
 /** Retries ran out (attempts or time) on a request that kept failing with a retryable error. */
 export class RetriesExhaustedError extends TelformError {
   constructor(request: RequestSummary, attempts: number, lastReason: string, cause?: unknown) {
-    super('retries_exhausted', `${request.method} ${request.path} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastReason}`, {
-      details: { method: request.method, path: request.path, attempts, last_reason: lastReason },
-      cause,
-    });
+    super(
+      'retries_exhausted',
+      `${request.method} ${request.path} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastReason}`,
+      {
+        details: { method: request.method, path: request.path, attempts, last_reason: lastReason },
+        cause,
+      },
+    );
     this.name = 'RetriesExhaustedError';
   }
 }

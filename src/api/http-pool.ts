@@ -51,7 +51,9 @@ class SilenceError extends Error {
     readonly code: 'CONNECT_TIMEOUT' | 'HEADERS_TIMEOUT' | 'BODY_TIMEOUT',
     timeoutMs: number,
   ) {
-    super(`no ${code === 'CONNECT_TIMEOUT' ? 'connection' : code === 'HEADERS_TIMEOUT' ? 'answer' : 'further body'} within ${timeoutMs} ms`);
+    super(
+      `no ${code === 'CONNECT_TIMEOUT' ? 'connection' : code === 'HEADERS_TIMEOUT' ? 'answer' : 'further body'} within ${timeoutMs} ms`,
+    );
     this.name = 'SilenceError';
   }
 }
@@ -108,7 +110,10 @@ export class HttpPool {
           ...(this.#port === undefined ? {} : { port: this.#port }),
           method: request.method,
           path: request.path,
-          headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+          headers:
+            request.body === undefined
+              ? request.headers
+              : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
           timeout: request.timeoutMs,
         },
         (response) => {
@@ -118,13 +123,15 @@ export class HttpPool {
           response.on('error', reject);
           response.on('end', () => {
             // Most answers come in one chunk: decoded as it is, without a copy.
-            const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+            const text =
+              chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
             resolve({ status: response.statusCode ?? 0, retryAfter: retryAfterOf(response.rawHeaders), text });
           });
         },
       );
       outgoing.on('timeout', () => {
-        const code = outgoing.socket?.connecting === true ? 'CONNECT_TIMEOUT' : answered ? 'BODY_TIMEOUT' : 'HEADERS_TIMEOUT';
+        const code =
+          outgoing.socket?.connecting === true ? 'CONNECT_TIMEOUT' : answered ? 'BODY_TIMEOUT' : 'HEADERS_TIMEOUT';
         const silence = new SilenceError(code, request.timeoutMs);
         // Settled first: destroying the request also fails the response with an error of its own.
         reject(silence);

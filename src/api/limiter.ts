@@ -81,7 +81,8 @@ export class Limiter {
   private async waitForRate(): Promise<void> {
     for (;;) {
       const now = this.clock.now();
-      while (this.answers.length > 0 && (this.answers[0] as number) <= now - this.options.periodMs) this.answers.shift();
+      while (this.answers.length > 0 && (this.answers[0] as number) <= now - this.options.periodMs)
+        this.answers.shift();
       if (this.answers.length + this.inFlight < this.options.requests) {
         this.inFlight += 1;
         return;

@@ -70,7 +70,10 @@ async function readByOffsets<T>(
   const pages = await Promise.all(offsets.map((offset) => readPage(client, path, options, offset)));
   const totals = pages.map((page) => page.meta?.total_count);
   const changed = totals.some((count) => count !== total);
-  const items = dedupe([first, ...pages].flatMap((page) => itemsOf<T>(page, options.itemsKey, path)), options.idOf);
+  const items = dedupe(
+    [first, ...pages].flatMap((page) => itemsOf<T>(page, options.itemsKey, path)),
+    options.idOf,
+  );
   const grewOnly = totals.every((count) => typeof count === 'number' && count >= total) && items.length >= total;
   return { items, complete: !changed && items.length >= total, grewOnly };
 }
@@ -81,7 +84,12 @@ async function readByOffsets<T>(
  * `next` is null or a page comes back short. A `next` may be relative, with or without its leading
  * slash, or absolute: only its path and query are used, always on the client's own endpoint.
  */
-async function followNextLinks<T>(client: ApiClient, path: string, options: ListOptions<T>, first: PageBody): Promise<T[]> {
+async function followNextLinks<T>(
+  client: ApiClient,
+  path: string,
+  options: ListOptions<T>,
+  first: PageBody,
+): Promise<T[]> {
   const items: T[] = [];
   const seen = new Set<string>();
   let page = first;
@@ -115,8 +123,18 @@ function pathOfLink(link: string): string {
   return `${url.pathname}${url.search}`;
 }
 
-async function readPage<T>(client: ApiClient, path: string, options: ListOptions<T>, offset: number, urgent = false): Promise<PageBody> {
-  const response = await client.request<PageBody>('GET', path, { mode: 'read', query: { ...options.query, limit: pageSize, offset }, urgent });
+async function readPage<T>(
+  client: ApiClient,
+  path: string,
+  options: ListOptions<T>,
+  offset: number,
+  urgent = false,
+): Promise<PageBody> {
+  const response = await client.request<PageBody>('GET', path, {
+    mode: 'read',
+    query: { ...options.query, limit: pageSize, offset },
+    urgent,
+  });
   if (!response.body || typeof response.body !== 'object') throw new PartialListError(path, 'the response has no body');
   return response.body;
 }

@@ -15,14 +15,18 @@ export class EndpointPools {
   readonly #pools = new Map<string, HttpPool>();
 
   constructor(private readonly options: EndpointPoolsOptions) {
-    if (!Number.isInteger(options.connections) || options.connections < 1) throw new RangeError('a shared pool needs at least one connection');
+    if (!Number.isInteger(options.connections) || options.connections < 1)
+      throw new RangeError('a shared pool needs at least one connection');
   }
 
   /** The pool of an origin (`https://api.plivo.com`), made on first use. */
   for(origin: string): HttpPool {
     let pool = this.#pools.get(origin);
     if (!pool) {
-      pool = new HttpPool(origin, { connections: this.options.connections, keepAliveMs: this.options.keepAliveMs ?? 10_000 });
+      pool = new HttpPool(origin, {
+        connections: this.options.connections,
+        keepAliveMs: this.options.keepAliveMs ?? 10_000,
+      });
       this.#pools.set(origin, pool);
     }
     return pool;

@@ -27,7 +27,8 @@ export function secretValuesOf(value: unknown): string[] {
     } else if (Array.isArray(item)) {
       for (const member of item) visit(member, secret);
     } else if (item && typeof item === 'object') {
-      for (const [key, member] of Object.entries(item as Record<string, unknown>)) visit(member, secret || secretKey.test(key));
+      for (const [key, member] of Object.entries(item as Record<string, unknown>))
+        visit(member, secret || secretKey.test(key));
     }
   };
   visit(value, false);

@@ -12,7 +12,12 @@ export interface RetryPolicy {
   maxTotalMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 6, baseDelayMs: 250, maxDelayMs: 8_000, maxTotalMs: 60_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 6,
+  baseDelayMs: 250,
+  maxDelayMs: 8_000,
+  maxTotalMs: 60_000,
+};
 
 /** Delay before retry number `retry` (1 for the first retry). `random` returns [0, 1). */
 export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number, retryAfterMs?: number): number {

@@ -34,7 +34,12 @@ export async function createWithRecovery<T>(
       if (found !== undefined) return { kind: 'recovered', found };
     }
   }
-  throw new RetriesExhaustedError({ method: 'POST', path }, maxAttempts, lastError?.message ?? 'outcome unknown', lastError);
+  throw new RetriesExhaustedError(
+    { method: 'POST', path },
+    maxAttempts,
+    lastError?.message ?? 'outcome unknown',
+    lastError,
+  );
 }
 
 /**

@@ -46,11 +46,16 @@ export async function runAccountsCommand(run: AccountsCommandRun, io: CommandIo)
     },
   };
   let finished = 0;
-  const runAll = () => runAccountsFanOut(accountsRun, { rollout: run.rollout, ignoreRollout: run.ignoreRollout }, cliContext(io));
+  const runAll = () =>
+    runAccountsFanOut(accountsRun, { rollout: run.rollout, ignoreRollout: run.ignoreRollout }, cliContext(io));
   // An apply over accounts, interrupted, says how far it got; each account's journal lets the next run settle it.
   const report =
     run.command === 'apply'
-      ? await interruptible('telform apply --accounts', () => ({ pending: [], text: accountsStanding(finished) }), runAll)
+      ? await interruptible(
+          'telform apply --accounts',
+          () => ({ pending: [], text: accountsStanding(finished) }),
+          runAll,
+        )
       : await runAll();
   io.stdout(rendererFor(options.format, 'accounts')(report));
   return report.exit_code;

@@ -14,15 +14,24 @@ export interface AccountsOptionValues {
 
 export function addAccountsOptions(command: Command): Command {
   return command
-    .option('--accounts <file>', 'run over every account of this accounts file (see docs/many-accounts.md) instead of -f')
+    .option(
+      '--accounts <file>',
+      'run over every account of this accounts file (see docs/many-accounts.md) instead of -f',
+    )
     .option('--only <name>', 'with --accounts: only this account (repeatable)', collect, [])
     .option('--account-parallelism <n>', 'with --accounts: accounts in flight at once', positiveInteger, 4)
     .addOption(
-      new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions of the accounts').argParser((value: string) => {
+      new Option(
+        '--shard <k/n>',
+        'with --accounts: only the K-th of N deterministic partitions of the accounts',
+      ).argParser((value: string) => {
         const shard = parseShard(value);
         if (!shard) throw new InvalidArgumentError(shardExpectation);
         return shard;
       }),
     )
-    .option('--run-id <id>', 'with --accounts: record this id of the run in the report (report merge --run-id takes only its shards)');
+    .option(
+      '--run-id <id>',
+      'with --accounts: record this id of the run in the report (report merge --run-id takes only its shards)',
+    );
 }

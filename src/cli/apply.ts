@@ -26,12 +26,28 @@ export function applyCommand(): Command {
   const command = new Command('apply')
     .description('Change the account to match the manifests (or apply a saved plan exactly).')
     .argument('[plan-file]', 'a plan saved with `telform plan -o FILE`, applied exactly as reviewed');
-  addWavesOptions(addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))))
-    .addOption(new Option('--format <format>', 'output format: one account in text or json (the result as an accounts-report entry; needs --auto-approve or a saved plan); with --accounts also markdown, github or gitlab').choices(formatChoices('apply', 'accounts')).default('text'))
+  addWavesOptions(
+    addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command))))),
+  )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output format: one account in text or json (the result as an accounts-report entry; needs --auto-approve or a saved plan); with --accounts also markdown, github or gitlab',
+      )
+        .choices(formatChoices('apply', 'accounts'))
+        .default('text'),
+    )
     .option('--auto-approve', 'apply without asking (for pipelines)')
-    .option('--rehearse', 'with a saved plan: apply it to a replica of the account first, and apply it here only if it went through there')
+    .option(
+      '--rehearse',
+      'with a saved plan: apply it to a replica of the account first, and apply it here only if it went through there',
+    )
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
-    .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
+    .option(
+      '--wait <duration>',
+      'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them',
+      duration,
+    )
     .addHelpText(
       'after',
       `
@@ -56,7 +72,10 @@ Examples:
   $ telform apply --destroy --allow-irreversible all --auto-approve        # teardown of everything telform manages`,
     )
     .action(async (planFile: string | undefined, flags: ApplyFlags, cmd: Command) => {
-      process.exitCode = await runApply(inputOrRefuse(parseApplyArguments(planFile, flags, givenFlags(cmd))), cmd.optsWithGlobals<GlobalOptions>());
+      process.exitCode = await runApply(
+        inputOrRefuse(parseApplyArguments(planFile, flags, givenFlags(cmd))),
+        cmd.optsWithGlobals<GlobalOptions>(),
+      );
     });
   return command;
 }
@@ -70,7 +89,16 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
     const step = applyStep({ parallelism: options.parallelism, waitMs });
     const rollout = input.rollout;
     return runAccountsCommand(
-      { command: 'apply', options, globals: sessionGlobals, approvals: approvalsFrom(options), lock: true, step, ...(rollout ? { rollout } : {}), ignoreRollout: options.ignoreRollout === true },
+      {
+        command: 'apply',
+        options,
+        globals: sessionGlobals,
+        approvals: approvalsFrom(options),
+        lock: true,
+        step,
+        ...(rollout ? { rollout } : {}),
+        ignoreRollout: options.ignoreRollout === true,
+      },
       io,
     );
   }
@@ -101,16 +129,36 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
       rehearsed: (rehearsal) => io.stderr(rendererFor('text', 'rehearsal')(rehearsal).trimEnd()),
       planned: (run) => {
         if (!asJson && !quiet) {
-          io.stdout(rendererFor('text', 'plan')(planForDisplay(run.plan, false, run.notes), { color: useColor(globals, io), ...(options.wait === undefined ? {} : { waitMs }) }));
+          io.stdout(
+            rendererFor('text', 'plan')(planForDisplay(run.plan, false, run.notes), {
+              color: useColor(globals, io),
+              ...(options.wait === undefined ? {} : { waitMs }),
+            }),
+          );
         }
         const progress = applyProgress(run.steps, io, { quiet, liveView });
-        if (asJson) return { onEvent: progress.onEvent, interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply), done: () => progress.flush() };
+        if (asJson)
+          return {
+            onEvent: progress.onEvent,
+            interruptible: (apply) => interruptible('telform apply', applyStanding(progress), apply),
+            done: () => progress.flush(),
+          };
         const claim = { claiming: false, account: run.account, state: run.state };
         return {
           onEvent: progress.onEvent,
           // A saved plan was reviewed when it was made; manifests are asked about on a terminal (before the handlers: a ^C there stops as ever).
-          ...(planFile || options.autoApprove ? {} : { approve: () => approveOnTerminal(io, 'Apply these changes?', 'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve') }),
-          interruptible: (apply) => interruptible('telform apply', claimStanding(claim, applyStanding(progress)), apply),
+          ...(planFile || options.autoApprove
+            ? {}
+            : {
+                approve: () =>
+                  approveOnTerminal(
+                    io,
+                    'Apply these changes?',
+                    'not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve',
+                  ),
+              }),
+          interruptible: (apply) =>
+            interruptible('telform apply', claimStanding(claim, applyStanding(progress)), apply),
           onClaim: (claiming) => {
             claim.claiming = claiming;
           },
@@ -132,8 +180,8 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
     nothing: 'Nothing to apply.',
     cancelled: 'Apply cancelled; nothing was sent.',
     // A revert saved with `revert N -o`: its record says so, and `telform revert` would have said it too.
-    recorded: (seq) => (plan.reverts === undefined ? undefined : `recorded as #${seq} in the history (revert of #${plan.reverts})`),
+    recorded: (seq) =>
+      plan.reverts === undefined ? undefined : `recorded as #${seq} in the history (revert of #${plan.reverts})`,
     clearLine: liveView,
   });
 }
-

@@ -22,7 +22,11 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'report', load: async () => (await import('./report.js')).reportCommand() },
   { name: 'emulator', load: async () => (await import('./emulator.js')).emulatorCommand() },
   { name: 'completion', load: async () => (await import('./completion.js')).completionCommand() },
-  { name: '__complete-addresses', load: async () => (await import('./completion.js')).completeAddressesCommand(), hidden: true },
+  {
+    name: '__complete-addresses',
+    load: async () => (await import('./completion.js')).completeAddressesCommand(),
+    hidden: true,
+  },
 ];
 
 /** Program options that take a value, so the value is not taken for a command name. */

@@ -1,7 +1,13 @@
 // `telform completion bash|zsh|fish` prints a completion script; the hidden `__complete-addresses`
 // answers the script's questions for addresses while a line is being completed.
 import { Argument, Command, type Option } from 'commander';
-import { renderCompletion, shells, type CompletionCommand, type CompletionOption, type Shell } from '../render/completion.js';
+import {
+  renderCompletion,
+  shells,
+  type CompletionCommand,
+  type CompletionOption,
+  type Shell,
+} from '../render/completion.js';
 import { catalog } from '../resources/index.js';
 import { processIo } from './io.js';
 import { collect } from './option-parsers.js';
@@ -10,7 +16,9 @@ import { listAddresses } from '../run/addresses.js';
 
 export function completionCommand(): Command {
   return new Command('completion')
-    .description('Print a shell completion script: commands, flags, kinds for explain, addresses for --target, --exclude and state.')
+    .description(
+      'Print a shell completion script: commands, flags, kinds for explain, addresses for --target, --exclude and state.',
+    )
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(shells))
     .addHelpText(
       'after',
@@ -27,7 +35,9 @@ Examples:
     .action(async (shell: Shell, _options: unknown, cmd: Command) => {
       // The program holds every command when it runs this one (commands.ts loads them all for it).
       const program = cmd.parent;
-      const loaded = (program?.commands ?? []).filter((command) => command.name() !== 'completion' && !command.name().startsWith('__'));
+      const loaded = (program?.commands ?? []).filter(
+        (command) => command.name() !== 'completion' && !command.name().startsWith('__'),
+      );
       processIo().stdout(
         renderCompletion(shell, {
           globals: program ? program.options.map(describeOption) : [],
@@ -51,7 +61,11 @@ export function completeAddressesCommand(): Command {
 }
 
 function describeCommand(command: Command): CompletionCommand {
-  return { name: command.name(), options: command.options.map(describeOption), subcommands: command.commands.map(describeCommand) };
+  return {
+    name: command.name(),
+    options: command.options.map(describeOption),
+    subcommands: command.commands.map(describeCommand),
+  };
 }
 
 function describeOption(option: Option): CompletionOption {

@@ -15,14 +15,27 @@ import { runAccountsCommand } from './accounts-command.js';
 import { cliContext } from './session.js';
 import type { DriftInput } from './arguments/drift.js';
 
-export function runDrift(input: DriftInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
+export function runDrift(
+  input: DriftInput,
+  globals: GlobalOptions,
+  io: CommandIo,
+  ahead: ReadsAhead | undefined,
+): Promise<number> {
   return withReadsAhead(ahead, () => driftOrAccounts(input, globals, io, ahead));
 }
 
-async function driftOrAccounts(input: DriftInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
+async function driftOrAccounts(
+  input: DriftInput,
+  globals: GlobalOptions,
+  io: CommandIo,
+  ahead: ReadsAhead | undefined,
+): Promise<number> {
   const options = input.flags;
   if (input.mode === 'accounts') {
-    return runAccountsCommand({ command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep }, io);
+    return runAccountsCommand(
+      { command: 'drift', options, globals, approvals: approvalsFrom({}), lock: false, step: driftStep },
+      io,
+    );
   }
   const check = await checkDrift(
     {
@@ -44,14 +57,21 @@ async function driftOrAccounts(input: DriftInput, globals: GlobalOptions, io: Co
     if (result.unwritten.length > 0) {
       // The account still differs from the manifests there: say so, and exit as drift does for a change made outside telform.
       const count = result.unwritten.length;
-      io.stdout(`${result.written.length === 0 ? 'Nothing written' : `Wrote ${result.written.length}`}: ${count} value${count === 1 ? '' : 's'} changed outside telform could not be written (see the note${count === 1 ? '' : 's'}); edit ${count === 1 ? 'it' : 'them'} by hand.\n`);
+      io.stdout(
+        `${result.written.length === 0 ? 'Nothing written' : `Wrote ${result.written.length}`}: ${count} value${count === 1 ? '' : 's'} changed outside telform could not be written (see the note${count === 1 ? '' : 's'}); edit ${count === 1 ? 'it' : 'them'} by hand.\n`,
+      );
       return ExitCode.changes;
     }
-    if (result.written.length === 0) io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
+    if (result.written.length === 0)
+      io.stdout('Nothing to write: no value changed outside telform differs from the manifests.\n');
     return ExitCode.ok;
   }
   const format = input.mode === 'report' ? input.format : 'text';
-  io.stdout(commandTimer.time('render', () => rendererFor(format, 'drift')(check.report, check.plan, { color: useColor(globals, io) })));
+  io.stdout(
+    commandTimer.time('render', () =>
+      rendererFor(format, 'drift')(check.report, check.plan, { color: useColor(globals, io) }),
+    ),
+  );
   if (check.windows) io.stdout(windowLines(check.windows.state, check.windows.windows));
   return check.exitCode;
 }

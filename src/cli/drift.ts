@@ -13,15 +13,26 @@ import { readAhead } from '../run/early-reads.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 
-
 export function driftCommand(): Command {
   const command = new Command('drift');
   return addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(command))))
     .description('Report whether the account still matches the manifests and the state; changes nothing.')
     .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
-    .addOption(new Option('--format <format>', 'output format (with --accounts: text, json, markdown, github or gitlab)').choices(formatChoices('drift', 'accounts')).default('text'))
-    .option('--write', 'accept the changes made outside telform: rewrite the manifests to say what the account now holds (comments, order and quoting kept)')
-    .option('--accept <address>', 'with --write: accept only this resource\'s changes, e.g. Trunk/pbx-out (repeatable)', collect, [])
+    .addOption(
+      new Option('--format <format>', 'output format (with --accounts: text, json, markdown, github or gitlab)')
+        .choices(formatChoices('drift', 'accounts'))
+        .default('text'),
+    )
+    .option(
+      '--write',
+      'accept the changes made outside telform: rewrite the manifests to say what the account now holds (comments, order and quoting kept)',
+    )
+    .option(
+      '--accept <address>',
+      "with --write: accept only this resource's changes, e.g. Trunk/pbx-out (repeatable)",
+      collect,
+      [],
+    )
     .addHelpText(
       'after',
       `
@@ -46,7 +57,10 @@ that differs could not be written (each is a note: edit it by hand).`,
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const io = processIo();
       // As plan does (cli/plan.ts): the state's lists are asked for before the rest of the command loads.
-      const ahead = input.mode === 'accounts' ? undefined : readAhead(globals, cliContext(io), { targets: [], destroy: false, prune: [] });
+      const ahead =
+        input.mode === 'accounts'
+          ? undefined
+          : readAhead(globals, cliContext(io), { targets: [], destroy: false, prune: [] });
       await ahead?.sent();
       const { runDrift } = await import('./drift-run.js');
       process.exitCode = await runDrift(input, globals, io, ahead);

@@ -1,7 +1,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
-import { EmulatorStartError, defaultAccount, isLoopbackHost, resolvePort, startEmulator, type EmulatorAccount } from '../emulator/index.js';
+import {
+  EmulatorStartError,
+  defaultAccount,
+  isLoopbackHost,
+  resolvePort,
+  startEmulator,
+  type EmulatorAccount,
+} from '../emulator/index.js';
 import { resolveFaults } from '../emulator/faults.js';
 import { resolveLatency } from '../emulator/latency.js';
 import { authIdPattern, defaultShapes, resolveProducts, shapeNames, type Shapes } from '../emulator/options.js';
@@ -80,18 +87,41 @@ export function emulatorCommand(): Command {
   return new Command('emulator')
     .description('Run the local emulator of the API (no account needed); prints "listening on URL" once ready.')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free port)', (value: string) => resolvePort(checked(resolvePort)(value)), 0)
+    .option(
+      '--port <port>',
+      'port to listen on (0: any free port)',
+      (value: string) => resolvePort(checked(resolvePort)(value)),
+      0,
+    )
     .option('--auth-id <id>', `Auth ID of the account served (default ${defaultAccount.authId})`)
     .option('--auth-token <token>', 'Auth Token of that account (default: the documented emulator token)')
-    .option('--account <id:token>', 'serve another account (repeatable); with only --account flags, the default account is not served', collect)
+    .option(
+      '--account <id:token>',
+      'serve another account (repeatable); with only --account flags, the default account is not served',
+      collect,
+    )
     .option('--registry-delay <ms>', 'how long 10DLC registrations stay PROCESSING', nonNegativeInteger, 5000)
-    .option('--data <file>', 'load the state from FILE (if it exists) and save it there before each write is acknowledged')
+    .option(
+      '--data <file>',
+      'load the state from FILE (if it exists) and save it there before each write is acknowledged',
+    )
     .option('--latency <ms>', 'delay every API request by MS, or by a uniform MIN-MAX', checked(resolveLatency))
-    .option('--rate-limit <n/period>', 'limit each account to N requests per PERIOD (e.g. 300/5s, production\'s); default none', checked(resolveRateLimit))
-    .option('--faults <spec>', 'inject faults, e.g. 500=0.1,reset=0.05,lost=0.2,methods=POST+DELETE,seed=42', checked(resolveFaults))
+    .option(
+      '--rate-limit <n/period>',
+      "limit each account to N requests per PERIOD (e.g. 300/5s, production's); default none",
+      checked(resolveRateLimit),
+    )
+    .option(
+      '--faults <spec>',
+      'inject faults, e.g. 500=0.1,reset=0.05,lost=0.2,methods=POST+DELETE,seed=42',
+      checked(resolveFaults),
+    )
     .option('--seed <file>', 'YAML or JSON file of profiles, applications and numbers to start with')
     .addOption(
-      new Option('--trunk-get <shape>', 'body of GET /Zentrunk/Trunk/{id}/: nested under "object" (as production answers) or flat (as the docs show)')
+      new Option(
+        '--trunk-get <shape>',
+        'body of GET /Zentrunk/Trunk/{id}/: nested under "object" (as production answers) or flat (as the docs show)',
+      )
         .choices(['object', 'flat'])
         .default('object'),
     )
@@ -101,7 +131,11 @@ export function emulatorCommand(): Command {
         `production: new accounts hold legacy objects and reads answer as production does; ideal: only the documented starting set, every stored field read back (default: TELFORM_EMULATOR_SHAPES, else ${defaultShapes})`,
       ).choices(shapeNames),
     )
-    .option('--products <list>', 'products the accounts have, comma-separated: sip-trunking, 10dlc, or none (default: both); requests to another answer 403', checked(resolveProducts))
+    .option(
+      '--products <list>',
+      'products the accounts have, comma-separated: sip-trunking, 10dlc, or none (default: both); requests to another answer 403',
+      checked(resolveProducts),
+    )
     .addHelpText(
       'after',
       `
@@ -127,7 +161,10 @@ Examples:
       const accounts: EmulatorAccount[] = [];
       const extra = parseAccounts(flags.account ?? []);
       if (flags.authId !== undefined || flags.authToken !== undefined || extra.length === 0) {
-        accounts.push({ authId: flags.authId ?? defaultAccount.authId, authToken: flags.authToken ?? defaultAccount.authToken });
+        accounts.push({
+          authId: flags.authId ?? defaultAccount.authId,
+          authToken: flags.authToken ?? defaultAccount.authToken,
+        });
       }
       accounts.push(...extra);
       let emulator;

@@ -8,7 +8,9 @@ import { catalog } from '../resources/index.js';
 /** `telform explain KIND[.field]`: what a field is, what rules it obeys, what changing it does. */
 export function explainCommand(): Command {
   return new Command('explain')
-    .description("Describe a kind or a field: type, rules, default, and whether a change is in place, a replace, billable, irreversible or blocked. Offline.")
+    .description(
+      'Describe a kind or a field: type, rules, default, and whether a change is in place, a replace, billable, irreversible or blocked. Offline.',
+    )
     .argument('<kind[.field]>', `a kind (${catalog.names.join(', ')}), optionally with a field path`)
     .addHelpText(
       'after',
@@ -23,7 +25,10 @@ Examples:
       const kind = catalog.get(kindName);
       if (!kind) {
         const hint = suggest(kindName, catalog.names);
-        throw new TelformError('bad_option', `unknown kind "${kindName}"${hint ? `; did you mean ${hint}?` : ''} (kinds: ${catalog.names.join(', ')})`);
+        throw new TelformError(
+          'bad_option',
+          `unknown kind "${kindName}"${hint ? `; did you mean ${hint}?` : ''} (kinds: ${catalog.names.join(', ')})`,
+        );
       }
       if (path.length === 0) {
         process.stdout.write(rendererFor('text', 'kindExplanation')(explainKind(kind)));
@@ -33,7 +38,10 @@ Examples:
       if (!field) {
         const fields = Object.keys(kind.spec.shape);
         const hint = suggest(path[0] ?? '', fields);
-        throw new TelformError('bad_option', `${kind.name} has no field "${path.join('.')}"${hint && hint !== path[0] ? `; did you mean ${hint}?` : ''} (fields: ${fields.join(', ')})`);
+        throw new TelformError(
+          'bad_option',
+          `${kind.name} has no field "${path.join('.')}"${hint && hint !== path[0] ? `; did you mean ${hint}?` : ''} (fields: ${fields.join(', ')})`,
+        );
       }
       process.stdout.write(rendererFor('text', 'fieldExplanation')(field));
     });

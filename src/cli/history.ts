@@ -3,7 +3,13 @@ import type { HistoryView } from '../render/history.js';
 import { formatChoices, rendererFor } from '../render/index.js';
 import { parseHistoryArguments, type HistoryFlags } from './arguments/history.js';
 import { inputOrRefuse } from './arguments/parsed.js';
-import { readAccountsHistory, readStateHistory, setHistoryRetention, shownRecords, verifyStateHistory } from '../run/history-read.js';
+import {
+  readAccountsHistory,
+  readStateHistory,
+  setHistoryRetention,
+  shownRecords,
+  verifyStateHistory,
+} from '../run/history-read.js';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import type { GlobalOptions } from '../run/context.js';
@@ -17,8 +23,10 @@ import { collect, positiveInteger } from './option-parsers.js';
  */
 export function historyCommand(): Command {
   const history = new Command('history')
-    .description('Show what changed, when and from where: the applies, state edits and drift the state recorded, newest first.')
-    .argument('[address]', 'Kind/name: that resource\'s timeline across applies, drift checks and registry events')
+    .description(
+      'Show what changed, when and from where: the applies, state edits and drift the state recorded, newest first.',
+    )
+    .argument('[address]', "Kind/name: that resource's timeline across applies, drift checks and registry events")
     .addOption(new Option('--format <format>', 'output format').choices(formatChoices('history')).default('text'))
     .option('--limit <n>', 'only the newest N records', positiveInteger)
     .option('--accounts <file>', 'every account of this accounts file, each from its own state')
@@ -41,7 +49,10 @@ Examples:
       const io = processIo();
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       if (address !== undefined && !/^[A-Za-z]+\/.+$/.test(address)) {
-        throw new TelformError('bad_address', `"${address}" is not an address like Kind/name (or a subcommand: verify, retain)`);
+        throw new TelformError(
+          'bad_address',
+          `"${address}" is not an address like Kind/name (or a subcommand: verify, retain)`,
+        );
       }
       const options = inputOrRefuse(parseHistoryArguments(flags));
       const views: HistoryView[] = options.accounts
@@ -53,33 +64,50 @@ Examples:
           }))
         : [await readStateHistory(globals, { io })];
       const shown = views.map((view) => ({ ...view, records: shownRecords(view.records, address, options.limit) }));
-      io.stdout(rendererFor(options.format, 'history')(shown, { ...(address === undefined ? {} : { address }), accounts: options.accounts !== undefined }));
+      io.stdout(
+        rendererFor(options.format, 'history')(shown, {
+          ...(address === undefined ? {} : { address }),
+          accounts: options.accounts !== undefined,
+        }),
+      );
     });
   history
     .command('verify')
-    .description('Check the history\'s chain: every record unchanged, none removed or inserted; names the first that does not fit.')
+    .description(
+      "Check the history's chain: every record unchanged, none removed or inserted; names the first that does not fit.",
+    )
     .action(async (_options: unknown, cmd: Command) => {
       const io = processIo();
       const { location, verdict } = await verifyStateHistory(cmd.optsWithGlobals<GlobalOptions>(), { io });
       if (!verdict.ok) {
-        const which = verdict.seq === undefined ? `line ${verdict.position}` : `record #${verdict.seq} (line ${verdict.position})`;
-        throw new TelformError('history_broken', `the history of ${location} does not verify: ${which} does not fit: ${verdict.reason}`);
+        const which =
+          verdict.seq === undefined ? `line ${verdict.position}` : `record #${verdict.seq} (line ${verdict.position})`;
+        throw new TelformError(
+          'history_broken',
+          `the history of ${location} does not verify: ${which} does not fit: ${verdict.reason}`,
+        );
       }
       if (verdict.count === 0) {
         io.stdout(`the history of ${printable(location)} is empty: nothing to verify\n`);
         return;
       }
       const trimmed = verdict.trimmed ? `; records before #${verdict.first} were dropped by retention` : '';
-      io.stdout(`the history of ${printable(location)} verifies: ${verdict.count} record${verdict.count === 1 ? '' : 's'}, #${verdict.first} to #${verdict.last}, each chained to the one before${trimmed}\n`);
+      io.stdout(
+        `the history of ${printable(location)} verifies: ${verdict.count} record${verdict.count === 1 ? '' : 's'}, #${verdict.first} to #${verdict.last}, each chained to the one before${trimmed}\n`,
+      );
     });
   history
     .command('retain')
-    .description('Set how many history records the state keeps (the newest; default 1000); the oldest beyond it are dropped now and as records are added.')
+    .description(
+      'Set how many history records the state keeps (the newest; default 1000); the oldest beyond it are dropped now and as records are added.',
+    )
     .argument('<n>', 'records to keep', positiveInteger)
     .action(async (keep: number, _options: unknown, cmd: Command) => {
       const io = processIo();
       const set = await setHistoryRetention(keep, cmd.optsWithGlobals<GlobalOptions>(), { io });
-      io.stdout(`the state ${printable(set.location)} now keeps its newest ${keep} history records (was ${set.previous})${set.dropped > 0 ? `; dropped the oldest ${set.dropped}` : ''}\n`);
+      io.stdout(
+        `the state ${printable(set.location)} now keeps its newest ${keep} history records (was ${set.previous})${set.dropped > 0 ? `; dropped the oldest ${set.dropped}` : ''}\n`,
+      );
     });
   return history;
 }

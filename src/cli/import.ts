@@ -21,7 +21,11 @@ export function importCommand(): Command {
     )
     .option('--kinds <kind>', 'import only these kinds (repeatable, or comma-separated)', collect, [])
     .option('--out <dir>', 'folder to write the manifests to', 'imported')
-    .addOption(new Option('--layout <layout>', 'one file per kind, or one per resource').choices(['per-kind', 'per-resource']).default('per-kind'))
+    .addOption(
+      new Option('--layout <layout>', 'one file per kind, or one per resource')
+        .choices(['per-kind', 'per-resource'])
+        .default('per-kind'),
+    )
     .addHelpText(
       'after',
       `
@@ -53,6 +57,17 @@ async function runImport(options: ImportOptions, globals: GlobalOptions): Promis
     globals,
     cliContext(io),
   );
-  io.stdout(rendererFor('text', 'imported')({ imported: result.imported, files: result.files, out: options.out, skipped: result.skipped, refused: result.refused }));
+  io.stdout(
+    rendererFor(
+      'text',
+      'imported',
+    )({
+      imported: result.imported,
+      files: result.files,
+      out: options.out,
+      skipped: result.skipped,
+      refused: result.refused,
+    }),
+  );
   return ExitCode.ok;
 }

@@ -28,7 +28,10 @@ export function applyStanding(progress: ApplyProgress): () => Standing {
  * The standing of an apply that starts by claiming its account: while the claim (the first write)
  * is under way, that is what was interrupted; after it, `then`.
  */
-export function claimStanding(claim: { claiming: boolean; account: string; state: string }, then: () => Standing): () => Standing {
+export function claimStanding(
+  claim: { claiming: boolean; account: string; state: string },
+  then: () => Standing,
+): () => Standing {
   return () =>
     claim.claiming
       ? {
@@ -45,7 +48,10 @@ export async function interruptible<T>(what: string, standing: () => Standing, a
     const { pending, text } = standing();
     // Synchronous: the process ends right after, and a write to a pipe could still be queued.
     try {
-      writeSync(2, `${process.stderr.isTTY ? '\r\u001b[K' : ''}${[...pending, `${what} interrupted by ${signal}: ${text}`].join('\n')}\n`);
+      writeSync(
+        2,
+        `${process.stderr.isTTY ? '\r\u001b[K' : ''}${[...pending, `${what} interrupted by ${signal}: ${text}`].join('\n')}\n`,
+      );
     } catch {
       // stderr closed: nobody to tell.
     }

@@ -22,7 +22,10 @@ interface LocalEmulator {
 }
 
 export async function startLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
-  const [{ startEmulator }, { asCliError }] = await Promise.all([import('../emulator/index.js'), import('./emulator.js')]);
+  const [{ startEmulator }, { asCliError }] = await Promise.all([
+    import('../emulator/index.js'),
+    import('./emulator.js'),
+  ]);
   const authToken = randomBytes(24).toString('hex');
   let started;
   try {

@@ -39,7 +39,9 @@ export function duration(value: string): number {
  */
 export function workspaceName(value: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(value)) {
-    throw new InvalidArgumentError('expected a workspace name: letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)');
+    throw new InvalidArgumentError(
+      'expected a workspace name: letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
+    );
   }
   return value;
 }

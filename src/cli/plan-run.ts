@@ -12,17 +12,33 @@ import { withReadsAhead, type ReadsAhead } from '../run/early-reads.js';
 import { cliContext } from './session.js';
 import type { PlanInput } from './arguments/plan.js';
 
-export function runPlan(input: PlanInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
+export function runPlan(
+  input: PlanInput,
+  globals: GlobalOptions,
+  io: CommandIo,
+  ahead: ReadsAhead | undefined,
+): Promise<number> {
   return withReadsAhead(ahead, () => planOrAccounts(input, globals, io, ahead));
 }
 
-async function planOrAccounts(input: PlanInput, globals: GlobalOptions, io: CommandIo, ahead: ReadsAhead | undefined): Promise<number> {
+async function planOrAccounts(
+  input: PlanInput,
+  globals: GlobalOptions,
+  io: CommandIo,
+  ahead: ReadsAhead | undefined,
+): Promise<number> {
   const options = input.flags;
   const approvals = approvalsFrom(options);
   if (input.mode === 'accounts') {
     // Loaded only for --accounts (and the rehearsal below only for --rehearse): a plan of one account compiles neither.
-    const [{ runAccountsCommand }, { planStep }] = await Promise.all([import('./accounts-command.js'), import('../run/account-steps.js')]);
-    return runAccountsCommand({ command: 'plan', options, globals, approvals, lock: false, step: planStep(options) }, io);
+    const [{ runAccountsCommand }, { planStep }] = await Promise.all([
+      import('./accounts-command.js'),
+      import('../run/account-steps.js'),
+    ]);
+    return runAccountsCommand(
+      { command: 'plan', options, globals, approvals, lock: false, step: planStep(options) },
+      io,
+    );
   }
   // The same plan options for the real run and its rehearsal (which reads the whole replica anyway).
   const planOptions = {
@@ -46,13 +62,19 @@ async function planOrAccounts(input: PlanInput, globals: GlobalOptions, io: Comm
   );
   const { plan } = outcome;
   const shown = planForDisplay(plan, options.showUnmanaged ?? false, outcome.notes);
-  if (!globals.quiet || options.format !== 'text') io.stdout(commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })));
+  if (!globals.quiet || options.format !== 'text')
+    io.stdout(
+      commandTimer.time('render', () => rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) })),
+    );
   else io.stdout(`${summaryLine(plan.summary)}\n`);
   if (options.out) io.stderr(`saved the plan to ${options.out}; apply it with: telform apply ${options.out}`);
   const code = outcome.exitCode;
   if (!options.rehearse) return code;
   // After the real run let go of its state: the rehearsal copies it and reads the account once more.
-  const [{ rehearse }, { rehearsalWaitMs, startReplica }] = await Promise.all([import('../run/rehearse.js'), import('./replica.js')]);
+  const [{ rehearse }, { rehearsalWaitMs, startReplica }] = await Promise.all([
+    import('../run/rehearse.js'),
+    import('./replica.js'),
+  ]);
   const rehearsal = await rehearse(
     {
       reconcile: outcome.input,

@@ -13,13 +13,25 @@ import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 
 export function planCommand(): Command {
-  const command = new Command('plan').description('Show what apply would change in the account to match the manifests; changes nothing.');
+  const command = new Command('plan').description(
+    'Show what apply would change in the account to match the manifests; changes nothing.',
+  );
   addValuesOptions(addSecretFileOption(addAccountsOptions(addClientOptions(addApprovalOptions(command)))))
-    .addOption(new Option('--format <format>', 'output format (with --accounts: text, json, markdown, github or gitlab; with --rehearse: text or markdown)').choices(formatChoices('plan', 'accounts')).default('text'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output format (with --accounts: text, json, markdown, github or gitlab; with --rehearse: text or markdown)',
+      )
+        .choices(formatChoices('plan', 'accounts'))
+        .default('text'),
+    )
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--show-unmanaged', 'list objects in the account that neither the manifests nor the state know')
-    .option('--rehearse', 'also apply the plan to a replica of the account (a fresh snapshot in a local emulator) and report what the API refused; nothing is sent to the account but reads')
+    .option(
+      '--rehearse',
+      'also apply the plan to a replica of the account (a fresh snapshot in a local emulator) and report what the API refused; nothing is sent to the account but reads',
+    )
     .addHelpText(
       'after',
       `
@@ -44,7 +56,11 @@ Examples:
       // account, compiling the engine and the renderers takes as long as the first pages.
       const ahead =
         input.mode === 'one'
-          ? readAhead(globals, cliContext(io), { targets: input.flags.target ?? [], destroy: input.flags.destroy === true, prune: input.flags.pruneUnmanaged ?? [] })
+          ? readAhead(globals, cliContext(io), {
+              targets: input.flags.target ?? [],
+              destroy: input.flags.destroy === true,
+              prune: input.flags.pruneUnmanaged ?? [],
+            })
           : undefined;
       // Compiling the run holds the thread: the first pages go out before it starts.
       await ahead?.sent();

@@ -16,11 +16,28 @@ function showGlobalOptions(command: Command): void {
 export async function buildProgram(args: readonly string[]): Promise<Command> {
   const program = new Command('telform')
     .description('Infrastructure as code for SIP authentication, SIP trunking and US 10DLC registration.')
-    .option('--endpoint <url>', 'API base URL, or "local" for the embedded emulator (default: TELFORM_ENDPOINT, else production with credentials, else local)')
-    .option('--state <path|url>', 'the ownership ledger: a file, or postgres://USER@HOST:PORT/DB (default TELFORM_STATE, else telform.state.json)')
-    .option('--workspace <name>', 'the ledger\'s workspace in a database state (default TELFORM_WORKSPACE, else default)', workspaceName)
-    .option('--lock-timeout <duration>', 'wait this long for the state lock another run holds (e.g. 5m; default: refuse at once)', duration)
-    .option('--reopen-retired', 'use a state that `state migrate` retired: a command that writes makes it a new ledger (new lineage)')
+    .option(
+      '--endpoint <url>',
+      'API base URL, or "local" for the embedded emulator (default: TELFORM_ENDPOINT, else production with credentials, else local)',
+    )
+    .option(
+      '--state <path|url>',
+      'the ownership ledger: a file, or postgres://USER@HOST:PORT/DB (default TELFORM_STATE, else telform.state.json)',
+    )
+    .option(
+      '--workspace <name>',
+      "the ledger's workspace in a database state (default TELFORM_WORKSPACE, else default)",
+      workspaceName,
+    )
+    .option(
+      '--lock-timeout <duration>',
+      'wait this long for the state lock another run holds (e.g. 5m; default: refuse at once)',
+      duration,
+    )
+    .option(
+      '--reopen-retired',
+      'use a state that `state migrate` retired: a command that writes makes it a new ledger (new lineage)',
+    )
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('--quiet', 'print only errors and the final summary')
     .option('--log-http', 'print every API request and response on stderr (secrets redacted)')
@@ -73,7 +90,8 @@ function reportError(error: unknown, options: { debug: boolean; json: boolean })
   if (error instanceof CommanderError) {
     // commander already printed the message (or the help/version text).
     if (error.exitCode === 0) return ExitCode.ok;
-    if (options.json) process.stdout.write(errorDocument('bad_option', error.message.replace(/^error: /, ''), ExitCode.error));
+    if (options.json)
+      process.stdout.write(errorDocument('bad_option', error.message.replace(/^error: /, ''), ExitCode.error));
     return ExitCode.error;
   }
   if (error instanceof TelformError) {
@@ -84,7 +102,9 @@ function reportError(error: unknown, options: { debug: boolean; json: boolean })
     return error.exitCode;
   }
   const message = printableLines(error instanceof Error ? error.message : String(error));
-  process.stderr.write(`internal error: ${message}\nThis is a bug in telform; please report it with the command you ran.\n`);
+  process.stderr.write(
+    `internal error: ${message}\nThis is a bug in telform; please report it with the command you ran.\n`,
+  );
   if (options.json) process.stdout.write(errorDocument('internal_error', message, ExitCode.error));
   if (options.debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Run again with --debug for the stack trace.\n');

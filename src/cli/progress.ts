@@ -50,7 +50,8 @@ export class ApplyProgress {
         return never;
       }
     }
-    if (this.output.status && this.running.size > 0) this.output.status(renderApplyStatus(this.finished, this.total, [...this.running]));
+    if (this.output.status && this.running.size > 0)
+      this.output.status(renderApplyStatus(this.finished, this.total, [...this.running]));
   };
 
   /** Where the apply stands: operations finished, of how many, and those under way. */
@@ -90,13 +91,20 @@ export class ApplyProgress {
  * The progress of one account's apply (`apply`, `revert`): its lines on stderr unless quiet, and with
  * `liveView` (a terminal) the status line redrawn in place below them.
  */
-export function applyProgress(steps: number, io: CommandIo, view: { quiet: boolean; liveView: boolean }): ApplyProgress {
+export function applyProgress(
+  steps: number,
+  io: CommandIo,
+  view: { quiet: boolean; liveView: boolean },
+): ApplyProgress {
   return new ApplyProgress(steps, {
     line: (text) => {
       if (!view.quiet) io.stderr(text);
     },
     ...(view.liveView
-      ? { status: (text: string) => process.stderr.write(`\r\u001b[K${text}`), clearStatus: () => process.stderr.write('\r\u001b[K') }
+      ? {
+          status: (text: string) => process.stderr.write(`\r\u001b[K${text}`),
+          clearStatus: () => process.stderr.write('\r\u001b[K'),
+        }
       : {}),
   });
 }

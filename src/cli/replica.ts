@@ -11,7 +11,11 @@ export const rehearsalWaitMs = 60_000;
 const replicaRegistryDelayMs = 200;
 
 export const startReplica: StartReplica = async (snapshotFile, account) => {
-  const { client, close } = await startLocalEmulator({ account, dataFile: snapshotFile, registryDelayMs: replicaRegistryDelayMs });
+  const { client, close } = await startLocalEmulator({
+    account,
+    dataFile: snapshotFile,
+    registryDelayMs: replicaRegistryDelayMs,
+  });
   const replica: Replica = { client, close };
   return replica;
 };

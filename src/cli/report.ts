@@ -15,14 +15,21 @@ function readReports(files: readonly string[]): Promise<Array<{ file: string; re
       try {
         text = await readFile(file, 'utf8');
       } catch (error) {
-        throw new TelformError('report_merge', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        throw new TelformError(
+          'report_merge',
+          `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
       }
       const report = parseAccountsReport(text, file);
       // Checked whole before any renderer reads it (a field of the wrong type would crash one); the
       // schema is loaded only here, not by every --accounts run.
       const { accountsReportProblem } = await import('../render/accounts-report-schema.js');
       const problem = accountsReportProblem(report);
-      if (problem !== undefined) throw new TelformError('report_merge', `${file} is not a report telform wrote: ${printable(problem)} (write shard reports with --format json)`);
+      if (problem !== undefined)
+        throw new TelformError(
+          'report_merge',
+          `${file} is not a report telform wrote: ${printable(problem)} (write shard reports with --format json)`,
+        );
       return { file, report };
     }),
   );
@@ -36,10 +43,15 @@ export function reportCommand(): Command {
   const report = new Command('report').description('Work with the reports of --accounts runs.');
   report
     .command('merge')
-    .description('Merge the JSON reports of every shard of a run (--shard K/N) into the one report a single run prints.')
+    .description(
+      'Merge the JSON reports of every shard of a run (--shard K/N) into the one report a single run prints.',
+    )
     .argument('<file...>', 'JSON reports, one per shard (written with --format json)')
     .addOption(new Option('--format <format>', 'output format').choices(formatChoices('accounts')).default('text'))
-    .option('--run-id <id>', 'merge only reports of this run (written with --run-id); refuse any other, such as a shard file left from an earlier run')
+    .option(
+      '--run-id <id>',
+      'merge only reports of this run (written with --run-id); refuse any other, such as a shard file left from an earlier run',
+    )
     .addHelpText(
       'after',
       `
@@ -61,7 +73,9 @@ Examples:
     });
   report
     .command('show')
-    .description('Print one JSON report of an --accounts run (a shard\'s too) as text, markdown or CI annotations (github, gitlab).')
+    .description(
+      "Print one JSON report of an --accounts run (a shard's too) as text, markdown or CI annotations (github, gitlab).",
+    )
     .argument('<file>', 'a JSON report (written with --format json)')
     .addOption(new Option('--format <format>', 'output format').choices(formatChoices('accounts')).default('text'))
     .action(async (file: string, flags: ReportFlags) => {

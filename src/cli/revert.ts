@@ -23,18 +23,50 @@ import { approveOnTerminal, renderApplyOutcome } from './apply-outcome.js';
  */
 export function revertCommand(): Command {
   const command = new Command('revert')
-    .description('Plan putting back what one apply changed (its number in telform history), then apply it, save it (-o) or write it into the manifests (--write).')
-    .argument('<apply>', 'the apply\'s number, as telform history shows it (#N)', positiveInteger);
+    .description(
+      'Plan putting back what one apply changed (its number in telform history), then apply it, save it (-o) or write it into the manifests (--write).',
+    )
+    .argument('<apply>', "the apply's number, as telform history shows it (#N)", positiveInteger);
   addClientOptions(command)
-    .option('-f, --file <path>', 'with --write: the manifests to write the earlier values into (repeatable)', collect, [])
-    .option('--write', 'write the values from before the apply into the manifests (every other byte kept) instead of applying')
-    .option('-o, --out <file>', 'save the revert plan (JSON) for review and `telform apply FILE`, instead of applying it')
-    .option('--allow-irreversible <address>', 'approve registering a deleted campaign anew, or deleting a brand or campaign the apply created (repeatable; "all")', collect, [])
-    .addOption(new Option('--max-cost <usd>', 'approve billable changes up to this many USD (a campaign update put back, or a deleted campaign registered again, is a 15 USD vetting review)').argParser(Number))
-    .addOption(new Option('--max-numbers-affected <n>', 'approve a revert that breaks calls or messages of up to this many numbers').argParser(Number))
+    .option(
+      '-f, --file <path>',
+      'with --write: the manifests to write the earlier values into (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--write',
+      'write the values from before the apply into the manifests (every other byte kept) instead of applying',
+    )
+    .option(
+      '-o, --out <file>',
+      'save the revert plan (JSON) for review and `telform apply FILE`, instead of applying it',
+    )
+    .option(
+      '--allow-irreversible <address>',
+      'approve registering a deleted campaign anew, or deleting a brand or campaign the apply created (repeatable; "all")',
+      collect,
+      [],
+    )
+    .addOption(
+      new Option(
+        '--max-cost <usd>',
+        'approve billable changes up to this many USD (a campaign update put back, or a deleted campaign registered again, is a 15 USD vetting review)',
+      ).argParser(Number),
+    )
+    .addOption(
+      new Option(
+        '--max-numbers-affected <n>',
+        'approve a revert that breaks calls or messages of up to this many numbers',
+      ).argParser(Number),
+    )
     .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
     .option('--auto-approve', 'apply without asking (for pipelines)')
-    .option('--wait <duration>', 'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them', duration)
+    .option(
+      '--wait <duration>',
+      'wait up to this long for registry approvals (e.g. 15m) and continue with what waited on them',
+      duration,
+    )
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option('--allow-secret-files-outside', 'let { fromFile } secrets lie outside the working directory')
     .addHelpText(
@@ -57,7 +89,11 @@ Examples:
   $ telform revert 42 --auto-approve --allow-irreversible all --max-cost 15 --wait 15m  # continue after the registry`,
     )
     .action(async (seq: number, flags: RevertFlags, cmd: Command) => {
-      process.exitCode = await runRevert(seq, inputOrRefuse(parseRevertArguments(flags)), cmd.optsWithGlobals<GlobalOptions>());
+      process.exitCode = await runRevert(
+        seq,
+        inputOrRefuse(parseRevertArguments(flags)),
+        cmd.optsWithGlobals<GlobalOptions>(),
+      );
     });
   return command;
 }
@@ -67,25 +103,46 @@ async function runRevert(seq: number, input: RevertInput, globals: GlobalOptions
   const quiet = globals.quiet === true;
   const request = revertRequest(seq, input);
   const waitMs = input.mode === 'apply' ? input.waitMs : 0;
-  const reverted = await revertApply(request, input.mode === 'write' ? globals : { ...globals, parallelism: input.flags.parallelism }, cliContext(io), {
-    planned: (run) => {
-      if (!quiet) io.stdout(rendererFor('text', 'plan')(planForDisplay(run.plan, false, run.notes), { color: useColor(globals, io), ...(waitMs > 0 ? { waitMs } : {}) }));
-      if (input.mode !== 'apply') return {};
-      const progress = applyProgress(run.steps, io, { quiet, liveView: false });
-      return {
-        onEvent: progress.onEvent,
-        ...(input.flags.autoApprove ? {} : { approve: () => approveOnTerminal(io, 'Revert with these changes?', 'not on a terminal and --auto-approve was not given, so nothing was reverted; review with telform revert N -o FILE and pass --auto-approve') }),
-        interruptible: (apply) => interruptible('telform revert', applyStanding(progress), apply),
-        done: () => progress.flush(),
-      };
+  const reverted = await revertApply(
+    request,
+    input.mode === 'write' ? globals : { ...globals, parallelism: input.flags.parallelism },
+    cliContext(io),
+    {
+      planned: (run) => {
+        if (!quiet)
+          io.stdout(
+            rendererFor('text', 'plan')(planForDisplay(run.plan, false, run.notes), {
+              color: useColor(globals, io),
+              ...(waitMs > 0 ? { waitMs } : {}),
+            }),
+          );
+        if (input.mode !== 'apply') return {};
+        const progress = applyProgress(run.steps, io, { quiet, liveView: false });
+        return {
+          onEvent: progress.onEvent,
+          ...(input.flags.autoApprove
+            ? {}
+            : {
+                approve: () =>
+                  approveOnTerminal(
+                    io,
+                    'Revert with these changes?',
+                    'not on a terminal and --auto-approve was not given, so nothing was reverted; review with telform revert N -o FILE and pass --auto-approve',
+                  ),
+              }),
+          interruptible: (apply) => interruptible('telform revert', applyStanding(progress), apply),
+          done: () => progress.flush(),
+        };
+      },
     },
-  });
+  );
   switch (reverted.mode) {
     case 'written': {
       const { result } = reverted;
       for (const line of result.written) io.stdout(`wrote ${printable(line)}\n`);
       for (const note of result.notes) io.stderr(`note: ${printable(note)}`);
-      if (result.written.length === 0) io.stdout(`nothing to write: apply #${seq} changed no field of a resource in these manifests\n`);
+      if (result.written.length === 0)
+        io.stdout(`nothing to write: apply #${seq} changed no field of a resource in these manifests\n`);
       else io.stderr(`review the diff and open a pull request; applying it reverts apply #${seq}`);
       return ExitCode.ok;
     }
@@ -121,6 +178,7 @@ function revertRequest(seq: number, input: RevertInput): RevertRequest {
     }),
     allowSecretFilesOutside: flags.allowSecretFilesOutside,
   };
-  return input.mode === 'save' ? { seq, mode: 'save', out: input.out, ...planning } : { seq, mode: 'apply', parallelism: flags.parallelism, waitMs: input.waitMs, ...planning };
+  return input.mode === 'save'
+    ? { seq, mode: 'save', out: input.out, ...planning }
+    : { seq, mode: 'apply', parallelism: flags.parallelism, waitMs: input.waitMs, ...planning };
 }
-

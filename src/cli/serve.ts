@@ -17,29 +17,70 @@ import { inputOrRefuse } from './arguments/parsed.js';
 export function serveCommand(): Command {
   const command = new Command('serve');
   // Every account has its own client, so its own budget: the API limits per account.
-  return addValuesOptions(addClientOptions(command, "each account's own client-side request budget, shared by its checks, callback reads and applies (default 300/5s, production's)"))
-    .description('Keep watching accounts: drift on an interval, status callbacks as hints, events, metrics and a status page.')
-    .option('-f, --file <path>', 'manifest file or folder of the one account watched (repeatable)', collect)
-    .option('--accounts <file>', 'watch every account of this accounts file (see docs/many-accounts.md) instead of -f')
-    .option('--only <name>', 'with --accounts: only this account (repeatable)', collect)
-    .option('--policy <file>', 'policy file judged for every plan, after the accounts file\'s own policies (repeatable; see docs/policies.md)', collect)
-    .addOption(new Option('--shard <k/n>', 'with --accounts: only the K-th of N deterministic partitions (one per replica)').argParser(shardOption))
-    .option('--name <name>', 'with -f: the account\'s name in events, metrics and the page', accountName, 'default')
-    // Defaults are shown as they are typed, not as the parsed milliseconds or object.
-    .addOption(new Option('--interval <duration>', 'time between two drift checks of an account (at least 1s)').argParser(interval).default(300_000, '5m'))
-    .option('--jitter <fraction>', 'each interval is drawn within interval × (1 ± fraction)', fraction, 0.1)
-    .option('--account-parallelism <n>', 'accounts checked at once', positiveInteger, 4)
-    .option('--parallelism <n>', 'requests in flight at once within an apply', positiveInteger, 8)
-    .addOption(new Option('--apply <mode>', 'never: only report; safe: apply plans that need no approval at all').choices(['never', 'safe']).default('never'))
-    .addOption(
-      new Option('--listen <host:port>', 'address of the HTTP server (probes, metrics, status page, callbacks)').argParser(listenOption).default({ host: '127.0.0.1', port: 8080 }, '127.0.0.1:8080'),
+  return (
+    addValuesOptions(
+      addClientOptions(
+        command,
+        "each account's own client-side request budget, shared by its checks, callback reads and applies (default 300/5s, production's)",
+      ),
     )
-    .option('--public-url <url>', 'the URL the API reaches this server at (behind a proxy); callbacks are signed for it', urlOption)
-    .option('--notify <url>', 'also POST every event as JSON to this URL (retried, never blocking)', urlOption)
-    .addOption(new Option('--drain-timeout <duration>', 'on SIGTERM or SIGINT, how long to let checks and applies under way finish').argParser(duration).default(30_000, '30s'))
-    .addHelpText(
-      'after',
-      `
+      .description(
+        'Keep watching accounts: drift on an interval, status callbacks as hints, events, metrics and a status page.',
+      )
+      .option('-f, --file <path>', 'manifest file or folder of the one account watched (repeatable)', collect)
+      .option(
+        '--accounts <file>',
+        'watch every account of this accounts file (see docs/many-accounts.md) instead of -f',
+      )
+      .option('--only <name>', 'with --accounts: only this account (repeatable)', collect)
+      .option(
+        '--policy <file>',
+        "policy file judged for every plan, after the accounts file's own policies (repeatable; see docs/policies.md)",
+        collect,
+      )
+      .addOption(
+        new Option(
+          '--shard <k/n>',
+          'with --accounts: only the K-th of N deterministic partitions (one per replica)',
+        ).argParser(shardOption),
+      )
+      .option('--name <name>', "with -f: the account's name in events, metrics and the page", accountName, 'default')
+      // Defaults are shown as they are typed, not as the parsed milliseconds or object.
+      .addOption(
+        new Option('--interval <duration>', 'time between two drift checks of an account (at least 1s)')
+          .argParser(interval)
+          .default(300_000, '5m'),
+      )
+      .option('--jitter <fraction>', 'each interval is drawn within interval × (1 ± fraction)', fraction, 0.1)
+      .option('--account-parallelism <n>', 'accounts checked at once', positiveInteger, 4)
+      .option('--parallelism <n>', 'requests in flight at once within an apply', positiveInteger, 8)
+      .addOption(
+        new Option('--apply <mode>', 'never: only report; safe: apply plans that need no approval at all')
+          .choices(['never', 'safe'])
+          .default('never'),
+      )
+      .addOption(
+        new Option('--listen <host:port>', 'address of the HTTP server (probes, metrics, status page, callbacks)')
+          .argParser(listenOption)
+          .default({ host: '127.0.0.1', port: 8080 }, '127.0.0.1:8080'),
+      )
+      .option(
+        '--public-url <url>',
+        'the URL the API reaches this server at (behind a proxy); callbacks are signed for it',
+        urlOption,
+      )
+      .option('--notify <url>', 'also POST every event as JSON to this URL (retried, never blocking)', urlOption)
+      .addOption(
+        new Option(
+          '--drain-timeout <duration>',
+          'on SIGTERM or SIGINT, how long to let checks and applies under way finish',
+        )
+          .argParser(duration)
+          .default(30_000, '30s'),
+      )
+      .addHelpText(
+        'after',
+        `
 Events (status changes, registry moves, applies) go to stdout as JSON lines; the log goes to stderr
 as JSON lines. The server answers GET /healthz, /readyz, /metrics (Prometheus), / and /accounts/NAME
 (the status page), and receives the API's 10DLC status callbacks at /callbacks (every account) or
@@ -52,10 +93,14 @@ Examples:
   $ telform serve -f manifests/ --interval 5m
   $ telform serve --accounts accounts.yaml --listen 0.0.0.0:8080 --public-url https://telform.example.com
   $ telform serve --accounts accounts.yaml --apply safe --notify https://hooks.example.com/telform`,
-    )
-    .action(async (flags: ServeFlags, cmd: Command) => {
-      process.exitCode = await runServe(inputOrRefuse(parseServeArguments(flags)), cmd.optsWithGlobals<GlobalOptions>());
-    });
+      )
+      .action(async (flags: ServeFlags, cmd: Command) => {
+        process.exitCode = await runServe(
+          inputOrRefuse(parseServeArguments(flags)),
+          cmd.optsWithGlobals<GlobalOptions>(),
+        );
+      })
+  );
 }
 
 function shardOption(value: string): Shard {
@@ -65,7 +110,10 @@ function shardOption(value: string): Shard {
 }
 
 function accountName(value: string): string {
-  if (!accountNamePattern.test(value)) throw new InvalidArgumentError('expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)');
+  if (!accountNamePattern.test(value))
+    throw new InvalidArgumentError(
+      'expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
+    );
   return value;
 }
 
@@ -78,14 +126,18 @@ function interval(value: string): number {
 
 function fraction(value: string): number {
   const parsed = Number(value);
-  if (!/^\d*\.?\d+$/.test(value.trim()) || parsed > 1) throw new InvalidArgumentError('expected a fraction from 0 to 1, e.g. 0.1');
+  if (!/^\d*\.?\d+$/.test(value.trim()) || parsed > 1)
+    throw new InvalidArgumentError('expected a fraction from 0 to 1, e.g. 0.1');
   return parsed;
 }
 
 function listenOption(value: string): { host: string; port: number } {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim());
   const port = Number(match?.[3]);
-  if (!match || port > 65_535) throw new InvalidArgumentError('expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0: any free port)');
+  if (!match || port > 65_535)
+    throw new InvalidArgumentError(
+      'expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0: any free port)',
+    );
   return { host: (match[1] ?? match[2]) as string, port };
 }
 
@@ -96,14 +148,16 @@ function urlOption(value: string): string {
   } catch {
     throw new InvalidArgumentError('expected an absolute http(s) URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('expected an http or https URL');
   return value;
 }
 
 async function runServe(input: ServeInput, globals: GlobalOptions): Promise<number> {
   const cwd = process.cwd();
   const options = input.flags;
-  const log = (line: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line })}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: line })}\n`);
   const source: WatchedSource =
     input.mode === 'one'
       ? { mode: 'one', name: options.name, paths: input.paths, values: options }
@@ -111,7 +165,8 @@ async function runServe(input: ServeInput, globals: GlobalOptions): Promise<numb
   const accounts = await watchedAccounts(source, globals, { cwd, env: process.env, policies: options.policy, log });
   // One bounded pool per endpoint, shared by every account's client (each keeps its own rate limit).
   const pools = new EndpointPools({ connections: serveConnections(options.accountParallelism, options.parallelism) });
-  const serveConnect: Connect = (globalsOf, io) => openSession(globalsOf, { env: io.env, note: io.stderr, logHttp: io.stderr, pools });
+  const serveConnect: Connect = (globalsOf, io) =>
+    openSession(globalsOf, { env: io.env, note: io.stderr, logHttp: io.stderr, pools });
   const running = await startServe({
     accounts,
     connect: serveConnect,

@@ -30,7 +30,11 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
   const rate = options.rateLimit === undefined ? defaultLimiterOptions : parseRateLimit(options.rateLimit);
   if (!rate) throw new TelformError('bad_option', `--rate-limit "${options.rateLimit}" is not N/PERIOD (e.g. 300/5s)`);
   const limiter = new Limiter(
-    { concurrency: options.parallelism ?? defaultLimiterOptions.concurrency, requests: rate.requests, periodMs: rate.periodMs },
+    {
+      concurrency: options.parallelism ?? defaultLimiterOptions.concurrency,
+      requests: rate.requests,
+      periodMs: rate.periodMs,
+    },
     systemClock,
   );
   const logHttp = options.logHttp ? io.logHttp : undefined;
@@ -39,7 +43,10 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
   if (target.kind === 'local') {
     // The emulator is loaded only when the run goes there: a run against an endpoint would pay
     // ~80 ms of start-up for it.
-    const [{ startEmbeddedEmulator }, { asCliError }] = await Promise.all([import('../emulator/embedded.js'), import('./emulator.js')]);
+    const [{ startEmbeddedEmulator }, { asCliError }] = await Promise.all([
+      import('../emulator/embedded.js'),
+      import('./emulator.js'),
+    ]);
     let embedded: Awaited<ReturnType<typeof startEmbeddedEmulator>>;
     try {
       embedded = await startEmbeddedEmulator();
@@ -70,7 +77,14 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
     };
   }
   const pools = io.pools ? { pools: io.pools } : {};
-  const client = new ApiClient({ baseUrl: target.baseUrl, credentials: target.credentials, limiter, ...pools, ...(logHttp ? { logHttp } : {}), ...watch });
+  const client = new ApiClient({
+    baseUrl: target.baseUrl,
+    credentials: target.credentials,
+    limiter,
+    ...pools,
+    ...(logHttp ? { logHttp } : {}),
+    ...watch,
+  });
   return {
     client,
     endpointLabel: target.baseUrl,
@@ -81,7 +95,8 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
 }
 
 /** How the CLI's operations connect: notes and `--log-http` on stderr, a status line on a terminal. */
-export const connectCli: Connect = (globals, io) => openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
+export const connectCli: Connect = (globals, io) =>
+  openSession(globals, { env: io.env, note: io.stderr, logHttp: io.stderr, ...terminalStatus() });
 
 /** What the CLI hands every operation. */
 export function cliContext(io: CommandIo): RunContext {

@@ -11,10 +11,15 @@ import type { GlobalOptions } from '../run/context.js';
  */
 export function showCommand(): Command {
   return new Command('show')
-    .description('Render a plan saved with `telform plan -o FILE`, saying whether its seal was verified; sends no request.')
+    .description(
+      'Render a plan saved with `telform plan -o FILE`, saying whether its seal was verified; sends no request.',
+    )
     .argument('<plan-file>', 'the saved plan')
     .addOption(new Option('--format <format>', 'output format').choices(formatChoices('plan')).default('text'))
-    .option('--show-unmanaged', 'list the objects in the account that neither the manifests nor the state knew (as plan --show-unmanaged)')
+    .option(
+      '--show-unmanaged',
+      'list the objects in the account that neither the manifests nor the state knew (as plan --show-unmanaged)',
+    )
     .addHelpText(
       'after',
       `
@@ -29,7 +34,12 @@ Examples:
     .action(async (planFile: string, options: { format: Format; showUnmanaged?: boolean }, cmd: Command) => {
       const io = processIo();
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { plan, seal } = await showSavedPlan(planFile, globals, io.env, async () => (await import('../emulator/index.js')).defaultAccount.authToken);
+      const { plan, seal } = await showSavedPlan(
+        planFile,
+        globals,
+        io.env,
+        async () => (await import('../emulator/index.js')).defaultAccount.authToken,
+      );
       if (seal.verified) io.stderr(seal.message);
       const shown = planForDisplay(plan, options.showUnmanaged ?? false, seal.verified ? [] : [seal.message]);
       io.stdout(rendererFor(options.format, 'plan')(shown, { color: useColor(globals, io) }));

@@ -14,7 +14,9 @@ interface SnapshotOptions {
 
 export function snapshotCommand(): Command {
   return new Command('snapshot')
-    .description('Read the whole account into a file the emulator loads: a replica for rehearsals and tests (no secret is in it).')
+    .description(
+      'Read the whole account into a file the emulator loads: a replica for rehearsals and tests (no secret is in it).',
+    )
     .requiredOption('--out <file>', 'where to write the snapshot (JSON)')
     .addHelpText(
       'after',
@@ -36,7 +38,9 @@ Examples:
       const file = path.resolve(io.cwd, options.out);
       await writeAtomically(file, snapshotText(snapshot), 0o600);
       for (const skip of snapshot.skipped) {
-        io.stderr(`note: ${skip.collection.path} was not read: the account does not have ${skip.collection.product} (${printable(skip.message)})`);
+        io.stderr(
+          `note: ${skip.collection.path} was not read: the account does not have ${skip.collection.product} (${printable(skip.message)})`,
+        );
       }
       const total = Object.values(snapshot.counts).reduce((sum, count) => sum + count, 0);
       io.stdout(`wrote ${options.out}: ${total} objects of account ${printable(snapshot.account)}\n`);

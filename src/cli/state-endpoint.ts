@@ -11,7 +11,9 @@ import { cliContext } from './session.js';
  */
 export function stateEndpointCommand(): Command {
   return new Command('endpoint')
-    .description("Re-point the state at another endpoint of the same account, after checking the account and its resources there.")
+    .description(
+      'Re-point the state at another endpoint of the same account, after checking the account and its resources there.',
+    )
     .argument('<url>', 'the new API base URL (or "local" for the embedded emulator)')
     .addHelpText(
       'after',
@@ -25,6 +27,8 @@ Example:
     .action(async (url: string, _options: unknown, cmd: Command) => {
       const io = processIo();
       const done = await repointState(url, cmd.optsWithGlobals<GlobalOptions>(), cliContext(io));
-      io.stdout(`the state ${done.state} now belongs to account ${done.account} at ${done.after} (was ${done.before}; ${done.found} of ${done.sampled} managed resources checked there)\n`);
+      io.stdout(
+        `the state ${done.state} now belongs to account ${done.account} at ${done.after} (was ${done.before}; ${done.found} of ${done.sampled} managed resources checked there)\n`,
+      );
     });
 }

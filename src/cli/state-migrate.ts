@@ -25,7 +25,11 @@ Examples:
     .action(async (options: { to: string; toWorkspace?: string }, cmd: Command) => {
       const io = processIo();
       const done = await migrateState(options.to, options.toWorkspace, cmd.optsWithGlobals<GlobalOptions>(), { io });
-      io.stdout(`copied ${done.resources} managed resource${done.resources === 1 ? '' : 's'} (serial ${done.serial}) from ${done.from} to ${done.to}\n`);
-      io.stderr(`${done.from} is retired: every command on it now refuses and names the new place; use ${done.flags} from now on`);
+      io.stdout(
+        `copied ${done.resources} managed resource${done.resources === 1 ? '' : 's'} (serial ${done.serial}) from ${done.from} to ${done.to}\n`,
+      );
+      io.stderr(
+        `${done.from} is retired: every command on it now refuses and names the new place; use ${done.flags} from now on`,
+      );
     });
 }

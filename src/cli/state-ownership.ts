@@ -11,8 +11,18 @@ import { describeScope, isEverything, parseScope, scopePresets } from '../resour
 export function stateClaimCommand(): Command {
   return addClientOptions(new Command('claim'))
     .description('Make this state the owner of the account: every other ledger may then only read it.')
-    .option('--take-over <lineage>', "take the account (or the part claimed) from the ledger of this lineage; repeatable, or comma-separated", collect, [])
-    .option('--scope <items>', 'claim part of the account: presets (voice, messaging), kinds, prefix=TEXT; comma-separated or repeated (default: the scope the state has, everything for a new state)', collect, [])
+    .option(
+      '--take-over <lineage>',
+      'take the account (or the part claimed) from the ledger of this lineage; repeatable, or comma-separated',
+      collect,
+      [],
+    )
+    .option(
+      '--scope <items>',
+      'claim part of the account: presets (voice, messaging), kinds, prefix=TEXT; comma-separated or repeated (default: the scope the state has, everything for a new state)',
+      collect,
+      [],
+    )
     .addHelpText(
       'after',
       `
@@ -26,7 +36,9 @@ owns the account, claim refuses unless that ledger released it (telform state re
 A state may own part of an account instead (--scope): kinds, by preset or by name, optionally
 only those whose API name starts with a prefix. States with disjoint scopes share the account;
 a claim that overlaps another state's scope is refused, naming that state and the overlap, unless
---take-over names it (it then keeps what was not taken). Presets: ${Object.entries(scopePresets).map(([name, kinds]) => `${name} (${kinds.join(', ')})`).join('; ')}.
+--take-over names it (it then keeps what was not taken). Presets: ${Object.entries(scopePresets)
+        .map(([name, kinds]) => `${name} (${kinds.join(', ')})`)
+        .join('; ')}.
 
 Examples:
   $ telform state claim                                       # nobody owns the account yet (before a first apply)
@@ -39,24 +51,38 @@ Examples:
     )
     .action(async (options: { takeOver: string[]; scope: string[] }, cmd: Command) => {
       const io = processIo();
-      const takeOver = options.takeOver.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+      const takeOver = options.takeOver
+        .flatMap((item) => item.split(','))
+        .map((item) => item.trim())
+        .filter(Boolean);
       const scope = options.scope.length > 0 ? parseScope(options.scope) : undefined;
       const claimed = await claimState(takeOver, cmd.optsWithGlobals<GlobalOptions>(), cliContext(io), scope);
       const owner = `the state ${claimed.state} (lineage ${claimed.lineage})`;
-      const what = isEverything(claimed.scope) ? `account ${claimed.account}` : `${describeScope(claimed.scope)} of account ${claimed.account}`;
+      const what = isEverything(claimed.scope)
+        ? `account ${claimed.account}`
+        : `${describeScope(claimed.scope)} of account ${claimed.account}`;
       if (claimed.already) {
         io.stdout(`${owner} already owns ${what}\n`);
         return;
       }
       const from = claimed.from.length > 0 ? `, taken from the ledger of lineage ${claimed.from.join(', ')}` : '';
-      io.stdout(`${owner} now owns ${what}${from}; other ledgers may only read ${isEverything(claimed.scope) ? 'it' : 'that part'}\n`);
+      io.stdout(
+        `${owner} now owns ${what}${from}; other ledgers may only read ${isEverything(claimed.scope) ? 'it' : 'that part'}\n`,
+      );
     });
 }
 
 export function stateReleaseCommand(): Command {
   return addClientOptions(new Command('release'))
-    .description('Give up ownership of the account (for another state to claim it); this state then refuses to write to it.')
-    .option('--scope <items>', 'release only this part of what the state owns (presets, kinds, comma-separated or repeated); its entries are forgotten, its objects stay', collect, [])
+    .description(
+      'Give up ownership of the account (for another state to claim it); this state then refuses to write to it.',
+    )
+    .option(
+      '--scope <items>',
+      'release only this part of what the state owns (presets, kinds, comma-separated or repeated); its entries are forgotten, its objects stay',
+      collect,
+      [],
+    )
     .addHelpText(
       'after',
       `
@@ -73,10 +99,17 @@ Examples:
       const part = options.scope.length > 0 ? parseScope(options.scope) : undefined;
       const released = await releaseState(cmd.optsWithGlobals<GlobalOptions>(), cliContext(io), part);
       if (released.scope) {
-        const forgot = released.forgotten.length > 0 ? `; it forgot ${released.forgotten.join(', ')} (the objects stay in the account)` : '';
-        io.stdout(`the state ${released.state} released ${describeScope(part ?? released.scope)} of account ${released.account} and keeps ${describeScope(released.scope)}${forgot}\n`);
+        const forgot =
+          released.forgotten.length > 0
+            ? `; it forgot ${released.forgotten.join(', ')} (the objects stay in the account)`
+            : '';
+        io.stdout(
+          `the state ${released.state} released ${describeScope(part ?? released.scope)} of account ${released.account} and keeps ${describeScope(released.scope)}${forgot}\n`,
+        );
         return;
       }
-      io.stdout(`the state ${released.state} released account ${released.account}; another state may claim it (telform state claim), and this one refuses to write to it until it claims it again\n`);
+      io.stdout(
+        `the state ${released.state} released account ${released.account}; another state may claim it (telform state claim), and this one refuses to write to it until it claims it again\n`,
+      );
     });
 }

@@ -15,9 +15,11 @@ import type { GlobalOptions } from '../run/context.js';
  * ledger up first and take its lock.
  */
 export function stateCommand(): Command {
-  const state = new Command('state').description('Inspect and edit the state (the ownership ledger); never touches the account.').addHelpText(
-    'after',
-    `
+  const state = new Command('state')
+    .description('Inspect and edit the state (the ownership ledger); never touches the account.')
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ telform state list
   $ telform state show Trunk/pbx-out
@@ -26,11 +28,18 @@ Examples:
   $ telform state unprotect Trunk/pbx-out                     # let a removed, protected resource be deleted
   $ telform state endpoint http://127.0.0.1:4010             # the same account, served at another address
   $ telform state claim                                       # this state owns the account; others only read it`,
-  );
+    );
   state
     .command('list')
     .description('List managed resources: address and live id.')
-    .addOption(new Option('--format <format>', 'output format (json: the account, serial, lineage and each resource\'s address and id)').choices(formatChoices('stateList')).default('text'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        "output format (json: the account, serial, lineage and each resource's address and id)",
+      )
+        .choices(formatChoices('stateList'))
+        .default('text'),
+    )
     .action(async (options: { format: Format }, cmd: Command) => {
       const io = processIo();
       const ledger = await readState(globalsOf(cmd), { io });
@@ -39,7 +48,9 @@ Examples:
     });
   state
     .command('show')
-    .description('Show one managed resource: id, last applied spec, where each secret came from (never the secret or its fingerprint).')
+    .description(
+      'Show one managed resource: id, last applied spec, where each secret came from (never the secret or its fingerprint).',
+    )
     .argument('<address>', 'Kind/name')
     .action(async (address: string, _options: unknown, cmd: Command) => {
       const io = processIo();
@@ -55,7 +66,9 @@ Examples:
     });
   state
     .command('unprotect')
-    .description('Lift the protection an apply recorded (metadata.protect: true), so the resource can be deleted or replaced.')
+    .description(
+      'Lift the protection an apply recorded (metadata.protect: true), so the resource can be deleted or replaced.',
+    )
     .argument('<address>', 'Kind/name')
     .action(async (address: string, _options: unknown, cmd: Command) => {
       const io = processIo();

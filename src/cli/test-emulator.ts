@@ -19,7 +19,11 @@ async function snapshotAccount(file: string): Promise<string | undefined> {
   try {
     document = parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new TelformError('test_invalid', `the start snapshot ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'not JSON or YAML'})`, { exitCode: 2 });
+    throw new TelformError(
+      'test_invalid',
+      `the start snapshot ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'not JSON or YAML'})`,
+      { exitCode: 2 },
+    );
   }
   const account = (document as { account?: unknown } | null)?.account;
   return typeof account === 'string' && /^[A-Za-z0-9]{1,64}$/.test(account) ? account : undefined;
@@ -28,7 +32,11 @@ async function snapshotAccount(file: string): Promise<string | undefined> {
 export const startTestEmulator: StartTestEmulator = async (snapshot) => {
   const { defaultAccount } = await import('../emulator/index.js');
   const account = (snapshot === undefined ? undefined : await snapshotAccount(snapshot)) ?? defaultAccount.authId;
-  const emulator = await startLocalEmulator({ account, registryDelayMs: testRegistryDelayMs, ...(snapshot === undefined ? {} : { dataFile: snapshot }) });
+  const emulator = await startLocalEmulator({
+    account,
+    registryDelayMs: testRegistryDelayMs,
+    ...(snapshot === undefined ? {} : { dataFile: snapshot }),
+  });
   const { client, authToken } = emulator;
   const started: TestEmulator = {
     client,
@@ -43,7 +51,10 @@ export const startTestEmulator: StartTestEmulator = async (snapshot) => {
       const answer = (await response.json()) as { error?: unknown };
       if (!response.ok) {
         // The emulator's own message (a fault spec it refuses, a clock it will not move) says what to fix.
-        throw new TelformError('test_invalid', `the test emulator refused ${method} ${route}: ${printable(String(answer.error ?? response.status))}`);
+        throw new TelformError(
+          'test_invalid',
+          `the test emulator refused ${method} ${route}: ${printable(String(answer.error ?? response.status))}`,
+        );
       }
       return answer;
     },

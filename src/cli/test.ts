@@ -42,9 +42,13 @@ const exampleTestFile = `  # examples/tests/lost-create.tftest.yaml
 
 export function testCommand(): Command {
   return new Command('test')
-    .description('Run the test files (*.tftest.yaml) beside the manifests, each test on a fresh embedded emulator; nothing leaves this machine.')
+    .description(
+      'Run the test files (*.tftest.yaml) beside the manifests, each test on a fresh embedded emulator; nothing leaves this machine.',
+    )
     .argument('[path...]', 'test files, or folders whose *.tftest.yaml files to run (not their subfolders)', ['.'])
-    .addOption(new Option('--format <format>', 'report format on stdout').choices(formatChoices('test')).default('text'))
+    .addOption(
+      new Option('--format <format>', 'report format on stdout').choices(formatChoices('test')).default('text'),
+    )
     .option('--junit <file>', 'also write the report as JUnit XML to this file (for CI)')
     .addHelpText(
       'after',
@@ -84,9 +88,14 @@ Examples:
       const report = await runTests(files, startTestEmulator);
       io.stdout(rendererFor(options.format, 'test')(report));
       if (options.junit !== undefined) {
-        await writeAtomically(path.resolve(io.cwd, options.junit), rendererFor('junit', 'test')(report), 0o644).catch((error: unknown) => {
-          throw new TelformError('bad_option', `--junit ${options.junit}: the report cannot be written there (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-        });
+        await writeAtomically(path.resolve(io.cwd, options.junit), rendererFor('junit', 'test')(report), 0o644).catch(
+          (error: unknown) => {
+            throw new TelformError(
+              'bad_option',
+              `--junit ${options.junit}: the report cannot be written there (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+            );
+          },
+        );
       }
       process.exitCode = testTotals(report).failed > 0 ? 1 : 0;
     });

@@ -13,7 +13,10 @@ function timerFromEnvironment(file: string | undefined): StageTimer {
   const timer = new RecordingStageTimer();
   process.on('exit', () => {
     const rounded = Object.fromEntries(
-      Object.entries(timer.totals).map(([stage, total]) => [stage, { cpu_ms: Math.round(total.cpu_ms), wall_ms: Math.round(total.wall_ms) }]),
+      Object.entries(timer.totals).map(([stage, total]) => [
+        stage,
+        { cpu_ms: Math.round(total.cpu_ms), wall_ms: Math.round(total.wall_ms) },
+      ]),
     );
     writeFileSync(file, `${JSON.stringify(rounded)}\n`);
   });

@@ -19,12 +19,31 @@ function collect(value: string, previous: string[] | undefined): string[] {
  */
 export function validateCommand(): Command {
   return addValuesOptions(addSecretFileOption(new Command('validate')))
-    .description('Check manifests offline: YAML, every field rule, references, values and (with --check-secrets) secrets. Sends no request.')
+    .description(
+      'Check manifests offline: YAML, every field rule, references, values and (with --check-secrets) secrets. Sends no request.',
+    )
     .option('-f, --file <path>', 'manifest file or folder (searched for *.yaml, *.yml); repeatable', collect)
-    .option('--accounts <file>', "check every account of this accounts file: its manifests with its own values (instead of -f)")
-    .addOption(new Option('--format <format>', 'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)').choices(formatChoices('validation', 'accountsValidation')).default('text'))
-    .option('--check-secrets', 'also resolve { fromEnv } and { fromFile } secrets, apply the password rules, and refuse a secret equal to the API auth token in the environment')
-    .option('--scope <items>', "check against the part of the account the state owns (as state claim --scope: voice, messaging, kinds, prefix=TEXT): documents outside it are errors, and a { ref } into another scope needs no document", collect)
+    .option(
+      '--accounts <file>',
+      'check every account of this accounts file: its manifests with its own values (instead of -f)',
+    )
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output format: text, json, github (workflow commands that annotate the pull request), gitlab (a code-quality report)',
+      )
+        .choices(formatChoices('validation', 'accountsValidation'))
+        .default('text'),
+    )
+    .option(
+      '--check-secrets',
+      'also resolve { fromEnv } and { fromFile } secrets, apply the password rules, and refuse a secret equal to the API auth token in the environment',
+    )
+    .option(
+      '--scope <items>',
+      'check against the part of the account the state owns (as state claim --scope: voice, messaging, kinds, prefix=TEXT): documents outside it are errors, and a { ref } into another scope needs no document',
+      collect,
+    )
     .addHelpText(
       'after',
       `
@@ -51,10 +70,17 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     .action(async (flags: ValidateFlags) => {
       const input = inputOrRefuse(parseValidateArguments(flags));
       const options = input.flags;
-      const source: ValidateSource = input.mode === 'accounts' ? { mode: 'accounts', accountsFile: input.accountsFile } : { mode: 'one', paths: input.paths, values: options };
+      const source: ValidateSource =
+        input.mode === 'accounts'
+          ? { mode: 'accounts', accountsFile: input.accountsFile }
+          : { mode: 'one', paths: input.paths, values: options };
       const validation = await validate(
         source,
-        { checkSecrets: options.checkSecrets === true, allowSecretFilesOutside: options.allowSecretFilesOutside === true, scope: options.scope ?? [] },
+        {
+          checkSecrets: options.checkSecrets === true,
+          allowSecretFilesOutside: options.allowSecretFilesOutside === true,
+          scope: options.scope ?? [],
+        },
         { cwd: process.cwd(), env: process.env },
       );
       process.stdout.write(renderValidation(validation, options.format));
@@ -63,5 +89,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
 }
 
 function renderValidation(validation: Validation, format: ValidateFlags['format']): string {
-  return validation.mode === 'one' ? rendererFor(format, 'validation')(validation.summary) : rendererFor(format, 'accountsValidation')(validation.accounts);
+  return validation.mode === 'one'
+    ? rendererFor(format, 'validation')(validation.summary)
+    : rendererFor(format, 'accountsValidation')(validation.accounts);
 }

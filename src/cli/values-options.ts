@@ -12,6 +12,14 @@ export interface ValuesOptionValues {
 
 export function addValuesOptions(command: Command): Command {
   return command
-    .option('--values <file>', 'values for { value: NAME } in the manifests: a YAML mapping of names to values (see docs/values-and-waves.md)')
-    .option('--value <name=value>', 'one value, read as YAML (quote it to keep a string); over --values (repeatable)', collect, []);
+    .option(
+      '--values <file>',
+      'values for { value: NAME } in the manifests: a YAML mapping of names to values (see docs/values-and-waves.md)',
+    )
+    .option(
+      '--value <name=value>',
+      'one value, read as YAML (quote it to keep a string); over --values (repeatable)',
+      collect,
+      [],
+    );
 }

@@ -25,12 +25,21 @@ const queues = new WeakMap<Runtime, Promise<void>>();
  * Queues the delivery of `payload` to `target` for the account `authId`. Returns at once; the
  * returned promise settles when this delivery has been attempted and logged (tests may ignore it).
  */
-export function sendCallback(runtime: Runtime, authId: string, target: CallbackTarget, payload: CallbackPayload): Promise<void> {
+export function sendCallback(
+  runtime: Runtime,
+  authId: string,
+  target: CallbackTarget,
+  payload: CallbackPayload,
+): Promise<void> {
   const previous = queues.get(runtime) ?? Promise.resolve();
-  const next = previous.then(() => deliver(runtime, authId, target, payload)).catch((error: unknown) => {
-    // A bug here must not stop later callbacks; say so where an operator looks.
-    process.stderr.write(`emulator: status callback failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  });
+  const next = previous
+    .then(() => deliver(runtime, authId, target, payload))
+    .catch((error: unknown) => {
+      // A bug here must not stop later callbacks; say so where an operator looks.
+      process.stderr.write(
+        `emulator: status callback failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    });
   queues.set(runtime, next);
   return next;
 }
@@ -40,7 +49,12 @@ export function callbacksSettled(runtime: Runtime): Promise<void> {
   return queues.get(runtime) ?? Promise.resolve();
 }
 
-async function deliver(runtime: Runtime, authId: string, target: CallbackTarget, payload: CallbackPayload): Promise<void> {
+async function deliver(
+  runtime: Runtime,
+  authId: string,
+  target: CallbackTarget,
+  payload: CallbackPayload,
+): Promise<void> {
   const url = new URL(target.url);
   // Credentials in a callback URL are the receiver's secret: they are never written to the log.
   url.username = '';
@@ -100,7 +114,12 @@ interface OutgoingRequest {
  * `X-Plivo-Signature-V2` header is base64 HMAC-SHA256, keyed by the account's auth token, of the
  * URL without its query string followed by the nonce.
  */
-function buildRequest(url: URL, method: CallbackTarget['method'], payload: CallbackPayload, token: string): OutgoingRequest {
+function buildRequest(
+  url: URL,
+  method: CallbackTarget['method'],
+  payload: CallbackPayload,
+  token: string,
+): OutgoingRequest {
   const headers: Record<string, string> = { 'User-Agent': 'telform-emulator' };
   // fetch refuses URLs with credentials; a receiver protected by Basic auth gets them as a header.
   if (url.username !== '' || url.password !== '') {

@@ -1,8 +1,21 @@
-import { FaultInjector, formatFaultSpec, resolveFaults, seededRandom, type FaultOptions, type FaultSettings } from './faults.js';
+import {
+  FaultInjector,
+  formatFaultSpec,
+  resolveFaults,
+  seededRandom,
+  type FaultOptions,
+  type FaultSettings,
+} from './faults.js';
 import { ApiError, json, type JsonObject } from './http.js';
 import { drawLatency, formatLatency, resolveLatency, type LatencyOption, type LatencySettings } from './latency.js';
 import type { EmulatorConfig } from './options.js';
-import { RateLimiter, formatRateLimit, resolveRateLimit, type RateLimitOption, type RateLimitSettings } from './rate-limit.js';
+import {
+  RateLimiter,
+  formatRateLimit,
+  resolveRateLimit,
+  type RateLimitOption,
+  type RateLimitSettings,
+} from './rate-limit.js';
 import type { AdminRoute } from './router.js';
 import { EmulatorStartError } from './start-error.js';
 
@@ -61,8 +74,12 @@ export class Controls {
       }
     }
     const faults = 'faults' in body ? asBadRequest('faults', () => resolveFaults(readFaults(body.faults))) : undefined;
-    const latency = 'latency' in body ? asBadRequest('latency', () => resolveLatency(readLatency(body.latency))) : undefined;
-    const rateLimit = 'rate_limit' in body ? asBadRequest('rate_limit', () => resolveRateLimit(readRateLimit(body.rate_limit))) : undefined;
+    const latency =
+      'latency' in body ? asBadRequest('latency', () => resolveLatency(readLatency(body.latency))) : undefined;
+    const rateLimit =
+      'rate_limit' in body
+        ? asBadRequest('rate_limit', () => resolveRateLimit(readRateLimit(body.rate_limit)))
+        : undefined;
     if (faults !== undefined) this.faults.configure(faults);
     if (latency !== undefined) this.latencySettings = latency;
     if (rateLimit !== undefined) this.rateLimiter.configure(rateLimit);
@@ -76,7 +93,14 @@ export class Controls {
 }
 
 function describeFaults(settings: FaultSettings): JsonObject {
-  return { spec: formatFaultSpec(settings), error500: settings.error500, reset: settings.reset, lost: settings.lost, methods: settings.methods, seed: settings.seed };
+  return {
+    spec: formatFaultSpec(settings),
+    error500: settings.error500,
+    reset: settings.reset,
+    lost: settings.lost,
+    methods: settings.methods,
+    seed: settings.seed,
+  };
 }
 
 function describeRateLimit(settings: RateLimitSettings): JsonObject {
@@ -87,14 +111,16 @@ function asBadRequest<T>(field: string, resolve: () => T): T {
   try {
     return resolve();
   } catch (error) {
-    if (error instanceof EmulatorStartError || error instanceof ApiError) throw new ApiError(400, `${field}: ${error.message}`);
+    if (error instanceof EmulatorStartError || error instanceof ApiError)
+      throw new ApiError(400, `${field}: ${error.message}`);
     throw error;
   }
 }
 
 function readFaults(value: unknown): string | FaultOptions | null {
   if (value === null || typeof value === 'string') return value;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, 'must be a spec string, an object or null');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new ApiError(400, 'must be a spec string, an object or null');
   const input = value as Record<string, unknown>;
   for (const key of Object.keys(input)) {
     if (!['error500', 'reset', 'lost', 'methods', 'seed'].includes(key)) {
@@ -109,7 +135,11 @@ function readFaults(value: unknown): string | FaultOptions | null {
     return raw;
   };
   if (input.seed !== undefined && typeof input.seed !== 'number') throw new ApiError(400, 'seed must be an integer');
-  if (methods !== undefined && typeof methods !== 'string' && !(Array.isArray(methods) && methods.every((item) => typeof item === 'string'))) {
+  if (
+    methods !== undefined &&
+    typeof methods !== 'string' &&
+    !(Array.isArray(methods) && methods.every((item) => typeof item === 'string'))
+  ) {
     throw new ApiError(400, 'methods must be an array of GET, POST or DELETE');
   }
   const options: FaultOptions = {};

@@ -43,7 +43,13 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions = {
       accounts: [defaultAccount],
       dataFile,
     });
-    return { url: emulator.url, authId: defaultAccount.authId, authToken: defaultAccount.authToken, dataFile, close: () => emulator.close() };
+    return {
+      url: emulator.url,
+      authId: defaultAccount.authId,
+      authToken: defaultAccount.authToken,
+      dataFile,
+      close: () => emulator.close(),
+    };
   } catch (error) {
     if (error instanceof EmulatorStartError && error.code === 'data_file_locked') {
       throw new EmulatorStartError(
@@ -63,14 +69,23 @@ export async function startEmbeddedEmulator(options: EmbeddedEmulatorOptions = {
 async function prepareDirectory(directory: string): Promise<void> {
   const existing = await stat(directory).catch(() => undefined);
   if (existing && !existing.isDirectory()) {
-    throw new EmulatorStartError('data_file_unreadable', `${directory} exists and is not a directory, so the local emulator cannot keep its data there.`);
+    throw new EmulatorStartError(
+      'data_file_unreadable',
+      `${directory} exists and is not a directory, so the local emulator cannot keep its data there.`,
+    );
   }
   if (existing) return;
   try {
     await mkdir(directory, { recursive: true });
-    await writeFile(join(directory, '.gitignore'), '# Created by telform: local emulator data.\n*\n', { flag: 'wx' }).catch(() => undefined);
+    await writeFile(join(directory, '.gitignore'), '# Created by telform: local emulator data.\n*\n', {
+      flag: 'wx',
+    }).catch(() => undefined);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new EmulatorStartError('data_file_unreadable', `Cannot create the directory ${directory} for the local emulator: ${code}.`, { cause: error });
+    throw new EmulatorStartError(
+      'data_file_unreadable',
+      `Cannot create the directory ${directory} for the local emulator: ${code}.`,
+      { cause: error },
+    );
   }
 }

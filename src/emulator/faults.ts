@@ -103,7 +103,8 @@ export function resolveFaults(input: string | FaultOptions | null | undefined): 
   const reset = probability('reset', options.reset);
   const lost = probability('lost', options.lost);
   const sum = error500 + reset + lost;
-  if (sum > 1 + 1e-9) throw invalidOption(`the fault probabilities add up to ${round(sum)}; their sum must be at most 1`);
+  if (sum > 1 + 1e-9)
+    throw invalidOption(`the fault probabilities add up to ${round(sum)}; their sum must be at most 1`);
   const methods = resolveMethods(options.methods);
   const seed = options.seed ?? randomInt(0, 2 ** 32 - 1);
   if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) {
@@ -118,7 +119,9 @@ function resolveMethods(methods: readonly string[] | undefined): FaultMethod[] {
   for (const raw of methods) {
     const method = String(raw).toUpperCase();
     if (!(faultMethods as readonly string[]).includes(method)) {
-      throw invalidOption(`methods must be GET, POST or DELETE joined with "+" (e.g. methods=POST+DELETE), not "${String(raw)}"`);
+      throw invalidOption(
+        `methods must be GET, POST or DELETE joined with "+" (e.g. methods=POST+DELETE), not "${String(raw)}"`,
+      );
     }
     if (!resolved.includes(method as FaultMethod)) resolved.push(method as FaultMethod);
   }

@@ -25,7 +25,10 @@ export class Fields {
   }
 
   /** An object whose members are all of one type (strings for addresses and contacts, booleans for attributes). */
-  members<T extends 'string' | 'boolean'>(field: string, type: T): Record<string, T extends 'string' ? string : boolean> | undefined {
+  members<T extends 'string' | 'boolean'>(
+    field: string,
+    type: T,
+  ): Record<string, T extends 'string' ? string : boolean> | undefined {
     this.known.add(field);
     const value = this.body[field];
     if (value === undefined || value === null) return undefined;
@@ -48,7 +51,13 @@ export class Fields {
   }
 }
 
-export function heldId(collection: ReadonlyMap<string, unknown>, given: string | undefined, pattern: RegExp, form: string, make: () => string): string {
+export function heldId(
+  collection: ReadonlyMap<string, unknown>,
+  given: string | undefined,
+  pattern: RegExp,
+  form: string,
+  make: () => string,
+): string {
   if (given === undefined) return freshId(collection, make);
   if (!pattern.test(given)) throw new ApiError(400, `${form}`);
   if (collection.has(given)) throw new ApiError(400, `${given} is already an object of this account`);

@@ -7,7 +7,15 @@ import { ApiError, type JsonObject } from './http.js';
 import { Fields, heldId } from './held-fields.js';
 import { hashPassword } from './passwords.js';
 import type { Runtime } from './runtime.js';
-import type { AccountState, OriginationUriRecord, SipAclEntryRecord, SipAclRecord, SipCredentialRecord, TrunkAclRecord, TrunkRecord } from './state.js';
+import type {
+  AccountState,
+  OriginationUriRecord,
+  SipAclEntryRecord,
+  SipAclRecord,
+  SipCredentialRecord,
+  TrunkAclRecord,
+  TrunkRecord,
+} from './state.js';
 
 const uuidPattern = /^[0-9a-f-]{36}$/;
 /** The production default realm, as the SIP credential routes use it. */
@@ -15,7 +23,13 @@ const defaultRealm = 'phone.plivo.com';
 
 export function holdSipCredential(account: AccountState, body: JsonObject, runtime: Runtime): SipCredentialRecord {
   const fields = new Fields(body);
-  const uuid = heldId(account.sipCredentials, fields.text('credential_uuid'), uuidPattern, 'credential_uuid must be a UUID', () => runtime.uuid());
+  const uuid = heldId(
+    account.sipCredentials,
+    fields.text('credential_uuid'),
+    uuidPattern,
+    'credential_uuid must be a UUID',
+    () => runtime.uuid(),
+  );
   const username = fields.text('username');
   if (username === undefined || username === '') throw new ApiError(400, 'username is required');
   const record: SipCredentialRecord = {
@@ -32,9 +46,12 @@ export function holdSipCredential(account: AccountState, body: JsonObject, runti
 
 export function holdSipAcl(account: AccountState, body: JsonObject, runtime: Runtime): SipAclRecord {
   const fields = new Fields(body);
-  const uuid = heldId(account.sipAcls, fields.text('ip_acl_uuid'), uuidPattern, 'ip_acl_uuid must be a UUID', () => runtime.uuid());
+  const uuid = heldId(account.sipAcls, fields.text('ip_acl_uuid'), uuidPattern, 'ip_acl_uuid must be a UUID', () =>
+    runtime.uuid(),
+  );
   const entries = fields.any('entries');
-  if (entries !== undefined && entries !== null && !Array.isArray(entries)) throw new ApiError(400, 'entries must be a list');
+  if (entries !== undefined && entries !== null && !Array.isArray(entries))
+    throw new ApiError(400, 'entries must be a list');
   const record: SipAclRecord = {
     ip_acl_uuid: uuid,
     name: fields.text('name') ?? '',
@@ -47,7 +64,8 @@ export function holdSipAcl(account: AccountState, body: JsonObject, runtime: Run
 }
 
 function holdAclEntry(entry: unknown, index: number, runtime: Runtime): SipAclEntryRecord {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ApiError(400, `entries.${index} must be an object`);
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+    throw new ApiError(400, `entries.${index} must be an object`);
   const fields = new Fields(entry as JsonObject);
   const ip = fields.text('ip');
   if (ip === undefined) throw new ApiError(400, `entries.${index}.ip is required`);
@@ -67,7 +85,9 @@ function holdAclEntry(entry: unknown, index: number, runtime: Runtime): SipAclEn
 
 export function holdTrunkAcl(account: AccountState, body: JsonObject, runtime: Runtime): TrunkAclRecord {
   const fields = new Fields(body);
-  const uuid = heldId(account.trunkAcls, fields.text('ipacl_uuid'), uuidPattern, 'ipacl_uuid must be a UUID', () => runtime.uuid());
+  const uuid = heldId(account.trunkAcls, fields.text('ipacl_uuid'), uuidPattern, 'ipacl_uuid must be a UUID', () =>
+    runtime.uuid(),
+  );
   const addresses = fields.any('ip_addresses');
   const list = typeof addresses === 'string' ? addresses.split(',').filter((item) => item !== '') : addresses;
   if (list !== undefined && list !== null && (!Array.isArray(list) || list.some((item) => typeof item !== 'string'))) {
@@ -86,7 +106,9 @@ export function holdTrunkAcl(account: AccountState, body: JsonObject, runtime: R
 
 export function holdOriginationUri(account: AccountState, body: JsonObject, runtime: Runtime): OriginationUriRecord {
   const fields = new Fields(body);
-  const uuid = heldId(account.originationUris, fields.text('uri_uuid'), uuidPattern, 'uri_uuid must be a UUID', () => runtime.uuid());
+  const uuid = heldId(account.originationUris, fields.text('uri_uuid'), uuidPattern, 'uri_uuid must be a UUID', () =>
+    runtime.uuid(),
+  );
   const uri = fields.text('uri');
   if (uri === undefined) throw new ApiError(400, 'uri is required');
   const authenticated = fields.flag('authentication_needed') ?? false;
@@ -108,15 +130,18 @@ const trunkReferences = ['ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'f
 
 export function holdTrunk(account: AccountState, body: JsonObject, runtime: Runtime): TrunkRecord {
   const fields = new Fields(body);
-  const trunkId = heldId(account.trunks, fields.text('trunk_id'), /^[0-9]{1,25}$/, 'trunk_id must be digits', () => runtime.numericId());
+  const trunkId = heldId(account.trunks, fields.text('trunk_id'), /^[0-9]{1,25}$/, 'trunk_id must be digits', () =>
+    runtime.numericId(),
+  );
   const direction = fields.text('trunk_direction') ?? 'outbound';
-  if (direction !== 'inbound' && direction !== 'outbound') throw new ApiError(400, 'trunk_direction must be inbound or outbound');
+  if (direction !== 'inbound' && direction !== 'outbound')
+    throw new ApiError(400, 'trunk_direction must be inbound or outbound');
   const status = fields.text('trunk_status') ?? 'enabled';
-  if (status !== 'enabled' && status !== 'disabled') throw new ApiError(400, 'trunk_status must be enabled or disabled');
-  const references = Object.fromEntries(trunkReferences.map((field) => [field, emptyAsNull(fields.text(field))])) as Record<
-    (typeof trunkReferences)[number],
-    string | null
-  >;
+  if (status !== 'enabled' && status !== 'disabled')
+    throw new ApiError(400, 'trunk_status must be enabled or disabled');
+  const references = Object.fromEntries(
+    trunkReferences.map((field) => [field, emptyAsNull(fields.text(field))]),
+  ) as Record<(typeof trunkReferences)[number], string | null>;
   // Read, never managed: the domain follows from the id, as the trunk routes present it.
   fields.text('trunk_domain');
   const createdAt = fields.text('created_at') ?? runtime.nowIso();

@@ -57,7 +57,8 @@ export function holdObjects(
     trunks: holdTrunk,
   } as const;
   for (const kind of heldKinds) {
-    for (const [index, item] of (held[kind] ?? []).entries()) onItem(kind, index, () => holders[kind](account, item, runtime));
+    for (const [index, item] of (held[kind] ?? []).entries())
+      onItem(kind, index, () => holders[kind](account, item, runtime));
   }
 }
 
@@ -68,13 +69,16 @@ function presentOnly<T extends object>(values: T): Partial<T> {
 
 function oneOf<T extends string>(field: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) throw new ApiError(400, `${field} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ApiError(400, `${field} must be one of ${allowed.join(', ')}`);
   return value as T;
 }
 
-
 /** One registry step in the past: a held registration has long been decided, and its callbacks are not sent. */
-function decided<S extends string>(status: S, at: string): { steps: Array<{ at: string; status: S }>; notified: number } {
+function decided<S extends string>(
+  status: S,
+  at: string,
+): { steps: Array<{ at: string; status: S }>; notified: number } {
   return { steps: [{ at, status }], notified: 1 };
 }
 
@@ -98,10 +102,22 @@ const profileTexts = [
 
 export function holdProfile(account: AccountState, body: JsonObject, runtime: Runtime): ProfileRecord {
   const fields = new Fields(body);
-  const uuid = heldId(account.profiles, fields.text('profile_uuid'), /^[0-9a-f-]{36}$/, 'profile_uuid must be a UUID', () => runtime.uuid());
+  const uuid = heldId(
+    account.profiles,
+    fields.text('profile_uuid'),
+    /^[0-9a-f-]{36}$/,
+    'profile_uuid must be a UUID',
+    () => runtime.uuid(),
+  );
   const primary = [...account.profiles.values()].find((profile) => profile.profile_type === 'PRIMARY');
-  const type = oneOf('profile_type', fields.text('profile_type'), ['PRIMARY', 'SECONDARY'], primary ? 'SECONDARY' : 'PRIMARY');
-  if (type === 'PRIMARY' && primary) throw new ApiError(400, `the account already has the primary profile ${primary.profile_uuid}`);
+  const type = oneOf(
+    'profile_type',
+    fields.text('profile_type'),
+    ['PRIMARY', 'SECONDARY'],
+    primary ? 'SECONDARY' : 'PRIMARY',
+  );
+  if (type === 'PRIMARY' && primary)
+    throw new ApiError(400, `the account already has the primary profile ${primary.profile_uuid}`);
   const texts: Partial<Record<(typeof profileTexts)[number], string>> = {};
   for (const field of profileTexts) texts[field] = fields.text(field);
   const address = fields.members('address', 'string') as Partial<PostalAddress> | undefined;
@@ -123,18 +139,32 @@ export function holdProfile(account: AccountState, body: JsonObject, runtime: Ru
   return record;
 }
 
-const brandTexts = ['brand_alias', 'company_name', 'ein', 'ein_issuing_country', 'entity_type', 'vertical', 'website'] as const;
+const brandTexts = [
+  'brand_alias',
+  'company_name',
+  'ein',
+  'ein_issuing_country',
+  'entity_type',
+  'vertical',
+  'website',
+] as const;
 const brandStatuses: readonly BrandStatus[] = ['COMPLETED', 'PROCESSING', 'FAILED'];
 
 export function holdBrand(account: AccountState, body: JsonObject, runtime: Runtime): BrandRecord {
   const fields = new Fields(body);
-  const brandId = heldId(account.brands, fields.text('brand_id'), /^B[A-Z0-9]{6}$/, 'brand_id must be B and 6 capital letters or digits', () =>
-    runtime.registryId('B'),
+  const brandId = heldId(
+    account.brands,
+    fields.text('brand_id'),
+    /^B[A-Z0-9]{6}$/,
+    'brand_id must be B and 6 capital letters or digits',
+    () => runtime.registryId('B'),
   );
   const profileUuid = fields.text('profile_uuid');
   const profile = profileUuid === undefined ? undefined : account.profiles.get(profileUuid);
-  if (profileUuid !== undefined && !profile) throw new ApiError(400, `profile_uuid ${profileUuid} does not name a profile of this account`);
-  if (profile && profile.used_by_brand_id !== null) throw new ApiError(400, `profile_uuid ${profileUuid} already made brand ${profile.used_by_brand_id}`);
+  if (profileUuid !== undefined && !profile)
+    throw new ApiError(400, `profile_uuid ${profileUuid} does not name a profile of this account`);
+  if (profile && profile.used_by_brand_id !== null)
+    throw new ApiError(400, `profile_uuid ${profileUuid} already made brand ${profile.used_by_brand_id}`);
   const texts: Partial<Record<(typeof brandTexts)[number], string>> = {};
   for (const field of brandTexts) texts[field] = fields.text(field);
   const status = oneOf('registration_status', fields.text('registration_status'), brandStatuses, 'COMPLETED');
@@ -197,8 +227,10 @@ export function holdCampaign(account: AccountState, body: JsonObject, runtime: R
     () => runtime.registryId('C'),
   );
   const brandId = fields.text('brand_id');
-  if (brandId === undefined) throw new ApiError(400, 'brand_id is required: a campaign belongs to a brand of the account');
-  if (!account.brands.has(brandId)) throw new ApiError(400, `brand_id ${brandId} does not name a brand of this account`);
+  if (brandId === undefined)
+    throw new ApiError(400, 'brand_id is required: a campaign belongs to a brand of the account');
+  if (!account.brands.has(brandId))
+    throw new ApiError(400, `brand_id ${brandId} does not name a brand of this account`);
   const texts: Partial<Record<(typeof campaignTexts)[number], string>> = {};
   for (const field of campaignTexts) texts[field] = fields.text(field);
   // Read back as a comma string (`sub_usecase`), as the API shows it.
@@ -229,8 +261,12 @@ export function holdCampaign(account: AccountState, body: JsonObject, runtime: R
 
 export function holdTrunkCredential(account: AccountState, body: JsonObject, runtime: Runtime): TrunkCredentialRecord {
   const fields = new Fields(body);
-  const uuid = heldId(account.trunkCredentials, fields.text('credential_uuid'), /^[0-9a-f-]{36}$/, 'credential_uuid must be a UUID', () =>
-    runtime.uuid(),
+  const uuid = heldId(
+    account.trunkCredentials,
+    fields.text('credential_uuid'),
+    /^[0-9a-f-]{36}$/,
+    'credential_uuid must be a UUID',
+    () => runtime.uuid(),
   );
   const username = fields.text('username');
   if (username === undefined || username === '') throw new ApiError(400, 'username is required');

@@ -3,7 +3,14 @@
  * tests) imports the emulator.
  */
 export { startEmulator, type EmulatorInternals, type RunningEmulator } from './start.js';
-export { defaultAccount, resolvePort, type EmulatorAccount, type EmulatorConfig, type EmulatorOptions, type SeedInput } from './options.js';
+export {
+  defaultAccount,
+  resolvePort,
+  type EmulatorAccount,
+  type EmulatorConfig,
+  type EmulatorOptions,
+  type SeedInput,
+} from './options.js';
 export { EmulatorStartError, type EmulatorStartErrorCode } from './start-error.js';
 export { startEmbeddedEmulator, type EmbeddedEmulator, type EmbeddedEmulatorOptions } from './embedded.js';
 export type { Controls } from './controls.js';

@@ -26,7 +26,8 @@ export function resolveLatency(input: LatencyOption | undefined): LatencySetting
     const text = input.trim();
     if (text === 'none' || text === 'off') return null;
     const match = /^(\d+)(?:\s*-\s*(\d+))?(?:ms)?$/.exec(text);
-    if (!match) throw invalidOption(`latency must be milliseconds (e.g. 50) or a range MIN-MAX (e.g. 20-80), not "${input}"`);
+    if (!match)
+      throw invalidOption(`latency must be milliseconds (e.g. 50) or a range MIN-MAX (e.g. 20-80), not "${input}"`);
     minMs = Number(match[1]);
     maxMs = match[2] === undefined ? minMs : Number(match[2]);
   } else {

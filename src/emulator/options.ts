@@ -116,7 +116,8 @@ export function shapesFromEnvironment(env: NodeJS.ProcessEnv = process.env): Sha
 }
 
 export function resolveShapes(input: string): Shapes {
-  if (!(shapeNames as readonly string[]).includes(input)) throw invalidOption(`the shapes must be ${shapeNames.join(' or ')}, not "${input}"`);
+  if (!(shapeNames as readonly string[]).includes(input))
+    throw invalidOption(`the shapes must be ${shapeNames.join(' or ')}, not "${input}"`);
   return input as Shapes;
 }
 
@@ -125,7 +126,8 @@ export function resolveShapes(input: string): Shapes {
  * an account with the core voice API only).
  */
 export function resolveProducts(input: string | readonly string[]): ReadonlySet<Product> {
-  const names = typeof input === 'string' ? (input.trim() === 'none' ? [] : input.split(',').map((name) => name.trim())) : input;
+  const names =
+    typeof input === 'string' ? (input.trim() === 'none' ? [] : input.split(',').map((name) => name.trim())) : input;
   const products = new Set<Product>();
   for (const name of names) {
     if (!(productNames as readonly string[]).includes(name)) {
@@ -140,7 +142,8 @@ export function resolveProducts(input: string | readonly string[]): ReadonlySet<
 export function resolvePort(input: number | string): number {
   const text = String(input).trim();
   const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port >= 0 && port <= 65_535)) throw invalidOption(`the port must be a whole number from 0 to 65535, not "${String(input)}"`);
+  if (!(port >= 0 && port <= 65_535))
+    throw invalidOption(`the port must be a whole number from 0 to 65535, not "${String(input)}"`);
   return port;
 }
 
@@ -151,7 +154,8 @@ function resolveAccounts(accounts: EmulatorAccount[] | undefined): EmulatorAccou
     if (!authIdPattern.test(account.authId)) {
       throw invalidOption(`the Auth ID "${account.authId}" must be 1 to 64 letters or digits`);
     }
-    if (account.authToken.length === 0) throw invalidOption(`the account ${account.authId} needs a non-empty Auth Token`);
+    if (account.authToken.length === 0)
+      throw invalidOption(`the account ${account.authId} needs a non-empty Auth Token`);
     const existing = byId.get(account.authId);
     if (existing && existing.authToken !== account.authToken) {
       throw invalidOption(`the account ${account.authId} is given twice with different Auth Tokens`);

@@ -46,7 +46,12 @@ function readInteger(query: URLSearchParams, name: string, fallback: number): nu
  * path of the list (`/v1/Account/X/Zentrunk/Trunk/`); filters other than limit/offset are kept in
  * the links.
  */
-export function paginate<T>(items: readonly T[], query: URLSearchParams, listPath: string, options: PaginateOptions): Page<T> {
+export function paginate<T>(
+  items: readonly T[],
+  query: URLSearchParams,
+  listPath: string,
+  options: PaginateOptions,
+): Page<T> {
   const { limit, offset } = readPageBounds(query);
   const total = items.length;
   const link = (linkOffset: number): string => {

@@ -30,7 +30,12 @@ export function requiredString(body: JsonObject, field: string, missingStatus = 
  * application records, which a read-modify-write sends back). These two strings are accepted for them;
  * other booleans take JSON booleans only.
  */
-export const textualBooleanFields: ReadonlySet<string> = new Set(['secondary_vetting', 'default_app', 'enabled', 'log_incoming_messages']);
+export const textualBooleanFields: ReadonlySet<string> = new Set([
+  'secondary_vetting',
+  'default_app',
+  'enabled',
+  'log_incoming_messages',
+]);
 
 /** The value of `field`, with `"true"`/`"false"` read as booleans where `textualBooleanFields` allows it. */
 export function booleanInput(body: JsonObject, field: string): unknown {
@@ -78,9 +83,14 @@ export function queryBoolean(query: URLSearchParams, name: string): boolean | un
 }
 
 /** Reads an enumerated query filter; a value outside `allowed` is a 400. */
-export function queryEnum<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
+export function queryEnum<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ApiError(400, `${name} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ApiError(400, `${name} must be one of ${allowed.join(', ')}`);
   return raw as T;
 }

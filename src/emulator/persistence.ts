@@ -65,7 +65,10 @@ function decodeValue(_key: string, value: unknown): unknown {
  */
 export function deserialiseState(text: string, file: string): EmulatorState {
   const fail = (why: string): EmulatorStartError =>
-    new EmulatorStartError('data_file_unreadable', `The emulator data file ${file} ${why}; move it away to start fresh.`);
+    new EmulatorStartError(
+      'data_file_unreadable',
+      `The emulator data file ${file} ${why}; move it away to start fresh.`,
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text, decodeValue);
@@ -76,7 +79,8 @@ export function deserialiseState(text: string, file: string): EmulatorState {
   if (snapshot === null || typeof snapshot !== 'object' || snapshot.format !== formatName) {
     throw fail('is not an emulator state file');
   }
-  if (snapshot.version !== formatVersion) throw fail(`has format version ${String(snapshot.version)}, which this telform cannot read`);
+  if (snapshot.version !== formatVersion)
+    throw fail(`has format version ${String(snapshot.version)}, which this telform cannot read`);
   const raw = snapshot.state as { clockOffsetMs?: unknown; accounts?: unknown } | null;
   if (raw === null || typeof raw !== 'object' || !(raw.accounts instanceof Map)) throw fail('holds no accounts');
   // Top-level fields other than these two are kept as they are, for the same reason as collections.
@@ -103,9 +107,13 @@ export async function loadState(file: string): Promise<EmulatorState | undefined
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new EmulatorStartError('data_file_unreadable', `Cannot read the emulator data file ${file}: ${describe(error)}.`, {
-      cause: error,
-    });
+    throw new EmulatorStartError(
+      'data_file_unreadable',
+      `Cannot read the emulator data file ${file}: ${describe(error)}.`,
+      {
+        cause: error,
+      },
+    );
   }
   return deserialiseState(text, file);
 }
@@ -183,7 +191,8 @@ export class DataFileWriter {
       await this.save();
       return true;
     } catch (error) {
-      if (!this.closed) process.stderr.write(`emulator: could not save the state to ${this.file}: ${describe(error)}\n`);
+      if (!this.closed)
+        process.stderr.write(`emulator: could not save the state to ${this.file}: ${describe(error)}\n`);
       return false;
     }
   }
@@ -231,9 +240,13 @@ export class DataFileLock {
   static async acquire(file: string): Promise<DataFileLock> {
     const path = `${file}.lock`;
     await mkdir(dirname(file), { recursive: true }).catch((error: unknown) => {
-      throw new EmulatorStartError('data_file_unreadable', `Cannot create the directory of the data file ${file}: ${describe(error)}.`, {
-        cause: error,
-      });
+      throw new EmulatorStartError(
+        'data_file_unreadable',
+        `Cannot create the directory of the data file ${file}: ${describe(error)}.`,
+        {
+          cause: error,
+        },
+      );
     });
     for (let attempt = 0; attempt < 5; attempt += 1) {
       // The pid is written to a private file first and hard-linked into place, so the lock appears
@@ -246,9 +259,13 @@ export class DataFileLock {
         return new DataFileLock(path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new EmulatorStartError('data_file_unreadable', `Cannot create the lock file ${path}: ${describe(error)}.`, {
-            cause: error,
-          });
+          throw new EmulatorStartError(
+            'data_file_unreadable',
+            `Cannot create the lock file ${path}: ${describe(error)}.`,
+            {
+              cause: error,
+            },
+          );
         }
       } finally {
         await unlink(draft).catch(() => undefined);
@@ -266,7 +283,10 @@ export class DataFileLock {
       // Stale: its owner is gone. Re-read just before removing, in case another starter replaced it.
       if ((await readOwner(path)) === owner) await unlink(path).catch(() => undefined);
     }
-    throw new EmulatorStartError('data_file_locked', `Cannot take the lock file ${path}; another process keeps replacing it.`);
+    throw new EmulatorStartError(
+      'data_file_locked',
+      `Cannot take the lock file ${path}; another process keeps replacing it.`,
+    );
   }
 
   async release(): Promise<void> {

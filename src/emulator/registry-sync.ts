@@ -69,7 +69,11 @@ export function syncAllRegistries(runtime: Runtime): void {
  * Call after a submission: fires its due callbacks now (the `created` one) and sets an unref'd
  * timer for each later step, which only runs `syncRegistry`.
  */
-export function watchRegistration<S extends string>(account: AccountState, runtime: Runtime, registration: Registration<S>): void {
+export function watchRegistration<S extends string>(
+  account: AccountState,
+  runtime: Runtime,
+  registration: Registration<S>,
+): void {
   syncRegistry(account, runtime);
   const now = runtime.now().getTime();
   const times = new Set(registration.steps.map(({ at }) => Date.parse(at)).filter((time) => time > now));
@@ -128,6 +132,8 @@ function linkPayload(number: NumberRecord, index: number): CallbackPayload {
     status: linkCallbackStatus[step.status],
     registration_status: step.status,
     timestamp: step.at,
-    ...(step.status === 'FAILED' && link.failure ? { error_code: link.failure.code, error_reason: link.failure.reason } : {}),
+    ...(step.status === 'FAILED' && link.failure
+      ? { error_code: link.failure.code, error_reason: link.failure.reason }
+      : {}),
   };
 }

@@ -52,7 +52,8 @@ export function decideBrand(input: { brand_alias: string }): BrandDecision {
       declinedReasons: [
         {
           code: 'TCR_IDENTITY_MISMATCH',
-          message: 'The registry could not verify the company identity (emulator rule: the brand_alias contains "decline").',
+          message:
+            'The registry could not verify the company identity (emulator rule: the brand_alias contains "decline").',
         },
       ],
     };
@@ -88,7 +89,11 @@ export function decideNumberLink(number: string): NumberLinkFailure | null {
 }
 
 /** Steps of a number link submitted at `submittedAt`: `PROCESSING`, then `COMPLETED` or `FAILED` after `delayMs`. */
-export function numberLinkRegistration(failure: NumberLinkFailure | null, submittedAt: Date, delayMs: number): Registration<NumberLinkStatus> {
+export function numberLinkRegistration(
+  failure: NumberLinkFailure | null,
+  submittedAt: Date,
+  delayMs: number,
+): Registration<NumberLinkStatus> {
   return {
     steps: [step(submittedAt, 0, 'PROCESSING'), step(submittedAt, delayMs, failure ? 'FAILED' : 'COMPLETED')],
     notified: 0,
@@ -96,7 +101,11 @@ export function numberLinkRegistration(failure: NumberLinkFailure | null, submit
 }
 
 /** Steps of a brand registration submitted at `submittedAt`, deciding after `delayMs`. */
-export function brandRegistration(decision: BrandDecision, submittedAt: Date, delayMs: number): Registration<BrandStatus> {
+export function brandRegistration(
+  decision: BrandDecision,
+  submittedAt: Date,
+  delayMs: number,
+): Registration<BrandStatus> {
   return {
     steps: [step(submittedAt, 0, 'PROCESSING'), step(submittedAt, delayMs, decision.status)],
     notified: 0,

@@ -66,7 +66,10 @@ export async function readSeedFile(file: string): Promise<LoadedSeed> {
   };
   const [problem] = document.errors;
   if (problem) {
-    throw new EmulatorStartError('seed_file_invalid', `${at(problem.pos[0])}: the seed file is not valid YAML or JSON (${firstLine(problem.message)}).`);
+    throw new EmulatorStartError(
+      'seed_file_invalid',
+      `${at(problem.pos[0])}: the seed file is not valid YAML or JSON (${firstLine(problem.message)}).`,
+    );
   }
   const locate: Locate = (path, options = {}) => {
     if (options.atKey && path.length > 0) {
@@ -84,11 +87,12 @@ export async function readSeedFile(file: string): Promise<LoadedSeed> {
     return `${file} (${formatPath(path)})`;
   };
   const input: unknown = document.toJS();
-  const snapshot = isObject(input) && 'format' in input
-    ? takeSnapshotHeader(input, (key, why) => {
-        throw new EmulatorStartError('seed_file_invalid', `${locate([key])}: ${why}.`);
-      })
-    : undefined;
+  const snapshot =
+    isObject(input) && 'format' in input
+      ? takeSnapshotHeader(input, (key, why) => {
+          throw new EmulatorStartError('seed_file_invalid', `${locate([key])}: ${why}.`);
+        })
+      : undefined;
   checkSeedShape(input ?? {}, locate);
   return { input: (input ?? {}) as SeedInput, locate, ...(snapshot ? { snapshot } : {}) };
 }
@@ -97,7 +101,9 @@ export async function readSeedFile(file: string): Promise<LoadedSeed> {
 export const locateInObject: Locate = (path) => `seed data (${formatPath(path)})`;
 
 function formatPath(path: ReadonlyArray<string | number>): string {
-  return path.length === 0 ? 'top level' : path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${part}`)).join('');
+  return path.length === 0
+    ? 'top level'
+    : path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${part}`)).join('');
 }
 
 function firstLine(message: string): string {
@@ -125,7 +131,12 @@ export function checkSeedShape(input: unknown, locate: Locate): asserts input is
       (items as unknown[]).forEach((item, index) => {
         const isNumber = key === 'numbers' && (typeof item === 'string' || typeof item === 'number');
         if (!isNumber && !isObject(item)) {
-          fail([...prefix, key, index], key === 'numbers' ? 'a number is a string of digits or a mapping' : `each of ${key} must be a mapping of the create request's parameters`);
+          fail(
+            [...prefix, key, index],
+            key === 'numbers'
+              ? 'a number is a string of digits or a mapping'
+              : `each of ${key} must be a mapping of the create request's parameters`,
+          );
         }
       });
     }
@@ -134,12 +145,17 @@ export function checkSeedShape(input: unknown, locate: Locate): asserts input is
     if (!isObject(existing)) fail([...prefix, 'existing'], `existing must be a mapping of ${heldKinds.join(', ')}`);
     const held = existing as Record<string, unknown>;
     for (const key of Object.keys(held)) {
-      if (!(heldKinds as readonly string[]).includes(key)) fail([...prefix, 'existing', key], `unknown key "${key}" (expected ${heldKinds.join(', ')})`, true);
+      if (!(heldKinds as readonly string[]).includes(key))
+        fail([...prefix, 'existing', key], `unknown key "${key}" (expected ${heldKinds.join(', ')})`, true);
       const items = held[key];
       if (items === undefined || items === null) continue;
       if (!Array.isArray(items)) fail([...prefix, 'existing', key], `${key} must be a list`);
       (items as unknown[]).forEach((item, index) => {
-        if (!isObject(item)) fail([...prefix, 'existing', key, index], `each of ${key} must be a mapping of the object as the API reads it`);
+        if (!isObject(item))
+          fail(
+            [...prefix, 'existing', key, index],
+            `each of ${key} must be a mapping of the object as the API reads it`,
+          );
       });
     }
   };
@@ -186,17 +202,31 @@ export async function applySeed(input: SeedInput, context: ApplySeedContext): Pr
     const existing = context.runtime.state.accounts.get(entry.auth_id);
     if (!existing) {
       if (entry.auth_token === undefined) {
-        throw seedError(context, ['accounts', index], `the account ${entry.auth_id} is not served, so it needs an auth_token`);
+        throw seedError(
+          context,
+          ['accounts', index],
+          `the account ${entry.auth_id} is not served, so it needs an auth_token`,
+        );
       }
       context.runtime.ensureAccount(entry.auth_id, entry.auth_token);
     } else if (entry.auth_token !== undefined && entry.auth_token !== existing.authToken) {
-      throw seedError(context, ['accounts', index, 'auth_token'], `the account ${entry.auth_id} is served with another auth token`);
+      throw seedError(
+        context,
+        ['accounts', index, 'auth_token'],
+        `the account ${entry.auth_id} is served with another auth token`,
+      );
     }
     await seedAccount(context, router, entry.auth_id, entry, ['accounts', index]);
   }
 }
 
-async function seedAccount(context: ApplySeedContext, router: Router, authId: string, section: SeedAccountInput, prefix: Place): Promise<void> {
+async function seedAccount(
+  context: ApplySeedContext,
+  router: Router,
+  authId: string,
+  section: SeedAccountInput,
+  prefix: Place,
+): Promise<void> {
   if (context.loadedAccounts.has(authId)) return;
   const account = context.runtime.state.accounts.get(authId);
   if (!account) throw new Error(`seeded account ${authId} does not exist`);
@@ -222,7 +252,8 @@ async function seedAccount(context: ApplySeedContext, router: Router, authId: st
       try {
         hold();
       } catch (error) {
-        if (error instanceof ApiError) throw refused(context, [...prefix, 'existing', kind, index], error.status, error.message);
+        if (error instanceof ApiError)
+          throw refused(context, [...prefix, 'existing', kind, index], error.status, error.message);
         throw error;
       }
     });

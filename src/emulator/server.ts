@@ -51,7 +51,9 @@ export class EmulatorServer {
     setMaxListeners(0, this.closing.signal);
     this.server = createServer((request, response) => {
       const handling = this.handle(request, response).catch((error: unknown) => {
-        process.stderr.write(`emulator internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.stderr.write(
+          `emulator internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
         response.destroy();
       });
       this.inFlight.add(handling);
@@ -89,7 +91,12 @@ export class EmulatorServer {
       return;
     }
     const started = performance.now();
-    const log = (entry: { account: string | null; status: number | null; fault?: LoggedFault; note?: string }): void => {
+    const log = (entry: {
+      account: string | null;
+      status: number | null;
+      fault?: LoggedFault;
+      note?: string;
+    }): void => {
       const record: Omit<RequestLogEntry, 'seq'> = {
         at: this.runtime.nowIso(),
         type: 'request',
@@ -131,9 +138,15 @@ export class EmulatorServer {
     try {
       const match = accountPathPattern.exec(url.pathname);
       if (!match) throw new ApiError(404, 'not found');
-      const state = authenticate(this.runtime.state, decodePathSegment(match[1] as string), request.headers.authorization);
+      const state = authenticate(
+        this.runtime.state,
+        decodePathSegment(match[1] as string),
+        request.headers.authorization,
+      );
       account = state.authId;
-      const admission = controls.rateLimiter.settings ? controls.rateLimiter.admit(state.authId, this.runtime.now().getTime()) : undefined;
+      const admission = controls.rateLimiter.settings
+        ? controls.rateLimiter.admit(state.authId, this.runtime.now().getTime())
+        : undefined;
       if (admission && !admission.admitted) {
         loggedFault = 'rate_limited';
         throw new ApiError(429, 'too many requests: the rate limit of this account is exceeded, retry later', {
@@ -161,7 +174,12 @@ export class EmulatorServer {
     }
     if (fault === 'lost_response' && loggedFault === undefined) {
       request.socket.destroy();
-      log({ account, status: reply.status, fault, note: 'handled (and any change saved), then the connection was dropped unanswered' });
+      log({
+        account,
+        status: reply.status,
+        fault,
+        note: 'handled (and any change saved), then the connection was dropped unanswered',
+      });
       return;
     }
     send(response, reply);

@@ -29,11 +29,18 @@ export async function isSnapshotFile(file: string): Promise<boolean> {
 }
 
 /** Takes the header off a parsed snapshot, checking its format and version; `fail` places a message. */
-export function takeSnapshotHeader(input: Record<string, unknown>, fail: (key: string, why: string) => never): SnapshotHeader {
+export function takeSnapshotHeader(
+  input: Record<string, unknown>,
+  fail: (key: string, why: string) => never,
+): SnapshotHeader {
   if (input.format !== snapshotFormat) fail('format', `format must be ${snapshotFormat}`);
-  if (input.version !== snapshotVersion) fail('version', `this telform reads snapshots of version ${snapshotVersion}, not ${String(input.version)}`);
+  if (input.version !== snapshotVersion)
+    fail('version', `this telform reads snapshots of version ${snapshotVersion}, not ${String(input.version)}`);
   const products = input.products;
-  if (products !== undefined && (!Array.isArray(products) || products.some((item) => item !== 'sip-trunking' && item !== '10dlc'))) {
+  if (
+    products !== undefined &&
+    (!Array.isArray(products) || products.some((item) => item !== 'sip-trunking' && item !== '10dlc'))
+  ) {
     fail('products', 'products must be a list of sip-trunking and 10dlc');
   }
   const header: SnapshotHeader = {

@@ -5,11 +5,7 @@
  * a bug. The emulator shares no code with the reconciler, so this is its own type.
  */
 export type EmulatorStartErrorCode =
-  | 'invalid_option'
-  | 'data_file_unreadable'
-  | 'data_file_locked'
-  | 'seed_file_invalid'
-  | 'listen_failed';
+  'invalid_option' | 'data_file_unreadable' | 'data_file_locked' | 'seed_file_invalid' | 'listen_failed';
 
 export class EmulatorStartError extends Error {
   constructor(

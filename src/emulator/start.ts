@@ -38,16 +38,30 @@ export interface EmulatorInternals {
  * state is loaded from it (a missing file is a fresh start) and the file is locked while running.
  * Bad options, an unreadable data or seed file and a locked data file reject with `EmulatorStartError`.
  */
-export async function startEmulator(options: EmulatorOptions = {}, internals: EmulatorInternals = {}): Promise<RunningEmulator> {
+export async function startEmulator(
+  options: EmulatorOptions = {},
+  internals: EmulatorInternals = {},
+): Promise<RunningEmulator> {
   // A snapshot given as the data file is loaded like a seed and kept in memory (snapshot-file.ts).
-  const snapshotFile = options.dataFile !== undefined && (await isSnapshotFile(options.dataFile)) ? await readSeedFile(options.dataFile) : null;
+  const snapshotFile =
+    options.dataFile !== undefined && (await isSnapshotFile(options.dataFile))
+      ? await readSeedFile(options.dataFile)
+      : null;
   if (snapshotFile && options.seedFile !== undefined) {
-    throw new EmulatorStartError('seed_file_invalid', `${options.dataFile ?? ''} is a snapshot, which is the account's starting state: give it without --seed.`);
+    throw new EmulatorStartError(
+      'seed_file_invalid',
+      `${options.dataFile ?? ''} is a snapshot, which is the account's starting state: give it without --seed.`,
+    );
   }
   const products = options.products ?? snapshotFile?.snapshot?.products;
   // A replica answers as production does (its reads, its lists), whatever the emulator's default shapes.
   const shapes = options.shapes ?? (snapshotFile ? 'production' : undefined);
-  const config = resolveOptions({ ...options, ...(snapshotFile ? { dataFile: undefined } : {}), ...(products ? { products } : {}), ...(shapes ? { shapes } : {}) });
+  const config = resolveOptions({
+    ...options,
+    ...(snapshotFile ? { dataFile: undefined } : {}),
+    ...(products ? { products } : {}),
+    ...(shapes ? { shapes } : {}),
+  });
   const routes = internals.routes ?? accountRoutes;
   const dataFile = config.dataFile === null ? null : resolve(config.dataFile);
   const seedFile = snapshotFile ?? (config.seedFile === null ? null : await readSeedFile(config.seedFile));
@@ -68,7 +82,13 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
     }
     const controls = new Controls(config);
     const allAdminRoutes = [...adminRoutes, ...controlRoutes(controls)];
-    const seedContext = { runtime, routes, adminRoutes: allAdminRoutes, defaultAuthId: (config.accounts[0] ?? { authId: '' }).authId, loadedAccounts };
+    const seedContext = {
+      runtime,
+      routes,
+      adminRoutes: allAdminRoutes,
+      defaultAuthId: (config.accounts[0] ?? { authId: '' }).authId,
+      loadedAccounts,
+    };
     if (seedFile) await applySeed(seedFile.input, { ...seedContext, locate: seedFile.locate });
     if (config.seedData) await applySeed(config.seedData, { ...seedContext, locate: locateInObject });
 
@@ -77,13 +97,19 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
     if (store) {
       await store.save().catch((error: unknown) => {
         const code = (error as NodeJS.ErrnoException).code ?? String(error);
-        throw new EmulatorStartError('data_file_unreadable', `Cannot write the emulator data file ${store.file}: ${code}.`, { cause: error });
+        throw new EmulatorStartError(
+          'data_file_unreadable',
+          `Cannot write the emulator data file ${store.file}: ${code}.`,
+          { cause: error },
+        );
       });
     }
     const server = new EmulatorServer(runtime, { routes, adminRoutes: allAdminRoutes, controls, store });
     const address = await server.listen(config.host, config.port).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new EmulatorStartError('listen_failed', `Cannot listen on ${config.host}:${config.port}: ${code}.`, { cause: error });
+      throw new EmulatorStartError('listen_failed', `Cannot listen on ${config.host}:${config.port}: ${code}.`, {
+        cause: error,
+      });
     });
     // Changes made outside write routes (the registry's callback bookkeeping on reads and timers) are
     // saved within a second; unref'd, so it never keeps a process alive.
@@ -98,7 +124,15 @@ export async function startEmulator(options: EmulatorOptions = {}, internals: Em
       config,
       runtime,
       controls,
-      ...(seedFile?.snapshot ? { snapshot: { takenAt: seedFile.snapshot.takenAt, account: seedFile.snapshot.account, inMemory: dataFile === null } } : {}),
+      ...(seedFile?.snapshot
+        ? {
+            snapshot: {
+              takenAt: seedFile.snapshot.takenAt,
+              account: seedFile.snapshot.account,
+              inMemory: dataFile === null,
+            },
+          }
+        : {}),
       close: () => {
         closed ??= (async () => {
           clearInterval(sweeper);

@@ -22,10 +22,17 @@ export type WaitOutcome =
   | { status: 'skipped'; reason: string }
   | { status: 'pending'; reason: string };
 
-type Poll = { state: 'ready' } | { state: 'failed'; live: LiveObject | undefined } | { state: 'timeout'; status: string };
+type Poll =
+  { state: 'ready' } | { state: 'failed'; live: LiveObject | undefined } | { state: 'timeout'; status: string };
 
 /** Reads `id` until `kind` says ready or failed, or until the wait is over. */
-async function poll(kind: PlannerKind, id: string, on: string, context: LiveContext, options: WaitOptions): Promise<Poll> {
+async function poll(
+  kind: PlannerKind,
+  id: string,
+  on: string,
+  context: LiveContext,
+  options: WaitOptions,
+): Promise<Poll> {
   const readiness = kind.live.readiness ?? (() => 'ready' as const);
   const started = options.clock.now();
   let delay = 1_000;
@@ -63,10 +70,18 @@ export async function waitForTargets(
     const address = `${target}/${value.ref}`;
     const id = ids.get(address);
     if (!id) return { status: 'skipped', reason: `${address} does not exist` };
-    if (options.waitMs <= 0) return { status: 'pending', reason: `waits for ${address} to be approved by the registry; run apply again later (or use --wait)` };
+    if (options.waitMs <= 0)
+      return {
+        status: 'pending',
+        reason: `waits for ${address} to be approved by the registry; run apply again later (or use --wait)`,
+      };
     const result = await poll(targetKind, id, address, context, options);
     if (result.state === 'failed') return { status: 'skipped', reason: `${address} was declined by the registry` };
-    if (result.state === 'timeout') return { status: 'pending', reason: `${address} was still ${result.status} after the wait; run apply again later` };
+    if (result.state === 'timeout')
+      return {
+        status: 'pending',
+        reason: `${address} was still ${result.status} after the wait; run apply again later`,
+      };
   }
   return undefined;
 }
@@ -76,12 +91,25 @@ export async function waitForTargets(
  * follows it until ready (done) or failed (failed, with the registry's reason, retried only by a
  * later apply). Without `--wait`, or for other kinds, the write is done; the next plan shows the outcome.
  */
-export async function followReadiness(change: PlannedChange, kind: PlannerKind, id: string, context: LiveContext, options: WaitOptions): Promise<WaitOutcome> {
+export async function followReadiness(
+  change: PlannedChange,
+  kind: PlannerKind,
+  id: string,
+  context: LiveContext,
+  options: WaitOptions,
+): Promise<WaitOutcome> {
   if (!kind.live.followsReadiness || !kind.live.readiness || options.waitMs <= 0) return { status: 'done', id };
   const result = await poll(kind, id, 'its registration', context, options);
   if (result.state === 'ready') return { status: 'done', id };
-  if (result.state === 'timeout') return { status: 'pending', reason: `${change.address} was still ${result.status} after the wait; run apply again later` };
+  if (result.state === 'timeout')
+    return {
+      status: 'pending',
+      reason: `${change.address} was still ${result.status} after the wait; run apply again later`,
+    };
   const status = result.live?.registry?.registration_status ?? 'gone';
   const reason = result.live?.registry?.error_reason;
-  return { status: 'failed', error: `${change.address}: the registry answered ${status}${reason ? ` (${reason})` : ''}; a later apply tries again` };
+  return {
+    status: 'failed',
+    error: `${change.address}: the registry answered ${status}${reason ? ` (${reason})` : ''}; a later apply tries again`,
+  };
 }

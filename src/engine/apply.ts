@@ -71,11 +71,17 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
   const outcomes = new Map<string, ChangeOutcome>();
   const steps: Step[] = [];
   for (const change of inputs.plan.changes) {
-    if (change.action === 'blocked') outcomes.set(change.address, { status: 'blocked', reason: change.reasons.join('; ') });
+    if (change.action === 'blocked')
+      outcomes.set(change.address, { status: 'blocked', reason: change.reasons.join('; ') });
     else if (change.action === 'noop') await refreshLedger(change, inputs);
     else steps.push({ change, part: 'main', after: change.depends_on, weight: stepWeight(change, inputs.kinds) });
     if (change.action === 'replace' && change.replace_strategy === 'create_before_delete') {
-      steps.push({ change, part: 'replace-delete', after: [change.address, ...(change.delete_after ?? [])], weight: 1 });
+      steps.push({
+        change,
+        part: 'replace-delete',
+        after: [change.address, ...(change.delete_after ?? [])],
+        weight: 1,
+      });
     }
   }
 
@@ -85,10 +91,18 @@ export async function applyPlan(inputs: ApplyInputs, options: ApplyOptions): Pro
     // client's limiter, which still lets only `parallelism` requests out at once. A freed request
     // slot goes to an operation ready to send, instead of waiting for a sync first.
     parallelism: options.parallelism * 2,
-    execute: (step) => (step.part === 'replace-delete' ? deleteOld(step.change, inputs) : runChange(step.change, inputs, ids, options, known)),
+    execute: (step) =>
+      step.part === 'replace-delete'
+        ? deleteOld(step.change, inputs)
+        : runChange(step.change, inputs, ids, options, known),
     started: (step) => options.onEvent?.({ type: 'started', change: step.change }),
     finished: (step, outcome) =>
-      options.onEvent?.({ type: 'finished', change: step.change, outcome, ...(step.part === 'replace-delete' ? { oldDeleted: true } : {}) }),
+      options.onEvent?.({
+        type: 'finished',
+        change: step.change,
+        outcome,
+        ...(step.part === 'replace-delete' ? { oldDeleted: true } : {}),
+      }),
   });
   await runner.run();
   await inputs.store.compact();
@@ -140,10 +154,19 @@ async function runChange(
     case 'create':
       return createResource(change, kind, inputs, ids);
     case 'wait': {
-      const waited = await waitForTargets(kind, requireDesired(inputs, change), inputs.kinds, ids, inputs.live, waitOptions(change, options));
+      const waited = await waitForTargets(
+        kind,
+        requireDesired(inputs, change),
+        inputs.kinds,
+        ids,
+        inputs.live,
+        waitOptions(change, options),
+      );
       if (waited) return waited;
       // A resource that exists waited to be updated (a number to be linked); the others to be created.
-      return change.id ? updateResource(change, kind, inputs, ids, options, undefined) : createResource(change, kind, inputs, ids);
+      return change.id
+        ? updateResource(change, kind, inputs, ids, options, undefined)
+        : createResource(change, kind, inputs, ids);
     }
     case 'adopt':
       journalResult(recordEntry(change, kind, inputs, requireId(change), {}));
@@ -229,12 +252,18 @@ async function closedIfRefused<T>(inputs: ApplyInputs, address: string, send: ()
   try {
     return await send();
   } catch (error) {
-    if (error instanceof ApiRequestError && error.status >= 400 && error.status < 500 && error.status !== 408) await inputs.store.settle(address, undefined);
+    if (error instanceof ApiRequestError && error.status >= 400 && error.status < 500 && error.status !== 408)
+      await inputs.store.settle(address, undefined);
     throw error;
   }
 }
 
-async function createResource(change: CreateChange | ReplaceChange | WaitChange, kind: PlannerKind, inputs: ApplyInputs, ids: Map<string, string>): Promise<ChangeOutcome> {
+async function createResource(
+  change: CreateChange | ReplaceChange | WaitChange,
+  kind: PlannerKind,
+  inputs: ApplyInputs,
+  ids: Map<string, string>,
+): Promise<ChangeOutcome> {
   const desired = requireDesired(inputs, change);
   const resolved = resolveReferences(kind, desired, ids);
   const secrets = await secretValues(inputs, desired);
@@ -249,9 +278,12 @@ async function createResource(change: CreateChange | ReplaceChange | WaitChange,
     ...(Object.keys(secrets).length > 0 ? { secret_fields: Object.keys(secrets) } : {}),
     ...replacing,
   });
-  const { id } = await closedIfRefused(inputs, change.address, () => kind.live.create(inputs.live, { ...resolved, ...secrets }));
+  const { id } = await closedIfRefused(inputs, change.address, () =>
+    kind.live.create(inputs.live, { ...resolved, ...secrets }),
+  );
   ids.set(change.address, id);
-  const superseded = change.action === 'replace' && change.replace_strategy === 'create_before_delete' && change.id ? [change.id] : [];
+  const superseded =
+    change.action === 'replace' && change.replace_strategy === 'create_before_delete' && change.id ? [change.id] : [];
   journalResult(recordEntry(change, kind, inputs, id, secrets, superseded));
   return { status: 'done', id };
 }
@@ -266,7 +298,12 @@ async function deleteOld(change: PlannedChange, inputs: ApplyInputs): Promise<Ch
  * new object exists until this delete is confirmed, so a failed or interrupted delete is retried by
  * the next apply instead of leaving an unmanaged twin.
  */
-async function deleteSuperseded(owner: string, oldId: string, kind: PlannerKind, inputs: ApplyInputs): Promise<ChangeOutcome> {
+async function deleteSuperseded(
+  owner: string,
+  oldId: string,
+  kind: PlannerKind,
+  inputs: ApplyInputs,
+): Promise<ChangeOutcome> {
   await inputs.store.recordIntent({ address: owner, kind: kind.kind, action: 'delete', id: oldId, replace: true });
   await kind.live.delete(inputs.live, oldId, undefined);
   const entry = inputs.store.ledger.resources[owner];
@@ -291,13 +328,21 @@ function journalResult(recording: Promise<void>): void {
 }
 
 /** The spec to send: `{ ref }` replaced by the target's live id. */
-function resolveReferences(kind: PlannerKind, desired: DesiredResource, ids: ReadonlyMap<string, string>): Record<string, unknown> {
+function resolveReferences(
+  kind: PlannerKind,
+  desired: DesiredResource,
+  ids: ReadonlyMap<string, string>,
+): Record<string, unknown> {
   const spec: Record<string, unknown> = { ...desired.spec };
   for (const { field, target } of kind.references) {
     const value = spec[field];
     if (!isReference(value)) continue;
     const id = ids.get(`${target}/${value.ref}`);
-    if (!id) throw new TelformError('unresolved_reference', `${desired.address}: ${field} refers to ${target}/${value.ref}, which has no id yet`);
+    if (!id)
+      throw new TelformError(
+        'unresolved_reference',
+        `${desired.address}: ${field} refers to ${target}/${value.ref}, which has no id yet`,
+      );
     spec[field] = id;
   }
   return spec;
@@ -322,7 +367,10 @@ function recordEntry(
   const fingerprints: LedgerEntry['secrets'] = { ...(previous?.secrets ?? {}) };
   for (const [field, value] of Object.entries(secrets)) {
     const source = desired.secretSources[field];
-    fingerprints[field] = { ...inputs.fingerprinter.fingerprint(change.address, field, value), ...(source ? { source } : {}) };
+    fingerprints[field] = {
+      ...inputs.fingerprinter.fingerprint(change.address, field, value),
+      ...(source ? { source } : {}),
+    };
   }
   for (const field of Object.keys(fingerprints)) if (!kind.secretFields.includes(field)) delete fingerprints[field];
   return inputs.store.recordResult(change.address, {
@@ -333,7 +381,9 @@ function recordEntry(
     secrets: fingerprints,
     ...(superseded.length > 0 ? { superseded } : {}),
     ...(desired.protect ? { protect: true as const } : {}),
-    ...(previous?.live_name !== undefined && kind.nameField !== undefined && desired.spec[kind.nameField] === previous.live_name
+    ...(previous?.live_name !== undefined &&
+    kind.nameField !== undefined &&
+    desired.spec[kind.nameField] === previous.live_name
       ? { live_name: previous.live_name }
       : {}),
     updated_at: inputs.store.timestamp(),
@@ -358,11 +408,17 @@ async function refreshLedger(change: PlannedChange, inputs: ApplyInputs): Promis
 }
 
 function needsRefresh(entry: LedgerEntry, desired: DesiredResource): boolean {
-  return JSON.stringify(entry.applied_spec) !== JSON.stringify(desired.spec) || (entry.protect === true) !== desired.protect;
+  return (
+    JSON.stringify(entry.applied_spec) !== JSON.stringify(desired.spec) || (entry.protect === true) !== desired.protect
+  );
 }
 
 /** Whether applying `plan` changes the ledger without sending a request (refreshed specs, protection). */
-export function ledgerRefreshes(plan: Plan, store: LedgerStore, desired: ReadonlyMap<string, DesiredResource>): string[] {
+export function ledgerRefreshes(
+  plan: Plan,
+  store: LedgerStore,
+  desired: ReadonlyMap<string, DesiredResource>,
+): string[] {
   return plan.changes
     .filter((change) => change.action === 'noop')
     .filter((change) => {
@@ -410,5 +466,8 @@ function requireId(change: PlannedChange): string {
 }
 
 function missingObject(change: PlannedChange): never {
-  throw new TelformError('vanished', `${change.address} (id ${liveIdOf(change) ?? '?'}) disappeared from the account during the apply; run plan again`);
+  throw new TelformError(
+    'vanished',
+    `${change.address} (id ${liveIdOf(change) ?? '?'}) disappeared from the account during the apply; run plan again`,
+  );
 }

@@ -38,11 +38,18 @@ const applied = new Set(['create', 'update', 'replace', 'wait']);
  */
 export function measureBlastRadius(inputs: BlastInputs): void {
   const world = new World(inputs);
-  const radius = new Map<string, { calls: number; messages: number; numbers: Set<string>; trunks: Set<string>; applications: Set<string> }>();
+  const radius = new Map<
+    string,
+    { calls: number; messages: number; numbers: Set<string>; trunks: Set<string>; applications: Set<string> }
+  >();
   const at = (cause: string | undefined) => {
     if (cause === undefined || !world.changes.has(cause)) return undefined;
     let entry = radius.get(cause);
-    if (!entry) radius.set(cause, (entry = { calls: 0, messages: 0, numbers: new Set(), trunks: new Set(), applications: new Set() }));
+    if (!entry)
+      radius.set(
+        cause,
+        (entry = { calls: 0, messages: 0, numbers: new Set(), trunks: new Set(), applications: new Set() }),
+      );
     return entry;
   };
   // A plan that changes nothing (each change a no-op or an adoption, with no secret to send) leaves
@@ -50,14 +57,18 @@ export function measureBlastRadius(inputs: BlastInputs): void {
   // being let in, so those walks, which compare the two worlds, are left out (a converged plan of
   // thousands of resources spent most of this function on them). A messaging link is still judged:
   // one the account holds that names nothing counts against its own change, whatever the plan does.
-  const changesNothing = inputs.changes.every((change) => (change.action === 'noop' || change.action === 'adopt') && Object.keys(change.secrets ?? {}).length === 0);
+  const changesNothing = inputs.changes.every(
+    (change) =>
+      (change.action === 'noop' || change.action === 'adopt') && Object.keys(change.secrets ?? {}).length === 0,
+  );
   for (const kind of inputs.kinds.values()) {
     const traffic = kind.traffic;
     if (!traffic) continue;
     const objects = inputs.live.get(kind.kind) ?? [];
     for (const object of objects) {
       const carrier = `${kind.kind}/${object.id}`;
-      const call = traffic.calls === undefined || changesNothing ? undefined : world.brokenCalls(kind, traffic.calls, object);
+      const call =
+        traffic.calls === undefined || changesNothing ? undefined : world.brokenCalls(kind, traffic.calls, object);
       const callEntry = call && at(call.cause);
       if (callEntry) {
         callEntry.calls += 1;
@@ -76,7 +87,8 @@ export function measureBlastRadius(inputs: BlastInputs): void {
       if (authentication.when && !authentication.when(object.spec)) continue;
       const address = world.addressOf(kind.kind, object.id);
       const name = authentication.counted.as ? authentication.counted.as(object.id) : address;
-      for (const cause of world.lostAuthentication(kind, authentication, object, address)) at(cause)?.[authentication.counted.in].add(name);
+      for (const cause of world.lostAuthentication(kind, authentication, object, address))
+        at(cause)?.[authentication.counted.in].add(name);
     }
   }
   for (const change of inputs.changes) {
@@ -104,8 +116,10 @@ class World {
   private readonly liveByAddress = new Map<string, LiveObject>();
 
   constructor(private readonly inputs: BlastInputs) {
-    for (const change of inputs.changes) if (!this.changes.has(change.address)) this.changes.set(change.address, change);
-    for (const [kind, objects] of inputs.live) for (const object of objects) this.liveByAddress.set(this.addressOf(kind, object.id), object);
+    for (const change of inputs.changes)
+      if (!this.changes.has(change.address)) this.changes.set(change.address, change);
+    for (const [kind, objects] of inputs.live)
+      for (const object of objects) this.liveByAddress.set(this.addressOf(kind, object.id), object);
   }
 
   /** `Kind/name` of a managed object, `Kind/#id` of any other. */
@@ -144,7 +158,8 @@ class World {
     // A live id of an object replaced by this plan names the old object, which the plan deletes.
     const address = this.addressOf(kind, value);
     const change = this.changes.get(address);
-    if (phase === 'after' && change?.action === 'replace' && 'id' in change && change.id === value) return `${address}#replaced`;
+    if (phase === 'after' && change?.action === 'replace' && 'id' in change && change.id === value)
+      return `${address}#replaced`;
     return address;
   }
 
@@ -169,7 +184,13 @@ class World {
       return { targetKind, target: targetKind === undefined ? undefined : this.target(targetKind, spec[field], phase) };
     });
     for (const { targetKind, target } of through) {
-      if (targetKind !== undefined && target !== undefined && !path.has(target) && this.answers(targetKind, target, phase, path).ok) return fine;
+      if (
+        targetKind !== undefined &&
+        target !== undefined &&
+        !path.has(target) &&
+        this.answers(targetKind, target, phase, path).ok
+      )
+        return fine;
     }
     // Nothing to answer through: the first route's change broke it, or else its own.
     const first = through[0]?.target;
@@ -226,7 +247,13 @@ class World {
    * `field`) stop letting in what it let in before: members removed, the object deleted or swapped,
    * a secret or a credential field changed.
    */
-  private lostAdmission(userAddress: string, field: string, targetKind: string, admits: Admission, before: LiveObject): string[] {
+  private lostAdmission(
+    userAddress: string,
+    field: string,
+    targetKind: string,
+    admits: Admission,
+    before: LiveObject,
+  ): string[] {
     const beforeTarget = this.target(targetKind, before.spec[field], 'before');
     if (beforeTarget === undefined) return [];
     const userChange = this.changes.get(userAddress);
@@ -234,7 +261,9 @@ class World {
     if (!afterUser) return [];
     const afterTarget = this.target(targetKind, afterUser[field], 'after');
     if (afterTarget === undefined || afterTarget.endsWith('#replaced')) {
-      return [afterTarget?.replace(/#replaced$/, '') ?? userChange?.address].filter((cause): cause is string => cause !== undefined);
+      return [afterTarget?.replace(/#replaced$/, '') ?? userChange?.address].filter(
+        (cause): cause is string => cause !== undefined,
+      );
     }
     const targetChange = this.changes.get(afterTarget);
     if (this.removal(afterTarget)) return [afterTarget];
@@ -242,8 +271,12 @@ class World {
       // Another credential, or a new secret or username, makes the caller's stored one fail.
       if (afterTarget !== beforeTarget) return userChange ? [userChange.address] : [];
       const secrets = targetChange?.secrets ?? {};
-      const fieldChanged = admits.credential.some((name) => this.spec(afterTarget, 'before')?.[name] !== this.spec(afterTarget, 'after')?.[name]);
-      return targetChange && (Object.values(secrets).some((secret) => secret.value === 'changed') || fieldChanged) ? [targetChange.address] : [];
+      const fieldChanged = admits.credential.some(
+        (name) => this.spec(afterTarget, 'before')?.[name] !== this.spec(afterTarget, 'after')?.[name],
+      );
+      return targetChange && (Object.values(secrets).some((secret) => secret.value === 'changed') || fieldChanged)
+        ? [targetChange.address]
+        : [];
     }
     const beforeSpec = this.spec(beforeTarget, 'before');
     const afterSpec = this.spec(afterTarget, 'after');
@@ -252,7 +285,9 @@ class World {
     const had = this.members(targetKind, beforeSpec, admits.members);
     const has = this.members(targetKind, afterSpec, admits.members);
     if (![...had].some((member) => !has.has(member))) return [];
-    return [afterTarget === beforeTarget ? (targetChange?.address ?? userChange?.address) : userChange?.address].filter((cause): cause is string => cause !== undefined);
+    return [afterTarget === beforeTarget ? (targetChange?.address ?? userChange?.address) : userChange?.address].filter(
+      (cause): cause is string => cause !== undefined,
+    );
   }
 
   /** Changes after which a caller (at `address`) is no longer let in by what its `authentication` names. */
@@ -266,7 +301,9 @@ class World {
     return authentication.by.flatMap((field) => {
       const targetKind = targetKindOf(kind, field);
       const admits = targetKind === undefined ? undefined : this.inputs.kinds.get(targetKind)?.traffic?.admits;
-      return targetKind === undefined || admits === undefined ? [] : this.lostAdmission(address, field, targetKind, admits, before);
+      return targetKind === undefined || admits === undefined
+        ? []
+        : this.lostAdmission(address, field, targetKind, admits, before);
     });
   }
 }

@@ -16,6 +16,7 @@ export type ChangeDraft = ChangeFields;
 export function finishChange(draft: ChangeDraft): PlannedChange {
   const required: readonly (keyof ChangeDraft)[] = changeFieldsByAction[draft.action].required;
   const missing = required.filter((field) => draft[field] === undefined);
-  if (missing.length > 0) throw new Error(`planner: the ${draft.action} of ${draft.address} lacks ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`planner: the ${draft.action} of ${draft.address} lacks ${missing.join(', ')}`);
   return draft as PlannedChange;
 }

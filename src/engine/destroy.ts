@@ -23,7 +23,11 @@ export function asTeardown(plan: Plan): Plan {
     destroy: true,
     changes: plan.changes.map(asTeardownChange),
     warnings: [
-      ...(others > 0 ? [`--destroy: ${others} of the ${plan.changes.length} managed resources cannot be deleted now (see their reasons); the rest are`] : []),
+      ...(others > 0
+        ? [
+            `--destroy: ${others} of the ${plan.changes.length} managed resources cannot be deleted now (see their reasons); the rest are`,
+          ]
+        : []),
       ...plan.warnings,
     ],
   };

@@ -109,7 +109,10 @@ export function diffSpecs(
 }
 
 /** The diff of two comparable forms (the planner compares one live form with several). */
-export function diffComparable(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): SpecDiff {
+export function diffComparable(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): SpecDiff {
   const changedFields = changedFieldsOf(before, after);
   // Equal comparable forms have an empty patch; most resources of a plan are unchanged.
   const patch = changedFields.length === 0 ? [] : jsonpatch.compare(before, after);
@@ -117,7 +120,10 @@ export function diffComparable(before: Readonly<Record<string, unknown>>, after:
 }
 
 /** Top-level fields whose values differ between two comparable forms, sorted. */
-export function changedFieldsOf(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+export function changedFieldsOf(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): string[] {
   const changed: string[] = [];
   for (const key in before) if (!sameValue(before[key], after[key])) changed.push(key);
   for (const key in after) if (!(key in before)) changed.push(key);

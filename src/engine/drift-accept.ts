@@ -31,14 +31,25 @@ export interface DriftAcceptance {
 }
 
 /** `only`: accept the changes of these addresses only (`--accept`, repeatable); empty: all of them. */
-export function acceptDrift(plan: Plan, ledger: Ledger, kindsByName: PlannerKinds, only: readonly string[] = []): DriftAcceptance {
+export function acceptDrift(
+  plan: Plan,
+  ledger: Ledger,
+  kindsByName: PlannerKinds,
+  only: readonly string[] = [],
+): DriftAcceptance {
   const drifted = plan.changes.filter((change) => change.drifted === true);
   const addresses = new Set(drifted.map((change) => change.address));
   for (const address of only) {
     if (addresses.has(address)) continue;
     const hint = suggest(address, addresses.keys());
-    const known = addresses.size > 0 ? `changed outside telform: ${[...addresses].sort().join(', ')}` : 'nothing was changed outside telform';
-    throw new TelformError('bad_option', `--accept ${address}: not a resource changed outside telform${hint ? `; did you mean ${hint}?` : ''} (${known})`);
+    const known =
+      addresses.size > 0
+        ? `changed outside telform: ${[...addresses].sort().join(', ')}`
+        : 'nothing was changed outside telform';
+    throw new TelformError(
+      'bad_option',
+      `--accept ${address}: not a resource changed outside telform${hint ? `; did you mean ${hint}?` : ''} (${known})`,
+    );
   }
   const resources: AcceptedResource[] = [];
   const notes: string[] = [];
@@ -49,7 +60,9 @@ export function acceptDrift(plan: Plan, ledger: Ledger, kindsByName: PlannerKind
     const live = liveSpecOf(change);
     const desired = desiredSpecOf(change);
     if (!live || !desired || !kind || !entry) {
-      notes.push(`${change.address} was deleted outside telform; its document is left as it is (remove it to accept that, or apply to create it again)`);
+      notes.push(
+        `${change.address} was deleted outside telform; its document is left as it is (remove it to accept that, or apply to create it again)`,
+      );
       continue;
     }
     const liveForm = comparable(live, kind);
@@ -58,7 +71,9 @@ export function acceptDrift(plan: Plan, ledger: Ledger, kindsByName: PlannerKind
       .filter((field) => byAccount.has(field) && !kind.secretFields.includes(field))
       .map((field) => ({ field, value: liveForm[field] === undefined ? undefined : live[field] }));
     for (const field of Object.keys(secretsOf(change) ?? {})) {
-      notes.push(`${change.address}: ${field} is write-only (the account never shows it), so it is not written; the manifest keeps its source`);
+      notes.push(
+        `${change.address}: ${field} is write-only (the account never shows it), so it is not written; the manifest keeps its source`,
+      );
     }
     if (fields.length === 0) continue;
     if (!change.source) {

@@ -20,7 +20,12 @@ type Tie = 'depends' | 'needed';
  * neither is an error with a suggestion, so a typo never applies what it meant to hold back. The
  * resources left out are neither shown, nor applied, nor part of a saved plan's basis.
  */
-export function excludeFromPlan(plan: Plan, excludes: readonly string[], kinds: PlannerKinds, recorded: RecordedSpecs = {}): Plan {
+export function excludeFromPlan(
+  plan: Plan,
+  excludes: readonly string[],
+  kinds: PlannerKinds,
+  recorded: RecordedSpecs = {},
+): Plan {
   if (excludes.length === 0) return plan;
   const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
   for (const address of excludes) {
@@ -55,7 +60,9 @@ export function excludeFromPlan(plan: Plan, excludes: readonly string[], kinds: 
     ...(dependentsLeft.length > 0 ? [`what depends on ${them} (${dependentsLeft.join(', ')})`] : []),
     ...(neededLeft.length > 0 ? [`what ${them === 'it' ? 'it needs' : 'they need'} (${neededLeft.join(', ')})`] : []),
   ];
-  const objects = Object.fromEntries(Object.entries(plan.basis.objects).filter(([key]) => kept.has(key.split('#')[0] as string)));
+  const objects = Object.fromEntries(
+    Object.entries(plan.basis.objects).filter(([key]) => kept.has(key.split('#')[0] as string)),
+  );
   return {
     ...plan,
     excluded: named,
@@ -63,7 +70,10 @@ export function excludeFromPlan(plan: Plan, excludes: readonly string[], kinds: 
     summary: summarize(changes, plan.summary.api_reads ?? 0),
     warnings: [
       `--exclude: this plan leaves out ${listWords([named.join(', '), ...alongWords])}; changes to ${leftOut.length === 1 ? 'it' : 'them'} are neither shown nor applied`,
-      ...plan.warnings.filter((warning) => !leftOut.some((address) => warning.startsWith(`${address} `) || warning.startsWith(`${address}: `))),
+      ...plan.warnings.filter(
+        (warning) =>
+          !leftOut.some((address) => warning.startsWith(`${address} `) || warning.startsWith(`${address}: `)),
+      ),
     ],
     basis: { ...plan.basis, objects },
   };
@@ -80,7 +90,11 @@ function listWords(parts: readonly string[]): string {
  * it) or wait for it in apply. A delete that waits for another delete is what that one needs (an
  * ACL is deleted after the trunk that uses it).
  */
-function dependentsOf(changes: readonly PlannedChange[], kindsByName: PlannerKinds, recorded: RecordedSpecs): Map<string, Array<{ address: string; tie: Tie }>> {
+function dependentsOf(
+  changes: readonly PlannedChange[],
+  kindsByName: PlannerKinds,
+  recorded: RecordedSpecs,
+): Map<string, Array<{ address: string; tie: Tie }>> {
   const dependents = new Map<string, Array<{ address: string; tie: Tie }>>();
   const byAddress = new Map(changes.map((change) => [change.address, change]));
   const add = (on: string, address: string, tie: Tie): void => {
@@ -94,8 +108,10 @@ function dependentsOf(changes: readonly PlannedChange[], kindsByName: PlannerKin
       add(dependency, change.address, needed ? 'needed' : 'depends');
     }
     const kind = kindsByName.get(change.kind);
-    const spec = desiredSpecOf(change) ?? (change.action === 'delete' ? recorded[change.address]?.applied_spec : undefined);
-    if (kind && spec) for (const { target, name } of referencedNames(kind, spec)) add(`${target}/${name}`, change.address, 'depends');
+    const spec =
+      desiredSpecOf(change) ?? (change.action === 'delete' ? recorded[change.address]?.applied_spec : undefined);
+    if (kind && spec)
+      for (const { target, name } of referencedNames(kind, spec)) add(`${target}/${name}`, change.address, 'depends');
   }
   return dependents;
 }

@@ -76,9 +76,7 @@ export function matchResources(inputs: MatchInputs): Match[] {
       }
       const key = kind.live.naturalKey(withMatchedReferences(kind, desired.spec, matchedIds));
       const candidates =
-        key === undefined
-          ? []
-          : (unownedByKey.get(key) ?? []).filter((object) => !claimed.has(object.id));
+        key === undefined ? [] : (unownedByKey.get(key) ?? []).filter((object) => !claimed.has(object.id));
       if (candidates.length > 1) {
         throw new TelformError(
           'ambiguous_match',
@@ -109,7 +107,8 @@ export function matchResources(inputs: MatchInputs): Match[] {
     }
 
     for (const object of liveObjects) {
-      if (!claimed.has(object.id) && !ownedIds.has(object.id)) matches.push({ type: 'unmanaged', kind: kind.kind, live: object });
+      if (!claimed.has(object.id) && !ownedIds.has(object.id))
+        matches.push({ type: 'unmanaged', kind: kind.kind, live: object });
     }
   }
   return matches;
@@ -119,7 +118,11 @@ export function matchResources(inputs: MatchInputs): Match[] {
  * The spec with each `{ ref }` whose target was matched replaced by that live object's id, for the
  * natural key only: a brand whose profile is adopted in the same plan is found by that profile's id.
  */
-function withMatchedReferences(kind: PlannerKind, spec: Record<string, unknown>, matchedIds: ReadonlyMap<string, string>): Record<string, unknown> {
+function withMatchedReferences(
+  kind: PlannerKind,
+  spec: Record<string, unknown>,
+  matchedIds: ReadonlyMap<string, string>,
+): Record<string, unknown> {
   let resolved: Record<string, unknown> | undefined;
   for (const { field, target } of kind.references) {
     const value = spec[field];
@@ -133,7 +136,10 @@ function withMatchedReferences(kind: PlannerKind, spec: Record<string, unknown>,
 }
 
 /** Ledger entries whose id is absent from its kind's list: to be fetched by id before planning. */
-export function ledgerIdsToFetch(ledger: Ledger, live: LiveModel): Array<{ address: string; kind: string; id: string }> {
+export function ledgerIdsToFetch(
+  ledger: Ledger,
+  live: LiveModel,
+): Array<{ address: string; kind: string; id: string }> {
   const result: Array<{ address: string; kind: string; id: string }> = [];
   const listedIds = new Map<string, Set<string>>();
   for (const [address, entry] of Object.entries(ledger.resources)) {

@@ -29,7 +29,6 @@ export interface PlannerKind extends DiffRules {
   traffic?: KindTraffic;
 }
 
-
 /**
  * A secret's value with where it was really read from (`env NAME`, or `file PATH` with the file's
  * real path after symbolic links): a saved plan is stale when a secret is read from elsewhere.

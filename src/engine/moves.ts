@@ -24,7 +24,11 @@ export interface FollowedMoves {
  * as is a move across kinds. Both addresses holding the same object is an interrupted move
  * (apply records the new address first): it is finished.
  */
-export function followMoves(desired: readonly DesiredResource[], ledger: Ledger, fetchedById: ReadonlyMap<string, LiveObject | null>): FollowedMoves {
+export function followMoves(
+  desired: readonly DesiredResource[],
+  ledger: Ledger,
+  fetchedById: ReadonlyMap<string, LiveObject | null>,
+): FollowedMoves {
   const moves = new Map<string, string>();
   const notes: string[] = [];
   const declared = new Set(desired.map((resource) => resource.address));
@@ -47,14 +51,19 @@ export function followMoves(desired: readonly DesiredResource[], ledger: Ledger,
       );
       continue;
     }
-    if (held.length > 1) fail(`moves from ${held.join(' and ')}, and the state holds both; keep in moved_from the one that is this resource`);
+    if (held.length > 1)
+      fail(
+        `moves from ${held.join(' and ')}, and the state holds both; keep in moved_from the one that is this resource`,
+      );
     const old = held[0] as string;
     const entry = ledger.resources[old];
     if (!entry) continue;
     if (declared.has(old)) fail(`moves from ${old}, which the manifests still declare`);
     if (entry.kind !== resource.kind) fail(`moves from ${old}, a ${entry.kind} in the state; a move keeps the kind`);
     if (current && current.id !== entry.id) {
-      fail(`moves from ${old}, but the state already holds ${resource.address} (id ${current.id}, not ${entry.id}); remove moved_from, or forget one with telform state rm`);
+      fail(
+        `moves from ${old}, but the state already holds ${resource.address} (id ${current.id}, not ${entry.id}); remove moved_from, or forget one with telform state rm`,
+      );
     }
     resources ??= { ...ledger.resources };
     delete resources[old];
@@ -66,7 +75,10 @@ export function followMoves(desired: readonly DesiredResource[], ledger: Ledger,
 }
 
 /** Objects fetched under an old address (or its superseded ids) now belong to the new one. */
-function rekeyFetched(fetched: ReadonlyMap<string, LiveObject | null>, moves: ReadonlyMap<string, string>): Map<string, LiveObject | null> {
+function rekeyFetched(
+  fetched: ReadonlyMap<string, LiveObject | null>,
+  moves: ReadonlyMap<string, string>,
+): Map<string, LiveObject | null> {
   const newOf = new Map([...moves].map(([to, from]) => [from, to]));
   const result = new Map<string, LiveObject | null>();
   for (const [key, object] of fetched) {

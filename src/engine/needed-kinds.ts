@@ -33,7 +33,8 @@ export interface NeedInputs {
 }
 
 function whoOf(resource: DesiredResource): NeededBy {
-  return () => (resource.source ? `${resource.address} (${resource.source.file}:${resource.source.line})` : resource.address);
+  return () =>
+    resource.source ? `${resource.address} (${resource.source.file}:${resource.source.line})` : resource.address;
 }
 
 /** The descriptions of who needs a kind, once each. */
@@ -53,10 +54,11 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
   const targets = new Set(inputs.targets ?? []);
   const targeted = (address: string): boolean => targets.size === 0 || targets.has(address);
   for (const resource of inputs.desired) if (targeted(resource.address)) need(resource.kind, whoOf(resource));
-  for (const [address, entry] of Object.entries(inputs.ledger.resources)) if (targeted(address)) need(entry.kind, () => `${address} (in the state)`);
+  for (const [address, entry] of Object.entries(inputs.ledger.resources))
+    if (targeted(address)) need(entry.kind, () => `${address} (in the state)`);
   for (const kind of inputs.prune ?? []) need(kind, () => `--prune-unmanaged ${kind}`);
   // What a needed kind refers to is needed too (its literal ids and refs are judged against the live objects).
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [name, who] of [...required]) {
       for (const { target } of inputs.kinds.get(name)?.references ?? []) {
@@ -69,8 +71,9 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
   }
   // Who refers to a needed kind, transitively: deleting an ACL breaks the trunks using it, and those the numbers on them.
   const helpful = new Set<string>();
-  const refersTo = (kind: PlannerKind, targetsOf: (name: string) => boolean) => kind.references.some(({ target }) => targetsOf(target));
-  for (let grew = true; grew; ) {
+  const refersTo = (kind: PlannerKind, targetsOf: (name: string) => boolean) =>
+    kind.references.some(({ target }) => targetsOf(target));
+  for (let grew = true; grew;) {
     grew = false;
     for (const kind of inputs.kinds.values()) {
       if (required.has(kind.kind) || helpful.has(kind.kind)) continue;
@@ -81,9 +84,12 @@ export function neededKinds(inputs: NeedInputs): KindNeeds {
     }
   }
   // What carries calls or messages (the numbers) is what a change's blast radius counts: read whenever anything else is.
-  const carriesTraffic = (kind: PlannerKind) => kind.traffic?.calls !== undefined || kind.traffic?.messages !== undefined;
-  for (const kind of inputs.kinds.values()) if (required.size > 0 && carriesTraffic(kind) && !required.has(kind.kind)) helpful.add(kind.kind);
-  for (const kind of inputs.kinds.values()) if (kind.live.alwaysRead && !required.has(kind.kind)) helpful.add(kind.kind);
+  const carriesTraffic = (kind: PlannerKind) =>
+    kind.traffic?.calls !== undefined || kind.traffic?.messages !== undefined;
+  for (const kind of inputs.kinds.values())
+    if (required.size > 0 && carriesTraffic(kind) && !required.has(kind.kind)) helpful.add(kind.kind);
+  for (const kind of inputs.kinds.values())
+    if (kind.live.alwaysRead && !required.has(kind.kind)) helpful.add(kind.kind);
   return { required, helpful };
 }
 
@@ -139,7 +145,9 @@ export async function readNeeded(
     const product = result.kind.live.product ?? result.kind.kind;
     const neededBy = needs.required.get(result.kind.kind);
     if (!neededBy) {
-      notes.push(`${result.kind.kind} was not read: the account does not have ${product} (the API answered 403: ${result.refused.apiMessage}), and nothing in the manifests or the state uses it`);
+      notes.push(
+        `${result.kind.kind} was not read: the account does not have ${product} (the API answered 403: ${result.refused.apiMessage}), and nothing in the manifests or the state uses it`,
+      );
       continue;
     }
     const entry = blocked.get(product) ?? { error: result.refused, kinds: [], who: [] };

@@ -36,7 +36,10 @@ export function orderChanges(
     // Whatever stops using the old object (re-pointed, replaced or deleted) goes before its delete.
     const releasedBy = new Set<string>();
     if (change.action === 'delete' || change.action === 'replace') {
-      const uses = [useKey(change.kind, 'ref', change.name), ...(change.id === undefined ? [] : [useKey(change.kind, 'id', change.id)])];
+      const uses = [
+        useKey(change.kind, 'ref', change.name),
+        ...(change.id === undefined ? [] : [useKey(change.kind, 'id', change.id)]),
+      ];
       for (const other of uses.flatMap((use) => releasers.get(use) ?? [])) {
         if (other !== change) releasedBy.add(other.address);
       }
@@ -63,7 +66,11 @@ function useKey(kind: string, by: 'ref' | 'id', value: string): string {
  * a reference by name or an id. Indexed once, so each delete or replace looks its users up instead
  * of scanning every change (deletes × changes).
  */
-function releasersByUse(changes: readonly PlannedChange[], kinds: ReadonlyMap<string, PlannerKind>, releasing: ReadonlySet<string>): Map<string, PlannedChange[]> {
+function releasersByUse(
+  changes: readonly PlannedChange[],
+  kinds: ReadonlyMap<string, PlannerKind>,
+  releasing: ReadonlySet<string>,
+): Map<string, PlannedChange[]> {
   const byUse = new Map<string, PlannedChange[]>();
   for (const change of changes) {
     const kind = kinds.get(change.kind);
@@ -92,7 +99,8 @@ export function kindRanks(kinds: readonly PlannerKind[]): Map<string, number> {
   const graph = new DependencyGraph();
   for (const kind of kinds) {
     graph.addNode(kind.kind);
-    for (const reference of kind.references) if (reference.target !== kind.kind) graph.addEdge(kind.kind, reference.target);
+    for (const reference of kind.references)
+      if (reference.target !== kind.kind) graph.addEdge(kind.kind, reference.target);
   }
   const [cycle] = graph.findCycles();
   if (cycle) throw new TelformError('kind_cycle', `kinds reference each other in a cycle: ${cycle.join(' → ')}`);

@@ -9,7 +9,13 @@ import * as z from 'zod';
 import type { SourcePlace } from '../util/errors.js';
 import type { RegistryStatus } from '../resources/live-side.js';
 import type { SecretSourceRef } from './model.js';
-import { changeFieldsByAction, planActions, planFormatVersion, type ActionField, type PlanAction } from './plan-format.js';
+import {
+  changeFieldsByAction,
+  planActions,
+  planFormatVersion,
+  type ActionField,
+  type PlanAction,
+} from './plan-format.js';
 
 const planAction = z.enum(planActions);
 export type { PlanAction };
@@ -27,7 +33,9 @@ const operation = z
 const secretSource = z
   .union([
     z.object({ fromEnv: z.string().describe('The environment variable the secret is read from.') }),
-    z.object({ fromFile: z.string().describe('The file the secret is read from, relative to the directory telform ran in.') }),
+    z.object({
+      fromFile: z.string().describe('The file the secret is read from, relative to the directory telform ran in.'),
+    }),
     z.object({ literal: z.literal(true) }),
   ])
   .describe('Where a secret comes from; never its value.');
@@ -42,8 +50,12 @@ const secretChange = z
   .object({
     value: z
       .enum(['changed', 'unverifiable', 'same'])
-      .describe('changed: differs from the value last applied; unverifiable: cannot be compared (never applied with this token); same: only the source changed.'),
-    source_before: secretSource.optional().describe('The source recorded when it was last applied, when it differs from the manifest\'s.'),
+      .describe(
+        'changed: differs from the value last applied; unverifiable: cannot be compared (never applied with this token); same: only the source changed.',
+      ),
+    source_before: secretSource
+      .optional()
+      .describe("The source recorded when it was last applied, when it differs from the manifest's."),
   })
   .describe('Why a write-only field is sent.');
 export type SecretChange = z.infer<typeof secretChange>;
@@ -128,7 +140,10 @@ const change = z.object({
    * How each secret of the desired resource is obtained (never its value), so a saved plan can be
    * applied; a file is named relative to the directory telform ran in.
    */
-  secret_sources: z.record(z.string(), secretSource).optional().describe('Where each secret of the desired resource comes from.'),
+  secret_sources: z
+    .record(z.string(), secretSource)
+    .optional()
+    .describe('Where each secret of the desired resource comes from.'),
   /** `metadata.protect` of the desired resource. */
   protect: z.boolean().optional(),
   registry: registryStatus.optional(),
@@ -136,7 +151,10 @@ const change = z.object({
   drifted: z.boolean().optional(),
   /** Requests the apply of this change will send (estimate). */
   api_requests: z.number(),
-  moved_from: z.string().optional().describe('The address the state holds this resource under (metadata.moved_from); apply records the new one.'),
+  moved_from: z
+    .string()
+    .optional()
+    .describe('The address the state holds this resource under (metadata.moved_from); apply records the new one.'),
   blast: blastRadius,
   /**
    * A registry refusal (`registry` FAILED) whose reasons name spec fields: where each is written, so
@@ -156,7 +174,9 @@ type ChangeBase = Omit<ChangeFields, 'action' | ActionField>;
 
 type FieldsOf<A extends PlanAction> = (typeof changeFieldsByAction)[A];
 /** The change of one action: the base, its action, and only the action's own fields. */
-type ChangeOf<A extends PlanAction> = ChangeBase & { action: A } & { [K in FieldsOf<A>['required'][number]]-?: NonNullable<ChangeFields[K]> } & {
+type ChangeOf<A extends PlanAction> = ChangeBase & { action: A } & {
+  [K in FieldsOf<A>['required'][number]]-?: NonNullable<ChangeFields[K]>;
+} & {
   [K in FieldsOf<A>['optional'][number]]?: ChangeFields[K];
 };
 export type CreateChange = ChangeOf<'create'>;
@@ -201,9 +221,15 @@ export type UnmanagedObject = z.infer<typeof unmanagedObject>;
 
 /** The plan's blast radius: sums of its changes' (each broken thing is counted against one change). */
 const blastTotals = z
-  .object({ calls: z.number(), messages: z.number(), numbers: z.number(), trunks: z.number(), applications: z.number() })
+  .object({
+    calls: z.number(),
+    messages: z.number(),
+    numbers: z.number(),
+    trunks: z.number(),
+    applications: z.number(),
+  })
   .optional()
-  .describe('Totals of the changes\' blast radius.');
+  .describe("Totals of the changes' blast radius.");
 export type BlastTotals = NonNullable<z.infer<typeof blastTotals>>;
 
 const planSummary = z.object({
@@ -226,7 +252,9 @@ const planSummary = z.object({
   api_reads: z
     .number()
     .optional()
-    .describe('Of api_requests, the reads of the account apply makes first to plan again (as many as this plan sent to read it).'),
+    .describe(
+      'Of api_requests, the reads of the account apply makes first to plan again (as many as this plan sent to read it).',
+    ),
   /** Always set by the planner; absent in plans of older versions. */
   blast_radius: blastTotals,
 });
@@ -239,7 +267,11 @@ const planApprovals = z.object({
   allow_empty: z.boolean(),
   prune_unmanaged: z.array(z.string()),
   /** How many numbers the plan may break (null: none). */
-  max_numbers_affected: z.number().nullable().optional().describe('--max-numbers-affected: numbers the plan may break.'),
+  max_numbers_affected: z
+    .number()
+    .nullable()
+    .optional()
+    .describe('--max-numbers-affected: numbers the plan may break.'),
   /** Lint rules whose error-level findings do not stop apply (`all` for every rule). */
   allow_lint: z.array(z.string()).optional().describe('--allow-lint: lint rules whose errors do not stop apply.'),
 });
@@ -261,10 +293,14 @@ const planSeal = z
   .object({
     algorithm: z.literal('hmac-sha256'),
     key_id: z.string().describe('Id of the key, derived from the auth token the plan was made with.'),
-    value: z.string().describe('HMAC-SHA256 (hex) over every other field of the plan as canonical JSON (sorted keys, no whitespace).'),
+    value: z
+      .string()
+      .describe('HMAC-SHA256 (hex) over every other field of the plan as canonical JSON (sorted keys, no whitespace).'),
   })
   .optional()
-  .describe('Written by plan -o: apply FILE refuses a plan whose seal does not match (an edited plan, or one made with another token).');
+  .describe(
+    'Written by plan -o: apply FILE refuses a plan whose seal does not match (an edited plan, or one made with another token).',
+  );
 export type PlanSeal = NonNullable<z.infer<typeof planSeal>>;
 
 export const planSchema = z
@@ -282,11 +318,19 @@ export const planSchema = z
     required_approvals: z
       .array(z.object({ flag: z.string(), given: z.boolean() }))
       .optional()
-      .describe('The approvals apply asks for (e.g. "--max-cost 15"), and whether the approvals recorded here give them.'),
+      .describe(
+        'The approvals apply asks for (e.g. "--max-cost 15"), and whether the approvals recorded here give them.',
+      ),
     /** By address then rule. */
     findings: z.array(finding).optional().describe('Findings of the 10DLC lint and the policies.'),
-    targets: z.array(z.string()).optional().describe('--target: the plan covers only these resources and what they depend on.'),
-    excluded: z.array(z.string()).optional().describe('--exclude: these resources and what depends on them are left out of the plan.'),
+    targets: z
+      .array(z.string())
+      .optional()
+      .describe('--target: the plan covers only these resources and what they depend on.'),
+    excluded: z
+      .array(z.string())
+      .optional()
+      .describe('--exclude: these resources and what depends on them are left out of the plan.'),
     /**
      * A teardown, the reviewed intent to delete everything the state manages (the manifests are not
      * read). The empty-manifests and mass-delete gates give way to it.
@@ -294,18 +338,24 @@ export const planSchema = z
     destroy: z
       .boolean()
       .optional()
-      .describe('--destroy: a teardown that deletes everything the state manages; irreversible, protect and billable gates still need their own approvals.'),
+      .describe(
+        '--destroy: a teardown that deletes everything the state manages; irreversible, protect and billable gates still need their own approvals.',
+      ),
     /** Applying this plan, saved or not, is recorded as a revert of #N. */
     reverts: z
       .number()
       .optional()
-      .describe('telform revert N: the number of the apply in the state\'s history this plan puts back; applying it is recorded as a revert of #N.'),
+      .describe(
+        "telform revert N: the number of the apply in the state's history this plan puts back; applying it is recorded as a revert of #N.",
+      ),
     values: z
       .array(
         z.object({
           name: z.string(),
           value: z.unknown(),
-          origin: z.string().describe('Where the value was given: file:line:col of the accounts or values file, or --value.'),
+          origin: z
+            .string()
+            .describe('Where the value was given: file:line:col of the accounts or values file, or --value.'),
           used_by: z.array(z.string()).describe('Addresses of the resources whose manifests use it.'),
         }),
       )

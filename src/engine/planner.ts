@@ -10,14 +10,7 @@ import { orderChanges } from './order.js';
 import { estimateRequests } from './request-estimate.js';
 import { sensitiveLabel } from './secret-source.js';
 import { planFormatVersion } from './plan-format.js';
-import type {
-  ChangeFlags,
-  Plan,
-  PlanApprovals,
-  PlanSummary,
-  SecretChange,
-  UnmanagedObject,
-} from './plan-types.js';
+import type { ChangeFlags, Plan, PlanApprovals, PlanSummary, SecretChange, UnmanagedObject } from './plan-types.js';
 import { ReferenceIndex, UsageIndex, referencedNames } from './references.js';
 import type { Settlement } from './settle.js';
 import { TargetIndex, judgeTargets, type TargetVerdict } from './reference-targets.js';
@@ -59,7 +52,13 @@ export interface PlanInputs {
   forms?: SpecForms;
 }
 
-const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
+const noFlags: ChangeFlags = {
+  billable_usd: 0,
+  irreversible: false,
+  breaks_auth: false,
+  breaks_calls: false,
+  needs_unassign: false,
+};
 
 /**
  * The pure planner: `(desired, live, ledger, options) → Plan`. It decides one action
@@ -78,12 +77,25 @@ export function buildPlan(given: PlanInputs): Plan {
   const deletedInPlan = new Set<string>();
   for (const match of matches) {
     if (match.type === 'orphaned' && match.live) deletedInPlan.add(match.live.id);
-    if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind)) deletedInPlan.add(match.live.id);
+    if (match.type === 'unmanaged' && inputs.approvals.prune_unmanaged.includes(match.kind))
+      deletedInPlan.add(match.live.id);
   }
   const targets = new TargetIndex(matches, inputs.live);
   const renamed = new Map([...followed.moves].map(([to, from]) => [from, to.slice(to.indexOf('/') + 1)]));
   const forms = inputs.forms ?? new SpecForms();
-  const context: DecideContext = { kinds, references, usage, inputs, desiredByAddress, matches, deletedInPlan, targets, unknown: new UnknownFields(), renamed, forms };
+  const context: DecideContext = {
+    kinds,
+    references,
+    usage,
+    inputs,
+    desiredByAddress,
+    matches,
+    deletedInPlan,
+    targets,
+    unknown: new UnknownFields(),
+    renamed,
+    forms,
+  };
 
   const drafts: ChangeDraft[] = [];
   const unknownAddresses = new Set<string>();
@@ -91,7 +103,11 @@ export function buildPlan(given: PlanInputs): Plan {
   const basis: Record<string, string> = {};
   for (const match of matches) {
     const kind = kinds.get(
-      match.type === 'orphaned' || match.type === 'superseded' ? match.entry.kind : match.type === 'unmanaged' ? match.kind : match.desired.kind,
+      match.type === 'orphaned' || match.type === 'superseded'
+        ? match.entry.kind
+        : match.type === 'unmanaged'
+          ? match.kind
+          : match.desired.kind,
     );
     if (!kind) continue;
     const unknown = unreadableOf(match, inputs.unreadable);
@@ -116,8 +132,21 @@ export function buildPlan(given: PlanInputs): Plan {
       case 'superseded': {
         const address = `${match.address}#old:${match.id}`;
         const change = match.live
-          ? deleteChange(address, kind, match.live, [`replaced by ${match.address}; the old one is still to be deleted`], context, match.entry.name, match.entry)
-          : { ...baseChange(address, kind, match.entry.name), action: 'delete' as const, id: match.id, reasons: ['replaced, and already gone from the account; it is only forgotten'] };
+          ? deleteChange(
+              address,
+              kind,
+              match.live,
+              [`replaced by ${match.address}; the old one is still to be deleted`],
+              context,
+              match.entry.name,
+              match.entry,
+            )
+          : {
+              ...baseChange(address, kind, match.entry.name),
+              action: 'delete' as const,
+              id: match.id,
+              reasons: ['replaced, and already gone from the account; it is only forgotten'],
+            };
         change.superseded_of = match.address;
         drafts.push(change);
         if (match.live) basis[address] = forms.fingerprint(match.live);
@@ -129,7 +158,13 @@ export function buildPlan(given: PlanInputs): Plan {
         let prune = false;
         if (inputs.approvals.prune_unmanaged.includes(kind.kind)) {
           const address = `${kind.kind}/#${match.live.id}`;
-          const change = deleteChange(address, kind, match.live, ['not in the manifests or the state; --prune-unmanaged deletes it'], context);
+          const change = deleteChange(
+            address,
+            kind,
+            match.live,
+            ['not in the manifests or the state; --prune-unmanaged deletes it'],
+            context,
+          );
           drafts.push(change);
           basis[address] = forms.fingerprint(match.live);
           // Only a delete that is planned is one: a refused one (the primary profile) is a blocked change, with its reason.
@@ -152,7 +187,13 @@ export function buildPlan(given: PlanInputs): Plan {
     draft.moved_from = old;
     draft.reasons.unshift(`moved from ${old} (metadata.moved_from); the state follows it`);
   }
-  measureBlastRadius({ changes: drafts, live: inputs.live, kinds, desiredByAddress: context.desiredByAddress, references });
+  measureBlastRadius({
+    changes: drafts,
+    live: inputs.live,
+    kinds,
+    desiredByAddress: context.desiredByAddress,
+    references,
+  });
   const changes = drafts.map(finishChange);
   for (const change of changes) {
     const kind = kinds.get(change.kind);
@@ -192,14 +233,30 @@ interface DecideContext {
 }
 
 function baseChange(address: string, kind: PlannerKind, name: string): ChangeDraft {
-  return { address, kind: kind.kind, name, action: 'noop', reasons: [], flags: { ...noFlags }, patch: [], depends_on: [], api_requests: 0 };
+  return {
+    address,
+    kind: kind.kind,
+    name,
+    action: 'noop',
+    reasons: [],
+    flags: { ...noFlags },
+    patch: [],
+    depends_on: [],
+    api_requests: 0,
+  };
 }
 
 /**
  * The live spec as the diff sees it: canonical refs, unreadable inputs taken from the ledger (or the
  * manifest); `fields` are those that may differ from the live object's own spec.
  */
-function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | undefined, desired: DesiredResource | undefined, context: DecideContext) {
+function liveView(
+  kind: PlannerKind,
+  live: LiveObject,
+  entry: LedgerEntry | undefined,
+  desired: DesiredResource | undefined,
+  context: DecideContext,
+) {
   const spec = context.references.canonical(kind, live.spec);
   let assumedFields: string[] | undefined;
   const assume = (field: string, known: unknown): void => {
@@ -210,12 +267,20 @@ function liveView(kind: PlannerKind, live: LiveObject, entry: LedgerEntry | unde
   for (const field of kind.live.fields.unreadable) assume(field, entry?.applied_spec[field] ?? desired?.spec[field]);
   // An object the account holds without a name (an omitted alias): the name metadata.name fills in is no change to it.
   const nameField = kind.nameField;
-  if (nameField !== undefined && desired?.nameDefaulted && (spec[nameField] === undefined || spec[nameField] === null)) assume(nameField, desired.spec[nameField]);
+  if (nameField !== undefined && desired?.nameDefaulted && (spec[nameField] === undefined || spec[nameField] === null))
+    assume(nameField, desired.spec[nameField]);
   // Most objects' reads leave nothing out.
-  if (live.unread === undefined || live.unread.length === 0) return { spec, fields: assumedFields ?? referenceFieldsOf(kind), unknown: [] };
+  if (live.unread === undefined || live.unread.length === 0)
+    return { spec, fields: assumedFields ?? referenceFieldsOf(kind), unknown: [] };
   const assumed = assumedUnknowns(kind, live, entry, desired);
   for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
-  return { spec, fields: assumedFields ?? referenceFieldsOf(kind), unknown: assumed.filter(([, known]) => known !== undefined && known !== null && known !== '').map(([field]) => field) };
+  return {
+    spec,
+    fields: assumedFields ?? referenceFieldsOf(kind),
+    unknown: assumed
+      .filter(([, known]) => known !== undefined && known !== null && known !== '')
+      .map(([field]) => field),
+  };
 }
 
 const referenceFieldsByKind = new WeakMap<PlannerKind, readonly string[]>();
@@ -232,7 +297,11 @@ function referenceFieldsOf(kind: PlannerKind): readonly string[] {
  * `{ ref: office }` before `office` was renamed, and the live object it points at is now the
  * renamed resource's, which is no change made outside telform.
  */
-function followRenames(kind: PlannerKind, spec: Readonly<Record<string, unknown>>, renamed: ReadonlyMap<string, string>): Readonly<Record<string, unknown>> {
+function followRenames(
+  kind: PlannerKind,
+  spec: Readonly<Record<string, unknown>>,
+  renamed: ReadonlyMap<string, string>,
+): Readonly<Record<string, unknown>> {
   if (renamed.size === 0) return spec;
   const out: Record<string, unknown> = { ...spec };
   for (const { field, target } of kind.references) {
@@ -243,7 +312,11 @@ function followRenames(kind: PlannerKind, spec: Readonly<Record<string, unknown>
   return out;
 }
 
-function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
+function decideMatched(
+  match: Extract<Match, { type: 'matched' }>,
+  kind: PlannerKind,
+  context: DecideContext,
+): ChangeDraft {
   const { desired, live, entry } = match;
   const change = baseChange(desired.address, kind, desired.name);
   change.id = live.id;
@@ -257,7 +330,10 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   const liveForm = comparableChanged(context.forms.of(live.spec, kind), before, viewed, kind);
   // The desired and recorded forms likewise: references are the only fields made canonical.
   const referenceFields = referenceFieldsOf(kind);
-  const diff = diffComparable(liveForm, comparableChanged(context.forms.of(desired.spec, kind), after, referenceFields, kind));
+  const diff = diffComparable(
+    liveForm,
+    comparableChanged(context.forms.of(desired.spec, kind), after, referenceFields, kind),
+  );
   const secrets = secretsToSend(context.inputs.secretStates.get(desired.address));
   change.before = before;
   change.after = withSensitive(after, desired);
@@ -272,9 +348,18 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   if (Object.keys(secrets).length > 0) change.secrets = secrets;
   if (entry) {
     const applied = context.references.canonical(kind, followRenames(kind, entry.applied_spec, context.renamed));
-    if (changedFieldsOf(liveForm, comparableChanged(context.forms.of(entry.applied_spec, kind), applied, referenceFields, kind)).length > 0) change.drifted = true;
+    if (
+      changedFieldsOf(
+        liveForm,
+        comparableChanged(context.forms.of(entry.applied_spec, kind), applied, referenceFields, kind),
+      ).length > 0
+    )
+      change.drifted = true;
   }
-  if (match.adopted) change.reasons.push(`exists in the account with the same ${kind.live.naturalKeyWord ?? 'name'}; telform takes it over`);
+  if (match.adopted)
+    change.reasons.push(
+      `exists in the account with the same ${kind.live.naturalKeyWord ?? 'name'}; telform takes it over`,
+    );
 
   if (diff.changedFields.length === 0 && Object.keys(secrets).length === 0) {
     change.action = match.adopted ? 'adopt' : 'noop';
@@ -291,20 +376,26 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   const replacing = diff.changedFields.filter((field) => fields.replaceOn.includes(field));
   if (immutable.length > 0) {
     change.action = 'blocked';
-    change.reasons.push(`${immutable.join(', ')} cannot be changed on an existing ${kind.kind} (the API has no update for it); delete it or revert the manifest`);
+    change.reasons.push(
+      `${immutable.join(', ')} cannot be changed on an existing ${kind.kind} (the API has no update for it); delete it or revert the manifest`,
+    );
     return change;
   }
   const oldUndeletable = replacing.length > 0 ? kind.live.deleteRefusal?.(live, context.deletedInPlan) : undefined;
   if (oldUndeletable) {
     // Creating the new one would leave an unmanaged twin behind when the old delete is refused.
     change.action = 'blocked';
-    change.reasons.push(`${replacing.join(', ')} can only change by replacing it, and the old one cannot be deleted now: ${oldUndeletable}`);
+    change.reasons.push(
+      `${replacing.join(', ')} can only change by replacing it, and the old one cannot be deleted now: ${oldUndeletable}`,
+    );
     return change;
   }
   if (replacing.length > 0) {
     change.action = 'replace';
     change.replace_strategy = kind.live.replaceStrategy;
-    change.reasons.push(`${replacing.join(', ')} cannot be updated in place, so a new ${kind.kind} is created and the old one deleted`);
+    change.reasons.push(
+      `${replacing.join(', ')} cannot be updated in place, so a new ${kind.kind} is created and the old one deleted`,
+    );
     change.flags.irreversible = kind.live.irreversibleDelete;
     addDeleteFlags(change, kind, live, context, { replacing: true });
     return change;
@@ -315,7 +406,9 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
     change.reasons.push(refusal);
     return change;
   }
-  const changedReferences = diff.changedFields.filter((field) => kind.references.some((reference) => reference.field === field));
+  const changedReferences = diff.changedFields.filter((field) =>
+    kind.references.some((reference) => reference.field === field),
+  );
   change.action = 'update';
   const verdicts = judgeTargets(kind, after, context.kinds, context.targets, changedReferences);
   applyVerdicts(change, verdicts);
@@ -323,21 +416,34 @@ function decideMatched(match: Extract<Match, { type: 'matched' }>, kind: Planner
   addImpact(change, kind.live.impact?.(live, after));
   change.flags.billable_usd = diff.changedFields.length > 0 ? kind.live.billableUpdateUsd : 0;
   if (Object.values(secrets).some((secret) => secret.value === 'unverifiable')) {
-    change.reasons.push('the secret cannot be compared with the account (never applied by telform with this token), so it will be set');
+    change.reasons.push(
+      'the secret cannot be compared with the account (never applied by telform with this token), so it will be set',
+    );
   }
   return change;
 }
 
 /** Why a document pointed at another of the account's objects is blocked (`LiveSide.keyField`); undefined when it is not. */
-function changedKey(kind: PlannerKind, live: LiveObject, desired: DesiredResource, changedFields: readonly string[]): string | undefined {
+function changedKey(
+  kind: PlannerKind,
+  live: LiveObject,
+  desired: DesiredResource,
+  changedFields: readonly string[],
+): string | undefined {
   const keyField = kind.live.keyField;
   if (!keyField || !changedFields.includes(keyField.field)) return undefined;
   const from = kind.live.naturalKey(live.spec);
   const to = kind.live.naturalKey(desired.spec);
-  return from === undefined || to === undefined || from === to ? undefined : `${keyField.field} ${keyField.reason(from, to)}`;
+  return from === undefined || to === undefined || from === to
+    ? undefined
+    : `${keyField.field} ${keyField.reason(from, to)}`;
 }
 
-function decideMissing(match: Extract<Match, { type: 'missing' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
+function decideMissing(
+  match: Extract<Match, { type: 'missing' }>,
+  kind: PlannerKind,
+  context: DecideContext,
+): ChangeDraft {
   const { desired } = match;
   if (kind.live.absentError) {
     const place = { address: desired.address, ...(desired.source ? { source: desired.source } : {}) };
@@ -374,9 +480,14 @@ function addImpact(change: ChangeDraft, impact: ChangeImpact | undefined): void 
 
 /** Why a resource the state manages but no manifest declares is deleted (a teardown words it its own way). */
 export const orphanReason = 'removed from the manifests';
-export const orphanForgottenReason = 'removed from the manifests and already gone from the account; it is only forgotten';
+export const orphanForgottenReason =
+  'removed from the manifests and already gone from the account; it is only forgotten';
 
-function decideOrphaned(match: Extract<Match, { type: 'orphaned' }>, kind: PlannerKind, context: DecideContext): ChangeDraft {
+function decideOrphaned(
+  match: Extract<Match, { type: 'orphaned' }>,
+  kind: PlannerKind,
+  context: DecideContext,
+): ChangeDraft {
   if (!match.live) {
     const change = baseChange(match.address, kind, match.entry.name);
     change.action = 'delete';
@@ -421,7 +532,13 @@ function deleteChange(
  * telform manages and re-points or deletes in this plan does not count; an assignment telform does
  * not manage blocks a SipAuth delete, with an explanation (docs/commands.md, plan).
  */
-function addDeleteFlags(change: ChangeDraft, kind: PlannerKind, live: LiveObject, context: DecideContext, options: { replacing: boolean }): void {
+function addDeleteFlags(
+  change: ChangeDraft,
+  kind: PlannerKind,
+  live: LiveObject,
+  context: DecideContext,
+  options: { replacing: boolean },
+): void {
   const remaining = context.usage.of(kind.kind, live).filter((referrer) => {
     const referrerName = context.references.nameOf(referrer.kind, referrer.id);
     if (referrerName === undefined) return true;
@@ -432,7 +549,9 @@ function addDeleteFlags(change: ChangeDraft, kind: PlannerKind, live: LiveObject
     const value = desired.spec[referrer.field];
     return value === live.id || (isReference(value) && value.ref === change.name);
   });
-  const unmanagedUsers = remaining.filter((referrer) => context.references.nameOf(referrer.kind, referrer.id) === undefined);
+  const unmanagedUsers = remaining.filter(
+    (referrer) => context.references.nameOf(referrer.kind, referrer.id) === undefined,
+  );
   if (remaining.length > 0 && kind.live.whenInUse) {
     const users = remaining.map((referrer) => `${referrer.kind} ${referrer.id}`).join(', ');
     if (kind.live.whenInUse === 'needs_unassign') {
@@ -458,7 +577,8 @@ function addDeleteFlags(change: ChangeDraft, kind: PlannerKind, live: LiveObject
 function addRepointing(changes: ChangeDraft[], context: DecideContext): void {
   // By address, in plan order: a resource referring to several replaced ones names the first.
   const replaced = new Map<string, number>();
-  for (const change of changes) if (change.action === 'replace' && !replaced.has(change.address)) replaced.set(change.address, replaced.size);
+  for (const change of changes)
+    if (change.action === 'replace' && !replaced.has(change.address)) replaced.set(change.address, replaced.size);
   if (replaced.size === 0) return;
   for (const change of changes) {
     if (change.action !== 'noop' && change.action !== 'adopt') continue;
@@ -494,7 +614,8 @@ function explainSettlements(changes: readonly ChangeDraft[], settled: readonly S
 /** A secret is sent when its value differs (or cannot be compared) or its source changed. */
 function secretsToSend(states: Readonly<Record<string, SecretState>> | undefined): Record<string, SecretChange> {
   const out: Record<string, SecretChange> = {};
-  for (const [field, state] of Object.entries(states ?? {})) if (state.value !== 'same' || state.source_before) out[field] = { ...state };
+  for (const [field, state] of Object.entries(states ?? {}))
+    if (state.value !== 'same' || state.source_before) out[field] = { ...state };
   return out;
 }
 
@@ -508,10 +629,17 @@ function describeDesired(change: ChangeDraft, desired: DesiredResource): void {
  * The spec fields a registry refusal names (as a word in a declined reason or the error reason),
  * with where the manifest writes each; undefined when it names none or the resource has no places.
  */
-function refusalFields(registry: LiveObject['registry'], desired: DesiredResource): Record<string, SourcePlace> | undefined {
+function refusalFields(
+  registry: LiveObject['registry'],
+  desired: DesiredResource,
+): Record<string, SourcePlace> | undefined {
   if (!registry || registry.registration_status.toUpperCase() !== 'FAILED' || !desired.placeOfField) return undefined;
-  const text = [...(registry.declined_reasons ?? []).map((reason) => reason.message), registry.error_reason ?? ''].join('\n');
-  const fields = Object.keys(desired.spec).filter((field) => new RegExp(`(?:^|[^A-Za-z0-9_])${field}(?:$|[^A-Za-z0-9_])`).test(text));
+  const text = [...(registry.declined_reasons ?? []).map((reason) => reason.message), registry.error_reason ?? ''].join(
+    '\n',
+  );
+  const fields = Object.keys(desired.spec).filter((field) =>
+    new RegExp(`(?:^|[^A-Za-z0-9_])${field}(?:$|[^A-Za-z0-9_])`).test(text),
+  );
   if (fields.length === 0) return undefined;
   const places: Record<string, SourcePlace> = {};
   for (const field of fields) {
@@ -537,4 +665,3 @@ function displayName(kind: PlannerKind, live: LiveObject): string {
   const key = kind.live.naturalKey(live.spec);
   return key === undefined || key === live.id ? '' : key;
 }
-

@@ -53,46 +53,53 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
   const forms = new SpecForms();
   const sentBefore = inputs.started?.sentBefore ?? inputs.live.client.requestsSent;
-  const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints } = await timer.timeAsync('read', async () => {
-    // The secrets are resolved and fingerprinted while the lists are read: local work in the
-    // network's wait. They are compared with the ledger once settling has updated it.
-    const needs = inputs.readAll ? everyKind(inputs.kinds) : neededKinds({
-      kinds: inputs.kinds,
-      desired: inputs.desired,
-      ledger: inputs.store.ledger,
-      ...(inputs.targets ? { targets: inputs.targets } : {}),
-      prune: inputs.approvals.prune_unmanaged,
-    });
-    // So are the comparable forms of the manifests' and the state's specs (a failure is left to the planner, which makes the form again).
-    const [{ live, notes }, resolved] = await Promise.all([
-      readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists, forms),
-      fingerprintSecrets(inputs),
-      forms.prepare(specsToDiff(inputs), inputs.kinds).catch(() => undefined),
-    ]);
-    const settled = await settleUncertain(inputs, live);
-    const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
-    const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
-    return { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints };
-  });
+  const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints } = await timer.timeAsync(
+    'read',
+    async () => {
+      // The secrets are resolved and fingerprinted while the lists are read: local work in the
+      // network's wait. They are compared with the ledger once settling has updated it.
+      const needs = inputs.readAll
+        ? everyKind(inputs.kinds)
+        : neededKinds({
+            kinds: inputs.kinds,
+            desired: inputs.desired,
+            ledger: inputs.store.ledger,
+            ...(inputs.targets ? { targets: inputs.targets } : {}),
+            prune: inputs.approvals.prune_unmanaged,
+          });
+      // So are the comparable forms of the manifests' and the state's specs (a failure is left to the planner, which makes the form again).
+      const [{ live, notes }, resolved] = await Promise.all([
+        readNeeded(inputs.kinds, needs, inputs.live, inputs.started?.lists, forms),
+        fingerprintSecrets(inputs),
+        forms.prepare(specsToDiff(inputs), inputs.kinds).catch(() => undefined),
+      ]);
+      const settled = await settleUncertain(inputs, live);
+      const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
+      const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
+      return { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints };
+    },
+  );
   // The planner sees the kinds that were read: a kind nothing needs has no resource to plan.
   const readKinds = kindsByName([...inputs.kinds.values()].filter((kind) => live.has(kind.kind)));
-  const plan = timer.time('diff', () => buildPlan({
-    kinds: readKinds,
-    desired: inputs.desired,
-    live,
-    fetchedById,
-    unreadable,
-    ledger: inputs.store.ledger,
-    secretStates,
-    settled,
-    endpoint: inputs.endpoint,
-    account: inputs.account,
-    approvals: inputs.approvals,
-    now: inputs.now,
-    timer,
-    readRequests: inputs.live.client.requestsSent - sentBefore,
-    forms,
-  }));
+  const plan = timer.time('diff', () =>
+    buildPlan({
+      kinds: readKinds,
+      desired: inputs.desired,
+      live,
+      fetchedById,
+      unreadable,
+      ledger: inputs.store.ledger,
+      secretStates,
+      settled,
+      endpoint: inputs.endpoint,
+      account: inputs.account,
+      approvals: inputs.approvals,
+      now: inputs.now,
+      timer,
+      readRequests: inputs.live.client.requestsSent - sentBefore,
+      forms,
+    }),
+  );
   // A saved plan must not be applied with other secret values than it was made with.
   Object.assign(plan.basis.objects, fingerprints);
   plan.warnings.unshift(...notes);
@@ -101,8 +108,11 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
 
 /** The specs the plan compares live objects with: the manifests' and those the state recorded. */
 function specsToDiff(inputs: PrepareInputs): Array<{ kind: string; spec: Readonly<Record<string, unknown>> }> {
-  const specs: Array<{ kind: string; spec: Readonly<Record<string, unknown>> }> = inputs.desired.map(({ kind, spec }) => ({ kind, spec }));
-  for (const entry of Object.values(inputs.store.ledger.resources)) specs.push({ kind: entry.kind, spec: entry.applied_spec });
+  const specs: Array<{ kind: string; spec: Readonly<Record<string, unknown>> }> = inputs.desired.map(
+    ({ kind, spec }) => ({ kind, spec }),
+  );
+  for (const entry of Object.values(inputs.store.ledger.resources))
+    specs.push({ kind: entry.kind, spec: entry.applied_spec });
   return specs;
 }
 
@@ -126,7 +136,14 @@ async function settleUncertain(inputs: PrepareInputs, live: LiveModel): Promise<
       if (definition) reread.set(seq, (await definition.live.read(inputs.live, id)) ?? null);
     }),
   );
-  const settlements = settleOperations({ kinds, uncertain, ledger: inputs.store.ledger, live, reread, now: inputs.now });
+  const settlements = settleOperations({
+    kinds,
+    uncertain,
+    ledger: inputs.store.ledger,
+    live,
+    reread,
+    now: inputs.now,
+  });
   for (const settlement of settlements) await inputs.store.settle(settlement.address, settlement.entry);
   return settlements;
 }
@@ -194,7 +211,8 @@ async function fingerprintSecrets(inputs: PrepareInputs): Promise<FingerprintedS
       const fingerprint = inputs.fingerprinter.fingerprint(resource.address, field, value);
       const under = new Map([[resource.address, fingerprint]]);
       for (const address of [from, stored?.secrets[field]?.keyed_as]) {
-        if (address !== undefined && !under.has(address)) under.set(address, inputs.fingerprinter.fingerprint(address, field, value));
+        if (address !== undefined && !under.has(address))
+          under.set(address, inputs.fingerprinter.fingerprint(address, field, value));
       }
       result.push({ resource, field, fingerprint, origin, under, ...(from === undefined ? {} : { movedFrom: from }) });
     }
@@ -217,11 +235,14 @@ function compareSecrets(
   for (const { resource, field, fingerprint, origin, movedFrom, under } of secrets) {
     const own = inputs.store.ledger.resources[resource.address];
     // A move not yet recorded compares with the entry at the old address, as apply will carry it.
-    const storedAt = !own && movedFrom !== undefined && inputs.store.ledger.resources[movedFrom] ? movedFrom : resource.address;
+    const storedAt =
+      !own && movedFrom !== undefined && inputs.store.ledger.resources[movedFrom] ? movedFrom : resource.address;
     const stored = inputs.store.ledger.resources[storedAt]?.secrets[field];
     const fresh = under.get(keyedAs(stored, storedAt));
     // Settling may have recorded an entry keyed under an address not fingerprinted above: it cannot be verified.
-    const state: SecretState = { value: fresh ? inputs.fingerprinter.compareFingerprints(stored, fresh) : 'unverifiable' };
+    const state: SecretState = {
+      value: fresh ? inputs.fingerprinter.compareFingerprints(stored, fresh) : 'unverifiable',
+    };
     const source = resource.secretSources[field];
     // A ledger written before sources were recorded has none to compare: not a change.
     if (stored?.source && source && !sameSecretRef(stored.source, source)) state.source_before = stored.source;

@@ -25,7 +25,8 @@ export class TargetIndex {
     matches: readonly Match[],
     private readonly live: LiveModel,
   ) {
-    for (const match of matches) if (match.type === 'matched' || match.type === 'missing') this.byAddress.set(match.desired.address, match);
+    for (const match of matches)
+      if (match.type === 'matched' || match.type === 'missing') this.byAddress.set(match.desired.address, match);
   }
 
   /** The target of `value` (a `{ ref }` or a literal id) in a field referring to `kind`. */
@@ -74,15 +75,24 @@ export function judgeTargets(
     const readiness = kinds.get(target)?.live.readiness;
     if (!readiness) continue;
     if (found.creating) {
-      verdicts.push({ action: 'wait', reason: `waits for ${found.label}, which is created in this apply and must be approved by the registry first` });
+      verdicts.push({
+        action: 'wait',
+        reason: `waits for ${found.label}, which is created in this apply and must be approved by the registry first`,
+      });
       continue;
     }
     if (!found.live || !isReference(spec[field])) continue;
     const state = readiness(found.live);
     if (state === 'pending') {
-      verdicts.push({ action: 'wait', reason: `waits for ${found.label} to be approved by the registry (now ${found.live.registry?.registration_status ?? 'pending'})` });
+      verdicts.push({
+        action: 'wait',
+        reason: `waits for ${found.label} to be approved by the registry (now ${found.live.registry?.registration_status ?? 'pending'})`,
+      });
     } else if (state === 'failed') {
-      verdicts.push({ action: 'blocked', reason: `${found.label} was declined by the registry; fix it before using it` });
+      verdicts.push({
+        action: 'blocked',
+        reason: `${found.label} was declined by the registry; fix it before using it`,
+      });
     }
   }
   return verdicts;

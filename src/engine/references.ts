@@ -15,7 +15,8 @@ export class ReferenceIndex {
   constructor(matches: readonly Match[]) {
     for (const match of matches) {
       if (match.type === 'matched') this.add(match.desired.kind, match.live.id, match.desired.name);
-      else if (match.type === 'missing' && match.entry) this.add(match.desired.kind, match.entry.id, match.desired.name);
+      else if (match.type === 'missing' && match.entry)
+        this.add(match.desired.kind, match.entry.id, match.desired.name);
       else if (match.type === 'orphaned') this.add(match.entry.kind, match.entry.id, match.entry.name);
     }
   }
@@ -75,7 +76,10 @@ export class UsageIndex {
 }
 
 /** Names a desired spec refers to, by target kind, for dependency edges. */
-export function referencedNames(kind: PlannerKind, spec: Readonly<Record<string, unknown>>): Array<{ target: string; name: string; field: string }> {
+export function referencedNames(
+  kind: PlannerKind,
+  spec: Readonly<Record<string, unknown>>,
+): Array<{ target: string; name: string; field: string }> {
   const result: Array<{ target: string; name: string; field: string }> = [];
   for (const { field, target } of kind.references) {
     const value = spec[field];

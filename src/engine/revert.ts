@@ -34,7 +34,11 @@ export interface RevertSet {
  * `kinds` says which deleted objects return only as a new registration (a new id, a new vetting that
  * takes days): those of kinds whose registry vets their create.
  */
-export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Ledger, kinds: KindCatalog = catalog): RevertSet {
+export function revertSet(
+  record: HistoryRecord & { type: 'apply' },
+  ledger: Ledger,
+  kinds: KindCatalog = catalog,
+): RevertSet {
   const wanted = new Map<string, DesiredResource>();
   for (const [address, entry] of Object.entries(ledger.resources)) {
     wanted.set(address, {
@@ -46,10 +50,21 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
       secretSources: sourcesOf(entry.secrets),
     });
   }
-  const set: RevertSet = { seq: record.seq, resources: [], targets: [], renewed: [], lost: [], unrepeatable: [], notes: [] };
+  const set: RevertSet = {
+    seq: record.seq,
+    resources: [],
+    targets: [],
+    renewed: [],
+    lost: [],
+    unrepeatable: [],
+    notes: [],
+  };
   for (const change of record.changes) {
     if (change.result !== 'done') {
-      if (change.action !== 'wait' && change.action !== 'blocked') set.notes.push(`${change.address}: apply #${record.seq} did not make its ${change.action} (${change.result}), so there is nothing to put back`);
+      if (change.action !== 'wait' && change.action !== 'blocked')
+        set.notes.push(
+          `${change.address}: apply #${record.seq} did not make its ${change.action} (${change.result}), so there is nothing to put back`,
+        );
       continue;
     }
     secretNote(change, record.seq, set);
@@ -57,7 +72,9 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
     switch (change.action) {
       case 'create':
         if (!managed) {
-          set.notes.push(`${change.address}: created by apply #${record.seq}, no longer in the state; nothing to delete`);
+          set.notes.push(
+            `${change.address}: created by apply #${record.seq}, no longer in the state; nothing to delete`,
+          );
           continue;
         }
         wanted.delete(change.address);
@@ -66,7 +83,9 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
       case 'update':
       case 'replace':
         if (!managed || !change.before) {
-          set.notes.push(`${change.address}: changed by apply #${record.seq}, no longer in the state; it is left as it is`);
+          set.notes.push(
+            `${change.address}: changed by apply #${record.seq}, no longer in the state; it is left as it is`,
+          );
           continue;
         }
         wanted.set(change.address, { ...managed, spec: { ...change.before } });
@@ -74,11 +93,17 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
         break;
       case 'delete': {
         if (lostKinds.has(change.kind)) {
-          set.lost.push({ address: change.address, reason: `released by apply #${record.seq}: a released number goes back to the carrier and cannot be brought back (ordering one is not reverting)` });
+          set.lost.push({
+            address: change.address,
+            reason: `released by apply #${record.seq}: a released number goes back to the carrier and cannot be brought back (ordering one is not reverting)`,
+          });
           continue;
         }
         if (managed || !change.before) {
-          if (!change.before) set.notes.push(`${change.address}: deleted by apply #${record.seq}, which had no spec of it (it was already gone); nothing to create`);
+          if (!change.before)
+            set.notes.push(
+              `${change.address}: deleted by apply #${record.seq}, which had no spec of it (it was already gone); nothing to create`,
+            );
           continue;
         }
         const [kind = change.kind, ...rest] = change.address.split('/');
@@ -92,14 +117,16 @@ export function revertSet(record: HistoryRecord & { type: 'apply' }, ledger: Led
         });
         const registry = kinds.get(change.kind)?.registry;
         const refusal = registry?.registersOnce?.(change.before);
-        if (refusal) set.unrepeatable.push({ address: change.address, reason: `deleted by apply #${record.seq}: ${refusal}` });
+        if (refusal)
+          set.unrepeatable.push({ address: change.address, reason: `deleted by apply #${record.seq}: ${refusal}` });
         else if (registry?.vetted === true) set.renewed.push(change.address);
         set.targets.push(change.address);
         break;
       }
       default:
         // An adoption changed nothing in the account: the object stays as it is, and managed.
-        if (change.action === 'adopt') set.notes.push(`${change.address}: adopted by apply #${record.seq} without a change; it stays managed`);
+        if (change.action === 'adopt')
+          set.notes.push(`${change.address}: adopted by apply #${record.seq} without a change; it stays managed`);
     }
   }
   set.resources = [...wanted.values()];
@@ -125,7 +152,12 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
     const waitsOn = change.depends_on.find((address) => blockedBy.has(address));
     if ((reason || waitsOn) && (change.action === 'create' || change.action === 'wait')) {
       blockedBy.set(change.address, change.address);
-      changes.push(blockedChange(change, reason ?? `it is registered under ${waitsOn}, which cannot come back: it cannot come back either`));
+      changes.push(
+        blockedChange(
+          change,
+          reason ?? `it is registered under ${waitsOn}, which cannot come back: it cannot come back either`,
+        ),
+      );
       continue;
     }
     if (!renewed.has(change.address) || (change.action !== 'create' && change.action !== 'wait')) {
@@ -187,7 +219,8 @@ function blockedChange(change: PlannedChange & { action: 'create' | 'wait' }, re
 /** The sources of the secrets as the ledger records them; a literal has no place to read it again. */
 function sourcesOf(secrets: Record<string, SecretFingerprint>): Record<string, SecretSourceRef> {
   const sources: Record<string, SecretSourceRef> = {};
-  for (const [field, fingerprint] of Object.entries(secrets)) if (fingerprint.source && !('literal' in fingerprint.source)) sources[field] = fingerprint.source;
+  for (const [field, fingerprint] of Object.entries(secrets))
+    if (fingerprint.source && !('literal' in fingerprint.source)) sources[field] = fingerprint.source;
   return sources;
 }
 
@@ -196,7 +229,9 @@ function secretNote(change: HistoryChange, seq: number, set: RevertSet): void {
   const after = change.secrets_after ?? {};
   for (const field of Object.keys(before)) {
     if (after[field] && after[field].hmac !== before[field]?.hmac) {
-      set.notes.push(`${change.address}: apply #${seq} changed its ${field}; the history keeps only fingerprints, so the earlier value comes back only if its source holds it again`);
+      set.notes.push(
+        `${change.address}: apply #${seq} changed its ${field}; the history keeps only fingerprints, so the earlier value comes back only if its source holds it again`,
+      );
     }
   }
 }

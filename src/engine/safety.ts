@@ -9,7 +9,8 @@ import type { Plan, PlanApprovals } from './plan-types.js';
  * violation says which flag approves it, so an approval covers exactly what was reviewed.
  */
 export interface SafetyViolation {
-  code: 'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty' | 'blast_radius' | 'lint' | 'policy' | 'held_value';
+  code:
+    'irreversible' | 'cost' | 'protected' | 'mass_delete' | 'empty' | 'blast_radius' | 'lint' | 'policy' | 'held_value';
   address?: string;
   /** The lint rule a `lint` violation is about. */
   rule?: string;
@@ -90,7 +91,8 @@ export function checkSafety(
   if (desired.length === 0 && !approvals.allow_empty && !teardown) {
     violations.push({
       code: 'empty',
-      message: 'the manifests hold no resource at all (a wrong -f path looks exactly like this); pass --allow-empty to delete everything telform manages',
+      message:
+        'the manifests hold no resource at all (a wrong -f path looks exactly like this); pass --allow-empty to delete everything telform manages',
     });
   }
   // Looked up only for a destructive change: most plans have none, and the state holds thousands.
@@ -104,7 +106,11 @@ export function checkSafety(
     const done = change.action === 'delete' ? 'deleted' : 'replaced';
     if (!destructive) {
       // Nothing to protect: only the irreversible gate below concerns a create.
-    } else if ((protectedAddresses ??= new Set(desired.filter((resource) => resource.protect).map((resource) => resource.address))).has(change.address)) {
+    } else if (
+      (protectedAddresses ??= new Set(
+        desired.filter((resource) => resource.protect).map((resource) => resource.address),
+      )).has(change.address)
+    ) {
       violations.push({
         code: 'protected',
         address: change.address,
@@ -138,7 +144,11 @@ export function checkSafety(
     });
   }
   if (!approvals.force_deletes && !teardown) violations.push(...massDeletes(plan, ledger));
-  violations.push(...blastRadius(plan, approvals), ...findingViolations(plan, approvals), ...heldValueViolations(plan, desired));
+  violations.push(
+    ...blastRadius(plan, approvals),
+    ...findingViolations(plan, approvals),
+    ...heldValueViolations(plan, desired),
+  );
   return violations;
 }
 
@@ -148,7 +158,9 @@ export function checkSafety(
  * approves it: the API would refuse the request.
  */
 function heldValueViolations(plan: Plan, desired: readonly DesiredResource[]): SafetyViolation[] {
-  const byAddress = new Map(desired.filter((resource) => resource.held).map((resource) => [resource.address, resource]));
+  const byAddress = new Map(
+    desired.filter((resource) => resource.held).map((resource) => [resource.address, resource]),
+  );
   const violations: SafetyViolation[] = [];
   for (const change of plan.changes) {
     const resource = byAddress.get(change.address);
@@ -157,14 +169,21 @@ function heldValueViolations(plan: Plan, desired: readonly DesiredResource[]): S
     if (change.action === 'create' || change.action === 'replace') {
       broken = resource.held;
     } else if (change.action === 'update') {
-      const changed = new Set(Object.keys({ ...change.before, ...change.after }).filter((field) => !sameValue(change.before[field], change.after[field])));
+      const changed = new Set(
+        Object.keys({ ...change.before, ...change.after }).filter(
+          (field) => !sameValue(change.before[field], change.after[field]),
+        ),
+      );
       broken = resource.held.filter((rule) => rule.field !== undefined && changed.has(rule.field));
     } else {
       continue;
     }
     for (const rule of broken) {
       const place = rule.source ? `${rule.source.file}:${rule.source.line}:${rule.source.column}: ` : '';
-      const what = change.action === 'update' ? `changes spec.${rule.field ?? ''}` : `would be ${change.action === 'create' ? 'created' : 'created anew'}`;
+      const what =
+        change.action === 'update'
+          ? `changes spec.${rule.field ?? ''}`
+          : `would be ${change.action === 'create' ? 'created' : 'created anew'}`;
       violations.push({
         code: 'held_value',
         address: change.address,
@@ -208,12 +227,18 @@ const submissions = new Set(['create', 'update', 'replace', 'wait']);
  */
 function findingViolations(plan: Plan, approvals: PlanApprovals): SafetyViolation[] {
   const allowed = new Set(approvals.allow_lint ?? []);
-  const submitted = new Set(plan.changes.filter((change) => submissions.has(change.action)).map((change) => change.address));
+  const submitted = new Set(
+    plan.changes.filter((change) => submissions.has(change.action)).map((change) => change.address),
+  );
   const violations: SafetyViolation[] = [];
   for (const finding of plan.findings ?? []) {
     if (finding.severity !== 'error') continue;
     if (finding.source === 'policy') {
-      violations.push({ code: 'policy', address: finding.address, message: `${finding.address} violates policy ${finding.rule}: ${finding.message}` });
+      violations.push({
+        code: 'policy',
+        address: finding.address,
+        message: `${finding.address} violates policy ${finding.rule}: ${finding.message}`,
+      });
     } else if (submitted.has(finding.address) && !allowed.has(finding.rule) && !allowed.has('all')) {
       violations.push({
         code: 'lint',
@@ -266,14 +291,24 @@ function massDeletes(plan: Plan, ledger: Ledger): SafetyViolation[] {
  * the closest address that does need the approval.
  */
 export function unusedApprovals(plan: Plan, approvals: PlanApprovals): string[] {
-  const needing = [...new Set(plan.changes.filter((change) => change.flags.irreversible).map((change) => supersededOf(change) ?? change.address))];
+  const needing = [
+    ...new Set(
+      plan.changes
+        .filter((change) => change.flags.irreversible)
+        .map((change) => supersededOf(change) ?? change.address),
+    ),
+  ];
   const warnings: string[] = [];
   for (const address of approvals.allow_irreversible) {
     if (address === 'all' || needing.includes(address)) continue;
-    const closest = [...needing].sort((a, b) => editDistance(address, a) - editDistance(address, b) || a.localeCompare(b))[0];
+    const closest = [...needing].sort(
+      (a, b) => editDistance(address, a) - editDistance(address, b) || a.localeCompare(b),
+    )[0];
     warnings.push(
       `--allow-irreversible ${address} approves nothing: the plan has no irreversible change of ${address}${
-        closest === undefined ? ' (it has no irreversible change at all)' : `; the closest that needs approval is ${closest}`
+        closest === undefined
+          ? ' (it has no irreversible change at all)'
+          : `; the closest that needs approval is ${closest}`
       }`,
     );
   }

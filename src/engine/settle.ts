@@ -47,8 +47,12 @@ export interface SettleInputs {
 }
 
 /** Ids that an update or delete intent needs re-read (by intent seq). */
-export function idsToReread(uncertain: readonly UncertainOperation[]): Array<{ seq: number; kind: string; id: string }> {
-  return uncertain.flatMap((intent) => (intent.action !== 'create' && intent.id ? [{ seq: intent.seq, kind: intent.kind, id: intent.id }] : []));
+export function idsToReread(
+  uncertain: readonly UncertainOperation[],
+): Array<{ seq: number; kind: string; id: string }> {
+  return uncertain.flatMap((intent) =>
+    intent.action !== 'create' && intent.id ? [{ seq: intent.seq, kind: intent.kind, id: intent.id }] : [],
+  );
 }
 
 /** Decides every uncertain operation, oldest first (each sees the entries the earlier ones settled). */
@@ -61,12 +65,18 @@ export function settleOperations(inputs: SettleInputs): Settlement[] {
     const entry = entries.get(intent.address);
     let settlement: Settlement;
     if (!kind) {
-      settlement = outcome(intent, 'unknown', undefined, `${intent.kind} is not a kind this telform knows, so it cannot be looked up`);
+      settlement = outcome(
+        intent,
+        'unknown',
+        undefined,
+        `${intent.kind} is not a kind this telform knows, so it cannot be looked up`,
+      );
     } else if (intent.action === 'create') {
       settlement = settleCreate(intent, kind, entry, entries, claimed, inputs);
     } else {
       const object = inputs.reread.get(intent.seq);
-      settlement = intent.action === 'update' ? settleUpdate(intent, kind, entry, object) : settleDelete(intent, entry, object);
+      settlement =
+        intent.action === 'update' ? settleUpdate(intent, kind, entry, object) : settleDelete(intent, entry, object);
     }
     if (settlement.entry === null) entries.delete(intent.address);
     else if (settlement.entry) entries.set(intent.address, settlement.entry);
@@ -75,9 +85,20 @@ export function settleOperations(inputs: SettleInputs): Settlement[] {
   return settlements;
 }
 
-function outcome(intent: UncertainOperation, result: Settlement['outcome'], entry: LedgerEntry | null | undefined, why: string): Settlement {
+function outcome(
+  intent: UncertainOperation,
+  result: Settlement['outcome'],
+  entry: LedgerEntry | null | undefined,
+  why: string,
+): Settlement {
   const verb = intent.action === 'create' ? 'creating' : intent.action === 'update' ? 'updating' : 'deleting';
-  return { address: intent.address, action: intent.action, outcome: result, entry, note: `an earlier apply stopped while ${verb} it (${intent.at}): ${why}` };
+  return {
+    address: intent.address,
+    action: intent.action,
+    outcome: result,
+    entry,
+    note: `an earlier apply stopped while ${verb} it (${intent.at}): ${why}`,
+  };
 }
 
 function settleCreate(
@@ -90,8 +111,13 @@ function settleCreate(
 ): Settlement {
   const sent = intent.fields;
   const key = sent && kind.live.naturalKey(sent);
-  if (!sent || key === undefined) return outcome(intent, 'unknown', undefined, 'the journal does not say what it sent, so it cannot be looked up');
-  const owned = new Set([...entries.values()].filter((item) => item.kind === kind.kind).flatMap((item) => [item.id, ...(item.superseded ?? [])]));
+  if (!sent || key === undefined)
+    return outcome(intent, 'unknown', undefined, 'the journal does not say what it sent, so it cannot be looked up');
+  const owned = new Set(
+    [...entries.values()]
+      .filter((item) => item.kind === kind.kind)
+      .flatMap((item) => [item.id, ...(item.superseded ?? [])]),
+  );
   const compared = comparedFields(kind, sent);
   const earliest = Date.parse(intent.at) - clockSkewMs;
   const candidates = (inputs.live.get(kind.kind) ?? []).filter(
@@ -110,9 +136,18 @@ function settleCreate(
     );
   }
   const [found] = candidates;
-  if (!found) return outcome(intent, 'not_found', undefined, `no ${kind.kind} named "${key}" with the fields it sent exists, so it did not happen`);
+  if (!found)
+    return outcome(
+      intent,
+      'not_found',
+      undefined,
+      `no ${kind.kind} named "${key}" with the fields it sent exists, so it did not happen`,
+    );
   claimed.add(found.id);
-  const superseded = [...(entry?.superseded ?? []), ...(intent.replace && entry && entry.id !== found.id ? [entry.id] : [])];
+  const superseded = [
+    ...(entry?.superseded ?? []),
+    ...(intent.replace && entry && entry.id !== found.id ? [entry.id] : []),
+  ];
   const claimedEntry: LedgerEntry = {
     kind: kind.kind,
     name: intent.address.slice(kind.kind.length + 1),
@@ -132,9 +167,15 @@ function settleCreate(
   );
 }
 
-function settleUpdate(intent: UncertainOperation, kind: PlannerKind, entry: LedgerEntry | undefined, object: LiveObject | null | undefined): Settlement {
+function settleUpdate(
+  intent: UncertainOperation,
+  kind: PlannerKind,
+  entry: LedgerEntry | undefined,
+  object: LiveObject | null | undefined,
+): Settlement {
   if (!entry) return outcome(intent, 'unknown', undefined, 'it is no longer in the state');
-  if (object === undefined) return outcome(intent, 'unknown', undefined, 'the journal does not say which object it was sent to');
+  if (object === undefined)
+    return outcome(intent, 'unknown', undefined, 'the journal does not say which object it was sent to');
   if (!object) return outcome(intent, 'gone', undefined, `re-read: ${intent.id ?? entry.id} is gone from the account`);
   const secrets = { ...entry.secrets };
   for (const field of intent.secret_fields ?? []) delete secrets[field];
@@ -142,26 +183,45 @@ function settleUpdate(intent: UncertainOperation, kind: PlannerKind, entry: Ledg
   const compared = comparedFields(kind, sent);
   // A field the read left out proves nothing either way; the fields it returned decide.
   const shown = compared.filter((field) => !(object.unread ?? []).includes(field));
-  const applied = intent.spec !== undefined && shown.length > 0 && shown.every((field) => sameValue(object.spec[field], sent[field]));
+  const applied =
+    intent.spec !== undefined && shown.length > 0 && shown.every((field) => sameValue(object.spec[field], sent[field]));
   const next: LedgerEntry = { ...entry, secrets, ...(applied ? { applied_spec: { ...intent.spec } } : {}) };
   return applied
     ? outcome(intent, 'applied', next, 're-read: the account holds what it sent, so it happened')
-    : outcome(intent, 'not_applied', next, 're-read: the account does not hold all it sent, so it is planned again from what the account holds');
+    : outcome(
+        intent,
+        'not_applied',
+        next,
+        're-read: the account does not hold all it sent, so it is planned again from what the account holds',
+      );
 }
 
-function settleDelete(intent: UncertainOperation, entry: LedgerEntry | undefined, object: LiveObject | null | undefined): Settlement {
-  if (object === undefined) return outcome(intent, 'unknown', undefined, 'the journal does not say which object it was sent to');
-  if (object) return outcome(intent, 'not_deleted', undefined, `re-read: ${object.id} still exists, so it is planned again`);
+function settleDelete(
+  intent: UncertainOperation,
+  entry: LedgerEntry | undefined,
+  object: LiveObject | null | undefined,
+): Settlement {
+  if (object === undefined)
+    return outcome(intent, 'unknown', undefined, 'the journal does not say which object it was sent to');
+  if (object)
+    return outcome(intent, 'not_deleted', undefined, `re-read: ${object.id} still exists, so it is planned again`);
   if (!entry) return outcome(intent, 'deleted', null, 're-read: it is gone, so it happened');
   if (entry.id === intent.id) return outcome(intent, 'deleted', null, `re-read: ${intent.id} is gone, so it happened`);
   const superseded = (entry.superseded ?? []).filter((id) => id !== intent.id);
   const next: LedgerEntry = { ...entry };
   if (superseded.length > 0) next.superseded = superseded;
   else delete next.superseded;
-  return outcome(intent, 'deleted', next, `re-read: the replaced ${intent.id ?? 'object'} is gone, so its delete happened`);
+  return outcome(
+    intent,
+    'deleted',
+    next,
+    `re-read: the replaced ${intent.id ?? 'object'} is gone, so its delete happened`,
+  );
 }
 
 /** The fields the account shows back: what was sent, less secrets and create-only inputs a read does not return. */
 function comparedFields(kind: PlannerKind, sent: Record<string, unknown>): string[] {
-  return Object.keys(sent).filter((field) => !kind.secretFields.includes(field) && !kind.live.fields.unreadable.includes(field));
+  return Object.keys(sent).filter(
+    (field) => !kind.secretFields.includes(field) && !kind.live.fields.unreadable.includes(field),
+  );
 }

@@ -11,7 +11,10 @@ import { Pacer } from '../util/pace.js';
 
 export class SpecForms {
   /** By the rules they were made with (a kind), then by spec. */
-  private readonly byRules = new Map<DiffRules, Map<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>>>();
+  private readonly byRules = new Map<
+    DiffRules,
+    Map<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>>
+  >();
   private readonly fingerprints = new Map<LiveObject, string>();
 
   /** `comparable(spec, rules)`, made once for these rules (never to be changed: it is shared). */
@@ -31,7 +34,10 @@ export class SpecForms {
   }
 
   /** Makes the forms of `specs` (each with its kind's name), a slice at a time, letting responses run between slices. */
-  async prepare(specs: ReadonlyArray<{ kind: string; spec: Readonly<Record<string, unknown>> }>, kinds: PlannerKinds): Promise<void> {
+  async prepare(
+    specs: ReadonlyArray<{ kind: string; spec: Readonly<Record<string, unknown>> }>,
+    kinds: PlannerKinds,
+  ): Promise<void> {
     const pacer = new Pacer();
     for (const { kind, spec } of specs) {
       if (pacer.due()) await pacer.breathe();

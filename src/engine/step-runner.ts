@@ -96,7 +96,10 @@ export class StepRunner {
         if (running > 0 || wave.hasQueued()) return;
         // Only steps whose dependencies can never settle are left (a cycle): report them, never hang.
         for (const index of wave.unsettled()) {
-          this.finish(wave.steps[index] as Step, { status: 'skipped', reason: 'its dependencies could not be ordered' });
+          this.finish(wave.steps[index] as Step, {
+            status: 'skipped',
+            reason: 'its dependencies could not be ordered',
+          });
         }
         resolve();
       };
@@ -269,7 +272,11 @@ class Wave {
  * wait for it, directly or not. A cycle contributes nothing beyond the first visit (its steps are
  * skipped anyway).
  */
-function chainLengths(steps: readonly Step[], blockerLists: readonly string[][], mainSteps: ReadonlyMap<string, number>): number[] {
+function chainLengths(
+  steps: readonly Step[],
+  blockerLists: readonly string[][],
+  mainSteps: ReadonlyMap<string, number>,
+): number[] {
   const waitsOnMe: number[][] = steps.map(() => []);
   blockerLists.forEach((blockers, index) => {
     for (const address of blockers) {

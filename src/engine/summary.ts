@@ -52,7 +52,9 @@ export function pendingWarnings(changes: readonly PlannedChange[]): string[] {
     if (status === 'FAILED') {
       const why = [
         ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
-        ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
+        ...(registry.error_code || registry.error_reason
+          ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')]
+          : []),
       ];
       warnings.push(`${change.address} was declined by the registry${why.length > 0 ? ` (${why.join('; ')})` : ''}`);
     } else if (status === 'EXPIRED') {
@@ -73,7 +75,9 @@ export function hasChanges(plan: Plan): boolean {
 export function countApplySteps(plan: Plan): number {
   return plan.changes.reduce(
     (steps, change) =>
-      change.action === 'noop' || change.action === 'blocked' ? steps : steps + (change.action === 'replace' && change.replace_strategy === 'create_before_delete' ? 2 : 1),
+      change.action === 'noop' || change.action === 'blocked'
+        ? steps
+        : steps + (change.action === 'replace' && change.replace_strategy === 'create_before_delete' ? 2 : 1),
     0,
   );
 }

@@ -18,7 +18,12 @@ import { pendingWarnings, summarize } from './summary.js';
  * error, with a suggestion from `known` (the manifests' and the state's addresses) and the plan: a
  * typo must not silently plan nothing.
  */
-export function limitToTargets(plan: Plan, targets: readonly string[], kinds: PlannerKinds, known: Iterable<string> = []): Plan {
+export function limitToTargets(
+  plan: Plan,
+  targets: readonly string[],
+  kinds: PlannerKinds,
+  known: Iterable<string> = [],
+): Plan {
   if (targets.length === 0) return plan;
   const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
   const unknown = targets.filter((target) => !byAddress.has(target));
@@ -45,7 +50,9 @@ export function limitToTargets(plan: Plan, targets: readonly string[], kinds: Pl
   for (const target of targets) visit(target);
   const changes = plan.changes.filter((change) => kept.has(change.address) || isSupersededOfKept(change, kept));
   const addresses = new Set(changes.map((change) => change.address));
-  const objects = Object.fromEntries(Object.entries(plan.basis.objects).filter(([key]) => addresses.has(key.split('#')[0] as string)));
+  const objects = Object.fromEntries(
+    Object.entries(plan.basis.objects).filter(([key]) => addresses.has(key.split('#')[0] as string)),
+  );
   const left = plan.changes.length - changes.length;
   const sorted = [...new Set(targets)].sort();
   return {

@@ -7,7 +7,10 @@ import { referencedNames } from './references.js';
 import { unreadableKey } from './unread.js';
 
 /** The ledger object of a match whose read by id failed: its address, id and why; undefined otherwise. */
-export function unreadableOf(match: Match, unreadable: ReadonlyMap<string, string> | undefined): { address: string; name: string; id: string; why: string } | undefined {
+export function unreadableOf(
+  match: Match,
+  unreadable: ReadonlyMap<string, string> | undefined,
+): { address: string; name: string; id: string; why: string } | undefined {
   if (!unreadable || unreadable.size === 0) return undefined;
   const owned =
     match.type === 'missing' && match.entry
@@ -25,7 +28,9 @@ export function unreadableOf(match: Match, unreadable: ReadonlyMap<string, strin
 export function unknownObject(unknown: { id: string; why: string }, change: ChangeDraft): ChangeDraft {
   change.action = 'blocked';
   change.id = unknown.id;
-  change.reasons.push(`${unknown.id} could not be read (${unknown.why}): unknown, so nothing is planned for it this run`);
+  change.reasons.push(
+    `${unknown.id} could not be read (${unknown.why}): unknown, so nothing is planned for it this run`,
+  );
   return change;
 }
 
@@ -42,7 +47,9 @@ export function blockDependents(
     const kind = kinds.get(draft.kind);
     const desired = desiredByAddress.get(draft.address);
     if (!kind || !desired) continue;
-    const waiting = referencedNames(kind, desired.spec).map(({ target, name }) => `${target}/${name}`).filter((address) => unknown.has(address));
+    const waiting = referencedNames(kind, desired.spec)
+      .map(({ target, name }) => `${target}/${name}`)
+      .filter((address) => unknown.has(address));
     if (waiting.length === 0) continue;
     draft.action = 'blocked';
     draft.reasons.push(`refers to ${waiting.join(', ')}, which could not be read; planned again once it can be`);

@@ -38,10 +38,12 @@ export class UnknownFields {
   }
 
   warnings(): string[] {
-    return [...this.byKind].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(
-      ([kind, { fields, objects }]) =>
-        `${kind}: the API did not read back ${[...fields].sort().join(', ')} of ${objects} managed object(s); telform takes each as it last applied it (or, before its first apply, as the manifest says), never as drift`,
-    );
+    return [...this.byKind]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(
+        ([kind, { fields, objects }]) =>
+          `${kind}: the API did not read back ${[...fields].sort().join(', ')} of ${objects} managed object(s); telform takes each as it last applied it (or, before its first apply, as the manifest says), never as drift`,
+      );
   }
 }
 

@@ -18,28 +18,38 @@ export function parseWaves(text: string): WaveStep[] {
     const percent = /^(\d{1,3})%$/.exec(item);
     if (percent) {
       const value = Number(percent[1]);
-      if (value < 1 || value > 100) throw new TelformError('bad_option', `--waves ${text}: ${item} is not a percentage from 1% to 100%`);
+      if (value < 1 || value > 100)
+        throw new TelformError('bad_option', `--waves ${text}: ${item} is not a percentage from 1% to 100%`);
       steps.push({ percent: value });
     } else if (/^\d{1,6}$/.test(item) && Number(item) >= 1) {
       steps.push({ count: Number(item) });
     } else {
-      throw new TelformError('bad_option', `--waves ${text}: "${item}" is neither a number of accounts nor a percentage (e.g. 1,10%,100%)`);
+      throw new TelformError(
+        'bad_option',
+        `--waves ${text}: "${item}" is neither a number of accounts nor a percentage (e.g. 1,10%,100%)`,
+      );
     }
   }
   // A step no larger than an earlier one of its unit would add nobody: a typo, not a wave to skip
   // silently. (A count and a percentage compare only once the accounts are known.)
   for (const [index, step] of steps.entries()) {
-    const earlier = steps.slice(0, index).filter((before) => ('count' in before) === ('count' in step));
+    const earlier = steps.slice(0, index).filter((before) => 'count' in before === 'count' in step);
     const size = (of: WaveStep) => ('count' in of ? of.count : of.percent);
     const larger = earlier.find((before) => size(before) >= size(step));
     if (larger) {
       const word = (of: WaveStep) => ('count' in of ? String(of.count) : `${of.percent}%`);
-      throw new TelformError('bad_option', `--waves ${text}: steps must grow (each is the cumulative size of the rollout), and ${word(step)} comes after ${word(larger)}`);
+      throw new TelformError(
+        'bad_option',
+        `--waves ${text}: steps must grow (each is the cumulative size of the rollout), and ${word(step)} comes after ${word(larger)}`,
+      );
     }
   }
   const last = steps.at(-1);
   if (!last || !('percent' in last) || last.percent !== 100) {
-    throw new TelformError('bad_option', `--waves ${text}: the last wave must be 100% (every account), e.g. 1,10%,100%`);
+    throw new TelformError(
+      'bad_option',
+      `--waves ${text}: the last wave must be 100% (every account), e.g. 1,10%,100%`,
+    );
   }
   return steps;
 }
@@ -50,9 +60,14 @@ export function parseWaves(text: string): WaveStep[] {
  * to its cumulative size; a step that adds no account (already reached) makes no wave. Depends on
  * nothing but the names, their order and the flags, so a rerun with the same inputs gets the same waves.
  */
-export function assignWaves(accounts: readonly string[], steps: readonly WaveStep[], canaries: readonly string[] = []): string[][] {
+export function assignWaves(
+  accounts: readonly string[],
+  steps: readonly WaveStep[],
+  canaries: readonly string[] = [],
+): string[][] {
   const unknown = canaries.filter((name) => !accounts.includes(name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--canary ${unknown.join(', ')}: not among the accounts of this run`);
+  if (unknown.length > 0)
+    throw new TelformError('bad_option', `--canary ${unknown.join(', ')}: not among the accounts of this run`);
   const ordered = [...new Set(canaries), ...accounts.filter((name) => !canaries.includes(name))];
   const waves: string[][] = [];
   let done = 0;
@@ -61,7 +76,10 @@ export function assignWaves(accounts: readonly string[], steps: readonly WaveSte
     done = waves[0]?.length ?? 0;
   }
   for (const step of steps) {
-    const target = Math.min(ordered.length, 'count' in step ? step.count : Math.ceil((step.percent * ordered.length) / 100));
+    const target = Math.min(
+      ordered.length,
+      'count' in step ? step.count : Math.ceil((step.percent * ordered.length) / 100),
+    );
     if (target <= done) continue;
     waves.push(ordered.slice(done, target));
     done = target;
@@ -128,11 +146,20 @@ export function parseRollout(text: string, location: string): RolloutRecord {
     throw new TelformError('rollout_record', `${location} does not hold a rollout record (not JSON)`);
   }
   const record = data as Partial<RolloutRecord> | null;
-  if (!record || record.kind !== 'telform-rollout' || !Array.isArray(record.waves) || typeof record.accounts !== 'object' || record.accounts === null) {
+  if (
+    !record ||
+    record.kind !== 'telform-rollout' ||
+    !Array.isArray(record.waves) ||
+    typeof record.accounts !== 'object' ||
+    record.accounts === null
+  ) {
     throw new TelformError('rollout_record', `${location} does not hold a rollout record`);
   }
   if (record.format_version !== rolloutFormatVersion) {
-    throw new TelformError('rollout_record', `${location} holds a rollout record of format ${String(record.format_version)}; this telform reads format ${rolloutFormatVersion}`);
+    throw new TelformError(
+      'rollout_record',
+      `${location} holds a rollout record of format ${String(record.format_version)}; this telform reads format ${rolloutFormatVersion}`,
+    );
   }
   return record as RolloutRecord;
 }

@@ -33,7 +33,11 @@ export type OwnedIds = ReadonlyMap<string, ReadonlyMap<string, string>>;
  * gives an owned id a second address), their names are not reused (nor is an existing entry ever
  * rewritten), and a reference to one becomes a ref to the name the ledger knows it by.
  */
-export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string, readonly LiveObject[]>, owned: OwnedIds = new Map()): ImportedResource[] {
+export function importResources(
+  kinds: readonly Kind[],
+  live: ReadonlyMap<string, readonly LiveObject[]>,
+  owned: OwnedIds = new Map(),
+): ImportedResource[] {
   const names = new Map<string, Map<string, string>>(); // kind → id → metadata.name
   const named: Array<{ kind: Kind; object: LiveObject; name: string; madeUpName?: string }> = [];
   for (const kind of kinds) {
@@ -41,9 +45,9 @@ export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string
     const used = new Set<string>(ownedOfKind.values());
     const byId = new Map<string, string>(ownedOfKind);
     names.set(kind.name, byId);
-    const objects = (live.get(kind.name) ?? []).filter((object) => !ownedOfKind.has(object.id) && !(kind.live.idle?.(object) ?? false)).sort(
-      (a, b) => compare(liveName(kind, a) ?? '', liveName(kind, b) ?? '') || compare(a.id, b.id),
-    );
+    const objects = (live.get(kind.name) ?? [])
+      .filter((object) => !ownedOfKind.has(object.id) && !(kind.live.idle?.(object) ?? false))
+      .sort((a, b) => compare(liveName(kind, a) ?? '', liveName(kind, b) ?? '') || compare(a.id, b.id));
     for (const object of objects) {
       const { name, madeUpName } = chooseName(kind, object, used);
       used.add(name);
@@ -92,7 +96,11 @@ export function importResources(kinds: readonly Kind[], live: ReadonlyMap<string
 
 /** `TELFORM_SECRET_<KIND>_<NAME>_<FIELD>`, upper case, every other character as `_`. */
 export function secretVariable(kind: string, name: string, field: string): string {
-  const part = (text: string) => text.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+  const part = (text: string) =>
+    text
+      .replace(/([a-z])([A-Z])/g, '$1_$2')
+      .replace(/[^A-Za-z0-9]+/g, '_')
+      .toUpperCase();
   return `TELFORM_SECRET_${part(kind)}_${part(name)}_${part(field)}`;
 }
 
@@ -113,7 +121,8 @@ function chooseName(kind: Kind, object: LiveObject, used: ReadonlySet<string>): 
   const prefix = slug(kind.name);
   const base = slug(original ?? '') || `${prefix}-${slug(object.id).slice(0, 62 - prefix.length) || 'object'}`;
   let name = base.slice(0, 63).replace(/-+$/, '');
-  for (let suffix = 2; used.has(name); suffix += 1) name = `${base.slice(0, 63 - String(suffix).length - 1).replace(/-+$/, '')}-${suffix}`;
+  for (let suffix = 2; used.has(name); suffix += 1)
+    name = `${base.slice(0, 63 - String(suffix).length - 1).replace(/-+$/, '')}-${suffix}`;
   const why =
     original === undefined
       ? `it has no ${kind.nameField ?? 'name'}`

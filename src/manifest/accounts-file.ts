@@ -55,10 +55,17 @@ export interface AccountSpec {
 
 /** Account names go into reports, file names and workspace names: a conservative alphabet. */
 export const accountNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, e.g. ACME_AUTH_ID');
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable, e.g. ACME_AUTH_ID');
 
 const accountSchema = z.strictObject({
-  name: z.string().regex(accountNamePattern, 'expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)'),
+  name: z
+    .string()
+    .regex(
+      accountNamePattern,
+      'expected letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
+    ),
   manifests: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   credentials: z.strictObject({ auth_id_env: envName, auth_token_env: envName }),
   state: z.string().min(1).optional(),
@@ -107,7 +114,10 @@ export async function loadAccounts(file: string, cwd: string): Promise<AccountsD
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new TelformError('accounts_file', `cannot read the accounts file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new TelformError(
+      'accounts_file',
+      `cannot read the accounts file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   return parseAccountsDocument(text, file, dirname(path));
 }
@@ -125,13 +135,18 @@ export function parseAccountsDocument(text: string, file: string, folder: string
     const { line, col } = lines.linePos(offset);
     return { source: { file, line, column: col } };
   };
-  const failure = (message: string, source: SourcePlace) => new TelformError('accounts_file', message, { place: { source } });
+  const failure = (message: string, source: SourcePlace) =>
+    new TelformError('accounts_file', message, { place: { source } });
   const yamlError = document.errors[0];
   if (yamlError) {
     const { line, col } = lines.linePos(yamlError.pos[0]);
-    throw new TelformError('accounts_file', `the accounts file is not valid YAML: ${yamlError.message.split('\n')[0]}`, {
-      place: { source: { file, line, column: col } },
-    });
+    throw new TelformError(
+      'accounts_file',
+      `the accounts file is not valid YAML: ${yamlError.message.split('\n')[0]}`,
+      {
+        place: { source: { file, line, column: col } },
+      },
+    );
   }
   const at = (offset: number): SourcePlace => {
     const { line, col } = lines.linePos(offset);
@@ -141,45 +156,79 @@ export function parseAccountsDocument(text: string, file: string, folder: string
   if (!parsed.success) {
     const issue = parsed.error.issues[0] as z.core.$ZodIssue;
     const field = issue.path.map(String).join('.');
-    throw new TelformError('accounts_file', `${field ? `${field}: ` : ''}${issue.message}`, { place: place(issue.path) });
+    throw new TelformError('accounts_file', `${field ? `${field}: ` : ''}${issue.message}`, {
+      place: place(issue.path),
+    });
   }
   const seen = new Set<string>();
   const defaultState = parsed.data.defaults?.state;
-  const defaultValues = valuesFromYaml(parsed.data.defaults?.values, file, 'defaults.values', (name) => place(['defaults', 'values', name]).source, failure);
+  const defaultValues = valuesFromYaml(
+    parsed.data.defaults?.values,
+    file,
+    'defaults.values',
+    (name) => place(['defaults', 'values', name]).source,
+    failure,
+  );
   const accounts = parsed.data.accounts.map((account, index) => {
     if (seen.has(account.name)) {
-      throw new TelformError('accounts_file', `accounts.${index}.name: "${account.name}" is listed twice`, { place: place(['accounts', index, 'name']) });
+      throw new TelformError('accounts_file', `accounts.${index}.name: "${account.name}" is listed twice`, {
+        place: place(['accounts', index, 'name']),
+      });
     }
     seen.add(account.name);
     const state = account.state ?? parsed.data.defaults?.state;
     if (state === undefined) {
-      throw new TelformError('accounts_file', `accounts.${index}: account "${account.name}" has no state (give state, or defaults.state)`, {
-        place: place(['accounts', index]),
-      });
+      throw new TelformError(
+        'accounts_file',
+        `accounts.${index}: account "${account.name}" has no state (give state, or defaults.state)`,
+        {
+          place: place(['accounts', index]),
+        },
+      );
     }
     const named = state.replaceAll('{account}', account.name);
     let scope: Scope | undefined;
     try {
-      scope = account.scope === undefined ? undefined : parseScope(typeof account.scope === 'string' ? [account.scope] : account.scope);
+      scope =
+        account.scope === undefined
+          ? undefined
+          : parseScope(typeof account.scope === 'string' ? [account.scope] : account.scope);
     } catch (error) {
-      throw new TelformError('accounts_file', `accounts.${index}.scope: ${(error as Error).message.replace(/^--scope /, '')}`, { place: place(['accounts', index, 'scope']) });
+      throw new TelformError(
+        'accounts_file',
+        `accounts.${index}.scope: ${(error as Error).message.replace(/^--scope /, '')}`,
+        { place: place(['accounts', index, 'scope']) },
+      );
     }
     return {
       ...(scope ? { scope } : {}),
       name: account.name,
-      manifests: (typeof account.manifests === 'string' ? [account.manifests] : account.manifests).map((entry) => absolute(folder, entry)),
+      manifests: (typeof account.manifests === 'string' ? [account.manifests] : account.manifests).map((entry) =>
+        absolute(folder, entry),
+      ),
       credentials: { authIdEnv: account.credentials.auth_id_env, authTokenEnv: account.credentials.auth_token_env },
       state: backendFor(named).resolveFrom(folder, named),
       workspace: account.workspace ?? account.name,
       endpoint: account.endpoint ?? parsed.data.defaults?.endpoint,
-      policies: [parsed.data.defaults?.policies, account.policies].flatMap((given) => (given === undefined ? [] : typeof given === 'string' ? [given] : given)).map((entry) => absolute(folder, entry)),
+      policies: [parsed.data.defaults?.policies, account.policies]
+        .flatMap((given) => (given === undefined ? [] : typeof given === 'string' ? [given] : given))
+        .map((entry) => absolute(folder, entry)),
       values: new Map([
         ...defaultValues,
-        ...valuesFromYaml(account.values, file, `accounts.${index}.values`, (name) => place(['accounts', index, 'values', name]).source, failure),
+        ...valuesFromYaml(
+          account.values,
+          file,
+          `accounts.${index}.values`,
+          (name) => place(['accounts', index, 'values', name]).source,
+          failure,
+        ),
       ]),
     };
   });
-  return { accounts, defaultState: defaultState === undefined ? undefined : backendFor(defaultState).resolveFrom(folder, defaultState) };
+  return {
+    accounts,
+    defaultState: defaultState === undefined ? undefined : backendFor(defaultState).resolveFrom(folder, defaultState),
+  };
 }
 
 function absolute(folder: string, path: string): string {

@@ -34,14 +34,16 @@ const tcr = 'The Campaign Registry: campaign vetting guidance';
 const carriers = 'Carrier 10DLC code of conduct (T-Mobile, AT&T)';
 
 const sampleFields = ['sample1', 'sample2', 'sample3', 'sample4', 'sample5'];
-const link = /\b(?:https?:\/\/|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|us|info|biz|app|example)(?:\/\S*)?/i;
+const link =
+  /\b(?:https?:\/\/|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|us|info|biz|app|example)(?:\/\S*)?/i;
 const phone = /(?:\+?1[\s.-]?)?\(?\b[2-9]\d{2}\)?[\s.-]?\d{3}[\s.-]?\d{4}\b/;
 const shortener = /\b(?:bit\.ly|tinyurl\.com|goo\.gl|ow\.ly|t\.co|is\.gd|buff\.ly|rebrand\.ly|cutt\.ly)\b/i;
 const optOut = /\b(?:stop|unsubscribe|opt[ -]?out|cancel|end|quit)\b/i;
 // Words of a consent mechanism: an opt-in, a box ticked, a keyword texted in, a number confirmed with a code.
 const consent =
   /\b(?:opt[ -]?in|opts in|opted in|consent|check ?box|tick|ticks|sign[ -]?up|signs up|subscribe|agree|text(?:s|ing)? [A-Z0-9]+ to|repl(?:y|ies|ying)|web ?form|form|keyword|confirm(?:s|ed|ing)?|verif(?:y|ies|ied|ication)|enrol(?:l|ls|led|ment)?|request(?:s|ed)?)\b/i;
-const confirmsOptOut = /\b(?:unsubscribed|no (?:more|further|longer)|will not receive|won't receive|opted out|stopped)\b/i;
+const confirmsOptOut =
+  /\b(?:unsubscribed|no (?:more|further|longer)|will not receive|won't receive|opted out|stopped)\b/i;
 const contact = new RegExp(`${link.source}|${phone.source}|\\b\\S+@\\S+\\.\\w+\\b`, 'i');
 const prohibited = /\b(?:cannabis|marijuana|cbd|thc|kratom|vape|vaping)\b/i;
 const ageRestricted = /\b(?:alcohol|beer|wine|liquor|spirits|tobacco|cigar(?:ette)?s?|firearms?|gun)\b/i;
@@ -53,7 +55,9 @@ function hasLink(value: string): boolean {
 }
 
 function samples(spec: Readonly<Record<string, unknown>>): Array<{ field: string; text: string }> {
-  return sampleFields.flatMap((field) => (typeof spec[field] === 'string' ? [{ field, text: spec[field] as string }] : []));
+  return sampleFields.flatMap((field) =>
+    typeof spec[field] === 'string' ? [{ field, text: spec[field] as string }] : [],
+  );
 }
 
 function text(spec: Readonly<Record<string, unknown>>, field: string): string | undefined {
@@ -105,11 +109,17 @@ function keywords(spec: Readonly<Record<string, unknown>>, field: string): strin
 }
 
 function marketing(spec: Readonly<Record<string, unknown>>): boolean {
-  return spec['usecase'] === 'MARKETING' || (Array.isArray(spec['sub_usecases']) && spec['sub_usecases'].includes('MARKETING'));
+  return (
+    spec['usecase'] === 'MARKETING' ||
+    (Array.isArray(spec['sub_usecases']) && spec['sub_usecases'].includes('MARKETING'))
+  );
 }
 
 function brandMessage(field: string, what: string, names: readonly string[]): LintHit {
-  return { field, message: `${what} does not name the brand (${names.map((name) => JSON.stringify(name)).join(' or ')}); recipients must be able to tell who is writing` };
+  return {
+    field,
+    message: `${what} does not name the brand (${names.map((name) => JSON.stringify(name)).join(' or ')}); recipients must be able to tell who is writing`,
+  };
 }
 
 export const campaignLintRules: readonly CampaignLintRule[] = [
@@ -119,7 +129,11 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: `${tcr}; ${ctia} (message sender identification)`,
     summary: 'every sample message names the brand',
     check: ({ spec, brandNames }) =>
-      brandNames.length === 0 ? [] : samples(spec).filter(({ text: value }) => !namesBrand(value, brandNames)).map(({ field }) => brandMessage(field, 'the sample', brandNames)),
+      brandNames.length === 0
+        ? []
+        : samples(spec)
+            .filter(({ text: value }) => !namesBrand(value, brandNames))
+            .map(({ field }) => brandMessage(field, 'the sample', brandNames)),
   },
   {
     id: 'sample-optout-instruction',
@@ -128,7 +142,13 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     summary: 'a marketing campaign shows how to opt out (e.g. "Reply STOP to opt out") in at least one sample',
     check: ({ spec }) =>
       marketing(spec) && !samples(spec).some(({ text: value }) => optOut.test(value))
-        ? [{ field: 'sample1', message: 'no sample tells the recipient how to opt out (e.g. "Reply STOP to opt out"), which marketing messages must' }]
+        ? [
+            {
+              field: 'sample1',
+              message:
+                'no sample tells the recipient how to opt out (e.g. "Reply STOP to opt out"), which marketing messages must',
+            },
+          ]
         : [],
   },
   {
@@ -139,7 +159,13 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     check: ({ spec }) => {
       const flow = text(spec, 'message_flow');
       return flow !== undefined && !consent.test(flow)
-        ? [{ field: 'message_flow', message: 'does not say how subscribers give consent (e.g. "customers tick an SMS box on the checkout form" or "text JOIN to 12345")' }]
+        ? [
+            {
+              field: 'message_flow',
+              message:
+                'does not say how subscribers give consent (e.g. "customers tick an SMS box on the checkout form" or "text JOIN to 12345")',
+            },
+          ]
         : [];
     },
   },
@@ -149,7 +175,12 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: tcr,
     summary: 'embedded_link is true when a sample contains a link',
     check: ({ spec }) =>
-      spec['embedded_link'] === true ? [] : samples(spec).filter(({ text: value }) => hasLink(value)).slice(0, 1).map(({ field }) => ({ field: 'embedded_link', message: `is not true, but ${field} contains a link` })),
+      spec['embedded_link'] === true
+        ? []
+        : samples(spec)
+            .filter(({ text: value }) => hasLink(value))
+            .slice(0, 1)
+            .map(({ field }) => ({ field: 'embedded_link', message: `is not true, but ${field} contains a link` })),
   },
   {
     id: 'embedded-link-unshown',
@@ -157,7 +188,9 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: tcr,
     summary: 'when embedded_link is true, a sample shows the kind of link sent',
     check: ({ spec }) =>
-      spec['embedded_link'] === true && samples(spec).length > 0 && !samples(spec).some(({ text: value }) => hasLink(value))
+      spec['embedded_link'] === true &&
+      samples(spec).length > 0 &&
+      !samples(spec).some(({ text: value }) => hasLink(value))
         ? [{ field: 'embedded_link', message: 'is true, but no sample contains a link; vetters compare the two' }]
         : [],
   },
@@ -167,7 +200,15 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: tcr,
     summary: 'embedded_phone is true when a sample contains a phone number',
     check: ({ spec }) =>
-      spec['embedded_phone'] === true ? [] : samples(spec).filter(({ text: value }) => phone.test(value)).slice(0, 1).map(({ field }) => ({ field: 'embedded_phone', message: `is not true, but ${field} contains a phone number` })),
+      spec['embedded_phone'] === true
+        ? []
+        : samples(spec)
+            .filter(({ text: value }) => phone.test(value))
+            .slice(0, 1)
+            .map(({ field }) => ({
+              field: 'embedded_phone',
+              message: `is not true, but ${field} contains a phone number`,
+            })),
   },
   {
     id: 'embedded-phone-unshown',
@@ -175,8 +216,15 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: tcr,
     summary: 'when embedded_phone is true, a sample shows the phone number sent',
     check: ({ spec }) =>
-      spec['embedded_phone'] === true && samples(spec).length > 0 && !samples(spec).some(({ text: value }) => phone.test(value))
-        ? [{ field: 'embedded_phone', message: 'is true, but no sample contains a phone number; vetters compare the two' }]
+      spec['embedded_phone'] === true &&
+      samples(spec).length > 0 &&
+      !samples(spec).some(({ text: value }) => phone.test(value))
+        ? [
+            {
+              field: 'embedded_phone',
+              message: 'is true, but no sample contains a phone number; vetters compare the two',
+            },
+          ]
         : [],
   },
   {
@@ -184,7 +232,13 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     severity: 'error',
     source: carriers,
     summary: 'samples use no public link shortener (bit.ly, tinyurl.com, …), which carriers filter',
-    check: ({ spec }) => samples(spec).filter(({ text: value }) => shortener.test(value)).map(({ field }) => ({ field, message: 'uses a public link shortener, which carriers filter; use a link on the brand\'s own domain' })),
+    check: ({ spec }) =>
+      samples(spec)
+        .filter(({ text: value }) => shortener.test(value))
+        .map(({ field }) => ({
+          field,
+          message: "uses a public link shortener, which carriers filter; use a link on the brand's own domain",
+        })),
   },
   {
     id: 'help-message-names-brand',
@@ -193,7 +247,9 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     summary: 'help_message names the brand',
     check: ({ spec, brandNames }) => {
       const help = text(spec, 'help_message');
-      return help !== undefined && brandNames.length > 0 && !namesBrand(help, brandNames) ? [brandMessage('help_message', 'the help reply', brandNames)] : [];
+      return help !== undefined && brandNames.length > 0 && !namesBrand(help, brandNames)
+        ? [brandMessage('help_message', 'the help reply', brandNames)]
+        : [];
     },
   },
   {
@@ -203,7 +259,9 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     summary: 'help_message gives a way to reach the brand (a phone number, an e-mail address or a web page)',
     check: ({ spec }) => {
       const help = text(spec, 'help_message');
-      return help !== undefined && !contact.test(help) ? [{ field: 'help_message', message: 'gives no phone number, e-mail address or web page to reach the brand' }] : [];
+      return help !== undefined && !contact.test(help)
+        ? [{ field: 'help_message', message: 'gives no phone number, e-mail address or web page to reach the brand' }]
+        : [];
     },
   },
   {
@@ -213,7 +271,9 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     summary: 'optout_message names the brand',
     check: ({ spec, brandNames }) => {
       const reply = text(spec, 'optout_message');
-      return reply !== undefined && brandNames.length > 0 && !namesBrand(reply, brandNames) ? [brandMessage('optout_message', 'the opt-out reply', brandNames)] : [];
+      return reply !== undefined && brandNames.length > 0 && !namesBrand(reply, brandNames)
+        ? [brandMessage('optout_message', 'the opt-out reply', brandNames)]
+        : [];
     },
   },
   {
@@ -223,7 +283,15 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     summary: 'optout_message confirms that no more messages will be sent',
     check: ({ spec }) => {
       const reply = text(spec, 'optout_message');
-      return reply !== undefined && !confirmsOptOut.test(reply) ? [{ field: 'optout_message', message: 'does not confirm that no more messages will be sent (e.g. "you are unsubscribed and will receive no more messages")' }] : [];
+      return reply !== undefined && !confirmsOptOut.test(reply)
+        ? [
+            {
+              field: 'optout_message',
+              message:
+                'does not confirm that no more messages will be sent (e.g. "you are unsubscribed and will receive no more messages")',
+            },
+          ]
+        : [];
     },
   },
   {
@@ -231,21 +299,33 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     severity: 'error',
     source: ctia,
     summary: 'optout_keywords include STOP',
-    check: ({ spec }) => (keywords(spec, 'optout_keywords')?.includes('STOP') === false ? [{ field: 'optout_keywords', message: 'do not include STOP, which every US carrier honours' }] : []),
+    check: ({ spec }) =>
+      keywords(spec, 'optout_keywords')?.includes('STOP') === false
+        ? [{ field: 'optout_keywords', message: 'do not include STOP, which every US carrier honours' }]
+        : [],
   },
   {
     id: 'help-keywords-help',
     severity: 'error',
     source: ctia,
     summary: 'help_keywords include HELP',
-    check: ({ spec }) => (keywords(spec, 'help_keywords')?.includes('HELP') === false ? [{ field: 'help_keywords', message: 'do not include HELP, which every US carrier honours' }] : []),
+    check: ({ spec }) =>
+      keywords(spec, 'help_keywords')?.includes('HELP') === false
+        ? [{ field: 'help_keywords', message: 'do not include HELP, which every US carrier honours' }]
+        : [],
   },
   {
     id: 'prohibited-content',
     severity: 'error',
     source: carriers,
     summary: 'samples do not promote cannabis, CBD, kratom or vaping, which 10DLC does not carry',
-    check: ({ spec }) => samples(spec).filter(({ text: value }) => prohibited.test(value)).map(({ field }) => ({ field, message: 'mentions content that 10DLC does not carry (cannabis, CBD, kratom, vaping)' })),
+    check: ({ spec }) =>
+      samples(spec)
+        .filter(({ text: value }) => prohibited.test(value))
+        .map(({ field }) => ({
+          field,
+          message: 'mentions content that 10DLC does not carry (cannabis, CBD, kratom, vaping)',
+        })),
   },
   {
     id: 'age-gated-content',
@@ -253,7 +333,15 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: carriers,
     summary: 'samples about alcohol, tobacco or firearms go with age_gated: true',
     check: ({ spec }) =>
-      spec['age_gated'] === true ? [] : samples(spec).filter(({ text: value }) => ageRestricted.test(value)).slice(0, 1).map(({ field }) => ({ field: 'age_gated', message: `is not true, but ${field} mentions age-restricted content` })),
+      spec['age_gated'] === true
+        ? []
+        : samples(spec)
+            .filter(({ text: value }) => ageRestricted.test(value))
+            .slice(0, 1)
+            .map(({ field }) => ({
+              field: 'age_gated',
+              message: `is not true, but ${field} mentions age-restricted content`,
+            })),
   },
   {
     id: 'direct-lending-content',
@@ -261,7 +349,12 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     source: tcr,
     summary: 'samples about loans go with direct_lending: true',
     check: ({ spec }) =>
-      spec['direct_lending'] === true ? [] : samples(spec).filter(({ text: value }) => lending.test(value)).slice(0, 1).map(({ field }) => ({ field: 'direct_lending', message: `is not true, but ${field} mentions lending` })),
+      spec['direct_lending'] === true
+        ? []
+        : samples(spec)
+            .filter(({ text: value }) => lending.test(value))
+            .slice(0, 1)
+            .map(({ field }) => ({ field: 'direct_lending', message: `is not true, but ${field} mentions lending` })),
   },
   {
     id: 'samples-distinct',
@@ -274,7 +367,8 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
       for (const { field, text: value } of samples(spec)) {
         const key = value.trim().toLowerCase();
         const first = seen.get(key);
-        if (first) hits.push({ field, message: `repeats ${first}; each sample should show another message the campaign sends` });
+        if (first)
+          hits.push({ field, message: `repeats ${first}; each sample should show another message the campaign sends` });
         else seen.set(key, field);
       }
       return hits;
@@ -285,6 +379,9 @@ export const campaignLintRules: readonly CampaignLintRule[] = [
     severity: 'warning',
     source: tcr,
     summary: 'a marketing campaign links its privacy policy (privacy_policy_link)',
-    check: ({ spec }) => (marketing(spec) && spec['privacy_policy_link'] === undefined ? [{ field: 'privacy_policy_link', message: 'is missing; vetters look for it on marketing campaigns' }] : []),
+    check: ({ spec }) =>
+      marketing(spec) && spec['privacy_policy_link'] === undefined
+        ? [{ field: 'privacy_policy_link', message: 'is missing; vetters look for it on marketing campaigns' }]
+        : [],
   },
 ];

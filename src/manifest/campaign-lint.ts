@@ -22,7 +22,10 @@ function brandNames(campaign: ManifestResource, byAddress: ReadonlyMap<string, M
  * Every finding of every rule on every registered campaign (an imported one holds no content), in
  * manifest order, each placed on its field (or where the field would go).
  */
-export function lintCampaigns(resources: readonly ManifestResource[], rules: readonly CampaignLintRule[] = campaignLintRules): PlanFinding[] {
+export function lintCampaigns(
+  resources: readonly ManifestResource[],
+  rules: readonly CampaignLintRule[] = campaignLintRules,
+): PlanFinding[] {
   const byAddress = new Map(resources.map((resource) => [resource.address, resource]));
   const findings: PlanFinding[] = [];
   for (const resource of resources) lintCampaign(resource, byAddress, rules, findings);
@@ -47,7 +50,12 @@ export async function lintCampaignsPaced(resources: readonly ManifestResource[],
   return findings;
 }
 
-function lintCampaign(resource: ManifestResource, byAddress: ReadonlyMap<string, ManifestResource>, rules: readonly CampaignLintRule[], findings: PlanFinding[]): void {
+function lintCampaign(
+  resource: ManifestResource,
+  byAddress: ReadonlyMap<string, ManifestResource>,
+  rules: readonly CampaignLintRule[],
+  findings: PlanFinding[],
+): void {
   if (resource.kind !== 'Campaign' || resource.spec['import'] !== undefined) return;
   const view = { spec: resource.spec, brandNames: brandNames(resource, byAddress) };
   for (const rule of rules) {
@@ -61,7 +69,11 @@ function lintCampaign(resource: ManifestResource, byAddress: ReadonlyMap<string,
         field: `spec.${hit.field}`,
         // Looked up when read (finding a place may read the file again, see yaml-fast.ts): the
         // paced lint looks them up in its slices, a lint of the findings alone only when shown.
-        source_place: lazyPlaceOfValue(resource, ['spec', hit.field], resource.spec[hit.field] === undefined ? 'key' : 'value'),
+        source_place: lazyPlaceOfValue(
+          resource,
+          ['spec', hit.field],
+          resource.spec[hit.field] === undefined ? 'key' : 'value',
+        ),
         reference: rule.source,
       });
     }

@@ -40,7 +40,8 @@ export interface DesiredIo {
 }
 
 export async function loadDesired(paths: readonly string[], io: DesiredIo): Promise<DesiredSet> {
-  if (paths.length === 0) throw new TelformError('no_manifests', 'no manifests given: pass -f PATH (a file or a folder; repeatable)');
+  if (paths.length === 0)
+    throw new TelformError('no_manifests', 'no manifests given: pass -f PATH (a file or a folder; repeatable)');
   const allowOutside = io.allowSecretFilesOutside === true;
   const result = await loadManifests(paths, {
     cwd: io.cwd,
@@ -54,9 +55,13 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
   if (result.errorCount > 0) {
     // The errors also travel with it, for a report that is read without the lines above (--accounts).
     const errors = result.problems.filter((problem) => problem.severity === 'error').map(formatProblem);
-    throw new TelformError('invalid_manifests', `the manifests have ${result.errorCount} error${result.errorCount === 1 ? '' : 's'} (listed above); nothing was sent`, {
-      details: { problems: errors },
-    });
+    throw new TelformError(
+      'invalid_manifests',
+      `the manifests have ${result.errorCount} error${result.errorCount === 1 ? '' : 's'} (listed above); nothing was sent`,
+      {
+        details: { problems: errors },
+      },
+    );
   }
   const sources = new Map<string, Record<string, SecretSource>>();
   const resources: DesiredResource[] = [];
@@ -68,17 +73,24 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
     sources.set(desired.address, secrets);
     resources.push(desired);
   }
-  const environment: SecretEnvironment = { env: io.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots) };
+  const environment: SecretEnvironment = {
+    env: io.env,
+    fileRoots: allowOutside ? 'anywhere' : await realRoots(result.roots),
+  };
   const findings = await lintCampaignsPaced(result.model.resources, pacer);
   return {
     resources,
     findings,
-    resolveSecrets: (resource) => resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd),
+    resolveSecrets: (resource) =>
+      resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd),
     ...(result.values.length > 0 ? { values: result.values } : {}),
   };
 }
 
-function toDesiredResource(resource: ManifestResource, cwd: string): { desired: DesiredResource; secrets: Record<string, SecretSource> } {
+function toDesiredResource(
+  resource: ManifestResource,
+  cwd: string,
+): { desired: DesiredResource; secrets: Record<string, SecretSource> } {
   const spec: Record<string, unknown> = {};
   const secrets: Record<string, SecretSource> = {};
   const secretSources: Record<string, SecretSourceRef> = {};
@@ -94,13 +106,19 @@ function toDesiredResource(resource: ManifestResource, cwd: string): { desired: 
   }
   // Field by field, in the order the type lists them (no spreads: thousands of resources per run);
   // spec and secretSources follow below.
-  const desired = { kind: resource.kind, name: resource.name, address: resource.address, protect: resource.protect } as DesiredResource;
+  const desired = {
+    kind: resource.kind,
+    name: resource.name,
+    address: resource.address,
+    protect: resource.protect,
+  } as DesiredResource;
   if (resource.nameDefaulted) desired.nameDefaulted = true;
   if (resource.movedFrom) desired.movedFrom = [...resource.movedFrom];
   desired.spec = spec;
   desired.secretSources = secretSources;
   desired.source = placeOfResource(resource);
-  desired.placeOfField = (field) => placeOfValue(resource, ['spec', field], written[field] === undefined ? 'key' : 'value');
+  desired.placeOfField = (field) =>
+    placeOfValue(resource, ['spec', field], written[field] === undefined ? 'key' : 'value');
   if (resource.held) desired.held = resource.held;
   return { desired, secrets };
 }
@@ -129,11 +147,16 @@ function describeForPlan(source: SecretSource, cwd: string): SecretSourceRef {
  * Resolves secrets named by a saved plan (files relative to the working directory): literals are
  * not in a plan file, so they cannot be.
  */
-function sourcesFromPlan(refs: Record<string, SecretSourceRef>, address: string, cwd: string): Record<string, SecretSource> {
+function sourcesFromPlan(
+  refs: Record<string, SecretSourceRef>,
+  address: string,
+  cwd: string,
+): Record<string, SecretSource> {
   const out: Record<string, SecretSource> = {};
   for (const [field, ref] of Object.entries(refs)) {
     if ('fromEnv' in ref) out[field] = { source: 'env', name: ref.fromEnv };
-    else if ('fromFile' in ref) out[field] = { source: 'file', path: path.resolve(cwd, ref.fromFile), written: ref.fromFile };
+    else if ('fromFile' in ref)
+      out[field] = { source: 'file', path: path.resolve(cwd, ref.fromFile), written: ref.fromFile };
     else {
       throw new TelformError(
         'literal_secret_in_plan',
@@ -156,11 +179,20 @@ async function resolveSources(
   for (const [field, source] of Object.entries(sources)) {
     const resolution = await resolveSecret(source, environment);
     if (!resolution.ok) {
-      throw new TelformError(resolution.refused ? 'secret_source' : 'secret_unresolved', `${field}: ${resolution.message}`, {
-        place: { address },
-      });
+      throw new TelformError(
+        resolution.refused ? 'secret_source' : 'secret_unresolved',
+        `${field}: ${resolution.message}`,
+        {
+          place: { address },
+        },
+      );
     }
-    const origin = source.source === 'env' ? `env ${source.name}` : source.source === 'file' ? `file ${portablePath(resolution.realPath ?? source.path, cwd)}` : 'literal';
+    const origin =
+      source.source === 'env'
+        ? `env ${source.name}`
+        : source.source === 'file'
+          ? `file ${portablePath(resolution.realPath ?? source.path, cwd)}`
+          : 'literal';
     values[field] = { value: resolution.value.reveal(), origin };
   }
   return values;
@@ -170,12 +202,21 @@ async function resolveSources(
  * Reads the secrets a saved plan names, from the working directory: a secret file must lie inside
  * it (unless `--allow-secret-files-outside`), as the manifest folders bound it at plan time.
  */
-export async function secretResolverForPlan(io: { env: Readonly<Record<string, string | undefined>>; cwd: string; allowSecretFilesOutside?: boolean }) {
+export async function secretResolverForPlan(io: {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  allowSecretFilesOutside?: boolean;
+}) {
   const environment: SecretEnvironment = {
     env: io.env,
     fileRoots: io.allowSecretFilesOutside ? 'anywhere' : await realRoots([io.cwd]),
     fileRootsName: 'the working directory',
   };
   return (resource: DesiredResource): Promise<Record<string, ResolvedSecret>> =>
-    resolveSources(resource.address, sourcesFromPlan(resource.secretSources, resource.address, io.cwd), environment, io.cwd);
+    resolveSources(
+      resource.address,
+      sourcesFromPlan(resource.secretSources, resource.address, io.cwd),
+      environment,
+      io.cwd,
+    );
 }

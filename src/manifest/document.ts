@@ -23,18 +23,25 @@ import { describeValue, validateWith, type IssueContext } from './zod-issues.js'
 export const apiVersion = 'telform/v1';
 
 /** `Kind/name` of an address this resource was known under (docs/manifests.md, moves). */
-const movedAddress = z
-  .string()
-  .regex(/^[A-Za-z]+\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, { error: 'must be an address like Trunk/old-name (Kind/metadata.name)' });
+const movedAddress = z.string().regex(/^[A-Za-z]+\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, {
+  error: 'must be an address like Trunk/old-name (Kind/metadata.name)',
+});
 
 export const movedFromSchema = z
   .union([movedAddress, z.array(movedAddress).min(1)])
-  .describe('Addresses (Kind/name) this resource was known under before a rename: the state follows it, nothing is created or deleted.');
+  .describe(
+    'Addresses (Kind/name) this resource was known under before a rename: the state follows it, nothing is created or deleted.',
+  );
 
 /** The envelope of every document. `kind` is checked by hand, for a "did you mean" over the kinds. */
 export const envelopeSchema = z
   .strictObject({
-    apiVersion: z.literal(apiVersion, { error: (issue) => `must be ${apiVersion} (got ${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)})` }).describe(`Always ${apiVersion}.`),
+    apiVersion: z
+      .literal(apiVersion, {
+        error: (issue) =>
+          `must be ${apiVersion} (got ${issue.input === undefined ? 'nothing' : JSON.stringify(issue.input)})`,
+      })
+      .describe(`Always ${apiVersion}.`),
     kind: z.string().describe('The kind of resource.'),
     metadata: z
       .strictObject({
@@ -73,7 +80,13 @@ function factsOf(kind: Kind): KindFacts {
       lenientParse: compileFastParse(kind.spec, true),
       ...(field === undefined
         ? {}
-        : { nameDefault: { field, pointer: childPointer('/spec', field), notes: new Map([[toPointer([field]), `${field} defaults to metadata.name`]]) } }),
+        : {
+            nameDefault: {
+              field,
+              pointer: childPointer('/spec', field),
+              notes: new Map([[toPointer([field]), `${field} defaults to metadata.name`]]),
+            },
+          }),
     };
     factsOfKind.set(kind, facts);
   }
@@ -91,12 +104,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 export function checkDocument(document: YamlDocument, catalog: KindCatalog, problems: ProblemList): DocumentResult {
   const positions = document.positions;
-  const at = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => placeOf(document.file, positionAt(positions, toPointer(path), role));
+  const at = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') =>
+    placeOf(document.file, positionAt(positions, toPointer(path), role));
   const value = document.value;
   if (!isPlainObject(value)) {
-    problems.error('not_a_mapping', `a manifest document must be a mapping with apiVersion, kind, metadata and spec (got ${describeValue(value)})`, {
-      source: at([]),
-    });
+    problems.error(
+      'not_a_mapping',
+      `a manifest document must be a mapping with apiVersion, kind, metadata and spec (got ${describeValue(value)})`,
+      {
+        source: at([]),
+      },
+    );
     return {};
   }
   const errorsBefore = problems.errorCount;
@@ -115,7 +133,13 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   const name = typeof metadata?.['name'] === 'string' ? metadata['name'] : undefined;
   const address = typeof kindName === 'string' && name !== undefined ? `${kindName}/${name}` : undefined;
 
-  const context = (base: readonly PathSegment[], input: unknown, schema: z.ZodType, secretFields: readonly string[], into: ProblemList = problems): IssueContext => ({
+  const context = (
+    base: readonly PathSegment[],
+    input: unknown,
+    schema: z.ZodType,
+    secretFields: readonly string[],
+    into: ProblemList = problems,
+  ): IssueContext => ({
     file: document.file,
     positions,
     address,
@@ -126,7 +150,8 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     problems: into,
   });
   // The envelope of nearly every document is plainly right; zod is asked (for its messages) otherwise.
-  const envelopeOk = isPlainEnvelope(value) || validateWith(envelopeSchema, value, () => context([], value, envelopeSchema, [])).ok;
+  const envelopeOk =
+    isPlainEnvelope(value) || validateWith(envelopeSchema, value, () => context([], value, envelopeSchema, [])).ok;
   const nameValid = name !== undefined && metadataNamePattern.test(name);
   if (!kind) return {};
 
@@ -139,7 +164,12 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     specInput[facts.nameDefault.field] = name;
     positions.alias(facts.nameDefault.pointer, '/metadata/name');
   }
-  const source: ResourceSource = { file: document.file, absolute: document.absolute, document: document.index, positions };
+  const source: ResourceSource = {
+    file: document.file,
+    absolute: document.absolute,
+    document: document.index,
+    positions,
+  };
   const movedFrom = movedFromOf(metadata);
   let candidate: Candidate | undefined;
   if (specInput && address !== undefined && nameValid) {
@@ -157,7 +187,10 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
   const parsed =
     quick !== invalid
       ? { ok: true as const, value: quick }
-      : validateWith(kind.spec, specInput, () => ({ ...context(['spec'], specInput, kind.spec, secretFields, local), ...(notes ? { notes } : {}) }));
+      : validateWith(kind.spec, specInput, () => ({
+          ...context(['spec'], specInput, kind.spec, secretFields, local),
+          ...(notes ? { notes } : {}),
+        }));
   const where = (path: readonly PathSegment[], role: 'value' | 'key' = 'value') => {
     const full = ['spec', ...path];
     return { source: at(full, role), ...(address === undefined ? {} : { address }), field: formatPath(full) };
@@ -202,7 +235,11 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
       continue;
     }
     const topField = /^spec\.([^.[]+)/.exec(problem.field ?? '')?.[1];
-    held.push({ ...(topField === undefined ? {} : { field: topField }), message: problem.message, ...(problem.source ? { source: problem.source } : {}) });
+    held.push({
+      ...(topField === undefined ? {} : { field: topField }),
+      message: problem.message,
+      ...(problem.source ? { source: problem.source } : {}),
+    });
     problems.add({ ...problem, severity: 'warning', code: 'held_value', message: `${problem.message}${heldNote}` });
   }
   if (!envelopeOk || problems.errorCount > errorsBefore || !candidate) return candidate ? { candidate } : {};
@@ -211,8 +248,14 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
     if (spec[field] !== undefined) spec[field] = toSecretSource(spec[field], document.absolute);
   }
   // Field by field, in the order the type lists them (no spreads: thousands of documents per run).
-  const resource = { kind: kind.name, name: candidate.name, address: candidate.address, protect: (value['metadata'] as { protect?: unknown }).protect === true } as ManifestResource;
-  if (kind.nameField !== undefined && !Object.hasOwn(value['spec'] as object, kind.nameField)) resource.nameDefaulted = true;
+  const resource = {
+    kind: kind.name,
+    name: candidate.name,
+    address: candidate.address,
+    protect: (value['metadata'] as { protect?: unknown }).protect === true,
+  } as ManifestResource;
+  if (kind.nameField !== undefined && !Object.hasOwn(value['spec'] as object, kind.nameField))
+    resource.nameDefaulted = true;
   if (movedFrom.length > 0) resource.movedFrom = [...movedFrom];
   resource.spec = spec;
   resource.source = source;
@@ -224,7 +267,16 @@ export function checkDocument(document: YamlDocument, catalog: KindCatalog, prob
 export const heldNote = ' (valid while the account holds it; a create, or a change of this field, must meet this rule)';
 
 /** Problems that judge only a value, not its type or the field's existence: held values when the account holds them. */
-const heldCodes = new Set<ProblemCode>(['missing_field', 'invalid_value', 'invalid_format', 'too_short', 'too_long', 'too_small', 'too_large', 'rule']);
+const heldCodes = new Set<ProblemCode>([
+  'missing_field',
+  'invalid_value',
+  'invalid_format',
+  'too_short',
+  'too_long',
+  'too_small',
+  'too_large',
+  'rule',
+]);
 
 const noMoves: readonly string[] = [];
 
@@ -243,7 +295,13 @@ export function isPlainEnvelope(value: Readonly<Record<string, unknown>>): boole
   const keys = Object.keys(value);
   if (keys.length !== envelopeKeys.length || !envelopeKeys.every((key) => Object.hasOwn(value, key))) return false;
   const metadata = value['metadata'];
-  if (value['apiVersion'] !== apiVersion || typeof value['kind'] !== 'string' || !isPlainObject(value['spec']) || !isPlainObject(metadata)) return false;
+  if (
+    value['apiVersion'] !== apiVersion ||
+    typeof value['kind'] !== 'string' ||
+    !isPlainObject(value['spec']) ||
+    !isPlainObject(metadata)
+  )
+    return false;
   const metadataKeys = Object.keys(metadata);
   return (
     typeof metadata['name'] === 'string' &&
@@ -252,17 +310,29 @@ export function isPlainEnvelope(value: Readonly<Record<string, unknown>>): boole
   );
 }
 
-type Where = (path: readonly PathSegment[], role?: 'value' | 'key') => { source: ReturnType<typeof placeOf>; address?: string; field: string };
+type Where = (
+  path: readonly PathSegment[],
+  role?: 'value' | 'key',
+) => { source: ReturnType<typeof placeOf>; address?: string; field: string };
 
 /**
  * A literal secret is accepted with a warning (docs/manifests.md) and, since its value is at
  * hand, checked against the password rules now; `fromEnv` / `fromFile` wait for `--check-secrets`.
  */
-function checkLiteralSecrets(facts: KindFacts, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
+function checkLiteralSecrets(
+  facts: KindFacts,
+  spec: Readonly<Record<string, unknown>>,
+  problems: ProblemList,
+  where: Where,
+): void {
   for (const [field, rules] of facts.secrets) {
     const value = spec[field];
     if (typeof value !== 'string' || value === '') continue;
-    problems.warning('literal_secret', 'is a literal secret in the manifest; prefer { fromEnv: VARIABLE } or { fromFile: path } so it stays out of git', where([field]));
+    problems.warning(
+      'literal_secret',
+      'is a literal secret in the manifest; prefer { fromEnv: VARIABLE } or { fromFile: path } so it stays out of git',
+      where([field]),
+    );
     for (const finding of rules.check(value)) {
       if (finding.severity === 'error') problems.error('secret_rule', finding.message, where([field]));
       else problems.warning('secret_rule', finding.message, where([field]));
@@ -271,7 +341,12 @@ function checkLiteralSecrets(facts: KindFacts, spec: Readonly<Record<string, unk
 }
 
 /** Two members of a set with one key (docs/commands.md, plan) would collapse into one: an error. */
-function checkSetMembers(facts: KindFacts, spec: Readonly<Record<string, unknown>>, problems: ProblemList, where: Where): void {
+function checkSetMembers(
+  facts: KindFacts,
+  spec: Readonly<Record<string, unknown>>,
+  problems: ProblemList,
+  where: Where,
+): void {
   for (const [field, keyOf] of facts.setFields) {
     const members = spec[field];
     if (!Array.isArray(members)) continue;
@@ -284,10 +359,14 @@ function checkSetMembers(facts: KindFacts, spec: Readonly<Record<string, unknown
         return;
       }
       const firstWhere = where([field, first]).source;
-      problems.error('duplicate_member', `${key} is listed twice (first at line ${firstWhere.line}); ${field} is a set`, {
-        ...where([field, index]),
-        related: firstWhere,
-      });
+      problems.error(
+        'duplicate_member',
+        `${key} is listed twice (first at line ${firstWhere.line}); ${field} is a set`,
+        {
+          ...where([field, index]),
+          related: firstWhere,
+        },
+      );
     });
   }
 }

@@ -18,8 +18,14 @@ export interface EmittedResource {
 export function emitManifest(resources: readonly EmittedResource[], schemaPath: string): string {
   const header = `# yaml-language-server: $schema=${schemaPath}\n`;
   const documents = resources.map((resource) => {
-    const document = new Document({ apiVersion, kind: resource.kind, metadata: { name: resource.name }, spec: resource.spec });
-    if (resource.comments && resource.comments.length > 0) document.commentBefore = resource.comments.map((line) => ` ${printable(line)}`).join('\n');
+    const document = new Document({
+      apiVersion,
+      kind: resource.kind,
+      metadata: { name: resource.name },
+      spec: resource.spec,
+    });
+    if (resource.comments && resource.comments.length > 0)
+      document.commentBefore = resource.comments.map((line) => ` ${printable(line)}`).join('\n');
     flowShortLists(document.contents);
     // Live text with a bidi control or a line separator is written double-quoted, where it can be an escape.
     visit(document, {

@@ -49,7 +49,11 @@ export function displayPath(absolute: string, cwd: string): string {
  * Expands the `-f` arguments into manifest files, each once, in argument order and sorted within
  * a folder. A path that does not exist is a problem, not an exception.
  */
-export async function listManifestFiles(paths: readonly string[], cwd: string, problems: ProblemList): Promise<string[]> {
+export async function listManifestFiles(
+  paths: readonly string[],
+  cwd: string,
+  problems: ProblemList,
+): Promise<string[]> {
   const found: string[] = [];
   const seen = new Set<string>();
   const add = (file: string): void => {
@@ -63,7 +67,9 @@ export async function listManifestFiles(paths: readonly string[], cwd: string, p
     try {
       info = await stat(absolute);
     } catch (error) {
-      problems.error('file_unreadable', `cannot read ${given}: ${describeFsError(error)}`, { source: { file: given, line: 0, column: 0 } });
+      problems.error('file_unreadable', `cannot read ${given}: ${describeFsError(error)}`, {
+        source: { file: given, line: 0, column: 0 },
+      });
       continue;
     }
     if (info.isDirectory()) {
@@ -95,10 +101,17 @@ async function walkFolder(folder: string, visited: Set<string>, given = false): 
   if (visited.has(real)) return [];
   visited.add(real);
   const entries = await readdir(folder, { withFileTypes: true });
-  if (!given && entries.some((entry) => entry.name === fleetAccountsFile || entry.name.endsWith(testFileSuffix))) return [];
+  if (!given && entries.some((entry) => entry.name === fleetAccountsFile || entry.name.endsWith(testFileSuffix)))
+    return [];
   const names = entries
     .map((entry) => entry.name)
-    .filter((name) => !name.startsWith('.') && name !== 'node_modules' && name !== fleetAccountsFile && !name.endsWith(testFileSuffix));
+    .filter(
+      (name) =>
+        !name.startsWith('.') &&
+        name !== 'node_modules' &&
+        name !== fleetAccountsFile &&
+        !name.endsWith(testFileSuffix),
+    );
   names.sort();
   const files: string[] = [];
   for (const name of names) {
@@ -119,7 +132,11 @@ async function walkFolder(folder: string, visited: Set<string>, given = false): 
  * Reads one manifest file as UTF-8 text. Too large, unreadable, not UTF-8, or holding control
  * characters YAML forbids (a binary file): a problem at the first offending byte, and undefined.
  */
-export async function readManifestFile(absolute: string, cwd: string, problems: ProblemList): Promise<ManifestText | undefined> {
+export async function readManifestFile(
+  absolute: string,
+  cwd: string,
+  problems: ProblemList,
+): Promise<ManifestText | undefined> {
   const file = displayPath(absolute, cwd);
   const at = (line: number, column: number) => ({ source: { file, line, column } });
   let bytes: Buffer;
@@ -152,7 +169,11 @@ export async function readManifestFile(absolute: string, cwd: string, problems: 
   if (control) {
     const { line, column } = lineColumnOfOffset(text, control.index);
     const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-    problems.error('file_not_text', `the file holds the control character U+${code}, which YAML does not allow (a binary file?)`, at(line, column));
+    problems.error(
+      'file_not_text',
+      `the file holds the control character U+${code}, which YAML does not allow (a binary file?)`,
+      at(line, column),
+    );
     return undefined;
   }
   return { file, absolute, text };
@@ -197,7 +218,16 @@ function firstInvalidUtf8(bytes: Buffer): number {
   let index = 0;
   while (index < bytes.length) {
     const byte = bytes[index] as number;
-    const length = byte < 0x80 ? 1 : byte >= 0xc2 && byte < 0xe0 ? 2 : byte >= 0xe0 && byte < 0xf0 ? 3 : byte >= 0xf0 && byte < 0xf5 ? 4 : 0;
+    const length =
+      byte < 0x80
+        ? 1
+        : byte >= 0xc2 && byte < 0xe0
+          ? 2
+          : byte >= 0xe0 && byte < 0xf0
+            ? 3
+            : byte >= 0xf0 && byte < 0xf5
+              ? 4
+              : 0;
     if (length === 0) return index;
     for (let next = 1; next < length; next++) {
       const continuation = bytes[index + next];

@@ -15,12 +15,20 @@ function fileBase(kind: string): string {
 }
 
 /** The files to write (absolute paths), each with its resources in order. */
-export function importFiles(imported: readonly ImportedResource[], outFolder: string, layout: ImportLayout, kinds: readonly Kind[]): Map<string, ImportedResource[]> {
+export function importFiles(
+  imported: readonly ImportedResource[],
+  outFolder: string,
+  layout: ImportLayout,
+  kinds: readonly Kind[],
+): Map<string, ImportedResource[]> {
   const out = path.resolve(outFolder);
   const files = new Map<string, ImportedResource[]>();
   for (const kind of kinds) {
     for (const resource of imported.filter((item) => item.kind === kind.name)) {
-      const file = layout === 'per-kind' ? path.join(out, `${fileBase(kind.name)}.yaml`) : path.join(out, fileBase(kind.name), `${resource.name}.yaml`);
+      const file =
+        layout === 'per-kind'
+          ? path.join(out, `${fileBase(kind.name)}.yaml`)
+          : path.join(out, fileBase(kind.name), `${resource.name}.yaml`);
       const list = files.get(file) ?? [];
       list.push(resource);
       files.set(file, list);
@@ -41,4 +49,3 @@ function toEmitted(resource: ImportedResource) {
   }
   return { kind: resource.kind, name: resource.name, spec: resource.manifestSpec, comments };
 }
-

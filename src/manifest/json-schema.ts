@@ -22,7 +22,9 @@ function convert(schema: z.ZodType): JsonSchema {
 }
 
 export function buildManifestJsonSchema(catalog: KindCatalog): JsonSchema {
-  const envelope = convert(envelopeSchema.extend({ kind: z.enum(catalog.names as [string, ...string[]]).describe('The kind of resource.') }));
+  const envelope = convert(
+    envelopeSchema.extend({ kind: z.enum(catalog.names as [string, ...string[]]).describe('The kind of resource.') }),
+  );
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: `telform manifest (${apiVersion})`,
@@ -37,7 +39,13 @@ export function buildManifestJsonSchema(catalog: KindCatalog): JsonSchema {
 /** `{ value: NAME }` (docs/values-and-waves.md): taken wherever a literal is, except by secrets. */
 const valueReference: JsonSchema = {
   type: 'object',
-  properties: { value: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,62}$', description: 'A value given by the accounts file or --values / --value.' } },
+  properties: {
+    value: {
+      type: 'string',
+      pattern: '^[A-Za-z_][A-Za-z0-9_-]{0,62}$',
+      description: 'A value given by the accounts file or --values / --value.',
+    },
+  },
   required: ['value'],
   additionalProperties: false,
 };
@@ -48,7 +56,10 @@ function specSchema(kind: Kind): JsonSchema {
   for (const [field, property] of Object.entries(properties ?? {})) {
     if (field in kind.secrets) continue;
     const { description, ...rest } = property;
-    (properties as Record<string, JsonSchema>)[field] = { ...(description === undefined ? {} : { description }), anyOf: [rest, valueReference] };
+    (properties as Record<string, JsonSchema>)[field] = {
+      ...(description === undefined ? {} : { description }),
+      anyOf: [rest, valueReference],
+    };
   }
   json['description'] = `${kind.name}: ${kind.description}`;
   const rules = kind.rules.map((rule) => ruleSchema(kind, rule));
@@ -59,7 +70,8 @@ function specSchema(kind: Kind): JsonSchema {
 function conditionSchema(kind: Kind, condition: Condition): JsonSchema {
   const field = condition.field;
   if ('present' in condition) return condition.present ? { required: [field] } : { not: { required: [field] } };
-  if ('notIn' in condition) return { properties: { [field]: { not: { enum: [...condition.notIn] } } }, required: [field] };
+  if ('notIn' in condition)
+    return { properties: { [field]: { not: { enum: [...condition.notIn] } } }, required: [field] };
   // An absent field has its default; the condition holds then when the default is among the values.
   const holdsWhenAbsent = condition.in.some((value) => value === defaultOf(kind, field));
   return { properties: { [field]: { enum: [...condition.in] } }, ...(holdsWhenAbsent ? {} : { required: [field] }) };
@@ -68,9 +80,15 @@ function conditionSchema(kind: Kind, condition: Condition): JsonSchema {
 function ruleSchema(kind: Kind, rule: SpecRule): JsonSchema {
   const then: JsonSchema[] = [];
   if (rule.require && rule.require.length > 0) then.push({ required: [...rule.require] });
-  if (rule.requireOneOf && rule.requireOneOf.length > 0) then.push({ anyOf: rule.requireOneOf.map((field) => ({ required: [field] })) });
-  if (rule.forbid && rule.forbid.length > 0) then.push({ properties: Object.fromEntries(rule.forbid.map((field) => [field, false])) });
-  return { if: conditionSchema(kind, rule.when), then: then.length === 1 ? then[0] : { allOf: then }, description: rule.reason };
+  if (rule.requireOneOf && rule.requireOneOf.length > 0)
+    then.push({ anyOf: rule.requireOneOf.map((field) => ({ required: [field] })) });
+  if (rule.forbid && rule.forbid.length > 0)
+    then.push({ properties: Object.fromEntries(rule.forbid.map((field) => [field, false])) });
+  return {
+    if: conditionSchema(kind, rule.when),
+    then: then.length === 1 ? then[0] : { allOf: then },
+    description: rule.reason,
+  };
 }
 
 /** The file as committed: two-space JSON with a final newline. */

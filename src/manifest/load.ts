@@ -77,16 +77,24 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     const text = texts[index];
     if (!text) continue;
     let fast = options.parser === 'exact' ? undefined : await checkCleanFast(text, catalog, use, parsers, pacer);
-    if (fast === needsParsers) fast = await checkCleanFast(text, catalog, use, (parsers = await loadFullParsers()), pacer);
+    if (fast === needsParsers)
+      fast = await checkCleanFast(text, catalog, use, (parsers = await loadFullParsers()), pacer);
     // With the libraries loaded the fast path never asks for them again.
-    const results = (fast === needsParsers ? undefined : fast) ?? (await checkExactly(text, catalog, problems, use, (parsers ??= await loadFullParsers()), pacer));
+    const results =
+      (fast === needsParsers ? undefined : fast) ??
+      (await checkExactly(text, catalog, problems, use, (parsers ??= await loadFullParsers()), pacer));
     for (const result of results) {
       if (result.candidate) candidates.push(result.candidate);
       if (result.resource) resources.push(result.resource);
     }
   }
   if (problems.errorCount === 0 && candidates.length === 0) {
-    problems.warning('no_manifests', absoluteFiles.length === 0 ? `no *.yaml or *.yml files found in ${paths.join(', ')}` : `no resources found in ${paths.join(', ')}`);
+    problems.warning(
+      'no_manifests',
+      absoluteFiles.length === 0
+        ? `no *.yaml or *.yml files found in ${paths.join(', ')}`
+        : `no resources found in ${paths.join(', ')}`,
+    );
   }
   if (pacer.due()) await pacer.breathe();
   if (options.scope && !isEverything(options.scope)) checkScope(candidates, options.scope, problems);
@@ -100,7 +108,13 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const resolve: SecretEnvironment | undefined = options.checkSecrets
     ? { env: options.env ?? process.env, fileRoots: allowOutside ? 'anywhere' : await realRoots(roots) }
     : undefined;
-  await checkSecrets(model, catalog, { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) }, problems, pacer);
+  await checkSecrets(
+    model,
+    catalog,
+    { roots, cwd: options.cwd, allowOutside, ...(resolve ? { resolve } : {}) },
+    problems,
+    pacer,
+  );
   if (pacer.due()) await pacer.breathe();
   const sorted = problems.sorted(files);
   const errorCount = sorted.filter((problem) => problem.severity === 'error').length;
@@ -134,7 +148,14 @@ async function checkCleanFast(
   return results;
 }
 
-async function checkExactly(text: ManifestText, catalog: KindCatalog, problems: ProblemList, use: ValueUse, parsers: FullParsers, pacer: Pacer): Promise<DocumentResult[]> {
+async function checkExactly(
+  text: ManifestText,
+  catalog: KindCatalog,
+  problems: ProblemList,
+  use: ValueUse,
+  parsers: FullParsers,
+  pacer: Pacer,
+): Promise<DocumentResult[]> {
   const results: DocumentResult[] = [];
   for (const document of parsers.exact.parseYamlDocuments(text, problems)) {
     if (pacer.due()) await pacer.breathe();
@@ -157,7 +178,12 @@ function secretFieldsOf(kind: Kind): readonly string[] {
  * `related`), so it points at both the manifest and the values; a reference that could not be
  * replaced is reported once, not again by the schema.
  */
-function checkWithValues(document: YamlDocument, catalog: KindCatalog, problems: ProblemList, use: ValueUse): DocumentResult {
+function checkWithValues(
+  document: YamlDocument,
+  catalog: KindCatalog,
+  problems: ProblemList,
+  use: ValueUse,
+): DocumentResult {
   const value = document.value as { kind?: unknown; metadata?: { name?: unknown } } | null;
   const kind = typeof value?.kind === 'string' ? catalog.get(value.kind) : undefined;
   const name = typeof value?.metadata === 'object' && value.metadata !== null ? value.metadata.name : undefined;

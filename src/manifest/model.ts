@@ -1,6 +1,14 @@
 import type { SourcePlace } from '../util/errors.js';
 import type { SecretSource } from './secrets.js';
-import { lazyPlaceOf, placeOf, positionAt, toPointer, type PathSegment, type PositionMap, type PositionRole } from './source.js';
+import {
+  lazyPlaceOf,
+  placeOf,
+  positionAt,
+  toPointer,
+  type PathSegment,
+  type PositionMap,
+  type PositionRole,
+} from './source.js';
 
 /**
  * The manifests as loaded and validated: every resource with the place of each of its values, and
@@ -15,7 +23,13 @@ export interface RefValue {
 }
 
 export function isRef(value: unknown): value is RefValue {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as RefValue).ref === 'string' && Object.keys(value).length === 1;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as RefValue).ref === 'string' &&
+    Object.keys(value).length === 1
+  );
 }
 
 /** Where a resource was declared, with the position of every value in its document. */
@@ -70,7 +84,11 @@ export interface ManifestModel {
 }
 
 /** Where a value of the resource is written; `path` is from the document root, e.g. `['spec', 'name']`. */
-export function placeOfValue(resource: ManifestResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
+export function placeOfValue(
+  resource: ManifestResource,
+  path: readonly PathSegment[],
+  role: PositionRole = 'value',
+): SourcePlace {
   return placeOf(resource.source.file, positionAt(resource.source.positions, toPointer(path), role));
 }
 
@@ -78,7 +96,11 @@ export function placeOfValue(resource: ManifestResource, path: readonly PathSegm
  * `placeOfValue`, looked up only when read (`lazyPlaceOf`): for places kept in case of a problem.
  * Call it once the document's defaults are in place (after loading), as the answer may depend on them.
  */
-export function lazyPlaceOfValue(resource: ManifestResource, path: readonly PathSegment[], role: PositionRole = 'value'): SourcePlace {
+export function lazyPlaceOfValue(
+  resource: ManifestResource,
+  path: readonly PathSegment[],
+  role: PositionRole = 'value',
+): SourcePlace {
   return lazyPlaceAt(resource, toPointer(path), role);
 }
 

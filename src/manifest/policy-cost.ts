@@ -18,18 +18,31 @@ interface CelNode {
 }
 
 function isNode(value: unknown): value is CelNode {
-  return value !== null && typeof value === 'object' && typeof (value as { op?: unknown }).op === 'string' && 'args' in value;
+  return (
+    value !== null && typeof value === 'object' && typeof (value as { op?: unknown }).op === 'string' && 'args' in value
+  );
 }
 
 /** The estimated steps of evaluating `node` once; saturates rather than overflowing. */
 export function estimateCost(node: unknown): number {
   if (!isNode(node)) return Array.isArray(node) ? node.reduce((sum: number, child) => sum + estimateCost(child), 0) : 0;
   const args = node.args;
-  if ((node.op === 'rcall' || node.op === 'call') && Array.isArray(args) && typeof args[0] === 'string' && comprehensions.has(args[0])) {
+  if (
+    (node.op === 'rcall' || node.op === 'call') &&
+    Array.isArray(args) &&
+    typeof args[0] === 'string' &&
+    comprehensions.has(args[0])
+  ) {
     const receiver = args[1];
-    const length = isNode(receiver) && receiver.op === 'list' && Array.isArray(receiver.args) ? receiver.args.length : assumedListLength;
+    const length =
+      isNode(receiver) && receiver.op === 'list' && Array.isArray(receiver.args)
+        ? receiver.args.length
+        : assumedListLength;
     const body = args.slice(2).reduce((sum: number, child) => sum + estimateCost(child), 0);
     return Math.min(Number.MAX_SAFE_INTEGER, 1 + estimateCost(receiver) + length * Math.max(1, body));
   }
-  return Math.min(Number.MAX_SAFE_INTEGER, 1 + (Array.isArray(args) ? args.reduce((sum: number, child) => sum + estimateCost(child), 0) : 0));
+  return Math.min(
+    Number.MAX_SAFE_INTEGER,
+    1 + (Array.isArray(args) ? args.reduce((sum: number, child) => sum + estimateCost(child), 0) : 0),
+  );
 }

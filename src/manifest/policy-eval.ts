@@ -10,11 +10,15 @@ import type { CompiledExpression, PolicyRule } from './policy-file.js';
 export function toCel(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
   if (Array.isArray(value)) return value.map(toCel);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toCel(item)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toCel(item)]));
   return value;
 }
 
-function specs(change: PlannedChange): { after: Record<string, unknown> | undefined; before: Record<string, unknown> | undefined } {
+function specs(change: PlannedChange): {
+  after: Record<string, unknown> | undefined;
+  before: Record<string, unknown> | undefined;
+} {
   return {
     after: 'after' in change ? change.after : undefined,
     before: 'before' in change ? change.before : undefined,
@@ -22,7 +26,11 @@ function specs(change: PlannedChange): { after: Record<string, unknown> | undefi
 }
 
 /** The variables a rule sees for one change (docs/policies.md lists them). */
-export function policyContext(change: PlannedChange, plan: Plan, resources: readonly unknown[]): Record<string, unknown> {
+export function policyContext(
+  change: PlannedChange,
+  plan: Plan,
+  resources: readonly unknown[],
+): Record<string, unknown> {
   const { after, before } = specs(change);
   return toCel({
     change: {
@@ -44,7 +52,13 @@ export function policyContext(change: PlannedChange, plan: Plan, resources: read
   }) as Record<string, unknown>;
 }
 
-function run(expression: CompiledExpression, context: Record<string, unknown>, rule: PolicyRule, change: PlannedChange, field: string): boolean {
+function run(
+  expression: CompiledExpression,
+  context: Record<string, unknown>,
+  rule: PolicyRule,
+  change: PlannedChange,
+  field: string,
+): boolean {
   let result: unknown;
   try {
     result = expression.run(context);
@@ -57,9 +71,13 @@ function run(expression: CompiledExpression, context: Record<string, unknown>, r
   }
   if (typeof result !== 'boolean') {
     const place = expression.placeAt(0);
-    throw new TelformError('policy_failed', `rule ${rule.id}: ${field} must give true or false, and gave ${typeof result} for ${change.address}`, {
-      place: { source: place, address: change.address },
-    });
+    throw new TelformError(
+      'policy_failed',
+      `rule ${rule.id}: ${field} must give true or false, and gave ${typeof result} for ${change.address}`,
+      {
+        place: { source: place, address: change.address },
+      },
+    );
   }
   return result;
 }
@@ -68,9 +86,18 @@ function run(expression: CompiledExpression, context: Record<string, unknown>, r
  * Every violation of every rule, change by change in plan order. `desired` is what the manifests
  * hold (each rule sees all of it as `resources`, to compare a change with the others).
  */
-export function evaluatePolicies(rules: readonly PolicyRule[], plan: Plan, desired: readonly DesiredResource[]): PlanFinding[] {
+export function evaluatePolicies(
+  rules: readonly PolicyRule[],
+  plan: Plan,
+  desired: readonly DesiredResource[],
+): PlanFinding[] {
   if (rules.length === 0) return [];
-  const resources = desired.map((resource) => ({ kind: resource.kind, name: resource.name, address: resource.address, spec: resource.spec }));
+  const resources = desired.map((resource) => ({
+    kind: resource.kind,
+    name: resource.name,
+    address: resource.address,
+    spec: resource.spec,
+  }));
   const findings: PlanFinding[] = [];
   for (const change of plan.changes) {
     const context = policyContext(change, plan, resources);
@@ -83,7 +110,9 @@ export function evaluatePolicies(rules: readonly PolicyRule[], plan: Plan, desir
         severity: rule.severity,
         address: change.address,
         message: rule.message,
-        ...(change.source ? { source_place: { file: change.source.file, line: change.source.line, column: change.source.column } } : {}),
+        ...(change.source
+          ? { source_place: { file: change.source.file, line: change.source.line, column: change.source.column } }
+          : {}),
         reference: `${rule.place.file}:${rule.place.line}`,
       });
     }

@@ -32,13 +32,20 @@ export interface CompiledExpression {
  * The CEL environment of every rule: variables are maps and lists of dynamic values (see
  * docs/policies.md for what each holds); lists and maps written in a rule may mix types.
  */
-export const policyEnvironment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+export const policyEnvironment = new Environment({
+  unlistedVariablesAreDyn: true,
+  homogeneousAggregateLiterals: false,
+});
 
 const severities = new Set(['error', 'warning', 'info']);
 
 /** A `policy_invalid` error at a place of the file (the CLI prints the place before the message). */
 function fail(file: string, place: SourcePlace | undefined, message: string): never {
-  throw new TelformError('policy_invalid', place ? message : `${file}: ${message}`, place ? { place: { source: place } } : {});
+  throw new TelformError(
+    'policy_invalid',
+    place ? message : `${file}: ${message}`,
+    place ? { place: { source: place } } : {},
+  );
 }
 
 /**
@@ -68,7 +75,14 @@ function locator(file: string, source: string, counter: LineCounter, node: Scala
   return (offset) => at(start + quoted + offset);
 }
 
-function compile(file: string, source: string, counter: LineCounter, node: Node | null, field: string, ruleId: string): CompiledExpression {
+function compile(
+  file: string,
+  source: string,
+  counter: LineCounter,
+  node: Node | null,
+  field: string,
+  ruleId: string,
+): CompiledExpression {
   if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '') {
     const place = node?.range ? { file, ...linePlace(counter, node.range[0]) } : undefined;
     fail(file, place, `rule ${ruleId}: ${field} must be a CEL expression (a string)`);
@@ -78,7 +92,8 @@ function compile(file: string, source: string, counter: LineCounter, node: Node 
   try {
     run = policyEnvironment.parse(node.value);
   } catch (error) {
-    if (error instanceof ParseError) fail(file, placeAt(error.range?.start ?? 0), `rule ${ruleId}: ${field}: ${error.summary}`);
+    if (error instanceof ParseError)
+      fail(file, placeAt(error.range?.start ?? 0), `rule ${ruleId}: ${field}: ${error.summary}`);
     throw error;
   }
   const cost = estimateCost((run as { ast?: unknown }).ast);
@@ -107,38 +122,67 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
   try {
     source = await readFile(path.resolve(cwd, file), 'utf8');
   } catch (error) {
-    throw new TelformError('policy_invalid', `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new TelformError(
+      'policy_invalid',
+      `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const counter = new LineCounter();
   const document = parseDocument(source, { lineCounter: counter, prettyErrors: false });
   const syntax = document.errors[0];
-  if (syntax) fail(file, { file, ...linePlace(counter, syntax.pos[0]) }, `not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`);
+  if (syntax)
+    fail(
+      file,
+      { file, ...linePlace(counter, syntax.pos[0]) },
+      `not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`,
+    );
   const root = document.contents;
-  const placeOfNode = (node: Node | null | undefined) => (node?.range ? { file, ...linePlace(counter, node.range[0]) } : { file, line: 1, column: 1 });
+  const placeOfNode = (node: Node | null | undefined) =>
+    node?.range ? { file, ...linePlace(counter, node.range[0]) } : { file, line: 1, column: 1 };
   if (!isMap(root)) fail(file, placeOfNode(root), 'a policy file is a mapping with apiVersion, kind: Policy and rules');
-  if (String(root.get('kind')) !== 'Policy' || String(root.get('apiVersion')) !== 'telform/v1') fail(file, placeOfNode(root), 'a policy file starts with apiVersion: telform/v1 and kind: Policy');
+  if (String(root.get('kind')) !== 'Policy' || String(root.get('apiVersion')) !== 'telform/v1')
+    fail(file, placeOfNode(root), 'a policy file starts with apiVersion: telform/v1 and kind: Policy');
   // A misspelt key (`rule:`, `rulez:`) would otherwise be skipped silently, with its rules never run.
   const topLevel = ['apiVersion', 'kind', 'metadata', 'rules'];
   for (const pair of root.items) {
     const name = isScalar(pair.key) ? String(pair.key.value) : '';
-    if (!topLevel.includes(name)) fail(file, placeOfNode(pair.key as Node), `unknown field ${JSON.stringify(name)}${didYouMean(name, topLevel)} (a policy file holds ${topLevel.join(', ')})`);
+    if (!topLevel.includes(name))
+      fail(
+        file,
+        placeOfNode(pair.key as Node),
+        `unknown field ${JSON.stringify(name)}${didYouMean(name, topLevel)} (a policy file holds ${topLevel.join(', ')})`,
+      );
   }
   const rules = root.get('rules', true);
-  if (!isSeq(rules) || rules.items.length === 0) fail(file, placeOfNode(rules as Node | undefined ?? root), 'rules must be a list of at least one rule');
+  if (!isSeq(rules) || rules.items.length === 0)
+    fail(file, placeOfNode((rules as Node | undefined) ?? root), 'rules must be a list of at least one rule');
   const seen = new Set<string>();
   return rules.items.map((item) => {
-    if (!isMap(item)) fail(file, placeOfNode(item as Node), 'each rule is a mapping with id, severity, message and expression');
+    if (!isMap(item))
+      fail(file, placeOfNode(item as Node), 'each rule is a mapping with id, severity, message and expression');
     const id = item.get('id');
-    if (typeof id !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(id)) fail(file, placeOfNode(item), 'each rule needs an id in kebab-case, e.g. outbound-trunks-secure');
+    if (typeof id !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(id))
+      fail(file, placeOfNode(item), 'each rule needs an id in kebab-case, e.g. outbound-trunks-secure');
     if (seen.has(id)) fail(file, placeOfNode(item), `rule id ${id} is used twice`);
     seen.add(id);
     const severity = item.get('severity') ?? 'error';
-    if (typeof severity !== 'string' || !severities.has(severity)) fail(file, placeOfNode(item.get('severity', true) as Node), `rule ${id}: severity must be error, warning or info`);
+    if (typeof severity !== 'string' || !severities.has(severity))
+      fail(
+        file,
+        placeOfNode(item.get('severity', true) as Node),
+        `rule ${id}: severity must be error, warning or info`,
+      );
     const message = item.get('message');
-    if (typeof message !== 'string' || message.trim() === '') fail(file, placeOfNode(item), `rule ${id}: message must say what the rule asks`);
+    if (typeof message !== 'string' || message.trim() === '')
+      fail(file, placeOfNode(item), `rule ${id}: message must say what the rule asks`);
     for (const key of item.items) {
       const name = isScalar(key.key) ? String(key.key.value) : '';
-      if (!['id', 'severity', 'message', 'expression', 'match'].includes(name)) fail(file, placeOfNode(key.key as Node), `rule ${id}: unknown field ${name} (fields: id, severity, message, match, expression)`);
+      if (!['id', 'severity', 'message', 'expression', 'match'].includes(name))
+        fail(
+          file,
+          placeOfNode(key.key as Node),
+          `rule ${id}: unknown field ${name} (fields: id, severity, message, match, expression)`,
+        );
     }
     const rule: PolicyRule = {
       id,
@@ -148,7 +192,8 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
       file,
       place: placeOfNode(item),
     };
-    if (item.has('match')) rule.match = compile(file, source, counter, item.get('match', true) as Node | null, 'match', id);
+    if (item.has('match'))
+      rule.match = compile(file, source, counter, item.get('match', true) as Node | null, 'match', id);
     return rule;
   });
 }

@@ -105,7 +105,8 @@ export class ProblemList {
 
 function compareProblems(a: Problem, b: Problem, rank: ReadonlyMap<string, number>): number {
   if (!a.source || !b.source) return (a.source ? 1 : 0) - (b.source ? 1 : 0) || compareStrings(a.message, b.message);
-  const byFile = (rank.get(a.source.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.source.file) ?? Number.MAX_SAFE_INTEGER);
+  const byFile =
+    (rank.get(a.source.file) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.source.file) ?? Number.MAX_SAFE_INTEGER);
   if (byFile !== 0) return byFile;
   if (a.source.file !== b.source.file) return a.source.file < b.source.file ? -1 : 1;
   return (

@@ -43,7 +43,13 @@ function formatPlace(where: SourcePlace): string {
   return `${where.file}:${where.line}:${where.column}`;
 }
 
-export async function checkAcrossResources(candidates: readonly Candidate[], catalog: KindCatalog, problems: ProblemList, pacer: Pacer, scope?: Scope): Promise<void> {
+export async function checkAcrossResources(
+  candidates: readonly Candidate[],
+  catalog: KindCatalog,
+  problems: ProblemList,
+  pacer: Pacer,
+  scope?: Scope,
+): Promise<void> {
   const byAddress = checkDuplicateNames(candidates, problems);
   if (pacer.due()) await pacer.breathe();
   await checkUniqueFields(candidates, problems, pacer);
@@ -61,7 +67,8 @@ function kindsCanCycle(catalog: KindCatalog): boolean {
   let found = cyclesOfCatalog.get(catalog);
   if (found === undefined) {
     const graph = new DependencyGraph();
-    for (const kind of catalog.kinds) for (const target of Object.values(kind.references)) graph.addEdge(kind.name, target);
+    for (const kind of catalog.kinds)
+      for (const target of Object.values(kind.references)) graph.addEdge(kind.name, target);
     found = graph.findCycles().length > 0;
     cyclesOfCatalog.set(catalog, found);
   }
@@ -83,7 +90,10 @@ function factsOf(kind: Kind): AcrossFacts {
     const nameField = kind.nameField;
     const warnOnly = nameField !== undefined && !kind.uniqueFields.includes(nameField) ? [nameField] : [];
     facts = {
-      unique: [...kind.uniqueFields.map((field) => ({ field, path: field.split('.'), warnOnly: false })), ...warnOnly.map((field) => ({ field, path: field.split('.'), warnOnly: true }))],
+      unique: [
+        ...kind.uniqueFields.map((field) => ({ field, path: field.split('.'), warnOnly: false })),
+        ...warnOnly.map((field) => ({ field, path: field.split('.'), warnOnly: true })),
+      ],
       references: Object.entries(kind.references),
     };
     factsOfKind.set(kind, facts);
@@ -99,12 +109,16 @@ function checkDuplicateNames(candidates: readonly Candidate[], problems: Problem
       byAddress.set(candidate.address, candidate);
       continue;
     }
-    problems.error('duplicate_name', `${candidate.address} is already defined at ${formatPlace(place(first, ['metadata', 'name']))}; metadata.name must be unique per kind`, {
-      source: place(candidate, ['metadata', 'name']),
-      address: candidate.address,
-      field: 'metadata.name',
-      related: place(first, ['metadata', 'name']),
-    });
+    problems.error(
+      'duplicate_name',
+      `${candidate.address} is already defined at ${formatPlace(place(first, ['metadata', 'name']))}; metadata.name must be unique per kind`,
+      {
+        source: place(candidate, ['metadata', 'name']),
+        address: candidate.address,
+        field: 'metadata.name',
+        related: place(first, ['metadata', 'name']),
+      },
+    );
   }
   return byAddress;
 }
@@ -138,7 +152,12 @@ async function checkUniqueFields(candidates: readonly Candidate[], problems: Pro
       }
       if (first.address === candidate.address) continue; // already a duplicate name
       const path = ['spec', ...fieldPath];
-      const where = { source: place(candidate, path), address: candidate.address, field: formatPath(path), related: place(first, path) };
+      const where = {
+        source: place(candidate, path),
+        address: candidate.address,
+        field: formatPath(path),
+        related: place(first, path),
+      };
       if (warnOnly) {
         problems.warning(
           'duplicate_value',
@@ -200,11 +219,15 @@ async function checkRefs(
         if (misfit) {
           const targetAddress = target.address;
           const path = ['spec', field, 'ref'];
-          problems.error('ref_unsuitable', `${targetAddress} (${formatPlace(place(target, ['metadata', 'name']))}) ${misfit}`, {
-            source: place(candidate, path),
-            address: candidate.address,
-            field: formatPath(path),
-          });
+          problems.error(
+            'ref_unsuitable',
+            `${targetAddress} (${formatPlace(place(target, ['metadata', 'name']))}) ${misfit}`,
+            {
+              source: place(candidate, path),
+              address: candidate.address,
+              field: formatPath(path),
+            },
+          );
         }
         continue;
       }
@@ -240,7 +263,9 @@ export function checkScope(candidates: readonly Candidate[], scope: Scope, probl
     const nameField = candidate.kind.nameField;
     const apiName = nameField === undefined ? undefined : candidate.spec[nameField];
     if (scopeHolds(scope, candidate.kind.name, typeof apiName === 'string' ? apiName : undefined)) continue;
-    const why = scopeHasKind(scope, candidate.kind.name) ? `its name does not start with ${JSON.stringify(scope.prefix)}` : `${candidate.kind.name} is not among its kinds`;
+    const why = scopeHasKind(scope, candidate.kind.name)
+      ? `its name does not start with ${JSON.stringify(scope.prefix)}`
+      : `${candidate.kind.name} is not among its kinds`;
     problems.error(
       'out_of_scope',
       `${candidate.address} is outside the scope this state owns (${describeScope(scope)}): ${why}; another state owns it, so keep the document with that state's manifests (a { ref } to it is enough here)`,
@@ -249,7 +274,11 @@ export function checkScope(candidates: readonly Candidate[], scope: Scope, probl
   }
 }
 
-function checkCycles(edges: readonly ReferenceEdge[], byAddress: ReadonlyMap<string, Candidate>, problems: ProblemList): void {
+function checkCycles(
+  edges: readonly ReferenceEdge[],
+  byAddress: ReadonlyMap<string, Candidate>,
+  problems: ProblemList,
+): void {
   const graph = referenceGraph(edges);
   const fieldOf = new Map(edges.map((edge) => [`${edge.from}\u0000${edge.to}`, edge.field]));
   for (const cycle of graph.findCycles()) {
@@ -260,7 +289,9 @@ function checkCycles(edges: readonly ReferenceEdge[], byAddress: ReadonlyMap<str
       return { from, to, field, place: place(candidate, ['spec', field, 'ref']) };
     });
     const first = steps[0] as (typeof steps)[number];
-    const chain = steps.map((step) => `${step.from} ${step.field} (${formatPlace(step.place)}) → ${step.to}`).join(', ');
+    const chain = steps
+      .map((step) => `${step.from} ${step.field} (${formatPlace(step.place)}) → ${step.to}`)
+      .join(', ');
     problems.error('ref_cycle', `reference cycle: ${chain}; no order can create these`, {
       source: first.place,
       address: first.from,

@@ -38,7 +38,9 @@ export function renderValidationText(summary: ValidationSummary): string {
   const lines = summary.problems.map(formatProblem);
   const where = `${plural(summary.resourceCount, 'resource')} in ${plural(summary.files.length, 'file')}`;
   if (summary.errorCount > 0) {
-    lines.push(`invalid: ${plural(summary.errorCount, 'error')}, ${plural(summary.warningCount, 'warning')} in ${plural(summary.files.length, 'file')}`);
+    lines.push(
+      `invalid: ${plural(summary.errorCount, 'error')}, ${plural(summary.warningCount, 'warning')} in ${plural(summary.files.length, 'file')}`,
+    );
   } else {
     lines.push(`valid: ${where}${summary.warningCount > 0 ? `, ${plural(summary.warningCount, 'warning')}` : ''}`);
   }
@@ -47,7 +49,11 @@ export function renderValidationText(summary: ValidationSummary): string {
 
 function placeJson(source: SourcePlace | undefined): JsonValue {
   if (!source) return null;
-  return { file: source.file, line: source.line > 0 ? source.line : null, column: source.line > 0 ? source.column : null };
+  return {
+    file: source.file,
+    line: source.line > 0 ? source.line : null,
+    column: source.line > 0 ? source.column : null,
+  };
 }
 
 export function renderValidationJson(summary: ValidationSummary): string {

@@ -27,16 +27,28 @@ export function checkRules(kind: Kind, spec: Readonly<Record<string, unknown>>):
     const missing = (rule.require ?? []).filter((field) => !given(spec, field));
     if (missing.length > groupMissingOver) {
       // Many missing fields of one rule (an empty campaign) read better as one line.
-      violations.push({ field: undefined, fields: missing, kind: 'missing', message: `missing ${missing.join(', ')}: ${rule.reason}` });
+      violations.push({
+        field: undefined,
+        fields: missing,
+        kind: 'missing',
+        message: `missing ${missing.join(', ')}: ${rule.reason}`,
+      });
     } else {
-      for (const field of missing) violations.push({ field, fields: [field], kind: 'missing', message: `is required: ${rule.reason}` });
+      for (const field of missing)
+        violations.push({ field, fields: [field], kind: 'missing', message: `is required: ${rule.reason}` });
     }
     const oneOf = rule.requireOneOf ?? [];
     if (oneOf.length > 0 && !oneOf.some((field) => given(spec, field))) {
-      violations.push({ field: undefined, fields: oneOf, kind: 'missing', message: `needs ${oneOf.join(' or ')}: ${rule.reason}` });
+      violations.push({
+        field: undefined,
+        fields: oneOf,
+        kind: 'missing',
+        message: `needs ${oneOf.join(' or ')}: ${rule.reason}`,
+      });
     }
     for (const field of rule.forbid ?? []) {
-      if (given(spec, field)) violations.push({ field, fields: [field], kind: 'forbidden', message: `is not allowed: ${rule.reason}` });
+      if (given(spec, field))
+        violations.push({ field, fields: [field], kind: 'forbidden', message: `is not allowed: ${rule.reason}` });
     }
   }
   return dropRepeats(violations);

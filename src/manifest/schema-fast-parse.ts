@@ -76,21 +76,29 @@ function compile(schema: z.ZodType, lenient: boolean): Compiled {
   const definition = definitionOf(schema);
   const absentRequired = lenient ? leftOut : required;
   // Checks (a refinement, a size) are read on strings, numbers and lists only.
-  if ((definition.checks ?? []).length > 0 && !['string', 'number', 'array'].includes(definition.type)) throw new Unsupported();
+  if ((definition.checks ?? []).length > 0 && !['string', 'number', 'array'].includes(definition.type))
+    throw new Unsupported();
   switch (definition.type) {
     case 'string': {
       if (definition.coerce || definition.format !== undefined) throw new Unsupported();
       const check = lenient ? () => true : compileChecks(definition, 'string');
-      return { parse: (input) => (typeof input === 'string' && check(input) ? input : invalid), absent: absentRequired };
+      return {
+        parse: (input) => (typeof input === 'string' && check(input) ? input : invalid),
+        absent: absentRequired,
+      };
     }
     case 'number': {
       // `z.int()` is a number of format `safeint`: a whole number a double holds exactly.
-      if (definition.coerce || (definition.format !== undefined && definition.format !== 'safeint')) throw new Unsupported();
+      if (definition.coerce || (definition.format !== undefined && definition.format !== 'safeint'))
+        throw new Unsupported();
       const whole = definition.format === 'safeint';
       const strictCheck = compileChecks(definition, 'number');
       const check = lenient ? () => true : strictCheck;
       return {
-        parse: (input) => (typeof input === 'number' && (whole ? Number.isSafeInteger(input) : Number.isFinite(input)) && check(input) ? input : invalid),
+        parse: (input) =>
+          typeof input === 'number' && (whole ? Number.isSafeInteger(input) : Number.isFinite(input)) && check(input)
+            ? input
+            : invalid,
         absent: absentRequired,
       };
     }
@@ -103,7 +111,9 @@ function compile(schema: z.ZodType, lenient: boolean): Compiled {
       if (!values) throw new Unsupported();
       // Leniently, any value of a member's type: a member the create rules no longer offer.
       const types = new Set([...values].map((value) => typeof value));
-      const member = lenient ? (input: unknown) => values.has(input as never) || types.has(typeof input) : (input: unknown) => values.has(input as never);
+      const member = lenient
+        ? (input: unknown) => values.has(input as never) || types.has(typeof input)
+        : (input: unknown) => values.has(input as never);
       return { parse: (input) => (member(input) ? input : invalid), absent: absentRequired };
     }
     case 'never':
@@ -112,7 +122,8 @@ function compile(schema: z.ZodType, lenient: boolean): Compiled {
       const inner = compile(definition.innerType as z.ZodType, lenient);
       const innerType = definitionOf(definition.innerType as z.ZodType).type;
       // A default inside fills a left-out field; anything else optional inside is not read here.
-      if (innerType !== 'default' && (definition.innerType as z.ZodType)._zod.optin !== undefined) throw new Unsupported();
+      if (innerType !== 'default' && (definition.innerType as z.ZodType)._zod.optin !== undefined)
+        throw new Unsupported();
       return { parse: inner.parse, absent: innerType === 'default' ? inner.absent : () => omitted };
     }
     case 'default': {
@@ -126,7 +137,9 @@ function compile(schema: z.ZodType, lenient: boolean): Compiled {
         return compile(option, false).parse;
       });
       // Leniently, a branch the value fits in full wins over one it fits only by its type.
-      const options = lenient ? [...strictOptions, ...(definition.options ?? []).map((option) => compile(option, true).parse)] : strictOptions;
+      const options = lenient
+        ? [...strictOptions, ...(definition.options ?? []).map((option) => compile(option, true).parse)]
+        : strictOptions;
       return {
         parse: (input) => {
           for (const option of options) {

@@ -37,6 +37,8 @@ export function ownManifestSchema(): string {
 
 /** The version of the telform package this code belongs to (package.json two folders above). */
 export function ownPackageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: unknown;
+  };
   return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
 }

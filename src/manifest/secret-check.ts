@@ -35,7 +35,13 @@ export interface SecretCheckOptions {
  * equal to the auth token in use) and the password rules. Messages name the variable or file,
  * never the value.
  */
-export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, options: SecretCheckOptions, problems: ProblemList, pacer: Pacer): Promise<void> {
+export async function checkSecrets(
+  model: ManifestModel,
+  catalog: KindCatalog,
+  options: SecretCheckOptions,
+  problems: ProblemList,
+  pacer: Pacer,
+): Promise<void> {
   for (const resource of model.resources) {
     if (pacer.due()) await pacer.breathe();
     const kind = catalog.get(resource.kind);
@@ -46,7 +52,11 @@ export async function checkSecrets(model: ManifestModel, catalog: KindCatalog, o
       // The place only for a problem: most secrets have none.
       const where = () => {
         const key = source.source === 'env' ? 'fromEnv' : source.source === 'file' ? 'fromFile' : undefined;
-        return { source: lazyPlaceOfValue(resource, key ? ['spec', field, key] : ['spec', field]), address: resource.address, field: `spec.${field}` };
+        return {
+          source: lazyPlaceOfValue(resource, key ? ['spec', field, key] : ['spec', field]),
+          address: resource.address,
+          field: `spec.${field}`,
+        };
       };
       const refused = refuseOffline(source, options);
       if (refused) {

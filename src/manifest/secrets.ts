@@ -75,7 +75,12 @@ export const maxSecretFileBytes = 64 * 1024;
  * SIP password set from the auth token would hand the key to the whole account to every device
  * provisioned with that credential.
  */
-export const apiCredentialVariables: readonly string[] = ['TELFORM_AUTH_ID', 'TELFORM_AUTH_TOKEN', 'PLIVO_AUTH_ID', 'PLIVO_AUTH_TOKEN'];
+export const apiCredentialVariables: readonly string[] = [
+  'TELFORM_AUTH_ID',
+  'TELFORM_AUTH_TOKEN',
+  'PLIVO_AUTH_ID',
+  'PLIVO_AUTH_TOKEN',
+];
 
 /** Variables holding an API auth token: a secret whose value equals one of theirs is refused. */
 const apiTokenVariables: readonly string[] = ['TELFORM_AUTH_TOKEN', 'PLIVO_AUTH_TOKEN'];
@@ -88,7 +93,8 @@ const apiTokenVariables: readonly string[] = ['TELFORM_AUTH_TOKEN', 'PLIVO_AUTH_
 const specialFolders: readonly string[] = ['/proc', '/sys', '/dev'];
 
 /** `refused`: the source is one telform never reads a secret from (not merely missing or unreadable). */
-export type SecretResolution = { ok: true; value: Sensitive; realPath?: string } | { ok: false; message: string; refused?: boolean };
+export type SecretResolution =
+  { ok: true; value: Sensitive; realPath?: string } | { ok: false; message: string; refused?: boolean };
 
 export interface SecretEnvironment {
   env: Readonly<Record<string, string | undefined>>;
@@ -132,7 +138,9 @@ function runTokenDigests(env: SecretEnvironment['env']): RunTokenDigest[] {
   if (!text) return [];
   try {
     const parsed: unknown = JSON.parse(text);
-    return Array.isArray(parsed) ? (parsed as RunTokenDigest[]).filter((entry) => typeof entry?.sha256 === 'string') : [];
+    return Array.isArray(parsed)
+      ? (parsed as RunTokenDigest[]).filter((entry) => typeof entry?.sha256 === 'string')
+      : [];
   } catch {
     return [];
   }
@@ -144,11 +152,23 @@ function runTokenDigests(env: SecretEnvironment['env']): RunTokenDigest[] {
  * to every device provisioned with it, so copying one of these into it leaks it.
  */
 const otherCredentialVariables: ReadonlyMap<string, string> = new Map([
-  ['PGPASSWORD', "holds the state database's password (telform reads it to connect; whoever got it could rewrite the state)"],
-  ['TELFORM_STATE', "names the state, and a state URL may carry the database's password (whoever got it could rewrite the state)"],
-  ['TELFORM_GITLAB_TOKEN', "is the GitLab token telform's pipeline template reads (whoever got it could act on the repository)"],
+  [
+    'PGPASSWORD',
+    "holds the state database's password (telform reads it to connect; whoever got it could rewrite the state)",
+  ],
+  [
+    'TELFORM_STATE',
+    "names the state, and a state URL may carry the database's password (whoever got it could rewrite the state)",
+  ],
+  [
+    'TELFORM_GITLAB_TOKEN',
+    "is the GitLab token telform's pipeline template reads (whoever got it could act on the repository)",
+  ],
   ['CI_JOB_TOKEN', "is the GitLab job's token (whoever got it could act on the repository)"],
-  ['GITHUB_TOKEN', "is the GitHub token telform's workflows pass to their steps (whoever got it could act on the repository)"],
+  [
+    'GITHUB_TOKEN',
+    "is the GitHub token telform's workflows pass to their steps (whoever got it could act on the repository)",
+  ],
 ]);
 
 /**
@@ -159,13 +179,17 @@ const otherCredentialVariables: ReadonlyMap<string, string> = new Map([
 export const credentialVariablesVariable = 'TELFORM_CREDENTIAL_VARIABLES';
 
 /** Why `fromEnv: name` is refused without reading it, or undefined. `env` brings the accounts' variables. */
-export function refuseCredentialVariable(name: string, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
+export function refuseCredentialVariable(
+  name: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): string | undefined {
   if (apiCredentialVariables.includes(name) || /^(TELFORM|PLIVO)_AUTH_/.test(name)) {
     return `${name} is one of the API's own credentials, never a secret source (whoever got this password would hold the whole account)`;
   }
   const why = otherCredentialVariables.get(name);
   if (why) return `${name} ${why}: never a secret source`;
-  if (name === credentialVariablesVariable) return `${name} is telform's own list of credential variables, never a secret source`;
+  if (name === credentialVariablesVariable)
+    return `${name} is telform's own list of credential variables, never a secret source`;
   const accounts = (env[credentialVariablesVariable] ?? '').split(',').map((each) => each.trim());
   if (accounts.includes(name)) {
     return `${name} holds the credentials of an account in the accounts file, never a secret source (whoever got this password would hold that account)`;
@@ -204,12 +228,20 @@ export async function resolveSecret(source: SecretSource, environment: SecretEnv
     const digest = tokenDigest(resolution.value.reveal());
     const match = digests.find((entry) => entry.sha256 === digest);
     if (match) {
-      return { ok: false, refused: true, message: `${describeOrigin(source)} equals the API auth token of account ${match.account} (${match.variable}), which is never sent as a secret` };
+      return {
+        ok: false,
+        refused: true,
+        message: `${describeOrigin(source)} equals the API auth token of account ${match.account} (${match.variable}), which is never sent as a secret`,
+      };
     }
   }
   for (const [name, token] of apiTokensIn(environment.env)) {
     if (resolution.value.reveal() === token) {
-      return { ok: false, refused: true, message: `${describeOrigin(source)} equals the API auth token in ${name}, which is never sent as a secret` };
+      return {
+        ok: false,
+        refused: true,
+        message: `${describeOrigin(source)} equals the API auth token in ${name}, which is never sent as a secret`,
+      };
     }
   }
   return resolution;
@@ -243,7 +275,11 @@ async function readSource(source: SecretSource, environment: SecretEnvironment):
       return { ok: true, value: new Sensitive(value) };
     }
     case 'file':
-      return readSecretFile(source, environment.fileRoots, environment.fileRootsName ?? 'the folders the manifests were loaded from');
+      return readSecretFile(
+        source,
+        environment.fileRoots,
+        environment.fileRootsName ?? 'the folders the manifests were loaded from',
+      );
     default: {
       const never: never = source;
       return never;
@@ -262,7 +298,11 @@ async function readSecretFile(
   roots: SecretEnvironment['fileRoots'],
   rootsName: string,
 ): Promise<SecretResolution> {
-  const fail = (reason: string, refused = false): SecretResolution => ({ ok: false, refused, message: `secret file ${source.written} ${reason}` });
+  const fail = (reason: string, refused = false): SecretResolution => ({
+    ok: false,
+    refused,
+    message: `secret file ${source.written} ${reason}`,
+  });
   const lexicalSpecial = specialFolderOf(source.path);
   if (lexicalSpecial) return fail(`is a special file (under ${lexicalSpecial}), never a secret file`, true);
   let real: string;
@@ -275,7 +315,10 @@ async function readSecretFile(
   if (special) return fail(`leads to ${real}, a special file (under ${special}), never a secret file`, true);
   if (roots !== 'anywhere' && !roots.some((root) => isInside(real, root))) {
     const through = real === source.path ? '' : ` (it leads to ${real})`;
-    return fail(`is outside ${rootsName}${through}; keep secret files beside the manifests, or pass --allow-secret-files-outside`, true);
+    return fail(
+      `is outside ${rootsName}${through}; keep secret files beside the manifests, or pass --allow-secret-files-outside`,
+      true,
+    );
   }
   let handle: FileHandle;
   try {
@@ -313,6 +356,7 @@ function describeReadError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'does not exist';
   if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
-  if (code === 'ELOOP') return 'cannot be read (a loop of symbolic links, or a link put in its place while it was read)';
+  if (code === 'ELOOP')
+    return 'cannot be read (a loop of symbolic links, or a link put in its place while it was read)';
   return 'cannot be read';
 }

@@ -83,7 +83,17 @@ export interface TestFile {
   tests: TestCase[];
 }
 
-const stepActions = ['apply', 'plan', 'drift', 'advance', 'approve', 'decline', 'fault', 'rate_limit', 'out_of_band'] as const;
+const stepActions = [
+  'apply',
+  'plan',
+  'drift',
+  'advance',
+  'approve',
+  'decline',
+  'fault',
+  'rate_limit',
+  'out_of_band',
+] as const;
 const stepKeys = ['name', 'assert', 'expect_converged', 'expect_error', 'findings', 'no_findings', ...stepActions];
 const fileKeys = ['apiVersion', 'kind', 'manifests', 'env', 'start', 'policies', 'tests'];
 const testKeys = ['name', 'manifests', 'steps'];
@@ -100,7 +110,10 @@ class Reader {
   }
 
   fail(node: Node | null | undefined, message: string): never {
-    throw new TelformError('test_invalid', message, { place: { source: this.placeOf(node) }, exitCode: badTestFileExitCode });
+    throw new TelformError('test_invalid', message, {
+      place: { source: this.placeOf(node) },
+      exitCode: badTestFileExitCode,
+    });
   }
 
   map(node: Node | null | undefined, what: string): YAMLMap<unknown, unknown> {
@@ -111,12 +124,17 @@ class Reader {
   keys(node: YAMLMap<unknown, unknown>, allowed: readonly string[], what: string): void {
     for (const pair of node.items) {
       const name = isScalar(pair.key) ? String(pair.key.value) : '';
-      if (!allowed.includes(name)) this.fail(pair.key as Node, `${what}: unknown field ${JSON.stringify(name)}${didYouMean(name, allowed)} (fields: ${allowed.join(', ')})`);
+      if (!allowed.includes(name))
+        this.fail(
+          pair.key as Node,
+          `${what}: unknown field ${JSON.stringify(name)}${didYouMean(name, allowed)} (fields: ${allowed.join(', ')})`,
+        );
     }
   }
 
   text(node: Node | null | undefined, what: string): string {
-    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '') this.fail(node, `${what} must be a non-empty string`);
+    if (!isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '')
+      this.fail(node, `${what} must be a non-empty string`);
     return node.value;
   }
 
@@ -147,13 +165,19 @@ class Reader {
       run = policyEnvironment.parse(text);
     } catch (error) {
       if (error instanceof ParseError) {
-        throw new TelformError('test_invalid', `${what}: ${error.summary}`, { place: { source: placeAt(error.range?.start ?? 0) }, exitCode: badTestFileExitCode });
+        throw new TelformError('test_invalid', `${what}: ${error.summary}`, {
+          place: { source: placeAt(error.range?.start ?? 0) },
+          exitCode: badTestFileExitCode,
+        });
       }
       throw error;
     }
     const cost = estimateCost((run as { ast?: unknown }).ast);
     if (cost > policyCostBudget) {
-      this.fail(node, `${what} would take about ${cost.toExponential(1)} steps, over the budget of ${policyCostBudget.toLocaleString('en-US')} an expression may take: nest fewer comprehensions`);
+      this.fail(
+        node,
+        `${what} would take about ${cost.toExponential(1)} steps, over the budget of ${policyCostBudget.toLocaleString('en-US')} an expression may take: nest fewer comprehensions`,
+      );
     }
     return { source: text.trim(), compiled: { run, placeAt } };
   }
@@ -161,7 +185,8 @@ class Reader {
 
 /** `90s`, `10m`, `1h`, `2d`, `500ms`, or a whole number of milliseconds. */
 function readDuration(reader: Reader, node: Node | null | undefined): { ms: number; text: string } {
-  if (isScalar(node) && typeof node.value === 'number' && Number.isInteger(node.value) && node.value >= 0) return { ms: node.value, text: `${node.value}ms` };
+  if (isScalar(node) && typeof node.value === 'number' && Number.isInteger(node.value) && node.value >= 0)
+    return { ms: node.value, text: `${node.value}ms` };
   const text = isScalar(node) && typeof node.value === 'string' ? node.value.trim() : '';
   const ms = parseDuration(text);
   if (ms === undefined) reader.fail(node, 'advance must be a duration such as 90s, 10m, 1h or 2d');
@@ -174,7 +199,9 @@ function readFindings(reader: Reader, node: Node | null | undefined, what: strin
     const entry = reader.map(item as Node, `each of ${what}`);
     reader.keys(entry, ['rule', 'address'], what);
     const rule = reader.text(entry.get('rule', true) as Node, `${what}: rule`);
-    return entry.has('address') ? { rule, address: reader.text(entry.get('address', true) as Node, `${what}: address`) } : { rule };
+    return entry.has('address')
+      ? { rule, address: reader.text(entry.get('address', true) as Node, `${what}: address`) }
+      : { rule };
   });
 }
 
@@ -185,17 +212,23 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
     case 'plan':
     case 'drift': {
       // `apply:` alone (null) or `apply: {}` takes the test's manifests.
-      if (node === null || (isScalar(node) && node.value === null)) return name === 'apply' ? { kind: 'apply', approvals: { allowIrreversible: [] } } : { kind: name };
+      if (node === null || (isScalar(node) && node.value === null))
+        return name === 'apply' ? { kind: 'apply', approvals: { allowIrreversible: [] } } : { kind: name };
       const options = reader.map(node, name);
       const allowed = name === 'apply' ? ['manifests', 'allow_irreversible', 'max_cost'] : ['manifests'];
       reader.keys(options, allowed, name);
-      const manifests = options.has('manifests') ? { manifests: reader.texts(options.get('manifests', true) as Node, `${name}: manifests`) } : {};
+      const manifests = options.has('manifests')
+        ? { manifests: reader.texts(options.get('manifests', true) as Node, `${name}: manifests`) }
+        : {};
       if (name !== 'apply') return { kind: name, ...manifests };
-      const allowIrreversible = options.has('allow_irreversible') ? reader.texts(options.get('allow_irreversible', true) as Node, 'apply: allow_irreversible') : [];
+      const allowIrreversible = options.has('allow_irreversible')
+        ? reader.texts(options.get('allow_irreversible', true) as Node, 'apply: allow_irreversible')
+        : [];
       const costNode = options.get('max_cost', true) as Node | undefined;
       let maxCost: number | undefined;
       if (costNode !== undefined) {
-        if (!isScalar(costNode) || typeof costNode.value !== 'number' || costNode.value < 0) reader.fail(costNode, 'apply: max_cost must be a number of USD');
+        if (!isScalar(costNode) || typeof costNode.value !== 'number' || costNode.value < 0)
+          reader.fail(costNode, 'apply: max_cost must be a number of USD');
         maxCost = costNode.value;
       }
       const approvals: StepApprovals = { allowIrreversible, ...(maxCost === undefined ? {} : { maxCost }) };
@@ -206,7 +239,8 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
     case 'approve':
     case 'decline': {
       const address = reader.text(node, name);
-      if (!/^(Brand|Campaign)\/[^/]+$/.test(address)) reader.fail(node, `${name} names a Brand or Campaign by address, e.g. Campaign/acme-orders`);
+      if (!/^(Brand|Campaign)\/[^/]+$/.test(address))
+        reader.fail(node, `${name} names a Brand or Campaign by address, e.g. Campaign/acme-orders`);
       return { kind: 'decide', decision: name, address };
     }
     case 'fault':
@@ -217,12 +251,23 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
       const options = reader.map(node, 'out_of_band');
       reader.keys(options, ['method', 'path', 'body'], 'out_of_band');
       const method = reader.text(options.get('method', true) as Node, 'out_of_band: method');
-      if (method !== 'POST' && method !== 'DELETE') reader.fail(options.get('method', true) as Node, 'out_of_band: method must be POST (an update) or DELETE');
+      if (method !== 'POST' && method !== 'DELETE')
+        reader.fail(options.get('method', true) as Node, 'out_of_band: method must be POST (an update) or DELETE');
       const requestPath = reader.text(options.get('path', true) as Node, 'out_of_band: path');
-      if (!requestPath.startsWith('/')) reader.fail(options.get('path', true) as Node, 'out_of_band: path starts with / and is under the account, e.g. /Zentrunk/Trunk/{Trunk/pbx-out}/');
+      if (!requestPath.startsWith('/'))
+        reader.fail(
+          options.get('path', true) as Node,
+          'out_of_band: path starts with / and is under the account, e.g. /Zentrunk/Trunk/{Trunk/pbx-out}/',
+        );
       const body = options.get('body', true) as Node | undefined;
-      if (body !== undefined && !isMap(body)) reader.fail(body, 'out_of_band: body must be a mapping of the API fields to send');
-      return { kind: 'out_of_band', method, path: requestPath, ...(body ? { body: (body as YAMLMap).toJSON() as Record<string, unknown> } : {}) };
+      if (body !== undefined && !isMap(body))
+        reader.fail(body, 'out_of_band: body must be a mapping of the API fields to send');
+      return {
+        kind: 'out_of_band',
+        method,
+        path: requestPath,
+        ...(body ? { body: (body as YAMLMap).toJSON() as Record<string, unknown> } : {}),
+      };
     }
     default: {
       const never: never = name;
@@ -252,7 +297,11 @@ function readStep(reader: Reader, node: Node, index: number): TestStep {
   const step = reader.map(node, `step ${index}`);
   reader.keys(step, stepKeys, `step ${index}`);
   const actions = stepActions.filter((name) => step.has(name));
-  if (actions.length !== 1) reader.fail(node, `step ${index} must have exactly one of ${stepActions.join(', ')}${actions.length > 1 ? ` (it has ${actions.join(' and ')})` : ''}`);
+  if (actions.length !== 1)
+    reader.fail(
+      node,
+      `step ${index} must have exactly one of ${stepActions.join(', ')}${actions.length > 1 ? ` (it has ${actions.join(' and ')})` : ''}`,
+    );
   const action = readAction(reader, step, actions[0] as (typeof stepActions)[number]);
   const assertNode = step.get('assert', true) as Node | undefined;
   let assertions: Assertion[] = [];
@@ -260,12 +309,17 @@ function readStep(reader: Reader, node: Node, index: number): TestStep {
     const items = isSeq(assertNode) ? (assertNode.items as Node[]) : [assertNode];
     assertions = items.map((item) => reader.assertion(item, `step ${index}: assert`));
   }
-  const flag = (key: string, fallback: boolean) => (step.has(key) ? reader.boolean(step.get(key, true) as Node, `step ${index}: ${key}`) : fallback);
+  const flag = (key: string, fallback: boolean) =>
+    step.has(key) ? reader.boolean(step.get(key, true) as Node, `step ${index}: ${key}`) : fallback;
   const expectConverged = flag('expect_converged', true);
-  if (step.has('expect_converged') && action.kind !== 'apply') reader.fail(step.get('expect_converged', true) as Node, `step ${index}: expect_converged belongs to an apply step`);
+  if (step.has('expect_converged') && action.kind !== 'apply')
+    reader.fail(step.get('expect_converged', true) as Node, `step ${index}: expect_converged belongs to an apply step`);
   const findings = step.has('findings') ? readFindings(reader, step.get('findings', true) as Node, 'findings') : [];
-  const noFindings = step.has('no_findings') ? readFindings(reader, step.get('no_findings', true) as Node, 'no_findings') : [];
-  if ((findings.length > 0 || noFindings.length > 0) && action.kind !== 'plan' && action.kind !== 'apply') reader.fail(node, `step ${index}: findings and no_findings belong to a plan or apply step`);
+  const noFindings = step.has('no_findings')
+    ? readFindings(reader, step.get('no_findings', true) as Node, 'no_findings')
+    : [];
+  if ((findings.length > 0 || noFindings.length > 0) && action.kind !== 'plan' && action.kind !== 'apply')
+    reader.fail(node, `step ${index}: findings and no_findings belong to a plan or apply step`);
   return {
     name: step.has('name') ? reader.text(step.get('name', true) as Node, `step ${index}: name`) : stepName(action),
     action,
@@ -282,10 +336,18 @@ function readTest(reader: Reader, node: Node, manifests: string[]): TestCase {
   const test = reader.map(node, 'each test');
   reader.keys(test, testKeys, 'test');
   const name = reader.text(test.get('name', true) as Node, 'each test needs a name, which');
-  const own = test.has('manifests') ? reader.texts(test.get('manifests', true) as Node, `test ${name}: manifests`) : manifests;
+  const own = test.has('manifests')
+    ? reader.texts(test.get('manifests', true) as Node, `test ${name}: manifests`)
+    : manifests;
   const steps = test.get('steps', true) as Node | undefined;
-  if (!isSeq(steps) || steps.items.length === 0) reader.fail(steps ?? node, `test ${name}: steps must be a list of at least one step`);
-  return { name, manifests: own, steps: steps.items.map((item, index) => readStep(reader, item as Node, index + 1)), place: reader.placeOf(node) };
+  if (!isSeq(steps) || steps.items.length === 0)
+    reader.fail(steps ?? node, `test ${name}: steps must be a list of at least one step`);
+  return {
+    name,
+    manifests: own,
+    steps: steps.items.map((item, index) => readStep(reader, item as Node, index + 1)),
+    place: reader.placeOf(node),
+  };
 }
 
 /** Reads and checks one test file; any problem is a `test_invalid` error at its file:line:column (exit code 2). */
@@ -295,7 +357,11 @@ export async function loadTestFile(file: string, cwd: string): Promise<TestFile>
   try {
     source = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new TelformError('test_invalid', `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { exitCode: badTestFileExitCode });
+    throw new TelformError(
+      'test_invalid',
+      `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      { exitCode: badTestFileExitCode },
+    );
   }
   const counter = new LineCounter();
   const document = parseDocument(source, { lineCounter: counter, prettyErrors: false });
@@ -303,10 +369,14 @@ export async function loadTestFile(file: string, cwd: string): Promise<TestFile>
   const syntax = document.errors[0];
   if (syntax) {
     const position = counter.linePos(syntax.pos[0]);
-    throw new TelformError('test_invalid', `not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`, { place: { source: { file, line: position.line, column: position.col } }, exitCode: badTestFileExitCode });
+    throw new TelformError('test_invalid', `not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`, {
+      place: { source: { file, line: position.line, column: position.col } },
+      exitCode: badTestFileExitCode,
+    });
   }
   const root = reader.map(document.contents as Node | null, 'a test file');
-  if (String(root.get('apiVersion')) !== 'telform/v1' || String(root.get('kind')) !== 'Test') reader.fail(root, 'a test file starts with apiVersion: telform/v1 and kind: Test');
+  if (String(root.get('apiVersion')) !== 'telform/v1' || String(root.get('kind')) !== 'Test')
+    reader.fail(root, 'a test file starts with apiVersion: telform/v1 and kind: Test');
   reader.keys(root, fileKeys, 'test file');
   const manifests = root.has('manifests') ? reader.texts(root.get('manifests', true) as Node, 'manifests') : [];
   const envNode = root.get('env', true) as Node | undefined;
@@ -315,24 +385,44 @@ export async function loadTestFile(file: string, cwd: string): Promise<TestFile>
     for (const pair of reader.map(envNode, 'env').items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const value = pair.value as Node | null;
-      if (!isScalar(value) || (typeof value.value !== 'string' && typeof value.value !== 'number')) reader.fail(value ?? (pair.key as Node), `env: ${key} must be a string`);
+      if (!isScalar(value) || (typeof value.value !== 'string' && typeof value.value !== 'number'))
+        reader.fail(value ?? (pair.key as Node), `env: ${key} must be a string`);
       env[key] = String(value.value);
     }
   }
   const tests = root.get('tests', true) as Node | undefined;
-  if (!isSeq(tests) || tests.items.length === 0) reader.fail(tests ?? root, 'tests must be a list of at least one test');
+  if (!isSeq(tests) || tests.items.length === 0)
+    reader.fail(tests ?? root, 'tests must be a list of at least one test');
   const cases = tests.items.map((item) => readTest(reader, item as Node, manifests));
   const seen = new Set<string>();
   for (const test of cases) {
-    if (seen.has(test.name)) throw new TelformError('test_invalid', `the test name ${JSON.stringify(test.name)} is used twice`, { place: { source: test.place }, exitCode: badTestFileExitCode });
+    if (seen.has(test.name))
+      throw new TelformError('test_invalid', `the test name ${JSON.stringify(test.name)} is used twice`, {
+        place: { source: test.place },
+        exitCode: badTestFileExitCode,
+      });
     seen.add(test.name);
-    if (test.manifests.length === 0 && test.steps.some((step) => ['apply', 'plan', 'drift'].includes(step.action.kind) && !('manifests' in step.action && step.action.manifests))) {
-      throw new TelformError('test_invalid', `test ${JSON.stringify(test.name)} plans or applies but names no manifests (give manifests: in the file, the test or the step)`, { place: { source: test.place }, exitCode: badTestFileExitCode });
+    if (
+      test.manifests.length === 0 &&
+      test.steps.some(
+        (step) =>
+          ['apply', 'plan', 'drift'].includes(step.action.kind) &&
+          !('manifests' in step.action && step.action.manifests),
+      )
+    ) {
+      throw new TelformError(
+        'test_invalid',
+        `test ${JSON.stringify(test.name)} plans or applies but names no manifests (give manifests: in the file, the test or the step)`,
+        { place: { source: test.place }, exitCode: badTestFileExitCode },
+      );
     }
   }
   const startNode = root.get('start', true) as Node | undefined;
   const start = startNode === undefined ? undefined : reader.text(startNode, 'start');
-  if (start !== undefined && !(await stat(path.resolve(path.dirname(absolute), start)).catch(() => undefined))?.isFile()) {
+  if (
+    start !== undefined &&
+    !(await stat(path.resolve(path.dirname(absolute), start)).catch(() => undefined))?.isFile()
+  ) {
     reader.fail(startNode, `start: ${start} is not a file (a snapshot written by telform snapshot --out)`);
   }
   return {
@@ -358,13 +448,17 @@ export async function findTestFiles(paths: readonly string[], cwd: string): Prom
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = await stat(absolute).catch(() => undefined);
-    if (!info) throw new TelformError('test_invalid', `${given}: no such file or folder`, { exitCode: badTestFileExitCode });
+    if (!info)
+      throw new TelformError('test_invalid', `${given}: no such file or folder`, { exitCode: badTestFileExitCode });
     if (info.isFile()) {
       files.push(given);
       continue;
     }
     const names = (await readdir(absolute)).filter((name) => name.endsWith(testFileSuffix)).sort();
-    if (names.length === 0) throw new TelformError('test_invalid', `${given}: no test files (*${testFileSuffix}) in this folder`, { exitCode: badTestFileExitCode });
+    if (names.length === 0)
+      throw new TelformError('test_invalid', `${given}: no test files (*${testFileSuffix}) in this folder`, {
+        exitCode: badTestFileExitCode,
+      });
     files.push(...names.map((name) => path.join(given, name)));
   }
   return files;

@@ -25,7 +25,9 @@ export const validateReportSchema = z
         address: z.string().nullable().describe('Kind/name of the resource, when the problem belongs to one.'),
         field: z.string().nullable().describe('Dotted path of the field, e.g. spec.entries[0].ip.'),
         message: z.string(),
-        related: place.nullable().describe('A second place the message names (a first definition, a reference target).'),
+        related: place
+          .nullable()
+          .describe('A second place the message names (a first definition, a reference target).'),
       }),
     ),
   })

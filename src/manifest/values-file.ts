@@ -13,13 +13,21 @@ export function parseValuesFile(text: string, file: string): Map<string, GivenVa
     const { line, col } = lines.linePos(offset);
     return { file, line, column: col };
   };
-  const failure = (message: string, place: SourcePlace) => new TelformError('values_file', message, { place: { source: place } });
+  const failure = (message: string, place: SourcePlace) =>
+    new TelformError('values_file', message, { place: { source: place } });
   const yamlError = document.errors[0];
-  if (yamlError) throw failure(`the values file is not valid YAML: ${yamlError.message.split('\n')[0]}`, at(yamlError.pos[0]));
+  if (yamlError)
+    throw failure(`the values file is not valid YAML: ${yamlError.message.split('\n')[0]}`, at(yamlError.pos[0]));
   const root = document.contents;
-  if (root !== null && !isMap(root)) throw failure('the values file must be a mapping of value names to values', at(isNode(root) && root.range ? root.range[0] : 0));
+  if (root !== null && !isMap(root))
+    throw failure(
+      'the values file must be a mapping of value names to values',
+      at(isNode(root) && root.range ? root.range[0] : 0),
+    );
   const placeOfName = (name: string): SourcePlace => {
-    const pair = isMap(root) ? root.items.find((item) => isScalar(item.key) && String(item.key.value) === name) : undefined;
+    const pair = isMap(root)
+      ? root.items.find((item) => isScalar(item.key) && String(item.key.value) === name)
+      : undefined;
     const node = pair?.value ?? pair?.key;
     return at(isNode(node) && node.range ? node.range[0] : 0);
   };
@@ -37,7 +45,10 @@ export function parseValueFlag(flag: string): { name: string; value: unknown } {
   try {
     value = parseYaml(flag.slice(equals + 1));
   } catch (error) {
-    throw new TelformError('bad_option', `--value ${name}: not a YAML value (${(error as Error).message.split('\n')[0]})`);
+    throw new TelformError(
+      'bad_option',
+      `--value ${name}: not a YAML value (${(error as Error).message.split('\n')[0]})`,
+    );
   }
   const shape = valueShapeProblem(value);
   if (shape) throw new TelformError('bad_option', `--value ${name}: ${shape}`);
@@ -68,6 +79,9 @@ export function plainValue(
         return visit.BREAK;
       },
     });
-    throw error(`${label} expands its YAML aliases (*name) into more than ${aliasBudget} copies of what they name; write the values out instead`, at(offset));
+    throw error(
+      `${label} expands its YAML aliases (*name) into more than ${aliasBudget} copies of what they name; write the values out instead`,
+      at(offset),
+    );
   }
 }

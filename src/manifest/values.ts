@@ -43,7 +43,9 @@ export function isValueReference(value: unknown): value is { value: string } {
 }
 
 function isScalarValue(value: unknown): boolean {
-  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 /**
@@ -57,7 +59,13 @@ export function valueShapeProblem(value: unknown): string | undefined {
   if (!Array.isArray(value)) return 'a value is a string, number, boolean or a list of them (a mapping is not a value)';
   for (const member of value) {
     if (isScalarValue(member)) continue;
-    if (typeof member === 'object' && member !== null && !Array.isArray(member) && Object.values(member).every(isScalarValue)) continue;
+    if (
+      typeof member === 'object' &&
+      member !== null &&
+      !Array.isArray(member) &&
+      Object.values(member).every(isScalarValue)
+    )
+      continue;
     return 'a list value holds strings, numbers, booleans or flat mappings of them';
   }
   return undefined;
@@ -73,10 +81,15 @@ export function valuesFromYaml(
 ): Map<string, GivenValue> {
   const values = new Map<string, GivenValue>();
   if (input === undefined || input === null) return values;
-  if (typeof input !== 'object' || Array.isArray(input)) throw error(`${label}: expected a mapping of value names to values`, placeOfName(''));
+  if (typeof input !== 'object' || Array.isArray(input))
+    throw error(`${label}: expected a mapping of value names to values`, placeOfName(''));
   for (const [name, value] of Object.entries(input as Record<string, unknown>)) {
     const place = placeOfName(name);
-    if (!valueNamePattern.test(name)) throw error(`${label}.${name}: a value name is letters, digits, "_" or "-", starting with a letter or "_"`, place);
+    if (!valueNamePattern.test(name))
+      throw error(
+        `${label}.${name}: a value name is letters, digits, "_" or "-", starting with a letter or "_"`,
+        place,
+      );
     const shape = valueShapeProblem(value);
     if (shape) throw error(`${label}.${name}: ${shape}`, place);
     values.set(name, { value, origin: { where: `${file}:${place.line}:${place.column}`, place } });
@@ -130,7 +143,12 @@ export class ValueUse {
     for (const name of [...this.#used.keys()].sort()) {
       const given = this.values?.get(name);
       if (!given) continue;
-      out.push({ name, value: given.value, origin: given.origin.where, used_by: [...(this.#used.get(name) ?? [])].sort() });
+      out.push({
+        name,
+        value: given.value,
+        origin: given.origin.where,
+        used_by: [...(this.#used.get(name) ?? [])].sort(),
+      });
     }
     return out;
   }
@@ -139,7 +157,10 @@ export class ValueUse {
   reportUnused(problems: ProblemList): void {
     for (const [name, given] of this.values ?? []) {
       if (this.#used.has(name)) continue;
-      if (given.origin.place) problems.warning('value_unused', `value ${name} is given but no manifest uses it`, { source: given.origin.place });
+      if (given.origin.place)
+        problems.warning('value_unused', `value ${name} is given but no manifest uses it`, {
+          source: given.origin.place,
+        });
       else problems.warning('value_unused', `value ${name} is given (${given.origin.where}) but no manifest uses it`);
     }
   }
@@ -160,7 +181,10 @@ interface SubstituteContext {
  * reference (the reference is left as it is, so the schema check reports nothing more about it
  * than that it is not a literal: the document yields no resource either way).
  */
-export function substituteValues(document: unknown, context: SubstituteContext): { substitutions: Substitution[]; failed: PathSegment[][] } {
+export function substituteValues(
+  document: unknown,
+  context: SubstituteContext,
+): { substitutions: Substitution[]; failed: PathSegment[][] } {
   const substitutions: Substitution[] = [];
   const failed: PathSegment[][] = [];
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return { substitutions, failed };
@@ -177,18 +201,35 @@ export function substituteValues(document: unknown, context: SubstituteContext):
     else for (const child of Object.keys(current)) visit(current as Record<string, unknown>, child);
     path.pop();
   };
-  const replace = (holder: Record<string, unknown> | unknown[], key: string | number, name: string, path: PathSegment[]): void => {
-    const where = { source: placeOf(context.file, positionAt(context.positions, toPointer(path))), ...(context.address ? { address: context.address } : {}), field: formatPath(path) };
+  const replace = (
+    holder: Record<string, unknown> | unknown[],
+    key: string | number,
+    name: string,
+    path: PathSegment[],
+  ): void => {
+    const where = {
+      source: placeOf(context.file, positionAt(context.positions, toPointer(path))),
+      ...(context.address ? { address: context.address } : {}),
+      field: formatPath(path),
+    };
     if (context.secretFields.includes(String(path[1]))) {
       if (context.use.values?.has(name)) context.use.record(name, context.address ?? context.file);
-      context.problems.error('value_secret', 'a secret is never a value; use { fromEnv: VARIABLE } or { fromFile: path }', where);
+      context.problems.error(
+        'value_secret',
+        'a secret is never a value; use { fromEnv: VARIABLE } or { fromFile: path }',
+        where,
+      );
       failed.push(path);
       return;
     }
     const given = context.use.values?.get(name);
     if (!given) {
       const known = [...(context.use.values?.keys() ?? [])];
-      const hint = didYouMean(name, known) || (known.length === 0 ? '; no values are given (--values FILE, --value NAME=V, or values in the accounts file)' : '');
+      const hint =
+        didYouMean(name, known) ||
+        (known.length === 0
+          ? '; no values are given (--values FILE, --value NAME=V, or values in the accounts file)'
+          : '');
       context.problems.error('value_missing', `value ${name} is not given${hint}`, where);
       failed.push(path);
       return;

@@ -4,7 +4,18 @@
 // blank lines and the other documents are never re-serialised. The result is parsed again and
 // compared with what was meant before anyone saves it. Pure: text in, text out.
 import { isDeepStrictEqual } from 'node:util';
-import { isMap, isScalar, isSeq, parseAllDocuments, Scalar, stringify, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  Scalar,
+  stringify,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import { doubleQuotedYaml, escapeRawInDoubleQuoted, needsYamlEscape } from './yaml-escape.js';
 import { isRef } from './model.js';
 
@@ -65,13 +76,22 @@ export function rewriteManifest(text: string, edits: readonly DocumentEdit[]): R
     }
   }
   // Last first, so earlier offsets stay right; of two insertions at one place, the one asked first comes first.
-  const ordered = splices.map((splice, index) => ({ splice, index })).sort((a, b) => b.splice.start - a.splice.start || b.index - a.index);
+  const ordered = splices
+    .map((splice, index) => ({ splice, index }))
+    .sort((a, b) => b.splice.start - a.splice.start || b.index - a.index);
   let out = text;
   for (const { splice } of ordered) out = out.slice(0, splice.start) + splice.text + out.slice(splice.end);
   if (written.length === 0) return { text, written, notes };
   const problem = readBackProblem(list, out, meant);
   if (problem === undefined) return { text: out, written, notes };
-  return { text, written: [], notes: [...notes, `${written.join(', ')}: not written, the rewritten file would not read back as these values (${problem}); the file is left unchanged, edit it by hand`] };
+  return {
+    text,
+    written: [],
+    notes: [
+      ...notes,
+      `${written.join(', ')}: not written, the rewritten file would not read back as these values (${problem}); the file is left unchanged, edit it by hand`,
+    ],
+  };
 }
 
 /**
@@ -79,7 +99,11 @@ export function rewriteManifest(text: string, edits: readonly DocumentEdit[]): R
  * fields changed, nothing else), or undefined when it does. An edit that would save a file that
  * does not parse, or parses to other values, is never saved.
  */
-function readBackProblem(before: ReadonlyArray<Pick<Document, 'toJS'>>, after: string, meant: ReadonlyArray<{ document: number; field: string; value: unknown }>): string | undefined {
+function readBackProblem(
+  before: ReadonlyArray<Pick<Document, 'toJS'>>,
+  after: string,
+  meant: ReadonlyArray<{ document: number; field: string; value: unknown }>,
+): string | undefined {
   const parsed = parseAllDocuments(after);
   const documents = Array.isArray(parsed) ? parsed : [];
   const broken = documents.find((document) => document.errors.length > 0);
@@ -93,7 +117,8 @@ function readBackProblem(before: ReadonlyArray<Pick<Document, 'toJS'>>, after: s
     else spec[field] = structuredClone(value);
   }
   for (const [index, document] of documents.entries()) {
-    if (!isDeepStrictEqual(normalised(document.toJS()), normalised(expected[index]))) return `document ${index + 1} reads back differently`;
+    if (!isDeepStrictEqual(normalised(document.toJS()), normalised(expected[index])))
+      return `document ${index + 1} reads back differently`;
   }
   return undefined;
 }
@@ -105,7 +130,8 @@ function normalised(value: unknown): unknown {
 
 /** The splices that set (or remove) `field` of `spec`, or why it cannot be done in place. */
 function spliceField(text: string, spec: YAMLMap, field: string, value: unknown, layout: Layout): Splice[] | string {
-  const pair = spec.items.find((item) => isScalar(item.key) && item.key.value === field) as Pair<Node, Node | null> | undefined;
+  const pair = spec.items.find((item) => isScalar(item.key) && item.key.value === field) as
+    Pair<Node, Node | null> | undefined;
   const indent = columnOf(text, (spec.items[0]?.key as Node | undefined)?.range?.[0] ?? 0);
   if (!pair) {
     if (value === undefined) return [];
@@ -115,7 +141,9 @@ function spliceField(text: string, spec: YAMLMap, field: string, value: unknown,
     const rendered = renderValue(value, indent, layout);
     const line = `${' '.repeat(indent)}${field}:${rendered.startsWith(layout.eol) ? '' : ' '}${rendered}`;
     // At the very end of a file without a final line end, the new line goes after one and the file still ends without.
-    return lineEnd < 0 ? [{ start: text.length, end: text.length, text: `${layout.eol}${line}` }] : [{ start: lineEnd + 1, end: lineEnd + 1, text: `${line}${layout.eol}` }];
+    return lineEnd < 0
+      ? [{ start: text.length, end: text.length, text: `${layout.eol}${line}` }]
+      : [{ start: lineEnd + 1, end: lineEnd + 1, text: `${line}${layout.eol}` }];
   }
   const key = pair.key as Node;
   const node = pair.value;
@@ -126,15 +154,25 @@ function spliceField(text: string, spec: YAMLMap, field: string, value: unknown,
     const end = text.indexOf('\n', Math.max(start, last - 1));
     return [{ start, end: end < 0 ? text.length : end + 1, text: '' }];
   }
-  if (!node?.range) return [{ start: key.range?.[1] ?? 0, end: key.range?.[1] ?? 0, text: `: ${renderValue(value, indent + 2, layout)}` }];
+  if (!node?.range)
+    return [
+      { start: key.range?.[1] ?? 0, end: key.range?.[1] ?? 0, text: `: ${renderValue(value, indent + 2, layout)}` },
+    ];
   if (isMap(node) && node.items.length === 1 && isScalar(node.items[0]?.key) && node.items[0].key.value === 'value') {
     return 'is taken from a value ({ value: NAME }); change the value where it is defined';
   }
   if (isRef(value) && isMap(node)) {
     const target = node.items.find((item) => isScalar(item.key) && item.key.value === 'ref')?.value;
-    if (isScalar(target) && target.range && node.items.length === 1) return [{ start: target.range[0], end: target.range[1], text: renderScalar(value.ref, target) }];
+    if (isScalar(target) && target.range && node.items.length === 1)
+      return [{ start: target.range[0], end: target.range[1], text: renderScalar(value.ref, target) }];
   }
-  if (Array.isArray(value) && isSeq(node) && !node.flow && node.items.every((item) => isScalar(item)) && value.every((item) => typeof item !== 'object')) {
+  if (
+    Array.isArray(value) &&
+    isSeq(node) &&
+    !node.flow &&
+    node.items.every((item) => isScalar(item)) &&
+    value.every((item) => typeof item !== 'object')
+  ) {
     return spliceBlockList(text, node.items as Scalar[], value, layout);
   }
   if (isScalar(node) && (value === null || typeof value !== 'object')) {
@@ -218,7 +256,11 @@ function renderValue(value: unknown, indent: number, layout: Layout): string {
   }
   // With a character to escape anywhere, every string is double-quoted, where the escape is possible.
   const escaping = needsYamlEscape.test(JSON.stringify(value));
-  const block = stringify(value, { indent: 2, lineWidth: 0, ...(escaping ? { defaultStringType: 'QUOTE_DOUBLE' as const } : {}) }).trimEnd();
+  const block = stringify(value, {
+    indent: 2,
+    lineWidth: 0,
+    ...(escaping ? { defaultStringType: 'QUOTE_DOUBLE' as const } : {}),
+  }).trimEnd();
   const safe = escaping ? escapeRawInDoubleQuoted(block) : block;
   return `${layout.eol}${safe
     .split('\n')

@@ -4,7 +4,8 @@
 // line there). A value holding one is written double-quoted, the character as a `\uXXXX` escape.
 
 /** C0 controls but TAB, DEL and C1, the line and paragraph separators, bidi formatting, the BOM. */
-export const needsYamlEscape = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
+export const needsYamlEscape =
+  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/;
 
 const rawInQuotes = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 

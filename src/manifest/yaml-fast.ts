@@ -40,7 +40,11 @@ export const needsParsers = Symbol('needs the YAML libraries');
  * and when aliases expand past the budget or values nest too deep. The loader also re-reads
  * exactly any file whose documents have a problem, so every message comes from the exact path.
  */
-export async function parseYamlFast(source: ManifestText, parsers: FullParsers | undefined, pacer: Pacer): Promise<YamlDocument[] | undefined | typeof needsParsers> {
+export async function parseYamlFast(
+  source: ManifestText,
+  parsers: FullParsers | undefined,
+  pacer: Pacer,
+): Promise<YamlDocument[] | undefined | typeof needsParsers> {
   if (/^%/m.test(source.text)) return undefined;
   // The plain subset first (`yaml-subset.ts`): fresh values, nothing shared, within the budget;
   // the event loop may turn between its documents.
@@ -57,7 +61,9 @@ export async function parseYamlFast(source: ManifestText, parsers: FullParsers |
       // Recording them on the first read cost more over 5,000 resources (~50 ms, mostly garbage)
       // than the documents a message or a lint finding asks about.
       const offsets = documentOffsets(source.text, subset.starts, read);
-      return offsets ? offsetPositions(offsets, (lines ??= new LineStarts(source.text))) : new Map<string, ValuePosition>();
+      return offsets
+        ? offsetPositions(offsets, (lines ??= new LineStarts(source.text)))
+        : new Map<string, ValuePosition>();
     }
     // Read by js-yaml, so the parsers are loaded.
     maps ??= (parsers as FullParsers).exact.documentPositions(source.text);
@@ -67,7 +73,13 @@ export async function parseYamlFast(source: ManifestText, parsers: FullParsers |
   for (const [read, value] of values.entries()) {
     if (value === null || value === undefined) continue;
     const index = documents.length;
-    documents.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(positionsOf(index, subset ? read : undefined)) });
+    documents.push({
+      file: source.file,
+      absolute: source.absolute,
+      index,
+      value,
+      positions: new Positions(positionsOf(index, subset ? read : undefined)),
+    });
   }
   return documents;
 }
@@ -146,7 +158,8 @@ function copyWithin(value: unknown, depth: number, budget: { values: number }): 
       const copy = copyWithin((value as Record<string, unknown>)[key], depth + 1, budget);
       if (copy === unsupported) return unsupported;
       // `__proto__` as a key must stay an ordinary field, not reach the prototype.
-      if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
       else out[key] = copy;
     }
     return out;

@@ -25,7 +25,10 @@ interface SubsetRead {
 }
 
 /** `parseYamlSubset` in slices: the event loop may turn between documents (`Pacer`). */
-export async function parseYamlSubsetPaced(text: string, pacer: Pick<Pacer, 'due' | 'breathe'>): Promise<SubsetRead | undefined> {
+export async function parseYamlSubsetPaced(
+  text: string,
+  pacer: Pick<Pacer, 'due' | 'breathe'>,
+): Promise<SubsetRead | undefined> {
   if (unusualCharacter.test(text)) return undefined;
   const values: unknown[] = [];
   const reader = new SubsetReader(text, false);
@@ -94,7 +97,8 @@ const unusualCharacter = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u2028\u2029\u
 const declined = new Error('not in the subset');
 
 /** Plain scalars the core schema reads as a number in some form (either parser's); only plain decimal integers are read here. */
-const numberLike = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN)|0[bBoOxX][0-9a-fA-F_]*)$/;
+const numberLike =
+  /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF|nan|NaN|NAN)|0[bBoOxX][0-9a-fA-F_]*)$/;
 const decimalInteger = /^-?(?:0|[1-9][0-9]*)$/;
 /** Words the core schema reads as something other than a string; never keys here. */
 const reservedWords = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', '__proto__']);
@@ -238,7 +242,8 @@ class SubsetReader {
     if (!this.#eof && !this.#marker) {
       if (this.#indent > indent) return this.#block(this.#indent, depth, pointer, key);
       // A list may sit at its key's indentation.
-      if (compactList && this.#indent === indent && this.#isEntry(this.#start)) return this.#block(indent, depth, pointer, key);
+      if (compactList && this.#indent === indent && this.#isEntry(this.#start))
+        return this.#block(indent, depth, pointer, key);
     }
     // Nothing written: a null placed where the exact walk places it, after the spaces that follow
     // the `:` or `-` (trailing ones included).
@@ -254,7 +259,13 @@ class SubsetReader {
       if (this.#isEntry(this.#start)) decline();
       const keyEnd = this.#wordEnd(this.#start);
       const key = text.slice(this.#start, keyEnd);
-      if (keyEnd === this.#start || text.charCodeAt(keyEnd) !== colon || reservedWords.has(key) || Object.hasOwn(out, key)) decline();
+      if (
+        keyEnd === this.#start ||
+        text.charCodeAt(keyEnd) !== colon ||
+        reservedWords.has(key) ||
+        Object.hasOwn(out, key)
+      )
+        decline();
       const keyStart = this.#start;
       const child = this.#child(pointer, key);
       let at = keyEnd + 1;
@@ -311,7 +322,11 @@ class SubsetReader {
 
   #startsKey(at: number): boolean {
     const end = this.#wordEnd(at);
-    return end > at && this.#text.charCodeAt(end) === colon && (end + 1 === this.#end || this.#text.charCodeAt(end + 1) === space);
+    return (
+      end > at &&
+      this.#text.charCodeAt(end) === colon &&
+      (end + 1 === this.#end || this.#text.charCodeAt(end + 1) === space)
+    );
   }
 
   /** A value that starts at `at` and ends on this line (before an optional comment). */
@@ -323,7 +338,12 @@ class SubsetReader {
     let after: number;
     if (first === 34 || first === 39 || first === 91 || first === 123) {
       // `"`, `'`, `[`, `{`
-      [value, after] = first === 91 ? this.#flowList(at, depth, pointer) : first === 123 ? this.#flowMapping(at, depth, pointer) : this.#quoted(at);
+      [value, after] =
+        first === 91
+          ? this.#flowList(at, depth, pointer)
+          : first === 123
+            ? this.#flowMapping(at, depth, pointer)
+            : this.#quoted(at);
       if (first === 34 || first === 39) this.#count(depth);
       if (after < this.#end) {
         if (text.charCodeAt(after) !== space) decline();
@@ -402,7 +422,12 @@ class SubsetReader {
       const key = text.slice(position, keyEnd);
       if (keyEnd === position || text.charCodeAt(keyEnd) !== colon || text.charCodeAt(keyEnd + 1) !== space) decline();
       if (reservedWords.has(key) || Object.hasOwn(out, key)) decline();
-      const [value, after] = this.#flowScalar(this.#skipSpaces(keyEnd + 1), depth + 1, this.#child(pointer, key), position);
+      const [value, after] = this.#flowScalar(
+        this.#skipSpaces(keyEnd + 1),
+        depth + 1,
+        this.#child(pointer, key),
+        position,
+      );
       out[key] = value;
       position = this.#skipSpaces(after);
       const code = text.charCodeAt(position);

@@ -14,7 +14,6 @@ import { maxDepth, maxValuesPerDocument, type YamlDocument } from './yaml-docume
  * that exceeds it) and nesting deeper than `maxDepth` is refused.
  */
 
-
 class WalkLimit extends Error {
   constructor(
     readonly code: 'yaml_alias' | 'yaml_too_deep' | 'yaml_key',
@@ -33,11 +32,20 @@ export function parseYamlDocuments(source: ManifestText, problems: ProblemList):
   };
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true, intAsBigInt: true }) as Document.Parsed[];
+    documents = parseAllDocuments(source.text, {
+      lineCounter,
+      prettyErrors: false,
+      uniqueKeys: true,
+      intAsBigInt: true,
+    }) as Document.Parsed[];
   } catch (error) {
     // The parser recurses on flow collections; tens of thousands of `[` exhaust the stack.
     if (error instanceof RangeError) {
-      problems.error('yaml_too_deep', `the YAML is nested too deeply to parse (more than ${maxDepth} levels are refused anyway)`, at(0));
+      problems.error(
+        'yaml_too_deep',
+        `the YAML is nested too deeply to parse (more than ${maxDepth} levels are refused anyway)`,
+        at(0),
+      );
       return [];
     }
     throw error;
@@ -53,18 +61,29 @@ export function parseYamlDocuments(source: ManifestText, problems: ProblemList):
           const offset = firstTooDeepBracket(source.text, document.range[0]);
           problems.error('yaml_too_deep', `values are nested more than ${maxDepth} levels deep`, at(offset));
         } else {
-          problems.error('yaml_syntax', syntaxMessage(error.code, error.message, source.text, error.pos[0]), at(error.pos[0]));
+          problems.error(
+            'yaml_syntax',
+            syntaxMessage(error.code, error.message, source.text, error.pos[0]),
+            at(error.pos[0]),
+          );
         }
       }
       continue;
     }
-    for (const warning of document.warnings) problems.warning('yaml_warning', yamlMessage(warning.message), at(warning.pos[0]));
+    for (const warning of document.warnings)
+      problems.warning('yaml_warning', yamlMessage(warning.message), at(warning.pos[0]));
     if (isEmpty(document)) continue;
     const positions = new Map<string, ValuePosition>();
     const walker = new Walker(document, lineCounter, positions);
     try {
       const value = walker.walk(document.contents, '', 0, undefined);
-      result.push({ file: source.file, absolute: source.absolute, index, value, positions: new Positions(() => positions) });
+      result.push({
+        file: source.file,
+        absolute: source.absolute,
+        index,
+        value,
+        positions: new Positions(() => positions),
+      });
     } catch (error) {
       if (!(error instanceof WalkLimit)) throw error;
       problems.error(error.code, error.message, { source: { file: source.file, ...error.at } });
@@ -89,7 +108,12 @@ export function documentPositions(text: string): Array<ReadonlyMap<string, Value
   const maps: Array<ReadonlyMap<string, ValuePosition>> = [];
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, intAsBigInt: true }) as Document.Parsed[];
+    documents = parseAllDocuments(text, {
+      lineCounter,
+      prettyErrors: false,
+      uniqueKeys: true,
+      intAsBigInt: true,
+    }) as Document.Parsed[];
   } catch {
     return maps;
   }
@@ -156,7 +180,10 @@ function yamlMessage(message: string): string {
 function withoutSource(message: string): string {
   const quoted = /^(.*?): ".*"$/s.exec(message);
   if (quoted) return quoted[1] as string;
-  const echoed = /^(Block scalar header includes extra characters|Not a valid tag|Invalid escape sequence|Unresolved plain scalar|Could not resolve tag)\b/.exec(message);
+  const echoed =
+    /^(Block scalar header includes extra characters|Not a valid tag|Invalid escape sequence|Unresolved plain scalar|Could not resolve tag)\b/.exec(
+      message,
+    );
   return echoed ? (echoed[1] as string) : message;
 }
 
@@ -178,12 +205,20 @@ class Walker {
 
   walk(node: unknown, pointer: string, depth: number, key: LineColumn | undefined): unknown {
     if (depth > maxDepth) {
-      throw new WalkLimit('yaml_too_deep', `values are nested more than ${maxDepth} levels deep`, this.#at((node as Node | null)?.range?.[0]));
+      throw new WalkLimit(
+        'yaml_too_deep',
+        `values are nested more than ${maxDepth} levels deep`,
+        this.#at((node as Node | null)?.range?.[0]),
+      );
     }
     if (++this.#values > maxValuesPerDocument) {
       // Blame the outermost alias being expanded: that is what the reader wrote to cause it.
       const at = this.#outermostAlias ?? this.#at((node as Node | null)?.range?.[0]);
-      throw new WalkLimit('yaml_alias', `the document expands to more than ${maxValuesPerDocument} values (an alias bomb?)`, at);
+      throw new WalkLimit(
+        'yaml_alias',
+        `the document expands to more than ${maxValuesPerDocument} values (an alias bomb?)`,
+        at,
+      );
     }
     if (node === null || node === undefined) {
       // `key:` with nothing after it: a null written where the key is.
@@ -194,7 +229,8 @@ class Walker {
     const start = this.#at((node as Node).range?.[0]);
     this.positions.set(pointer, key ? { value: start, key } : { value: start });
     if (isScalar(node)) return scalarValue(node.value);
-    if (isSeq(node)) return node.items.map((item, index) => this.walk(item, childPointer(pointer, index), depth + 1, undefined));
+    if (isSeq(node))
+      return node.items.map((item, index) => this.walk(item, childPointer(pointer, index), depth + 1, undefined));
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
       for (const pair of node.items) {
@@ -206,7 +242,8 @@ class Walker {
         const name = String(keyNode.value);
         const value = this.walk(pair.value, childPointer(pointer, name), depth + 1, keyAt);
         // `__proto__` as a key must stay an ordinary field, not reach the prototype.
-        if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+        if (name === '__proto__')
+          Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
         else out[name] = value;
       }
       return out;
@@ -214,11 +251,17 @@ class Walker {
     throw new WalkLimit('yaml_key', 'unsupported YAML node', start);
   }
 
-  #walkAlias(node: Node & { source: string; resolve(document: Document): Node | undefined }, pointer: string, depth: number, key: LineColumn | undefined): unknown {
+  #walkAlias(
+    node: Node & { source: string; resolve(document: Document): Node | undefined },
+    pointer: string,
+    depth: number,
+    key: LineColumn | undefined,
+  ): unknown {
     const at = this.#at(node.range?.[0]);
     const target = node.resolve(this.document);
     if (!target) throw new WalkLimit('yaml_alias', `the alias *${node.source} names no anchor defined before it`, at);
-    if (this.#aliasesInProgress.has(target)) throw new WalkLimit('yaml_alias', `the alias *${node.source} refers to a value containing itself`, at);
+    if (this.#aliasesInProgress.has(target))
+      throw new WalkLimit('yaml_alias', `the alias *${node.source} refers to a value containing itself`, at);
     this.#aliasesInProgress.add(target);
     const outermost = this.#outermostAlias === undefined;
     if (outermost) this.#outermostAlias = at;
@@ -237,7 +280,9 @@ class Walker {
  * written unquoted), so the message shows what was written, not a rounded number.
  */
 function scalarValue(value: unknown): unknown {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
-  if (typeof value === 'bigint') return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number')
+    return value;
+  if (typeof value === 'bigint')
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
   return String(value);
 }

@@ -15,7 +15,11 @@ const defaultMessage = '\u0000default';
 const parseOptions = { error: () => defaultMessage, reportInput: true } as const;
 
 /** Validates `input` against `schema`, reporting every issue; true when valid. The context is made only for issues. */
-export function validateWith<T>(schema: z.ZodType<T>, input: unknown, context: () => IssueContext): { ok: true; value: T } | { ok: false } {
+export function validateWith<T>(
+  schema: z.ZodType<T>,
+  input: unknown,
+  context: () => IssueContext,
+): { ok: true; value: T } | { ok: false } {
   const result = schema.safeParse(input, parseOptions);
   if (result.success) return { ok: true, value: result.data };
   reportIssues(result.error.issues, context());
@@ -42,8 +46,14 @@ export interface IssueContext {
 
 type Issue = z.core.$ZodIssue;
 
-export function reportIssues(issues: readonly Issue[], context: IssueContext, prefix: readonly PathSegment[] = []): void {
-  const full = issues.map((issue) => ({ ...issue, path: [...prefix, ...issue.path.map(toSegment)] }) as Issue & { path: PathSegment[] });
+export function reportIssues(
+  issues: readonly Issue[],
+  context: IssueContext,
+  prefix: readonly PathSegment[] = [],
+): void {
+  const full = issues.map(
+    (issue) => ({ ...issue, path: [...prefix, ...issue.path.map(toSegment)] }) as Issue & { path: PathSegment[] },
+  );
   // A misspelled required field shows up twice (unknown "reff", missing "ref"); say it once.
   const explained = new Set<string>();
   for (const issue of full) {
@@ -66,9 +76,18 @@ function toSegment(key: PropertyKey): PathSegment {
   return typeof key === 'number' ? key : String(key);
 }
 
-function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueContext, explained: ReadonlySet<string>): void {
+function reportIssue(
+  issue: Issue & { path: PathSegment[] },
+  context: IssueContext,
+  explained: ReadonlySet<string>,
+): void {
   const path = issue.path;
-  const report = (code: ProblemCode, message: string, at: readonly PathSegment[] = path, role: 'value' | 'key' = 'value'): void => {
+  const report = (
+    code: ProblemCode,
+    message: string,
+    at: readonly PathSegment[] = path,
+    role: 'value' | 'key' = 'value',
+  ): void => {
     const where = [...context.base, ...at];
     const position = positionAt(context.positions, toPointer(where), role);
     const note = context.notes?.get(toPointer(at.slice(0, 1)));
@@ -90,13 +109,17 @@ function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueConte
     case 'unrecognized_keys': {
       const known = knownKeys(context.schema, path);
       for (const key of issue.keys) {
-        const hint = key === '<<' ? ' (YAML merge keys are not supported; repeat the fields, or use an alias for a whole value)' : didYouMean(key, known) || allowedList(known);
+        const hint =
+          key === '<<'
+            ? ' (YAML merge keys are not supported; repeat the fields, or use an alias for a whole value)'
+            : didYouMean(key, known) || allowedList(known);
         report('unknown_field', `unknown field "${key}"${hint}`, [...path, key], 'key');
       }
       return;
     }
     case 'invalid_type': {
-      const scalar = typeof actual.value === 'number' || typeof actual.value === 'bigint' || typeof actual.value === 'boolean';
+      const scalar =
+        typeof actual.value === 'number' || typeof actual.value === 'bigint' || typeof actual.value === 'boolean';
       const hint = issue.expected === 'string' && scalar ? '; quote it to make it a string' : '';
       report('invalid_type', custom ?? `must be ${expectedName(issue.expected)}${got().replace(/\)$/, `${hint})`)}`);
       return;
@@ -105,7 +128,8 @@ function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueConte
     case 'too_big': {
       const small = issue.code === 'too_small';
       const limit = Number(small ? issue.minimum : (issue as { maximum: number | bigint }).maximum);
-      const code: ProblemCode = issue.origin === 'string' ? (small ? 'too_short' : 'too_long') : small ? 'too_small' : 'too_large';
+      const code: ProblemCode =
+        issue.origin === 'string' ? (small ? 'too_short' : 'too_long') : small ? 'too_small' : 'too_large';
       report(code, custom ?? sizeMessage(issue.origin, small, limit, actual.value));
       return;
     }
@@ -129,7 +153,10 @@ function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueConte
         reportIssues(branch, context, path);
         return;
       }
-      report('invalid_type', `${custom ?? 'has the wrong shape'}${context.isSecret(path) ? '' : ` (got ${describeValue(actual.value)})`}`);
+      report(
+        'invalid_type',
+        `${custom ?? 'has the wrong shape'}${context.isSecret(path) ? '' : ` (got ${describeValue(actual.value)})`}`,
+      );
       return;
     }
     case 'custom':
@@ -147,7 +174,10 @@ function reportIssue(issue: Issue & { path: PathSegment[] }, context: IssueConte
  */
 function pickUnionBranch(branches: readonly (readonly Issue[])[]): readonly Issue[] | undefined {
   const candidates = branches.filter(
-    (issues) => !issues.some((issue) => (issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.path.length === 0),
+    (issues) =>
+      !issues.some(
+        (issue) => (issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.path.length === 0,
+      ),
   );
   if (candidates.length === 0) return undefined;
   const fewest = Math.min(...candidates.map((issues) => issues.length));
@@ -159,7 +189,8 @@ function pickUnionBranch(branches: readonly (readonly Issue[])[]): readonly Issu
 function valueAt(root: unknown, path: readonly PathSegment[]): { present: boolean; value: unknown } {
   let current: unknown = root;
   for (const segment of path) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return { present: false, value: undefined };
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment))
+      return { present: false, value: undefined };
     current = (current as Record<PathSegment, unknown>)[segment];
   }
   return { present: true, value: current };

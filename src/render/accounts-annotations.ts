@@ -11,9 +11,15 @@ import { printable } from '../util/printable.js';
 function accountAnnotations(command: AccountsReport['command'], account: AccountOutcome): PlanAnnotation[] {
   const named = (message: string) => printable(`[account ${account.name}] ${message}`);
   const annotations: PlanAnnotation[] = [];
-  if (account.error) annotations.push({ severity: 'error', check: 'account', message: named(`${account.error.code}: ${account.error.message}`) });
+  if (account.error)
+    annotations.push({
+      severity: 'error',
+      check: 'account',
+      message: named(`${account.error.code}: ${account.error.message}`),
+    });
   if (account.plan) {
-    for (const annotation of planAnnotations(account.plan)) annotations.push({ ...annotation, message: named(annotation.message) });
+    for (const annotation of planAnnotations(account.plan))
+      annotations.push({ ...annotation, message: named(annotation.message) });
   }
   // An apply's problems are the changes it did not make; an error's are what it says more (invalid manifests).
   const check = account.error ? 'account' : command;
@@ -29,7 +35,8 @@ function annotations(report: AccountsReport): PlanAnnotation[] {
 export function renderAccountsGithub(report: AccountsReport): string {
   const lines = annotations(report).map(githubAnnotation);
   lines.push(headline(report));
-  for (const account of report.accounts) lines.push(`  ${printable(account.name)}: ${printable(statusWord(account.status))}: ${printable(account.summary)}`);
+  for (const account of report.accounts)
+    lines.push(`  ${printable(account.name)}: ${printable(statusWord(account.status))}: ${printable(account.summary)}`);
   return `${lines.join('\n')}\n`;
 }
 

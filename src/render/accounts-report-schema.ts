@@ -40,6 +40,9 @@ export function accountsReportProblem(data: unknown): string | undefined {
   if (result.success) return undefined;
   const issue = result.error.issues[0];
   if (!issue) return 'not an accounts report';
-  const where = issue.path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}${text === '' ? '' : '.'}${String(key)}`), '');
+  const where = issue.path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}${text === '' ? '' : '.'}${String(key)}`),
+    '',
+  );
   return `${where === '' ? 'the report' : where}: ${issue.message.replace(/^Invalid input: /, '')}`;
 }

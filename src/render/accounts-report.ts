@@ -67,7 +67,12 @@ export function reportedPlan(plan: Plan): ReportedPlan {
   return rest;
 }
 
-export function buildAccountsReport(command: AccountsCommand, outcomes: readonly AccountOutcome[], shard?: Shard, runId?: string): AccountsReport {
+export function buildAccountsReport(
+  command: AccountsCommand,
+  outcomes: readonly AccountOutcome[],
+  shard?: Shard,
+  runId?: string,
+): AccountsReport {
   const accounts = [...outcomes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
     format_version: accountsReportVersion,
@@ -83,13 +88,19 @@ export function buildAccountsReport(command: AccountsCommand, outcomes: readonly
  * The files must be of one run: with `expected` (`report merge --run-id`), each must carry that run
  * id; without it, they must all carry the same one (or none).
  */
-function checkRunIds(reports: ReadonlyArray<{ file: string; report: AccountsReport }>, expected: string | undefined): string | undefined {
+function checkRunIds(
+  reports: ReadonlyArray<{ file: string; report: AccountsReport }>,
+  expected: string | undefined,
+): string | undefined {
   const first = reports[0];
   if (!first) return expected;
   for (const { file, report } of reports) {
     if (expected !== undefined) {
       if (report.run_id === undefined) {
-        throw new TelformError('report_merge', `${file} carries no run id, so it may be from another run; write shard reports with --run-id ${expected}`);
+        throw new TelformError(
+          'report_merge',
+          `${file} carries no run id, so it may be from another run; write shard reports with --run-id ${expected}`,
+        );
       }
       if (report.run_id !== expected) {
         throw new TelformError(
@@ -99,7 +110,10 @@ function checkRunIds(reports: ReadonlyArray<{ file: string; report: AccountsRepo
       }
     } else if (report.run_id !== first.report.run_id) {
       const describe = (id: string | undefined) => (id === undefined ? 'no run id' : `run ${id}`);
-      throw new TelformError('report_merge', `${file} is of ${describe(report.run_id)} and ${first.file} of ${describe(first.report.run_id)}; merge the reports of one run`);
+      throw new TelformError(
+        'report_merge',
+        `${file} is of ${describe(report.run_id)} and ${first.file} of ${describe(first.report.run_id)}; merge the reports of one run`,
+      );
     }
   }
   return expected ?? first.report.run_id;
@@ -109,7 +123,10 @@ function checkRunIds(reports: ReadonlyArray<{ file: string; report: AccountsRepo
  * Joins per-shard reports (`report merge`): the same command, every shard of one N exactly once,
  * no account twice. A single report without a shard merges to itself.
  */
-export function mergeAccountsReports(reports: ReadonlyArray<{ file: string; report: AccountsReport }>, runId?: string): AccountsReport {
+export function mergeAccountsReports(
+  reports: ReadonlyArray<{ file: string; report: AccountsReport }>,
+  runId?: string,
+): AccountsReport {
   const first = reports[0];
   if (!first) throw new TelformError('report_merge', 'no reports to merge');
   const mergedRunId = checkRunIds(reports, runId);
@@ -117,16 +134,24 @@ export function mergeAccountsReports(reports: ReadonlyArray<{ file: string; repo
   const seenAccounts = new Map<string, string>();
   for (const { file, report } of reports) {
     if (report.command !== first.report.command) {
-      throw new TelformError('report_merge', `${file} is a ${report.command} report and ${first.file} a ${first.report.command} report; merge reports of one run`);
+      throw new TelformError(
+        'report_merge',
+        `${file} is a ${report.command} report and ${first.file} a ${first.report.command} report; merge reports of one run`,
+      );
     }
     if (reports.length > 1 || report.shard) {
-      if (!report.shard) throw new TelformError('report_merge', `${file} is not the report of a shard (run with --shard K/N)`);
+      if (!report.shard)
+        throw new TelformError('report_merge', `${file} is not the report of a shard (run with --shard K/N)`);
       const count = first.report.shard?.count;
       if (report.shard.count !== count) {
-        throw new TelformError('report_merge', `${file} is shard ${report.shard.index}/${report.shard.count} and ${first.file} is of ${count} shards`);
+        throw new TelformError(
+          'report_merge',
+          `${file} is shard ${report.shard.index}/${report.shard.count} and ${first.file} is of ${count} shards`,
+        );
       }
       const other = seenShards.get(report.shard.index);
-      if (other) throw new TelformError('report_merge', `${file} and ${other} are both shard ${report.shard.index}/${count}`);
+      if (other)
+        throw new TelformError('report_merge', `${file} and ${other} are both shard ${report.shard.index}/${count}`);
       seenShards.set(report.shard.index, file);
     }
     for (const account of report.accounts) {
@@ -138,7 +163,10 @@ export function mergeAccountsReports(reports: ReadonlyArray<{ file: string; repo
   const count = first.report.shard?.count ?? 1;
   if (first.report.shard && seenShards.size !== count) {
     const missing = Array.from({ length: count }, (_, index) => index + 1).filter((index) => !seenShards.has(index));
-    throw new TelformError('report_merge', `shard${missing.length === 1 ? '' : 's'} ${missing.map((index) => `${index}/${count}`).join(', ')} missing`);
+    throw new TelformError(
+      'report_merge',
+      `shard${missing.length === 1 ? '' : 's'} ${missing.map((index) => `${index}/${count}`).join(', ')} missing`,
+    );
   }
   return buildAccountsReport(
     first.report.command,
@@ -167,7 +195,10 @@ export function parseAccountsReport(text: string, file: string): AccountsReport 
     throw new TelformError('report_merge', `${file} is not the JSON report of a --accounts run`);
   }
   if (report.format_version > accountsReportVersion) {
-    throw new TelformError('report_merge', `${file} has report format ${report.format_version}, newer than this telform understands (${accountsReportVersion})`);
+    throw new TelformError(
+      'report_merge',
+      `${file} has report format ${report.format_version}, newer than this telform understands (${accountsReportVersion})`,
+    );
   }
   return report as AccountsReport;
 }

@@ -30,7 +30,8 @@ export function planAccountSummary(summary: PlanSummary, refusals: number): stri
 export function driftAccountSummary(drift: DriftReport): string {
   const parts: string[] = [];
   if (drift.drifted.length > 0) parts.push(`${drift.drifted.length} changed outside telform`);
-  if (drift.pending.length > 0) parts.push(`${drift.pending.length} manifest change${drift.pending.length === 1 ? '' : 's'} not yet applied`);
+  if (drift.pending.length > 0)
+    parts.push(`${drift.pending.length} manifest change${drift.pending.length === 1 ? '' : 's'} not yet applied`);
   if (drift.notes.length > 0) parts.push(`${drift.notes.length} note${drift.notes.length === 1 ? '' : 's'}`);
   return parts.length > 0 ? `${parts.join(', ')}.` : 'The account matches the manifests and the state.';
 }
@@ -82,7 +83,12 @@ export function headline(report: AccountsReport, escape: (text: string) => strin
   const shard = report.shard ? ` (shard ${escape(`${report.shard.index}/${report.shard.count}`)})` : '';
   const total = `${report.accounts.length} account${report.accounts.length === 1 ? '' : 's'}`;
   const rollout = report.rollout;
-  const stopped = rollout?.stopped_at !== undefined ? ` Rollout stopped at wave ${rollout.stopped_at} of ${rollout.waves.length}.` : rollout ? ` Rollout of ${rollout.waves.length} wave${rollout.waves.length === 1 ? '' : 's'} complete.` : '';
+  const stopped =
+    rollout?.stopped_at !== undefined
+      ? ` Rollout stopped at wave ${rollout.stopped_at} of ${rollout.waves.length}.`
+      : rollout
+        ? ` Rollout of ${rollout.waves.length} wave${rollout.waves.length === 1 ? '' : 's'} complete.`
+        : '';
   return `telform ${escape(report.command)}${shard}: ${total}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}.${stopped} Exit code ${report.exit_code}.`;
 }
 
@@ -100,7 +106,9 @@ export function renderAccountsText(report: AccountsReport): string {
   const nameWidth = Math.max(0, ...[...names.values()].map((name) => name.length));
   const statusWidth = Math.max(0, ...[...statuses.values()].map((status) => status.length));
   for (const account of report.accounts) {
-    lines.push(`  ${names.get(account)!.padEnd(nameWidth)}  ${statuses.get(account)!.padEnd(statusWidth)}  ${printable(account.summary)}`.trimEnd());
+    lines.push(
+      `  ${names.get(account)!.padEnd(nameWidth)}  ${statuses.get(account)!.padEnd(statusWidth)}  ${printable(account.summary)}`.trimEnd(),
+    );
   }
   let output = `${lines.join('\n')}\n`;
   for (const account of report.accounts.filter(hasDetails)) {
@@ -113,31 +121,48 @@ export function renderAccountsMarkdown(report: AccountsReport): string {
   const lines = [`### ${headline(report, escapeMarkdown)}`, ''];
   if (report.rollout) {
     lines.push('| Wave | Accounts | Status |', '|---:|---:|---|');
-    for (const wave of report.rollout.waves) lines.push(`| ${wave.wave} | ${wave.accounts.length} | ${waveStatus(wave, escapeMarkdown)} |`);
+    for (const wave of report.rollout.waves)
+      lines.push(`| ${wave.wave} | ${wave.accounts.length} | ${waveStatus(wave, escapeMarkdown)} |`);
     lines.push('');
   }
   lines.push('| Account | Status | Summary |', '|---|---|---|');
   for (const account of report.accounts) {
-    lines.push(`| ${escapeMarkdown(account.name)} | ${escapeMarkdown(statusWord(account.status))} | ${escapeMarkdown(account.summary)} |`);
+    lines.push(
+      `| ${escapeMarkdown(account.name)} | ${escapeMarkdown(statusWord(account.status))} | ${escapeMarkdown(account.summary)} |`,
+    );
   }
   lines.push('');
   for (const account of report.accounts.filter(hasDetails)) {
-    lines.push(`<details><summary>${escapeHtml(account.name)}: ${escapeHtml(statusWord(account.status))}</summary>`, '', detailsMarkdown(report, account).trimEnd(), '', '</details>', '');
+    lines.push(
+      `<details><summary>${escapeHtml(account.name)}: ${escapeHtml(statusWord(account.status))}</summary>`,
+      '',
+      detailsMarkdown(report, account).trimEnd(),
+      '',
+      '</details>',
+      '',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
 function hasDetails(account: AccountOutcome): boolean {
-  return !['no_changes', 'in_sync'].includes(account.status) || (account.drift?.notes.length ?? 0) > 0 || (account.plan?.warnings.length ?? 0) > 0;
+  return (
+    !['no_changes', 'in_sync'].includes(account.status) ||
+    (account.drift?.notes.length ?? 0) > 0 ||
+    (account.plan?.warnings.length ?? 0) > 0
+  );
 }
 
 function withTime(account: AccountOutcome): Plan | undefined {
   // The renderers take a whole plan; its creation time and basis are not part of the report and none of them prints them.
-  return account.plan ? { ...account.plan, created_at: '', basis: { ledger_lineage: '', ledger_serial: 0, objects: {} } } : undefined;
+  return account.plan
+    ? { ...account.plan, created_at: '', basis: { ledger_lineage: '', ledger_serial: 0, objects: {} } }
+    : undefined;
 }
 
 function detailsText(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return `error: ${printable(account.error.message)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
+  if (account.error)
+    return `error: ${printable(account.error.message)}\n${(account.problems ?? []).map((line) => `  ${printable(line)}\n`).join('')}`;
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift && plan) return renderDriftText(account.drift, plan);
   if (report.command === 'apply') return renderAppliedText(account);
@@ -145,9 +170,18 @@ function detailsText(report: AccountsReport, account: AccountOutcome): string {
 }
 
 function detailsMarkdown(report: AccountsReport, account: AccountOutcome): string {
-  if (account.error) return [`**error:** ${escapeMarkdown(account.error.message)}`, ...(account.problems ?? []).map((line) => `- ${escapeMarkdown(line)}`)].join('\n');
+  if (account.error)
+    return [
+      `**error:** ${escapeMarkdown(account.error.message)}`,
+      ...(account.problems ?? []).map((line) => `- ${escapeMarkdown(line)}`),
+    ].join('\n');
   const plan = withTime(account);
   if (report.command === 'drift' && account.drift) return renderDriftMarkdown(account.drift);
-  if (report.command === 'apply') return [escapeMarkdown(account.summary), '', ...(account.problems ?? []).map((line) => `- ${escapeMarkdown(line)}`)].join('\n');
+  if (report.command === 'apply')
+    return [
+      escapeMarkdown(account.summary),
+      '',
+      ...(account.problems ?? []).map((line) => `- ${escapeMarkdown(line)}`),
+    ].join('\n');
   return plan ? renderMarkdown(plan) : '';
 }

@@ -32,7 +32,8 @@ function pastTenseOf(change: PlannedChange): string {
 export function renderOutcome(change: PlannedChange, outcome: ChangeOutcome, oldDeleted = false): string {
   switch (outcome.status) {
     case 'done': {
-      if (oldDeleted) return `deleted  ${printable(change.address)} (the replaced one, id ${printable(liveIdOf(change) ?? '?')})`;
+      if (oldDeleted)
+        return `deleted  ${printable(change.address)} (the replaced one, id ${printable(liveIdOf(change) ?? '?')})`;
       const twoSteps = change.action === 'replace' && change.replace_strategy === 'create_before_delete';
       const verb = twoSteps ? 'created' : pastTenseOf(change);
       return `${verb.padEnd(8)} ${printable(change.address)}${outcome.id ? ` (id ${printable(outcome.id)})` : ''}${twoSteps ? `, replacing id ${printable(change.id ?? '?')}` : ''}`;
@@ -89,7 +90,10 @@ export function renderNotApplied(plan: Plan, result: ApplyResult): string[] {
   if (problems.length === 0) return [];
   return [
     'Not applied:',
-    ...problems.map((change) => `  ${renderOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`),
+    ...problems.map(
+      (change) =>
+        `  ${renderOutcome(change, result.outcomes.get(change.address) ?? { status: 'skipped', reason: 'unknown' })}`,
+    ),
   ];
 }
 

@@ -53,16 +53,23 @@ function words(list: readonly string[]): string {
 }
 
 function valueFlags(spec: CompletionSpec): string[] {
-  const all = [...spec.globals, ...spec.commands.flatMap((command) => [...command.options, ...command.subcommands.flatMap((sub) => sub.options)])];
+  const all = [
+    ...spec.globals,
+    ...spec.commands.flatMap((command) => [...command.options, ...command.subcommands.flatMap((sub) => sub.options)]),
+  ];
   return [...new Set(all.filter((option) => option.takesValue).flatMap((option) => option.names))].sort();
 }
 
 function bashScript(spec: CompletionSpec): string {
-  const flagsOf = (command: CompletionCommand): string => words([...command.options, ...spec.globals].flatMap((option) => option.names).filter((name) => name.startsWith('--')));
+  const flagsOf = (command: CompletionCommand): string =>
+    words(
+      [...command.options, ...spec.globals].flatMap((option) => option.names).filter((name) => name.startsWith('--')),
+    );
   const cases = spec.commands
     .map((command) => {
       const subs = command.subcommands.map(
-        (sub) => `        ${sub.name}) flags="${words([...sub.options, ...spec.globals].flatMap((option) => option.names).filter((name) => name.startsWith('--')))}" ;;`,
+        (sub) =>
+          `        ${sub.name}) flags="${words([...sub.options, ...spec.globals].flatMap((option) => option.names).filter((name) => name.startsWith('--')))}" ;;`,
       );
       const inner =
         command.subcommands.length > 0
@@ -140,9 +147,19 @@ function fishScript(spec: CompletionSpec): string {
     `complete -c telform -n __fish_use_subcommand -a '${words(spec.commands.map((command) => command.name))}'`,
   ];
   const optionLine = (condition: string, option: CompletionOption): string => {
-    const long = option.names.filter((name) => name.startsWith('--')).map((name) => ` -l ${name.slice(2)}`).join('');
-    const short = option.names.filter((name) => /^-[^-]$/.test(name)).map((name) => ` -s ${name.slice(1)}`).join('');
-    const address = option.names.some((name) => addressFlags.includes(name)) ? " -x -a '(__telform_addresses all)'" : option.takesValue ? ' -r -F' : '';
+    const long = option.names
+      .filter((name) => name.startsWith('--'))
+      .map((name) => ` -l ${name.slice(2)}`)
+      .join('');
+    const short = option.names
+      .filter((name) => /^-[^-]$/.test(name))
+      .map((name) => ` -s ${name.slice(1)}`)
+      .join('');
+    const address = option.names.some((name) => addressFlags.includes(name))
+      ? " -x -a '(__telform_addresses all)'"
+      : option.takesValue
+        ? ' -r -F'
+        : '';
     return `complete -c telform -n '${condition}'${long}${short}${address}`;
   };
   for (const option of spec.globals) lines.push(optionLine('true', option));
@@ -154,10 +171,13 @@ function fishScript(spec: CompletionSpec): string {
       const names = words(command.subcommands.map((sub) => sub.name));
       lines.push(`complete -c telform -n '${condition}; and not __fish_seen_subcommand_from ${names}' -a '${names}'`);
       for (const sub of command.subcommands) {
-        for (const option of sub.options) lines.push(optionLine(`${condition}; and __fish_seen_subcommand_from ${sub.name}`, option));
+        for (const option of sub.options)
+          lines.push(optionLine(`${condition}; and __fish_seen_subcommand_from ${sub.name}`, option));
       }
       if (command.name === 'state') {
-        lines.push(`complete -c telform -n '${condition}; and __fish_seen_subcommand_from ${words(stateAddressCommands)}' -a '(__telform_addresses state)'`);
+        lines.push(
+          `complete -c telform -n '${condition}; and __fish_seen_subcommand_from ${words(stateAddressCommands)}' -a '(__telform_addresses state)'`,
+        );
       }
     }
   }

@@ -10,11 +10,15 @@ export const driftReportSchema = z
     format_version: z.literal(driftReportVersion),
     status: z
       .enum(['in_sync', 'drifted', 'pending'])
-      .describe('in_sync: exit 0; drifted: the account was changed outside telform, exit 2; pending: only manifest changes wait to be applied, exit 3.'),
+      .describe(
+        'in_sync: exit 0; drifted: the account was changed outside telform, exit 2; pending: only manifest changes wait to be applied, exit 3.',
+      ),
     /** Changed outside telform (live differs from the last applied spec, or deleted). */
     drifted: z.array(z.string()).describe('Addresses changed outside telform (or deleted from the account).'),
     /** Manifest changes waiting to be applied (including registry waits). */
-    pending: z.array(z.string()).describe('Addresses whose manifest changes wait to be applied (registry waits included).'),
+    pending: z
+      .array(z.string())
+      .describe('Addresses whose manifest changes wait to be applied (registry waits included).'),
     notes: z.array(z.string()).describe('Registry outcomes worth a look: declined, expired, under review.'),
     plan: planSchema.describe('The plan the report was made from.'),
   })

@@ -15,14 +15,20 @@ export function renderDriftText(report: DriftReport, plan: Plan): string {
     for (const address of report.drifted) {
       const change = byAddress.get(address);
       const what =
-        change?.action === 'create' ? 'deleted from the account' : change?.action === 'delete' ? 'still in the account' : 'differs (account → manifest)';
+        change?.action === 'create'
+          ? 'deleted from the account'
+          : change?.action === 'delete'
+            ? 'still in the account'
+            : 'differs (account → manifest)';
       lines.push(`  ${printable(address)}: ${what}`);
-      if (change && change.action !== 'create') for (const field of patchLines(change)) lines.push(`      ${field.marker} ${field.text}`);
+      if (change && change.action !== 'create')
+        for (const field of patchLines(change)) lines.push(`      ${field.marker} ${field.text}`);
     }
   }
   if (report.pending.length > 0) {
     lines.push(`Manifest changes not yet applied (${report.pending.length}):`);
-    for (const address of report.pending) lines.push(`  ${printable(address)}: ${byAddress.get(address)?.action ?? 'change'}`);
+    for (const address of report.pending)
+      lines.push(`  ${printable(address)}: ${byAddress.get(address)?.action ?? 'change'}`);
   }
   for (const note of report.notes) lines.push(`note: ${printable(note)}`);
   return `${lines.join('\n')}\n`;
@@ -43,14 +49,33 @@ export function renderDriftMarkdown(report: DriftReport, plan?: Plan): string {
     lines.push('Changed outside telform:', '');
     for (const address of report.drifted) {
       const change = byAddress.get(address);
-      const what = change?.action === 'create' ? ': deleted from the account' : change?.action === 'delete' ? ': still in the account' : '';
+      const what =
+        change?.action === 'create'
+          ? ': deleted from the account'
+          : change?.action === 'delete'
+            ? ': still in the account'
+            : '';
       lines.push(`- \`${printable(address).replace(/`/g, "'")}\`${what}`);
       const fields = change && change.action !== 'create' && change.action !== 'delete' ? patchLines(change) : [];
-      if (fields.length > 0) lines.push('', '  ```diff', ...fields.map((field) => `  ${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`), '  ```');
+      if (fields.length > 0)
+        lines.push(
+          '',
+          '  ```diff',
+          ...fields.map(
+            (field) => `  ${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`,
+          ),
+          '  ```',
+        );
     }
     lines.push('');
   }
-  if (report.pending.length > 0) lines.push('Not yet applied:', '', ...report.pending.map((address) => `- \`${printable(address).replace(/`/g, "'")}\``), '');
+  if (report.pending.length > 0)
+    lines.push(
+      'Not yet applied:',
+      '',
+      ...report.pending.map((address) => `- \`${printable(address).replace(/`/g, "'")}\``),
+      '',
+    );
   for (const note of report.notes) lines.push(`> ${escapeMarkdown(note)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,9 @@ import type { FieldExplanation, KindExplanation } from '../resources/explain.js'
 export function renderFieldExplanation(field: FieldExplanation): string {
   const lines = [`${field.kind}.${field.path}`, `  type: ${field.type}`];
   if (field.description) lines.push(`  ${field.description}`);
-  lines.push(`  ${field.required ? 'required' : 'optional'}${field.default !== undefined ? `, default ${JSON.stringify(field.default)}` : ''}`);
+  lines.push(
+    `  ${field.required ? 'required' : 'optional'}${field.default !== undefined ? `, default ${JSON.stringify(field.default)}` : ''}`,
+  );
   for (const rule of field.rules) lines.push(`  rule: ${rule}`);
   for (const change of field.change) lines.push(`  change: ${change}`);
   return `${lines.join('\n')}\n`;
@@ -15,7 +17,15 @@ export function renderKindExplanation(kind: KindExplanation): string {
   const width = Math.max(...kind.fields.map((field) => field.path.length));
   for (const field of kind.fields) {
     const change = field.change[0]?.split(':')[0] ?? '';
-    const details = [field.type, field.required ? 'required' : field.default !== undefined ? `default ${JSON.stringify(field.default)}` : 'optional', change];
+    const details = [
+      field.type,
+      field.required
+        ? 'required'
+        : field.default !== undefined
+          ? `default ${JSON.stringify(field.default)}`
+          : 'optional',
+      change,
+    ];
     lines.push(`  ${field.path.padEnd(width)}  ${details.join('; ')}`);
   }
   lines.push('', `Run telform explain ${kind.kind}.FIELD for a field's rules.`);

@@ -37,7 +37,9 @@ export function formatValue(value: unknown): string {
   if (isReference(value)) return `{ ref: ${printable(value.ref)} }`;
   if (Array.isArray(value) || (value !== null && typeof value === 'object')) {
     const text = printableJson(JSON.stringify(value));
-    return text.length > shownCharacters ? `${text.slice(0, shownCharacters - 3)}... (${text.length} characters)` : text;
+    return text.length > shownCharacters
+      ? `${text.slice(0, shownCharacters - 3)}... (${text.length} characters)`
+      : text;
   }
   return String(value);
 }
@@ -48,7 +50,10 @@ export function formatValue(value: unknown): string {
  */
 export function valueLines(plan: Plan): string[] {
   return (plan.values ?? []).map((entry) => {
-    const users = entry.used_by.length <= 2 ? entry.used_by.join(', ') : `${entry.used_by.slice(0, 2).join(', ')} and ${entry.used_by.length - 2} more`;
+    const users =
+      entry.used_by.length <= 2
+        ? entry.used_by.join(', ')
+        : `${entry.used_by.slice(0, 2).join(', ')} and ${entry.used_by.length - 2} more`;
     return `${entry.name} = ${formatValue(entry.value)}  (${entry.origin}; ${users})`;
   });
 }
@@ -81,7 +86,10 @@ export function patchLines(change: PlannedChange): FieldLine[] {
         return { marker: '-', text: removed === undefined ? path : `${path} = ${formatValue(removed)}` };
       }
       case 'replace':
-        return { marker: '~', text: `${path}: ${formatValue(valueAt(liveSpecOf(change), operation.path))} → ${formatValue(operation.value)}` };
+        return {
+          marker: '~',
+          text: `${path}: ${formatValue(valueAt(liveSpecOf(change), operation.path))} → ${formatValue(operation.value)}`,
+        };
       default:
         return { marker: '~', text: `${path}: ${operation.op}` };
     }
@@ -92,7 +100,10 @@ export function patchLines(change: PlannedChange): FieldLine[] {
 export function createLines(change: PlannedChange): FieldLine[] {
   return Object.entries(desiredSpecOf(change) ?? {}).map(([key, value]) => {
     const source = change.secret_sources?.[key];
-    return { marker: '+', text: `${printable(key)} = ${source ? printable(sensitiveLabel(source)) : formatValue(value)}` };
+    return {
+      marker: '+',
+      text: `${printable(key)} = ${source ? printable(sensitiveLabel(source)) : formatValue(value)}`,
+    };
   });
 }
 
@@ -104,14 +115,31 @@ export function secretLines(change: PlannedChange): FieldLine[] {
   return Object.entries(secretsOf(change) ?? {}).map(([field, secret]) => {
     const now = sensitiveLabel(change.secret_sources?.[field]);
     if (secret.source_before) {
-      const why = secret.value === 'same' ? '' : secret.value === 'changed' ? ' (value changed)' : ' (will be set: cannot be compared)';
+      const why =
+        secret.value === 'same'
+          ? ''
+          : secret.value === 'changed'
+            ? ' (value changed)'
+            : ' (will be set: cannot be compared)';
       return { marker: '~', text: `${field}: ${sensitiveLabel(secret.source_before)} → ${now}${why}` };
     }
-    return { marker: '~', text: `${field} = ${now} ${secret.value === 'unverifiable' ? 'will be set (cannot be compared)' : 'changed'}` };
+    return {
+      marker: '~',
+      text: `${field} = ${now} ${secret.value === 'unverifiable' ? 'will be set (cannot be compared)' : 'changed'}`,
+    };
   });
 }
 
-export const actionOrder: readonly PlanAction[] = ['create', 'adopt', 'update', 'replace', 'delete', 'wait', 'blocked', 'noop'];
+export const actionOrder: readonly PlanAction[] = [
+  'create',
+  'adopt',
+  'update',
+  'replace',
+  'delete',
+  'wait',
+  'blocked',
+  'noop',
+];
 
 export const actionMarker: Record<PlanAction, string> = {
   create: '+',
@@ -172,8 +200,10 @@ export function formatUsd(amount: number): string {
  * account only, so it cannot say the account matches: the changes left out are not looked at.
  */
 export function noChangesLine(plan: Plan): string {
-  if (plan.excluded && plan.excluded.length > 0) return `No changes outside what --exclude leaves out (${plan.excluded.map(printable).join(', ')}); those may still differ from the manifests.`;
-  if (plan.targets && plan.targets.length > 0) return `No changes to ${plan.targets.map(printable).join(', ')} or what ${plan.targets.length === 1 ? 'it needs' : 'they need'}.`;
+  if (plan.excluded && plan.excluded.length > 0)
+    return `No changes outside what --exclude leaves out (${plan.excluded.map(printable).join(', ')}); those may still differ from the manifests.`;
+  if (plan.targets && plan.targets.length > 0)
+    return `No changes to ${plan.targets.map(printable).join(', ')} or what ${plan.targets.length === 1 ? 'it needs' : 'they need'}.`;
   return 'No changes. The account matches the manifests.';
 }
 

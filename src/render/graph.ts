@@ -29,7 +29,8 @@ function marksOf(change: PlannedChange): string[] {
   const marks: string[] = [];
   if (change.flags.irreversible) marks.push('irreversible');
   if (change.flags.billable_usd > 0) marks.push(`${change.flags.billable_usd} USD`);
-  if (change.blast && change.blast.numbers > 0) marks.push(`breaks ${change.blast.numbers} number${change.blast.numbers === 1 ? '' : 's'}`);
+  if (change.blast && change.blast.numbers > 0)
+    marks.push(`breaks ${change.blast.numbers} number${change.blast.numbers === 1 ? '' : 's'}`);
   else if (change.blast || change.flags.breaks_calls || change.flags.breaks_auth) marks.push('breaks traffic');
   return marks;
 }
@@ -38,10 +39,15 @@ function marksOf(change: PlannedChange): string[] {
 function nodesOf(plan: Plan, limit: number): { nodes: GraphNode[]; hidden: number } {
   const changes = plan.changes.filter((change) => change.action !== 'noop');
   const critical = (change: PlannedChange) => marksOf(change).length > 0;
-  const chosen = changes.length <= limit ? changes : [...changes.filter(critical), ...changes.filter((change) => !critical(change))].slice(0, limit);
+  const chosen =
+    changes.length <= limit
+      ? changes
+      : [...changes.filter(critical), ...changes.filter((change) => !critical(change))].slice(0, limit);
   const shown = new Set(chosen);
   // In plan order (the order apply runs them), numbered so ids never depend on names.
-  const nodes = changes.filter((change) => shown.has(change)).map((change, index) => ({ id: `c${index}`, change, marks: marksOf(change) }));
+  const nodes = changes
+    .filter((change) => shown.has(change))
+    .map((change, index) => ({ id: `c${index}`, change, marks: marksOf(change) }));
   return { nodes, hidden: changes.length - nodes.length };
 }
 
@@ -59,7 +65,9 @@ function edgesOf(nodes: readonly GraphNode[]): Array<[string, string]> {
 
 /** Mermaid label text: no quotes, brackets or markup a label could end on. */
 function mermaidText(text: string): string {
-  return printable(text).replace(/["`]/g, "'").replace(/[<>[\]{}|#;]/g, ' ');
+  return printable(text)
+    .replace(/["`]/g, "'")
+    .replace(/[<>[\]{}|#;]/g, ' ');
 }
 
 /**
@@ -80,7 +88,12 @@ export function renderMermaid(plan: Plan, limit = defaultGraphLimit): string {
   for (const action of Object.keys(colours) as PlanAction[]) {
     if (!used.has(action)) continue;
     lines.push(`  classDef act_${action} fill:${colours[action].fill},stroke:${colours[action].stroke},color:#000`);
-    lines.push(`  class ${nodes.filter((node) => node.change.action === action).map((node) => node.id).join(',')} act_${action}`);
+    lines.push(
+      `  class ${nodes
+        .filter((node) => node.change.action === action)
+        .map((node) => node.id)
+        .join(',')} act_${action}`,
+    );
   }
   const marked = nodes.filter((node) => node.marks.length > 0).map((node) => node.id);
   if (marked.length > 0) {
@@ -97,11 +110,21 @@ function dotText(text: string): string {
 /** Graphviz dot: the same graph, filled by action; irreversible and traffic-breaking nodes bold and dashed. */
 export function renderDot(plan: Plan, limit = defaultGraphLimit): string {
   const { nodes, hidden } = nodesOf(plan, limit);
-  const lines = ['digraph plan {', '  rankdir=LR;', '  node [shape=box, style="rounded,filled", fontname="Helvetica"];'];
+  const lines = [
+    'digraph plan {',
+    '  rankdir=LR;',
+    '  node [shape=box, style="rounded,filled", fontname="Helvetica"];',
+  ];
   if (nodes.length === 0) lines.push('  empty [label="No changes"];');
   for (const node of nodes) {
     const colour = colours[node.change.action];
-    const label = [node.change.address, node.change.action, ...(node.marks.length > 0 ? [`⚠ ${node.marks.join(', ')}`] : [])].map(dotText).join('\\n');
+    const label = [
+      node.change.address,
+      node.change.action,
+      ...(node.marks.length > 0 ? [`⚠ ${node.marks.join(', ')}`] : []),
+    ]
+      .map(dotText)
+      .join('\\n');
     const style = node.marks.length > 0 ? ', style="rounded,filled,bold,dashed", penwidth=3' : '';
     lines.push(`  ${node.id} [label="${label}", fillcolor="${colour.fill}", color="${colour.stroke}"${style}];`);
   }

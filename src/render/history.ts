@@ -33,7 +33,12 @@ export function describeOrigin(origin: RunOrigin): string {
 export function describeEvent(record: HistoryRecord): string {
   switch (record.type) {
     case 'apply': {
-      const what = record.trigger === 'revert' ? `revert of #${record.reverts ?? '?'}` : record.trigger === 'serve' ? 'serve apply' : 'apply';
+      const what =
+        record.trigger === 'revert'
+          ? `revert of #${record.reverts ?? '?'}`
+          : record.trigger === 'serve'
+            ? 'serve apply'
+            : 'apply';
       return record.wave ? `${what} (rollout wave ${record.wave.number}/${record.wave.of})` : what;
     }
     case 'state_edit':
@@ -54,13 +59,21 @@ export function renderHistoryText(view: HistoryView, address?: string): string {
   const heading = view.account ? `${printable(view.account)} (${printable(view.location)})` : printable(view.location);
   if (view.error) return `${heading}: ${printable(view.error)}\n`;
   if (records.length === 0) {
-    const none = address ? `no record of ${printable(address)} in the history of ${heading}` : `no history in ${heading} yet: applies and state edits add to it`;
+    const none = address
+      ? `no record of ${printable(address)} in the history of ${heading}`
+      : `no history in ${heading} yet: applies and state edits add to it`;
     return `${none}\n`;
   }
-  lines.push(address ? `${printable(address)} in ${heading}: ${count(records.length, 'record')}, newest first` : `${heading}: ${count(records.length, 'record')}, newest first`);
+  lines.push(
+    address
+      ? `${printable(address)} in ${heading}: ${count(records.length, 'record')}, newest first`
+      : `${heading}: ${count(records.length, 'record')}, newest first`,
+  );
   for (const record of records) {
     lines.push('');
-    lines.push(`#${record.seq}  ${shortTime(record.at)}  ${describeEvent(record)}  ${describeOrigin(record.origin)}`.trimEnd());
+    lines.push(
+      `#${record.seq}  ${shortTime(record.at)}  ${describeEvent(record)}  ${describeOrigin(record.origin)}`.trimEnd(),
+    );
     for (const line of bodyLines(record, address)) lines.push(`    ${line}`);
   }
   return `${lines.join('\n')}\n`;
@@ -71,31 +84,56 @@ function bodyLines(record: HistoryRecord, address: string | undefined): string[]
     case 'apply': {
       const changes = address ? record.changes.filter((change) => change.address === address) : record.changes;
       const lines = changes.flatMap((change) => changeLines(change, address !== undefined));
-      lines.push(`${record.result} · ${count(record.changes.length, 'change')} · ${count(record.requests, 'request')} · ${record.fees_usd.toFixed(2)} USD · plan ${record.plan.digest.slice(0, 12)}${record.plan.seal ? ' (saved, sealed)' : ''}`);
+      lines.push(
+        `${record.result} · ${count(record.changes.length, 'change')} · ${count(record.requests, 'request')} · ${record.fees_usd.toFixed(2)} USD · plan ${record.plan.digest.slice(0, 12)}${record.plan.seal ? ' (saved, sealed)' : ''}`,
+      );
       return lines;
     }
     case 'state_edit':
-      return record.edits.map((edit) => `${printable(edit.address)}${edit.to ? ` → ${printable(edit.to)}` : ''}${edit.removed ? ' forgotten (left in the account)' : ''}`);
+      return record.edits.map(
+        (edit) =>
+          `${printable(edit.address)}${edit.to ? ` → ${printable(edit.to)}` : ''}${edit.removed ? ' forgotten (left in the account)' : ''}`,
+      );
     case 'drift':
       return record.drifted
         .filter((item) => !address || item.address === address)
-        .map((item) => `${printable(item.address)} changed outside telform ${item.since ? `after ${shortTime(item.since)}` : `since ${shortTime(record.checked_at)}`}, before ${shortTime(record.at)}`);
+        .map(
+          (item) =>
+            `${printable(item.address)} changed outside telform ${item.since ? `after ${shortTime(item.since)}` : `since ${shortTime(record.checked_at)}`}, before ${shortTime(record.at)}`,
+        );
     case 'registry':
-      return [`${printable(record.address)} ${record.from ? `${printable(record.from)} → ` : ''}${printable(record.status)}`];
+      return [
+        `${printable(record.address)} ${record.from ? `${printable(record.from)} → ` : ''}${printable(record.status)}`,
+      ];
     default:
       return [];
   }
 }
 
-const markers: Record<string, string> = { create: '+', update: '~', replace: '±', delete: '-', adopt: '=', wait: '…', blocked: '!' };
+const markers: Record<string, string> = {
+  create: '+',
+  update: '~',
+  replace: '±',
+  delete: '-',
+  adopt: '=',
+  wait: '…',
+  blocked: '!',
+};
 
 /** A change as a line, and with `fields` each top-level field that differs (`uri: "a" → "b"`). */
 function changeLines(change: HistoryChange, fields: boolean): string[] {
-  const result = change.result === 'done' ? '' : ` (${change.result}${change.error ? `: ${printable(change.error)}` : ''})`;
-  const flags = [change.irreversible ? 'irreversible' : '', change.fees_usd > 0 ? `${change.fees_usd.toFixed(2)} USD` : ''].filter(Boolean);
-  const lines = [`${markers[change.action] ?? '?'} ${printable(change.address)}  ${change.action}${result}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}`];
+  const result =
+    change.result === 'done' ? '' : ` (${change.result}${change.error ? `: ${printable(change.error)}` : ''})`;
+  const flags = [
+    change.irreversible ? 'irreversible' : '',
+    change.fees_usd > 0 ? `${change.fees_usd.toFixed(2)} USD` : '',
+  ].filter(Boolean);
+  const lines = [
+    `${markers[change.action] ?? '?'} ${printable(change.address)}  ${change.action}${result}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}`,
+  ];
   if (!fields) return lines;
-  for (const { field, before, after } of fieldChanges(change)) lines.push(`    ${printable(field)}: ${printable(before)} → ${printable(after)}`);
+  for (const { field, before, after } of fieldChanges(change))
+    lines.push(`    ${printable(field)}: ${printable(before)} → ${printable(after)}`);
   for (const field of secretChanges(change)) lines.push(`    ${printable(field)}: (secret, changed)`);
   return lines;
 }
@@ -116,7 +154,9 @@ export function fieldChanges(change: HistoryChange): Array<{ field: string; befo
 function secretChanges(change: HistoryChange): string[] {
   const before = change.secrets_before ?? {};
   const after = change.secrets_after ?? {};
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].sort().filter((field) => before[field]?.hmac !== after[field]?.hmac);
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .sort()
+    .filter((field) => before[field]?.hmac !== after[field]?.hmac);
 }
 
 /** JSON: `{ state, records }` newest first (or `{ accounts: [...] }`), control and bidi characters escaped. */
@@ -135,7 +175,9 @@ export function renderHistoryJson(views: readonly HistoryView[], accounts: boole
 export function renderHistoryMarkdown(views: readonly HistoryView[], address?: string): string {
   const parts: string[] = [];
   for (const view of views) {
-    const title = view.account ? `${escapeMarkdown(view.account)} — ${markdownCode(view.location)}` : markdownCode(view.location);
+    const title = view.account
+      ? `${escapeMarkdown(view.account)} — ${markdownCode(view.location)}`
+      : markdownCode(view.location);
     parts.push(`### History${address ? ` of ${markdownCode(address)}` : ''}: ${title}`, '');
     if (view.error) {
       parts.push(escapeMarkdown(view.error), '');
@@ -147,7 +189,9 @@ export function renderHistoryMarkdown(views: readonly HistoryView[], address?: s
     }
     parts.push('| # | When | What | Origin | Changes | Result |', '|---|---|---|---|---|---|');
     for (const record of [...view.records].reverse()) {
-      parts.push(`| ${record.seq} | ${shortTime(record.at)} | ${escapeMarkdown(describeEvent(record))} | ${escapeMarkdown(describeOrigin(record.origin))} | ${markdownChanges(record, address)} | ${record.type === 'apply' ? record.result : ''} |`);
+      parts.push(
+        `| ${record.seq} | ${shortTime(record.at)} | ${escapeMarkdown(describeEvent(record))} | ${escapeMarkdown(describeOrigin(record.origin))} | ${markdownChanges(record, address)} | ${record.type === 'apply' ? record.result : ''} |`,
+      );
     }
     parts.push('');
   }
@@ -159,10 +203,21 @@ function markdownChanges(record: HistoryRecord, address: string | undefined): st
     case 'apply':
       return record.changes
         .filter((change) => !address || change.address === address)
-        .map((change) => `${change.action} ${markdownCode(change.address)}${address ? fieldChanges(change).map((field) => ` ${markdownCode(`${field.field}: ${field.before} → ${field.after}`)}`).join('') : ''}`)
+        .map(
+          (change) =>
+            `${change.action} ${markdownCode(change.address)}${
+              address
+                ? fieldChanges(change)
+                    .map((field) => ` ${markdownCode(`${field.field}: ${field.before} → ${field.after}`)}`)
+                    .join('')
+                : ''
+            }`,
+        )
         .join('<br>');
     case 'state_edit':
-      return record.edits.map((edit) => `${markdownCode(edit.address)}${edit.to ? ` → ${markdownCode(edit.to)}` : ''}`).join('<br>');
+      return record.edits
+        .map((edit) => `${markdownCode(edit.address)}${edit.to ? ` → ${markdownCode(edit.to)}` : ''}`)
+        .join('<br>');
     case 'drift':
       return record.drifted.map((item) => `changed ${markdownCode(item.address)}`).join('<br>');
     case 'registry':

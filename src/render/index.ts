@@ -18,7 +18,12 @@ import { renderAccountsJson, renderAccountsMarkdown, renderAccountsText } from '
 import { renderAccountsGithub, renderAccountsGitlab } from './accounts-annotations.js';
 import { renderAppliedJson, renderAppliedText } from './apply.js';
 import { renderValidationGithub, renderValidationGitlab } from './validation-annotations.js';
-import { mergeAccountValidations, renderAccountsValidationJson, renderAccountsValidationText, type AccountValidation } from './validation-accounts.js';
+import {
+  mergeAccountValidations,
+  renderAccountsValidationJson,
+  renderAccountsValidationText,
+  type AccountValidation,
+} from './validation-accounts.js';
 import { renderHistoryJson, renderHistoryMarkdown, renderHistoryText, type HistoryView } from './history.js';
 import { renderRehearsalMarkdown, renderRehearsalText } from './rehearsal.js';
 import { renderTestJunit, renderTestText, type TestReport } from './test-report.js';
@@ -75,7 +80,8 @@ export interface Renderer {
 /** Renderers by format: each format implements exactly the reports `formatReports` lists for it. */
 export const renderers = {
   text: {
-    plan: (plan, options) => renderText(plan, { color: options.color, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) }),
+    plan: (plan, options) =>
+      renderText(plan, { color: options.color, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }) }),
     drift: (report, plan) => renderDriftText(report, plan),
     apply: renderAppliedText,
     accounts: renderAccountsText,
@@ -150,7 +156,11 @@ const registry: Record<Format, Renderer> = renderers;
  */
 export function rendererFor<R extends Report>(format: Format, report: R): NonNullable<Renderer[R]> {
   const render = registry[format][report];
-  if (render === undefined) throw new TelformError('bad_option', formatRefusal(format, report) ?? `--format ${format} cannot render ${reportNames[report]}`);
+  if (render === undefined)
+    throw new TelformError(
+      'bad_option',
+      formatRefusal(format, report) ?? `--format ${format} cannot render ${reportNames[report]}`,
+    );
   // Checked just above; TypeScript does not narrow a member picked by a generic key.
   return render as NonNullable<Renderer[R]>;
 }

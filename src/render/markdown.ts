@@ -1,5 +1,17 @@
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import { actionHeading, countMoves, createLines, flagWords, formatUsd, noChangesLine, patchLines, secretLines, summaryLine, teardownHeadline, valueLines } from './format.js';
+import {
+  actionHeading,
+  countMoves,
+  createLines,
+  flagWords,
+  formatUsd,
+  noChangesLine,
+  patchLines,
+  secretLines,
+  summaryLine,
+  teardownHeadline,
+  valueLines,
+} from './format.js';
 import { printable } from '../util/printable.js';
 import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
 import { blastSummary, blastWords, findingLine } from './traffic.js';
@@ -39,19 +51,31 @@ export function renderMarkdown(plan: Plan): string {
   ] as const) {
     if (count > 0) head.push(`| ${label} | ${count} |`);
   }
-  head.push(`| **cost** | **${formatUsd(plan.summary.cost_usd)} USD** |`, `| **irreversible** | **${plan.summary.irreversible}** |`);
+  head.push(
+    `| **cost** | **${formatUsd(plan.summary.cost_usd)} USD** |`,
+    `| **irreversible** | **${plan.summary.irreversible}** |`,
+  );
   const totals = plan.summary.blast_radius;
   if (totals && totals.numbers > 0) head.push(`| **numbers affected** | **${totals.numbers}** |`);
   head.push('');
   const blast = blastSummary(totals);
   if (blast) head.push(`**${blast}**`, '');
 
-  const critical = changes.filter((change) => change.flags.irreversible || change.flags.billable_usd > 0 || change.blast);
+  const critical = changes.filter(
+    (change) => change.flags.irreversible || change.flags.billable_usd > 0 || change.blast,
+  );
   if (critical.length > 0) {
-    head.push(critical.some((change) => change.blast) ? '#### ⚠️ Irreversible, billable or breaking traffic' : '#### ⚠️ Irreversible or billable', '');
+    head.push(
+      critical.some((change) => change.blast)
+        ? '#### ⚠️ Irreversible, billable or breaking traffic'
+        : '#### ⚠️ Irreversible or billable',
+      '',
+    );
     for (const change of critical) {
       const words = [...flagWords(change), ...(change.blast ? [blastWords(change.blast)] : [])];
-      head.push(`- **${escapeMarkdown(change.address)}** ${actionHeading[change.action]} — ${escapeMarkdown(words.join(', '))}`);
+      head.push(
+        `- **${escapeMarkdown(change.address)}** ${actionHeading[change.action]} — ${escapeMarkdown(words.join(', '))}`,
+      );
     }
     head.push('');
   }
@@ -59,14 +83,22 @@ export function renderMarkdown(plan: Plan): string {
   head.push(...approvalLines(plan));
   const values = valueLines(plan);
   if (values.length > 0) {
-    head.push('<details><summary>Values</summary>', '', ...values.map((line) => `- \`${printable(line).replaceAll('`', "'")}\``), '', '</details>', '');
+    head.push(
+      '<details><summary>Values</summary>',
+      '',
+      ...values.map((line) => `- \`${printable(line).replaceAll('`', "'")}\``),
+      '',
+      '</details>',
+      '',
+    );
   }
   for (const warning of plan.warnings) head.push(`> ${escapeMarkdown(warning)}`);
   if (plan.warnings.length > 0) head.push('');
   if (changes.length === 0) head.push(escapeMarkdown(noChangesLine(plan)), '');
 
   // The order apply runs the changes in, as a graph GitHub and GitLab draw (bounded, so it stays readable).
-  if (changes.length > 0) head.push('#### Order of changes', '', '```mermaid', renderMermaid(plan, markdownGraphLimit).trimEnd(), '```', '');
+  if (changes.length > 0)
+    head.push('#### Order of changes', '', '```mermaid', renderMermaid(plan, markdownGraphLimit).trimEnd(), '```', '');
   let output = `${head.join('\n')}\n`;
   const ordered = [...critical, ...changes.filter((change) => !critical.includes(change))];
   let shown = 0;
@@ -98,7 +130,9 @@ function approvalLines(plan: Plan): string[] {
   if (approvals.length === 0) return [];
   const lines = ['#### Approvals this plan needs', '', '| Approval | Recorded in the plan |', '|---|---|'];
   for (const approval of approvals) {
-    lines.push(`| \`${approval.flag}\` | ${approval.given ? '✅ yes' : '❌ no: apply refuses until it is given to the plan'} |`);
+    lines.push(
+      `| \`${approval.flag}\` | ${approval.given ? '✅ yes' : '❌ no: apply refuses until it is given to the plan'} |`,
+    );
   }
   lines.push('');
   return lines;
@@ -108,8 +142,18 @@ function approvalLines(plan: Plan): string[] {
 function findingLines(plan: Plan): string[] {
   const findings = plan.findings ?? [];
   if (findings.length === 0) return [];
-  const ordered = [...findings.filter((finding) => finding.severity === 'error'), ...findings.filter((finding) => finding.severity !== 'error')];
-  return ['#### Findings (10DLC lint and policies)', '', ...ordered.map((finding) => `- ${finding.severity === 'error' ? '❌' : '⚠️'} ${escapeMarkdown(findingLine(finding))}`), ''];
+  const ordered = [
+    ...findings.filter((finding) => finding.severity === 'error'),
+    ...findings.filter((finding) => finding.severity !== 'error'),
+  ];
+  return [
+    '#### Findings (10DLC lint and policies)',
+    '',
+    ...ordered.map(
+      (finding) => `- ${finding.severity === 'error' ? '❌' : '⚠️'} ${escapeMarkdown(findingLine(finding))}`,
+    ),
+    '',
+  ];
 }
 
 function renderBlock(change: PlannedChange): string {
@@ -118,14 +162,20 @@ function renderBlock(change: PlannedChange): string {
     `<details><summary><code>${escapeHtml(change.address)}</code>${change.moved_from === undefined ? '' : ` (moved from <code>${escapeHtml(change.moved_from)}</code>)`} ${actionHeading[change.action]}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}</summary>`,
   ];
   const notes = change.reasons.map((reason) => `- ${escapeMarkdown(reason)}`);
-  if (change.registry) notes.push(`- registry status: \`${printable(change.registry.registration_status).replace(/`/g, "'")}\``);
+  if (change.registry)
+    notes.push(`- registry status: \`${printable(change.registry.registration_status).replace(/`/g, "'")}\``);
   if (change.blast) notes.push(`- traffic: ${escapeMarkdown(blastWords(change.blast))}`);
   if (notes.length > 0) lines.push('', ...notes);
   const fields =
-    change.action === 'create' || change.action === 'wait' ? createLines(change) : change.action === 'delete' ? [] : [...patchLines(change), ...secretLines(change)];
+    change.action === 'create' || change.action === 'wait'
+      ? createLines(change)
+      : change.action === 'delete'
+        ? []
+        : [...patchLines(change), ...secretLines(change)];
   if (fields.length > 0) {
     lines.push('', '```diff');
-    for (const field of fields) lines.push(`${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`);
+    for (const field of fields)
+      lines.push(`${field.marker === '~' ? '!' : field.marker} ${field.text.replace(/```/g, "'''")}`);
     lines.push('```');
   }
   lines.push('', '</details>', '');

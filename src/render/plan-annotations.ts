@@ -22,7 +22,9 @@ function refusalText(change: PlannedChange): string | undefined {
   if (!registry || registry.registration_status.toUpperCase() !== 'FAILED') return undefined;
   const why = [
     ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
-    ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
+    ...(registry.error_code || registry.error_reason
+      ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')]
+      : []),
   ];
   return `${change.address} was declined by the registry${why.length > 0 ? `: ${why.join('; ')}` : ''}`;
 }
@@ -33,9 +35,19 @@ export function planAnnotations(plan: Pick<Plan, 'changes' | 'findings'>): PlanA
   for (const change of plan.changes) {
     const refusal = refusalText(change);
     if (!refusal) continue;
-    annotations.push({ severity: 'error', check: 'registry', ...(change.source ? { place: change.source } : {}), message: printable(refusal) });
+    annotations.push({
+      severity: 'error',
+      check: 'registry',
+      ...(change.source ? { place: change.source } : {}),
+      message: printable(refusal),
+    });
     for (const [field, place] of Object.entries(change.refusal_fields ?? {})) {
-      annotations.push({ severity: 'error', check: 'registry', place, message: printable(`spec.${field}: named by the registry's refusal of ${refusal}`) });
+      annotations.push({
+        severity: 'error',
+        check: 'registry',
+        place,
+        message: printable(`spec.${field}: named by the registry's refusal of ${refusal}`),
+      });
     }
   }
   for (const finding of plan.findings ?? []) {
@@ -51,7 +63,12 @@ export function planAnnotations(plan: Pick<Plan, 'changes' | 'findings'>): PlanA
 
 export function githubAnnotation(annotation: PlanAnnotation): string {
   const properties: string[] = [];
-  if (annotation.place) properties.push(`file=${escapeProperty(annotation.place.file)}`, `line=${annotation.place.line}`, `col=${annotation.place.column}`);
+  if (annotation.place)
+    properties.push(
+      `file=${escapeProperty(annotation.place.file)}`,
+      `line=${annotation.place.line}`,
+      `col=${annotation.place.column}`,
+    );
   properties.push(`title=${escapeProperty(`telform ${annotation.check}`)}`);
   return `::${annotation.severity} ${properties.join(',')}::${escapeData(annotation.message)}`;
 }
@@ -71,7 +88,13 @@ export function gitlabReport(annotations: readonly PlanAnnotation[]): string {
   const issues = annotations.map((annotation) => ({
     description: annotation.message,
     check_name: `telform ${annotation.check}`,
-    fingerprint: createHash('sha256').update([annotation.check, annotation.place?.file ?? '', annotation.place?.line ?? 0, annotation.message].join('\u0000')).digest('hex'),
+    fingerprint: createHash('sha256')
+      .update(
+        [annotation.check, annotation.place?.file ?? '', annotation.place?.line ?? 0, annotation.message].join(
+          '\u0000',
+        ),
+      )
+      .digest('hex'),
     severity: annotation.severity === 'error' ? 'major' : 'minor',
     location: { path: annotation.place?.file ?? '', lines: { begin: annotation.place?.line ?? 1 } },
   }));

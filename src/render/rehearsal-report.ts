@@ -26,4 +26,3 @@ export interface Rehearsal {
   takenAt: string;
   clean: boolean;
 }
-

@@ -16,8 +16,18 @@ export function renderStateListText(ledger: Ledger): string {
 
 /** `telform state list --format json`: the state's account and serial, and each managed resource's address and live id. */
 export function renderStateListJson(ledger: Ledger): string {
-  const resources = sortedEntries(ledger).map(([address, entry]) => ({ address, id: entry.id, ...(entry.protect ? { protect: true } : {}) }));
-  const listing = { account: ledger.account, endpoint: ledger.endpoint, serial: ledger.serial, lineage: ledger.lineage, resources };
+  const resources = sortedEntries(ledger).map(([address, entry]) => ({
+    address,
+    id: entry.id,
+    ...(entry.protect ? { protect: true } : {}),
+  }));
+  const listing = {
+    account: ledger.account,
+    endpoint: ledger.endpoint,
+    serial: ledger.serial,
+    lineage: ledger.lineage,
+    resources,
+  };
   return `${printableJson(JSON.stringify(listing, null, 2))}\n`;
 }
 
@@ -44,7 +54,10 @@ export function stateListSummary(ledger: Ledger): string {
 export function renderStateEntry(address: string, entry: LedgerEntry): string {
   // The HMAC is left out (it helps nobody reading it); where the value came from is not secret.
   const secrets = Object.fromEntries(
-    Object.entries(entry.secrets).map(([field, { source }]) => [field, source ? `(fingerprint, ${describeSecretRef(source)})` : '(fingerprint)']),
+    Object.entries(entry.secrets).map(([field, { source }]) => [
+      field,
+      source ? `(fingerprint, ${describeSecretRef(source)})` : '(fingerprint)',
+    ]),
   );
   return `${printableJson(JSON.stringify({ address, ...entry, secrets }, null, 2))}\n`;
 }
@@ -57,7 +70,10 @@ export function renderUnprotected(address: string, lifted: boolean): string {
 }
 
 /** `telform state mv`: the move, and a note when the live object keeps a name the manifest may not say. */
-export function renderMoved(moved: { from: string; to: string; nameField?: string; liveName?: string }): { stdout: string; note?: string } {
+export function renderMoved(moved: { from: string; to: string; nameField?: string; liveName?: string }): {
+  stdout: string;
+  note?: string;
+} {
   const stdout = `moved ${moved.from} to ${moved.to}\n`;
   const { nameField, liveName } = moved;
   const name = moved.to.slice(moved.to.indexOf('/') + 1);

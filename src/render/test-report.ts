@@ -44,7 +44,8 @@ function failureLines(failure: TestFailure): string[] {
   const lines = [`step ${failure.step} (${printable(failure.stepName)}): ${printable(failure.message)}`];
   if (failure.assertion !== undefined) lines.push(`assertion: ${printable(failure.assertion)}`);
   // An assertion's values are what it saw; a failed action's are what the operation said (the manifests' problems).
-  for (const value of failure.values) lines.push(`${failure.assertion === undefined ? '  ' : 'saw: '}${printable(value)}`);
+  for (const value of failure.values)
+    lines.push(`${failure.assertion === undefined ? '  ' : 'saw: '}${printable(value)}`);
   return lines;
 }
 
@@ -53,7 +54,9 @@ export function renderTestText(report: TestReport): string {
   for (const file of report.files) {
     lines.push(printable(file.file));
     for (const test of file.tests) {
-      lines.push(`  ${test.status === 'passed' ? 'ok  ' : 'FAIL'}  ${printable(test.name)} (${plural(test.steps, 'step')})`);
+      lines.push(
+        `  ${test.status === 'passed' ? 'ok  ' : 'FAIL'}  ${printable(test.name)} (${plural(test.steps, 'step')})`,
+      );
       if (test.failure) lines.push(...failureLines(test.failure).map((line) => `        ${line}`));
     }
   }
@@ -65,7 +68,10 @@ export function renderTestText(report: TestReport): string {
 /** XML 1.0 text: the five escapes, and characters XML cannot hold at all written as \u escapes. */
 function xml(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    )
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -76,7 +82,10 @@ function xml(text: string): string {
 /** JUnit XML: one testsuite per file, one testcase per test, a failure with its message and what it saw. */
 export function renderTestJunit(report: TestReport): string {
   const totals = testTotals(report);
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="telform test" tests="${totals.tests}" failures="${totals.failed}">`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="telform test" tests="${totals.tests}" failures="${totals.failed}">`,
+  ];
   for (const file of report.files) {
     const failures = file.tests.filter((test) => test.status === 'failed').length;
     lines.push(`  <testsuite name="${xml(file.file)}" tests="${file.tests.length}" failures="${failures}">`);
@@ -89,7 +98,11 @@ export function renderTestJunit(report: TestReport): string {
       const { failure } = test;
       // The message alone should say what failed: the step, and the assertion when there is one.
       const message = `step ${failure.step} (${printable(failure.stepName)}): ${printable(failure.message)}${failure.assertion === undefined ? '' : `: ${printable(failure.assertion)}`}`;
-      lines.push(`${open}>`, `      <failure message="${xml(message)}">${xml(failureLines(failure).join('\n'))}</failure>`, '    </testcase>');
+      lines.push(
+        `${open}>`,
+        `      <failure message="${xml(message)}">${xml(failureLines(failure).join('\n'))}</failure>`,
+        '    </testcase>',
+      );
     }
     lines.push('  </testsuite>');
   }

@@ -45,11 +45,14 @@ const markerStyle: Record<FieldLine['marker'], Style> = { '+': 'green', '-': 're
 
 /** Terraform-like text: grouped by action, markers, only changed fields, a summary line. */
 export function renderText(plan: Plan, options: TextOptions): string {
-  const paint = (style: Style, text: string): string => (options.color ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text);
+  const paint = (style: Style, text: string): string =>
+    options.color ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text;
   const lines: string[] = [];
   const headline = teardownHeadline(plan);
   if (headline) lines.push(paint('red', paint('bold', headline)), '');
-  const visible = plan.changes.filter((change) => change.action !== 'noop' || options.showNoop || change.moved_from !== undefined);
+  const visible = plan.changes.filter(
+    (change) => change.action !== 'noop' || options.showNoop || change.moved_from !== undefined,
+  );
   if (visible.length === 0) {
     lines.push(noChangesLine(plan));
   } else {
@@ -63,7 +66,9 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push(paint('bold', 'Unmanaged objects (neither in the manifests nor in the state):'));
     for (const object of plan.unmanaged) {
       const marker = object.prune ? paint('red', '-') : ' ';
-      lines.push(`  ${marker} ${object.kind} ${printable(object.id)}${object.name ? ` (${printable(object.name)})` : ''}${object.prune ? ' will be deleted (--prune-unmanaged)' : ''}`);
+      lines.push(
+        `  ${marker} ${object.kind} ${printable(object.id)}${object.name ? ` (${printable(object.name)})` : ''}${object.prune ? ' will be deleted (--prune-unmanaged)' : ''}`,
+      );
     }
     lines.push('');
   }
@@ -77,11 +82,15 @@ export function renderText(plan: Plan, options: TextOptions): string {
   if (plan.warnings.length > 0) lines.push('');
   const approvals = plan.required_approvals ?? [];
   if (approvals.length > 0) {
-    lines.push(`Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`, '');
+    lines.push(
+      `Approvals needed: ${approvals.map((approval) => `${approval.flag} (${approval.given ? 'given' : 'missing'})`).join(', ')}.`,
+      '',
+    );
   }
   if ((plan.findings ?? []).length > 0) {
     lines.push(paint('bold', 'Findings (10DLC lint and policies):'));
-    for (const finding of plan.findings ?? []) lines.push(`  ${finding.severity === 'error' ? paint('red', findingLine(finding)) : findingLine(finding)}`);
+    for (const finding of plan.findings ?? [])
+      lines.push(`  ${finding.severity === 'error' ? paint('red', findingLine(finding)) : findingLine(finding)}`);
     lines.push('');
   }
   lines.push(paint('bold', summaryLine(plan.summary, countMoves(plan.changes))));
@@ -111,13 +120,16 @@ function renderChange(change: PlannedChange, paint: (style: Style, text: string)
   if (change.registry) {
     const registry = change.registry;
     lines.push(`  #   registry status: ${printable(registry.registration_status)}`);
-    for (const reason of registry.declined_reasons ?? []) lines.push(`  #   declined: ${printable(`${reason.code}: ${reason.message}`)}`);
+    for (const reason of registry.declined_reasons ?? [])
+      lines.push(`  #   declined: ${printable(`${reason.code}: ${reason.message}`)}`);
     if (registry.error_code || registry.error_reason) {
       lines.push(`  #   error: ${printable([registry.error_code, registry.error_reason].filter(Boolean).join(': '))}`);
     }
   }
   const id = liveIdOf(change);
-  lines.push(`  ${paint(style, actionMarker[change.action])} ${printable(change.address)}${id ? ` (id ${printable(id)})` : ''}`);
+  lines.push(
+    `  ${paint(style, actionMarker[change.action])} ${printable(change.address)}${id ? ` (id ${printable(id)})` : ''}`,
+  );
   const fields =
     change.action === 'create' || change.action === 'wait'
       ? createLines(change)

@@ -13,10 +13,14 @@ export function blastWords(blast: BlastRadius): string {
   ];
   const parts = numbers.length > 0 ? [`breaks ${numbers.join(' and ')}`] : [];
   if (blast.trunks.length > 0) {
-    parts.push(`${plural(blast.trunks.length, 'outbound trunk')} ${blast.trunks.length === 1 ? 'loses' : 'lose'} authentication (${blast.trunks.join(', ')})`);
+    parts.push(
+      `${plural(blast.trunks.length, 'outbound trunk')} ${blast.trunks.length === 1 ? 'loses' : 'lose'} authentication (${blast.trunks.join(', ')})`,
+    );
   }
   if (blast.applications.length > 0) {
-    parts.push(`${plural(blast.applications.length, 'application')} ${blast.applications.length === 1 ? 'loses' : 'lose'} SIP auth (${blast.applications.join(', ')})`);
+    parts.push(
+      `${plural(blast.applications.length, 'application')} ${blast.applications.length === 1 ? 'loses' : 'lose'} SIP auth (${blast.applications.join(', ')})`,
+    );
   }
   return parts.join('; ');
 }
@@ -27,15 +31,21 @@ export function blastSummary(totals: BlastTotals | undefined): string | undefine
   const parts = [
     ...(totals.calls > 0 ? [`breaks calls to ${plural(totals.calls, 'number')}`] : []),
     ...(totals.messages > 0 ? [`breaks messages of ${plural(totals.messages, 'number')}`] : []),
-    ...(totals.trunks > 0 ? [`${plural(totals.trunks, 'outbound trunk')} ${totals.trunks === 1 ? 'loses' : 'lose'} authentication`] : []),
-    ...(totals.applications > 0 ? [`${plural(totals.applications, 'application')} ${totals.applications === 1 ? 'loses' : 'lose'} SIP auth`] : []),
+    ...(totals.trunks > 0
+      ? [`${plural(totals.trunks, 'outbound trunk')} ${totals.trunks === 1 ? 'loses' : 'lose'} authentication`]
+      : []),
+    ...(totals.applications > 0
+      ? [`${plural(totals.applications, 'application')} ${totals.applications === 1 ? 'loses' : 'lose'} SIP auth`]
+      : []),
   ];
   return `Blast radius: ${parts.join(', ')}.`;
 }
 
 /** `file:line:col  error  tcr-optout-in-samples  Campaign/x  spec.sample1: message [lint]`. */
 export function findingLine(finding: PlanFinding): string {
-  const place = finding.source_place ? `${finding.source_place.file}:${finding.source_place.line}:${finding.source_place.column}  ` : '';
+  const place = finding.source_place
+    ? `${finding.source_place.file}:${finding.source_place.line}:${finding.source_place.column}  `
+    : '';
   const field = finding.field ? `${finding.field}: ` : '';
   return `${place}${finding.severity}  ${finding.rule}  ${finding.address}  ${field}${finding.message} [${finding.source}]`;
 }

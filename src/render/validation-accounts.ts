@@ -2,7 +2,12 @@
 // account (a shared manifest that is wrong for one customer's values is that account's problem).
 // Pure functions of the per-account results, like the other renderers.
 import type { Problem } from '../manifest/problems.js';
-import { formatProblem, renderValidationJson, validateReportVersion, type ValidationSummary } from '../manifest/report.js';
+import {
+  formatProblem,
+  renderValidationJson,
+  validateReportVersion,
+  type ValidationSummary,
+} from '../manifest/report.js';
 
 export interface AccountValidation {
   name: string;
@@ -16,7 +21,8 @@ function plural(count: number, word: string): string {
 /** Every problem as `[account] file:line:col  Kind/name  field: message`, then one closing line. */
 export function renderAccountsValidationText(accounts: readonly AccountValidation[]): string {
   const lines: string[] = [];
-  for (const account of accounts) for (const problem of account.summary.problems) lines.push(`[${account.name}] ${formatProblem(problem)}`);
+  for (const account of accounts)
+    for (const problem of account.summary.problems) lines.push(`[${account.name}] ${formatProblem(problem)}`);
   const failing = accounts.filter((account) => account.summary.errorCount > 0);
   const errors = accounts.reduce((sum, account) => sum + account.summary.errorCount, 0);
   const warnings = accounts.reduce((sum, account) => sum + account.summary.warningCount, 0);
@@ -26,7 +32,9 @@ export function renderAccountsValidationText(accounts: readonly AccountValidatio
     );
   } else {
     const resources = accounts.reduce((sum, account) => sum + account.summary.resourceCount, 0);
-    lines.push(`valid: ${plural(accounts.length, 'account')}, ${plural(resources, 'resource')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`);
+    lines.push(
+      `valid: ${plural(accounts.length, 'account')}, ${plural(resources, 'resource')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -39,14 +47,22 @@ export function renderAccountsValidationJson(accounts: readonly AccountValidatio
     valid: errors === 0,
     error_count: errors,
     warning_count: accounts.reduce((sum, account) => sum + account.summary.warningCount, 0),
-    accounts: accounts.map((account) => ({ name: account.name, ...(JSON.parse(renderValidationJson(account.summary)) as Record<string, unknown>) })),
+    accounts: accounts.map((account) => ({
+      name: account.name,
+      ...(JSON.parse(renderValidationJson(account.summary)) as Record<string, unknown>),
+    })),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
 /** One summary of every account's problems, each message naming its account (for CI annotations). */
 export function mergeAccountValidations(accounts: readonly AccountValidation[]): ValidationSummary {
-  const problems: Problem[] = accounts.flatMap((account) => account.summary.problems.map((problem) => ({ ...problem, message: `[account ${account.name}] ${problem.message}` })));
+  const problems: Problem[] = accounts.flatMap((account) =>
+    account.summary.problems.map((problem) => ({
+      ...problem,
+      message: `[account ${account.name}] ${problem.message}`,
+    })),
+  );
   return {
     problems,
     errorCount: accounts.reduce((sum, account) => sum + account.summary.errorCount, 0),

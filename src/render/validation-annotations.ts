@@ -29,14 +29,20 @@ function githubLine(problem: Problem): string {
     if (problem.source.line > 0) properties.push(`line=${problem.source.line}`, `col=${problem.source.column}`);
   }
   properties.push(`title=${escapeProperty(`telform ${problem.code}`)}`);
-  const message = [problem.address, problem.field ? `${problem.field}: ${problem.message}` : problem.message].filter(Boolean).join('  ');
+  const message = [problem.address, problem.field ? `${problem.field}: ${problem.message}` : problem.message]
+    .filter(Boolean)
+    .join('  ');
   return `::${problem.severity === 'error' ? 'error' : 'warning'} ${properties.join(',')}::${escapeData(message)}`;
 }
 
 /** One workflow command per problem, then the usual one-line verdict for the log. */
 export function renderValidationGithub(summary: ValidationSummary): string {
   const lines = summary.problems.map(githubLine);
-  lines.push(summary.errorCount > 0 ? `invalid: ${summary.errorCount} error(s), ${summary.warningCount} warning(s)` : `valid: ${summary.resourceCount} resource(s)`);
+  lines.push(
+    summary.errorCount > 0
+      ? `invalid: ${summary.errorCount} error(s), ${summary.warningCount} warning(s)`
+      : `valid: ${summary.resourceCount} resource(s)`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -50,7 +56,9 @@ export function renderValidationGitlab(summary: ValidationSummary): string {
     description: formatProblem(problem),
     check_name: problem.code,
     fingerprint: createHash('sha256')
-      .update([problem.code, source?.file ?? '', problem.address ?? '', problem.field ?? '', problem.message].join('\u0000'))
+      .update(
+        [problem.code, source?.file ?? '', problem.address ?? '', problem.field ?? '', problem.message].join('\u0000'),
+      )
       .digest('hex'),
     severity: problem.severity === 'error' ? 'major' : 'minor',
     location: { path: source?.file ?? '', lines: { begin: source && source.line > 0 ? source.line : 1 } },

@@ -30,13 +30,43 @@ export type AccountCollectionName =
   | 'campaigns';
 
 export const accountCollections: readonly AccountCollection[] = [
-  { name: 'sip_credentials', path: '/SipAuth/Credential/', itemsKey: 'objects', idField: 'credential_uuid', product: 'voice' },
-  { name: 'sip_ip_acls', path: '/SipAuth/IpAccessControlList/', itemsKey: 'objects', idField: 'ip_acl_uuid', product: 'voice' },
+  {
+    name: 'sip_credentials',
+    path: '/SipAuth/Credential/',
+    itemsKey: 'objects',
+    idField: 'credential_uuid',
+    product: 'voice',
+  },
+  {
+    name: 'sip_ip_acls',
+    path: '/SipAuth/IpAccessControlList/',
+    itemsKey: 'objects',
+    idField: 'ip_acl_uuid',
+    product: 'voice',
+  },
   { name: 'applications', path: '/Application/', itemsKey: 'objects', idField: 'app_id', product: 'voice' },
   { name: 'numbers', path: '/Number/', itemsKey: 'objects', idField: 'number', product: 'voice' },
-  { name: 'trunk_credentials', path: '/Zentrunk/Credential/', itemsKey: 'objects', idField: 'credential_uuid', product: 'sip trunking' },
-  { name: 'trunk_ip_acls', path: '/Zentrunk/IPAccessControlList/', itemsKey: 'objects', idField: 'ipacl_uuid', product: 'sip trunking' },
-  { name: 'origination_uris', path: '/Zentrunk/URI/', itemsKey: 'objects', idField: 'uri_uuid', product: 'sip trunking' },
+  {
+    name: 'trunk_credentials',
+    path: '/Zentrunk/Credential/',
+    itemsKey: 'objects',
+    idField: 'credential_uuid',
+    product: 'sip trunking',
+  },
+  {
+    name: 'trunk_ip_acls',
+    path: '/Zentrunk/IPAccessControlList/',
+    itemsKey: 'objects',
+    idField: 'ipacl_uuid',
+    product: 'sip trunking',
+  },
+  {
+    name: 'origination_uris',
+    path: '/Zentrunk/URI/',
+    itemsKey: 'objects',
+    idField: 'uri_uuid',
+    product: 'sip trunking',
+  },
   { name: 'trunks', path: '/Zentrunk/Trunk/', itemsKey: 'objects', idField: 'trunk_id', product: 'sip trunking' },
   { name: 'profiles', path: '/Profile/', itemsKey: 'profiles', idField: 'profile_uuid', product: '10DLC' },
   { name: 'brands', path: '/10dlc/Brand/', itemsKey: 'brands', idField: 'brand_id', product: '10DLC' },

@@ -61,14 +61,19 @@ function idIn(record: unknown, field: string): string | undefined {
 export function idFromResponse(body: unknown, field: string, path: string): string {
   const id = idIn(body, field);
   if (id !== undefined) return id;
-  throw new TelformError('unexpected_response', `the API answered POST ${path} without "${field}", so the new object cannot be tracked`);
+  throw new TelformError(
+    'unexpected_response',
+    `the API answered POST ${path} without "${field}", so the new object cannot be tracked`,
+  );
 }
 
 /** The id a listed record must carry; a record without one is a response telform cannot work with. */
 export function requireId(record: ApiRecord, field: string, path: string): string {
   const id = idIn(record, field);
   if (id !== undefined) return id;
-  throw new TelformError('unexpected_response', `the API returned a record without ${field} from ${path}`, { details: { path, field } });
+  throw new TelformError('unexpected_response', `the API returned a record without ${field} from ${path}`, {
+    details: { path, field },
+  });
 }
 
 /** `/Collection/{id}/`, the id encoded (ids come from the API, but never trusted as path text). */
@@ -80,7 +85,11 @@ export function itemPath(collection: string, id: string): string {
  * One record by path; undefined when the API answers 404. With `unwrap`, a body like
  * `{api_id, brand: {…}}` is unwrapped from that member (a flat body is taken as it is).
  */
-export async function readRecord<T extends object = ApiRecord>(client: ApiClient, path: string, unwrap?: string): Promise<T | undefined> {
+export async function readRecord<T extends object = ApiRecord>(
+  client: ApiClient,
+  path: string,
+  unwrap?: string,
+): Promise<T | undefined> {
   try {
     const { body } = await client.get<unknown>(path);
     if (!body || typeof body !== 'object' || Array.isArray(body)) {

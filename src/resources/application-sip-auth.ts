@@ -72,12 +72,21 @@ export const applicationSipAuthLive: LiveSide = {
   },
   delete: async (context, id) => {
     try {
-      await context.client.request('POST', itemPath(collection, id), { body: { sip_auth_type: '' }, mode: 'idempotent' });
+      await context.client.request('POST', itemPath(collection, id), {
+        body: { sip_auth_type: '' },
+        mode: 'idempotent',
+      });
     } catch (error) {
       if (!(error instanceof ApiRequestError && error.status === 404)) throw error;
     }
   },
-  fields: { updatable: bindingFields, replaceOn: ['app_id'], immutable: [], unreadable: [], mayBeUnread: bindingFields },
+  fields: {
+    updatable: bindingFields,
+    replaceOn: ['app_id'],
+    immutable: [],
+    unreadable: [],
+    mayBeUnread: bindingFields,
+  },
   idle: (live) => (live.unread ?? []).includes('sip_auth_type'),
   billableUpdateUsd: 0,
   // Binding the new application before unbinding the old keeps calls authenticated throughout.
@@ -98,7 +107,7 @@ const applicationSipAuthSpec = builtOnce(() =>
       ip_acl_uuid: reference(uuid, 'SipIpAcl', 'a SIP IP ACL uuid').optional(),
       credential_uuid: reference(uuid, 'SipCredential', 'a SIP credential uuid').optional(),
     })
-    .describe('ApplicationSipAuth spec.')
+    .describe('ApplicationSipAuth spec.'),
 );
 
 /**
@@ -108,7 +117,8 @@ const applicationSipAuthSpec = builtOnce(() =>
  */
 export const applicationSipAuth = {
   name: 'ApplicationSipAuth',
-  description: "SIP authentication of an existing application: which SipIpAcl and/or SipCredential inbound calls must pass.",
+  description:
+    'SIP authentication of an existing application: which SipIpAcl and/or SipCredential inbound calls must pass.',
   get spec() {
     return applicationSipAuthSpec();
   },

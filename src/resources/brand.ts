@@ -6,7 +6,16 @@ import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
-import { accountBrands, accountCampaigns, activeCampaignsOf, brandPath, deleteConfirmed, listBrands, listCampaigns, type RawBrand } from './tendlc-api.js';
+import {
+  accountBrands,
+  accountCampaigns,
+  activeCampaignsOf,
+  brandPath,
+  deleteConfirmed,
+  listBrands,
+  listCampaigns,
+  type RawBrand,
+} from './tendlc-api.js';
 
 /** Create inputs a brand read does not return; the engine compares them with the ledger. */
 const unreadable = ['secondary_vetting', 'url', 'method'];
@@ -39,8 +48,6 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
     facts: { activeCampaigns: [...activeCampaigns] },
   };
 }
-
-
 
 /**
  * Brands through `/10dlc/Brand/`. The API has no brand update, so every field is
@@ -134,7 +141,7 @@ const brandSpec = builtOnce(() =>
       url: httpUrl.optional().describe('Callback URL for registration status updates.'),
       method: callbackMethod,
     })
-    .describe('Brand spec.')
+    .describe('Brand spec.'),
 );
 
 /**

@@ -4,7 +4,15 @@ import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
-import { accountCampaigns, accountNumbers, campaignPath, deleteConfirmed, listCampaigns, type RawCampaign, type RawNumber } from './tendlc-api.js';
+import {
+  accountCampaigns,
+  accountNumbers,
+  campaignPath,
+  deleteConfirmed,
+  listCampaigns,
+  type RawCampaign,
+  type RawNumber,
+} from './tendlc-api.js';
 
 /**
  * The live side of Campaign: register or import, read back
@@ -103,7 +111,10 @@ export function normaliseCampaignSpec(raw: RawCampaign): Record<string, unknown>
   }
   const subUsecases = subUsecasesOf(raw, upperText(raw.usecase));
   if (subUsecases !== undefined) spec.sub_usecases = subUsecases;
-  const attributes = raw.campaign_attributes && typeof raw.campaign_attributes === 'object' ? (raw.campaign_attributes as Record<string, unknown>) : raw;
+  const attributes =
+    raw.campaign_attributes && typeof raw.campaign_attributes === 'object'
+      ? (raw.campaign_attributes as Record<string, unknown>)
+      : raw;
   for (const attribute of campaignAttributes) {
     const value = booleanOf(attributes[attribute]);
     if (value !== undefined) spec[attribute] = value;
@@ -145,10 +156,16 @@ function missing(record: Record<string, unknown>, field: string): boolean {
 /** The fields of `mayBeUnread` this read did not return (none for an imported campaign: it has no register fields). */
 function unreadCampaignFields(raw: RawCampaign, spec: Record<string, unknown>): string[] {
   if (spec.import !== undefined) return [];
-  const attributes = raw.campaign_attributes && typeof raw.campaign_attributes === 'object' ? (raw.campaign_attributes as Record<string, unknown>) : raw;
+  const attributes =
+    raw.campaign_attributes && typeof raw.campaign_attributes === 'object'
+      ? (raw.campaign_attributes as Record<string, unknown>)
+      : raw;
   const unread: string[] = textFields.filter((field) => missing(raw, field));
   // sub_usecases are read only for the use cases that take them; an unknown use case leaves them unknown too.
-  if (missing(raw, 'usecase') || (withSubUsecases.has(upperText(raw.usecase) ?? '') && missing(raw, 'sub_usecase') && missing(raw, 'sub_usecases'))) {
+  if (
+    missing(raw, 'usecase') ||
+    (withSubUsecases.has(upperText(raw.usecase) ?? '') && missing(raw, 'sub_usecase') && missing(raw, 'sub_usecases'))
+  ) {
     unread.push('sub_usecases');
   }
   for (const attribute of campaignAttributes) if (missing(attributes, attribute)) unread.push(attribute);
@@ -201,7 +218,9 @@ export function registerBody(spec: ResolvedSpec): Record<string, unknown> {
 
 function sameValue(a: unknown, b: unknown): boolean {
   const canonical = (value: unknown): string =>
-    JSON.stringify(Array.isArray(value) ? [...value].map(String).sort() : value === '' || value === null ? undefined : value);
+    JSON.stringify(
+      Array.isArray(value) ? [...value].map(String).sort() : value === '' || value === null ? undefined : value,
+    );
   return canonical(a) === canonical(b);
 }
 
@@ -222,11 +241,16 @@ function isRegisteredFrom(raw: RawCampaign, spec: ResolvedSpec): boolean {
 
 async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<string> {
   const brandId = text(spec.brand_id);
-  const outcome = await createWithRecovery<Record<string, unknown>>(client, campaignPath, registerBody(spec), async () => {
-    const campaigns = await listCampaigns(client, brandId);
-    const found = campaigns.find((campaign) => isRegisteredFrom(campaign, spec));
-    return found === undefined ? undefined : String(found.campaign_id);
-  });
+  const outcome = await createWithRecovery<Record<string, unknown>>(
+    client,
+    campaignPath,
+    registerBody(spec),
+    async () => {
+      const campaigns = await listCampaigns(client, brandId);
+      const found = campaigns.find((campaign) => isRegisteredFrom(campaign, spec));
+      return found === undefined ? undefined : String(found.campaign_id);
+    },
+  );
   if (outcome.kind === 'recovered') return String(outcome.found);
   return requireId(outcome.response.body ?? {}, 'campaign_id', campaignPath);
 }
@@ -286,13 +310,18 @@ export const campaignLive: LiveSide = {
 
   async create({ client }, spec) {
     const imported = importIdOf(spec);
-    return { id: imported === undefined ? await registerCampaign(client, spec) : await importCampaign(client, spec, imported) };
+    return {
+      id: imported === undefined ? await registerCampaign(client, spec) : await importCampaign(client, spec, imported),
+    };
   },
 
   async update({ client }, { id, desired, changedFields }) {
     const fixed = changedFields.filter((field) => !(updatableFields as readonly string[]).includes(field));
     if (fixed.length > 0) {
-      throw new TelformError('not_updatable', `Campaign ${id}: ${fixed.join(', ')} cannot be changed by a campaign update`);
+      throw new TelformError(
+        'not_updatable',
+        `Campaign ${id}: ${fixed.join(', ')} cannot be changed by a campaign update`,
+      );
     }
     // The API reads "" as "not given": an update cannot remove a value.
     const cleared = changedFields.filter((field) => text(desired[field]) === undefined);

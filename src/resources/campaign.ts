@@ -6,15 +6,45 @@ import { builtOnce } from './kind.js';
 
 /** The register parameters of a campaign. */
 export const verticals = [
-  'PROFESSIONAL', 'REAL_ESTATE', 'HEALTHCARE', 'HUMAN_RESOURCES', 'ENERGY', 'ENTERTAINMENT', 'RETAIL', 'TRANSPORTATION',
-  'AGRICULTURE', 'INSURANCE', 'POSTAL', 'EDUCATION', 'HOSPITALITY', 'FINANCIAL', 'POLITICAL', 'GAMBLING', 'LEGAL',
-  'CONSTRUCTION', 'NGO', 'MANUFACTURING', 'GOVERNMENT', 'TECHNOLOGY', 'COMMUNICATION',
+  'PROFESSIONAL',
+  'REAL_ESTATE',
+  'HEALTHCARE',
+  'HUMAN_RESOURCES',
+  'ENERGY',
+  'ENTERTAINMENT',
+  'RETAIL',
+  'TRANSPORTATION',
+  'AGRICULTURE',
+  'INSURANCE',
+  'POSTAL',
+  'EDUCATION',
+  'HOSPITALITY',
+  'FINANCIAL',
+  'POLITICAL',
+  'GAMBLING',
+  'LEGAL',
+  'CONSTRUCTION',
+  'NGO',
+  'MANUFACTURING',
+  'GOVERNMENT',
+  'TECHNOLOGY',
+  'COMMUNICATION',
 ] as const;
 
 /** The 12 use-case codes the API documents. */
 export const usecases = [
-  '2FA', 'ACCOUNT_NOTIFICATION', 'CUSTOMER_CARE', 'DELIVERY_NOTIFICATION', 'FRAUD_ALERT', 'HIGHER_EDUCATION',
-  'LOW_VOLUME', 'MARKETING', 'MIXED', 'POLLING_VOTING', 'PUBLIC_SERVICE_ANNOUNCEMENT', 'SECURITY_ALERT',
+  '2FA',
+  'ACCOUNT_NOTIFICATION',
+  'CUSTOMER_CARE',
+  'DELIVERY_NOTIFICATION',
+  'FRAUD_ALERT',
+  'HIGHER_EDUCATION',
+  'LOW_VOLUME',
+  'MARKETING',
+  'MIXED',
+  'POLLING_VOTING',
+  'PUBLIC_SERVICE_ANNOUNCEMENT',
+  'SECURITY_ALERT',
 ] as const;
 
 /** Use cases a campaign's `sub_usecases` may list: all but MIXED and LOW_VOLUME themselves. */
@@ -39,22 +69,62 @@ function keywords(pattern: RegExp, rule: string, description: string): z.ZodStri
 
 /** Fields of a registered campaign that an imported one does not take (the registry holds them). */
 const registerOnly = [
-  'brand_id', 'vertical', 'description', 'usecase', 'sub_usecases', 'sample1', 'sample2', 'sample3', 'sample4', 'sample5',
-  'subscriber_optin', 'subscriber_optout', 'subscriber_help', 'direct_lending', 'embedded_link', 'embedded_phone',
-  'age_gated', 'affiliate_marketing', 'message_flow', 'help_message', 'optout_message', 'optin_message',
-  'optin_keywords', 'optout_keywords', 'help_keywords', 'terms_and_conditions_link', 'privacy_policy_link',
+  'brand_id',
+  'vertical',
+  'description',
+  'usecase',
+  'sub_usecases',
+  'sample1',
+  'sample2',
+  'sample3',
+  'sample4',
+  'sample5',
+  'subscriber_optin',
+  'subscriber_optout',
+  'subscriber_help',
+  'direct_lending',
+  'embedded_link',
+  'embedded_phone',
+  'age_gated',
+  'affiliate_marketing',
+  'message_flow',
+  'help_message',
+  'optout_message',
+  'optin_message',
+  'optin_keywords',
+  'optout_keywords',
+  'help_keywords',
+  'terms_and_conditions_link',
+  'privacy_policy_link',
 ];
 
 /** Required to register (the API documents each as required). */
 const registerRequired = [
-  'brand_id', 'vertical', 'description', 'usecase', 'sample1', 'sample2', 'subscriber_optin', 'subscriber_optout',
-  'subscriber_help', 'direct_lending', 'embedded_link', 'embedded_phone', 'age_gated', 'affiliate_marketing',
-  'message_flow', 'help_message', 'optout_message',
+  'brand_id',
+  'vertical',
+  'description',
+  'usecase',
+  'sample1',
+  'sample2',
+  'subscriber_optin',
+  'subscriber_optout',
+  'subscriber_help',
+  'direct_lending',
+  'embedded_link',
+  'embedded_phone',
+  'age_gated',
+  'affiliate_marketing',
+  'message_flow',
+  'help_message',
+  'optout_message',
 ];
 
 const attribute = (description: string) => z.boolean().optional().describe(description);
 const onlyTrue = (description: string) =>
-  z.literal(true, { error: 'must be true (the API accepts only true)' }).optional().describe(`${description} Only true is accepted.`);
+  z
+    .literal(true, { error: 'must be true (the API accepts only true)' })
+    .optional()
+    .describe(`${description} Only true is accepted.`);
 
 const campaignSpec = builtOnce(() =>
   z
@@ -65,14 +135,18 @@ const campaignSpec = builtOnce(() =>
           campaign_id: z
             .string()
             // The registry's ids: C and 6 capitals or digits.
-            .regex(/^C[A-Z0-9]{6}$/, { error: 'must be a registry campaign id: C and 6 capital letters or digits, such as CAOHTU5' })
+            .regex(/^C[A-Z0-9]{6}$/, {
+              error: 'must be a registry campaign id: C and 6 capital letters or digits, such as CAOHTU5',
+            })
             .describe('Id of a campaign shared with the service from the registry.'),
         })
         .optional()
         .describe('Import an existing registry campaign instead of registering one (private beta).'),
       brand_id: reference(
         // The registry's ids: B and 6 capitals or digits.
-        z.string().regex(/^B[A-Z0-9]{6}$/, { error: 'must be a brand id: B and 6 capital letters or digits, such as BB9TT3V' }),
+        z
+          .string()
+          .regex(/^B[A-Z0-9]{6}$/, { error: 'must be a brand id: B and 6 capital letters or digits, such as BB9TT3V' }),
         'Brand',
         'a brand id',
       ).optional(),
@@ -123,7 +197,7 @@ const campaignSpec = builtOnce(() =>
       url: httpUrl.optional().describe('Callback URL for registration status updates.'),
       method: callbackMethod,
     })
-    .describe('Campaign spec: register fields, or import with campaign_alias, url and method.')
+    .describe('Campaign spec: register fields, or import with campaign_alias, url and method.'),
 );
 
 /**
@@ -133,7 +207,8 @@ const campaignSpec = builtOnce(() =>
  */
 export const campaign = {
   name: 'Campaign',
-  description: 'US 10DLC campaign: a messaging use case under a brand, registered here or imported with import: { campaign_id }.',
+  description:
+    'US 10DLC campaign: a messaging use case under a brand, registered here or imported with import: { campaign_id }.',
   get spec() {
     return campaignSpec();
   },
@@ -146,7 +221,8 @@ export const campaign = {
     {
       when: { field: 'import', present: false },
       require: registerRequired,
-      reason: 'registering a campaign requires the fields the API marks required; or import one with import: { campaign_id }',
+      reason:
+        'registering a campaign requires the fields the API marks required; or import one with import: { campaign_id }',
     },
     {
       when: { field: 'import', present: true },
@@ -167,5 +243,9 @@ export const campaign = {
   checks: [],
   live: campaignLive,
   // Registered for vetting; a read always carries a status (UNKNOWN when the API gives none).
-  registry: { vetted: true, unregistered: 'UNKNOWN', callback: { types: ['campaign'], idField: 'campaign_id', untyped: true } },
+  registry: {
+    vetted: true,
+    unregistered: 'UNKNOWN',
+    callback: { types: ['campaign'], idField: 'campaign_id', untyped: true },
+  },
 } as const satisfies Kind;

@@ -130,7 +130,9 @@ export interface CollectionLiveOptions {
  * POST (recovered by natural key after a lost answer), updated in place with only what changed and
  * deleted idempotently: the shape every trunking resource shares.
  */
-export function collectionLive(options: CollectionLiveOptions): Pick<LiveSide, 'naturalKey' | 'list' | 'read' | 'create' | 'update' | 'delete'> {
+export function collectionLive(
+  options: CollectionLiveOptions,
+): Pick<LiveSide, 'naturalKey' | 'list' | 'read' | 'create' | 'update' | 'delete'> {
   const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
   const list = async (context: LiveContext): Promise<LiveObject[]> =>
     (await listRecords(context.client, options.collection, options.idField)).map((raw) => options.normalise(raw));

@@ -33,14 +33,17 @@ function toJson(kind: Kind): JsonSchema {
   return z.toJSONSchema(kind.spec, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as JsonSchema;
 }
 
-const asSchema = (value: unknown): JsonSchema => (value !== null && typeof value === 'object' ? (value as JsonSchema) : {});
+const asSchema = (value: unknown): JsonSchema =>
+  value !== null && typeof value === 'object' ? (value as JsonSchema) : {};
 
 /** A JSON Schema node as a short type: `string (uuid)`, `one of: inbound, outbound`, `list of string`. */
 export function describeType(schema: JsonSchema): string {
-  if (Array.isArray(schema['enum'])) return `one of: ${(schema['enum'] as unknown[]).map((value) => String(value)).join(', ')}`;
+  if (Array.isArray(schema['enum']))
+    return `one of: ${(schema['enum'] as unknown[]).map((value) => String(value)).join(', ')}`;
   if ('const' in schema) return `exactly ${JSON.stringify(schema['const'])}`;
   const alternatives = (schema['anyOf'] ?? schema['oneOf']) as unknown[] | undefined;
-  if (Array.isArray(alternatives)) return alternatives.map((alternative) => describeType(asSchema(alternative))).join(', or ');
+  if (Array.isArray(alternatives))
+    return alternatives.map((alternative) => describeType(asSchema(alternative))).join(', or ');
   const type = schema['type'];
   if (type === 'array') return `list of ${describeType(asSchema(schema['items']))}`;
   if (type === 'object') {
@@ -84,23 +87,29 @@ function ruleSentence(rule: SpecRule): string {
 
 /** What telform does with a field a read may leave out (docs/real-accounts.md). */
 const unreadSentence =
-  'some reads of the API leave it out: it is then unknown, compared with the value telform last applied (or the manifest\'s, before the first apply), never drift or a reason to replace';
+  "some reads of the API leave it out: it is then unknown, compared with the value telform last applied (or the manifest's, before the first apply), never drift or a reason to replace";
 
 function changeBehaviour(kind: Kind, field: string): string[] {
   const { fields } = kind.live;
   if (kind.live.keyField?.field === field) return [`blocked: ${field} ${kind.live.keyField.explain}`];
-  if (fields.immutable.includes(field)) return ['blocked: the API cannot change it on an existing object; the plan refuses the change (delete the resource or revert the manifest)'];
+  if (fields.immutable.includes(field))
+    return [
+      'blocked: the API cannot change it on an existing object; the plan refuses the change (delete the resource or revert the manifest)',
+    ];
   if (fields.replaceOn.includes(field)) {
     const lines = [
       `replace: a new ${kind.name} is created and the old one deleted (${kind.live.replaceStrategy === 'create_before_delete' ? 'the new one first' : 'the old one first: both cannot exist at once'})`,
     ];
-    if (kind.live.irreversibleDelete) lines.push('irreversible: the old one cannot be brought back; apply needs --allow-irreversible');
+    if (kind.live.irreversibleDelete)
+      lines.push('irreversible: the old one cannot be brought back; apply needs --allow-irreversible');
     return lines;
   }
   if (fields.updatable.includes(field)) {
     const lines = ['in place: updated on the existing object'];
-    if (kind.live.billableUpdateUsd > 0) lines.push(`billable: each update costs ${kind.live.billableUpdateUsd} USD (apply needs --max-cost)`);
-    if (kind.live.updateRefusal) lines.push('blocked while the live object is in a state the API refuses updates in (the plan says which)');
+    if (kind.live.billableUpdateUsd > 0)
+      lines.push(`billable: each update costs ${kind.live.billableUpdateUsd} USD (apply needs --max-cost)`);
+    if (kind.live.updateRefusal)
+      lines.push('blocked while the live object is in a state the API refuses updates in (the plan says which)');
     return lines;
   }
   return ['not updated: set when the object is created'];
@@ -111,7 +120,10 @@ function explainTopField(kind: Kind, json: JsonSchema, field: string): FieldExpl
   const rules = valueRules(schema);
   const target = kind.references[field];
   if (target) rules.push(`a literal id, or { ref: NAME } of a ${target} in the manifests`);
-  if (field in kind.secrets) rules.push('a secret: { fromEnv: VAR }, { fromFile: PATH } or a literal (warned); write-only, never printed or stored');
+  if (field in kind.secrets)
+    rules.push(
+      'a secret: { fromEnv: VAR }, { fromFile: PATH } or a literal (warned); write-only, never printed or stored',
+    );
   if (field in kind.setFields) rules.push('a set: order does not matter, and a duplicate member is an error');
   if (kind.uniqueFields.includes(field)) rules.push(`unique among ${kind.name} resources`);
   if (kind.nameField === field) rules.push('defaults to metadata.name');
@@ -120,7 +132,8 @@ function explainTopField(kind: Kind, json: JsonSchema, field: string): FieldExpl
     const named = [rule.when.field, ...(rule.require ?? []), ...(rule.requireOneOf ?? []), ...(rule.forbid ?? [])];
     if (named.includes(field)) rules.push(ruleSentence(rule));
   }
-  const required = Array.isArray(json['required']) && (json['required'] as string[]).includes(field) && !('default' in schema);
+  const required =
+    Array.isArray(json['required']) && (json['required'] as string[]).includes(field) && !('default' in schema);
   return {
     kind: kind.name,
     path: field,
@@ -169,13 +182,18 @@ export function explainKind(kind: Kind): KindExplanation {
   const json = toJson(kind);
   const facts: string[] = [];
   if (kind.nameField) facts.push(`name field: ${kind.nameField} (defaults to metadata.name)`);
-  facts.push(`delete: ${kind.live.irreversibleDelete ? 'irreversible (apply needs --allow-irreversible ADDRESS)' : 'can be recreated'}`);
+  facts.push(
+    `delete: ${kind.live.irreversibleDelete ? 'irreversible (apply needs --allow-irreversible ADDRESS)' : 'can be recreated'}`,
+  );
   if (kind.live.billableUpdateUsd > 0) {
-    facts.push(`billable: ${kind.live.billableUpdateUsd} USD per update (a vetting review); registering a ${kind.name.toLowerCase()}, new or replacing another, is not billed, but registering a deleted one again by telform revert is (another vetting review)`);
+    facts.push(
+      `billable: ${kind.live.billableUpdateUsd} USD per update (a vetting review); registering a ${kind.name.toLowerCase()}, new or replacing another, is not billed, but registering a deleted one again by telform revert is (another vetting review)`,
+    );
   }
   if (kind.live.whenInUse) facts.push(`deleting it while in use: ${kind.live.whenInUse.replace(/_/g, ' ')}`);
   const unread = kind.live.fields.mayBeUnread ?? [];
-  if (unread.length > 0) facts.push(`not always read back by the API: ${unread.join(', ')} (${unreadSentence.replace(/^[^:]*: /, '')})`);
+  if (unread.length > 0)
+    facts.push(`not always read back by the API: ${unread.join(', ')} (${unreadSentence.replace(/^[^:]*: /, '')})`);
   return {
     kind: kind.name,
     description: kind.description,

@@ -12,12 +12,15 @@ import * as z from 'zod';
  * URLs and shell arguments unquoted.
  */
 export const metadataNamePattern = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-export const metadataNameRule = 'must be 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit';
+export const metadataNameRule =
+  'must be 1 to 63 lower-case letters, digits or "-", starting and ending with a letter or digit';
 
 export const metadataName = z
   .string()
   .regex(metadataNamePattern, { error: metadataNameRule })
-  .describe('Manifest identity, unique per kind: 1–63 lower-case letters, digits and "-", starting and ending with a letter or digit.');
+  .describe(
+    'Manifest identity, unique per kind: 1–63 lower-case letters, digits and "-", starting and ending with a letter or digit.',
+  );
 
 const octet = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 /** Dotted-quad IPv4 without leading zeros (`010.0.0.1` could be read as octal). */
@@ -26,19 +29,23 @@ export const ipv4OrCidrPattern = new RegExp(`^${octet}(?:\\.${octet}){3}(?:/(?:3
 
 export const ipv4 = z.string().regex(ipv4Pattern, { error: 'must be an IPv4 address such as 203.0.113.10' });
 
-export const ipv4OrCidr = z
-  .string()
-  .regex(ipv4OrCidrPattern, { error: 'must be an IPv4 address such as 203.0.113.10 or a CIDR range such as 203.0.113.0/24 (prefix 0–32)' });
+export const ipv4OrCidr = z.string().regex(ipv4OrCidrPattern, {
+  error: 'must be an IPv4 address such as 203.0.113.10 or a CIDR range such as 203.0.113.0/24 (prefix 0–32)',
+});
 
 /** The API's uuids (SipAuth, Zentrunk, profiles) are RFC 4122 text; the version is not checked. */
 export const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-export const uuid = z.string().regex(uuidPattern, { error: 'must be a uuid such as 5eed0000-0000-4000-8000-000000000001' });
+export const uuid = z
+  .string()
+  .regex(uuidPattern, { error: 'must be a uuid such as 5eed0000-0000-4000-8000-000000000001' });
 
 /** An absolute http(s) URL with a host, for callbacks and public links. */
 export const httpUrl = z
   .string()
   .max(2048)
-  .regex(/^https?:\/\/[^\s/?#:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?$/, { error: 'must be a fully qualified http:// or https:// URL' });
+  .regex(/^https?:\/\/[^\s/?#:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?$/, {
+    error: 'must be a fully qualified http:// or https:// URL',
+  });
 
 export const callbackMethod = z
   .enum(['GET', 'POST'])
@@ -75,15 +82,19 @@ export const refObject = z
  * telform does not manage, or `{ ref: name }`. The target kind is declared in the kind's
  * `references`; the validator checks it.
  */
-export function reference(literal: z.ZodString, target: string, what: string): z.ZodUnion<readonly [z.ZodString, typeof refObject]> {
+export function reference(
+  literal: z.ZodString,
+  target: string,
+  what: string,
+): z.ZodUnion<readonly [z.ZodString, typeof refObject]> {
   return z
     .union([literal, refObject], { error: `must be ${what} or { ref: <metadata.name of a ${target}> }` })
     .describe(`The ${target}: { ref: <metadata.name> } of one in these manifests, or ${what} of one not managed here.`);
 }
 
-const environmentVariable = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be an environment variable name (letters, digits and "_", not starting with a digit)' });
+const environmentVariable = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+  error: 'must be an environment variable name (letters, digits and "_", not starting with a digit)',
+});
 
 /**
  * A write-only value (docs/manifests.md): `{ fromEnv: VAR }`, `{ fromFile: path }` relative to
@@ -94,8 +105,15 @@ export const secret = z
     [
       z.string().min(1, { error: 'must not be empty' }),
       z.strictObject({ fromEnv: environmentVariable.describe('Environment variable holding the secret.') }),
-      z.strictObject({ fromFile: z.string().min(1, { error: 'must not be empty' }).describe('File holding the secret, relative to this manifest.') }),
+      z.strictObject({
+        fromFile: z
+          .string()
+          .min(1, { error: 'must not be empty' })
+          .describe('File holding the secret, relative to this manifest.'),
+      }),
     ],
     { error: 'must be { fromEnv: VARIABLE }, { fromFile: path } or a literal string' },
   )
-  .describe('Secret (write-only): { fromEnv: VAR }, { fromFile: path relative to this manifest }, or a literal (discouraged).');
+  .describe(
+    'Secret (write-only): { fromEnv: VAR }, { fromFile: path relative to this manifest }, or a literal (discouraged).',
+  );

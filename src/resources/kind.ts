@@ -132,7 +132,10 @@ export interface Finding {
 }
 
 /** A check of the parsed spec; `path` is relative to `spec`. */
-export type SpecCheck = (spec: Readonly<Record<string, unknown>>, report: (path: readonly PathSegment[], finding: Finding) => void) => void;
+export type SpecCheck = (
+  spec: Readonly<Record<string, unknown>>,
+  report: (path: readonly PathSegment[], finding: Finding) => void,
+) => void;
 
 export interface SecretField {
   /**

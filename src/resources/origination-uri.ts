@@ -44,9 +44,11 @@ export const originationUriLive: LiveSide = {
     completeUpdate: (body, request) => {
       // Turning authentication on needs the password as well (422 otherwise),
       // even when it is the one telform set before it was turned off.
-      const turningOn = request.desired['authentication_needed'] === true && request.live.spec['authentication_needed'] !== true;
+      const turningOn =
+        request.desired['authentication_needed'] === true && request.live.spec['authentication_needed'] !== true;
       const password = request.desired['password'];
-      if (turningOn && body['password'] === undefined && typeof password === 'string' && password !== '') body['password'] = password;
+      if (turningOn && body['password'] === undefined && typeof password === 'string' && password !== '')
+        body['password'] = password;
     },
   }),
   fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
@@ -72,13 +74,26 @@ const originationUriSpec = builtOnce(() =>
       uri: z
         .string()
         .max(255)
-        .regex(uriPattern, { error: 'must be a host name or IP address with optional sip:/sips: scheme, user@, :port (1–65535) and ;parameters' })
-        .describe('FQDN or IP of your PBX: host, host:port, sip:user@host, sips:host, [ipv6]:port, optionally ;transport=udp|tcp|tls.'),
-      authentication_needed: z.boolean().default(false).describe('Whether calls to the URI authenticate with username and password.'),
-      username: z.string().min(1, { error: 'must not be empty' }).max(maxTextLength).optional().describe('Username; only with authentication_needed: true.'),
+        .regex(uriPattern, {
+          error:
+            'must be a host name or IP address with optional sip:/sips: scheme, user@, :port (1–65535) and ;parameters',
+        })
+        .describe(
+          'FQDN or IP of your PBX: host, host:port, sip:user@host, sips:host, [ipv6]:port, optionally ;transport=udp|tcp|tls.',
+        ),
+      authentication_needed: z
+        .boolean()
+        .default(false)
+        .describe('Whether calls to the URI authenticate with username and password.'),
+      username: z
+        .string()
+        .min(1, { error: 'must not be empty' })
+        .max(maxTextLength)
+        .optional()
+        .describe('Username; only with authentication_needed: true.'),
       password: secret.optional().describe('Password (write-only); only with authentication_needed: true.'),
     })
-    .describe('OriginationUri spec.')
+    .describe('OriginationUri spec.'),
 );
 
 /**
@@ -112,7 +127,12 @@ export const originationUri = {
     (spec, report) => {
       const host = /^(?:sips?:)?(?:[^@]+@)?([0-9.]+)(?::|;|$)/.exec(spec['uri'] as string)?.[1];
       // A host of digits and dots only is an IPv4 address, and must be a valid one.
-      if (host !== undefined && !/^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/.test(host)) {
+      if (
+        host !== undefined &&
+        !/^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/.test(
+          host,
+        )
+      ) {
         report(['uri'], { severity: 'error', message: `${host} is not a valid IPv4 address` });
       }
     },

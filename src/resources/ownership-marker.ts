@@ -103,9 +103,12 @@ function readingOf(records: readonly ApiRecord[]): MarkerReading {
   const markers = records.flatMap((record) => markerOf(record) ?? []);
   const foreign = records.flatMap((record) => {
     const name = text(record['name']);
-    return name !== undefined && isOwnershipMarkerName(name) && markerOf(record) === undefined ? [{ id: String(record['ip_acl_uuid']), name }] : [];
+    return name !== undefined && isOwnershipMarkerName(name) && markerOf(record) === undefined
+      ? [{ id: String(record['ip_acl_uuid']), name }]
+      : [];
   });
-  const byLineage = (a: OwnershipMarker, b: OwnershipMarker) => (a.lineage < b.lineage ? -1 : a.lineage > b.lineage ? 1 : a.id < b.id ? -1 : 1);
+  const byLineage = (a: OwnershipMarker, b: OwnershipMarker) =>
+    a.lineage < b.lineage ? -1 : a.lineage > b.lineage ? 1 : a.id < b.id ? -1 : 1;
   return { markers: markers.sort(byLineage), foreign, total: records.length };
 }
 
@@ -131,9 +134,16 @@ export async function readOwnershipMarkers(context: LiveContext, fresh = false):
  * first). The create answer's id field is not documented: an answer without `ip_acl_uuid` is
  * followed by a read of the markers, which finds the new one by its name.
  */
-export async function createOwnershipMarker(context: LiveContext, lineage: string, scope: Scope = everything): Promise<OwnershipMarker> {
+export async function createOwnershipMarker(
+  context: LiveContext,
+  lineage: string,
+  scope: Scope = everything,
+): Promise<OwnershipMarker> {
   const name = ownershipMarkerName(lineage, scope);
-  const find = async () => (await readOwnershipMarkers(context, true)).find((marker) => marker.lineage === lineage && ownershipMarkerName(marker.lineage, marker.scope) === name);
+  const find = async () =>
+    (await readOwnershipMarkers(context, true)).find(
+      (marker) => marker.lineage === lineage && ownershipMarkerName(marker.lineage, marker.scope) === name,
+    );
   const outcome = await createWithRecovery<unknown>(context.client, collection, { name }, find);
   context.memo?.delete(memoKey);
   if (outcome.kind === 'recovered') return outcome.found as OwnershipMarker;
@@ -142,7 +152,10 @@ export async function createOwnershipMarker(context: LiveContext, lineage: strin
   if (id !== undefined) return { id, lineage, scope };
   const found = await find();
   if (found) return found;
-  throw new TelformError('unexpected_response', `the API answered the creation of the ownership marker ${name} without its id, and no SIP IP ACL of that name could be read back`);
+  throw new TelformError(
+    'unexpected_response',
+    `the API answered the creation of the ownership marker ${name} without its id, and no SIP IP ACL of that name could be read back`,
+  );
 }
 
 /** Deletes a marker (one already gone is done). */

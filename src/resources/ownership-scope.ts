@@ -38,7 +38,15 @@ export const scopeKinds: readonly string[] = Object.keys(codes);
 
 /** Named sets of kinds: a team's share of an account. */
 export const scopePresets: Readonly<Record<string, readonly string[]>> = {
-  voice: ['ApplicationSipAuth', 'OriginationUri', 'SipCredential', 'SipIpAcl', 'Trunk', 'TrunkCredential', 'TrunkIpAcl'],
+  voice: [
+    'ApplicationSipAuth',
+    'OriginationUri',
+    'SipCredential',
+    'SipIpAcl',
+    'Trunk',
+    'TrunkCredential',
+    'TrunkIpAcl',
+  ],
   messaging: ['Brand', 'Campaign', 'PhoneNumber', 'Profile'],
 };
 
@@ -51,7 +59,10 @@ const prefixPattern = /^[A-Za-z0-9._-]+$/;
  * `everything` (or nothing) is the whole account.
  */
 export function parseScope(items: readonly string[]): Scope {
-  const words = items.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+  const words = items
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
   const kinds = new Set<string>();
   // A prefix alone narrows every kind.
   let all = words.every((word) => word.startsWith('prefix='));
@@ -59,9 +70,13 @@ export function parseScope(items: readonly string[]): Scope {
   for (const word of words) {
     if (word.startsWith('prefix=')) {
       const value = word.slice('prefix='.length);
-      if (prefix !== undefined) throw new TelformError('bad_option', `--scope: prefix is given twice (${prefix}, ${value})`);
+      if (prefix !== undefined)
+        throw new TelformError('bad_option', `--scope: prefix is given twice (${prefix}, ${value})`);
       if (!prefixPattern.test(value) || value.length > maxPrefixLength) {
-        throw new TelformError('bad_option', `--scope prefix=${value}: a prefix is 1 to ${maxPrefixLength} letters, digits, ".", "_" or "-"`);
+        throw new TelformError(
+          'bad_option',
+          `--scope prefix=${value}: a prefix is 1 to ${maxPrefixLength} letters, digits, ".", "_" or "-"`,
+        );
       }
       prefix = value;
     } else if (word === 'everything') all = true;
@@ -115,7 +130,7 @@ export function scopeOverlap(a: Scope, b: Scope): string | undefined {
 
 /** The scope in words, for messages: `everything`, or the kinds and the prefix. */
 export function describeScope(scope: Scope): string {
-  const kinds = scope.kinds === 'everything' ? 'every kind' : presetName(scope.kinds) ?? scope.kinds.join(', ');
+  const kinds = scope.kinds === 'everything' ? 'every kind' : (presetName(scope.kinds) ?? scope.kinds.join(', '));
   if (scope.prefix === undefined) return scope.kinds === 'everything' ? 'everything' : kinds;
   return `${kinds} named ${scope.prefix}…`;
 }
@@ -128,7 +143,13 @@ function presetName(kinds: readonly string[]): string | undefined {
 
 /** The scope as the marker's name carries it after the lineage: empty for everything. */
 export function scopeSuffix(scope: Scope): string {
-  const kinds = scope.kinds === 'everything' ? '' : ` kinds=${scope.kinds.map((kind) => codes[kind] ?? kind).sort().join('.')}`;
+  const kinds =
+    scope.kinds === 'everything'
+      ? ''
+      : ` kinds=${scope.kinds
+          .map((kind) => codes[kind] ?? kind)
+          .sort()
+          .join('.')}`;
   return `${kinds}${scope.prefix === undefined ? '' : ` prefix=${scope.prefix}`}`;
 }
 
@@ -136,7 +157,10 @@ export function scopeSuffix(scope: Scope): string {
 export function parseScopeSuffix(suffix: string): Scope | undefined {
   const match = /^(?: kinds=([a-z]{2}(?:\.[a-z]{2})*))?(?: prefix=([A-Za-z0-9._-]{1,20}))?$/.exec(suffix);
   if (!match) return undefined;
-  const kinds = match[1] === undefined ? 'everything' : [...new Set(match[1].split('.').map((code) => kindOfCode.get(code) ?? code))].sort();
+  const kinds =
+    match[1] === undefined
+      ? 'everything'
+      : [...new Set(match[1].split('.').map((code) => kindOfCode.get(code) ?? code))].sort();
   return { kinds, ...(match[2] === undefined ? {} : { prefix: match[2] }) };
 }
 

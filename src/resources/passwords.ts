@@ -22,7 +22,10 @@ export function checkSipAuthPassword(value: string): Finding[] {
   if (!/[0-9]/.test(value)) missing.push('a digit');
   if (missing.length > 0) findings.push({ severity: 'error', message: `must contain ${joinAnd(missing)}` });
   if (length >= 8 && length < 12) {
-    findings.push({ severity: 'warning', message: 'is shorter than 12 characters: the API accepts it, but production asks for at least 12' });
+    findings.push({
+      severity: 'warning',
+      message: 'is shorter than 12 characters: the API accepts it, but production asks for at least 12',
+    });
   }
   return findings;
 }
@@ -41,7 +44,8 @@ export function checkTrunkPassword(value: string): Finding[] {
   if (!/^[A-Za-z0-9~!@#$%^&*()_+]*$/.test(value)) {
     findings.push({ severity: 'error', message: `may hold only letters, digits and ${trunkSpecials}` });
   }
-  if (!/[~!@#$%^&*()_+]/.test(value)) findings.push({ severity: 'error', message: `must contain at least one of ${trunkSpecials}` });
+  if (!/[~!@#$%^&*()_+]/.test(value))
+    findings.push({ severity: 'error', message: `must contain at least one of ${trunkSpecials}` });
   return findings;
 }
 
@@ -50,7 +54,9 @@ export function checkTrunkPassword(value: string): Finding[] {
  * `maxTextLength` characters passes; emptiness is refused where the secret is read.
  */
 export function checkAnyPassword(value: string): Finding[] {
-  return [...value].length > maxTextLength ? [{ severity: 'error', message: `must be at most ${maxTextLength} characters` }] : [];
+  return [...value].length > maxTextLength
+    ? [{ severity: 'error', message: `must be at most ${maxTextLength} characters` }]
+    : [];
 }
 
 function joinAnd(items: readonly string[]): string {

@@ -68,7 +68,10 @@ export function normalisePhoneNumber(raw: RawNumber, failure?: string): LiveObje
     id,
     spec,
     ...(registry ? { registry } : {}),
-    facts: { ...(attachment ? { attachment: attachment.type } : {}), ...(campaign !== undefined ? { linkedCampaign: campaign } : {}) },
+    facts: {
+      ...(attachment ? { attachment: attachment.type } : {}),
+      ...(campaign !== undefined ? { linkedCampaign: campaign } : {}),
+    },
   };
 }
 
@@ -81,7 +84,10 @@ function linkPath(campaignId: string, number: string): string {
 async function linkFailure(client: ApiClient, campaignId: string, number: string): Promise<string | undefined> {
   const body = await readRecord<Record<string, unknown>>(client, linkPath(campaignId, number), 'link');
   const entries = Array.isArray(body?.phone_numbers) ? (body.phone_numbers as unknown[]) : [];
-  const entry = entries.find((item): item is RawNumber => item !== null && typeof item === 'object' && numberDigits((item as RawNumber).number) === number);
+  const entry = entries.find(
+    (item): item is RawNumber =>
+      item !== null && typeof item === 'object' && numberDigits((item as RawNumber).number) === number,
+  );
   const why = [text(entry?.error_code), text(entry?.error_reason)].filter((part) => part !== undefined).join(': ');
   return why === '' ? undefined : `linking to campaign ${campaignId} failed: ${why}`;
 }
@@ -95,7 +101,8 @@ async function failureOrUnknown(client: ApiClient, campaignId: string, number: s
     return await linkFailure(client, campaignId, number);
   } catch (error) {
     if (!(error instanceof TelformError) || error.code === 'client_closed') throw error;
-    const why = error instanceof ApiRequestError ? `the API answered ${error.status}: ${error.apiMessage}` : error.message;
+    const why =
+      error instanceof ApiRequestError ? `the API answered ${error.status}: ${error.apiMessage}` : error.message;
     return `the link to campaign ${campaignId} failed (its reason could not be read: ${why})`;
   }
 }
@@ -104,7 +111,8 @@ async function normaliseWithFailure(client: ApiClient, raw: RawNumber): Promise<
   const campaign = text(raw.tendlc_campaign_id);
   const status = upperText(raw.tendlc_registration_status);
   const number = numberDigits(raw.number) ?? '';
-  const failure = campaign !== undefined && !isLinked(status) ? await failureOrUnknown(client, campaign, number) : undefined;
+  const failure =
+    campaign !== undefined && !isLinked(status) ? await failureOrUnknown(client, campaign, number) : undefined;
   return normalisePhoneNumber(raw, failure);
 }
 
@@ -122,9 +130,13 @@ async function unlink(client: ApiClient, campaignId: string, number: string): Pr
     await deleteIdempotent(client, linkPath(campaignId, number));
   } catch (error) {
     if (error instanceof ApiRequestError) {
-      throw new TelformError('unlink_refused', `number ${number} was not unlinked from campaign ${campaignId}: the API answered ${error.status}: ${error.apiMessage}`, {
-        cause: error,
-      });
+      throw new TelformError(
+        'unlink_refused',
+        `number ${number} was not unlinked from campaign ${campaignId}: the API answered ${error.status}: ${error.apiMessage}`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }
@@ -153,7 +165,10 @@ export const phoneNumberLive: LiveSide = {
   },
 
   create(_context, spec) {
-    throw new TelformError('not_in_account', `the account does not own the number ${String(spec.number)}; telform never buys numbers`);
+    throw new TelformError(
+      'not_in_account',
+      `the account does not own the number ${String(spec.number)}; telform never buys numbers`,
+    );
   },
 
   async update({ client }, { id, desired, live, changedFields }) {
@@ -184,18 +199,23 @@ export const phoneNumberLive: LiveSide = {
     field: 'number',
     reason: (from, to) =>
       `names the number this document manages (${from}); one document manages one number, so give ${to} its own document (and remove this one to detach ${from})`,
-    explain: 'names the number this document manages; one document manages one number, so give another number its own document',
+    explain:
+      'names the number this document manages; one document manages one number, so give another number its own document',
   },
 
   // `number` is the key: a read returns it without the `+` a manifest may write, so it is compared with what was applied.
   fields: { updatable: ['number', 'app_id', 'campaign_id'], replaceOn: [], immutable: [], unreadable: ['number'] },
-  requests: { delete: 3, update: (patch) => Math.max(1, new Set(patch.map((operation) => operation.path.split('/')[1])).size) },
+  requests: {
+    delete: 3,
+    update: (patch) => Math.max(1, new Set(patch.map((operation) => operation.path.split('/')[1])).size),
+  },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',
   irreversibleDelete: false,
   followsReadiness: true,
 
-  absentError: (desired) => `the account does not own the number ${String(desired.number)}; telform never buys or releases numbers`,
+  absentError: (desired) =>
+    `the account does not own the number ${String(desired.number)}; telform never buys or releases numbers`,
 
   impact(live, desired) {
     const from = text(live.spec.app_id);

@@ -17,17 +17,23 @@ const phoneNumberSpec = builtOnce(() =>
         'an application id or an inbound trunk id',
       )
         .optional()
-        .describe('Where its calls go: { ref: <inbound Trunk> }, or the id of an application or trunk not managed here. Left out: not attached.'),
+        .describe(
+          'Where its calls go: { ref: <inbound Trunk> }, or the id of an application or trunk not managed here. Left out: not attached.',
+        ),
       campaign_id: reference(
         // The registry's ids: C and 6 capitals or digits (as the registry's examples show: CAOHTU5, CUOGHIN).
-        z.string().regex(/^C[A-Z0-9]{6}$/, { error: 'must be a campaign id: C and 6 capital letters or digits, such as CAOHTU5' }),
+        z.string().regex(/^C[A-Z0-9]{6}$/, {
+          error: 'must be a campaign id: C and 6 capital letters or digits, such as CAOHTU5',
+        }),
         'Campaign',
         'a campaign id',
       )
         .optional()
-        .describe('The 10DLC campaign its messages are sent under: { ref: <Campaign> } or a campaign id. Linked once the campaign is ACTIVE.'),
+        .describe(
+          'The 10DLC campaign its messages are sent under: { ref: <Campaign> } or a campaign id. Linked once the campaign is ACTIVE.',
+        ),
     })
-    .describe('PhoneNumber spec.')
+    .describe('PhoneNumber spec.'),
 );
 
 /**
@@ -37,7 +43,8 @@ const phoneNumberSpec = builtOnce(() =>
  */
 export const phoneNumber = {
   name: 'PhoneNumber',
-  description: 'A phone number the account owns: the inbound trunk or application it is attached to and the 10DLC campaign it is linked to.',
+  description:
+    'A phone number the account owns: the inbound trunk or application it is attached to and the 10DLC campaign it is linked to.',
   get spec() {
     return phoneNumberSpec();
   },
@@ -46,7 +53,9 @@ export const phoneNumber = {
   referenceRules: {
     // Only inbound trunks can carry numbers; the API may accept the attach anyway, and the number would stop answering.
     app_id: (target) =>
-      target['trunk_direction'] === 'outbound' ? 'is an outbound trunk; only inbound trunks can be attached to phone numbers' : undefined,
+      target['trunk_direction'] === 'outbound'
+        ? 'is an outbound trunk; only inbound trunks can be attached to phone numbers'
+        : undefined,
   },
   secrets: {},
   setFields: {},
@@ -60,6 +69,11 @@ export const phoneNumber = {
   registry: {
     vetted: false,
     unregistered: 'UNLINKED',
-    callback: { types: ['number_linking', 'number_unlinking'], idField: 'number', id: (value) => value.replace(/^\+/, ''), untyped: false },
+    callback: {
+      types: ['number_linking', 'number_unlinking'],
+      idField: 'number',
+      id: (value) => value.replace(/^\+/, ''),
+      untyped: false,
+    },
   },
 } as const satisfies Kind;

@@ -16,8 +16,20 @@ const profilePath = '/Profile/';
 
 /** Top-level text fields, as sent and returned. */
 const textFields = [
-  'profile_alias', 'customer_type', 'entity_type', 'company_name', 'vertical', 'ein', 'ein_issuing_country', 'stock_symbol',
-  'stock_exchange', 'alt_business_id', 'alt_business_id_type', 'website', 'plivo_subaccount', 'business_contact_email',
+  'profile_alias',
+  'customer_type',
+  'entity_type',
+  'company_name',
+  'vertical',
+  'ein',
+  'ein_issuing_country',
+  'stock_symbol',
+  'stock_exchange',
+  'alt_business_id',
+  'alt_business_id_type',
+  'website',
+  'plivo_subaccount',
+  'business_contact_email',
   'doing_business_as',
 ];
 
@@ -29,8 +41,19 @@ const contactFields = ['first_name', 'last_name', 'email', 'phone', 'title', 'se
 
 /** What `POST /Profile/{uuid}/` changes. */
 const updatable = [
-  'entity_type', 'company_name', 'vertical', 'website', 'plivo_subaccount', 'ein', 'ein_issuing_country', 'alt_business_id',
-  'alt_business_id_type', 'business_contact_email', 'doing_business_as', 'address', 'authorized_contact',
+  'entity_type',
+  'company_name',
+  'vertical',
+  'website',
+  'plivo_subaccount',
+  'ein',
+  'ein_issuing_country',
+  'alt_business_id',
+  'alt_business_id_type',
+  'business_contact_email',
+  'doing_business_as',
+  'address',
+  'authorized_contact',
 ];
 
 /** Everything else is fixed once created: a change makes a new profile. */
@@ -64,7 +87,10 @@ export function normaliseProfile(raw: RawProfile, brands: readonly string[]): Li
 }
 
 function listProfiles(client: ApiClient): Promise<RawProfile[]> {
-  return listAll<RawProfile>(client, profilePath, { itemsKey: 'profiles', idOf: (raw) => requireId(raw, 'profile_uuid', profilePath) });
+  return listAll<RawProfile>(client, profilePath, {
+    itemsKey: 'profiles',
+    idOf: (raw) => requireId(raw, 'profile_uuid', profilePath),
+  });
 }
 
 /** Brand ids by the profile they were registered from. */
@@ -90,7 +116,9 @@ function body(spec: ResolvedSpec, fields: readonly string[]): Record<string, unk
 /** Whether a listed profile is the one a create with `spec` made (lost-answer recovery). */
 function isCreatedFrom(raw: RawProfile, spec: ResolvedSpec): boolean {
   const live = normaliseProfile(raw, []).spec;
-  return ['profile_alias', 'company_name', ...replaceOn].every((field) => JSON.stringify(live[field]) === JSON.stringify(spec[field]));
+  return ['profile_alias', 'company_name', ...replaceOn].every(
+    (field) => JSON.stringify(live[field]) === JSON.stringify(spec[field]),
+  );
 }
 
 /**
@@ -104,7 +132,8 @@ function removedFields(desired: ResolvedSpec, live: Record<string, unknown>, cha
     const after = desired[field];
     if (after === undefined) removed.push(field);
     else if (before && typeof before === 'object' && after && typeof after === 'object') {
-      for (const key of Object.keys(before)) if ((after as Record<string, unknown>)[key] === undefined) removed.push(`${field}.${key}`);
+      for (const key of Object.keys(before))
+        if ((after as Record<string, unknown>)[key] === undefined) removed.push(`${field}.${key}`);
     }
   }
   return removed;
@@ -138,7 +167,11 @@ export const profileLive: LiveSide = {
 
   async update({ client }, { id, desired, live, changedFields }) {
     const fixed = changedFields.filter((field) => !updatable.includes(field));
-    if (fixed.length > 0) throw new TelformError('not_updatable', `Profile ${id}: ${fixed.join(', ')} cannot be changed by a profile update`);
+    if (fixed.length > 0)
+      throw new TelformError(
+        'not_updatable',
+        `Profile ${id}: ${fixed.join(', ')} cannot be changed by a profile update`,
+      );
     const removed = removedFields(desired, live.spec, changedFields);
     if (removed.length > 0) {
       throw new TelformError(
@@ -160,7 +193,7 @@ export const profileLive: LiveSide = {
   irreversibleDelete: false,
 
   deleteRefusal(live, deletedFirst) {
-    if (live.facts?.primary) return 'it is the account\'s primary profile, which the API never deletes';
+    if (live.facts?.primary) return "it is the account's primary profile, which the API never deletes";
     const brands = (live.facts?.brands ?? []).filter((id) => !deletedFirst.has(id));
     if (brands.length === 0) return undefined;
     return `Brand ${brands.join(', ')} was registered from it and still refers to it; delete the brand first`;

@@ -9,20 +9,51 @@ import { profileLive } from './profile-live.js';
 const entityTypes = ['PRIVATE', 'PUBLIC', 'NON_PROFIT', 'GOVERNMENT', 'INDIVIDUAL'] as const;
 
 const stockExchanges = [
-  'NASDAQ', 'NYSE', 'AMEX', 'AMX', 'ASX', 'B3', 'BME', 'BSE', 'FRA', 'ICEX', 'JPX', 'JSE', 'KRX', 'LON', 'NSE', 'OMX',
-  'SEHK', 'SGX', 'SSE', 'STO', 'SWX', 'SZSE', 'TSX', 'TWSE', 'VSE', 'OTHER',
+  'NASDAQ',
+  'NYSE',
+  'AMEX',
+  'AMX',
+  'ASX',
+  'B3',
+  'BME',
+  'BSE',
+  'FRA',
+  'ICEX',
+  'JPX',
+  'JSE',
+  'KRX',
+  'LON',
+  'NSE',
+  'OMX',
+  'SEHK',
+  'SGX',
+  'SSE',
+  'STO',
+  'SWX',
+  'SZSE',
+  'TSX',
+  'TWSE',
+  'VSE',
+  'OTHER',
 ] as const;
 
 const country = z.string().regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166 alpha-2 country code such as US' });
-const email = (max: number) => z.string().max(max).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'must be an email address' });
+const email = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { error: 'must be an email address' });
 /** Lengths are the official Go SDK's validators. */
-const bounded = (max: number, description: string) => z.string().min(1, { error: 'must not be empty' }).max(max).describe(description);
+const bounded = (max: number, description: string) =>
+  z.string().min(1, { error: 'must not be empty' }).max(max).describe(description);
 
 const profileSpec = builtOnce(() =>
   z
     .strictObject({
       profile_alias: friendlyName('Friendly name. Defaults to metadata.name.').optional(),
-      customer_type: z.enum(['DIRECT', 'RESELLER']).describe('DIRECT for your own business, RESELLER for your customers.'),
+      customer_type: z
+        .enum(['DIRECT', 'RESELLER'])
+        .describe('DIRECT for your own business, RESELLER for your customers.'),
       entity_type: z.enum(entityTypes).describe('Legal form of the business.'),
       company_name: bounded(100, 'Legal company name.'),
       vertical: z.enum(verticals).describe('Industry of the business.'),
@@ -50,13 +81,19 @@ const profileSpec = builtOnce(() =>
           first_name: bounded(100, 'First name.'),
           last_name: bounded(100, 'Last name.'),
           email: email(100).describe('Email address.'),
-          phone: z.string().regex(/^\+[1-9][0-9]{1,14}$/, { error: 'must be an E.164 number such as +12025550123' }).describe('E.164 phone number.'),
+          phone: z
+            .string()
+            .regex(/^\+[1-9][0-9]{1,14}$/, { error: 'must be an E.164 number such as +12025550123' })
+            .describe('E.164 phone number.'),
           title: bounded(100, 'Title or salutation.').optional(),
-          seniority: bounded(100, 'Seniority, such as DIRECTOR, GM, VP, CEO, CFO, GENERAL_COUNSEL or OTHER.').optional(),
+          seniority: bounded(
+            100,
+            'Seniority, such as DIRECTOR, GM, VP, CEO, CFO, GENERAL_COUNSEL or OTHER.',
+          ).optional(),
         })
         .describe('The person authorised to register for the business; compared field by field.'),
     })
-    .describe('Profile spec.')
+    .describe('Profile spec.'),
 );
 
 /**

@@ -24,14 +24,16 @@ const naturalKey = (spec: Record<string, unknown>): string | undefined => text(s
  */
 export const sipCredentialLive: LiveSide = {
   naturalKey,
-  list: async (context) => (await listRecords(context.client, collection, 'credential_uuid')).map(normaliseSipCredential),
+  list: async (context) =>
+    (await listRecords(context.client, collection, 'credential_uuid')).map(normaliseSipCredential),
   read: async (context, id) => {
     const raw = await readRecord(context.client, itemPath(collection, id));
     return raw && normaliseSipCredential(raw);
   },
   create: async (context, spec) => {
     const body = { username: spec['username'], password: spec['password'] };
-    const lookup = async () => findCreated(await sipCredentialLive.list(context), naturalKey, spec, [], 'SipCredential');
+    const lookup = async () =>
+      findCreated(await sipCredentialLive.list(context), naturalKey, spec, [], 'SipCredential');
     try {
       return await createOnce(context, collection, body, 'credential_uuid', lookup);
     } catch (error) {
@@ -41,7 +43,10 @@ export const sipCredentialLive: LiveSide = {
       if (!(error instanceof ApiRequestError && error.status === 409)) throw error;
       const existing = await lookup();
       if (!existing) throw error;
-      await context.client.request('POST', itemPath(collection, existing.id), { body: { password: spec['password'] }, mode: 'idempotent' });
+      await context.client.request('POST', itemPath(collection, existing.id), {
+        body: { password: spec['password'] },
+        mode: 'idempotent',
+      });
       return { id: existing.id };
     }
   },
@@ -69,12 +74,14 @@ const sipCredentialSpec = builtOnce(() =>
         // The API refuses two credentials with one username in an account.
         .regex(/^[A-Za-z0-9._-]*$/, { error: 'may hold only letters, digits, ".", "_" and "-"' })
         .optional()
-        .describe('SIP username, 3–64 letters, digits, ".", "_", "-"; unique in the account. Defaults to metadata.name.'),
+        .describe(
+          'SIP username, 3–64 letters, digits, ".", "_", "-"; unique in the account. Defaults to metadata.name.',
+        ),
       password: secret.describe(
         'SIP password (write-only): 8–128 characters with an upper-case letter, a lower-case letter and a digit (production asks for 12+).',
       ),
     })
-    .describe('SipCredential spec.')
+    .describe('SipCredential spec.'),
 );
 
 /**

@@ -7,7 +7,12 @@ import { builtOnce } from './kind.js';
 import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide, PatchOperation } from './live-side.js';
-import { isOwnershipMarkerName, markerOf, ownershipMarkerPrefix, separateOwnershipMarkers } from './ownership-marker.js';
+import {
+  isOwnershipMarkerName,
+  markerOf,
+  ownershipMarkerPrefix,
+  separateOwnershipMarkers,
+} from './ownership-marker.js';
 
 /** A SIP IP access control list holds at most 50 entries (the API refuses more). */
 export const maxSipAclEntries = 50;
@@ -56,7 +61,11 @@ function liveEntries(raw: ApiRecord): LiveEntry[] {
 
 /** An entry as the manifest spells it (no id; an empty description is no description). */
 function specEntry(entry: { ip?: unknown; cidr_prefix?: unknown; description?: unknown }): Record<string, unknown> {
-  return present({ ip: text(entry.ip), cidr_prefix: integer(entry.cidr_prefix) ?? 32, description: text(entry.description) });
+  return present({
+    ip: text(entry.ip),
+    cidr_prefix: integer(entry.cidr_prefix) ?? 32,
+    description: text(entry.description),
+  });
 }
 
 export function normaliseSipIpAcl(raw: ApiRecord): LiveObject {
@@ -74,7 +83,9 @@ function desiredEntries(spec: Record<string, unknown>): Array<Record<string, unk
 }
 
 function sameEntry(live: LiveEntry, wanted: Record<string, unknown>): boolean {
-  return live.ip === wanted['ip'] && live.cidr_prefix === wanted['cidr_prefix'] && live.description === wanted['description'];
+  return (
+    live.ip === wanted['ip'] && live.cidr_prefix === wanted['cidr_prefix'] && live.description === wanted['description']
+  );
 }
 
 /** Settles every task before reporting the first failure, so no request is left running unseen. */
@@ -88,11 +99,21 @@ async function allSettled(tasks: ReadonlyArray<() => Promise<unknown>>): Promise
  * Adds one entry. An add whose answer was lost is looked for (an entry with the same ip, prefix
  * and description that was not there before) before it is sent again (docs/commands.md, connecting to the API).
  */
-async function addEntry(context: LiveContext, aclId: string, entry: Record<string, unknown>, before: ReadonlySet<string>): Promise<void> {
-  await createWithRecovery(context.client, `${itemPath(collection, aclId)}Entry/`, pick(entry, ['ip', 'cidr_prefix', 'description']), async () => {
-    const raw = await readRecord(context.client, itemPath(collection, aclId));
-    return raw ? liveEntries(raw).find((live) => !before.has(live.entry_id) && sameEntry(live, entry)) : undefined;
-  });
+async function addEntry(
+  context: LiveContext,
+  aclId: string,
+  entry: Record<string, unknown>,
+  before: ReadonlySet<string>,
+): Promise<void> {
+  await createWithRecovery(
+    context.client,
+    `${itemPath(collection, aclId)}Entry/`,
+    pick(entry, ['ip', 'cidr_prefix', 'description']),
+    async () => {
+      const raw = await readRecord(context.client, itemPath(collection, aclId));
+      return raw ? liveEntries(raw).find((live) => !before.has(live.entry_id) && sameEntry(live, entry)) : undefined;
+    },
+  );
 }
 
 /**
@@ -101,7 +122,11 @@ async function addEntry(context: LiveContext, aclId: string, entry: Record<strin
  * Adds go first, so an address that stays trusted is never untrusted in between, unless the
  * 50-entry cap leaves no room; then removals go first.
  */
-async function syncEntries(context: LiveContext, aclId: string, desired: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+async function syncEntries(
+  context: LiveContext,
+  aclId: string,
+  desired: ReadonlyArray<Record<string, unknown>>,
+): Promise<void> {
   const raw = await readRecord(context.client, itemPath(collection, aclId));
   if (!raw) throw new TelformError('vanished', `SIP IP ACL ${aclId} disappeared while its entries were being changed`);
   const current = liveEntries(raw);
@@ -117,7 +142,12 @@ async function syncEntries(context: LiveContext, aclId: string, desired: Readonl
   const additions = [...wanted].filter(([key]) => !kept.has(key)).map(([, entry]) => entry);
   const before = new Set(current.map((live) => live.entry_id));
   const add = () => allSettled(additions.map((entry) => () => addEntry(context, aclId, entry, before)));
-  const remove = () => allSettled(removals.map((entryId) => () => deleteAt(context, `${itemPath(collection, aclId)}Entry/${encodeURIComponent(entryId)}/`)));
+  const remove = () =>
+    allSettled(
+      removals.map(
+        (entryId) => () => deleteAt(context, `${itemPath(collection, aclId)}Entry/${encodeURIComponent(entryId)}/`),
+      ),
+    );
   if (current.length + additions.length <= maxSipAclEntries) {
     await add();
     await remove();
@@ -158,7 +188,10 @@ export const sipIpAclLive: LiveSide = {
   naturalKey,
   // Ownership markers are SIP IP ACLs that are not the account's: left out of every list and read.
   alwaysRead: true,
-  list: async (context) => separateOwnershipMarkers(context, await listRecords(context.client, collection, 'ip_acl_uuid')).map(normaliseSipIpAcl),
+  list: async (context) =>
+    separateOwnershipMarkers(context, await listRecords(context.client, collection, 'ip_acl_uuid')).map(
+      normaliseSipIpAcl,
+    ),
   read: async (context, id) => {
     const raw = await readRecord(context.client, itemPath(collection, id));
     return raw && !markerOf(raw) ? normaliseSipIpAcl(raw) : undefined;
@@ -167,14 +200,24 @@ export const sipIpAclLive: LiveSide = {
     const entries = desiredEntries(spec).map((entry) => pick(entry, ['ip', 'cidr_prefix', 'description']));
     const body = { name: spec['name'], ...(entries.length > 0 ? { entries } : {}) };
     return createOnce(context, collection, body, 'ip_acl_uuid', async () =>
-      findCreated(await sipIpAclLive.list(context), naturalKey, { ...spec, entries: desiredEntries(spec) }, ['entries'], 'SipIpAcl'),
+      findCreated(
+        await sipIpAclLive.list(context),
+        naturalKey,
+        { ...spec, entries: desiredEntries(spec) },
+        ['entries'],
+        'SipIpAcl',
+      ),
     );
   },
   update: async (context, request) => {
     if (request.changedFields.includes('name')) {
-      await context.client.request('POST', itemPath(collection, request.id), { body: { name: request.desired['name'] }, mode: 'idempotent' });
+      await context.client.request('POST', itemPath(collection, request.id), {
+        body: { name: request.desired['name'] },
+        mode: 'idempotent',
+      });
     }
-    if (request.changedFields.includes('entries')) await syncEntries(context, request.id, desiredEntries(request.desired));
+    if (request.changedFields.includes('entries'))
+      await syncEntries(context, request.id, desiredEntries(request.desired));
   },
   // A 409 (still assigned to an application) surfaces with the API's own message.
   delete: (context, id) => deleteAt(context, itemPath(collection, id)),
@@ -190,9 +233,13 @@ const sipIpAclSpec = builtOnce(() =>
   z
     .strictObject({
       name: friendlyName('Name of the list, 1–120 characters. Defaults to metadata.name.', 120).optional(),
-      entries: z.array(entry).max(maxSipAclEntries).default([]).describe(`Entries, at most ${maxSipAclEntries}; a set keyed by ip/cidr_prefix.`),
+      entries: z
+        .array(entry)
+        .max(maxSipAclEntries)
+        .default([])
+        .describe(`Entries, at most ${maxSipAclEntries}; a set keyed by ip/cidr_prefix.`),
     })
-    .describe('SipIpAcl spec.')
+    .describe('SipIpAcl spec.'),
 );
 
 /**
@@ -214,13 +261,24 @@ export const sipIpAcl = {
   checks: [
     (spec, report) => {
       if (isOwnershipMarkerName(spec['name'])) {
-        report(['name'], { severity: 'error', message: `names starting "${ownershipMarkerPrefix}" are telform's ownership markers; a manifest cannot manage one` });
+        report(['name'], {
+          severity: 'error',
+          message: `names starting "${ownershipMarkerPrefix}" are telform's ownership markers; a manifest cannot manage one`,
+        });
       }
       const entries = spec['entries'] as ReadonlyArray<{ ip: string; cidr_prefix: number }>;
       entries.forEach((item, index) => {
         // Like plivo-cli's risky-range warning: legal, rarely meant.
-        if (item.cidr_prefix === 0) report(['entries', index, 'cidr_prefix'], { severity: 'warning', message: 'prefix 0 trusts every IPv4 address' });
-        else if (item.cidr_prefix < 8) report(['entries', index, 'cidr_prefix'], { severity: 'warning', message: `prefix ${item.cidr_prefix} trusts a range wider than a /8` });
+        if (item.cidr_prefix === 0)
+          report(['entries', index, 'cidr_prefix'], {
+            severity: 'warning',
+            message: 'prefix 0 trusts every IPv4 address',
+          });
+        else if (item.cidr_prefix < 8)
+          report(['entries', index, 'cidr_prefix'], {
+            severity: 'warning',
+            message: `prefix ${item.cidr_prefix} trusts a range wider than a /8`,
+          });
       });
     },
   ],

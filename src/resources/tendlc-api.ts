@@ -46,7 +46,10 @@ export function listCampaigns(client: ApiClient, brandId?: string): Promise<RawC
 
 /** Every brand of the account, read whole. */
 export function listBrands(client: ApiClient): Promise<RawBrand[]> {
-  return listAll<RawBrand>(client, brandPath, { itemsKey: 'brands', idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath) });
+  return listAll<RawBrand>(client, brandPath, {
+    itemsKey: 'brands',
+    idOf: (brand) => requireId(brand as Record<string, unknown>, 'brand_id', brandPath),
+  });
 }
 
 /**
@@ -80,7 +83,10 @@ const blockingBrandDelete = new Set(['ACTIVE', 'PROCESSING']);
 /** Ids of the campaigns of `brandId` that are `ACTIVE` or `PROCESSING`, sorted. */
 export function activeCampaignsOf(campaigns: readonly RawCampaign[], brandId: string): string[] {
   return campaigns
-    .filter((campaign) => campaign.brand_id === brandId && blockingBrandDelete.has(upperText(campaign.registration_status) ?? ''))
+    .filter(
+      (campaign) =>
+        campaign.brand_id === brandId && blockingBrandDelete.has(upperText(campaign.registration_status) ?? ''),
+    )
     .map((campaign) => String(campaign.campaign_id))
     .sort();
 }
@@ -99,10 +105,14 @@ export async function deleteConfirmed(client: ApiClient, path: string, what: str
     answer = result.response?.body;
   } catch (error) {
     if (error instanceof ApiRequestError) {
-      throw new TelformError('delete_refused', `${what} was not deleted: the API answered ${error.status}: ${error.apiMessage}`, {
-        details: { status: error.status, api_message: error.apiMessage, path },
-        cause: error,
-      });
+      throw new TelformError(
+        'delete_refused',
+        `${what} was not deleted: the API answered ${error.status}: ${error.apiMessage}`,
+        {
+          details: { status: error.status, api_message: error.apiMessage, path },
+          cause: error,
+        },
+      );
     }
     throw error;
   }

@@ -76,14 +76,20 @@ export interface KindTraffic {
  * `admits` set field not in `setFields`), one sentence each; `kinds` looks up the kinds references name.
  */
 export function trafficProblems(
-  own: { name: string; references: Readonly<Record<string, string>>; setFields: Readonly<Record<string, unknown>>; traffic?: KindTraffic },
+  own: {
+    name: string;
+    references: Readonly<Record<string, string>>;
+    setFields: Readonly<Record<string, unknown>>;
+    traffic?: KindTraffic;
+  },
   kindNamed: (name: string) => { traffic?: KindTraffic } | undefined,
 ): string[] {
   const traffic = own.traffic;
   if (!traffic) return [];
   const problems: string[] = [];
   const reference = (role: string, field: string): void => {
-    if (!(field in own.references)) problems.push(`kind ${own.name}: traffic ${role} field ${field} is not one of its references`);
+    if (!(field in own.references))
+      problems.push(`kind ${own.name}: traffic ${role} field ${field} is not one of its references`);
   };
   if (traffic.calls !== undefined) reference('calls', traffic.calls);
   if (traffic.messages !== undefined) reference('messages', traffic.messages);
@@ -91,9 +97,11 @@ export function trafficProblems(
   for (const field of traffic.authenticates?.by ?? []) {
     reference('authenticates', field);
     const target = own.references[field];
-    if (target !== undefined && !kindNamed(target)?.traffic?.admits) problems.push(`kind ${own.name}: ${field} authenticates by ${target}, which declares no traffic.admits`);
+    if (target !== undefined && !kindNamed(target)?.traffic?.admits)
+      problems.push(`kind ${own.name}: ${field} authenticates by ${target}, which declares no traffic.admits`);
   }
   const admits = traffic.admits;
-  if (admits && 'members' in admits && !(admits.members in own.setFields)) problems.push(`kind ${own.name}: traffic admits members of ${admits.members}, which is not one of its setFields`);
+  if (admits && 'members' in admits && !(admits.members in own.setFields))
+    problems.push(`kind ${own.name}: traffic admits members of ${admits.members}, which is not one of its setFields`);
   return problems;
 }

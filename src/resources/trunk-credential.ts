@@ -12,7 +12,10 @@ const updatable = ['name', 'username', 'password'];
 
 /** A trunk credential as the manifest spells it; the password is write-only. */
 export function normaliseTrunkCredential(raw: ApiRecord): LiveObject {
-  return { id: String(raw['credential_uuid']), spec: present({ name: text(raw['name']), username: text(raw['username']) }) };
+  return {
+    id: String(raw['credential_uuid']),
+    spec: present({ name: text(raw['name']), username: text(raw['username']) }),
+  };
 }
 
 /**
@@ -47,9 +50,11 @@ const trunkCredentialSpec = builtOnce(() =>
         .max(20)
         .regex(/^[A-Za-z0-9]*$/, { error: 'may hold only letters and digits' })
         .describe('SIP username, 5–20 letters and digits.'),
-      password: secret.describe('Password (write-only): 5–20 letters, digits and ~!@#$%^&*()_+, with at least one of those special characters.'),
+      password: secret.describe(
+        'Password (write-only): 5–20 letters, digits and ~!@#$%^&*()_+, with at least one of those special characters.',
+      ),
     })
-    .describe('TrunkCredential spec.')
+    .describe('TrunkCredential spec.'),
 );
 
 /** Credentials (username and password) that authenticate a PBX on an outbound trunk. */

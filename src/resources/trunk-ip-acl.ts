@@ -13,7 +13,10 @@ export function normaliseTrunkIpAcl(raw: ApiRecord): LiveObject {
   const addresses = Array.isArray(raw['ip_addresses']) ? (raw['ip_addresses'] as unknown[]) : [];
   return {
     id: String(raw['ipacl_uuid']),
-    spec: present({ name: text(raw['name']), ip_addresses: addresses.filter((item): item is string => typeof item === 'string') }),
+    spec: present({
+      name: text(raw['name']),
+      ip_addresses: addresses.filter((item): item is string => typeof item === 'string'),
+    }),
   };
 }
 
@@ -48,7 +51,7 @@ const trunkIpAclSpec = builtOnce(() =>
         .min(1, { error: 'must hold at least one address (the API refuses an empty list)' })
         .describe('IPv4 addresses or CIDR ranges, at least one; a set (order does not matter).'),
     })
-    .describe('TrunkIpAcl spec.')
+    .describe('TrunkIpAcl spec.'),
 );
 
 /**
@@ -58,7 +61,8 @@ const trunkIpAclSpec = builtOnce(() =>
  */
 export const trunkIpAcl = {
   name: 'TrunkIpAcl',
-  description: 'Trunk IP access control list: IPv4 addresses or CIDR ranges allowed to send calls on an outbound trunk.',
+  description:
+    'Trunk IP access control list: IPv4 addresses or CIDR ranges allowed to send calls on an outbound trunk.',
   get spec() {
     return trunkIpAclSpec();
   },
@@ -74,8 +78,13 @@ export const trunkIpAcl = {
       addresses.forEach((address, index) => {
         const prefix = address.includes('/') ? Number(address.split('/')[1]) : 32;
         // Like plivo-cli's risky-range warning: legal, rarely meant.
-        if (prefix === 0) report(['ip_addresses', index], { severity: 'warning', message: `${address} allows every IPv4 address` });
-        else if (prefix < 8) report(['ip_addresses', index], { severity: 'warning', message: `${address} allows a range wider than a /8` });
+        if (prefix === 0)
+          report(['ip_addresses', index], { severity: 'warning', message: `${address} allows every IPv4 address` });
+        else if (prefix < 8)
+          report(['ip_addresses', index], {
+            severity: 'warning',
+            message: `${address} allows a range wider than a /8`,
+          });
       });
     },
   ],

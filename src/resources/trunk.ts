@@ -8,7 +8,16 @@ import { accountNumbers } from './tendlc-api.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
 const collection = '/Zentrunk/Trunk/';
-const createFields = ['name', 'trunk_direction', 'trunk_status', 'secure', 'ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'fallback_uri_uuid'];
+const createFields = [
+  'name',
+  'trunk_direction',
+  'trunk_status',
+  'secure',
+  'ipacl_uuid',
+  'credential_uuid',
+  'primary_uri_uuid',
+  'fallback_uri_uuid',
+];
 /** A trunk update accepts every create parameter. */
 const updatable = createFields;
 const directionFields: Record<string, readonly string[]> = {
@@ -74,7 +83,10 @@ export const trunkLive: LiveSide = {
   product: 'SIP trunking',
   ...rows,
   list: async (context) => {
-    const [trunks, numbers] = await Promise.all([listRecords(context.client, collection, 'trunk_id'), numbersByTrunk(context)]);
+    const [trunks, numbers] = await Promise.all([
+      listRecords(context.client, collection, 'trunk_id'),
+      numbersByTrunk(context),
+    ]);
     return trunks.map((raw) => normaliseTrunk(raw, numbers.get(String(raw['trunk_id'])) ?? 0));
   },
   read: async (context, id) => {
@@ -92,7 +104,8 @@ export const trunkLive: LiveSide = {
 
   updateRefusal(live, desired) {
     const numbers = live.facts?.numbers ?? 0;
-    if (numbers === 0 || live.spec['trunk_direction'] !== 'inbound' || desired?.['trunk_direction'] !== 'outbound') return undefined;
+    if (numbers === 0 || live.spec['trunk_direction'] !== 'inbound' || desired?.['trunk_direction'] !== 'outbound')
+      return undefined;
     // Only inbound trunks can be attached to numbers (the API's trunk rules); the API would keep the numbers on a trunk that no longer answers them.
     return `${numbers} phone number(s) are attached to it and only inbound trunks can carry numbers; detach or re-point them before turning it outbound`;
   },
@@ -102,7 +115,9 @@ const trunkSpec = builtOnce(() =>
   z
     .strictObject({
       name: optionalFriendlyName('Friendly name. Defaults to metadata.name.').optional(),
-      trunk_direction: z.enum(['inbound', 'outbound']).describe('inbound: calls to your PBX; outbound: calls from your PBX.'),
+      trunk_direction: z
+        .enum(['inbound', 'outbound'])
+        .describe('inbound: calls to your PBX; outbound: calls from your PBX.'),
       trunk_status: z.enum(['enabled', 'disabled']).default('enabled').describe('Whether the trunk carries calls.'),
       secure: z.boolean().default(false).describe('SRTP media and TLS signalling.'),
       ipacl_uuid: reference(uuid, 'TrunkIpAcl', 'a trunk IP ACL uuid').optional(),
@@ -110,7 +125,7 @@ const trunkSpec = builtOnce(() =>
       primary_uri_uuid: reference(uuid, 'OriginationUri', 'an origination URI uuid').optional(),
       fallback_uri_uuid: reference(uuid, 'OriginationUri', 'an origination URI uuid').optional(),
     })
-    .describe('Trunk spec.')
+    .describe('Trunk spec.'),
 );
 
 /**
@@ -120,7 +135,8 @@ const trunkSpec = builtOnce(() =>
  */
 export const trunk = {
   name: 'Trunk',
-  description: 'SIP trunk: outbound (your PBX to the network, authenticated by IP ACL and/or credentials) or inbound (to your origination URIs).',
+  description:
+    'SIP trunk: outbound (your PBX to the network, authenticated by IP ACL and/or credentials) or inbound (to your origination URIs).',
   get spec() {
     return trunkSpec();
   },
@@ -161,7 +177,10 @@ export const trunk = {
       const primary = spec['primary_uri_uuid'];
       const fallback = spec['fallback_uri_uuid'];
       if (primary !== undefined && JSON.stringify(primary) === JSON.stringify(fallback)) {
-        report(['fallback_uri_uuid'], { severity: 'warning', message: 'is the same as primary_uri_uuid, so it provides no fallback' });
+        report(['fallback_uri_uuid'], {
+          severity: 'warning',
+          message: 'is the same as primary_uri_uuid, so it provides no fallback',
+        });
       }
     },
   ],

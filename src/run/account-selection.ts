@@ -25,9 +25,15 @@ export function selectAccounts<Account extends { name: string }>(
 ): Account[] {
   const unknown = selection.only.filter((name) => !all.some((account) => account.name === name));
   if (unknown.length > 0) {
-    throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${accountsFile} (accounts: ${all.map((account) => account.name).join(', ')})`);
+    throw new TelformError(
+      'bad_option',
+      `--only ${unknown.join(', ')}: not in ${accountsFile} (accounts: ${all.map((account) => account.name).join(', ')})`,
+    );
   }
-  const selected = all.filter((account) => (selection.only.length === 0 || selection.only.includes(account.name)) && inShard(account.name, selection.shard));
+  const selected = all.filter(
+    (account) =>
+      (selection.only.length === 0 || selection.only.includes(account.name)) && inShard(account.name, selection.shard),
+  );
   if (options.atLeastOne === true && selected.length === 0) {
     throw new TelformError('bad_option', `no account of ${accountsFile} is selected (check --only and --shard)`);
   }

@@ -23,7 +23,9 @@ export function planStep(options: { detailedExitcode?: boolean | undefined; show
       status: changed ? 'changes' : 'no_changes',
       summary: planAccountSummary(run.plan.summary, refusals.length),
       // An account without changes shows no details: the report keeps no plan for it (200 accounts in sync stay small).
-      ...(changed || refusals.length > 0 ? { plan: reportedPlan(planForDisplay(run.plan, options.showUnmanaged ?? false, refusals)) } : {}),
+      ...(changed || refusals.length > 0
+        ? { plan: reportedPlan(planForDisplay(run.plan, options.showUnmanaged ?? false, refusals)) }
+        : {}),
     };
   };
 }
@@ -40,16 +42,25 @@ export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
 }
 
 /** Each account is applied as `apply -f --auto-approve` applies one (no `approve`: --accounts never asks). */
-export function applyStep(options: Pick<ApplyRunOptions, 'parallelism' | 'waitMs' | 'clock' | 'onEvent' | 'interruptible'>) {
+export function applyStep(
+  options: Pick<ApplyRunOptions, 'parallelism' | 'waitMs' | 'clock' | 'onEvent' | 'interruptible'>,
+) {
   return async (run: Reconciliation): Promise<StepOutcome> => {
     const outcome = await applyReconciled(run, options);
     switch (outcome.status) {
       case 'refused': {
         const message = accountRefusalMessage(outcome.violations);
-        return { exit_code: ExitCode.error, status: 'error', summary: message, error: { code: 'unsafe_plan', message } };
+        return {
+          exit_code: ExitCode.error,
+          status: 'error',
+          summary: message,
+          error: { code: 'unsafe_plan', message },
+        };
       }
       case 'no_changes': {
-        const recorded = outcome.recorded.map(({ address, protect }) => `${address} is ${protect ? 'protected' : 'no longer protected'}`);
+        const recorded = outcome.recorded.map(
+          ({ address, protect }) => `${address} is ${protect ? 'protected' : 'no longer protected'}`,
+        );
         const note = recorded.length > 0 ? ` Recorded in the state: ${recorded.join(', ')}.` : '';
         return { exit_code: ExitCode.ok, status: 'no_changes', summary: `Nothing to apply.${note}` };
       }

@@ -13,7 +13,11 @@ interface AccountsRunMode {
   ignoreRollout?: boolean | undefined;
 }
 
-export async function runAccountsFanOut(run: AccountsRun, mode: AccountsRunMode, context: RunContext): Promise<AccountsReport> {
+export async function runAccountsFanOut(
+  run: AccountsRun,
+  mode: AccountsRunMode,
+  context: RunContext,
+): Promise<AccountsReport> {
   if (mode.rollout) return runRollout(run, mode.rollout, context);
   if (run.command === 'apply' && mode.ignoreRollout !== true) await assertNoUnfinishedRollout(run, context);
   return runAccounts(run, context);

@@ -6,7 +6,12 @@
 import { ApiRequestError } from '../api/errors.js';
 import type { PlanApprovals } from '../engine/plan-types.js';
 import type { AccountSpec } from '../manifest/accounts-file.js';
-import { buildAccountsReport, type AccountOutcome, type AccountsCommand, type AccountsReport } from '../render/accounts-report.js';
+import {
+  buildAccountsReport,
+  type AccountOutcome,
+  type AccountsCommand,
+  type AccountsReport,
+} from '../render/accounts-report.js';
 import { TelformError, formatPlace } from '../util/errors.js';
 import { credentialVariablesVariable, runTokenDigestsVariable, tokenDigest } from '../manifest/secrets.js';
 import type { Shard } from '../util/shard.js';
@@ -54,7 +59,12 @@ export async function runAccounts(run: AccountsRun, context: RunContext): Promis
   return buildAccountsReport(run.command, outcomes, run.shard, run.runId);
 }
 
-export async function runOne(run: AccountsRun, account: AccountSpec, all: readonly AccountSpec[], context: RunContext): Promise<AccountOutcome> {
+export async function runOne(
+  run: AccountsRun,
+  account: AccountSpec,
+  all: readonly AccountSpec[],
+  context: RunContext,
+): Promise<AccountOutcome> {
   const prefix = `[${account.name}] `;
   const globals: GlobalOptions = {
     ...run.globals,
@@ -63,13 +73,23 @@ export async function runOne(run: AccountsRun, account: AccountSpec, all: readon
     ...(account.endpoint ? { endpoint: account.endpoint } : {}),
   };
   try {
-    const io = { ...context.io, env: accountEnv(context.io.env, account, all), stderr: (line: string) => context.io.stderr(`${prefix}${line}`) };
-    const reconciliation = await reconcile({ paths: account.manifests, values: account.values }, globals, run.approvals, { ...context, io }, {
-      lock: run.lock,
-      readOnly: run.command === 'drift',
-      policies: [...account.policies, ...(run.policies ?? [])],
-      ...(account.scope ? { scope: account.scope } : {}),
-    });
+    const io = {
+      ...context.io,
+      env: accountEnv(context.io.env, account, all),
+      stderr: (line: string) => context.io.stderr(`${prefix}${line}`),
+    };
+    const reconciliation = await reconcile(
+      { paths: account.manifests, values: account.values },
+      globals,
+      run.approvals,
+      { ...context, io },
+      {
+        lock: run.lock,
+        readOnly: run.command === 'drift',
+        policies: [...account.policies, ...(run.policies ?? [])],
+        ...(account.scope ? { scope: account.scope } : {}),
+      },
+    );
     if (run.history) reconciliation.history = run.history;
     try {
       return { name: account.name, ...(await run.step(reconciliation, account)) };
@@ -86,7 +106,10 @@ function credentialsHint(error: unknown, account: AccountSpec): unknown {
   if (!(error instanceof ApiRequestError) || error.status !== 401) return error;
   const { method, path } = error.request;
   const { authIdEnv, authTokenEnv } = account.credentials;
-  return new TelformError('api_error', `the API answered 401 to ${method} ${path}: ${error.apiMessage}; check ${authIdEnv} and ${authTokenEnv}`);
+  return new TelformError(
+    'api_error',
+    `the API answered 401 to ${method} ${path}: ${error.apiMessage}; check ${authIdEnv} and ${authTokenEnv}`,
+  );
 }
 
 export function errorOutcome(error: unknown): Omit<AccountOutcome, 'name'> {
@@ -96,7 +119,13 @@ export function errorOutcome(error: unknown): Omit<AccountOutcome, 'name'> {
     // Invalid manifests carry their positioned problems: the report names each one under the account.
     const problems = error.details['problems'];
     const lines = Array.isArray(problems) ? problems.filter((line): line is string => typeof line === 'string') : [];
-    return { exit_code: 1, status: 'error', summary: firstLine(message), error: { code: error.code, message }, ...(lines.length > 0 ? { problems: lines } : {}) };
+    return {
+      exit_code: 1,
+      status: 'error',
+      summary: firstLine(message),
+      error: { code: error.code, message },
+      ...(lines.length > 0 ? { problems: lines } : {}),
+    };
   }
   const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
   return { exit_code: 1, status: 'error', summary: firstLine(message), error: { code: 'internal', message } };
@@ -122,13 +151,17 @@ export function accountEnv(
     [account.credentials.authIdEnv, authId],
     [account.credentials.authTokenEnv, authToken],
   ] as const) {
-    if (!value) throw new TelformError('account_credentials', `${name} is not set (credentials of account ${account.name})`);
+    if (!value)
+      throw new TelformError('account_credentials', `${name} is not set (credentials of account ${account.name})`);
   }
   const scoped: Record<string, string | undefined> = {};
   const credentials = new Set(all.flatMap((each) => [each.credentials.authIdEnv, each.credentials.authTokenEnv]));
-  for (const [key, value] of Object.entries(env)) if (!/^(TELFORM_AUTH_|PLIVO_AUTH_)/.test(key) && !credentials.has(key)) scoped[key] = value;
+  for (const [key, value] of Object.entries(env))
+    if (!/^(TELFORM_AUTH_|PLIVO_AUTH_)/.test(key) && !credentials.has(key)) scoped[key] = value;
   // Named so that a manifest's `fromEnv` of one of them is refused with the reason, not "not set".
-  const refused = [...new Set([...(env[credentialVariablesVariable] ?? '').split(',').filter(Boolean), ...credentials])].sort();
+  const refused = [
+    ...new Set([...(env[credentialVariablesVariable] ?? '').split(',').filter(Boolean), ...credentials]),
+  ].sort();
   // A secret equal to any account's token (another account's too) is refused: digests only.
   const digests = all.flatMap((each) => {
     const token = env[each.credentials.authTokenEnv];
@@ -144,7 +177,11 @@ export function accountEnv(
 }
 
 /** Runs `work` over `items`, at most `limit` at once, results in the items' order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

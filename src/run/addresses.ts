@@ -5,7 +5,12 @@ import { loadManifests } from '../manifest/load.js';
 import type { Environment, GlobalOptions } from './context.js';
 import { openState } from './state-location.js';
 
-export async function listAddresses(paths: readonly string[], globals: GlobalOptions, env: Environment, cwd: string): Promise<string[]> {
+export async function listAddresses(
+  paths: readonly string[],
+  globals: GlobalOptions,
+  env: Environment,
+  cwd: string,
+): Promise<string[]> {
   const addresses = new Set<string>();
   if (paths.length > 0) {
     const loaded = await loadManifests(paths, { cwd, env: {} }).catch(() => undefined);

@@ -12,7 +12,13 @@ import { TelformError } from '../util/errors.js';
 import { applyStep } from './account-steps.js';
 import { applyReconciled, type ApplyRunOptions, type ApplyRunOutcome } from './apply.js';
 import type { GlobalOptions, RunContext } from './context.js';
-import { reconcile, withReconciliation, type ReconcileInput, type ReconcileOptions, type Reconciliation } from './reconcile.js';
+import {
+  reconcile,
+  withReconciliation,
+  type ReconcileInput,
+  type ReconcileOptions,
+  type Reconciliation,
+} from './reconcile.js';
 import { rehearse, type StartReplica } from './rehearse.js';
 import { planNotes } from './safety.js';
 import { readValues, type ValuesInput } from './values-input.js';
@@ -58,10 +64,14 @@ export interface ApplyWatcher {
 
 type ApplyRequestOutcome =
   /** `asReportEntry`: the account's entry of the accounts report. */
-  | { mode: 'entry'; entry: AccountOutcome }
-  | { mode: 'apply'; plan: Plan; outcome: ApplyRunOutcome };
+  { mode: 'entry'; entry: AccountOutcome } | { mode: 'apply'; plan: Plan; outcome: ApplyRunOutcome };
 
-export async function applyManifests(request: ApplyRequest, globals: GlobalOptions, context: RunContext, watcher: ApplyWatcher): Promise<ApplyRequestOutcome> {
+export async function applyManifests(
+  request: ApplyRequest,
+  globals: GlobalOptions,
+  context: RunContext,
+  watcher: ApplyWatcher,
+): Promise<ApplyRequestOutcome> {
   const { source } = request;
   let input: ReconcileInput;
   if ('savedPlan' in source) input = { savedPlan: source.savedPlan };
@@ -78,7 +88,10 @@ export async function applyManifests(request: ApplyRequest, globals: GlobalOptio
     );
     watcher.rehearsed?.(rehearsal);
     if (!rehearsal.clean) {
-      throw new TelformError('rehearsal_failed', `the rehearsal of ${source.savedPlan} on a replica of the account did not go through (see above); nothing was applied`);
+      throw new TelformError(
+        'rehearsal_failed',
+        `the rehearsal of ${source.savedPlan} on a replica of the account did not go through (see above); nothing was applied`,
+      );
     }
   }
   const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: true });
@@ -99,11 +112,19 @@ export async function applyManifests(request: ApplyRequest, globals: GlobalOptio
 
 /** The plan and where it runs, as a watcher is told it. */
 export function plannedRun(run: Reconciliation, notes: string[]): PlannedRun {
-  return { plan: run.plan, notes, steps: countApplySteps(run.plan), account: run.session.account, state: run.store.file };
+  return {
+    plan: run.plan,
+    notes,
+    steps: countApplySteps(run.plan),
+    account: run.session.account,
+    state: run.store.file,
+  };
 }
 
 /** The apply options a watch gives (those it sets; `done` is the caller's). */
-export function followed(watch: ApplyWatch): Pick<ApplyRunOptions, 'onEvent' | 'approve' | 'interruptible' | 'onClaim'> {
+export function followed(
+  watch: ApplyWatch,
+): Pick<ApplyRunOptions, 'onEvent' | 'approve' | 'interruptible' | 'onClaim'> {
   const { done: _done, ...options } = watch;
   return options;
 }

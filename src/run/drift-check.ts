@@ -35,16 +35,27 @@ type DriftCheck =
       windows?: { state: string; windows: DriftWindow[] };
     };
 
-export async function checkDrift(request: DriftRequest, globals: GlobalOptions, context: RunContext): Promise<DriftCheck> {
+export async function checkDrift(
+  request: DriftRequest,
+  globals: GlobalOptions,
+  context: RunContext,
+): Promise<DriftCheck> {
   const values = await readValues(request.values, context.io.cwd);
-  const run = await reconcile({ paths: request.paths, ...(values ? { values } : {}) }, globals, approvalsFrom({}), context, {
-    lock: false,
-    readOnly: true,
-    allowSecretFilesOutside: request.allowSecretFilesOutside,
-    ...(request.readsAhead ? { readsAhead: request.readsAhead } : {}),
-  });
+  const run = await reconcile(
+    { paths: request.paths, ...(values ? { values } : {}) },
+    globals,
+    approvalsFrom({}),
+    context,
+    {
+      lock: false,
+      readOnly: true,
+      allowSecretFilesOutside: request.allowSecretFilesOutside,
+      ...(request.readsAhead ? { readsAhead: request.readsAhead } : {}),
+    },
+  );
   return withReconciliation(run, async (): Promise<DriftCheck> => {
-    if (request.write) return { mode: 'write', result: await writeDriftBack(run, request.write.accept, context.io.cwd) };
+    if (request.write)
+      return { mode: 'write', result: await writeDriftBack(run, request.write.accept, context.io.cwd) };
     const { report, exitCode } = driftOf(run);
     if (!request.windows || report.drifted.length === 0) return { mode: 'report', report, plan: run.plan, exitCode };
     const windows = await driftWindowsOf(run, report.drifted, request.windows.checkedAt);

@@ -19,17 +19,28 @@ export interface DriftWindow {
 }
 
 /** The window of each drifted address of a drift run, from its state's history as stored now. */
-export async function driftWindowsOf(run: Reconciliation, drifted: readonly string[], checkedAt: string): Promise<DriftWindow[]> {
+export async function driftWindowsOf(
+  run: Reconciliation,
+  drifted: readonly string[],
+  checkedAt: string,
+): Promise<DriftWindow[]> {
   return driftWindows(drifted, parseHistory(await run.store.readHistory()), checkedAt);
 }
 
 /** The window of each drifted address, from the history's records (oldest first, as stored). */
-function driftWindows(addresses: readonly string[], records: readonly HistoryRecord[], checkedAt: string): DriftWindow[] {
+function driftWindows(
+  addresses: readonly string[],
+  records: readonly HistoryRecord[],
+  checkedAt: string,
+): DriftWindow[] {
   return addresses.map((address) => {
     const window: DriftWindow = { address, checkedAt };
     for (let index = records.length - 1; index >= 0; index -= 1) {
       const record = records[index] as HistoryRecord;
-      if (record.type === 'apply' && record.changes.some((change) => change.address === address && change.result === 'done')) {
+      if (
+        record.type === 'apply' &&
+        record.changes.some((change) => change.address === address && change.result === 'done')
+      ) {
         window.apply = record;
         break;
       }
@@ -47,13 +58,24 @@ export function describeWindow(window: DriftWindow): string {
   const from = window.seen ? (window.seen.since ?? window.apply?.at) : window.apply?.at;
   const to = window.seen ? window.seen.at : window.checkedAt;
   // Minutes are what a reader compares; a window within one minute (serve checking every few seconds) is told in seconds.
-  const time = (at: string) => (from !== undefined && shortTime(from) === shortTime(to) ? `${at.slice(0, 10)} ${at.slice(11, 19)} UTC` : shortTime(at));
-  const applied = window.apply ? `apply #${window.apply.seq} (${[time(window.apply.at), describeOrigin(window.apply.origin)].filter(Boolean).join(', ')})` : undefined;
+  const time = (at: string) =>
+    from !== undefined && shortTime(from) === shortTime(to)
+      ? `${at.slice(0, 10)} ${at.slice(11, 19)} UTC`
+      : shortTime(at);
+  const applied = window.apply
+    ? `apply #${window.apply.seq} (${[time(window.apply.at), describeOrigin(window.apply.origin)].filter(Boolean).join(', ')})`
+    : undefined;
   if (window.seen) {
     // serve saw it first: the change lies between its two checks.
-    const since = window.seen.since ? `in sync at the check at ${time(window.seen.since)}` : applied ? `in sync at ${applied}` : 'no earlier check or apply of it in the history';
+    const since = window.seen.since
+      ? `in sync at the check at ${time(window.seen.since)}`
+      : applied
+        ? `in sync at ${applied}`
+        : 'no earlier check or apply of it in the history';
     return `${window.address}: ${since}; changed before the check at ${time(window.seen.at)} (seen by serve)`;
   }
-  const since = applied ? `in sync at ${applied}` : 'no apply of it in the history (it may predate the history, or its records were dropped by retention)';
+  const since = applied
+    ? `in sync at ${applied}`
+    : 'no apply of it in the history (it may predate the history, or its records were dropped by retention)';
   return `${window.address}: ${since}; changed before the check at ${time(window.checkedAt)}`;
 }

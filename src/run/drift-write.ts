@@ -18,7 +18,11 @@ export interface DriftWriteResult {
 }
 
 /** `accept`: the addresses whose changes to write (`--accept`, repeatable); empty: all of them. */
-export async function writeDriftBack(run: Reconciliation, accept: readonly string[], cwd: string): Promise<DriftWriteResult> {
+export async function writeDriftBack(
+  run: Reconciliation,
+  accept: readonly string[],
+  cwd: string,
+): Promise<DriftWriteResult> {
   const acceptance = acceptDrift(run.plan, run.store.ledger, run.kinds, accept);
   const byFile = new Map<string, DocumentEdit[]>();
   for (const resource of acceptance.resources) {

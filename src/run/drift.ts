@@ -44,7 +44,8 @@ export function classifyDrift(plan: Plan, ledgerExists: boolean): DriftReport {
   const pending: string[] = [];
   for (const change of plan.changes) {
     if (change.action === 'noop' || onlyUnverifiableSecrets(change)) continue;
-    if (change.drifted || (!ledgerExists && change.action !== 'create' && change.action !== 'wait')) drifted.push(change.address);
+    if (change.drifted || (!ledgerExists && change.action !== 'create' && change.action !== 'wait'))
+      drifted.push(change.address);
     else pending.push(change.address);
   }
   const status: DriftStatus = drifted.length > 0 ? 'drifted' : pending.length > 0 ? 'pending' : 'in_sync';

@@ -33,7 +33,13 @@ interface EarlyStart {
  * it takes no lock, plans from manifests for no `--target`, and the state owns the whole account.
  * A read failure waits for the run to need the list.
  */
-export function startEarly(peeked: PeekedState, allowed: boolean, connect: () => Promise<Session>, kinds: PlannerKinds, prune: readonly string[]): EarlyStart {
+export function startEarly(
+  peeked: PeekedState,
+  allowed: boolean,
+  connect: () => Promise<Session>,
+  kinds: PlannerKinds,
+  prune: readonly string[],
+): EarlyStart {
   const ledger = allowed && isEverything(peeked.scope) ? peeked.ledger : undefined;
   if (!ledger) return {};
   const session = connect();
@@ -58,10 +64,20 @@ export interface ReadsAhead {
   release(): Promise<void>;
 }
 
-export function readAhead(globals: GlobalOptions, context: RunContext, request: { targets: readonly string[]; destroy: boolean; prune: readonly string[] }): ReadsAhead {
+export function readAhead(
+  globals: GlobalOptions,
+  context: RunContext,
+  request: { targets: readonly string[]; destroy: boolean; prune: readonly string[] },
+): ReadsAhead {
   const started = peekState(globals, context.io.env).then((peeked) => ({
     ...peeked,
-    ...startEarly(peeked, request.targets.length === 0 && !request.destroy, () => context.connect(globals, context.io), plannerKinds(catalog), request.prune),
+    ...startEarly(
+      peeked,
+      request.targets.length === 0 && !request.destroy,
+      () => context.connect(globals, context.io),
+      plannerKinds(catalog),
+      request.prune,
+    ),
   }));
   let taken = false;
   return {
@@ -78,7 +94,10 @@ export function readAhead(globals: GlobalOptions, context: RunContext, request: 
       if (taken) return;
       taken = true;
       const { session } = await started;
-      await session?.then((opened) => opened.close(), () => undefined);
+      await session?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
     },
   };
 }
@@ -103,7 +122,8 @@ function startEarlyReads(session: Session, kinds: PlannerKinds, ledger: Ledger, 
   const needs = neededKinds({ kinds, desired: [], ledger, prune });
   const lists = new Map<string, Promise<LiveObject[]>>();
   // A state of another account (or a retired one) is refused once opened: nothing is read for it.
-  const ours = sameEndpoint(ledger.endpoint, session.endpointLabel) && ledger.account === session.account && !ledger.retired;
+  const ours =
+    sameEndpoint(ledger.endpoint, session.endpointLabel) && ledger.account === session.account && !ledger.retired;
   if (!ours || needs.required.size === 0) return { live, lists, sentBefore };
   for (const kind of largestFirst(kinds, ledger)) {
     if (!needs.required.has(kind.kind) && !needs.helpful.has(kind.kind)) continue;
@@ -124,5 +144,8 @@ function startEarlyReads(session: Session, kinds: PlannerKinds, ledger: Ledger, 
 function largestFirst(kinds: PlannerKinds, ledger: Ledger): PlannerKind[] {
   const held = new Map<string, number>();
   for (const entry of Object.values(ledger.resources)) held.set(entry.kind, (held.get(entry.kind) ?? 0) + 1);
-  return [...kinds.values()].map((kind, index) => ({ kind, index })).sort((a, b) => (held.get(b.kind.kind) ?? 0) - (held.get(a.kind.kind) ?? 0) || a.index - b.index).map(({ kind }) => kind);
+  return [...kinds.values()]
+    .map((kind, index) => ({ kind, index }))
+    .sort((a, b) => (held.get(b.kind.kind) ?? 0) - (held.get(a.kind.kind) ?? 0) || a.index - b.index)
+    .map(({ kind }) => kind);
 }

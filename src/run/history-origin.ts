@@ -17,7 +17,13 @@ export async function runOrigin(env: Environment, cwd: string, files: readonly s
     origin.commit = commit;
     // Only the manifests' own edits count (a run that read none, a state edit, has none to show).
     if (files.length > 0) {
-      const changed = await git(folder, ['status', '--porcelain', '--untracked-files=normal', '--', ...files.map((file) => path.resolve(cwd, file))]);
+      const changed = await git(folder, [
+        'status',
+        '--porcelain',
+        '--untracked-files=normal',
+        '--',
+        ...files.map((file) => path.resolve(cwd, file)),
+      ]);
       if (changed) origin.dirty = true;
     }
   } else {
@@ -25,12 +31,19 @@ export async function runOrigin(env: Environment, cwd: string, files: readonly s
     if (fromCi && /^[0-9a-f]{40,64}$/.test(fromCi)) origin.commit = fromCi;
   }
   if (env.GITHUB_ACTIONS === 'true' && env.GITHUB_RUN_ID) {
-    const attempt = env.GITHUB_RUN_ATTEMPT && env.GITHUB_RUN_ATTEMPT !== '1' ? ` (attempt ${env.GITHUB_RUN_ATTEMPT})` : '';
-    const url = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+    const attempt =
+      env.GITHUB_RUN_ATTEMPT && env.GITHUB_RUN_ATTEMPT !== '1' ? ` (attempt ${env.GITHUB_RUN_ATTEMPT})` : '';
+    const url =
+      env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY
+        ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined;
     origin.ci = { system: 'github-actions', run: `${env.GITHUB_RUN_ID}${attempt}`, ...(url ? { url } : {}) };
     if (env.GITHUB_ACTOR) origin.actor = env.GITHUB_ACTOR;
   } else if (env.GITLAB_CI === 'true' && (env.CI_JOB_ID || env.CI_PIPELINE_ID)) {
-    const run = env.CI_PIPELINE_ID && env.CI_JOB_ID ? `${env.CI_PIPELINE_ID}/${env.CI_JOB_ID}` : (env.CI_JOB_ID ?? env.CI_PIPELINE_ID ?? '');
+    const run =
+      env.CI_PIPELINE_ID && env.CI_JOB_ID
+        ? `${env.CI_PIPELINE_ID}/${env.CI_JOB_ID}`
+        : (env.CI_JOB_ID ?? env.CI_PIPELINE_ID ?? '');
     origin.ci = { system: 'gitlab-ci', run, ...(env.CI_JOB_URL ? { url: env.CI_JOB_URL } : {}) };
     const actor = env.GITLAB_USER_LOGIN || env.GITLAB_USER_NAME;
     if (actor) origin.actor = actor;

@@ -4,7 +4,14 @@
 // and is itself recorded.
 import { loadAccountsFile } from '../manifest/accounts-file.js';
 import { openStateBackend } from '../state/backends/registry.js';
-import { defaultHistoryKeep, parseHistory, recordsOf, verifyHistory, type HistoryRecord, type HistoryVerdict } from '../state/history.js';
+import {
+  defaultHistoryKeep,
+  parseHistory,
+  recordsOf,
+  verifyHistory,
+  type HistoryRecord,
+  type HistoryVerdict,
+} from '../state/history.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { runOrigin } from './history-origin.js';
@@ -20,7 +27,11 @@ export interface StateHistory {
 }
 
 /** The records `telform history` shows: those that concern `address` (all without one), the last `limit` of them. */
-export function shownRecords(records: readonly HistoryRecord[], address: string | undefined, limit: number | undefined): HistoryRecord[] {
+export function shownRecords(
+  records: readonly HistoryRecord[],
+  address: string | undefined,
+  limit: number | undefined,
+): HistoryRecord[] {
   const concerned = address === undefined ? [...records] : recordsOf(records, address);
   return limit === undefined ? concerned : concerned.slice(-limit);
 }
@@ -33,7 +44,10 @@ export async function readStateHistory(globals: GlobalOptions, context: Pick<Run
 }
 
 /** The chain check of the state's history (`history verify`). */
-export async function verifyStateHistory(globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<{ location: string; verdict: HistoryVerdict }> {
+export async function verifyStateHistory(
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<{ location: string; verdict: HistoryVerdict }> {
   const { location, lines } = await historyLines(stateLocation(globals, context.io.env), context);
   return { location, verdict: verifyHistory(lines) };
 }
@@ -42,14 +56,23 @@ export async function verifyStateHistory(globals: GlobalOptions, context: Pick<R
  * Sets how many records the state keeps (`history retain N`): written in the ledger, recorded as an
  * edit of the state, and applied at once (the oldest beyond N are dropped).
  */
-export async function setHistoryRetention(keep: number, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<{ location: string; previous: number; dropped: number }> {
+export async function setHistoryRetention(
+  keep: number,
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<{ location: string; previous: number; dropped: number }> {
   const store = await openState(globals, context.io.env, { lock: true, notify: context.io.stderr });
   try {
     const previous = store.ledger.history_keep ?? defaultHistoryKeep;
     const before = (await store.readHistory()).length;
     store.setHistoryKeep(keep);
     await store.compact();
-    await store.appendHistory({ type: 'state_edit', command: `history retain ${keep}`, edits: [], origin: await runOrigin(context.io.env, context.io.cwd, []) });
+    await store.appendHistory({
+      type: 'state_edit',
+      command: `history retain ${keep}`,
+      edits: [],
+      origin: await runOrigin(context.io.env, context.io.cwd, []),
+    });
     const after = (await store.readHistory()).length;
     return { location: store.file, previous, dropped: Math.max(0, before + 1 - after) };
   } finally {
@@ -66,10 +89,18 @@ export interface AccountHistory {
 }
 
 /** `history --accounts FILE`: each account's history, read from its own state (`only`: these accounts). */
-export async function readAccountsHistory(file: string, only: readonly string[], context: Pick<RunContext, 'io'>): Promise<AccountHistory[]> {
+export async function readAccountsHistory(
+  file: string,
+  only: readonly string[],
+  context: Pick<RunContext, 'io'>,
+): Promise<AccountHistory[]> {
   const accounts = await loadAccountsFile(file, context.io.cwd);
   const unknown = only.filter((name) => !accounts.some((account) => account.name === name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--only ${unknown.join(', ')}: not in ${file} (accounts: ${accounts.map((account) => account.name).join(', ')})`);
+  if (unknown.length > 0)
+    throw new TelformError(
+      'bad_option',
+      `--only ${unknown.join(', ')}: not in ${file} (accounts: ${accounts.map((account) => account.name).join(', ')})`,
+    );
   const selected = accounts.filter((account) => only.length === 0 || only.includes(account.name));
   return Promise.all(
     selected.map(async (account): Promise<AccountHistory> => {
@@ -84,7 +115,10 @@ export async function readAccountsHistory(file: string, only: readonly string[],
   );
 }
 
-async function historyLines(location: { state: string; workspace: string }, context: Pick<RunContext, 'io'>): Promise<{ location: string; lines: string[] }> {
+async function historyLines(
+  location: { state: string; workspace: string },
+  context: Pick<RunContext, 'io'>,
+): Promise<{ location: string; lines: string[] }> {
   const backend = await openStateBackend(location, context.io.env);
   try {
     return { location: backend.location, lines: await backend.readHistory() };

@@ -20,7 +20,9 @@ export function planDigest(plan: Plan): string {
 
 /** The manifests a run read, for asking git about them: the resources' files, else nothing known. */
 export function manifestFiles(run: Reconciliation): string[] {
-  return [...new Set(run.desired.resources.flatMap((resource) => (resource.source ? [resource.source.file] : [])))].sort();
+  return [
+    ...new Set(run.desired.resources.flatMap((resource) => (resource.source ? [resource.source.file] : []))),
+  ].sort();
 }
 
 /** The origin of `run`, from its environment and the manifests' folder. */
@@ -39,9 +41,18 @@ export function entriesBefore(run: Reconciliation): Map<string, LedgerEntry> {
 }
 
 /** Appends the record of an apply that sent its plan (the ledger is compacted first). */
-export async function recordApply(run: Reconciliation, result: ApplyResult, before: ReadonlyMap<string, LedgerEntry>, tag: HistoryTag): Promise<HistoryRecord> {
+export async function recordApply(
+  run: Reconciliation,
+  result: ApplyResult,
+  before: ReadonlyMap<string, LedgerEntry>,
+  tag: HistoryTag,
+): Promise<HistoryRecord> {
   await run.store.compact();
-  const changes = run.plan.changes.filter((change) => change.action !== 'noop').map((change) => historyChange(change, result, before.get(change.address), run.store.ledger.resources[change.address]));
+  const changes = run.plan.changes
+    .filter((change) => change.action !== 'noop')
+    .map((change) =>
+      historyChange(change, result, before.get(change.address), run.store.ledger.resources[change.address]),
+    );
   const done = changes.filter((change) => change.result === 'done').length;
   const draft: HistoryDraft = {
     type: 'apply',
@@ -56,16 +67,30 @@ export async function recordApply(run: Reconciliation, result: ApplyResult, befo
     changes,
     requests: changes.reduce((sum, change) => sum + change.requests, 0),
     fees_usd: changes.reduce((sum, change) => sum + (change.result === 'done' ? change.fees_usd : 0), 0),
-    result: done === changes.length ? 'applied' : done === 0 && changes.some((change) => change.result === 'failed') ? 'failed' : 'partial',
+    result:
+      done === changes.length
+        ? 'applied'
+        : done === 0 && changes.some((change) => change.result === 'failed')
+          ? 'failed'
+          : 'partial',
     ...(tag.reverts === undefined ? {} : { reverts: tag.reverts }),
     ...(tag.wave ? { wave: tag.wave } : {}),
   };
   return run.store.appendHistory(draft);
 }
 
-function historyChange(change: PlannedChange, result: ApplyResult, before: LedgerEntry | undefined, after: LedgerEntry | undefined): HistoryChange {
+function historyChange(
+  change: PlannedChange,
+  result: ApplyResult,
+  before: LedgerEntry | undefined,
+  after: LedgerEntry | undefined,
+): HistoryChange {
   const outcome = result.outcomes.get(change.address);
-  const secretFields = new Set([...Object.keys(change.secret_sources ?? {}), ...Object.keys(before?.secrets ?? {}), ...Object.keys(after?.secrets ?? {})]);
+  const secretFields = new Set([
+    ...Object.keys(change.secret_sources ?? {}),
+    ...Object.keys(before?.secrets ?? {}),
+    ...Object.keys(after?.secrets ?? {}),
+  ]);
   const id = liveIdOf(change) ?? (outcome?.status === 'done' ? outcome.id : undefined) ?? after?.id;
   const liveBefore = liveSpecOf(change);
   const desired = change.action === 'delete' ? undefined : desiredSpecOf(change);

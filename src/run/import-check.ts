@@ -33,12 +33,23 @@ export async function importExpressible(
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-import-check-'));
   try {
     for (let round = 1; ; round += 1) {
-      const lists = new Map([...listed].map(([kind, objects]) => [kind, objects.filter((object) => !left.get(kind)?.has(object.id))]));
+      const lists = new Map(
+        [...listed].map(([kind, objects]) => [kind, objects.filter((object) => !left.get(kind)?.has(object.id))]),
+      );
       const imported = importResources(kinds, lists, owned);
       const failures = await validateImported(imported, kinds, path.join(folder, String(round)));
       if (failures.size === 0 || round === maxRounds) {
         // Should a last round still fail, none of it is written rather than a folder validate rejects.
-        if (failures.size > 0) return { imported: [], refused: [...refused, ...imported.map((resource) => refusal(resource, failures.get(resource.address) ?? 'a document it refers to cannot be written'))] };
+        if (failures.size > 0)
+          return {
+            imported: [],
+            refused: [
+              ...refused,
+              ...imported.map((resource) =>
+                refusal(resource, failures.get(resource.address) ?? 'a document it refers to cannot be written'),
+              ),
+            ],
+          };
         return { imported, refused };
       }
       for (const resource of imported) {
@@ -60,7 +71,11 @@ function refusal(resource: ImportedResource, reason: string): RefusedImport {
 }
 
 /** Writes the documents one per resource and validates them as `validate` would: the first error per address. */
-async function validateImported(imported: readonly ImportedResource[], kinds: readonly Kind[], folder: string): Promise<Map<string, string>> {
+async function validateImported(
+  imported: readonly ImportedResource[],
+  kinds: readonly Kind[],
+  folder: string,
+): Promise<Map<string, string>> {
   const failures = new Map<string, string>();
   if (imported.length === 0) return failures;
   const files = importFiles(imported, folder, 'per-resource', kinds);

@@ -40,38 +40,62 @@ export interface ImportResult {
 
 /** The kinds `--kinds` names (every kind when none), in catalog order; an unknown name is refused. */
 export function selectKinds(requested: readonly string[]): Kind[] {
-  const names = requested.flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+  const names = requested
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !catalog.get(name));
-  if (unknown.length > 0) throw new TelformError('bad_option', `--kinds ${unknown.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`);
+  if (unknown.length > 0)
+    throw new TelformError(
+      'bad_option',
+      `--kinds ${unknown.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`,
+    );
   return catalog.kinds.filter((kind) => names.length === 0 || names.includes(kind.name));
 }
 
-export async function importAccount(run: ImportRun, globals: GlobalOptions, context: RunContext): Promise<ImportResult> {
+export async function importAccount(
+  run: ImportRun,
+  globals: GlobalOptions,
+  context: RunContext,
+): Promise<ImportResult> {
   const { io } = context;
   const kinds = selectKinds(run.kinds);
   const session = await context.connect(globals, io);
   try {
-    const store = await openState(globals, io.env, { binding: { endpoint: session.endpointLabel, account: session.account }, lock: true, notify: io.stderr });
+    const store = await openState(globals, io.env, {
+      binding: { endpoint: session.endpointLabel, account: session.account },
+      lock: true,
+      notify: io.stderr,
+    });
     try {
       const live = liveContext(session.client);
       // Only the part of the account the state owns: another scope's objects are not imported.
       const scope = ledgerScope(store.ledger);
       const outside = kinds.filter((kind) => !scopeHasKind(scope, kind.name));
       if (run.kinds.length > 0 && outside.length > 0) {
-        throw new TelformError('out_of_scope', `--kinds ${outside.map((kind) => kind.name).join(', ')}: outside the scope this state owns (${describeScope(scope)}); import them with the state that owns them`);
+        throw new TelformError(
+          'out_of_scope',
+          `--kinds ${outside.map((kind) => kind.name).join(', ')}: outside the scope this state owns (${describeScope(scope)}); import them with the state that owns them`,
+        );
       }
       const lists = await Promise.all(
-        kinds.filter((kind) => scopeHasKind(scope, kind.name)).map(async (kind) => {
-          const objects = (await kind.live.list(live)).filter((object) => {
-            const name = kind.nameField === undefined ? undefined : object.spec[kind.nameField];
-            return scopeHolds(scope, kind.name, typeof name === 'string' ? name : undefined);
-          });
-          run.onRead?.(kind.name, objects.length);
-          return [kind.name, objects] as const;
-        }),
+        kinds
+          .filter((kind) => scopeHasKind(scope, kind.name))
+          .map(async (kind) => {
+            const objects = (await kind.live.list(live)).filter((object) => {
+              const name = kind.nameField === undefined ? undefined : object.spec[kind.nameField];
+              return scopeHolds(scope, kind.name, typeof name === 'string' ? name : undefined);
+            });
+            run.onRead?.(kind.name, objects.length);
+            return [kind.name, objects] as const;
+          }),
       );
       // Recording objects is writing: only the account's owner imports (any ledger, while nobody has claimed it).
-      const ownership = ownershipOf((await readMarkerReading(live)).markers, store.ledger.lineage, ledgerScope(store.ledger));
+      const ownership = ownershipOf(
+        (await readMarkerReading(live)).markers,
+        store.ledger.lineage,
+        ledgerScope(store.ledger),
+      );
       assertMayWrite(ownership, store, session.account, 'import');
       const listed = new Map(lists);
       const skipped = ownedAmong(listed, store.ledger);
@@ -80,10 +104,14 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
       const files = importFiles(imported, path.resolve(io.cwd, run.out), run.layout, kinds);
       const taken = [...files.keys()].filter((file) => existsSync(file));
       if (taken.length > 0) {
-        throw new TelformError('import_overwrite', `not overwriting ${taken.map((file) => path.relative(io.cwd, file)).join(', ')}; choose another --out folder or move them away`);
+        throw new TelformError(
+          'import_overwrite',
+          `not overwriting ${taken.map((file) => path.relative(io.cwd, file)).join(', ')}; choose another --out folder or move them away`,
+        );
       }
       // An import that records objects in an account nobody owns claims it first (as an apply does).
-      if (imported.length > 0 && claimsOnWrite(ownership, store.ledger)) await claimOnFirstWrite(store, live, session.account, 'import');
+      if (imported.length > 0 && claimsOnWrite(ownership, store.ledger))
+        await claimOnFirstWrite(store, live, session.account, 'import');
       // No schema committed in the repository: this version's, beside the manifests, so every clone resolves it.
       const out = path.resolve(io.cwd, run.out);
       if (files.size > 0 && schemaReference(out) === undefined) {
@@ -92,7 +120,9 @@ export async function importAccount(run: ImportRun, globals: GlobalOptions, cont
       }
       for (const [file, resources] of files) {
         await mkdir(path.dirname(file), { recursive: true });
-        const schema = schemaReference(path.dirname(file)) ?? path.relative(path.dirname(file), ownSchemaPath(out)).split(path.sep).join('/');
+        const schema =
+          schemaReference(path.dirname(file)) ??
+          path.relative(path.dirname(file), ownSchemaPath(out)).split(path.sep).join('/');
         await writeFile(file, importedManifest(resources, schema));
       }
       // Recorded together: the journal appends and syncs them in one write, not one sync each.

@@ -32,7 +32,11 @@ interface PlanOutcome {
   input: ReconcileInput;
 }
 
-export async function planManifests(request: PlanRequest, globals: GlobalOptions, context: RunContext): Promise<PlanOutcome> {
+export async function planManifests(
+  request: PlanRequest,
+  globals: GlobalOptions,
+  context: RunContext,
+): Promise<PlanOutcome> {
   const values = await readValues(request.values, context.io.cwd);
   if (request.out) await assertPlanTarget(request.out, request.paths, context.io.cwd);
   const input: ReconcileInput = { paths: request.paths, ...(values ? { values } : {}) };

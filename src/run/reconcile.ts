@@ -28,7 +28,16 @@ import {
 } from '../state/ownership.js';
 import { assertAclQuota } from '../engine/acl-quota.js';
 import { describeScope, everything, isEverything, sameScope, type Scope } from '../resources/ownership-scope.js';
-import { assertDesiredInScope, assertPruneInScope, effectiveScope, peekState, releaseOutOfScope, resolveForeignRefs, scopedKinds, type PeekedState } from './scope.js';
+import {
+  assertDesiredInScope,
+  assertPruneInScope,
+  effectiveScope,
+  peekState,
+  releaseOutOfScope,
+  resolveForeignRefs,
+  scopedKinds,
+  type PeekedState,
+} from './scope.js';
 import { startEarly, type ReadsAhead } from './early-reads.js';
 import { liveContext, type LiveContext } from '../resources/live-side.js';
 import type { PolicyRule } from '../manifest/policy-file.js';
@@ -143,30 +152,49 @@ export async function reconcile(
   const timer = timerOf(context);
   const unknownKinds = flagApprovals.prune_unmanaged.filter((kind) => !catalog.get(kind));
   if (unknownKinds.length > 0) {
-    throw new TelformError('bad_option', `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`);
+    throw new TelformError(
+      'bad_option',
+      `--prune-unmanaged ${unknownKinds.join(', ')}: not a kind (kinds: ${catalog.names.join(', ')})`,
+    );
   }
   const allowSecretFilesOutside = options.allowSecretFilesOutside === true;
-  const saved = 'savedPlan' in input ? { file: input.savedPlan, plan: await readSavedPlan(input.savedPlan) } : undefined;
+  const saved =
+    'savedPlan' in input ? { file: input.savedPlan, plan: await readSavedPlan(input.savedPlan) } : undefined;
   const approvals = saved ? mergeApprovals(saved.plan.approvals, flagApprovals) : flagApprovals;
   const teardown = saved ? saved.plan.destroy === true : options.destroy === true;
   // The part of the account the state owns: manifests are checked against it before any write.
   // Reads the command started before it loaded the rest (plan -f) are taken over here.
   const ahead = saved || teardown ? undefined : await options.readsAhead?.take();
-  const peekedState: PeekedState = ahead ?? (saved || teardown ? { scope: everything } : await peekState(globals, io.env));
+  const peekedState: PeekedState =
+    ahead ?? (saved || teardown ? { scope: everything } : await peekState(globals, io.env));
   const peeked = peekedState.scope;
   if (options.scope && !saved && !teardown) assertScopeAsGiven(options.scope, peeked);
   const allKinds = plannerKinds(catalog);
   // A run that takes no lock lists what its state names while the manifests load (GETs only: a
   // manifest that fails validation still sends no write); apply reads once it holds the lock.
   const mayReadEarly = !options.lock && 'paths' in input && (options.targets ?? []).length === 0;
-  const { session: earlySession, reads: early } = ahead ?? startEarly(peekedState, mayReadEarly, () => context.connect(globals, io), allKinds, approvals.prune_unmanaged);
+  const { session: earlySession, reads: early } =
+    ahead ??
+    startEarly(peekedState, mayReadEarly, () => context.connect(globals, io), allKinds, approvals.prune_unmanaged);
   let desired: DesiredSet;
   let policies: PolicyRule[];
   try {
-    ({ desired, policies } = await loadInputs({ input, saved, teardown, io, timer, allowSecretFilesOutside, policyFiles: options.policies ?? [], scope: options.scope ?? peeked }));
+    ({ desired, policies } = await loadInputs({
+      input,
+      saved,
+      teardown,
+      io,
+      timer,
+      allowSecretFilesOutside,
+      policyFiles: options.policies ?? [],
+      scope: options.scope ?? peeked,
+    }));
   } catch (error) {
     // The manifests (or policies) failed: the session opened early is closed, its reads dropped.
-    await earlySession?.then((opened) => opened.close(), () => undefined);
+    await earlySession?.then(
+      (opened) => opened.close(),
+      () => undefined,
+    );
     throw error;
   }
   const session = await (earlySession ?? context.connect(globals, io));
@@ -180,7 +208,9 @@ export async function reconcile(
       lock: options.lock,
       notify: io.stderr,
       // The ledger peeked before the manifests loaded, parsed once: reused if the state did not change since.
-      ...(peekedState.ledger && peekedState.text !== undefined ? { parsed: { text: peekedState.text, ledger: peekedState.ledger } } : {}),
+      ...(peekedState.ledger && peekedState.text !== undefined
+        ? { parsed: { text: peekedState.text, ledger: peekedState.ledger } }
+        : {}),
     });
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live = started?.live ?? liveContext(session.client);
@@ -233,7 +263,10 @@ export async function reconcile(
     if (lost) io.stderr(lost);
     if (!options.readOnly) assertMayWrite(ownership, store, session.account, options.lock ? 'apply' : 'plan');
     // The owners are read from markers in the account: live text, escaped.
-    else if (ownership.status === 'other') io.stderr(`note: account ${session.account} is owned by ${printable(describeOwners(ownership.owners))}; the state ${store.file} only reads it`);
+    else if (ownership.status === 'other')
+      io.stderr(
+        `note: account ${session.account} is owned by ${printable(describeOwners(ownership.owners))}; the state ${store.file} only reads it`,
+      );
     // A saved plan is planned again with the targets it was made with (`--target`).
     const scoped = teardown ? asTeardown(whole) : whole;
     // Read only by a --target that names nothing (for its suggestion): not built otherwise.
@@ -244,26 +277,46 @@ export async function reconcile(
         yield* Object.keys(opened.ledger.resources);
       },
     };
-    const targeted = limitToTargets(scoped, saved ? (saved.plan.targets ?? []) : (options.targets ?? []), kinds, knownAddresses);
-    const excluded = excludeFromPlan(targeted, saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []), kinds, store.ledger.resources);
+    const targeted = limitToTargets(
+      scoped,
+      saved ? (saved.plan.targets ?? []) : (options.targets ?? []),
+      kinds,
+      knownAddresses,
+    );
+    const excluded = excludeFromPlan(
+      targeted,
+      saved ? (saved.plan.excluded ?? []) : (options.excludes ?? []),
+      kinds,
+      store.ledger.resources,
+    );
     const limited = options.adjust && !saved ? options.adjust(excluded, kinds) : excluded;
     const values = 'values' in desired ? desired.values : undefined;
-    const policyFindings = policies.length === 0 ? [] : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
+    const policyFindings =
+      policies.length === 0
+        ? []
+        : (await import('../manifest/policy-eval.js')).evaluatePolicies(policies, limited, desired.resources);
     const findings = [...findingsOf(limited, desired.findings), ...policyFindings];
     const checked = { ...limited, ...(values ? { values } : {}), ...(findings.length > 0 ? { findings } : {}) };
     // The gates judge the fresh plan once: its violations are what `requiredApprovals` finds given, and,
     // unless a saved plan is applied, what the run refuses (the fields added below are none they read).
     const judged = checkSafety(checked, approvals, desired.resources, store.ledger);
-    const planned = { ...checked, required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger, judged) };
+    const planned = {
+      ...checked,
+      required_approvals: requiredApprovals(checked, approvals, desired.resources, store.ledger, judged),
+    };
     // The first apply of an account nobody owns claims it: its requests are in the estimate.
     const claims = !options.readOnly && claimsOnWrite(ownership, store.ledger) && writes(planned);
-    const plan = claims ? { ...planned, summary: { ...planned.summary, api_requests: planned.summary.api_requests + claimRequests } } : planned;
+    const plan = claims
+      ? { ...planned, summary: { ...planned.summary, api_requests: planned.summary.api_requests + claimRequests } }
+      : planned;
     // The API's 100 SIP IP ACLs: a plan (and its claim) that needs more is refused before anything is sent.
-    if (!options.readOnly) assertAclQuota(plan, markers.total, claims, session.account, options.lock ? 'apply' : 'plan');
+    if (!options.readOnly)
+      assertAclQuota(plan, markers.total, claims, session.account, options.lock ? 'apply' : 'plan');
     if (saved) assertPlanApplies(saved.plan, plan, saved.file);
     const chosen = saved ? saved.plan : plan;
     // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.
-    if (claims) io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
+    if (claims)
+      io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
     const violations = saved ? checkSafety(chosen, approvals, desired.resources, store.ledger) : judged;
     return {
       session,
@@ -303,25 +356,48 @@ interface LoadInputs {
 }
 
 /** What the run wants (the manifests, a saved plan's or the caller's resources) and its policies, before any request. */
-async function loadInputs({ input, saved, teardown, io, timer, allowSecretFilesOutside, policyFiles, scope }: LoadInputs): Promise<{ desired: DesiredSet; policies: PolicyRule[] }> {
+async function loadInputs({
+  input,
+  saved,
+  teardown,
+  io,
+  timer,
+  allowSecretFilesOutside,
+  policyFiles,
+  scope,
+}: LoadInputs): Promise<{ desired: DesiredSet; policies: PolicyRule[] }> {
   const desired: DesiredSet = teardown
     ? // A teardown wants nothing: every resource of the state is an orphan, deleted in reverse order.
       { resources: [], findings: [], resolveSecrets: async () => ({}) }
     : 'resources' in input
-    ? { resources: input.resources, findings: [], resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }) }
-    : saved
-    ? {
-        resources: desiredFromPlan(saved.plan),
-        findings: saved.plan.findings ?? [],
-        resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }),
-      }
-    : await timer.timeAsync('load', () => {
-        const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
-        return loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr, allowSecretFilesOutside, ...(values ? { values } : {}), scope });
-      });
+      ? {
+          resources: input.resources,
+          findings: [],
+          resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }),
+        }
+      : saved
+        ? {
+            resources: desiredFromPlan(saved.plan),
+            findings: saved.plan.findings ?? [],
+            resolveSecrets: await secretResolverForPlan({ env: io.env, cwd: io.cwd, allowSecretFilesOutside }),
+          }
+        : await timer.timeAsync('load', () => {
+            const { paths, values } = input as { paths: readonly string[]; values?: ValueSet };
+            return loadDesired(paths, {
+              cwd: io.cwd,
+              env: io.env,
+              report: io.stderr,
+              allowSecretFilesOutside,
+              ...(values ? { values } : {}),
+              scope,
+            });
+          });
   // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
   // The CEL library loads only for a run that has policies.
-  const policies: PolicyRule[] = saved || policyFiles.length === 0 ? [] : await (await import('../manifest/policy-file.js')).loadPolicies(policyFiles, io.cwd);
+  const policies: PolicyRule[] =
+    saved || policyFiles.length === 0
+      ? []
+      : await (await import('../manifest/policy-file.js')).loadPolicies(policyFiles, io.cwd);
   return { desired, policies };
 }
 
@@ -342,11 +418,16 @@ function findingsOf(plan: Plan, findings: readonly PlanFinding[]): PlanFinding[]
 
 /** Whether applying the plan writes (to the account or the ledger): a blocked change is never sent. */
 function writes(plan: Plan): boolean {
-  return plan.changes.some((change) => (change.action !== 'noop' && change.action !== 'blocked') || change.moved_from !== undefined);
+  return plan.changes.some(
+    (change) => (change.action !== 'noop' && change.action !== 'blocked') || change.moved_from !== undefined,
+  );
 }
 
 /** Runs `work` on a reconciliation and closes it, whatever happens. */
-export async function withReconciliation<T>(run: Reconciliation, work: (run: Reconciliation) => Promise<T>): Promise<T> {
+export async function withReconciliation<T>(
+  run: Reconciliation,
+  work: (run: Reconciliation) => Promise<T>,
+): Promise<T> {
   try {
     return await work(run);
   } finally {

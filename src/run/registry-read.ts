@@ -11,12 +11,18 @@ interface RegistryReading {
 }
 
 /** The object's status, or undefined when the account no longer has it. */
-export async function readRegistryStatus(session: Session, kind: string, id: string): Promise<RegistryReading | undefined> {
+export async function readRegistryStatus(
+  session: Session,
+  kind: string,
+  id: string,
+): Promise<RegistryReading | undefined> {
   const registered = catalog.get(kind);
   if (!registered?.registry) throw new Error(`no kind ${kind} with a registry status`);
   const object = await registered.live.read(liveContext(session.client), id);
   if (!object) return undefined;
   const registry = object.registry;
   // An object with no registration (a number unlinked, or never linked) has the kind's word for it.
-  return registry ? { status: registry.registration_status.toUpperCase(), registry } : { status: registered.registry.unregistered };
+  return registry
+    ? { status: registry.registration_status.toUpperCase(), registry }
+    : { status: registered.registry.unregistered };
 }

@@ -51,7 +51,11 @@ const rehearsalApprovals = approvalsFrom({
   allowEmpty: true,
 });
 
-export async function rehearse(input: RehearsalInput, context: RunContext, startReplica: StartReplica): Promise<Rehearsal> {
+export async function rehearse(
+  input: RehearsalInput,
+  context: RunContext,
+  startReplica: StartReplica,
+): Promise<Rehearsal> {
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-rehearsal-'));
   try {
     const real = await context.connect(input.globals, context.io);
@@ -70,21 +74,46 @@ export async function rehearse(input: RehearsalInput, context: RunContext, start
     const replica = await startReplica(path.join(folder, 'account.snapshot.json'), identity.account);
     try {
       // The replica answers as the account; the seal and the secrets' fingerprints are keyed as for the real one.
-      const connect = async (): Promise<Session> => ({ client: replica.client, ...identity, close: async () => undefined });
+      const connect = async (): Promise<Session> => ({
+        client: replica.client,
+        ...identity,
+        close: async () => undefined,
+      });
       const notes: string[] = [];
-      const replicaContext: RunContext = { ...context, io: { ...context.io, stderr: (line) => notes.push(line) }, connect };
-      const globals: GlobalOptions = { ...input.globals, state: statePath, workspace: undefined, endpoint: undefined, lockTimeout: 0 };
-      const run = await reconcile(input.reconcile, globals, rehearsalApprovals, replicaContext, { ...input.options, lock: true });
+      const replicaContext: RunContext = {
+        ...context,
+        io: { ...context.io, stderr: (line) => notes.push(line) },
+        connect,
+      };
+      const globals: GlobalOptions = {
+        ...input.globals,
+        state: statePath,
+        workspace: undefined,
+        endpoint: undefined,
+        lockTimeout: 0,
+      };
+      const run = await reconcile(input.reconcile, globals, rehearsalApprovals, replicaContext, {
+        ...input.options,
+        lock: true,
+      });
       const plan = run.plan;
       const sentBefore = replica.client.requestsSent;
       let outcomes: Map<string, ChangeOutcome> = new Map();
       const refused: RehearsalRefusal[] = [];
       try {
-        const outcome = await applyReconciled(run, { parallelism: input.parallelism, waitMs: input.waitMs, // Recorded in the copied state only, which is thrown away with the replica.
-          history: { trigger: 'apply' } });
+        const outcome = await applyReconciled(run, {
+          parallelism: input.parallelism,
+          waitMs: input.waitMs, // Recorded in the copied state only, which is thrown away with the replica.
+          history: { trigger: 'apply' },
+        });
         // Gates no approval lifts (a protected resource, a policy, the lint) stop the rehearsal as they would the apply.
         if (outcome.status === 'refused') {
-          for (const violation of outcome.violations) refused.push({ address: violation.address ?? 'plan', action: 'refused by telform', message: violation.message });
+          for (const violation of outcome.violations)
+            refused.push({
+              address: violation.address ?? 'plan',
+              action: 'refused by telform',
+              message: violation.message,
+            });
         } else if (outcome.status === 'applied') outcomes = outcome.result.outcomes;
       } finally {
         await run.close();
@@ -94,8 +123,14 @@ export async function rehearse(input: RehearsalInput, context: RunContext, start
       const pending: string[] = [];
       for (const change of plan.changes) {
         const result = outcomes.get(change.address);
-        if (result?.status === 'failed') refused.push({ address: change.address, action: change.action, message: result.error });
-        if (result?.status === 'blocked') refused.push({ address: change.address, action: change.action, message: await askTheApi(change, result.reason, replica) });
+        if (result?.status === 'failed')
+          refused.push({ address: change.address, action: change.action, message: result.error });
+        if (result?.status === 'blocked')
+          refused.push({
+            address: change.address,
+            action: change.action,
+            message: await askTheApi(change, result.reason, replica),
+          });
         if (result?.status === 'pending') pending.push(change.address);
       }
       const after = 'paths' in input.reconcile ? await planAfter(input, globals, replicaContext) : [];
@@ -135,10 +170,20 @@ async function askTheApi(change: PlannedChange, reason: string, replica: Replica
   }
 }
 
-async function planAfter(input: RehearsalInput, globals: GlobalOptions, context: RunContext): Promise<Array<{ address: string; action: string }>> {
-  const run = await reconcile(input.reconcile, globals, rehearsalApprovals, context, { ...input.options, lock: false, readOnly: true });
+async function planAfter(
+  input: RehearsalInput,
+  globals: GlobalOptions,
+  context: RunContext,
+): Promise<Array<{ address: string; action: string }>> {
+  const run = await reconcile(input.reconcile, globals, rehearsalApprovals, context, {
+    ...input.options,
+    lock: false,
+    readOnly: true,
+  });
   try {
-    return run.plan.changes.filter((change) => change.action !== 'noop').map((change) => ({ address: change.address, action: change.action }));
+    return run.plan.changes
+      .filter((change) => change.action !== 'noop')
+      .map((change) => ({ address: change.address, action: change.action }));
   } finally {
     await run.close();
   }
@@ -158,7 +203,12 @@ async function copyState(globals: GlobalOptions, context: RunContext, target: st
   const copy = await fileBackendKind.open({ state: target, workspace: 'default' }, context.io.env);
   try {
     await copy.lock(0);
-    await copy.commit({ ledger: stored.ledger, serial: typeof serial === 'number' ? serial : 0, expectedSerial: undefined, journal: stored.journal });
+    await copy.commit({
+      ledger: stored.ledger,
+      serial: typeof serial === 'number' ? serial : 0,
+      expectedSerial: undefined,
+      journal: stored.journal,
+    });
   } finally {
     await copy.close();
   }

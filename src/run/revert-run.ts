@@ -18,13 +18,14 @@ interface RevertPlanning {
   allowSecretFilesOutside?: boolean | undefined;
 }
 
-export type RevertRequest = { seq: number } & (
+export type RevertRequest = { seq: number } &
   /** `--write -f MANIFESTS`: the values from before the apply, written into the manifests. */
-  | { mode: 'write'; files: readonly string[] }
-  /** `-o FILE`: the revert's plan saved, sealed with the session's token, for `telform apply FILE`. */
-  | ({ mode: 'save'; out: string } & RevertPlanning)
-  | ({ mode: 'apply'; parallelism: number; waitMs: number } & RevertPlanning)
-);
+  (
+    | { mode: 'write'; files: readonly string[] }
+    /** `-o FILE`: the revert's plan saved, sealed with the session's token, for `telform apply FILE`. */
+    | ({ mode: 'save'; out: string } & RevertPlanning)
+    | ({ mode: 'apply'; parallelism: number; waitMs: number } & RevertPlanning)
+  );
 
 type RevertOutcome =
   | { mode: 'written'; result: RevertWrite }
@@ -32,7 +33,12 @@ type RevertOutcome =
   | { mode: 'saved'; out: string; plan: Plan; violations: SafetyViolation[] }
   | { mode: 'apply'; plan: Plan; outcome: ApplyRunOutcome };
 
-export async function revertApply(request: RevertRequest, globals: GlobalOptions, context: RunContext, watcher: ApplyWatcher): Promise<RevertOutcome> {
+export async function revertApply(
+  request: RevertRequest,
+  globals: GlobalOptions,
+  context: RunContext,
+  watcher: ApplyWatcher,
+): Promise<RevertOutcome> {
   const { seq } = request;
   if (request.mode === 'write') {
     const { record } = await revertOf(seq, globals, context);

@@ -33,7 +33,10 @@ export async function reconcileRevert(
   if (set.targets.length === 0) {
     // No target would mean no limit: the plan would cover the whole account, which is not this revert.
     const why = [...set.lost.map((lost) => `${lost.address}: ${lost.reason}`), ...set.notes];
-    throw new TelformError('history_unknown', `nothing that apply #${seq} changed can be put back${why.length > 0 ? `: ${why.join('; ')}` : ''}`);
+    throw new TelformError(
+      'history_unknown',
+      `nothing that apply #${seq} changed can be put back${why.length > 0 ? `: ${why.join('; ')}` : ''}`,
+    );
   }
   const run = await reconcile({ resources: set.resources }, globals, approvals, context, {
     lock: options.lock,
@@ -45,17 +48,35 @@ export async function reconcileRevert(
 }
 
 /** Apply #`seq` as the history holds it, and what reverting it wants. */
-export async function revertOf(seq: number, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<{ record: HistoryRecord & { type: 'apply' }; set: RevertSet }> {
+export async function revertOf(
+  seq: number,
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<{ record: HistoryRecord & { type: 'apply' }; set: RevertSet }> {
   const store = await openState(globals, context.io.env, { lock: false, notify: context.io.stderr });
   try {
     const records = parseHistory(await store.readHistory());
     const record = records.find((candidate) => candidate.seq === seq);
     if (!record) {
-      const held = records.length === 0 ? 'it holds no records' : `it holds #${records[0]?.seq} to #${records[records.length - 1]?.seq}`;
-      throw new TelformError('history_unknown', `the history of ${store.file} has no record #${seq} (${held}); see telform history`);
+      const held =
+        records.length === 0
+          ? 'it holds no records'
+          : `it holds #${records[0]?.seq} to #${records[records.length - 1]?.seq}`;
+      throw new TelformError(
+        'history_unknown',
+        `the history of ${store.file} has no record #${seq} (${held}); see telform history`,
+      );
     }
-    if (record.type !== 'apply') throw new TelformError('history_unknown', `record #${seq} of ${store.file} is not an apply (it is a ${record.type.replace('_', ' ')}); only an apply can be reverted`);
-    if (record.changes.every((change) => change.result !== 'done')) throw new TelformError('history_unknown', `apply #${seq} of ${store.file} changed nothing (every change failed or was skipped): there is nothing to revert`);
+    if (record.type !== 'apply')
+      throw new TelformError(
+        'history_unknown',
+        `record #${seq} of ${store.file} is not an apply (it is a ${record.type.replace('_', ' ')}); only an apply can be reverted`,
+      );
+    if (record.changes.every((change) => change.result !== 'done'))
+      throw new TelformError(
+        'history_unknown',
+        `apply #${seq} of ${store.file} changed nothing (every change failed or was skipped): there is nothing to revert`,
+      );
     return { record, set: revertSet(record, store.ledger) };
   } finally {
     await store.close();
@@ -73,7 +94,11 @@ export interface RevertWrite {
  * manifest that declares it (as `drift --write` writes, every other byte kept). A resource #N created
  * or deleted is a document to remove or add by hand: said, not written.
  */
-export async function writeRevertBack(record: HistoryRecord & { type: 'apply' }, paths: readonly string[], context: Pick<RunContext, 'io'>): Promise<RevertWrite> {
+export async function writeRevertBack(
+  record: HistoryRecord & { type: 'apply' },
+  paths: readonly string[],
+  context: Pick<RunContext, 'io'>,
+): Promise<RevertWrite> {
   const { io } = context;
   const desired = await loadDesired(paths, { cwd: io.cwd, env: io.env, report: io.stderr });
   const byAddress = new Map(desired.resources.map((resource) => [resource.address, resource]));
@@ -83,11 +108,15 @@ export async function writeRevertBack(record: HistoryRecord & { type: 'apply' },
     if (change.result !== 'done') continue;
     const resource = byAddress.get(change.address);
     if (change.action === 'create') {
-      notes.push(`${change.address}: created by apply #${record.seq}; remove its document${resource?.source ? ` (${resource.source.file}:${resource.source.line})` : ''} to delete it`);
+      notes.push(
+        `${change.address}: created by apply #${record.seq}; remove its document${resource?.source ? ` (${resource.source.file}:${resource.source.line})` : ''} to delete it`,
+      );
       continue;
     }
     if (change.action === 'delete') {
-      notes.push(`${change.address}: deleted by apply #${record.seq}; add its document back (telform history ${change.address} shows its spec)`);
+      notes.push(
+        `${change.address}: deleted by apply #${record.seq}; add its document back (telform history ${change.address} shows its spec)`,
+      );
       continue;
     }
     if ((change.action !== 'update' && change.action !== 'replace') || !change.before || !change.after) continue;

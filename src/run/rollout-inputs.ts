@@ -26,7 +26,9 @@ async function accountDigest(account: AccountSpec, cwd: string): Promise<string>
   }
   for (const problem of problems.sorted([])) hash.update(`problem ${problem.message}\n`);
   // Where a value was given does not change what is applied; the value does.
-  const values = [...(account.values ?? new Map()).entries()].map(([name, given]) => [name, given.value]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+  const values = [...(account.values ?? new Map()).entries()]
+    .map(([name, given]) => [name, given.value])
+    .sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
   hash.update(`values ${stableJson(values)}\n`);
   return hash.digest('hex');
 }

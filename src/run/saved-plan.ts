@@ -17,12 +17,18 @@ import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 export async function writeSavedPlan(file: string, plan: Plan, authToken: string, cwd: string): Promise<void> {
   assertPlanSavable(plan, file);
   try {
-    await writeAtomically(path.resolve(cwd, file), `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`);
+    await writeAtomically(
+      path.resolve(cwd, file),
+      `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`,
+    );
   } catch (error) {
     // The folder was checked before the account was read; it may have changed since, or be read-only or full.
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code !== 'string') throw error;
-    throw new TelformError('plan_target', `-o ${file} cannot be written (${code}: ${(error as Error).message.split(',')[0] ?? code})`);
+    throw new TelformError(
+      'plan_target',
+      `-o ${file} cannot be written (${code}: ${(error as Error).message.split(',')[0] ?? code})`,
+    );
   }
 }
 
@@ -60,7 +66,10 @@ export async function readSavedPlan(file: string): Promise<Plan> {
     throw new TelformError('plan_unreadable', `${file} is not a saved plan; ${hint}`);
   }
   if (plan.format_version !== planFormatVersion) {
-    throw new TelformError('plan_version', `${file} has plan format ${String(plan.format_version)}; this telform reads format ${planFormatVersion}`);
+    throw new TelformError(
+      'plan_version',
+      `${file} has plan format ${String(plan.format_version)}; this telform reads format ${planFormatVersion}`,
+    );
   }
   // A file edited by hand (or cut short) must not reach the renderers: the first field that is not
   // what telform writes is named, as a path into the JSON.
@@ -70,20 +79,26 @@ export async function readSavedPlan(file: string): Promise<Plan> {
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const where = issue ? jsonPath(issue.path) : '';
-    throw new TelformError('plan_unreadable', `${file} is not a valid saved plan: ${where ? `${where}: ` : ''}${issue?.message ?? 'unexpected shape'}; make a new one with telform plan -o ${file}`);
+    throw new TelformError(
+      'plan_unreadable',
+      `${file} is not a valid saved plan: ${where ? `${where}: ` : ''}${issue?.message ?? 'unexpected shape'}; make a new one with telform plan -o ${file}`,
+    );
   }
   return plan;
 }
 
 /** `changes[0].kind`: where in the plan's JSON a problem is. */
 function jsonPath(pathParts: readonly PropertyKey[]): string {
-  return pathParts.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
+  return pathParts
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
+    .join('');
 }
 
 function parseSavedPlan(text: string): Plan | undefined {
   try {
     const plan = JSON.parse(text) as Plan;
-    if (typeof plan !== 'object' || plan === null || !Array.isArray(plan.changes) || typeof plan.basis !== 'object') return undefined;
+    if (typeof plan !== 'object' || plan === null || !Array.isArray(plan.changes) || typeof plan.basis !== 'object')
+      return undefined;
     return plan;
   } catch {
     return undefined;
@@ -102,9 +117,13 @@ function looksLikeManifest(file: string, text: string): boolean {
 export async function assertPlanTarget(out: string, inputs: readonly string[], cwd: string): Promise<void> {
   const target = path.resolve(cwd, out);
   if (inputs.some((input) => path.resolve(cwd, input) === target)) {
-    throw new TelformError('plan_target', `-o ${out} is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json`);
+    throw new TelformError(
+      'plan_target',
+      `-o ${out} is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json`,
+    );
   }
-  if (/\.ya?ml$/i.test(out)) throw new TelformError('plan_target', `-o ${out}: a saved plan is JSON; name it like plan.json`);
+  if (/\.ya?ml$/i.test(out))
+    throw new TelformError('plan_target', `-o ${out}: a saved plan is JSON; name it like plan.json`);
   // Looked at, never opened, before it is known to be a regular file: opening /dev/stdout of a
   // pipeline to read it would wait for telform's own output, for ever.
   const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
@@ -114,7 +133,11 @@ export async function assertPlanTarget(out: string, inputs: readonly string[], c
   if (!existing) {
     const folder = path.dirname(out);
     const parent = await stat(path.dirname(target)).catch(() => undefined);
-    if (!parent) throw new TelformError('plan_target', `-o ${out}: the folder ${folder} does not exist; create it first, or save the plan elsewhere`);
+    if (!parent)
+      throw new TelformError(
+        'plan_target',
+        `-o ${out}: the folder ${folder} does not exist; create it first, or save the plan elsewhere`,
+      );
     if (!parent.isDirectory()) throw new TelformError('plan_target', `-o ${out}: ${folder} is not a folder`);
     return;
   }
@@ -129,10 +152,16 @@ export async function assertPlanTarget(out: string, inputs: readonly string[], c
     text = await readFile(target, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new TelformError('plan_target', `-o ${out} cannot be read to check that it is a saved plan: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new TelformError(
+      'plan_target',
+      `-o ${out} cannot be read to check that it is a saved plan: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (!parseSavedPlan(text)) {
-    throw new TelformError('plan_target', `-o ${out} exists and is not a saved plan; it was left as it is (remove it, or choose another file)`);
+    throw new TelformError(
+      'plan_target',
+      `-o ${out} exists and is not a saved plan; it was left as it is (remove it, or choose another file)`,
+    );
   }
 }
 
@@ -193,7 +222,10 @@ function sourceMoved(key: string, then: string, now: string): string | undefined
 /** The state's rule for endpoints: `127.0.0.1`, `localhost` and `[::1]` name one host. */
 function assertSameAccount(saved: Plan, endpoint: string, account: string, file: string): void {
   if (!sameEndpoint(saved.endpoint, endpoint) || saved.account !== account) {
-    throw new TelformError('plan_elsewhere', `${file} was made for account ${saved.account} at ${saved.endpoint}, not ${account} at ${endpoint}`);
+    throw new TelformError(
+      'plan_elsewhere',
+      `${file} was made for account ${saved.account} at ${saved.endpoint}, not ${account} at ${endpoint}`,
+    );
   }
 }
 
@@ -201,18 +233,31 @@ function assertSameAccount(saved: Plan, endpoint: string, account: string, file:
  * Refuses a saved plan that is not exactly what `plan -o` wrote with this account's token, before
  * any secret or the account is read (plan-seal.ts says what the seal covers and proves).
  */
-export function assertPlanSealed(saved: Plan, session: { endpointLabel: string; account: string; authToken: string }, file: string): void {
+export function assertPlanSealed(
+  saved: Plan,
+  session: { endpointLabel: string; account: string; authToken: string },
+  file: string,
+): void {
   assertSameAccount(saved, session.endpointLabel, session.account, file);
   const verdict = new PlanSealer(session.authToken).check(saved);
   switch (verdict) {
     case 'ok':
       return;
     case 'missing':
-      throw new TelformError('plan_unsealed', `${file} has no integrity seal, so it was not written by telform plan -o and is not applied; make it with telform plan -o ${file}`);
+      throw new TelformError(
+        'plan_unsealed',
+        `${file} has no integrity seal, so it was not written by telform plan -o and is not applied; make it with telform plan -o ${file}`,
+      );
     case 'other_key':
-      throw new TelformError('plan_unsealed', `${file} was sealed with another auth token than this run's (the token was changed since, or the plan is not this account's); make a new plan`);
+      throw new TelformError(
+        'plan_unsealed',
+        `${file} was sealed with another auth token than this run's (the token was changed since, or the plan is not this account's); make a new plan`,
+      );
     case 'edited':
-      throw new TelformError('plan_edited', `${file} was changed after telform plan wrote it (its integrity seal does not match), so nothing was applied; make a new plan instead of editing one`);
+      throw new TelformError(
+        'plan_edited',
+        `${file} was changed after telform plan wrote it (its integrity seal does not match), so nothing was applied; make a new plan instead of editing one`,
+      );
     default: {
       const never: never = verdict;
       throw new Error(`unhandled seal check ${String(never)}`);
@@ -225,9 +270,17 @@ export function assertPlanSealed(saved: Plan, session: { endpointLabel: string; 
  * with the token it was given, or why not, as a warning for every format. `authToken` is undefined
  * when the environment has none for the plan's endpoint.
  */
-export function describeSeal(saved: Plan, authToken: string | undefined, file: string): { verified: boolean; message: string } {
+export function describeSeal(
+  saved: Plan,
+  authToken: string | undefined,
+  file: string,
+): { verified: boolean; message: string } {
   if (authToken === undefined) {
-    if (!saved.seal) return { verified: false, message: `${file} has no integrity seal: it was not written by telform plan -o, and apply will refuse it` };
+    if (!saved.seal)
+      return {
+        verified: false,
+        message: `${file} has no integrity seal: it was not written by telform plan -o, and apply will refuse it`,
+      };
     return {
       verified: false,
       message: `the integrity seal of ${file} was not verified: no auth token in the environment (TELFORM_AUTH_TOKEN or PLIVO_AUTH_TOKEN); apply verifies it before it sends anything`,
@@ -236,9 +289,15 @@ export function describeSeal(saved: Plan, authToken: string | undefined, file: s
   const verdict = new PlanSealer(authToken).check(saved);
   switch (verdict) {
     case 'ok':
-      return { verified: true, message: `${file}: its integrity seal was verified with this environment's auth token: it is the plan telform plan -o wrote` };
+      return {
+        verified: true,
+        message: `${file}: its integrity seal was verified with this environment's auth token: it is the plan telform plan -o wrote`,
+      };
     case 'missing':
-      return { verified: false, message: `${file} has no integrity seal: it was not written by telform plan -o, and apply will refuse it` };
+      return {
+        verified: false,
+        message: `${file} has no integrity seal: it was not written by telform plan -o, and apply will refuse it`,
+      };
     case 'other_key':
       return {
         verified: false,
@@ -261,7 +320,11 @@ export function assertPlanApplies(saved: Plan, fresh: Plan, file: string): void 
   // A ledger that was never written (serial 0) gets a new lineage each time it is opened: two of
   // them are the same empty ledger, as when the first plan of an account is applied in CI.
   const bothUnwritten = saved.basis.ledger_serial === 0 && fresh.basis.ledger_serial === 0;
-  if (!bothUnwritten && (saved.basis.ledger_lineage !== fresh.basis.ledger_lineage || saved.basis.ledger_serial !== fresh.basis.ledger_serial)) {
+  if (
+    !bothUnwritten &&
+    (saved.basis.ledger_lineage !== fresh.basis.ledger_lineage ||
+      saved.basis.ledger_serial !== fresh.basis.ledger_serial)
+  ) {
     throw new TelformError(
       'plan_stale',
       `${file} is stale: the state changed since it was made (serial ${saved.basis.ledger_serial} then, ${fresh.basis.ledger_serial} now); make a new plan`,
@@ -269,9 +332,13 @@ export function assertPlanApplies(saved: Plan, fresh: Plan, file: string): void 
   }
   const stale = staleAddresses(saved, fresh);
   if (stale.length > 0) {
-    throw new TelformError('plan_stale', `${file} is stale: ${stale.join(', ')} changed since it was made; make a new plan`, {
-      details: { changed: stale },
-    });
+    throw new TelformError(
+      'plan_stale',
+      `${file} is stale: ${stale.join(', ')} changed since it was made; make a new plan`,
+      {
+        details: { changed: stale },
+      },
+    );
   }
 }
 

@@ -5,7 +5,15 @@
 import type { DesiredResource, PlannerKinds } from '../engine/model.js';
 import { isReference } from '../engine/model.js';
 import type { LiveContext, LiveObject } from '../resources/live-side.js';
-import { describeScope, everything, isEverything, sameScope, scopeHasKind, scopeHolds, type Scope } from '../resources/ownership-scope.js';
+import {
+  describeScope,
+  everything,
+  isEverything,
+  sameScope,
+  scopeHasKind,
+  scopeHolds,
+  type Scope,
+} from '../resources/ownership-scope.js';
 import type { OwnershipMarker } from '../resources/ownership-marker.js';
 import { openStateBackend } from '../state/backends/registry.js';
 import { parseLedger, type Ledger } from '../state/ledger.js';
@@ -49,12 +57,18 @@ export async function peekState(globals: GlobalOptions, env: Environment): Promi
  * (another state took part of it over with `state claim --take-over`): the account's record wins,
  * and `notify` says so.
  */
-export function effectiveScope(store: LedgerStore, markers: readonly OwnershipMarker[], notify: (line: string) => void): Scope {
+export function effectiveScope(
+  store: LedgerStore,
+  markers: readonly OwnershipMarker[],
+  notify: (line: string) => void,
+): Scope {
   const recorded = ledgerScope(store.ledger);
   const mine = markers.filter((marker) => marker.lineage === store.ledger.lineage);
   if (mine.length !== 1 || sameScope((mine[0] as OwnershipMarker).scope, recorded)) return recorded;
   const marked = (mine[0] as OwnershipMarker).scope;
-  notify(`note: the account's marker of the state ${store.file} claims ${describeScope(marked)}, less than the state records (${describeScope(recorded)}): another state took the rest over; this run works within ${describeScope(marked)}`);
+  notify(
+    `note: the account's marker of the state ${store.file} claims ${describeScope(marked)}, less than the state records (${describeScope(recorded)}): another state took the rest over; this run works within ${describeScope(marked)}`,
+  );
   return marked;
 }
 
@@ -86,7 +100,13 @@ function apiName(nameField: string | undefined, object: LiveObject): string | un
  * Ledger entries outside the scope (another state took them over) are let go: forgotten in
  * memory by a run that only reads, and in the state by one that holds its lock. Never deleted.
  */
-export async function releaseOutOfScope(store: LedgerStore, kinds: PlannerKinds, scope: Scope, locked: boolean, notify: (line: string) => void): Promise<void> {
+export async function releaseOutOfScope(
+  store: LedgerStore,
+  kinds: PlannerKinds,
+  scope: Scope,
+  locked: boolean,
+  notify: (line: string) => void,
+): Promise<void> {
   if (isEverything(scope)) return;
   const outside = Object.entries(store.ledger.resources).filter(([, entry]) => {
     const kind = kinds.get(entry.kind);
@@ -99,7 +119,9 @@ export async function releaseOutOfScope(store: LedgerStore, kinds: PlannerKinds,
     if (locked) await store.recordResult(address, null);
     else delete store.ledger.resources[address];
   }
-  notify(`note: the state ${locked ? 'forgets' : 'would forget'} ${addresses.join(', ')}: outside its scope (${describeScope(scope)}), owned by another state now; the objects stay in the account`);
+  notify(
+    `note: the state ${locked ? 'forgets' : 'would forget'} ${addresses.join(', ')}: outside its scope (${describeScope(scope)}), owned by another state now; the objects stay in the account`,
+  );
 }
 
 /**
@@ -107,7 +129,12 @@ export async function releaseOutOfScope(store: LedgerStore, kinds: PlannerKinds,
  * looked up in the account by the target kind's natural key and replaced by its id: the other
  * state's object is read, never written. None, or several, is an error naming the reference.
  */
-export async function resolveForeignRefs(resources: readonly DesiredResource[], kinds: PlannerKinds, scope: Scope, live: LiveContext): Promise<DesiredResource[]> {
+export async function resolveForeignRefs(
+  resources: readonly DesiredResource[],
+  kinds: PlannerKinds,
+  scope: Scope,
+  live: LiveContext,
+): Promise<DesiredResource[]> {
   if (isEverything(scope)) return [...resources];
   const addresses = new Set(resources.map((resource) => resource.address));
   const lists = new Map<string, Promise<LiveObject[]>>();
@@ -122,7 +149,8 @@ export async function resolveForeignRefs(resources: readonly DesiredResource[], 
       let spec = resource.spec;
       for (const { field, target } of kind?.references ?? []) {
         const value = spec[field];
-        if (!isReference(value) || addresses.has(`${target}/${value.ref}`) || scopeHolds(scope, target, value.ref)) continue;
+        if (!isReference(value) || addresses.has(`${target}/${value.ref}`) || scopeHolds(scope, target, value.ref))
+          continue;
         const targetKind = kinds.get(target);
         const found = (await listOf(target)).filter((object) => targetKind?.live.naturalKey(object.spec) === value.ref);
         const where = resource.placeOfField?.(field);
@@ -150,14 +178,24 @@ export function assertDesiredInScope(resources: readonly DesiredResource[], kind
     return !scopeHolds(scope, resource.kind, typeof name === 'string' ? name : undefined);
   });
   if (outside.length === 0) return;
-  const listed = outside.map((resource) => (resource.source ? `${resource.address} (${resource.source.file}:${resource.source.line}:${resource.source.column})` : resource.address));
-  throw new TelformError('out_of_scope', `${listed.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the scope this state owns now (${describeScope(scope)}); another state owns ${outside.length === 1 ? 'it' : 'them'}: move the documents to that state's manifests`);
+  const listed = outside.map((resource) =>
+    resource.source
+      ? `${resource.address} (${resource.source.file}:${resource.source.line}:${resource.source.column})`
+      : resource.address,
+  );
+  throw new TelformError(
+    'out_of_scope',
+    `${listed.join(', ')} ${outside.length === 1 ? 'is' : 'are'} outside the scope this state owns now (${describeScope(scope)}); another state owns ${outside.length === 1 ? 'it' : 'them'}: move the documents to that state's manifests`,
+  );
 }
 
 /** `--prune-unmanaged KIND` for a kind outside the scope would delete another state's objects: refused. */
 export function assertPruneInScope(kinds: readonly string[], scope: Scope): void {
   const outside = kinds.filter((kind) => !scopeHasKind(scope, kind));
   if (outside.length > 0) {
-    throw new TelformError('out_of_scope', `--prune-unmanaged ${outside.join(', ')}: outside the scope this state owns (${describeScope(scope)}); another state's objects are never pruned from here`);
+    throw new TelformError(
+      'out_of_scope',
+      `--prune-unmanaged ${outside.join(', ')}: outside the scope this state owns (${describeScope(scope)}); another state's objects are never pruned from here`,
+    );
   }
 }

@@ -11,13 +11,23 @@ interface ShownPlan {
   seal: { verified: boolean; message: string };
 }
 
-export async function showSavedPlan(file: string, globals: GlobalOptions, env: Environment, localToken: () => Promise<string>): Promise<ShownPlan> {
+export async function showSavedPlan(
+  file: string,
+  globals: GlobalOptions,
+  env: Environment,
+  localToken: () => Promise<string>,
+): Promise<ShownPlan> {
   const plan = await readSavedPlan(file);
   return { plan, seal: describeSeal(plan, await sealToken(plan, globals, env, localToken), file) };
 }
 
 /** Undefined when there is no token to verify with (show needs no credentials). */
-async function sealToken(plan: Plan, globals: GlobalOptions, env: Environment, localToken: () => Promise<string>): Promise<string | undefined> {
+async function sealToken(
+  plan: Plan,
+  globals: GlobalOptions,
+  env: Environment,
+  localToken: () => Promise<string>,
+): Promise<string | undefined> {
   let target: ReturnType<typeof resolveConnection>;
   try {
     target = resolveConnection({ endpointFlag: globals.endpoint, env });

@@ -14,36 +14,127 @@ export const snapshotVersion = 1;
 
 /** Fields of each held kind, as the emulator's seed format names them, with the type each must have. */
 const heldFields: Record<string, Record<string, FieldType>> = {
-  profiles: fields('text', [
-    'profile_uuid', 'profile_alias', 'profile_type', 'primary_profile', 'customer_type', 'entity_type', 'company_name', 'vertical', 'ein',
-    'ein_issuing_country', 'stock_symbol', 'stock_exchange', 'alt_business_id', 'alt_business_id_type', 'website', 'plivo_subaccount',
-    'business_contact_email', 'doing_business_as', 'created_at',
-  ], { address: 'object', authorized_contact: 'object' }),
-  brands: fields('text', [
-    'brand_id', 'brand_type', 'profile_uuid', 'brand_alias', 'company_name', 'ein', 'ein_issuing_country', 'entity_type', 'vertical', 'website',
-    'registration_status', 'created_at',
-  ], { address: 'object', authorized_contact: 'object', secondary_vetting: 'flag', declined_reasons: 'list' }),
-  campaigns: fields('text', [
-    'campaign_id', 'brand_id', 'campaign_alias', 'vertical', 'usecase', 'sub_usecase', 'description', 'sample1', 'sample2', 'sample3', 'sample4',
-    'sample5', 'message_flow', 'help_message', 'optout_message', 'optin_message', 'optin_keywords', 'optout_keywords', 'help_keywords',
-    'terms_and_conditions_link', 'privacy_policy_link', 'registration_status', 'error_code', 'error_reason', 'campaign_source', 'reseller_id',
-    'created_at',
-  ], { campaign_attributes: 'object' }),
+  profiles: fields(
+    'text',
+    [
+      'profile_uuid',
+      'profile_alias',
+      'profile_type',
+      'primary_profile',
+      'customer_type',
+      'entity_type',
+      'company_name',
+      'vertical',
+      'ein',
+      'ein_issuing_country',
+      'stock_symbol',
+      'stock_exchange',
+      'alt_business_id',
+      'alt_business_id_type',
+      'website',
+      'plivo_subaccount',
+      'business_contact_email',
+      'doing_business_as',
+      'created_at',
+    ],
+    { address: 'object', authorized_contact: 'object' },
+  ),
+  brands: fields(
+    'text',
+    [
+      'brand_id',
+      'brand_type',
+      'profile_uuid',
+      'brand_alias',
+      'company_name',
+      'ein',
+      'ein_issuing_country',
+      'entity_type',
+      'vertical',
+      'website',
+      'registration_status',
+      'created_at',
+    ],
+    { address: 'object', authorized_contact: 'object', secondary_vetting: 'flag', declined_reasons: 'list' },
+  ),
+  campaigns: fields(
+    'text',
+    [
+      'campaign_id',
+      'brand_id',
+      'campaign_alias',
+      'vertical',
+      'usecase',
+      'sub_usecase',
+      'description',
+      'sample1',
+      'sample2',
+      'sample3',
+      'sample4',
+      'sample5',
+      'message_flow',
+      'help_message',
+      'optout_message',
+      'optin_message',
+      'optin_keywords',
+      'optout_keywords',
+      'help_keywords',
+      'terms_and_conditions_link',
+      'privacy_policy_link',
+      'registration_status',
+      'error_code',
+      'error_reason',
+      'campaign_source',
+      'reseller_id',
+      'created_at',
+    ],
+    { campaign_attributes: 'object' },
+  ),
   trunk_credentials: fields('text', ['credential_uuid', 'name', 'username', 'created_at']),
   sip_credentials: fields('text', ['credential_uuid', 'username', 'realm', 'created_at']),
   sip_ip_acls: fields('text', ['ip_acl_uuid', 'name', 'created_at'], { entries: 'list' }),
   trunk_ip_acls: fields('text', ['ipacl_uuid', 'name', 'created_at'], { ip_addresses: 'list' }),
-  origination_uris: fields('text', ['uri_uuid', 'name', 'uri', 'username', 'created_at'], { authentication_needed: 'flag' }),
-  trunks: fields('text', [
-    'trunk_id', 'name', 'trunk_status', 'trunk_direction', 'ipacl_uuid', 'credential_uuid', 'primary_uri_uuid', 'fallback_uri_uuid', 'trunk_domain',
-    'created_at', 'updated_at',
-  ], { secure: 'flag' }),
+  origination_uris: fields('text', ['uri_uuid', 'name', 'uri', 'username', 'created_at'], {
+    authentication_needed: 'flag',
+  }),
+  trunks: fields(
+    'text',
+    [
+      'trunk_id',
+      'name',
+      'trunk_status',
+      'trunk_direction',
+      'ipacl_uuid',
+      'credential_uuid',
+      'primary_uri_uuid',
+      'fallback_uri_uuid',
+      'trunk_domain',
+      'created_at',
+      'updated_at',
+    ],
+    { secure: 'flag' },
+  ),
 };
 
-const applicationFields = fields('text', [
-  'app_id', 'app_name', 'answer_url', 'answer_method', 'hangup_url', 'hangup_method', 'fallback_answer_url', 'fallback_method', 'message_url',
-  'message_method', 'sip_auth_type', 'ip_acl_uuid', 'credential_uuid',
-], { default_app: 'flag', enabled: 'flag', public_uri: 'flag', log_incoming_messages: 'flag' });
+const applicationFields = fields(
+  'text',
+  [
+    'app_id',
+    'app_name',
+    'answer_url',
+    'answer_method',
+    'hangup_url',
+    'hangup_method',
+    'fallback_answer_url',
+    'fallback_method',
+    'message_url',
+    'message_method',
+    'sip_auth_type',
+    'ip_acl_uuid',
+    'credential_uuid',
+  ],
+  { default_app: 'flag', enabled: 'flag', public_uri: 'flag', log_incoming_messages: 'flag' },
+);
 
 /** A number's columns the emulator computes itself (its own id path, the attachment as a URI). */
 const computedNumberColumns = new Set(['number', 'application', 'app_id', 'resource_uri']);
@@ -67,7 +158,9 @@ export interface SnapshotHeaderInput {
 /** The snapshot of one account as the JSON document the emulator loads. */
 export function snapshotDocument(reading: AccountReading, header: SnapshotHeaderInput): Record<string, Json> {
   const skippedProducts = new Set(reading.skipped.map((skip) => skip.collection.product));
-  const products = (['sip-trunking', '10dlc'] as const).filter((product) => !skippedProducts.has(product === 'sip-trunking' ? 'sip trunking' : '10DLC'));
+  const products = (['sip-trunking', '10dlc'] as const).filter(
+    (product) => !skippedProducts.has(product === 'sip-trunking' ? 'sip trunking' : '10DLC'),
+  );
   const existing: Record<string, Json> = {};
   for (const [kind, shape] of Object.entries(heldFields)) {
     const records = reading.records[kind as keyof typeof reading.records];
@@ -112,7 +205,11 @@ function projectHeld(kind: string, record: Row, shape: Record<string, FieldType>
   const out = project(record, shape) as Record<string, Json>;
   // A brand read does not say whether secondary vetting was asked for; a completed brand shows its
   // vetting only when it was, so that is what the replica holds.
-  if (kind === 'brands' && out.secondary_vetting === undefined && String(record.registration_status ?? '').toUpperCase() === 'COMPLETED') {
+  if (
+    kind === 'brands' &&
+    out.secondary_vetting === undefined &&
+    String(record.registration_status ?? '').toUpperCase() === 'COMPLETED'
+  ) {
     out.secondary_vetting = record.vetting_status !== undefined && record.vetting_status !== null;
   }
   return out;
@@ -124,23 +221,28 @@ const aclEntryFields = fields('text', ['entry_id', 'ip', 'description'], { cidr_
 function projectSipAcl(record: Row, shape: Record<string, FieldType>): Json {
   const out = project(record, shape) as Record<string, Json>;
   const entries = Array.isArray(record.entries) ? (record.entries as unknown[]) : [];
-  out.entries = entries.filter((entry): entry is Row => entry !== null && typeof entry === 'object').map((entry) => project(entry, aclEntryFields));
+  out.entries = entries
+    .filter((entry): entry is Row => entry !== null && typeof entry === 'object')
+    .map((entry) => project(entry, aclEntryFields));
   return out;
 }
 
 /** A number: what it is attached to and linked to, and every other column of its row as the account shows it. */
 function projectNumber(record: Row): Json {
   const out: Record<string, Json> = { number: String(record.number ?? '') };
-  const attachedTo = typeof record.app_id === 'string' && record.app_id !== '' ? record.app_id : lastSegment(record.application);
+  const attachedTo =
+    typeof record.app_id === 'string' && record.app_id !== '' ? record.app_id : lastSegment(record.application);
   if (attachedTo) out.app_id = attachedTo;
   const campaign = record.tendlc_campaign_id;
-  const status = typeof record.tendlc_registration_status === 'string' ? record.tendlc_registration_status.toUpperCase() : undefined;
+  const status =
+    typeof record.tendlc_registration_status === 'string' ? record.tendlc_registration_status.toUpperCase() : undefined;
   if (typeof campaign === 'string' && campaign !== '') {
     out.campaign_id = campaign;
     if (status && heldLinkStatuses.has(status)) out.campaign_link_status = status;
   }
   const row: Record<string, Json> = {};
-  for (const [column, value] of Object.entries(record)) if (!computedNumberColumns.has(column)) row[column] = jsonOf(value);
+  for (const [column, value] of Object.entries(record))
+    if (!computedNumberColumns.has(column)) row[column] = jsonOf(value);
   out.row = row;
   return out;
 }

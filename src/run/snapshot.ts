@@ -26,9 +26,15 @@ export async function takeSnapshot(input: SnapshotInput, context: RunContext): P
   const session = await context.connect(input.globals, context.io);
   try {
     const reading = await readAccountRecords(session.client);
-    const counts = Object.fromEntries(Object.entries(reading.records).map(([name, records]) => [name, records?.length ?? 0]));
+    const counts = Object.fromEntries(
+      Object.entries(reading.records).map(([name, records]) => [name, records?.length ?? 0]),
+    );
     return {
-      document: snapshotDocument(reading, { takenAt: input.now, endpoint: session.endpointLabel, account: session.account }),
+      document: snapshotDocument(reading, {
+        takenAt: input.now,
+        endpoint: session.endpointLabel,
+        account: session.account,
+      }),
       account: session.account,
       counts,
       skipped: reading.skipped,

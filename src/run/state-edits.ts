@@ -18,12 +18,20 @@ export async function readState(globals: GlobalOptions, context: Pick<RunContext
 }
 
 /** One entry, as `state show` shows it; an address the state does not hold is refused. */
-export async function readStateEntry(address: string, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<LedgerEntry> {
+export async function readStateEntry(
+  address: string,
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<LedgerEntry> {
   return withStore(globals, context, false, (store) => structuredClone(requireEntry(store, address)));
 }
 
 /** `state rm`: forgets the addresses (every one must be held), leaving their objects in the account. */
-export async function forgetResources(addresses: readonly string[], globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<string[]> {
+export async function forgetResources(
+  addresses: readonly string[],
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<string[]> {
   return withStore(globals, context, true, async (store) => {
     for (const address of addresses) requireEntry(store, address);
     await backUp(store, context);
@@ -32,13 +40,22 @@ export async function forgetResources(addresses: readonly string[], globals: Glo
       await store.recordResult(address, null);
       forgotten.push(address);
     }
-    await recordEdit(store, context, 'state rm', forgotten.map((address) => ({ address, removed: true as const })));
+    await recordEdit(
+      store,
+      context,
+      'state rm',
+      forgotten.map((address) => ({ address, removed: true as const })),
+    );
     return forgotten;
   });
 }
 
 /** `state unprotect`: lifts the recorded protection; false when the entry was not protected. */
-export async function unprotectResource(address: string, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<boolean> {
+export async function unprotectResource(
+  address: string,
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<boolean> {
   return withStore(globals, context, true, async (store) => {
     const entry = requireEntry(store, address);
     if (entry.protect !== true) return false;
@@ -64,12 +81,19 @@ export interface Moved {
  * object keeps its name, which the state records, so a manifest that leaves the name field out
  * plans no rename.
  */
-export async function moveResource(from: string, to: string, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<Moved> {
+export async function moveResource(
+  from: string,
+  to: string,
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<Moved> {
   return withStore(globals, context, true, async (store) => {
     const entry = requireEntry(store, from);
     const [kind, name] = splitAddress(to);
-    if (kind !== entry.kind) throw new TelformError('state_mv_kind', `${from} is a ${entry.kind}; it cannot become a ${kind}`);
-    if (!metadataNamePattern.test(name)) throw new TelformError('state_mv_name', `"${name}" is not a valid metadata.name: it ${metadataNameRule}`);
+    if (kind !== entry.kind)
+      throw new TelformError('state_mv_kind', `${from} is a ${entry.kind}; it cannot become a ${kind}`);
+    if (!metadataNamePattern.test(name))
+      throw new TelformError('state_mv_name', `"${name}" is not a valid metadata.name: it ${metadataNameRule}`);
     if (store.ledger.resources[to]) throw new TelformError('state_mv_exists', `${to} is already in the state`);
     await backUp(store, context);
     const nameField = catalog.get(kind)?.nameField;
@@ -77,11 +101,21 @@ export async function moveResource(from: string, to: string, globals: GlobalOpti
     const liveName = entry.live_name ?? (typeof applied === 'string' ? applied : undefined);
     await moveEntry(store, from, to, name, liveName === undefined ? {} : { liveName });
     await recordEdit(store, context, 'state mv', [{ address: from, to }]);
-    return { from, to, ...(nameField === undefined ? {} : { nameField }), ...(liveName === undefined ? {} : { liveName }) };
+    return {
+      from,
+      to,
+      ...(nameField === undefined ? {} : { nameField }),
+      ...(liveName === undefined ? {} : { liveName }),
+    };
   });
 }
 
-async function withStore<T>(globals: GlobalOptions, context: Pick<RunContext, 'io'>, lock: boolean, work: (store: LedgerStore) => T | Promise<T>): Promise<T> {
+async function withStore<T>(
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+  lock: boolean,
+  work: (store: LedgerStore) => T | Promise<T>,
+): Promise<T> {
   const store = await openState(globals, context.io.env, { lock, notify: context.io.stderr });
   try {
     return await work(store);
@@ -91,9 +125,19 @@ async function withStore<T>(globals: GlobalOptions, context: Pick<RunContext, 'i
 }
 
 /** The edit's history record, after the ledger is written (so it names the serial). */
-async function recordEdit(store: LedgerStore, context: Pick<RunContext, 'io'>, command: string, edits: Array<{ address: string; to?: string; removed?: true }>): Promise<void> {
+async function recordEdit(
+  store: LedgerStore,
+  context: Pick<RunContext, 'io'>,
+  command: string,
+  edits: Array<{ address: string; to?: string; removed?: true }>,
+): Promise<void> {
   await store.compact();
-  await store.appendHistory({ type: 'state_edit', command, edits, origin: await runOrigin(context.io.env, context.io.cwd, []) });
+  await store.appendHistory({
+    type: 'state_edit',
+    command,
+    edits,
+    origin: await runOrigin(context.io.env, context.io.cwd, []),
+  });
 }
 
 async function backUp(store: LedgerStore, context: Pick<RunContext, 'io'>): Promise<void> {
@@ -103,7 +147,8 @@ async function backUp(store: LedgerStore, context: Pick<RunContext, 'io'>): Prom
 function requireEntry(store: LedgerStore, address: string): LedgerEntry {
   splitAddress(address);
   const entry = store.ledger.resources[address];
-  if (!entry) throw new TelformError('state_unknown', `${address} is not in the state ${store.file} (see telform state list)`);
+  if (!entry)
+    throw new TelformError('state_unknown', `${address} is not in the state ${store.file} (see telform state list)`);
   return entry;
 }
 

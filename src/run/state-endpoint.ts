@@ -49,7 +49,14 @@ export async function repointState(url: string, globals: GlobalOptions, context:
       }
       const before = ledger.endpoint;
       store.rebind(session.endpointLabel);
-      return { state: store.file, account: ledger.account, before, after: session.endpointLabel, found, sampled: sample.length };
+      return {
+        state: store.file,
+        account: ledger.account,
+        before,
+        after: session.endpointLabel,
+        found,
+        sampled: sample.length,
+      };
     } finally {
       await session.close();
     }

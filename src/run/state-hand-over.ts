@@ -25,7 +25,12 @@ export interface Migrated {
  * the source's workspace) under both locks, then retires the source: it keeps its content, and
  * every command on it refuses, naming the new place.
  */
-export async function migrateState(to: string, toWorkspace: string | undefined, globals: GlobalOptions, context: Pick<RunContext, 'io'>): Promise<Migrated> {
+export async function migrateState(
+  to: string,
+  toWorkspace: string | undefined,
+  globals: GlobalOptions,
+  context: Pick<RunContext, 'io'>,
+): Promise<Migrated> {
   const { io } = context;
   const from = stateLocation(globals, io.env);
   const target = { state: to, workspace: toWorkspace ?? from.workspace };
@@ -33,9 +38,15 @@ export async function migrateState(to: string, toWorkspace: string | undefined, 
   try {
     const backend = await openStateBackend(target, io.env);
     try {
-      if (backend.location === source.file) throw new TelformError('bad_option', `--to names the state being migrated (${source.file})`);
+      if (backend.location === source.file)
+        throw new TelformError('bad_option', `--to names the state being migrated (${source.file})`);
       await source.copyTo(backend, globals.lockTimeout ?? 0);
-      const migrated = { from: source.file, to: backend.location, resources: Object.keys(source.ledger.resources).length, serial: source.ledger.serial };
+      const migrated = {
+        from: source.file,
+        to: backend.location,
+        resources: Object.keys(source.ledger.resources).length,
+        serial: source.ledger.serial,
+      };
       const flags = backendFor(target.state).flags(target);
       source.retire(flags);
       await source.compact();
@@ -64,10 +75,22 @@ export interface Claimed {
  * Makes the ledger the owner of the account the credentials name, or of `scope` of it (absent:
  * the scope it has, everything for a new state), taking it from `takeOver` lineages only.
  */
-export async function claimState(takeOver: readonly string[], globals: GlobalOptions, context: RunContext, scope?: Scope): Promise<Claimed> {
+export async function claimState(
+  takeOver: readonly string[],
+  globals: GlobalOptions,
+  context: RunContext,
+  scope?: Scope,
+): Promise<Claimed> {
   return withAccount(globals, context, async (store, session) => {
     const result = await claimAccount(store, liveContext(session.client), session.account, takeOver, scope);
-    return { state: store.file, lineage: store.ledger.lineage, account: session.account, already: result.already, from: result.from, scope: result.scope };
+    return {
+      state: store.file,
+      lineage: store.ledger.lineage,
+      account: session.account,
+      already: result.already,
+      from: result.from,
+      scope: result.scope,
+    };
   });
 }
 
@@ -89,7 +112,11 @@ export async function releaseState(globals: GlobalOptions, context: RunContext, 
 }
 
 /** Runs `work` with the session and the locked ledger of the account the credentials name. */
-async function withAccount<T>(globals: GlobalOptions, context: RunContext, work: (store: LedgerStore, session: Session) => Promise<T>): Promise<T> {
+async function withAccount<T>(
+  globals: GlobalOptions,
+  context: RunContext,
+  work: (store: LedgerStore, session: Session) => Promise<T>,
+): Promise<T> {
   const session = await context.connect(globals, context.io);
   try {
     const binding = { endpoint: session.endpointLabel, account: session.account };

@@ -26,12 +26,20 @@ const longestValue = 400;
 
 /** A CEL value as JSON-like text (ints are BigInt in CEL), cut to a readable length. */
 function showValue(value: unknown): string {
-  const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? Number(item) : item instanceof Map ? Object.fromEntries(item) : item)) ?? String(value);
+  const text =
+    JSON.stringify(value, (_key, item: unknown) =>
+      typeof item === 'bigint' ? Number(item) : item instanceof Map ? Object.fromEntries(item) : item,
+    ) ?? String(value);
   return text.length > longestValue ? `${text.slice(0, longestValue)}…` : text;
 }
 
 function isNode(value: unknown): value is CelNode {
-  return value !== null && typeof value === 'object' && typeof (value as { op?: unknown }).op === 'string' && typeof (value as { start?: unknown }).start === 'number';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { op?: unknown }).op === 'string' &&
+    typeof (value as { start?: unknown }).start === 'number'
+  );
 }
 
 function childrenOf(node: CelNode): CelNode[] {
@@ -80,7 +88,12 @@ export function checkAssertion(assertion: Assertion, context: Record<string, unk
     if (!(error instanceof EvaluationError)) throw error;
     return { passed: false, message: `the assertion could not be evaluated: ${error.summary}`, values: [] };
   }
-  if (typeof result !== 'boolean') return { passed: false, message: `the assertion must give true or false, and gave ${showValue(result)}`, values: [] };
+  if (typeof result !== 'boolean')
+    return {
+      passed: false,
+      message: `the assertion must give true or false, and gave ${showValue(result)}`,
+      values: [],
+    };
   if (result) return { passed: true, message: '', values: [] };
   const ast = (assertion.compiled.run as { ast?: unknown }).ast;
   let values: string[] = [];

@@ -69,14 +69,23 @@ async function runTest(file: TestFile, test: TestCase, startEmulator: StartTestE
     const emulator = await startEmulator(file.start === undefined ? undefined : path.resolve(file.folder, file.start));
     try {
       const notes: string[] = [];
-      const session: Session = { client: emulator.client, endpointLabel: 'local', account: emulator.account, authToken: emulator.authToken, close: async () => undefined };
+      const session: Session = {
+        client: emulator.client,
+        endpointLabel: 'local',
+        account: emulator.account,
+        authToken: emulator.authToken,
+        close: async () => undefined,
+      };
       const run: TestRun = {
         file,
         test,
         emulator,
         globals: { state: path.join(folder, 'telform.state.json'), lockTimeout: 0 },
         // What the operations say on stderr (the manifests' problems, above all) is kept for the step that failed.
-        context: { io: { cwd: file.folder, env: { ...file.env }, stderr: (line) => notes.push(line) }, connect: async () => session },
+        context: {
+          io: { cwd: file.folder, env: { ...file.env }, stderr: (line) => notes.push(line) },
+          connect: async () => session,
+        },
         observed: { plan: null, drift: null, apply: null, error: '', ids: new Map() },
         notes,
       };
@@ -115,8 +124,12 @@ async function runStep(run: TestRun, step: TestStep, number: number): Promise<Te
   }
   if (error !== undefined) run.observed.error = error;
   // The lines that explain the error (the manifests' problems), not the run's notes (an account claimed, a literal secret).
-  if (error !== undefined && !step.expectError) return failureOf(step, number, error, { values: run.notes.filter((line) => !line.startsWith('note: ')) });
-  if (error === undefined && step.expectError) return failureOf(step, number, 'the step was expected to fail (expect_error: true) and did not', { assertion: 'expect_error' });
+  if (error !== undefined && !step.expectError)
+    return failureOf(step, number, error, { values: run.notes.filter((line) => !line.startsWith('note: ')) });
+  if (error === undefined && step.expectError)
+    return failureOf(step, number, 'the step was expected to fail (expect_error: true) and did not', {
+      assertion: 'expect_error',
+    });
   if (error === undefined && step.action.kind === 'apply') {
     // Planned even when the check is off: the plan after the apply gives the ids of what it created.
     let left: string[];
@@ -124,11 +137,16 @@ async function runStep(run: TestRun, step: TestStep, number: number): Promise<Te
       left = await changesAfterApply(run, step);
     } catch (thrown) {
       const message = userError(thrown);
-      if (step.expectConverged) return failureOf(step, number, `the plan after the apply failed: ${message}`, { assertion: 'expect_converged' });
+      if (step.expectConverged)
+        return failureOf(step, number, `the plan after the apply failed: ${message}`, {
+          assertion: 'expect_converged',
+        });
       left = [];
     }
     if (left.length > 0 && step.expectConverged) {
-      return failureOf(step, number, `the plan after the apply is not empty: ${left.join(', ')}`, { assertion: 'expect_converged' });
+      return failureOf(step, number, `the plan after the apply is not empty: ${left.join(', ')}`, {
+        assertion: 'expect_converged',
+      });
     }
   }
   const findingFailure = checkFindings(run, step, number);
@@ -137,7 +155,8 @@ async function runStep(run: TestRun, step: TestStep, number: number): Promise<Te
   const context = assertionContext(await variables(run));
   for (const assertion of step.assertions) {
     const outcome = checkAssertion(assertion, context);
-    if (!outcome.passed) return failureOf(step, number, outcome.message, { assertion: assertion.source, values: outcome.values });
+    if (!outcome.passed)
+      return failureOf(step, number, outcome.message, { assertion: assertion.source, values: outcome.values });
   }
   return undefined;
 }
@@ -147,7 +166,10 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
   const { action } = step;
   switch (action.kind) {
     case 'apply': {
-      const approvals = approvalsFrom({ allowIrreversible: action.approvals.allowIrreversible, ...(action.approvals.maxCost === undefined ? {} : { maxCost: action.approvals.maxCost }) });
+      const approvals = approvalsFrom({
+        allowIrreversible: action.approvals.allowIrreversible,
+        ...(action.approvals.maxCost === undefined ? {} : { maxCost: action.approvals.maxCost }),
+      });
       const reconciled = await reconcileFor(run, action.manifests, { lock: true, approvals });
       let outcome: ApplyRunOutcome;
       try {
@@ -179,18 +201,28 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
     case 'decide': {
       const id = liveIdIn(run, action.address);
       const field = action.address.startsWith('Brand/') ? 'brand_id' : 'campaign_id';
-      await run.emulator.admin('POST', `/__emulator/accounts/${encodeURIComponent(run.emulator.account)}/registry/`, { decision: action.decision, [field]: id });
+      await run.emulator.admin('POST', `/__emulator/accounts/${encodeURIComponent(run.emulator.account)}/registry/`, {
+        decision: action.decision,
+        [field]: id,
+      });
       return undefined;
     }
     case 'fault':
       await run.emulator.admin('POST', '/__emulator/faults/', { faults: action.spec === 'none' ? null : action.spec });
       return undefined;
     case 'rate_limit':
-      await run.emulator.admin('POST', '/__emulator/faults/', { rate_limit: action.spec === 'none' ? null : action.spec });
+      await run.emulator.admin('POST', '/__emulator/faults/', {
+        rate_limit: action.spec === 'none' ? null : action.spec,
+      });
       return undefined;
     case 'out_of_band': {
-      const requestPath = action.path.replace(/\{([^{}]+)\}/g, (_whole, address: string) => encodeURIComponent(liveIdIn(run, address)));
-      await run.emulator.client.request(action.method, requestPath, { mode: 'idempotent', ...(action.body ? { body: action.body } : {}) });
+      const requestPath = action.path.replace(/\{([^{}]+)\}/g, (_whole, address: string) =>
+        encodeURIComponent(liveIdIn(run, address)),
+      );
+      await run.emulator.client.request(action.method, requestPath, {
+        mode: 'idempotent',
+        ...(action.body ? { body: action.body } : {}),
+      });
       return undefined;
     }
     default: {
@@ -203,17 +235,31 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
 /** The live id of `address` as the test's last plans saw it; an object no plan saw is the step's error. */
 function liveIdIn(run: TestRun, address: string): string {
   const id = run.observed.ids.get(address);
-  if (id === undefined) throw new TelformError('test_invalid', `${address} is not in the account as this test's plans saw it: apply it before naming it`);
+  if (id === undefined)
+    throw new TelformError(
+      'test_invalid',
+      `${address} is not in the account as this test's plans saw it: apply it before naming it`,
+    );
   return id;
 }
 
 /** Reconciles the step's manifests (the test's unless the step names its own) and records the plan it made. */
-async function reconcileFor(run: TestRun, manifests: string[] | undefined, options: { lock: boolean; approvals?: ReturnType<typeof approvalsFrom> }): Promise<Reconciliation> {
-  const reconciled = await reconcile({ paths: manifests ?? run.test.manifests }, run.globals, options.approvals ?? approvalsFrom({}), run.context, {
-    lock: options.lock,
-    ...(options.lock ? {} : { readOnly: true }),
-    policies: run.file.policies,
-  });
+async function reconcileFor(
+  run: TestRun,
+  manifests: string[] | undefined,
+  options: { lock: boolean; approvals?: ReturnType<typeof approvalsFrom> },
+): Promise<Reconciliation> {
+  const reconciled = await reconcile(
+    { paths: manifests ?? run.test.manifests },
+    run.globals,
+    options.approvals ?? approvalsFrom({}),
+    run.context,
+    {
+      lock: options.lock,
+      ...(options.lock ? {} : { readOnly: true }),
+      policies: run.file.policies,
+    },
+  );
   recordPlan(run, reconciled.plan);
   return reconciled;
 }
@@ -238,18 +284,30 @@ async function changesAfterApply(run: TestRun, step: TestStep): Promise<string[]
   const reconciled = await reconcileFor(run, manifests, { lock: false });
   await reconciled.close();
   run.observed.plan = applied;
-  return reconciled.plan.changes.filter((change) => change.action !== 'noop' && change.action !== 'wait').map((change) => `${change.address} ${change.action}`);
+  return reconciled.plan.changes
+    .filter((change) => change.action !== 'noop' && change.action !== 'wait')
+    .map((change) => `${change.address} ${change.action}`);
 }
 
 function applySummary(outcome: ApplyRunOutcome): Record<string, unknown> {
   switch (outcome.status) {
     case 'refused':
-      return { status: 'refused', failed: true, outcomes: {}, violations: outcome.violations.map((violation) => ({ ...violation })) };
+      return {
+        status: 'refused',
+        failed: true,
+        outcomes: {},
+        violations: outcome.violations.map((violation) => ({ ...violation })),
+      };
     case 'no_changes':
     case 'cancelled':
       return { status: outcome.status, failed: false, outcomes: {}, violations: [] };
     case 'applied':
-      return { status: 'applied', failed: outcome.failed, outcomes: Object.fromEntries(outcome.result.outcomes), violations: [] };
+      return {
+        status: 'applied',
+        failed: outcome.failed,
+        outcomes: Object.fromEntries(outcome.result.outcomes),
+        violations: [],
+      };
     default: {
       const never: never = outcome;
       throw new Error(`unhandled apply outcome ${String(never)}`);
@@ -258,9 +316,12 @@ function applySummary(outcome: ApplyRunOutcome): Record<string, unknown> {
 }
 
 function applyError(outcome: ApplyRunOutcome): string | undefined {
-  if (outcome.status === 'refused') return `apply refused: ${outcome.violations.map((violation) => violation.message).join('; ')}`;
+  if (outcome.status === 'refused')
+    return `apply refused: ${outcome.violations.map((violation) => violation.message).join('; ')}`;
   if (outcome.status !== 'applied' || !outcome.failed) return undefined;
-  const failed = [...outcome.result.outcomes].filter(([, result]) => result.status === 'failed' || result.status === 'blocked');
+  const failed = [...outcome.result.outcomes].filter(
+    ([, result]) => result.status === 'failed' || result.status === 'blocked',
+  );
   return `apply failed: ${failed.map(([address, result]) => `${address}: ${'error' in result ? result.error : 'reason' in result ? result.reason : result.status}`).join('; ')}`;
 }
 
@@ -269,14 +330,26 @@ function checkFindings(run: TestRun, step: TestStep, number: number): TestFailur
   const plan = run.observed.plan as { findings?: Array<{ rule: string; address: string }> } | null;
   const found = (plan?.findings ?? []).map((finding) => `${finding.rule} on ${finding.address}`);
   const matches = (expected: { rule: string; address?: string }) =>
-    (plan?.findings ?? []).some((finding) => finding.rule === expected.rule && (expected.address === undefined || finding.address === expected.address));
-  const describe = (expected: { rule: string; address?: string }) => `${expected.rule}${expected.address ? ` on ${expected.address}` : ''}`;
+    (plan?.findings ?? []).some(
+      (finding) =>
+        finding.rule === expected.rule && (expected.address === undefined || finding.address === expected.address),
+    );
+  const describe = (expected: { rule: string; address?: string }) =>
+    `${expected.rule}${expected.address ? ` on ${expected.address}` : ''}`;
   const saw = [`findings = ${found.length === 0 ? 'none' : found.join(', ')}`];
   for (const expected of step.findings) {
-    if (!matches(expected)) return failureOf(step, number, `the plan has no finding ${describe(expected)}`, { assertion: `findings: ${describe(expected)}`, values: saw });
+    if (!matches(expected))
+      return failureOf(step, number, `the plan has no finding ${describe(expected)}`, {
+        assertion: `findings: ${describe(expected)}`,
+        values: saw,
+      });
   }
   for (const expected of step.noFindings) {
-    if (matches(expected)) return failureOf(step, number, `the plan has the finding ${describe(expected)}`, { assertion: `no_findings: ${describe(expected)}`, values: saw });
+    if (matches(expected))
+      return failureOf(step, number, `the plan has the finding ${describe(expected)}`, {
+        assertion: `no_findings: ${describe(expected)}`,
+        values: saw,
+      });
   }
   return undefined;
 }
@@ -284,7 +357,9 @@ function checkFindings(run: TestRun, step: TestStep, number: number): TestFailur
 /** The variables of an assertion (docs/testing.md lists them); the request log and billing are read now. */
 async function variables(run: TestRun): Promise<Record<string, unknown>> {
   const account = encodeURIComponent(run.emulator.account);
-  const log = (await run.emulator.admin('GET', `/__emulator/requests/?account=${account}&type=request`)) as { requests?: unknown[] };
+  const log = (await run.emulator.admin('GET', `/__emulator/requests/?account=${account}&type=request`)) as {
+    requests?: unknown[];
+  };
   const billing = await run.emulator.admin('GET', `/__emulator/accounts/${account}/billing/`);
   return {
     plan: run.observed.plan,

@@ -11,7 +11,8 @@ import type { RunIo } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { readValues, type ValuesInput } from './values-input.js';
 
-export type ValidateSource = { mode: 'one'; paths: readonly string[]; values: ValuesInput } | { mode: 'accounts'; accountsFile: string };
+export type ValidateSource =
+  { mode: 'one'; paths: readonly string[]; values: ValuesInput } | { mode: 'accounts'; accountsFile: string };
 
 interface ValidateOptions {
   /** `--check-secrets`: resolve `{ fromEnv }` and `{ fromFile }` secrets and apply their rules. */
@@ -21,9 +22,15 @@ interface ValidateOptions {
   scope: readonly string[];
 }
 
-export type Validation = ({ mode: 'one'; summary: ValidationSummary } | { mode: 'accounts'; accounts: AccountValidation[] }) & { exitCode: number };
+export type Validation = (
+  { mode: 'one'; summary: ValidationSummary } | { mode: 'accounts'; accounts: AccountValidation[] }
+) & { exitCode: number };
 
-export async function validate(source: ValidateSource, options: ValidateOptions, io: Pick<RunIo, 'cwd' | 'env'>): Promise<Validation> {
+export async function validate(
+  source: ValidateSource,
+  options: ValidateOptions,
+  io: Pick<RunIo, 'cwd' | 'env'>,
+): Promise<Validation> {
   // Parsed when first needed, after the values are read (an account's own scope wins over the flag).
   const flagScope = (): Scope | undefined => (options.scope.length > 0 ? parseScope(options.scope) : undefined);
   if (source.mode === 'one') {
@@ -34,7 +41,10 @@ export async function validate(source: ValidateSource, options: ValidateOptions,
   const { loadAccountsFile } = await import('../manifest/accounts-file.js');
   const accounts: AccountValidation[] = [];
   for (const account of await loadAccountsFile(source.accountsFile, io.cwd)) {
-    accounts.push({ name: account.name, summary: await validateManifests(account.manifests, account.values, account.scope ?? flagScope(), options, io) });
+    accounts.push({
+      name: account.name,
+      summary: await validateManifests(account.manifests, account.values, account.scope ?? flagScope(), options, io),
+    });
   }
   const failed = accounts.some((account) => account.summary.errorCount > 0);
   return { mode: 'accounts', accounts, exitCode: failed ? ExitCode.error : ExitCode.ok };

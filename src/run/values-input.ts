@@ -26,7 +26,10 @@ export async function readValues(input: ValuesInput, cwd: string): Promise<Value
     try {
       text = await readFile(absolute, 'utf8');
     } catch (error) {
-      throw new TelformError('values_file', `cannot read the values file ${input.values}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new TelformError(
+        'values_file',
+        `cannot read the values file ${input.values}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     fromFile = parseValuesFile(text, displayPath(absolute, cwd));
   }

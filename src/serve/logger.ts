@@ -11,7 +11,11 @@ export interface Logger {
   log(level: LogLevel, message: string, fields?: LogFields): void;
 }
 
-export function jsonLogger(write: (line: string) => void, now: () => number = Date.now, minimum: LogLevel = 'info'): Logger {
+export function jsonLogger(
+  write: (line: string) => void,
+  now: () => number = Date.now,
+  minimum: LogLevel = 'info',
+): Logger {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
   return {
     log(level, message, fields = {}) {

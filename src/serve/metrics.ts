@@ -22,9 +22,24 @@ export class ServeMetrics {
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.status = new Gauge({ name: 'telform_account_status', help: 'The account status serve knows (1 for the current one, 0 for the others).', labelNames: ['account', 'status'], registers });
-    this.lastRun = new Gauge({ name: 'telform_account_last_run_timestamp_seconds', help: 'When the last check of the account ended (Unix time).', labelNames: ['account'], registers });
-    this.nextRun = new Gauge({ name: 'telform_account_next_run_timestamp_seconds', help: 'When the next check of the account is due (Unix time).', labelNames: ['account'], registers });
+    this.status = new Gauge({
+      name: 'telform_account_status',
+      help: 'The account status serve knows (1 for the current one, 0 for the others).',
+      labelNames: ['account', 'status'],
+      registers,
+    });
+    this.lastRun = new Gauge({
+      name: 'telform_account_last_run_timestamp_seconds',
+      help: 'When the last check of the account ended (Unix time).',
+      labelNames: ['account'],
+      registers,
+    });
+    this.nextRun = new Gauge({
+      name: 'telform_account_next_run_timestamp_seconds',
+      help: 'When the next check of the account is due (Unix time).',
+      labelNames: ['account'],
+      registers,
+    });
     this.runDuration = new Histogram({
       name: 'telform_run_duration_seconds',
       help: 'How long checks, callback reads and applies took.',
@@ -32,12 +47,42 @@ export class ServeMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers,
     });
-    this.apiRequests = new Counter({ name: 'telform_api_requests_total', help: 'API requests sent (every attempt).', labelNames: ['account'], registers });
-    this.rateLimited = new Counter({ name: 'telform_api_rate_limited_total', help: 'API requests answered 429.', labelNames: ['account'], registers });
-    this.callbacks = new Counter({ name: 'telform_callbacks_total', help: 'Status callbacks received, by result (accepted, or why refused).', labelNames: ['result'], registers });
-    this.events = new Counter({ name: 'telform_events_emitted_total', help: 'Events emitted, by type.', labelNames: ['type'], registers });
-    this.notifications = new Counter({ name: 'telform_notifications_total', help: '--notify deliveries, by result (delivered, failed, dropped).', labelNames: ['result'], registers });
-    this.applies = new Counter({ name: 'telform_applies_total', help: '--apply safe decisions, by result (applied, failed, held, locked).', labelNames: ['result'], registers });
+    this.apiRequests = new Counter({
+      name: 'telform_api_requests_total',
+      help: 'API requests sent (every attempt).',
+      labelNames: ['account'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'telform_api_rate_limited_total',
+      help: 'API requests answered 429.',
+      labelNames: ['account'],
+      registers,
+    });
+    this.callbacks = new Counter({
+      name: 'telform_callbacks_total',
+      help: 'Status callbacks received, by result (accepted, or why refused).',
+      labelNames: ['result'],
+      registers,
+    });
+    this.events = new Counter({
+      name: 'telform_events_emitted_total',
+      help: 'Events emitted, by type.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.notifications = new Counter({
+      name: 'telform_notifications_total',
+      help: '--notify deliveries, by result (delivered, failed, dropped).',
+      labelNames: ['result'],
+      registers,
+    });
+    this.applies = new Counter({
+      name: 'telform_applies_total',
+      help: '--apply safe decisions, by result (applied, failed, held, locked).',
+      labelNames: ['result'],
+      registers,
+    });
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'telform_' });
   }
 

@@ -113,7 +113,12 @@ export interface ApplyHeldEvent extends EventBase {
 
 export type ServeEvent = AccountStatusEvent | RegistryStatusEvent | AppliedEvent | ApplyHeldEvent;
 export type ServeEventType = ServeEvent['type'];
-export const serveEventTypes: readonly ServeEventType[] = ['account_status', 'registry_status', 'applied', 'apply_held'];
+export const serveEventTypes: readonly ServeEventType[] = [
+  'account_status',
+  'registry_status',
+  'applied',
+  'apply_held',
+];
 
 /** A new event without the fields the service stamps on it (id and time). */
 export type EventDraft = ServeEvent extends infer E ? (E extends ServeEvent ? Omit<E, 'id' | 'at'> : never) : never;

@@ -110,7 +110,10 @@ export class WebhookNotifier {
         // A 4xx other than 408/429 is the receiver refusing this event: sending it again changes nothing.
         if (status >= 400 && status < 500 && status !== 408 && status !== 429) break;
       } catch (error) {
-        reason = withoutUrlSecrets(error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error), this.options.url);
+        reason = withoutUrlSecrets(
+          error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
+          this.options.url,
+        );
       }
       if (attempt === this.attempts || this.stopping.signal.aborted) break;
       const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
@@ -145,5 +148,9 @@ function withoutUrlSecrets(text: string, url: string): string {
   } catch {
     shown = '(the --notify URL)';
   }
-  return text.split(url).join(shown).replace(/\b(https?:\/\/)[^\s/@]*@/g, '$1').replace(/(https?:\/\/[^\s?#]*)\?[^\s#]*/g, '$1');
+  return text
+    .split(url)
+    .join(shown)
+    .replace(/\b(https?:\/\/)[^\s/@]*@/g, '$1')
+    .replace(/(https?:\/\/[^\s?#]*)\?[^\s#]*/g, '$1');
 }

@@ -13,16 +13,27 @@ import type { AccountCheck, PlanLine, RegistryEntry } from './model.js';
  * Why a person must look at this plan before it is applied; empty when serve may apply it. Which
  * creates are registrations the registry vets is each kind's `registry.vetted` in `kinds`.
  */
-export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[], kinds: KindCatalog = catalog): string[] {
+export function reasonsToHold(
+  plan: Plan,
+  violations: readonly SafetyViolation[],
+  kinds: KindCatalog = catalog,
+): string[] {
   const reasons = violations.map((violation) => violation.message);
   for (const change of plan.changes) {
     if (change.action === 'noop' || change.action === 'wait') continue;
     const { flags } = change;
-    if (change.action === 'blocked') reasons.push(`${change.address}: telform will not make this change (${change.reasons.join('; ')})`);
+    if (change.action === 'blocked')
+      reasons.push(`${change.address}: telform will not make this change (${change.reasons.join('; ')})`);
     // A brand or campaign gone from the account was deactivated by someone (or expired): registering
     // it again is a new vetting submission, which a person decides on, not a heal.
-    if (kinds.get(change.kind)?.registry?.vetted === true && (change.action === 'create' || change.action === 'replace') && change.drifted === true) {
-      reasons.push(`${change.address} was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it`);
+    if (
+      kinds.get(change.kind)?.registry?.vetted === true &&
+      (change.action === 'create' || change.action === 'replace') &&
+      change.drifted === true
+    ) {
+      reasons.push(
+        `${change.address} was deleted or deactivated outside telform: registering it again is a new vetting submission; run telform apply to make it`,
+      );
     }
     if (flags.breaks_auth) reasons.push(`${change.address} would break authentication of what still uses it`);
     if (flags.breaks_calls) reasons.push(`${change.address} would break calls`);
@@ -32,8 +43,10 @@ export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]
     if (lost > 0) reasons.push(`${change.address} would make ${lost} trunk(s) or application(s) lose authentication`);
     // The gates name these already when they refuse; said again only when no gate did (a plan
     // approved at plan time still needs a person here).
-    if (flags.irreversible && !violations.some((violation) => violation.address === change.address)) reasons.push(`${change.address} cannot be undone`);
-    if (flags.billable_usd > 0 && !violations.some((violation) => violation.code === 'cost')) reasons.push(`${change.address} costs ${flags.billable_usd} USD`);
+    if (flags.irreversible && !violations.some((violation) => violation.address === change.address))
+      reasons.push(`${change.address} cannot be undone`);
+    if (flags.billable_usd > 0 && !violations.some((violation) => violation.code === 'cost'))
+      reasons.push(`${change.address} costs ${flags.billable_usd} USD`);
   }
   return [...new Set(reasons)];
 }
@@ -42,7 +55,12 @@ export function reasonsToHold(plan: Plan, violations: readonly SafetyViolation[]
 export function planLines(plan: Plan): PlanLine[] {
   return plan.changes
     .filter((change) => change.action !== 'noop')
-    .map((change) => ({ address: change.address, action: change.action, drifted: change.drifted === true, reasons: change.reasons }));
+    .map((change) => ({
+      address: change.address,
+      action: change.action,
+      drifted: change.drifted === true,
+      reasons: change.reasons,
+    }));
 }
 
 /**
@@ -73,12 +91,18 @@ function hasId(change: PlannedChange): change is PlannedChange & { id: string } 
 export function registryReason(registry: NonNullable<PlannedChange['registry']>): string | undefined {
   const parts = [
     ...(registry.declined_reasons ?? []).map((reason) => `${reason.code}: ${reason.message}`),
-    ...(registry.error_code || registry.error_reason ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')] : []),
+    ...(registry.error_code || registry.error_reason
+      ? [[registry.error_code, registry.error_reason].filter(Boolean).join(': ')]
+      : []),
   ];
   return parts.length === 0 ? undefined : parts.join('; ');
 }
 
 /** A check that failed, as serve records it. */
-export function failedCheck(error: { code: string; message: string }, requests: number, rateLimited: number): AccountCheck {
+export function failedCheck(
+  error: { code: string; message: string },
+  requests: number,
+  rateLimited: number,
+): AccountCheck {
   return { status: 'error', drifted: [], pending: [], notes: [], registry: [], plan: [], error, requests, rateLimited };
 }

@@ -47,7 +47,8 @@ export class Scheduler {
     if (!(options.intervalMs > 0)) throw new Error('serve: the interval must be positive');
     this.random = options.random ?? Math.random;
     const now = options.clock.now();
-    for (const name of names) this.slots.set(name, { name, dueAt: now, cause: 'start', running: false, again: undefined, triggered: false });
+    for (const name of names)
+      this.slots.set(name, { name, dueAt: now, cause: 'start', running: false, again: undefined, triggered: false });
   }
 
   start(): void {
@@ -91,7 +92,8 @@ export class Scheduler {
       if (this.stopped) break;
       const wake = new AbortController();
       this.wake = wake;
-      const waitMs = this.running >= this.options.concurrency ? Number.POSITIVE_INFINITY : this.nextDueAt() - clock.now();
+      const waitMs =
+        this.running >= this.options.concurrency ? Number.POSITIVE_INFINITY : this.nextDueAt() - clock.now();
       if (waitMs > 0) await clock.sleep(Number.isFinite(waitMs) ? waitMs : 2 ** 31 - 1, wake.signal);
     }
   }
@@ -116,7 +118,12 @@ export class Scheduler {
     let best: Slot | undefined;
     for (const slot of this.slots.values()) {
       if (slot.running || slot.dueAt > now) continue;
-      if (!best || (slot.triggered && !best.triggered) || (slot.triggered === best.triggered && slot.dueAt < best.dueAt)) best = slot;
+      if (
+        !best ||
+        (slot.triggered && !best.triggered) ||
+        (slot.triggered === best.triggered && slot.dueAt < best.dueAt)
+      )
+        best = slot;
     }
     return best;
   }

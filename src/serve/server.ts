@@ -36,11 +36,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: ServerOptions, listen: { host: string; port: number }): Promise<RunningServer> {
+export async function startServer(
+  options: ServerOptions,
+  listen: { host: string; port: number },
+): Promise<RunningServer> {
   const nonces = new NonceMemory();
   const server = createServer((request, response) => {
     handle(options, nonces, request, response).catch((error: unknown) => {
-      options.logger.log('error', 'request failed', { path: pathOf(request), error: error instanceof Error ? error.message : String(error) });
+      options.logger.log('error', 'request failed', {
+        path: pathOf(request),
+        error: error instanceof Error ? error.message : String(error),
+      });
       if (!response.headersSent) send(response, 500, 'application/json', JSON.stringify({ error: 'internal error' }));
       else response.destroy();
     });
@@ -50,8 +56,18 @@ export async function startServer(options: ServerOptions, listen: { host: string
   server.requestTimeout = 15_000;
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EADDRNOTAVAIL' ? 'the address is not one of this machine\'s' : (error.code ?? error.message);
-      reject(new TelformError('serve_listen_failed', `cannot listen on ${listen.host}:${listen.port}: ${why}; choose another with --listen HOST:PORT`));
+      const why =
+        error.code === 'EADDRINUSE'
+          ? 'the port is in use'
+          : error.code === 'EADDRNOTAVAIL'
+            ? "the address is not one of this machine's"
+            : (error.code ?? error.message);
+      reject(
+        new TelformError(
+          'serve_listen_failed',
+          `cannot listen on ${listen.host}:${listen.port}: ${why}; choose another with --listen HOST:PORT`,
+        ),
+      );
     };
     server.once('error', failed);
     server.listen(listen.port, listen.host, () => {
@@ -76,14 +92,31 @@ function pathOf(request: IncomingMessage): string {
   return (request.url ?? '/').split('?')[0] ?? '/';
 }
 
-async function handle(options: ServerOptions, nonces: NonceMemory, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  options: ServerOptions,
+  nonces: NonceMemory,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const path = pathOf(request);
   const method = request.method ?? 'GET';
   const callback = /^\/callbacks(?:\/([^/]+))?\/?$/.exec(path);
-  if (callback) return receiveCallback(options, nonces, callback[1] === undefined ? undefined : safeDecode(callback[1]), request, response);
+  if (callback)
+    return receiveCallback(
+      options,
+      nonces,
+      callback[1] === undefined ? undefined : safeDecode(callback[1]),
+      request,
+      response,
+    );
   if (method !== 'GET' && method !== 'HEAD') {
     response.setHeader('allow', 'GET, HEAD');
-    return send(response, 405, 'application/json', JSON.stringify({ error: `${method} is not allowed here; the pages are read-only` }));
+    return send(
+      response,
+      405,
+      'application/json',
+      JSON.stringify({ error: `${method} is not allowed here; the pages are read-only` }),
+    );
   }
   const { service } = options;
   if (path === '/healthz') return send(response, 200, 'application/json', JSON.stringify({ status: 'ok' }));
@@ -135,39 +168,66 @@ async function receiveCallback(
   const { service, logger, metrics } = options;
   const refuse = (status: number, result: string, reason: string): void => {
     metrics.callback(result);
-    logger.log('warn', 'callback refused', { account: named?.slice(0, 80) ?? null, result, reason, remote: request.socket.remoteAddress ?? null });
+    logger.log('warn', 'callback refused', {
+      account: named?.slice(0, 80) ?? null,
+      result,
+      reason,
+      remote: request.socket.remoteAddress ?? null,
+    });
     send(response, status, 'application/json', JSON.stringify({ error: reason }));
   };
   const method = request.method ?? 'GET';
-  if (method !== 'POST' && method !== 'GET') return refuse(405, 'bad_method', `${method} is not a callback method (POST or GET)`);
+  if (method !== 'POST' && method !== 'GET')
+    return refuse(405, 'bad_method', `${method} is not a callback method (POST or GET)`);
   const body = method === 'POST' ? await readBody(request) : '';
   if (body === undefined) return refuse(413, 'too_large', `the body is over ${callbackBodyLimit} bytes`);
   const calledUrl = `${(options.publicUrl ?? `http://${request.headers.host ?? 'localhost'}`).replace(/\/$/, '')}${request.url ?? '/'}`;
   // The signature is checked before anything the payload names is looked up: whoever cannot sign
   // gets the same answer for an object serve manages and one it does not (no enumerating ids).
   if (!hasSignature(request.headers)) return refuse(403, 'bad_signature', unsignedReason);
-  if (named !== undefined && !service.worker(named)) return refuse(404, 'unknown_account', 'no such account in this serve');
+  if (named !== undefined && !service.worker(named))
+    return refuse(404, 'unknown_account', 'no such account in this serve');
   const candidates = named !== undefined ? [named] : service.accountNames();
   let nonce: string | undefined;
   let reason = unsignedReason;
   const signers: string[] = [];
   for (const name of candidates) {
-    const verdict = verifyCallbackSignature({ url: calledUrl, headers: request.headers }, service.worker(name)?.authToken ?? '');
+    const verdict = verifyCallbackSignature(
+      { url: calledUrl, headers: request.headers },
+      service.worker(name)?.authToken ?? '',
+    );
     if (verdict.ok) {
       nonce = verdict.nonce;
       signers.push(name);
     } else reason = verdict.reason;
   }
-  if (nonce === undefined) return refuse(403, 'bad_signature', named !== undefined ? reason : 'the signature matches no account of this serve (wrong token, altered URL, or forged)');
-  const target = callbackTarget(method === 'GET' ? new URL(calledUrl).searchParams : parseBody(body, request.headers['content-type']));
+  if (nonce === undefined)
+    return refuse(
+      403,
+      'bad_signature',
+      named !== undefined
+        ? reason
+        : 'the signature matches no account of this serve (wrong token, altered URL, or forged)',
+    );
+  const target = callbackTarget(
+    method === 'GET' ? new URL(calledUrl).searchParams : parseBody(body, request.headers['content-type']),
+  );
   if (!target) return refuse(400, 'unreadable', 'the payload names no brand, campaign or number');
   // Accounts sharing a token (sub-accounts of one parent would not) all signed it: the one that manages the object is meant.
-  const account = named ?? signers.find((name) => service.fleet.findRegistry(name, target.kind, target.id) !== undefined);
-  if (account === undefined) return refuse(404, 'unknown_object', `no account of this serve manages ${target.kind} ${target.id}`);
+  const account =
+    named ?? signers.find((name) => service.fleet.findRegistry(name, target.kind, target.id) !== undefined);
+  if (account === undefined)
+    return refuse(404, 'unknown_object', `no account of this serve manages ${target.kind} ${target.id}`);
   if (!nonces.admit(nonce)) return refuse(409, 'replayed', 'this signature nonce was already used');
   metrics.callback('accepted');
   const outcome = service.hint(account, target.kind, target.id);
-  logger.log('info', 'callback received', { account, kind: target.kind, id: target.id, status: target.status, outcome });
+  logger.log('info', 'callback received', {
+    account,
+    kind: target.kind,
+    id: target.id,
+    status: target.status,
+    outcome,
+  });
   send(response, 200, 'application/json', JSON.stringify({ status: 'received' }));
 }
 
@@ -207,10 +267,15 @@ const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
  * Which object a callback is about (only an id of a plausible form; the payload is never trusted
  * further), as the kinds of `kinds` that declare a `registry` say their callbacks name them.
  */
-export function callbackTarget(fields: URLSearchParams, kinds: KindCatalog = catalog): { kind: RegistryKind; id: string; status: string | undefined } | undefined {
+export function callbackTarget(
+  fields: URLSearchParams,
+  kinds: KindCatalog = catalog,
+): { kind: RegistryKind; id: string; status: string | undefined } | undefined {
   const type = fields.get('type') ?? '';
   const status = fields.get('status')?.slice(0, 40);
-  const registered = kinds.kinds.flatMap((kind) => (kind.registry ? [{ kind: kind.name, callback: kind.registry.callback }] : []));
+  const registered = kinds.kinds.flatMap((kind) =>
+    kind.registry ? [{ kind: kind.name, callback: kind.registry.callback }] : [],
+  );
   const pick = ({ kind, callback }: (typeof registered)[number]) => {
     const value = fields.get(callback.idField);
     const id = value === null ? undefined : (callback.id?.(value) ?? value);

@@ -26,7 +26,15 @@ export interface AccountWorker {
   readonly authToken: string;
   check(): Promise<AccountCheck>;
   /** Reads one object's registry status through the API; undefined when it is gone. */
-  readRegistry(kind: RegistryKind, id: string): Promise<{ entry?: Pick<RegistryEntry, 'status' | 'reason'>; requests: number; rateLimited: number; error?: string }>;
+  readRegistry(
+    kind: RegistryKind,
+    id: string,
+  ): Promise<{
+    entry?: Pick<RegistryEntry, 'status' | 'reason'>;
+    requests: number;
+    rateLimited: number;
+    error?: string;
+  }>;
   applySafe(): Promise<SafeApplyOutcome>;
   /** Appends registry moves to the account's history; never throws (a busy lock skips the record). */
   recordRegistry?(moves: ReadonlyArray<{ address: string; from: string; status: string }>): Promise<void>;
@@ -77,7 +85,13 @@ export class ServeService {
     this.runId = (options.random ?? Math.random)().toString(36).slice(2, 10).padEnd(8, '0');
     this.scheduler = new Scheduler(
       workers.map((worker) => worker.name),
-      { intervalMs: options.intervalMs, jitter: options.jitter, concurrency: options.concurrency, clock: options.clock, ...(options.random ? { random: options.random } : {}) },
+      {
+        intervalMs: options.intervalMs,
+        jitter: options.jitter,
+        concurrency: options.concurrency,
+        clock: options.clock,
+        ...(options.random ? { random: options.random } : {}),
+      },
       (name, cause) => this.look(name, cause),
       (name, dueAt) => {
         this.fleet.account(name).nextRunAt = dueAt;
@@ -137,11 +151,20 @@ export class ServeService {
     this.options.metrics.requests(worker.name, read.requests, read.rateLimited);
     this.options.metrics.ranAt(worker.name, this.options.clock.now(), 'callback', this.options.clock.now() - started);
     if (read.error !== undefined || !read.entry) {
-      if (read.error !== undefined) this.options.logger.log('warn', 'callback re-read failed', { account: worker.name, address: known.address, error: read.error });
+      if (read.error !== undefined)
+        this.options.logger.log('warn', 'callback re-read failed', {
+          account: worker.name,
+          address: known.address,
+          error: read.error,
+        });
       this.scheduler.trigger(worker.name, 'callback');
       return;
     }
-    const entry: RegistryEntry = { ...known, status: read.entry.status, ...(read.entry.reason === undefined ? {} : { reason: read.entry.reason }) };
+    const entry: RegistryEntry = {
+      ...known,
+      status: read.entry.status,
+      ...(read.entry.reason === undefined ? {} : { reason: read.entry.reason }),
+    };
     if (entry.reason === undefined) delete entry.reason;
     const drafts = this.fleet.recordRegistry(worker.name, entry, observed, 'callback');
     this.emitAll(drafts);
@@ -185,10 +208,16 @@ export class ServeService {
     metrics.ranAt(worker.name, ended, 'check', ended - started);
     metrics.requests(worker.name, check.requests, check.rateLimited);
     metrics.setStatus(worker.name, check.status);
-    if (check.error) logger.log('warn', 'check failed', { account: worker.name, code: check.error.code, error: check.error.message });
+    if (check.error)
+      logger.log('warn', 'check failed', { account: worker.name, code: check.error.code, error: check.error.message });
     for (const seen of check.windows ?? []) {
       // Between the check that last saw it in sync and this one: serve narrows the window to its interval.
-      logger.log('info', 'changed outside telform', { account: worker.name, address: seen.address, in_sync_at: seen.since ?? null, changed_before: seen.seen_at });
+      logger.log('info', 'changed outside telform', {
+        account: worker.name,
+        address: seen.address,
+        in_sync_at: seen.since ?? null,
+        changed_before: seen.seen_at,
+      });
     }
     const drafts = this.fleet.recordCheck(worker.name, check, observed, cause);
     this.emitAll(drafts);
@@ -198,7 +227,9 @@ export class ServeService {
 
   /** The registry moves serve saw, appended to the account's history (a resource's timeline shows them). */
   private async recordRegistry(worker: AccountWorker, drafts: readonly EventDraft[]): Promise<void> {
-    const moves = drafts.flatMap((draft) => (draft.type === 'registry_status' ? [{ address: draft.address, from: draft.from, status: draft.to }] : []));
+    const moves = drafts.flatMap((draft) =>
+      draft.type === 'registry_status' ? [{ address: draft.address, from: draft.from, status: draft.to }] : [],
+    );
     if (moves.length > 0 && worker.recordRegistry) await worker.recordRegistry(moves);
   }
 
@@ -218,14 +249,23 @@ export class ServeService {
         return;
       case 'locked':
         metrics.apply('locked');
-        logger.log('info', 'apply skipped: another run holds the state lock', { account: worker.name, holder: outcome.holder });
+        logger.log('info', 'apply skipped: another run holds the state lock', {
+          account: worker.name,
+          holder: outcome.holder,
+        });
         return;
       case 'held': {
         metrics.apply('held');
         const key = JSON.stringify([outcome.changes, outcome.reasons]);
         if (this.held.get(worker.name) === key) return;
         this.held.set(worker.name, key);
-        this.emit({ type: 'apply_held', account: worker.name, cause: 'apply', changes: outcome.changes, reasons: outcome.reasons });
+        this.emit({
+          type: 'apply_held',
+          account: worker.name,
+          cause: 'apply',
+          changes: outcome.changes,
+          reasons: outcome.reasons,
+        });
         return;
       }
       case 'applied': {
@@ -240,7 +280,12 @@ export class ServeService {
           this.failing.set(worker.name, { plan, failures: count, retryAt: clock.now() + backoffMs });
           if (again) {
             // Announced already: the log says it failed again and when it is tried next.
-            logger.log('warn', 'apply failed again', { account: worker.name, failures: count, retry_in_ms: backoffMs, errors: failures });
+            logger.log('warn', 'apply failed again', {
+              account: worker.name,
+              failures: count,
+              retry_in_ms: backoffMs,
+              errors: failures,
+            });
             return;
           }
           logger.log('warn', 'apply failed', { account: worker.name, retry_in_ms: backoffMs, errors: failures });
@@ -268,7 +313,10 @@ export class ServeService {
   /** True when `work` ends within `ms`, false when the time ran out first. */
   private async within(work: Promise<unknown>, ms: number): Promise<boolean> {
     const timer = new AbortController();
-    const ended = await Promise.race([work.then(() => true), this.options.clock.sleep(ms, timer.signal).then(() => false)]);
+    const ended = await Promise.race([
+      work.then(() => true),
+      this.options.clock.sleep(ms, timer.signal).then(() => false),
+    ]);
     timer.abort();
     return ended;
   }
@@ -279,7 +327,11 @@ export class ServeService {
 
   private emit(draft: EventDraft): void {
     this.sequence += 1;
-    const event = { id: `${this.runId}-${this.sequence}`, at: new Date(this.options.clock.now()).toISOString(), ...draft } as ServeEvent;
+    const event = {
+      id: `${this.runId}-${this.sequence}`,
+      at: new Date(this.options.clock.now()).toISOString(),
+      ...draft,
+    } as ServeEvent;
     this.fleet.remember(event);
     this.options.metrics.event(event.type);
     for (const sink of this.options.sinks) sink(event);

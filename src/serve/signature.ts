@@ -22,7 +22,9 @@ export function hasSignature(headers: SignedRequest['headers']): boolean {
 }
 
 function signaturesOf(headers: SignedRequest['headers']): string[] {
-  return [header(headers, 'x-plivo-signature-v2'), header(headers, 'x-plivo-signature-ma-v2')].filter((value): value is string => value !== undefined);
+  return [header(headers, 'x-plivo-signature-v2'), header(headers, 'x-plivo-signature-ma-v2')].filter(
+    (value): value is string => value !== undefined,
+  );
 }
 
 export function verifyCallbackSignature(request: SignedRequest, authToken: string): SignatureVerdict {
@@ -44,7 +46,9 @@ export function verifyCallbackSignature(request: SignedRequest, authToken: strin
     const given = Buffer.from(signature, 'base64');
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
-  return matches ? { ok: true, nonce } : { ok: false, reason: 'the signature does not match (wrong token, altered URL, or forged)' };
+  return matches
+    ? { ok: true, nonce }
+    : { ok: false, reason: 'the signature does not match (wrong token, altered URL, or forged)' };
 }
 
 function header(headers: SignedRequest['headers'], name: string): string | undefined {

@@ -113,7 +113,14 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     sinks,
   });
   const server = await startServer(
-    { service, metrics, logger, now: () => clock.now(), version: options.version, ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }) },
+    {
+      service,
+      metrics,
+      logger,
+      now: () => clock.now(),
+      version: options.version,
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    },
     options.listen,
   );
   service.start();
@@ -132,7 +139,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     logger,
     stop: (reason) =>
       (stopping ??= (async () => {
-        logger.log('info', 'stopping', { reason, in_flight: [...service.fleet.accounts.values()].filter((view) => view.running).map((view) => view.name) });
+        logger.log('info', 'stopping', {
+          reason,
+          in_flight: [...service.fleet.accounts.values()].filter((view) => view.running).map((view) => view.name),
+        });
         const { finished } = await service.stop(options.drainMs);
         await notifier?.close(Math.min(5_000, options.drainMs));
         await server.close();

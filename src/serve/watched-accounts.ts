@@ -23,19 +23,43 @@ interface WatchContext {
   log(line: string): void;
 }
 
-export async function watchedAccounts(source: WatchedSource, globals: GlobalOptions, context: WatchContext): Promise<ServeAccount[]> {
+export async function watchedAccounts(
+  source: WatchedSource,
+  globals: GlobalOptions,
+  context: WatchContext,
+): Promise<ServeAccount[]> {
   const { cwd, log } = context;
   const policies = context.policies.map((file) => path.resolve(cwd, file));
   if (source.mode === 'one') {
     const values = await readValues(source.values, cwd);
-    return [{ name: source.name, manifests: source.paths, values, globals, io: accountIo(context.env, source.name, cwd, log), policies }];
+    return [
+      {
+        name: source.name,
+        manifests: source.paths,
+        values,
+        globals,
+        io: accountIo(context.env, source.name, cwd, log),
+        policies,
+      },
+    ];
   }
   const { loadAccountsFile } = await import('../manifest/accounts-file.js');
   const all = await loadAccountsFile(source.accountsFile, cwd);
   const selected = selectAccounts(all, source.selection, source.accountsFile, { atLeastOne: true });
   return selected.map((account): ServeAccount => {
-    const globalsOf = { ...globals, state: account.state, workspace: account.workspace, ...(account.endpoint ? { endpoint: account.endpoint } : {}) };
-    const watched = { name: account.name, manifests: account.manifests, values: account.values, globals: globalsOf, policies: [...account.policies, ...policies] };
+    const globalsOf = {
+      ...globals,
+      state: account.state,
+      workspace: account.workspace,
+      ...(account.endpoint ? { endpoint: account.endpoint } : {}),
+    };
+    const watched = {
+      name: account.name,
+      manifests: account.manifests,
+      values: account.values,
+      globals: globalsOf,
+      policies: [...account.policies, ...policies],
+    };
     try {
       return { ...watched, io: accountIo(accountEnv(context.env, account, all), account.name, cwd, log) };
     } catch (error) {

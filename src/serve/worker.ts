@@ -106,10 +106,17 @@ class OperationsWorker implements AccountWorker {
     const before = this.counts(this.opened);
     try {
       const { session, context } = await this.context();
-      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, { lock: false, readOnly: true, policies: this.policies() });
+      const run = await reconcile(this.input(), this.setup.globals, approvalsFrom({}), context, {
+        lock: false,
+        readOnly: true,
+        policies: this.policies(),
+      });
       return await withReconciliation(run, async () => {
         const { report } = driftOf(run);
-        const windows = this.windows(run.plan.changes.map((change) => change.address), report.drifted);
+        const windows = this.windows(
+          run.plan.changes.map((change) => change.address),
+          report.drifted,
+        );
         const after = this.counts(session);
         if (windows.length > 0) await this.recordDrift(windows);
         return {
@@ -155,14 +162,24 @@ class OperationsWorker implements AccountWorker {
   async recordRegistry(moves: ReadonlyArray<{ address: string; from: string; status: string }>): Promise<void> {
     await this.appendHistory(async (store) => {
       const origin = await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests);
-      for (const move of moves) await store.appendHistory({ type: 'registry', address: move.address, status: move.status, ...(move.from ? { from: move.from } : {}), origin });
+      for (const move of moves)
+        await store.appendHistory({
+          type: 'registry',
+          address: move.address,
+          status: move.status,
+          ...(move.from ? { from: move.from } : {}),
+          origin,
+        });
     });
   }
 
   /** Appends to the state's history under its lock, briefly; a lock an apply holds skips it (the log still says what serve saw). */
   private async appendHistory(append: (store: LedgerStore) => Promise<void>): Promise<void> {
     try {
-      const store = await openState({ ...this.setup.globals, lockTimeout: 2_000 }, this.setup.io.env, { lock: true, notify: () => undefined });
+      const store = await openState({ ...this.setup.globals, lockTimeout: 2_000 }, this.setup.io.env, {
+        lock: true,
+        notify: () => undefined,
+      });
       try {
         await append(store);
       } finally {
@@ -176,7 +193,10 @@ class OperationsWorker implements AccountWorker {
   /** Appends serve's sighting to the state's history (briefly taking its lock; a busy lock skips it, said in the log by the caller). */
   private async recordDrift(seen: readonly DriftSeen[]): Promise<void> {
     await this.appendHistory(async (store) => {
-      const earliest = seen.map((item) => item.since).filter((since): since is string => since !== undefined).sort()[0];
+      const earliest = seen
+        .map((item) => item.since)
+        .filter((since): since is string => since !== undefined)
+        .sort()[0];
       await store.appendHistory({
         type: 'drift',
         checked_at: earliest ?? (seen[0] as DriftSeen).seen_at,
@@ -198,7 +218,11 @@ class OperationsWorker implements AccountWorker {
       return { ...counts, entry: { status: read.status, ...(reason === undefined ? {} : { reason }) } };
     } catch (error) {
       const after = this.counts(this.opened);
-      return { requests: after.sent - before.sent, rateLimited: after.limited - before.limited, error: errorOf(error).message };
+      return {
+        requests: after.sent - before.sent,
+        rateLimited: after.limited - before.limited,
+        error: errorOf(error).message,
+      };
     }
   }
 
@@ -208,11 +232,21 @@ class OperationsWorker implements AccountWorker {
       const { context } = await this.context();
       // Never wait for the lock: whoever holds it (another replica) is applying this account now.
       // The account's policies too: an error violation is a safety violation, so the plan is held.
-      run = await reconcile(this.input(), { ...this.setup.globals, lockTimeout: 0 }, approvalsFrom({}), context, { lock: true, policies: this.policies() });
+      run = await reconcile(this.input(), { ...this.setup.globals, lockTimeout: 0 }, approvalsFrom({}), context, {
+        lock: true,
+        policies: this.policies(),
+      });
     } catch (error) {
-      if (error instanceof TelformError && error.code === 'state_locked') return { result: 'locked', holder: error.message };
+      if (error instanceof TelformError && error.code === 'state_locked')
+        return { result: 'locked', holder: error.message };
       const { message } = errorOf(error);
-      return { result: 'applied', changes: [], summary: `the apply could not start: ${message}`, failed: true, failures: [message] };
+      return {
+        result: 'applied',
+        changes: [],
+        summary: `the apply could not start: ${message}`,
+        failed: true,
+        failures: [message],
+      };
     }
     return withReconciliation(run, async (): Promise<SafeApplyOutcome> => {
       const changes = planLines(run.plan).map((line) => line.address);
@@ -222,11 +256,23 @@ class OperationsWorker implements AccountWorker {
       }
       const reasons = reasonsToHold(run.plan, run.violations);
       if (reasons.length > 0) return { result: 'held', changes, reasons };
-      const outcome = await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0, history: { trigger: 'serve' } });
+      const outcome = await applyReconciled(run, {
+        parallelism: this.setup.parallelism,
+        waitMs: 0,
+        history: { trigger: 'serve' },
+      });
       switch (outcome.status) {
         case 'applied': {
-          const failures = [...outcome.result.outcomes].flatMap(([address, result]) => (result.status === 'failed' ? [`${address}: ${result.error}`] : []));
-          return { result: 'applied', changes, summary: renderApplySummary(run.plan, outcome.result).trim(), failed: outcome.failed, ...(failures.length > 0 ? { failures } : {}) };
+          const failures = [...outcome.result.outcomes].flatMap(([address, result]) =>
+            result.status === 'failed' ? [`${address}: ${result.error}`] : [],
+          );
+          return {
+            result: 'applied',
+            changes,
+            summary: renderApplySummary(run.plan, outcome.result).trim(),
+            failed: outcome.failed,
+            ...(failures.length > 0 ? { failures } : {}),
+          };
         }
         case 'refused':
           return { result: 'held', changes, reasons: outcome.violations.map((violation) => violation.message) };
@@ -240,7 +286,13 @@ class OperationsWorker implements AccountWorker {
       }
     }).catch((error: unknown): SafeApplyOutcome => {
       const { message } = errorOf(error);
-      return { result: 'applied', changes: [], summary: `the apply failed: ${message}`, failed: true, failures: [message] };
+      return {
+        result: 'applied',
+        changes: [],
+        summary: `the apply failed: ${message}`,
+        failed: true,
+        failures: [message],
+      };
     });
   }
 

@@ -94,4 +94,5 @@ export interface StateBackendKind {
   resolveFrom(folder: string, state: string): string;
 }
 
-export const stateConflictAdvice = 'another run changed it since it was read; nothing was overwritten, run the command again';
+export const stateConflictAdvice =
+  'another run changed it since it was read; nothing was overwritten, run the command again';

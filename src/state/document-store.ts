@@ -19,7 +19,10 @@ export class DocumentStore {
    * Locks the backend for this run (refusing at once, or after `lockWaitMs`, when another run holds
    * it) and reads the document.
    */
-  static async open(backend: StateBackend, options: { lockWaitMs: number; clock?: Clock; notify?: (line: string) => void }): Promise<DocumentStore> {
+  static async open(
+    backend: StateBackend,
+    options: { lockWaitMs: number; clock?: Clock; notify?: (line: string) => void },
+  ): Promise<DocumentStore> {
     await backend.lock(options.lockWaitMs, options.clock, options.notify);
     try {
       const stored = await backend.read();
@@ -43,7 +46,12 @@ export class DocumentStore {
   write(document: Record<string, unknown>): Promise<void> {
     const next = this.#writing.then(async () => {
       const serial = (this.#serial ?? 0) + 1;
-      await this.backend.commit({ ledger: `${JSON.stringify({ ...document, serial }, null, 2)}\n`, serial, expectedSerial: this.#serial, journal: [] });
+      await this.backend.commit({
+        ledger: `${JSON.stringify({ ...document, serial }, null, 2)}\n`,
+        serial,
+        expectedSerial: this.#serial,
+        journal: [],
+      });
       this.#serial = serial;
     });
     // A failed write fails its caller; the next write still runs (and meets the same conflict if any).

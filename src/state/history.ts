@@ -120,8 +120,18 @@ export function recordHash(record: Omit<HistoryRecord, 'hash'> | HistoryRecord):
 }
 
 /** Seals a draft as the record after `last` (none: the first). */
-export function chainRecord(draft: HistoryDraft, last: { seq: number; hash: string } | undefined, at: string): HistoryRecord {
-  const unsealed = { ...draft, format_version: historyFormatVersion, seq: (last?.seq ?? 0) + 1, prev: last?.hash ?? null, at } as Omit<HistoryRecord, 'hash'>;
+export function chainRecord(
+  draft: HistoryDraft,
+  last: { seq: number; hash: string } | undefined,
+  at: string,
+): HistoryRecord {
+  const unsealed = {
+    ...draft,
+    format_version: historyFormatVersion,
+    seq: (last?.seq ?? 0) + 1,
+    prev: last?.hash ?? null,
+    at,
+  } as Omit<HistoryRecord, 'hash'>;
   return { ...unsealed, hash: recordHash(unsealed) } as HistoryRecord;
 }
 
@@ -129,7 +139,14 @@ export function chainRecord(draft: HistoryDraft, last: { seq: number; hash: stri
 export function parseHistoryLine(line: string): HistoryRecord | undefined {
   try {
     const record = JSON.parse(line) as Partial<HistoryRecord> | null;
-    if (record === null || typeof record !== 'object' || typeof record.seq !== 'number' || typeof record.hash !== 'string' || typeof record.type !== 'string') return undefined;
+    if (
+      record === null ||
+      typeof record !== 'object' ||
+      typeof record.seq !== 'number' ||
+      typeof record.hash !== 'string' ||
+      typeof record.type !== 'string'
+    )
+      return undefined;
     return record as HistoryRecord;
   } catch {
     return undefined;
@@ -159,12 +176,34 @@ export function verifyHistory(lines: readonly string[]): HistoryVerdict {
     const record = parseHistoryLine(line);
     if (!record) return { ok: false, position, reason: 'it is not a history record (not JSON, or fields missing)' };
     const named = { position, seq: record.seq };
-    if (recordHash(record) !== record.hash) return { ok: false, ...named, reason: 'its content does not match its hash (it was edited after it was written)' };
+    if (recordHash(record) !== record.hash)
+      return {
+        ok: false,
+        ...named,
+        reason: 'its content does not match its hash (it was edited after it was written)',
+      };
     if (before) {
-      if (record.seq !== before.seq + 1) return { ok: false, ...named, reason: `it follows #${before.seq}, so it should be #${before.seq + 1} (a record was removed or inserted)` };
-      if (record.prev !== before.hash) return { ok: false, ...named, reason: `it does not carry the hash of #${before.seq} (that record was rewritten, or this one was moved)` };
+      if (record.seq !== before.seq + 1)
+        return {
+          ok: false,
+          ...named,
+          reason: `it follows #${before.seq}, so it should be #${before.seq + 1} (a record was removed or inserted)`,
+        };
+      if (record.prev !== before.hash)
+        return {
+          ok: false,
+          ...named,
+          reason: `it does not carry the hash of #${before.seq} (that record was rewritten, or this one was moved)`,
+        };
     } else if ((record.seq === 1) !== (record.prev === null)) {
-      return { ok: false, ...named, reason: record.seq === 1 ? 'as the first record it must not name one before it' : 'it claims to be the first record ever, but its number is not 1' };
+      return {
+        ok: false,
+        ...named,
+        reason:
+          record.seq === 1
+            ? 'as the first record it must not name one before it'
+            : 'it claims to be the first record ever, but its number is not 1',
+      };
     }
     first ??= record;
     before = record;

@@ -34,9 +34,14 @@ export function ownedAmong(live: ReadonlyMap<string, readonly { id: string }[]>,
  * The guard behind the import: an address the ledger holds, or an id it owns, would make the import
  * lie about ownership (two addresses for one object, or an entry and its secret fingerprints lost).
  */
-export function assertImportOwnership(imported: readonly { kind: string; address: string; id: string }[], ledger: Ledger): void {
+export function assertImportOwnership(
+  imported: readonly { kind: string; address: string; id: string }[],
+  ledger: Ledger,
+): void {
   const owned = ownedIdsByKind(ledger);
-  const conflicts = imported.filter((resource) => ledger.resources[resource.address] !== undefined || owned.get(resource.kind)?.has(resource.id));
+  const conflicts = imported.filter(
+    (resource) => ledger.resources[resource.address] !== undefined || owned.get(resource.kind)?.has(resource.id),
+  );
   if (conflicts.length > 0) {
     throw new TelformError(
       'import_conflict',

@@ -19,13 +19,26 @@ export interface MoveOptions {
  * each keeps the address it was made under (`keyed_as`), so it still verifies at the new address and
  * the next plan sends no unchanged secret. Returns the entry as recorded.
  */
-export async function moveEntry(store: LedgerStore, from: string, to: string, name: string, options: MoveOptions = {}): Promise<LedgerEntry> {
+export async function moveEntry(
+  store: LedgerStore,
+  from: string,
+  to: string,
+  name: string,
+  options: MoveOptions = {},
+): Promise<LedgerEntry> {
   const entry = store.ledger.resources[from];
   if (!entry) throw new Error(`moveEntry: ${from} is not in the state`);
   const secrets: LedgerEntry['secrets'] = {};
-  for (const [field, stored] of Object.entries(entry.secrets)) secrets[field] = { ...stored, keyed_as: stored.keyed_as ?? from };
+  for (const [field, stored] of Object.entries(entry.secrets))
+    secrets[field] = { ...stored, keyed_as: stored.keyed_as ?? from };
   const liveName = options.liveName ?? entry.live_name;
-  const moved: LedgerEntry = { ...entry, name, secrets, ...(liveName === undefined ? {} : { live_name: liveName }), updated_at: store.timestamp() };
+  const moved: LedgerEntry = {
+    ...entry,
+    name,
+    secrets,
+    ...(liveName === undefined ? {} : { live_name: liveName }),
+    updated_at: store.timestamp(),
+  };
   await store.recordResult(to, moved);
   await store.recordResult(from, null);
   return moved;

@@ -102,7 +102,10 @@ export class LedgerStore {
       if (options.lock) await backend.lock(options.lockWaitMs ?? 0, options.clock ?? systemClock, notify);
       const stored = await backend.read();
       const { records, torn } = parseJournal(stored.journal, backend.location);
-      if (torn !== undefined) notify(`the last record of the journal of ${backend.location} was cut short by a crash and is ignored (record ${torn})`);
+      if (torn !== undefined)
+        notify(
+          `the last record of the journal of ${backend.location} was cut short by a crash and is ignored (record ${torn})`,
+        );
       if (stored.ledger === undefined && !options.binding) {
         if (records.length > 0) throw journalOnly(backend.location, records);
         throw new TelformError('no_state', `there is no state at ${backend.location} (use --state to name it)`);
@@ -114,10 +117,21 @@ export class LedgerStore {
             ? options.parsed.ledger
             : parseLedger(stored.ledger ?? '', backend.location);
       const reopened = ledger.retired !== undefined && reopenRetired(ledger, backend.location, options, notify);
-      if (options.binding) assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
+      if (options.binding)
+        assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
       const storedSerial = stored.ledger === undefined ? undefined : ledger.serial;
       const { uncertain, replayed, lastSeq } = replayJournal(ledger, records);
-      return new LedgerStore(backend, ledger, uncertain, stored.ledger !== undefined, options.lock, replayed || reopened, lastSeq, storedSerial, options.clock ?? systemClock);
+      return new LedgerStore(
+        backend,
+        ledger,
+        uncertain,
+        stored.ledger !== undefined,
+        options.lock,
+        replayed || reopened,
+        lastSeq,
+        storedSerial,
+        options.clock ?? systemClock,
+      );
     } catch (error) {
       await backend.close();
       throw error;
@@ -226,7 +240,10 @@ export class LedgerStore {
     const lines = await this.backend.readHistory();
     const tail = lines[lines.length - 1];
     // A damaged last line is chained to as it is (by its text's hash): `history verify` names it, and this record does not hide it.
-    const last = tail === undefined ? undefined : (parseHistoryLine(tail) ?? { seq: lines.length, hash: createHash('sha256').update(tail).digest('hex') });
+    const last =
+      tail === undefined
+        ? undefined
+        : (parseHistoryLine(tail) ?? { seq: lines.length, hash: createHash('sha256').update(tail).digest('hex') });
     const record = chainRecord({ ...draft, ledger_serial: this.ledger.serial }, last, this.timestamp());
     await this.backend.appendHistory(JSON.stringify(record), this.ledger.history_keep ?? defaultHistoryKeep);
     return record;
@@ -261,12 +278,23 @@ export class LedgerStore {
     if (there.ledger !== undefined && !looksLikeLedger(there.ledger)) {
       // Most often a manifest or another file named by mistake: it is never overwritten, and never called a ledger.
       const what = /^\s*apiVersion\s*:/m.test(there.ledger) ? 'a manifest' : 'a file that is not a telform state';
-      throw new TelformError('state_exists', `${target.location} is ${what}, not an empty place for the state; it is left as it is: --to names where the state goes, a new file such as telform-state.json or a postgres:// URL`);
+      throw new TelformError(
+        'state_exists',
+        `${target.location} is ${what}, not an empty place for the state; it is left as it is: --to names where the state goes, a new file such as telform-state.json or a postgres:// URL`,
+      );
     }
     if (there.ledger !== undefined || there.journal.length > 0) {
-      throw new TelformError('state_exists', `${target.location} already holds a ledger; migrate only to an empty place`);
+      throw new TelformError(
+        'state_exists',
+        `${target.location} already holds a ledger; migrate only to an empty place`,
+      );
     }
-    await target.commit({ ledger: serializeLedger(this.ledger), serial: this.ledger.serial, expectedSerial: undefined, journal: [] });
+    await target.commit({
+      ledger: serializeLedger(this.ledger),
+      serial: this.ledger.serial,
+      expectedSerial: undefined,
+      journal: [],
+    });
     // The history goes with the ledger, record for record, so its chain still verifies in the new place.
     const keep = this.ledger.history_keep ?? defaultHistoryKeep;
     for (const line of await this.backend.readHistory()) await target.appendHistory(line, keep);
@@ -323,7 +351,10 @@ export class LedgerStore {
  * ignored, and said so. Any other line that does not parse is damage — an intent lost there would let
  * the next run send its create again —, so it is an error naming the record, never skipped.
  */
-export function parseJournal(lines: readonly string[], location: string): { records: JournalRecord[]; torn: number | undefined } {
+export function parseJournal(
+  lines: readonly string[],
+  location: string,
+): { records: JournalRecord[]; torn: number | undefined } {
   const records: JournalRecord[] = [];
   for (const [index, line] of lines.entries()) {
     const record = parseRecord(line);
@@ -344,7 +375,12 @@ function parseRecord(line: string): JournalRecord | undefined {
   try {
     const record = JSON.parse(line) as Partial<JournalRecord> | null;
     if (record === null || typeof record !== 'object') return undefined;
-    if ((record.type !== 'intent' && record.type !== 'result') || typeof record.seq !== 'number' || typeof record.address !== 'string') return undefined;
+    if (
+      (record.type !== 'intent' && record.type !== 'result') ||
+      typeof record.seq !== 'number' ||
+      typeof record.address !== 'string'
+    )
+      return undefined;
     return record as JournalRecord;
   } catch {
     return undefined;
@@ -368,7 +404,12 @@ function journalOnly(location: string, records: readonly JournalRecord[]): Telfo
 }
 
 /** Whether opening a retired ledger made it a ledger again (`--reopen-retired` and the lock); refuses without the flag. */
-function reopenRetired(ledger: Ledger, location: string, options: OpenStateOptions, notify: (line: string) => void): boolean {
+function reopenRetired(
+  ledger: Ledger,
+  location: string,
+  options: OpenStateOptions,
+  notify: (line: string) => void,
+): boolean {
   const retired = ledger.retired as NonNullable<Ledger['retired']>;
   if (!options.reopenRetired) {
     throw new TelformError(

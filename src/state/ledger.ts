@@ -117,7 +117,10 @@ export function addressOf(kind: string, name: string): string {
 /** Refuses a ledger that belongs to another endpoint or account (docs/state-and-safety.md). */
 export function assertLedgerBinding(ledger: Ledger, endpoint: string, account: string, file: string): void {
   if (!sameEndpoint(ledger.endpoint, endpoint) || ledger.account !== account) {
-    const repoint = ledger.account === account ? `, or if this is where that account now lives, run telform state endpoint ${endpoint}` : '';
+    const repoint =
+      ledger.account === account
+        ? `, or if this is where that account now lives, run telform state endpoint ${endpoint}`
+        : '';
     throw new TelformError(
       'ledger_mismatch',
       `the state file ${file} belongs to account ${ledger.account} at ${ledger.endpoint}, not to account ${account} at ${endpoint}; use --state to pick the right file${repoint}`,
@@ -155,7 +158,10 @@ export class SecretFingerprinter {
   }
 
   /** As `compare`, with the secret's fingerprint already made under the address `keyedAs` names. */
-  compareFingerprints(stored: SecretFingerprint | undefined, fresh: SecretFingerprint): 'same' | 'changed' | 'unverifiable' {
+  compareFingerprints(
+    stored: SecretFingerprint | undefined,
+    fresh: SecretFingerprint,
+  ): 'same' | 'changed' | 'unverifiable' {
     if (!stored || stored.key_id !== this.keyId) return 'unverifiable';
     return stored.hmac === fresh.hmac ? 'same' : 'changed';
   }
@@ -172,7 +178,10 @@ export function parseLedger(text: string, file: string): Ledger {
   try {
     data = JSON.parse(text);
   } catch {
-    throw new TelformError('ledger_corrupt', `the state file ${file} is not valid JSON; restore it from version control or a backup`);
+    throw new TelformError(
+      'ledger_corrupt',
+      `the state file ${file} is not valid JSON; restore it from version control or a backup`,
+    );
   }
   const ledger = data as Partial<Ledger>;
   if (
@@ -200,6 +209,7 @@ export function parseLedger(text: string, file: string): Ledger {
 /** Serialises with sorted resource keys, so the committed file diffs cleanly. */
 export function serializeLedger(ledger: Ledger): string {
   const resources: Record<string, LedgerEntry> = {};
-  for (const address of Object.keys(ledger.resources).sort()) resources[address] = ledger.resources[address] as LedgerEntry;
+  for (const address of Object.keys(ledger.resources).sort())
+    resources[address] = ledger.resources[address] as LedgerEntry;
   return `${JSON.stringify({ ...ledger, resources }, null, 2)}\n`;
 }

@@ -10,7 +10,16 @@ import {
   type ForeignMarkerName,
   type OwnershipMarker,
 } from '../resources/ownership-marker.js';
-import { describeScope, everything, isEverything, sameScope, scopeHasKind, scopeKinds, scopeOverlap, type Scope } from '../resources/ownership-scope.js';
+import {
+  describeScope,
+  everything,
+  isEverything,
+  sameScope,
+  scopeHasKind,
+  scopeKinds,
+  scopeOverlap,
+  type Scope,
+} from '../resources/ownership-scope.js';
 import type { Ledger } from './ledger.js';
 import type { LedgerStore } from './ledger-store.js';
 
@@ -36,7 +45,11 @@ export interface Rival extends OwnershipMarker {
 }
 
 /** The markers that matter to a ledger of `lineage` claiming `scope`. */
-export function ownershipOf(markers: readonly OwnershipMarker[], lineage: string, scope: Scope = everything): Ownership {
+export function ownershipOf(
+  markers: readonly OwnershipMarker[],
+  lineage: string,
+  scope: Scope = everything,
+): Ownership {
   const ours = markers.filter((marker) => marker.lineage === lineage);
   const owners = markers.flatMap((marker) => {
     if (marker.lineage === lineage) return [];
@@ -63,20 +76,30 @@ export function releasedByLedger(ledger: Ledger): boolean {
 /** One line naming the owner(s), for refusals and for the reads that still work. */
 export function describeOwners(owners: readonly (OwnershipMarker & { overlap?: string })[]): string {
   // Several owners of disjoint parts are each named with the part they hold; several of the same part must not be.
-  const parts = owners.length > 1 && owners.every((owner) => owner.overlap !== undefined) && new Set(owners.map((owner) => owner.overlap)).size === owners.length;
+  const parts =
+    owners.length > 1 &&
+    owners.every((owner) => owner.overlap !== undefined) &&
+    new Set(owners.map((owner) => owner.overlap)).size === owners.length;
   const named = owners.map((owner) => {
-    const details = [...(isEverything(owner.scope) ? [] : [`scope ${describeScope(owner.scope)}`]), ...(parts ? [`holding ${owner.overlap ?? ''}`] : [])];
+    const details = [
+      ...(isEverything(owner.scope) ? [] : [`scope ${describeScope(owner.scope)}`]),
+      ...(parts ? [`holding ${owner.overlap ?? ''}`] : []),
+    ];
     return `${owner.lineage}${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
   });
   const lineages = named.join(', ');
   if (owners.length === 1) return `the telform ledger of lineage ${lineages}`;
-  return parts ? `the telform ledgers of lineages ${lineages}` : `the telform ledgers of lineages ${lineages} (several claims: one must go)`;
+  return parts
+    ? `the telform ledgers of lineages ${lineages}`
+    : `the telform ledgers of lineages ${lineages} (several claims: one must go)`;
 }
 
 /** "account A", or "account A (<overlap>)" when the owners claim only part of what this ledger wants. */
 function accountPart(account: string, owners: readonly Rival[]): string {
   const overlaps = [...new Set(owners.map((owner) => owner.overlap))].sort();
-  return overlaps.length === 1 && overlaps[0] === 'every kind' ? `account ${account}` : `${overlaps.join(', ')} of account ${account}`;
+  return overlaps.length === 1 && overlaps[0] === 'every kind'
+    ? `account ${account}`
+    : `${overlaps.join(', ')} of account ${account}`;
 }
 
 /**
@@ -105,8 +128,19 @@ export function assertMayWrite(ownership: Ownership, store: LedgerStore, account
  * a claim that finished (a forged marker, or a hand-over stopped half-way). Both are named, with
  * their ACL ids, and nothing is written until one goes.
  */
-function contested(what: string, ours: OwnershipMarker, owners: readonly Rival[], store: LedgerStore, account: string): TelformError {
-  const theirs = owners.map((owner) => `lineage ${owner.lineage} (SIP IP ACL ${owner.id}${isEverything(owner.scope) ? '' : `, scope ${describeScope(owner.scope)}`})`).join(', ');
+function contested(
+  what: string,
+  ours: OwnershipMarker,
+  owners: readonly Rival[],
+  store: LedgerStore,
+  account: string,
+): TelformError {
+  const theirs = owners
+    .map(
+      (owner) =>
+        `lineage ${owner.lineage} (SIP IP ACL ${owner.id}${isEverything(owner.scope) ? '' : `, scope ${describeScope(owner.scope)}`})`,
+    )
+    .join(', ');
   return new TelformError(
     'account_contested',
     `${what} refused: ${accountPart(account, owners)} holds two ownership markers: this state's (${store.file}, lineage ${ours.lineage}, SIP IP ACL ${ours.id}) and ${theirs}; ` +
@@ -128,7 +162,9 @@ export function claimsOnWrite(ownership: Ownership, ledger: Ledger): boolean {
  * stored, so the plan names the state rather than a lineage that would not last.
  */
 export function claimNote(store: LedgerStore, account: string, adopted: number): string {
-  const whose = store.existed ? `the state ${store.file} (lineage ${store.ledger.lineage})` : `the new state ${store.file}`;
+  const whose = store.existed
+    ? `the state ${store.file} (lineage ${store.ledger.lineage})`
+    : `the new state ${store.file}`;
   const taken = adopted === 0 ? '' : ` and takes over ${adopted} object${adopted === 1 ? '' : 's'} already in it`;
   const scope = ledgerScope(store.ledger);
   const part = isEverything(scope) ? `account ${account}` : `${describeScope(scope)} of account ${account}`;
@@ -141,14 +177,16 @@ export function claimNote(store: LedgerStore, account: string, adopted: number):
  */
 export function lostMarkerWarning(ownership: Ownership, store: LedgerStore, account: string): string | undefined {
   const last = store.ledger.ownership?.at(-1);
-  if (last?.action !== 'claim' || ownership.status === 'ours' || (ownership.status === 'other' && ownership.ours)) return undefined;
-  return `warning: the state ${store.file} (lineage ${store.ledger.lineage}) claimed account ${account} at ${last.at}, but the account holds no ownership marker of it: it was deleted outside telform, so other states see the account as ${ownership.status === 'unclaimed' ? 'nobody\'s' : 'theirs'}; ${ownership.status === 'unclaimed' ? 'the next apply claims it again (or run telform state claim now)' : 'hand-over: telform state release and telform state claim'}`;
+  if (last?.action !== 'claim' || ownership.status === 'ours' || (ownership.status === 'other' && ownership.ours))
+    return undefined;
+  return `warning: the state ${store.file} (lineage ${store.ledger.lineage}) claimed account ${account} at ${last.at}, but the account holds no ownership marker of it: it was deleted outside telform, so other states see the account as ${ownership.status === 'unclaimed' ? "nobody's" : 'theirs'}; ${ownership.status === 'unclaimed' ? 'the next apply claims it again (or run telform state claim now)' : 'hand-over: telform state release and telform state claim'}`;
 }
 
 /** Said when the account holds ACLs named like a marker that are not one: they claim nothing. */
 export function foreignMarkerNotes(foreign: readonly ForeignMarkerName[]): string[] {
   return foreign.map(
-    (acl) => `note: SIP IP ACL ${acl.id} is named like an ownership marker (${JSON.stringify(acl.name)}) but names no telform ledger: it is an ordinary ACL and claims nothing`,
+    (acl) =>
+      `note: SIP IP ACL ${acl.id} is named like an ownership marker (${JSON.stringify(acl.name)}) but names no telform ledger: it is an ordinary ACL and claims nothing`,
   );
 }
 
@@ -178,7 +216,12 @@ function assertMarkerRoom(total: number, account: string, what: string): void {
  * safely: one that saw only its own marker has already gone on); when both back off, the account
  * stays unclaimed and the next run claims it.
  */
-export async function claimOnFirstWrite(store: LedgerStore, live: LiveContext, account: string, what: string): Promise<void> {
+export async function claimOnFirstWrite(
+  store: LedgerStore,
+  live: LiveContext,
+  account: string,
+  what: string,
+): Promise<void> {
   const lineage = store.ledger.lineage;
   const scope = ledgerScope(store.ledger);
   const reading = await readMarkerReading(live, true);
@@ -224,20 +267,35 @@ export interface ClaimResult {
  * any other marker is removed or narrowed, so the scope is never without an owner in between and
  * never has two that may write; the claim is recorded in the ledger.
  */
-export async function claimAccount(store: LedgerStore, live: LiveContext, account: string, takeOver: readonly string[], requested?: Scope): Promise<ClaimResult> {
+export async function claimAccount(
+  store: LedgerStore,
+  live: LiveContext,
+  account: string,
+  takeOver: readonly string[],
+  requested?: Scope,
+): Promise<ClaimResult> {
   const lineage = store.ledger.lineage;
   const scope = requested ?? ledgerScope(store.ledger);
   const reading = await readMarkerReading(live, true);
   const ownership = ownershipOf(reading.markers, lineage, scope);
   const mineBefore = reading.markers.filter((marker) => marker.lineage === lineage);
   const exact = mineBefore.find((marker) => sameScope(marker.scope, scope));
-  if (ownership.status === 'ours' && exact && mineBefore.length === 1 && sameScope(ledgerScope(store.ledger), scope) && !releasedByLedger(store.ledger)) {
+  if (
+    ownership.status === 'ours' &&
+    exact &&
+    mineBefore.length === 1 &&
+    sameScope(ledgerScope(store.ledger), scope) &&
+    !releasedByLedger(store.ledger)
+  ) {
     return { already: true, from: [], scope };
   }
   const owners = ownership.status === 'other' ? ownership.owners : [];
   const named = [...new Set(takeOver)].sort();
   const lineages = [...new Set(owners.map((owner) => owner.lineage))].sort();
-  if (owners.length > 0 && (named.length !== lineages.length || named.some((item, index) => item !== lineages[index]))) {
+  if (
+    owners.length > 0 &&
+    (named.length !== lineages.length || named.some((item, index) => item !== lineages[index]))
+  ) {
     throw new TelformError(
       'account_owned',
       named.length === 0
@@ -246,7 +304,10 @@ export async function claimAccount(store: LedgerStore, live: LiveContext, accoun
     );
   }
   if (owners.length === 0 && named.length > 0) {
-    throw new TelformError('bad_option', `--take-over ${shellQuote(named.join(','))}: ${isEverything(scope) ? `account ${account}` : `${describeScope(scope)} of account ${account}`} has no owner to take it from; run telform state claim without it`);
+    throw new TelformError(
+      'bad_option',
+      `--take-over ${shellQuote(named.join(','))}: ${isEverything(scope) ? `account ${account}` : `${describeScope(scope)} of account ${account}`} has no owner to take it from; run telform state claim without it`,
+    );
   }
   const remainders = owners.map((owner) => ({ owner, rest: remainderOf(owner.scope, scope) }));
   const split = remainders.find(({ rest }) => rest === 'unsplittable');
@@ -256,7 +317,8 @@ export async function claimAccount(store: LedgerStore, live: LiveContext, accoun
       `--take-over ${shellQuote(split.owner.lineage)}: its scope (${describeScope(split.owner.scope)}) and the one claimed (${describeScope(scope)}) differ in their name prefix, so telform cannot take part of it; claim its whole scope, or have it release the part (telform state release --scope)`,
     );
   }
-  if (!exact) assertMarkerRoom(reading.total + remainders.filter(({ rest }) => rest !== 'none').length, account, 'claim');
+  if (!exact)
+    assertMarkerRoom(reading.total + remainders.filter(({ rest }) => rest !== 'none').length, account, 'claim');
   await store.persist();
   const mine = exact ?? (await createOwnershipMarker(live, lineage, scope));
   // A rival that claimed part of this scope at the same moment (and is not being taken over): back off.
@@ -275,7 +337,12 @@ export async function claimAccount(store: LedgerStore, live: LiveContext, accoun
     await deleteOwnershipMarker(live, owner);
   }
   for (const old of mineBefore) if (old.id !== mine.id) await deleteOwnershipMarker(live, old);
-  store.recordOwnership({ action: 'claim', at: store.timestamp(), ...(lineages.length > 0 ? { from_lineage: lineages.join(',') } : {}), ...(isEverything(scope) ? {} : { scope }) });
+  store.recordOwnership({
+    action: 'claim',
+    at: store.timestamp(),
+    ...(lineages.length > 0 ? { from_lineage: lineages.join(',') } : {}),
+    ...(isEverything(scope) ? {} : { scope }),
+  });
   await store.compact();
   return { already: false, from: lineages, scope };
 }
@@ -301,30 +368,47 @@ function remainderOf(theirs: Scope, taken: Scope): Scope | 'none' | 'unsplittabl
  * account, for the next owner to adopt). A ledger that released everything refuses to write to
  * the account until it claims it again. Refused when it is not the owner.
  */
-export async function releaseAccount(store: LedgerStore, live: LiveContext, account: string, part?: Scope): Promise<{ forgotten: string[]; scope: Scope | undefined }> {
+export async function releaseAccount(
+  store: LedgerStore,
+  live: LiveContext,
+  account: string,
+  part?: Scope,
+): Promise<{ forgotten: string[]; scope: Scope | undefined }> {
   const markers = (await readMarkerReading(live, true)).markers;
   const mine = markers.filter((marker) => marker.lineage === store.ledger.lineage);
   // The account's record wins over the ledger's: another state may have taken part of it over.
   const current = mine.length === 1 ? (mine[0] as OwnershipMarker).scope : ledgerScope(store.ledger);
   const ownership = ownershipOf(markers, store.ledger.lineage, current);
   if (ownership.status === 'unclaimed') {
-    throw new TelformError('account_not_owned', `the state ${store.file} does not own account ${account}: nobody has claimed it, so there is nothing to release`);
+    throw new TelformError(
+      'account_not_owned',
+      `the state ${store.file} does not own account ${account}: nobody has claimed it, so there is nothing to release`,
+    );
   }
   if (ownership.status === 'other' && !ownership.ours) {
-    throw new TelformError('account_not_owned', `the state ${store.file} does not own account ${account}: ${describeOwners(ownership.owners)} does`);
+    throw new TelformError(
+      'account_not_owned',
+      `the state ${store.file} does not own account ${account}: ${describeOwners(ownership.owners)} does`,
+    );
   }
   const marker = ownership.status === 'ours' ? ownership.marker : (ownership.ours as OwnershipMarker);
   const kept = part === undefined || isEverything(part) ? 'none' : remainderOf(current, part);
   if (kept === 'unsplittable') {
-    throw new TelformError('bad_option', `--scope ${describeScope(part as Scope)}: the state owns ${describeScope(current)}, and a part with another name prefix cannot be released; release its whole scope`);
+    throw new TelformError(
+      'bad_option',
+      `--scope ${describeScope(part as Scope)}: the state owns ${describeScope(current)}, and a part with another name prefix cannot be released; release its whole scope`,
+    );
   }
   if (kept !== 'none' && sameScope(kept, current)) {
-    throw new TelformError('bad_option', `--scope ${describeScope(part as Scope)}: the state owns ${describeScope(current)}, which holds none of it; nothing to release`);
+    throw new TelformError(
+      'bad_option',
+      `--scope ${describeScope(part as Scope)}: the state owns ${describeScope(current)}, which holds none of it; nothing to release`,
+    );
   }
   if (kept !== 'none') await createOwnershipMarker(live, store.ledger.lineage, kept);
   await deleteOwnershipMarker(live, marker);
   const forgotten = Object.entries(store.ledger.resources)
-    .filter(([, entry]) => kept === 'none' ? false : !scopeHasKind(kept, entry.kind))
+    .filter(([, entry]) => (kept === 'none' ? false : !scopeHasKind(kept, entry.kind)))
     .map(([address]) => address)
     .sort();
   for (const address of forgotten) await store.recordResult(address, null);

@@ -11,9 +11,13 @@ export const systemClock: Clock = {
     new Promise((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, milliseconds));
       // An aborted wait must not keep the process alive either.
-      signal?.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     }),
 };

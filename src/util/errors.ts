@@ -38,10 +38,12 @@ export const errorCodes = {
   account_credentials: 'an account of the accounts file lacks a credential variable',
   values_file: 'the values file (`--values`) cannot be read or is invalid',
   secret_unresolved: 'a secret cannot be read from its source',
-  secret_source: 'a secret source is refused (a file outside the manifest folders, the API\'s own credentials)',
-  literal_secret_in_plan: 'a saved plan cannot hold a secret that is a literal in the manifest (refused by plan -o, and by apply FILE)',
+  secret_source: "a secret source is refused (a file outside the manifest folders, the API's own credentials)",
+  literal_secret_in_plan:
+    'a saved plan cannot hold a secret that is a literal in the manifest (refused by plan -o, and by apply FILE)',
   // Saved plans
-  plan_target: '`plan -o` names a file that is not for a saved plan (a manifest, a file that is not regular, a missing folder) or cannot be written',
+  plan_target:
+    '`plan -o` names a file that is not for a saved plan (a manifest, a file that is not regular, a missing folder) or cannot be written',
   plan_unreadable: 'the saved plan cannot be read or is not a plan',
   plan_version: 'the saved plan has a format this telform does not read',
   plan_unsealed: 'the saved plan has no integrity seal, or one made with another auth token',
@@ -50,14 +52,17 @@ export const errorCodes = {
   plan_stale: 'something the saved plan was made from changed since',
   // Safety and approval
   unsafe_plan: 'apply refused changes the safety gates did not approve',
-  policy_invalid: 'a policy file cannot be read, or a rule or its CEL expression is invalid (named with its line and column)',
+  policy_invalid:
+    'a policy file cannot be read, or a rule or its CEL expression is invalid (named with its line and column)',
   policy_failed: 'a policy rule could not be evaluated on a change (named with its line and column and the resource)',
-  test_invalid: '`telform test`: a test file cannot be read or is invalid (named with its line and column); exit code 2',
-  rehearsal_failed: 'apply --rehearse: the saved plan did not go through on a replica of the account, so nothing was applied',
+  test_invalid:
+    '`telform test`: a test file cannot be read or is invalid (named with its line and column); exit code 2',
+  rehearsal_failed:
+    'apply --rehearse: the saved plan did not go through on a replica of the account, so nothing was applied',
   not_approved: 'apply was not approved (no terminal and no `--auto-approve`)',
   // The state
   no_state: 'there is no state where one is needed',
-  state_locked: 'another run holds the state\'s lock',
+  state_locked: "another run holds the state's lock",
   state_conflict: 'the state changed under this run (compare-and-swap failed)',
   state_database: 'the PostgreSQL state cannot be used',
   state_schema: 'the PostgreSQL state has a newer schema than this telform',
@@ -70,13 +75,17 @@ export const errorCodes = {
   journal_corrupt: 'a journal record other than a torn last one is damaged',
   history_broken: '`history verify` found a record that does not fit the chain (edited, removed or inserted)',
   history_unknown: '`revert` names an apply the history does not hold (never made, or dropped by retention)',
-  account_owned: 'the account is owned by another ledger (its ownership marker names another lineage); this one may only read it',
+  account_owned:
+    'the account is owned by another ledger (its ownership marker names another lineage); this one may only read it',
   account_released: 'this ledger released the account (`state release`) and must claim it again to write to it',
-  account_contested: 'the account holds ownership markers of this ledger and of another lineage over the same objects: nothing is written until one goes',
-  acl_quota: 'the account holds the 100 SIP IP ACLs the API allows, and the plan (or the ownership marker of a claim) needs more',
-  out_of_scope: 'a manifest document, reference or option names objects outside the part of the account the state owns (its scope)',
+  account_contested:
+    'the account holds ownership markers of this ledger and of another lineage over the same objects: nothing is written until one goes',
+  acl_quota:
+    'the account holds the 100 SIP IP ACLs the API allows, and the plan (or the ownership marker of a claim) needs more',
+  out_of_scope:
+    'a manifest document, reference or option names objects outside the part of the account the state owns (its scope)',
   account_not_owned: '`state release` by a ledger that does not own the account',
-  state_mv_kind: '`state mv` would change a resource\'s kind',
+  state_mv_kind: "`state mv` would change a resource's kind",
   state_mv_exists: '`state mv` names an address already in the state',
   state_mv_name: '`state mv` names an invalid metadata.name',
   state_endpoint_account: '`state endpoint` credentials are for another account',
@@ -106,7 +115,8 @@ export const errorCodes = {
   outcome_unknown: 'a request got no answer; it may or may not have taken effect',
   retries_exhausted: 'a request failed on every retry',
   partial_list: 'a list could not be read whole',
-  product_not_enabled: 'the account does not have a product (SIP trunking, 10DLC) that documents in the manifests or the state need: its lists answer 403',
+  product_not_enabled:
+    'the account does not have a product (SIP trunking, 10DLC) that documents in the manifests or the state need: its lists answer 403',
   client_closed: 'a request was abandoned because the run stopped',
   connection_config: 'the connection settings cannot be used',
   // Accounts reports
@@ -115,19 +125,19 @@ export const errorCodes = {
   rollout_record: 'the rollout record in the state backend cannot be read, or is not one',
   rollout_unfinished: 'a rollout stopped at a failed gate: continue it with --resume, or start over with --restart',
   rollout_nothing: '--resume found no rollout to continue (none recorded, or it completed)',
-  rollout_changed: "--resume refused: an account's manifests or values changed since the rollout started; start a new one with --waves and --restart",
+  rollout_changed:
+    "--resume refused: an account's manifests or values changed since the rollout started; start a new one with --waves and --restart",
   // serve
   serve_listen_failed: 'serve cannot listen on the address of --listen',
   // The embedded emulator
   emulator_invalid_option: 'an emulator option is invalid',
-  emulator_data_file_unreadable: 'the emulator\'s data file cannot be read',
+  emulator_data_file_unreadable: "the emulator's data file cannot be read",
   emulator_data_file_locked: 'another emulator uses the data file',
-  emulator_seed_file_invalid: 'the emulator\'s seed file is invalid',
+  emulator_seed_file_invalid: "the emulator's seed file is invalid",
   emulator_listen_failed: 'the emulator cannot listen on its address',
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
-
 
 export interface TelformErrorOptions {
   place?: ErrorPlace;

@@ -100,12 +100,14 @@ export class DependencyGraph {
         if (frame.next < frame.targets.length) {
           const target = frame.targets[frame.next++] as string;
           if (!index.has(target)) visit(target);
-          else if (onStack.has(target)) lowLink.set(frame.node, Math.min(lowLink.get(frame.node) as number, index.get(target) as number));
+          else if (onStack.has(target))
+            lowLink.set(frame.node, Math.min(lowLink.get(frame.node) as number, index.get(target) as number));
           continue;
         }
         work.pop();
         const parent = work[work.length - 1];
-        if (parent) lowLink.set(parent.node, Math.min(lowLink.get(parent.node) as number, lowLink.get(frame.node) as number));
+        if (parent)
+          lowLink.set(parent.node, Math.min(lowLink.get(parent.node) as number, lowLink.get(frame.node) as number));
         if (lowLink.get(frame.node) === index.get(frame.node)) {
           const component: string[] = [];
           let member: string;
@@ -131,7 +133,8 @@ export class DependencyGraph {
         if (!members.has(target)) continue;
         if (target === start) {
           const path = [start];
-          for (let step: string | undefined = node; step !== undefined && step !== start; step = previous.get(step)) path.push(step);
+          for (let step: string | undefined = node; step !== undefined && step !== start; step = previous.get(step))
+            path.push(step);
           return [start, ...path.slice(1).reverse(), start];
         }
         if (!previous.has(target)) {

@@ -16,7 +16,11 @@ describe('resolveConnection', () => {
 
   it('falls back to PLIVO_ variables', () => {
     const target = resolveConnection({ env: { PLIVO_AUTH_ID: 'P', PLIVO_AUTH_TOKEN: 'T' } });
-    expect(target).toMatchObject({ kind: 'remote', credentials: { authId: 'P', authToken: 'T' }, credentialSource: 'PLIVO' });
+    expect(target).toMatchObject({
+      kind: 'remote',
+      credentials: { authId: 'P', authToken: 'T' },
+      credentialSource: 'PLIVO',
+    });
   });
 
   it('uses the embedded emulator with neither endpoint nor credentials', () => {
@@ -26,7 +30,10 @@ describe('resolveConnection', () => {
   it('refuses the implicit emulator under CI', () => {
     expect(() => resolveConnection({ env: { CI: 'true' } })).toThrow(ConnectionConfigError);
     expect(() => resolveConnection({ env: { CI: 'true' } })).toThrow(/--endpoint local/);
-    expect(resolveConnection({ endpointFlag: 'local', env: { CI: 'true' } })).toEqual({ kind: 'local', reason: 'requested' });
+    expect(resolveConnection({ endpointFlag: 'local', env: { CI: 'true' } })).toEqual({
+      kind: 'local',
+      reason: 'requested',
+    });
   });
 
   it('takes the endpoint from the flag before TELFORM_ENDPOINT, trimming a trailing slash', () => {
@@ -54,9 +61,13 @@ describe('resolveConnection', () => {
   });
 
   it('refuses an endpoint without credentials, a non-URL and credentials in the URL', () => {
-    expect(() => resolveConnection({ endpointFlag: 'http://127.0.0.1:9000', env: {} })).toThrow(/no API credentials for/);
+    expect(() => resolveConnection({ endpointFlag: 'http://127.0.0.1:9000', env: {} })).toThrow(
+      /no API credentials for/,
+    );
     expect(() => resolveConnection({ endpointFlag: 'not a url', env: credentials })).toThrow(/is not a URL/);
     expect(() => resolveConnection({ endpointFlag: 'ftp://x', env: credentials })).toThrow(/http or https/);
-    expect(() => resolveConnection({ endpointFlag: 'http://a:b@127.0.0.1', env: credentials })).toThrow(/must not carry credentials/);
+    expect(() => resolveConnection({ endpointFlag: 'http://a:b@127.0.0.1', env: credentials })).toThrow(
+      /must not carry credentials/,
+    );
   });
 });

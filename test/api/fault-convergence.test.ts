@@ -7,7 +7,14 @@ import type { Clock } from '../../src/util/clock.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { RequestLogEntry } from '../../src/emulator/request-log.js';
 import { catalog } from '../../src/resources/index.js';
-import { clientFor, converge, coreKindNames, desiredFrom, type Convergence, type Manifest } from '../support/emulator.js';
+import {
+  clientFor,
+  converge,
+  coreKindNames,
+  desiredFrom,
+  type Convergence,
+  type Manifest,
+} from '../support/emulator.js';
 import { emulatorClock } from '../support/clock.js';
 import { liveContext } from '../../src/resources/live-side.js';
 
@@ -35,22 +42,52 @@ const failures: string[] = [];
 
 const created: Manifest[] = [
   { kind: 'SipCredential', name: 'pbx-user', spec: { password: { fromEnv: 'SIP_PASSWORD' } } },
-  { kind: 'SipIpAcl', name: 'office', spec: { entries: [{ ip: '203.0.113.10' }, { ip: '198.51.100.0', cidr_prefix: 24, description: 'branch' }] } },
+  {
+    kind: 'SipIpAcl',
+    name: 'office',
+    spec: { entries: [{ ip: '203.0.113.10' }, { ip: '198.51.100.0', cidr_prefix: 24, description: 'branch' }] },
+  },
   {
     kind: 'ApplicationSipAuth',
     name: 'pbx-auth',
-    spec: { app_id: '77700000000000001', sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: { ref: 'office' }, credential_uuid: { ref: 'pbx-user' } },
+    spec: {
+      app_id: '77700000000000001',
+      sip_auth_type: 'ip_acl_and_credential',
+      ip_acl_uuid: { ref: 'office' },
+      credential_uuid: { ref: 'pbx-user' },
+    },
   },
-  { kind: 'TrunkCredential', name: 'pbx-creds', spec: { username: 'pbxuser01', password: { fromEnv: 'TRUNK_PASSWORD' } } },
+  {
+    kind: 'TrunkCredential',
+    name: 'pbx-creds',
+    spec: { username: 'pbxuser01', password: { fromEnv: 'TRUNK_PASSWORD' } },
+  },
   { kind: 'TrunkIpAcl', name: 'pbx-ips', spec: { ip_addresses: ['192.0.2.10', '192.0.2.11'] } },
   {
     kind: 'OriginationUri',
     name: 'pbx-primary',
-    spec: { uri: 'pbx.example.com:5060', authentication_needed: true, username: 'inbound', password: { fromEnv: 'URI_PASSWORD' } },
+    spec: {
+      uri: 'pbx.example.com:5060',
+      authentication_needed: true,
+      username: 'inbound',
+      password: { fromEnv: 'URI_PASSWORD' },
+    },
   },
   { kind: 'OriginationUri', name: 'pbx-fallback', spec: { uri: '192.0.2.60' } },
-  { kind: 'Trunk', name: 'pbx-out', spec: { trunk_direction: 'outbound', ipacl_uuid: { ref: 'pbx-ips' }, credential_uuid: { ref: 'pbx-creds' } } },
-  { kind: 'Trunk', name: 'pbx-in', spec: { trunk_direction: 'inbound', primary_uri_uuid: { ref: 'pbx-primary' }, fallback_uri_uuid: { ref: 'pbx-fallback' } } },
+  {
+    kind: 'Trunk',
+    name: 'pbx-out',
+    spec: { trunk_direction: 'outbound', ipacl_uuid: { ref: 'pbx-ips' }, credential_uuid: { ref: 'pbx-creds' } },
+  },
+  {
+    kind: 'Trunk',
+    name: 'pbx-in',
+    spec: {
+      trunk_direction: 'inbound',
+      primary_uri_uuid: { ref: 'pbx-primary' },
+      fallback_uri_uuid: { ref: 'pbx-fallback' },
+    },
+  },
 ];
 
 /**
@@ -60,14 +97,38 @@ const created: Manifest[] = [
  */
 const updated: Manifest[] = [
   { kind: 'SipCredential', name: 'pbx-user', spec: { password: { fromEnv: 'SIP_PASSWORD_2' } } },
-  { kind: 'SipIpAcl', name: 'office', spec: { name: 'office-2', entries: [{ ip: '203.0.113.10' }, { ip: '203.0.113.11', description: 'new desk' }] } },
-  { kind: 'ApplicationSipAuth', name: 'pbx-auth', spec: { app_id: '77700000000000001', sip_auth_type: 'credential', credential_uuid: { ref: 'pbx-user' } } },
-  { kind: 'TrunkCredential', name: 'pbx-creds', spec: { username: 'pbxuser02', password: { fromEnv: 'TRUNK_PASSWORD_2' } } },
-  { kind: 'TrunkIpAcl', name: 'pbx-ips', spec: { name: 'pbx-ips-2', ip_addresses: ['192.0.2.10', '192.0.2.12', '198.51.100.0/28'] } },
+  {
+    kind: 'SipIpAcl',
+    name: 'office',
+    spec: { name: 'office-2', entries: [{ ip: '203.0.113.10' }, { ip: '203.0.113.11', description: 'new desk' }] },
+  },
+  {
+    kind: 'ApplicationSipAuth',
+    name: 'pbx-auth',
+    spec: { app_id: '77700000000000001', sip_auth_type: 'credential', credential_uuid: { ref: 'pbx-user' } },
+  },
+  {
+    kind: 'TrunkCredential',
+    name: 'pbx-creds',
+    spec: { username: 'pbxuser02', password: { fromEnv: 'TRUNK_PASSWORD_2' } },
+  },
+  {
+    kind: 'TrunkIpAcl',
+    name: 'pbx-ips',
+    spec: { name: 'pbx-ips-2', ip_addresses: ['192.0.2.10', '192.0.2.12', '198.51.100.0/28'] },
+  },
   { kind: 'OriginationUri', name: 'pbx-primary', spec: { uri: 'pbx2.example.com', authentication_needed: false } },
   { kind: 'OriginationUri', name: 'pbx-fallback', spec: { uri: '192.0.2.61' } },
-  { kind: 'Trunk', name: 'pbx-out', spec: { trunk_direction: 'outbound', secure: true, ipacl_uuid: { ref: 'pbx-ips' } } },
-  { kind: 'Trunk', name: 'pbx-in', spec: { trunk_direction: 'inbound', trunk_status: 'disabled', primary_uri_uuid: { ref: 'pbx-primary' } } },
+  {
+    kind: 'Trunk',
+    name: 'pbx-out',
+    spec: { trunk_direction: 'outbound', secure: true, ipacl_uuid: { ref: 'pbx-ips' } },
+  },
+  {
+    kind: 'Trunk',
+    name: 'pbx-in',
+    spec: { trunk_direction: 'inbound', trunk_status: 'disabled', primary_uri_uuid: { ref: 'pbx-primary' } },
+  },
 ];
 
 async function applyUntilConverged(manifests: readonly Manifest[]): Promise<Convergence> {
@@ -84,7 +145,10 @@ async function planWithoutFaults(manifests: readonly Manifest[]): Promise<Conver
   try {
     return await converge(client, stateFile, await desiredFrom(manifests, secrets), { maxRounds: 1, clock });
   } finally {
-    emulator.controls.update({ faults: (saved['faults'] as { spec: string }).spec, rate_limit: (saved['rate_limit'] as { spec: string }).spec });
+    emulator.controls.update({
+      faults: (saved['faults'] as { spec: string }).spec,
+      rate_limit: (saved['rate_limit'] as { spec: string }).spec,
+    });
   }
 }
 
@@ -106,7 +170,10 @@ async function liveByKey(): Promise<Record<string, Record<string, string[]>>> {
     }
     return out;
   } finally {
-    emulator.controls.update({ faults: (saved['faults'] as { spec: string }).spec, rate_limit: (saved['rate_limit'] as { spec: string }).spec });
+    emulator.controls.update({
+      faults: (saved['faults'] as { spec: string }).spec,
+      rate_limit: (saved['rate_limit'] as { spec: string }).spec,
+    });
   }
 }
 

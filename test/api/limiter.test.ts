@@ -81,7 +81,11 @@ describe('Limiter', () => {
       await new Promise<void>((resolve) => (release = resolve));
     });
     const task = (name: string) => async () => void order.push(name);
-    const queued = [limiter.run(task('page of a bulk list')), limiter.run(task('another bulk page')), limiter.run(task('next page of a paged list'), true)];
+    const queued = [
+      limiter.run(task('page of a bulk list')),
+      limiter.run(task('another bulk page')),
+      limiter.run(task('next page of a paged list'), true),
+    ];
     await clock.advance(0);
     release();
     await Promise.all([held, ...queued]);

@@ -18,7 +18,11 @@ const count = 1_000;
 beforeAll(async () => {
   emulator = await startEmulator();
   const credentials = { authId: defaultAccount.authId, authToken: defaultAccount.authToken };
-  const seeder = new ApiClient({ baseUrl: emulator.url, credentials, limiter: new Limiter({ concurrency: 16, requests: 100_000, periodMs: 1_000 }, systemClock) });
+  const seeder = new ApiClient({
+    baseUrl: emulator.url,
+    credentials,
+    limiter: new Limiter({ concurrency: 16, requests: 100_000, periodMs: 1_000 }, systemClock),
+  });
   await Promise.all(
     Array.from({ length: count }, (_, index) =>
       seeder.request('POST', '/Zentrunk/IPAccessControlList/', {
@@ -54,9 +58,16 @@ describe('listing 1,000 trunk ACLs', () => {
     expect(new Set(objects.map((object) => object.id)).size).toBe(count);
     const pages = emulator.runtime.log.list({ type: 'request' });
     expect(pages).toHaveLength(Math.ceil(count / 20));
-    expect(pages.every((entry) => entry.method === 'GET' && entry.path === `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`)).toBe(true);
+    expect(
+      pages.every(
+        (entry) =>
+          entry.method === 'GET' && entry.path === `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`,
+      ),
+    ).toBe(true);
     const offsets = pages.map((entry) => new URLSearchParams(entry.query).get('offset'));
-    expect(offsets.sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 50 }, (_, index) => String(index * 20)));
+    expect(offsets.sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 50 }, (_, index) => String(index * 20)),
+    );
     expect(pages.every((entry) => new URLSearchParams(entry.query).get('limit') === '20')).toBe(true);
 
     const first = pages.find((entry) => entry.query.includes('offset=0'));

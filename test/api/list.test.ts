@@ -22,7 +22,10 @@ function items(from: number, count: number): Array<{ id: string }> {
 
 /** A consistent list of `total` items, paged like the API. */
 function consistent(total: number): (offset: number) => Page {
-  return (offset) => ({ status: 200, body: { meta: { total_count: total, limit: 20, offset }, objects: items(offset, Math.min(20, total - offset)) } });
+  return (offset) => ({
+    status: 200,
+    body: { meta: { total_count: total, limit: 20, offset }, objects: items(offset, Math.min(20, total - offset)) },
+  });
 }
 
 beforeAll(async () => {
@@ -62,7 +65,11 @@ describe('listAll', () => {
     };
     const result = await list();
     expect(result.map((item) => item.id)).toEqual(items(0, 45).map((item) => item.id));
-    expect(seen.sort()).toEqual(['/v1/Account/MA1/Things/?limit=20&offset=0', '/v1/Account/MA1/Things/?limit=20&offset=20', '/v1/Account/MA1/Things/?limit=20&offset=40']);
+    expect(seen.sort()).toEqual([
+      '/v1/Account/MA1/Things/?limit=20&offset=0',
+      '/v1/Account/MA1/Things/?limit=20&offset=20',
+      '/v1/Account/MA1/Things/?limit=20&offset=40',
+    ]);
   });
 
   it('reads once more when the list changed while it was read, and uses that read', async () => {
@@ -76,7 +83,10 @@ describe('listAll', () => {
   });
 
   it('refuses a list that keeps coming back short', async () => {
-    serve = (offset) => (offset === 20 ? { status: 200, body: { meta: { total_count: 45 }, objects: items(20, 5) } } : consistent(45)(offset));
+    serve = (offset) =>
+      offset === 20
+        ? { status: 200, body: { meta: { total_count: 45 }, objects: items(20, 5) } }
+        : consistent(45)(offset);
     const failure = await list().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PartialListError);
     expect((failure as Error).message).toBe('could not read the whole list /Things/: came back short: 30 of 45 items');
@@ -86,7 +96,9 @@ describe('listAll', () => {
     serve = (offset) => (offset === 40 ? { status: 500, body: { error: 'boom' } } : consistent(45)(offset));
     const failure = await list().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PartialListError);
-    expect((failure as Error).message).toBe('could not read the whole list /Things/: GET /Things/ failed after 6 attempts: HTTP 500: boom');
+    expect((failure as Error).message).toBe(
+      'could not read the whole list /Things/: GET /Things/ failed after 6 attempts: HTTP 500: boom',
+    );
   });
 
   it('refuses a page without its items array', async () => {
@@ -96,27 +108,48 @@ describe('listAll', () => {
 
   it('follows next links, with or without their leading slash, when there is no total_count', async () => {
     serve = (offset) => {
-      const next = offset === 0 ? 'v1/Account/MA1/Things/?limit=20&offset=20' : offset === 20 ? '/v1/Account/MA1/Things/?limit=20&offset=40' : null;
+      const next =
+        offset === 0
+          ? 'v1/Account/MA1/Things/?limit=20&offset=20'
+          : offset === 20
+            ? '/v1/Account/MA1/Things/?limit=20&offset=40'
+            : null;
       return { status: 200, body: { meta: { next }, objects: items(offset, offset === 40 ? 3 : 20) } };
     };
     expect(await list()).toHaveLength(43);
-    expect(seen).toEqual(['/v1/Account/MA1/Things/?limit=20&offset=0', '/v1/Account/MA1/Things/?limit=20&offset=20', '/v1/Account/MA1/Things/?limit=20&offset=40']);
+    expect(seen).toEqual([
+      '/v1/Account/MA1/Things/?limit=20&offset=0',
+      '/v1/Account/MA1/Things/?limit=20&offset=20',
+      '/v1/Account/MA1/Things/?limit=20&offset=40',
+    ]);
   });
 
   it('refuses next links that go round in a circle', async () => {
-    serve = () => ({ status: 200, body: { meta: { next: '/v1/Account/MA1/Things/?offset=20' }, objects: items(0, 20) } });
-    await expect(list()).rejects.toThrow('could not read the whole list /Things/: the next link repeats (/v1/Account/MA1/Things/?offset=20)');
+    serve = () => ({
+      status: 200,
+      body: { meta: { next: '/v1/Account/MA1/Things/?offset=20' }, objects: items(0, 20) },
+    });
+    await expect(list()).rejects.toThrow(
+      'could not read the whole list /Things/: the next link repeats (/v1/Account/MA1/Things/?offset=20)',
+    );
   });
 
   // Production's lists (real accounts): no meta at all, meta without total_count or next, absolute next links.
   it('reads a list answered without meta by offset until a page comes back short', async () => {
     serve = (offset) => ({ status: 200, body: { api_id: 'a', objects: items(offset, offset === 40 ? 5 : 20) } });
     expect(await list()).toHaveLength(45);
-    expect(seen).toEqual(['/v1/Account/MA1/Things/?limit=20&offset=0', '/v1/Account/MA1/Things/?limit=20&offset=20', '/v1/Account/MA1/Things/?limit=20&offset=40']);
+    expect(seen).toEqual([
+      '/v1/Account/MA1/Things/?limit=20&offset=0',
+      '/v1/Account/MA1/Things/?limit=20&offset=20',
+      '/v1/Account/MA1/Things/?limit=20&offset=40',
+    ]);
   });
 
   it('reads a list whose meta has neither total_count nor next by offset, ending on an empty page', async () => {
-    serve = (offset) => ({ status: 200, body: { meta: { limit: 20, offset }, objects: items(offset, offset >= 40 ? 0 : 20) } });
+    serve = (offset) => ({
+      status: 200,
+      body: { meta: { limit: 20, offset }, objects: items(offset, offset >= 40 ? 0 : 20) },
+    });
     expect(await list()).toHaveLength(40);
     expect(seen).toHaveLength(3);
   });
@@ -132,7 +165,9 @@ describe('listAll', () => {
 
   it('takes a 200 whose body holds an error and no result as the failure it is', async () => {
     serve = () => ({ status: 200, body: { api_id: 'a', error: 'SIP trunking not enabled' } });
-    await expect(list()).rejects.toThrow('could not read the whole list /Things/: the API answered 200 to GET /Things/: SIP trunking not enabled');
+    await expect(list()).rejects.toThrow(
+      'could not read the whole list /Things/: the API answered 200 to GET /Things/: SIP trunking not enabled',
+    );
   });
 });
 
@@ -157,6 +192,8 @@ describe('a list that grows while it is read', () => {
       total -= 1;
       return consistent(total)(offset);
     };
-    await expect(list()).rejects.toThrow(/^could not read the whole list \/Things\/: came back short: \d+ of \d+ items$/);
+    await expect(list()).rejects.toThrow(
+      /^could not read the whole list \/Things\/: came back short: \d+ of \d+ items$/,
+    );
   });
 });

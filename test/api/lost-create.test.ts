@@ -47,15 +47,27 @@ async function createLost(kind: string, spec: ResolvedSpec): Promise<void> {
 
 describe('a create whose answer was lost is adopted, never repeated', () => {
   it('SipCredential', () => createLost('SipCredential', { username: 'lost-sip', password: 'Lost-Pass-123' }));
-  it('SipIpAcl', () => createLost('SipIpAcl', { name: 'lost-sip-acl', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] }));
-  it('TrunkCredential', () => createLost('TrunkCredential', { name: 'lost-creds', username: 'lostuser1', password: 'L0st!pass' }));
+  it('SipIpAcl', () =>
+    createLost('SipIpAcl', { name: 'lost-sip-acl', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] }));
+  it('TrunkCredential', () =>
+    createLost('TrunkCredential', { name: 'lost-creds', username: 'lostuser1', password: 'L0st!pass' }));
   it('TrunkIpAcl', () => createLost('TrunkIpAcl', { name: 'lost-acl', ip_addresses: ['192.0.2.1'] }));
-  it('OriginationUri', () => createLost('OriginationUri', { name: 'lost-uri', uri: 'lost.example.com', authentication_needed: false }));
+  it('OriginationUri', () =>
+    createLost('OriginationUri', { name: 'lost-uri', uri: 'lost.example.com', authentication_needed: false }));
 
   it('Trunk', async () => {
-    const acl = await liveOf('TrunkIpAcl').create(liveContext(client), { name: 'lost-trunk-acl', ip_addresses: ['192.0.2.2'] });
+    const acl = await liveOf('TrunkIpAcl').create(liveContext(client), {
+      name: 'lost-trunk-acl',
+      ip_addresses: ['192.0.2.2'],
+    });
     emulator.runtime.log.clear();
-    await createLost('Trunk', { name: 'lost-trunk', trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: acl.id });
+    await createLost('Trunk', {
+      name: 'lost-trunk',
+      trunk_direction: 'outbound',
+      trunk_status: 'enabled',
+      secure: false,
+      ipacl_uuid: acl.id,
+    });
   });
 
   it('refuses to guess when two namesakes it cannot tell apart exist', async () => {
@@ -63,6 +75,8 @@ describe('a create whose answer was lost is adopted, never repeated', () => {
     await live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] });
     await live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] });
     emulator.controls.update({ faults: 'lost=1,methods=POST' });
-    await expect(live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] })).rejects.toThrow(/^the answer to creating TrunkIpAcl "twin" was lost and 3 objects with that name exist/);
+    await expect(live.create(liveContext(client), { name: 'twin', ip_addresses: ['192.0.2.3'] })).rejects.toThrow(
+      /^the answer to creating TrunkIpAcl "twin" was lost and 3 objects with that name exist/,
+    );
   });
 });

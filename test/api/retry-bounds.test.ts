@@ -38,11 +38,17 @@ beforeEach(() => {
 function logged(): string[] {
   return emulator.runtime.log
     .list({ type: 'request' })
-    .map((entry) => `${entry.method} ${entry.path.slice(base.length)} ${entry.status ?? '-'}${entry.fault ? ` ${entry.fault}` : ''}`);
+    .map(
+      (entry) =>
+        `${entry.method} ${entry.path.slice(base.length)} ${entry.status ?? '-'}${entry.fault ? ` ${entry.fault}` : ''}`,
+    );
 }
 
 async function newAcl(name: string): Promise<string> {
-  const response = await client.request<{ ipacl_uuid: string }>('POST', '/Zentrunk/IPAccessControlList/', { body: { name, ip_addresses: ['192.0.2.1'] }, mode: 'create' });
+  const response = await client.request<{ ipacl_uuid: string }>('POST', '/Zentrunk/IPAccessControlList/', {
+    body: { name, ip_addresses: ['192.0.2.1'] },
+    mode: 'create',
+  });
   emulator.runtime.log.clear();
   return response.body.ipacl_uuid;
 }
@@ -52,7 +58,9 @@ describe('retries against a failing emulator', () => {
     emulator.controls.update({ faults: '500=1' });
     const failure = await client.get('/Zentrunk/Trunk/').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).message).toBe('GET /Zentrunk/Trunk/ failed after 6 attempts: HTTP 500: internal server error (injected fault)');
+    expect((failure as Error).message).toBe(
+      'GET /Zentrunk/Trunk/ failed after 6 attempts: HTTP 500: internal server error (injected fault)',
+    );
     expect(logged()).toEqual(Array(defaultRetryPolicy.maxAttempts).fill('GET /Zentrunk/Trunk/ 500 error500'));
     expect(slept).toHaveLength(defaultRetryPolicy.maxAttempts - 1);
     expect(slept.reduce((sum, delay) => sum + delay, 0)).toBeLessThanOrEqual(defaultRetryPolicy.maxTotalMs);
@@ -70,7 +78,11 @@ describe('retries against a failing emulator', () => {
     emulator.controls.update({ rate_limit: '1/10s' });
     await client.get('/Zentrunk/Trunk/');
     await client.get('/Zentrunk/Trunk/');
-    expect(logged()).toEqual(['GET /Zentrunk/Trunk/ 200', 'GET /Zentrunk/Trunk/ 429 rate_limited', 'GET /Zentrunk/Trunk/ 200']);
+    expect(logged()).toEqual([
+      'GET /Zentrunk/Trunk/ 200',
+      'GET /Zentrunk/Trunk/ 429 rate_limited',
+      'GET /Zentrunk/Trunk/ 200',
+    ]);
     expect(slept).toHaveLength(1);
     expect(slept[0]).toBeGreaterThanOrEqual(9_000);
   });
@@ -107,15 +119,24 @@ describe('retries against a failing emulator', () => {
     const id = await newAcl('billable-429');
     emulator.controls.update({ rate_limit: '1/1s' });
     await client.get('/Zentrunk/Trunk/');
-    await client.request('POST', `/Zentrunk/IPAccessControlList/${id}/`, { body: { name: 'renamed' }, mode: 'billable' });
-    expect(logged().slice(1)).toEqual([`POST /Zentrunk/IPAccessControlList/${id}/ 429 rate_limited`, `POST /Zentrunk/IPAccessControlList/${id}/ 202`]);
+    await client.request('POST', `/Zentrunk/IPAccessControlList/${id}/`, {
+      body: { name: 'renamed' },
+      mode: 'billable',
+    });
+    expect(logged().slice(1)).toEqual([
+      `POST /Zentrunk/IPAccessControlList/${id}/ 429 rate_limited`,
+      `POST /Zentrunk/IPAccessControlList/${id}/ 202`,
+    ]);
   });
 
   it('bounds the creates it re-sends when each answer is a 500, looking up between attempts', async () => {
     emulator.controls.update({ faults: '500=1,methods=POST' });
-    const failure = await createWithRecovery(client, '/Zentrunk/Credential/', { username: 'bounded1', password: 'B0unded!' }, async () => undefined).catch(
-      (error: unknown) => error,
-    );
+    const failure = await createWithRecovery(
+      client,
+      '/Zentrunk/Credential/',
+      { username: 'bounded1', password: 'B0unded!' },
+      async () => undefined,
+    ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
     expect(logged()).toEqual(Array(4).fill('POST /Zentrunk/Credential/ 500 error500'));
   });
@@ -128,7 +149,12 @@ describe('retries against a failing emulator', () => {
       return draw() < 0.5 && draw() >= 0.5;
     });
     emulator.controls.update({ faults: `lost=0.5,methods=DELETE,seed=${String(seed)}` });
-    await expect(deleteIdempotent(client, `/Zentrunk/IPAccessControlList/${id}/`)).resolves.toEqual({ alreadyGone: true });
-    expect(logged()).toEqual([`DELETE /Zentrunk/IPAccessControlList/${id}/ 204 lost_response`, `DELETE /Zentrunk/IPAccessControlList/${id}/ 404`]);
+    await expect(deleteIdempotent(client, `/Zentrunk/IPAccessControlList/${id}/`)).resolves.toEqual({
+      alreadyGone: true,
+    });
+    expect(logged()).toEqual([
+      `DELETE /Zentrunk/IPAccessControlList/${id}/ 204 lost_response`,
+      `DELETE /Zentrunk/IPAccessControlList/${id}/ 404`,
+    ]);
   });
 });

@@ -24,7 +24,8 @@ function describeError(error: unknown): string {
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth += 1) {
     if (current instanceof Error) {
       parts.push(current.message, String(current.stack));
-      if (current instanceof TelformError) parts.push(JSON.stringify(current.details), JSON.stringify(current.place ?? null));
+      if (current instanceof TelformError)
+        parts.push(JSON.stringify(current.details), JSON.stringify(current.place ?? null));
       current = current.cause;
     } else {
       parts.push(String(current));
@@ -47,7 +48,9 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ api_id: 'x', error: `invalid request ${body}`, echo: JSON.parse(body || '{}') as unknown }));
+      response.end(
+        JSON.stringify({ api_id: 'x', error: `invalid request ${body}`, echo: JSON.parse(body || '{}') as unknown }),
+      );
     });
   });
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
@@ -61,12 +64,26 @@ afterAll(async () => {
 describe('secrets stay out of output', () => {
   it('redacts passwords and never shows the auth token in --log-http lines of creates and updates', async () => {
     const lines: string[] = [];
-    const client = new ApiClient({ baseUrl: emulator.url, credentials: defaultAccount, logHttp: (line) => lines.push(line) });
+    const client = new ApiClient({
+      baseUrl: emulator.url,
+      credentials: defaultAccount,
+      logHttp: (line) => lines.push(line),
+    });
     const context = liveContext(client);
     try {
-      const sip = await catalog.get('SipCredential')?.live?.create(context, { username: 'secret-test', password: passwords.sip });
-      const trunk = await catalog.get('TrunkCredential')?.live?.create(context, { name: 'secret-test', username: 'secrettest1', password: passwords.trunk });
-      await catalog.get('OriginationUri')?.live?.create(context, { name: 'secret-test', uri: 'h.example.com', authentication_needed: true, username: 'u', password: passwords.uri });
+      const sip = await catalog
+        .get('SipCredential')
+        ?.live?.create(context, { username: 'secret-test', password: passwords.sip });
+      const trunk = await catalog
+        .get('TrunkCredential')
+        ?.live?.create(context, { name: 'secret-test', username: 'secrettest1', password: passwords.trunk });
+      await catalog.get('OriginationUri')?.live?.create(context, {
+        name: 'secret-test',
+        uri: 'h.example.com',
+        authentication_needed: true,
+        username: 'u',
+        password: passwords.uri,
+      });
       const current = await catalog.get('TrunkCredential')?.live?.read(context, trunk?.id ?? '');
       if (!sip || !trunk || !current) throw new Error('setup failed');
       await catalog.get('TrunkCredential')?.live?.update(context, {
@@ -80,12 +97,21 @@ describe('secrets stay out of output', () => {
       await client.close();
     }
     expect(lines.filter((line) => line.includes('"password":"(sensitive)"'))).toHaveLength(4);
-    expectNoSecret(lines, [...Object.values(passwords), `${passwords.trunk}x`, defaultAccount.authToken, Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')]);
+    expectNoSecret(lines, [
+      ...Object.values(passwords),
+      `${passwords.trunk}x`,
+      defaultAccount.authToken,
+      Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64'),
+    ]);
   });
 
   it('keeps the password out of an API refusal of it', async () => {
     const lines: string[] = [];
-    const client = new ApiClient({ baseUrl: emulator.url, credentials: defaultAccount, logHttp: (line) => lines.push(line) });
+    const client = new ApiClient({
+      baseUrl: emulator.url,
+      credentials: defaultAccount,
+      logHttp: (line) => lines.push(line),
+    });
     try {
       const failure = await catalog
         .get('SipCredential')
@@ -103,10 +129,17 @@ describe('secrets stay out of output', () => {
 
   it('scrubs a password the API echoes back, from the error and from the response log', async () => {
     const lines: string[] = [];
-    const client = new ApiClient({ baseUrl: echoUrl, credentials: defaultAccount, logHttp: (line) => lines.push(line) });
+    const client = new ApiClient({
+      baseUrl: echoUrl,
+      credentials: defaultAccount,
+      logHttp: (line) => lines.push(line),
+    });
     try {
       const failure = await client
-        .request('POST', '/Zentrunk/Credential/', { body: { username: 'echoed', password: passwords.trunk }, mode: 'create' })
+        .request('POST', '/Zentrunk/Credential/', {
+          body: { username: 'echoed', password: passwords.trunk },
+          mode: 'create',
+        })
         .catch((error: unknown) => error);
       expect((failure as Error).message).toBe(
         'the API answered 400 to POST /Zentrunk/Credential/: invalid request {"username":"echoed","password":"(sensitive)"}',
@@ -120,7 +153,12 @@ describe('secrets stay out of output', () => {
 
   it('keeps passwords out of the errors of writes whose answer was lost or that ran out of retries', async () => {
     const lines: string[] = [];
-    const client = new ApiClient({ baseUrl: emulator.url, credentials: defaultAccount, clock: new InstantClock(), logHttp: (line) => lines.push(line) });
+    const client = new ApiClient({
+      baseUrl: emulator.url,
+      credentials: defaultAccount,
+      clock: new InstantClock(),
+      logHttp: (line) => lines.push(line),
+    });
     const errors: unknown[] = [];
     try {
       for (const faults of ['lost=1,methods=POST', 'reset=1,methods=POST', '500=1,methods=POST']) {
@@ -128,7 +166,10 @@ describe('secrets stay out of output', () => {
         for (const mode of ['create', 'billable', 'idempotent'] as const) {
           errors.push(
             await client
-              .request('POST', '/Zentrunk/Credential/', { body: { username: 'lostsecret', password: passwords.trunk }, mode })
+              .request('POST', '/Zentrunk/Credential/', {
+                body: { username: 'lostsecret', password: passwords.trunk },
+                mode,
+              })
               .catch((error: unknown) => error),
           );
         }

@@ -46,9 +46,19 @@ describe('EndpointPools', () => {
     const clients = Array.from({ length: 40 }, (_, index) => {
       const account = `MAPOOL${String(index).padStart(4, '0')}`;
       const limiter = new Limiter({ concurrency: 8, requests: 300, periodMs: 5_000 }, systemClock);
-      return { account, client: new ApiClient({ baseUrl: url, credentials: { authId: account, authToken: `token-${account}` }, limiter, pools }) };
+      return {
+        account,
+        client: new ApiClient({
+          baseUrl: url,
+          credentials: { authId: account, authToken: `token-${account}` },
+          limiter,
+          pools,
+        }),
+      };
     });
-    const answers = await Promise.all(clients.flatMap(({ client }) => Array.from({ length: 5 }, () => client.get('/Zentrunk/Trunk/'))));
+    const answers = await Promise.all(
+      clients.flatMap(({ client }) => Array.from({ length: 5 }, () => client.get('/Zentrunk/Trunk/'))),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 200 }, () => 200));
     expect(peakOpen).toBeLessThanOrEqual(3);
     expect(pools.openSockets).toBeLessThanOrEqual(3);
@@ -57,7 +67,9 @@ describe('EndpointPools', () => {
 
     // A client that closes leaves the shared pool to the others.
     await clients[0]?.client.close();
-    await expect(clients[0]?.client.get('/Zentrunk/Trunk/')).rejects.toThrow('the request was abandoned because the run stopped');
+    await expect(clients[0]?.client.get('/Zentrunk/Trunk/')).rejects.toThrow(
+      'the request was abandoned because the run stopped',
+    );
     expect((await clients[1]?.client.get('/Zentrunk/Trunk/'))?.status).toBe(200);
     await pools.close();
     expect(pools.openSockets).toBe(0);

@@ -33,8 +33,12 @@ describe('a request that goes unanswered', () => {
     const failure = await client.get('/Zentrunk/Trunk/').catch((error: unknown) => error);
     await client.close();
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).message).toBe(`GET /Zentrunk/Trunk/ failed after 1 attempt: ${url} did not answer within 4 s`);
-    expect(statuses[0]).toBe(`waiting for ${url}: GET /v1/Account/MASLOW/Zentrunk/Trunk/ unanswered for 2 s (gives up after 4 s)`);
+    expect((failure as Error).message).toBe(
+      `GET /Zentrunk/Trunk/ failed after 1 attempt: ${url} did not answer within 4 s`,
+    );
+    expect(statuses[0]).toBe(
+      `waiting for ${url}: GET /v1/Account/MASLOW/Zentrunk/Trunk/ unanswered for 2 s (gives up after 4 s)`,
+    );
     expect(statuses.at(-1)).toBeUndefined();
   });
 
@@ -59,6 +63,8 @@ describe('a request that goes unanswered', () => {
     stalling.closeAllConnections();
     await new Promise<void>((resolve) => stalling.close(() => resolve()));
     expect(failure).toBeInstanceOf(RetriesExhaustedError);
-    expect((failure as Error).message).toBe(`GET /Zentrunk/Trunk/ failed after 1 attempt: ${stallingUrl} did not answer within 1 s`);
+    expect((failure as Error).message).toBe(
+      `GET /Zentrunk/Trunk/ failed after 1 attempt: ${stallingUrl} did not answer within 1 s`,
+    );
   });
 });

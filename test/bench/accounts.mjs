@@ -31,13 +31,25 @@ function run(args, cwd, env) {
 function manifests() {
   const documents = [];
   for (let index = 0; index < 10; index += 1) {
-    documents.push({ kind: 'TrunkIpAcl', metadata: { name: `trunk-acl-${index}` }, spec: { ip_addresses: [`203.0.113.${index + 1}`] } });
+    documents.push({
+      kind: 'TrunkIpAcl',
+      metadata: { name: `trunk-acl-${index}` },
+      spec: { ip_addresses: [`203.0.113.${index + 1}`] },
+    });
   }
   for (let index = 0; index < 5; index += 1) {
-    documents.push({ kind: 'SipIpAcl', metadata: { name: `sip-acl-${index}` }, spec: { entries: [{ ip: `198.51.100.${index * 16}`, cidr_prefix: 28 }] } });
+    documents.push({
+      kind: 'SipIpAcl',
+      metadata: { name: `sip-acl-${index}` },
+      spec: { entries: [{ ip: `198.51.100.${index * 16}`, cidr_prefix: 28 }] },
+    });
   }
   for (let index = 0; index < 5; index += 1) {
-    documents.push({ kind: 'OriginationUri', metadata: { name: `uri-${index}` }, spec: { uri: `sip${index}.pbx.example.com:5060` } });
+    documents.push({
+      kind: 'OriginationUri',
+      metadata: { name: `uri-${index}` },
+      spec: { uri: `sip${index}.pbx.example.com:5060` },
+    });
   }
   return documents.map((document) => JSON.stringify({ apiVersion: 'telform/v1', ...document })).join('\n---\n');
 }
@@ -46,13 +58,25 @@ function manifests() {
 function sharedManifests() {
   const documents = [];
   for (let index = 0; index < 10; index += 1) {
-    documents.push({ kind: 'TrunkIpAcl', metadata: { name: `trunk-acl-${index}` }, spec: { ip_addresses: [{ value: `acl_ip_${index}` }] } });
+    documents.push({
+      kind: 'TrunkIpAcl',
+      metadata: { name: `trunk-acl-${index}` },
+      spec: { ip_addresses: [{ value: `acl_ip_${index}` }] },
+    });
   }
   for (let index = 0; index < 5; index += 1) {
-    documents.push({ kind: 'SipIpAcl', metadata: { name: `sip-acl-${index}` }, spec: { entries: [{ ip: { value: `sip_net_${index}` }, cidr_prefix: 28 }] } });
+    documents.push({
+      kind: 'SipIpAcl',
+      metadata: { name: `sip-acl-${index}` },
+      spec: { entries: [{ ip: { value: `sip_net_${index}` }, cidr_prefix: 28 }] },
+    });
   }
   for (let index = 0; index < 5; index += 1) {
-    documents.push({ kind: 'OriginationUri', metadata: { name: `uri-${index}` }, spec: { uri: { value: `uri_${index}` } } });
+    documents.push({
+      kind: 'OriginationUri',
+      metadata: { name: `uri-${index}` },
+      spec: { uri: { value: `uri_${index}` } },
+    });
   }
   return documents.map((document) => JSON.stringify({ apiVersion: 'telform/v1', ...document })).join('\n---\n');
 }
@@ -89,18 +113,36 @@ async function main() {
       const prefix = name.toUpperCase().replace('-', '_');
       env[`${prefix}_ID`] = authId;
       env[`${prefix}_TOKEN`] = token;
-      accounts.push({ name, manifests: ['manifests/'], credentials: { auth_id_env: `${prefix}_ID`, auth_token_env: `${prefix}_TOKEN` } });
+      accounts.push({
+        name,
+        manifests: ['manifests/'],
+        credentials: { auth_id_env: `${prefix}_ID`, auth_token_env: `${prefix}_TOKEN` },
+      });
     }
     await mkdir(join(folder, 'manifests'));
     await writeFile(join(folder, 'manifests', 'resources.yaml'), manifests());
-    await writeFile(join(folder, 'accounts.yaml'), JSON.stringify({ defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts }, null, 2));
+    await writeFile(
+      join(folder, 'accounts.yaml'),
+      JSON.stringify({ defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts }, null, 2),
+    );
     await mkdir(join(folder, 'shared'));
     await writeFile(join(folder, 'shared', 'resources.yaml'), sharedManifests());
     const valued = accounts.map((account) => ({ ...account, manifests: ['shared/'], values: accountValues() }));
-    await writeFile(join(folder, 'accounts-values.yaml'), JSON.stringify({ defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts: valued }, null, 2));
+    await writeFile(
+      join(folder, 'accounts-values.yaml'),
+      JSON.stringify(
+        { defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts: valued },
+        null,
+        2,
+      ),
+    );
 
     process.stdout.write(`applying ${accountCount} accounts x 20 resources (no latency)... `);
-    const applied = await run(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--account-parallelism', '8', '--format', 'json'], folder, env);
+    const applied = await run(
+      ['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--account-parallelism', '8', '--format', 'json'],
+      folder,
+      env,
+    );
     if (applied.code !== 0) throw new Error(`apply failed (${applied.code}): ${applied.stderr.slice(-2000)}`);
     process.stdout.write('done\n');
     await admin.setLatency(latencyMs);
@@ -111,13 +153,23 @@ async function main() {
     if (single.code !== 0) throw new Error(`drift failed (${single.code}): ${single.stderr.slice(-2000)}`);
 
     started = performance.now();
-    const wider = await run(['drift', '--accounts', 'accounts.yaml', '--format', 'json', '--account-parallelism', '16'], folder, env);
+    const wider = await run(
+      ['drift', '--accounts', 'accounts.yaml', '--format', 'json', '--account-parallelism', '16'],
+      folder,
+      env,
+    );
     const widerMs = performance.now() - started;
     if (wider.code !== 0) throw new Error(`drift failed (${wider.code}): ${wider.stderr.slice(-2000)}`);
 
     started = performance.now();
     const parts = await Promise.all(
-      Array.from({ length: shards }, (_, index) => run(['drift', '--accounts', 'accounts.yaml', '--shard', `${index + 1}/${shards}`, '--format', 'json'], folder, env)),
+      Array.from({ length: shards }, (_, index) =>
+        run(
+          ['drift', '--accounts', 'accounts.yaml', '--shard', `${index + 1}/${shards}`, '--format', 'json'],
+          folder,
+          env,
+        ),
+      ),
     );
     const files = [];
     for (const [index, part] of parts.entries()) {
@@ -132,7 +184,11 @@ async function main() {
     const alone = [];
     for (let index = 0; index < shards; index += 1) {
       const began = performance.now();
-      const part = await run(['drift', '--accounts', 'accounts.yaml', '--shard', `${index + 1}/${shards}`, '--format', 'json'], folder, env);
+      const part = await run(
+        ['drift', '--accounts', 'accounts.yaml', '--shard', `${index + 1}/${shards}`, '--format', 'json'],
+        folder,
+        env,
+      );
       alone.push(performance.now() - began);
       if (part.stdout !== parts[index].stdout) throw new Error(`shard ${index + 1} gave another report when run alone`);
     }
@@ -142,25 +198,39 @@ async function main() {
     started = performance.now();
     const literalPlan = await run(['plan', '--accounts', 'accounts.yaml', '--format', 'json'], folder, env);
     const literalPlanMs = performance.now() - started;
-    if (literalPlan.code !== 0) throw new Error(`plan failed (${literalPlan.code}): ${literalPlan.stderr.slice(-2000)}`);
+    if (literalPlan.code !== 0)
+      throw new Error(`plan failed (${literalPlan.code}): ${literalPlan.stderr.slice(-2000)}`);
     started = performance.now();
     const valuesPlan = await run(['plan', '--accounts', 'accounts-values.yaml', '--format', 'json'], folder, env);
     const valuesPlanMs = performance.now() - started;
-    if (valuesPlan.code !== 0) throw new Error(`plan with values failed (${valuesPlan.code}): ${valuesPlan.stderr.slice(-2000)}`);
+    if (valuesPlan.code !== 0)
+      throw new Error(`plan with values failed (${valuesPlan.code}): ${valuesPlan.stderr.slice(-2000)}`);
     const plansAgree = withoutValues(valuesPlan.stdout) === withoutValues(literalPlan.stdout);
     const sizes = parts.map((part) => JSON.parse(part.stdout).accounts.length);
     const identical = merged.stdout === single.stdout && wider.stdout === single.stdout;
     const report = JSON.parse(single.stdout);
-    console.log(`drift, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, --account-parallelism 4 (default)`);
+    console.log(
+      `drift, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, --account-parallelism 4 (default)`,
+    );
     console.log(`  one process:            ${(singleMs / 1000).toFixed(1)} s`);
     console.log(`  one process, 16 at once: ${(widerMs / 1000).toFixed(1)} s`);
-    console.log(`  ${shards} shards + merge (4 processes on this machine): ${(shardedMs / 1000).toFixed(1)} s (accounts per shard: ${sizes.join(', ')})`);
-    console.log(`  each shard alone:       ${alone.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; merge ${(mergeMs / 1000).toFixed(1)} s: on ${shards} machines about ${((Math.max(...alone) + mergeMs) / 1000).toFixed(1)} s`);
-    console.log(`  reports identical:      ${identical ? 'yes' : 'NO'} (${report.accounts.length} accounts, exit code ${report.exit_code}, ${single.stdout.length} bytes)`);
-    console.log(`plan, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, one process, --account-parallelism 4 (default)`);
+    console.log(
+      `  ${shards} shards + merge (4 processes on this machine): ${(shardedMs / 1000).toFixed(1)} s (accounts per shard: ${sizes.join(', ')})`,
+    );
+    console.log(
+      `  each shard alone:       ${alone.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; merge ${(mergeMs / 1000).toFixed(1)} s: on ${shards} machines about ${((Math.max(...alone) + mergeMs) / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `  reports identical:      ${identical ? 'yes' : 'NO'} (${report.accounts.length} accounts, exit code ${report.exit_code}, ${single.stdout.length} bytes)`,
+    );
+    console.log(
+      `plan, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, one process, --account-parallelism 4 (default)`,
+    );
     console.log(`  literal manifests (one folder):             ${(literalPlanMs / 1000).toFixed(1)} s`);
     console.log(`  shared manifests with 20 values per account: ${(valuesPlanMs / 1000).toFixed(1)} s`);
-    console.log(`  same plans:             ${plansAgree ? 'yes' : 'NO'} (${JSON.parse(valuesPlan.stdout).accounts.length} accounts, exit code ${JSON.parse(valuesPlan.stdout).exit_code})`);
+    console.log(
+      `  same plans:             ${plansAgree ? 'yes' : 'NO'} (${JSON.parse(valuesPlan.stdout).accounts.length} accounts, exit code ${JSON.parse(valuesPlan.stdout).exit_code})`,
+    );
     if (!identical || !plansAgree) process.exitCode = 1;
   } finally {
     await emulator.close();

@@ -35,7 +35,13 @@ beforeAll(async () => {
   const results = path.join(folder, 'results.json');
   const profiles = path.join(folder, 'profiles');
   ({ stdout } = await run(process.execPath, ['test/bench/run.mjs'], {
-    env: { ...process.env, BENCH_SIZES: '100', BENCH_PRODUCT: '0', BENCH_RESULTS: results, BENCH_PROFILE_DIR: profiles },
+    env: {
+      ...process.env,
+      BENCH_SIZES: '100',
+      BENCH_PRODUCT: '0',
+      BENCH_RESULTS: results,
+      BENCH_PROFILE_DIR: profiles,
+    },
     maxBuffer: 10 * 1024 * 1024,
   }));
   ({ rows, start_up_s: startUp } = JSON.parse(await readFile(results, 'utf8')) as { rows: Row[]; start_up_s: number });
@@ -101,7 +107,11 @@ describe('npm run bench (100 resources)', () => {
     expect(converged.profile).toMatch(/\.cpuprofile$/);
     const profiles = await readdir(path.join(folder, 'profiles'));
     expect(profiles).toContain(converged.profile);
-    const summary = await run(process.execPath, ['test/bench/profile-summary.mjs', path.join(folder, 'profiles', converged.profile ?? ''), '5']);
+    const summary = await run(process.execPath, [
+      'test/bench/profile-summary.mjs',
+      path.join(folder, 'profiles', converged.profile ?? ''),
+      '5',
+    ]);
     expect(summary.stdout).toMatch(/by group \(self time\)/);
     expect(summary.stdout).toMatch(/module loading/);
     expect(summary.stdout).toMatch(/top 5 functions/);

@@ -8,10 +8,14 @@ import { createInterface } from 'node:readline';
 export async function startEmulatorChild(root, args) {
   // The ideal shapes: the benches measure telform on the accounts they build, comparable from run to run,
   // not on the production shapes' legacy objects and 300 extra numbers.
-  const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'emulator', '--port', '0', '--shapes', 'ideal', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, CI: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'dist/cli/main.js'), 'emulator', '--port', '0', '--shapes', 'ideal', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, CI: '' },
+    },
+  );
   const lines = createInterface({ input: child.stdout });
   const [first] = await once(lines, 'line');
   const url = /listening on (\S+)/.exec(first)?.[1];
@@ -37,7 +41,8 @@ export class EmulatorAdmin {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const json = await response.json();
-    if (response.status >= 300) throw new Error(`${method} /__emulator/${path}: ${response.status} ${JSON.stringify(json)}`);
+    if (response.status >= 300)
+      throw new Error(`${method} /__emulator/${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
   }
 
@@ -96,7 +101,11 @@ export class AccountApi {
 export async function inBatches(count, make, width = 25) {
   const results = [];
   for (let start = 0; start < count; start += width) {
-    results.push(...(await Promise.all(Array.from({ length: Math.min(width, count - start) }, (_, offset) => make(start + offset)))));
+    results.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(width, count - start) }, (_, offset) => make(start + offset)),
+      )),
+    );
   }
   return results;
 }

@@ -6,6 +6,13 @@ const file = process.env.BENCH_PROBE_FILE;
 if (file) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(file, JSON.stringify({ max_rss_kb: usage.maxRSS, user_ms: usage.userCPUTime / 1000, system_ms: usage.systemCPUTime / 1000 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        max_rss_kb: usage.maxRSS,
+        user_ms: usage.userCPUTime / 1000,
+        system_ms: usage.systemCPUTime / 1000,
+      }),
+    );
   });
 }

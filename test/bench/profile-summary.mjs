@@ -21,9 +21,14 @@ profile.samples.forEach((id, index) => selfMs.set(id, (selfMs.get(id) ?? 0) + (p
 const parents = new Map();
 for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
 
-const special = { '(idle)': 'idle (network, disk)', '(garbage collector)': 'garbage collection', '(program)': 'V8 (compiling, runtime)' };
+const special = {
+  '(idle)': 'idle (network, disk)',
+  '(garbage collector)': 'garbage collection',
+  '(program)': 'V8 (compiling, runtime)',
+};
 const isLoader = ({ functionName, url }) =>
-  url.startsWith('node:internal/modules') || /^(wrapSafe|compileSourceTextModule|compileForInternalLoader)$/.test(functionName);
+  url.startsWith('node:internal/modules') ||
+  /^(wrapSafe|compileSourceTextModule|compileForInternalLoader)$/.test(functionName);
 
 /**
  * The group of a code location, or undefined for node's own internals (attributed to their caller).
@@ -70,14 +75,20 @@ for (const [id, ms] of selfMs) {
   const group = groupOf(id);
   groups.set(group, (groups.get(group) ?? 0) + ms);
   const source = originOf(frame.url, frame.lineNumber, frame.columnNumber);
-  const where = source ? source.replace(/^.*\/(node_modules\/|src\/)/, '$1') : `${frame.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${frame.lineNumber + 1}`;
+  const where = source
+    ? source.replace(/^.*\/(node_modules\/|src\/)/, '$1')
+    : `${frame.url.replace(/^.*\/(node_modules\/|dist\/)/, '$1')}:${frame.lineNumber + 1}`;
   const name = `${frame.functionName || '(anonymous)'}  ${where}`;
   functions.set(name, (functions.get(name) ?? 0) + ms);
 }
-const line = (ms, label) => `${ms.toFixed(0).padStart(7)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${label}\n`;
+const line = (ms, label) =>
+  `${ms.toFixed(0).padStart(7)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${label}\n`;
 process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled\n\nby group (self time)\n`);
 for (const [group, ms] of [...groups].sort((a, b) => b[1] - a[1])) if (ms >= 1) process.stdout.write(line(ms, group));
 process.stdout.write(`\ntop ${top} functions (self time, idle and GC left out)\n`);
-for (const [name, ms] of [...functions].filter(([name]) => !name.startsWith('(idle)') && !name.startsWith('(garbage')).sort((a, b) => b[1] - a[1]).slice(0, Number(top))) {
+for (const [name, ms] of [...functions]
+  .filter(([name]) => !name.startsWith('(idle)') && !name.startsWith('(garbage'))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(top))) {
   process.stdout.write(line(ms, name));
 }

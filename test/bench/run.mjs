@@ -54,7 +54,9 @@ async function measureStartUp() {
     await new Promise((resolveRun, reject) => {
       const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), '--version'], { stdio: 'ignore' });
       child.on('error', reject);
-      child.on('close', (status) => (status === 0 ? resolveRun() : reject(new Error(`telform --version exited ${status}`))));
+      child.on('close', (status) =>
+        status === 0 ? resolveRun() : reject(new Error(`telform --version exited ${status}`)),
+      );
     });
     times.push(performance.now() - started);
   }
@@ -77,10 +79,22 @@ async function telform(api, cwd, args, { expectStatus = [0] } = {}) {
   const profileArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', profile] : [];
   const started = performance.now();
   const run = await new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [...profileArgs, '--import', probe, join(root, 'dist/cli/main.js'), ...args], {
-      cwd,
-      env: { ...process.env, ...secretsEnv, ...api.env(), CI: '', NO_COLOR: '1', BENCH_PROBE_FILE: probeFile, TELFORM_TIMINGS_FILE: timingsFile },
-    });
+    const child = spawn(
+      process.execPath,
+      [...profileArgs, '--import', probe, join(root, 'dist/cli/main.js'), ...args],
+      {
+        cwd,
+        env: {
+          ...process.env,
+          ...secretsEnv,
+          ...api.env(),
+          CI: '',
+          NO_COLOR: '1',
+          BENCH_PROBE_FILE: probeFile,
+          TELFORM_TIMINGS_FILE: timingsFile,
+        },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -90,7 +104,9 @@ async function telform(api, cwd, args, { expectStatus = [0] } = {}) {
   });
   const wallMs = performance.now() - started;
   if (!expectStatus.includes(run.status)) {
-    throw new Error(`telform ${args.join(' ')} exited ${run.status}\n${run.stderr.slice(-3000)}\n${run.stdout.slice(-3000)}`);
+    throw new Error(
+      `telform ${args.join(' ')} exited ${run.status}\n${run.stderr.slice(-3000)}\n${run.stdout.slice(-3000)}`,
+    );
   }
   const requests = await admin.requests(api.authId, before);
   const usage = JSON.parse(await readFile(probeFile, 'utf8'));
@@ -212,8 +228,16 @@ async function benchSize(size) {
   const prepared = await prepareAccount(api, admin, size);
   // Before the first apply the managed kinds' lists are empty (one page each); afterwards they hold
   // the whole workload.
-  const emptyCounts = { ...Object.fromEntries(Object.keys(countsByKind(size)).map((kind) => [kind, 0])), ...(await unmanagedCounts(api)) };
-  const emptyReadFloor = readFloorMs({ kinds: Object.keys(emptyCounts).length, pages: pagesToRead(emptyCounts), parallelism, latencyMs });
+  const emptyCounts = {
+    ...Object.fromEntries(Object.keys(countsByKind(size)).map((kind) => [kind, 0])),
+    ...(await unmanagedCounts(api)),
+  };
+  const emptyReadFloor = readFloorMs({
+    kinds: Object.keys(emptyCounts).length,
+    pages: pagesToRead(emptyCounts),
+    parallelism,
+    latencyMs,
+  });
   const counts = { ...countsByKind(size), ...(await unmanagedCounts(api)) };
   const kinds = Object.keys(counts).length;
   const pages = pagesToRead(counts);
@@ -224,10 +248,29 @@ async function benchSize(size) {
   const state = ['--state', 'bench.state.json'];
   const noLimit = ['--rate-limit', unlimited];
 
-  record(size, 'plan, empty account', await telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]), emptyReadFloor);
+  record(
+    size,
+    'plan, empty account',
+    await telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]),
+    emptyReadFloor,
+  );
 
-  const created = await telform(api, folder, ['apply', '-f', 'manifests', ...state, ...noLimit, '--auto-approve', '--wait', '5m']);
-  record(size, 'apply, create all, no limit', created, emptyReadFloor + writeFloorMs({ writes: created.writes, depth: 2, parallelism, latencyMs }));
+  const created = await telform(api, folder, [
+    'apply',
+    '-f',
+    'manifests',
+    ...state,
+    ...noLimit,
+    '--auto-approve',
+    '--wait',
+    '5m',
+  ]);
+  record(
+    size,
+    'apply, create all, no limit',
+    created,
+    emptyReadFloor + writeFloorMs({ writes: created.writes, depth: 2, parallelism, latencyMs }),
+  );
 
   const converged = await repeated(() => telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]));
   record(size, 'plan, converged', converged, readFloor, { pages_floor: pages + kinds, walls_s: converged.walls });
@@ -236,7 +279,12 @@ async function benchSize(size) {
   // import takes over an account nobody owns: the bench's state hands it over first and takes it back
   // after (those hand-over commands are not measured).
   await telform(api, folder, ['state', 'release', ...state, ...noLimit]);
-  record(size, 'import', await telform(api, folder, ['import', '--out', 'imported', '--state', 'imported.state.json', ...noLimit]), readFloor);
+  record(
+    size,
+    'import',
+    await telform(api, folder, ['import', '--out', 'imported', '--state', 'imported.state.json', ...noLimit]),
+    readFloor,
+  );
   await telform(api, folder, ['state', 'release', '--state', 'imported.state.json', ...noLimit]);
   await telform(api, folder, ['state', 'claim', ...state, ...noLimit]);
 
@@ -247,7 +295,12 @@ async function benchSize(size) {
 
   await writeManifests(join(folder, 'manifests'), second.documents);
   const changedRun = await telform(api, folder, ['apply', '-f', 'manifests', ...state, ...noLimit, '--auto-approve']);
-  record(size, 'apply, 10% changed, no limit', changedRun, readFloor + writeFloorMs({ writes: changedRun.writes, depth: 1, parallelism, latencyMs }));
+  record(
+    size,
+    'apply, 10% changed, no limit',
+    changedRun,
+    readFloor + writeFloorMs({ writes: changedRun.writes, depth: 1, parallelism, latencyMs }),
+  );
 
   await writeManifests(join(folder, 'manifests'), first.documents);
   // The rate-limited rows run with the emulator holding every account to production's limit too, so
@@ -259,7 +312,10 @@ async function benchSize(size) {
     size,
     'apply, 10% changed, 300/5s',
     changedBack,
-    Math.max(readFloor + writeFloorMs({ writes: changedBack.writes, depth: 1, parallelism, latencyMs }), rateFloorMs({ requests: changedBack.requests, limit: productionLimit, parallelism, latencyMs })),
+    Math.max(
+      readFloor + writeFloorMs({ writes: changedBack.writes, depth: 1, parallelism, latencyMs }),
+      rateFloorMs({ requests: changedBack.requests, limit: productionLimit, parallelism, latencyMs }),
+    ),
   );
 
   const limitedApi = await freshAccount();
@@ -267,13 +323,24 @@ async function benchSize(size) {
   const limitedProfiles = await prepareAccount(limitedApi, admin, size);
   await writeManifests(join(limitedFolder, 'manifests'), manifests(size, limitedProfiles).documents);
   await admin.admin('POST', 'faults/', { rate_limit: '300/5s' });
-  const limited = await telform(limitedApi, limitedFolder, ['apply', '-f', 'manifests', ...state, '--auto-approve', '--wait', '5m']);
+  const limited = await telform(limitedApi, limitedFolder, [
+    'apply',
+    '-f',
+    'manifests',
+    ...state,
+    '--auto-approve',
+    '--wait',
+    '5m',
+  ]);
   await admin.admin('POST', 'faults/', { rate_limit: 'none' });
   record(
     size,
     'apply, create all, 300/5s',
     limited,
-    Math.max(emptyReadFloor + writeFloorMs({ writes: limited.writes, depth: 2, parallelism, latencyMs }), rateFloorMs({ requests: limited.requests, limit: productionLimit, parallelism, latencyMs })),
+    Math.max(
+      emptyReadFloor + writeFloorMs({ writes: limited.writes, depth: 2, parallelism, latencyMs }),
+      rateFloorMs({ requests: limited.requests, limit: productionLimit, parallelism, latencyMs }),
+    ),
   );
 }
 
@@ -286,7 +353,8 @@ async function benchSize(size) {
 async function benchTrunksTimesNumbers({ trunks = 200, numbers = 1000 } = {}) {
   const folder = join(work, 'trunks-numbers');
   const api = await freshAccount();
-  const doc = (kind, name, spec) => `apiVersion: telform/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n${spec}\n`;
+  const doc = (kind, name, spec) =>
+    `apiVersion: telform/v1\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:\n${spec}\n`;
   const documents = [];
   for (let i = 0; i < trunks; i++) {
     documents.push(doc('OriginationUri', `uri-${i}`, `  uri: sip${i}.pbx.example.com:5060`));
@@ -297,16 +365,32 @@ async function benchTrunksTimesNumbers({ trunks = 200, numbers = 1000 } = {}) {
   const noLimit = ['--rate-limit', unlimited];
   await telform(api, folder, ['apply', '-f', 'manifests', ...state, ...noLimit, '--auto-approve']);
   const ledger = JSON.parse(await readFile(join(folder, 'bench.state.json'), 'utf8'));
-  const trunkIds = Object.values(ledger.resources).filter((entry) => entry.kind === 'Trunk').map((entry) => entry.id);
+  const trunkIds = Object.values(ledger.resources)
+    .filter((entry) => entry.kind === 'Trunk')
+    .map((entry) => entry.id);
   await inBatches(numbers, (i) =>
-    admin.admin('POST', `accounts/${api.authId}/numbers/`, { number: `1202${String(5_000_000 + i).padStart(7, '0')}`, app_id: trunkIds[i % trunkIds.length] }),
+    admin.admin('POST', `accounts/${api.authId}/numbers/`, {
+      number: `1202${String(5_000_000 + i).padStart(7, '0')}`,
+      app_id: trunkIds[i % trunkIds.length],
+    }),
   );
   // The other kinds are empty: one page each.
-  const counts = { ...Object.fromEntries(Object.keys(countsByKind(100)).map((kind) => [kind, 0])), OriginationUri: trunks, Trunk: trunks, ...(await unmanagedCounts(api)) };
+  const counts = {
+    ...Object.fromEntries(Object.keys(countsByKind(100)).map((kind) => [kind, 0])),
+    OriginationUri: trunks,
+    Trunk: trunks,
+    ...(await unmanagedCounts(api)),
+  };
   const kinds = Object.keys(counts).length;
   const pages = pagesToRead(counts);
   const plan = await telform(api, folder, ['plan', '-f', 'manifests', ...state, ...noLimit]);
-  record(`${trunks}×${numbers}`, `plan, ${trunks} trunks × ${numbers} numbers`, plan, readFloorMs({ kinds, pages, parallelism, latencyMs }), { pages_floor: pages + kinds });
+  record(
+    `${trunks}×${numbers}`,
+    `plan, ${trunks} trunks × ${numbers} numbers`,
+    plan,
+    readFloorMs({ kinds, pages, parallelism, latencyMs }),
+    { pages_floor: pages + kinds },
+  );
 }
 
 function formatRow(row) {
@@ -326,10 +410,23 @@ function formatRow(row) {
 }
 
 const stages = ['load', 'read', 'diff', 'order', 'render'];
-const header = ['size', 'scenario'.padEnd(42), '     wall', 'reqs', ' 429', '    floor', 'ratio', 'peak RSS', '   CPU', `stage CPU ms (${stages.join('/')})`];
+const header = [
+  'size',
+  'scenario'.padEnd(42),
+  '     wall',
+  'reqs',
+  ' 429',
+  '    floor',
+  'ratio',
+  'peak RSS',
+  '   CPU',
+  `stage CPU ms (${stages.join('/')})`,
+];
 const startUpMs = await measureStartUp();
 process.stdout.write(
-  `emulator at ${latencyMs} ms per request; ${cpus().length} cores, load average ${loadavg().map((v) => v.toFixed(1)).join(' ')}; ` +
+  `emulator at ${latencyMs} ms per request; ${cpus().length} cores, load average ${loadavg()
+    .map((v) => v.toFixed(1))
+    .join(' ')}; ` +
     `start-up (median of ${startUpRuns} × telform --version) ${(startUpMs / 1000).toFixed(2)} s, in every CLI row's floor\n`,
 );
 process.stdout.write(`${header.join('  ')}\n`);
@@ -350,4 +447,8 @@ const results = {
   rows,
 };
 await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`load average after: ${loadavg().map((v) => v.toFixed(1)).join(' ')}; results in ${relative(process.cwd(), resultsFile)}\n`);
+process.stdout.write(
+  `load average after: ${loadavg()
+    .map((v) => v.toFixed(1))
+    .join(' ')}; results in ${relative(process.cwd(), resultsFile)}\n`,
+);

@@ -16,7 +16,13 @@ describe('bench:serve harness', () => {
     try {
       ({ stdout } = await run(process.execPath, ['--expose-gc', 'test/bench/serve.mjs'], {
         cwd: repository,
-        env: { ...process.env, BENCH_ACCOUNTS: '5', BENCH_RSS_ACCOUNTS: '2', BENCH_INTERVALS: '10', BENCH_SETTLE_MS: '0' },
+        env: {
+          ...process.env,
+          BENCH_ACCOUNTS: '5',
+          BENCH_RSS_ACCOUNTS: '2',
+          BENCH_INTERVALS: '10',
+          BENCH_SETTLE_MS: '0',
+        },
         maxBuffer: 10 * 1024 * 1024,
       }));
     } catch (error) {
@@ -25,7 +31,9 @@ describe('bench:serve harness', () => {
     }
     expect(stdout).toContain('serve, 5 accounts x 20 resources, 20 ms per request, 16 accounts at once');
     expect(stdout).toMatch(/first round of checks: +[\d.]+ s \(\{"in_sync":5\}\)/);
-    expect(stdout).toMatch(/callback storm: +5 callbacks sent in [\d.]+ s; 5 campaign events \(5 distinct, 5 through the callback\)/);
+    expect(stdout).toMatch(
+      /callback storm: +5 callbacks sent in [\d.]+ s; 5 campaign events \(5 distinct, 5 through the callback\)/,
+    );
     expect(stdout).toContain('every event once:       yes');
     expect(stdout).toMatch(/memory, 2 accounts x 10 intervals after 10 to warm up/);
   }, 240_000);

@@ -70,7 +70,16 @@ async function freePort() {
 
 function manifests(callbackUrl) {
   const documents = [
-    { kind: 'Brand', metadata: { name: 'brand' }, spec: { profile_uuid: '5eed0000-0000-4000-8000-000000000002', brand_alias: 'Bluebird Logistics', brand_type: 'STANDARD', url: callbackUrl } },
+    {
+      kind: 'Brand',
+      metadata: { name: 'brand' },
+      spec: {
+        profile_uuid: '5eed0000-0000-4000-8000-000000000002',
+        brand_alias: 'Bluebird Logistics',
+        brand_type: 'STANDARD',
+        url: callbackUrl,
+      },
+    },
     {
       kind: 'Campaign',
       metadata: { name: 'campaign' },
@@ -96,8 +105,18 @@ function manifests(callbackUrl) {
       },
     },
   ];
-  for (let index = 0; index < 9; index += 1) documents.push({ kind: 'TrunkIpAcl', metadata: { name: `acl-${index}` }, spec: { ip_addresses: [`203.0.113.${index + 1}`] } });
-  for (let index = 0; index < 9; index += 1) documents.push({ kind: 'OriginationUri', metadata: { name: `uri-${index}` }, spec: { uri: `sip${index}.pbx.example.com:5060` } });
+  for (let index = 0; index < 9; index += 1)
+    documents.push({
+      kind: 'TrunkIpAcl',
+      metadata: { name: `acl-${index}` },
+      spec: { ip_addresses: [`203.0.113.${index + 1}`] },
+    });
+  for (let index = 0; index < 9; index += 1)
+    documents.push({
+      kind: 'OriginationUri',
+      metadata: { name: `uri-${index}` },
+      spec: { uri: `sip${index}.pbx.example.com:5060` },
+    });
   return documents.map((document) => JSON.stringify({ apiVersion: 'telform/v1', ...document })).join('\n---\n');
 }
 
@@ -118,7 +137,8 @@ class InjectedClock {
   }
   advance(ms) {
     this.time += ms;
-    for (const sleeper of [...this.sleepers]) if (sleeper.until <= this.time) (this.sleepers.delete(sleeper), sleeper.done());
+    for (const sleeper of [...this.sleepers])
+      if (sleeper.until <= this.time) (this.sleepers.delete(sleeper), sleeper.done());
   }
 }
 
@@ -156,13 +176,24 @@ async function main() {
       credentials.set(name, { authId, token });
       await mkdir(join(folder, name));
       await writeFile(join(folder, name, 'resources.yaml'), manifests(`http://127.0.0.1:${port}/callbacks/${name}`));
-      accounts[index] = { name, manifests: [`${name}/`], credentials: { auth_id_env: `${prefix}_ID`, auth_token_env: `${prefix}_TOKEN` } };
+      accounts[index] = {
+        name,
+        manifests: [`${name}/`],
+        credentials: { auth_id_env: `${prefix}_ID`, auth_token_env: `${prefix}_TOKEN` },
+      };
     });
-    await writeFile(join(folder, 'accounts.yaml'), JSON.stringify({ defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts }, null, 2));
+    await writeFile(
+      join(folder, 'accounts.yaml'),
+      JSON.stringify({ defaults: { state: 'states/{account}.json', endpoint: emulator.url }, accounts }, null, 2),
+    );
     let started = performance.now();
     process.stdout.write(`applying ${accountCount} accounts x 20 resources (no latency; brands, then campaigns)... `);
     for (let pass = 0; pass < 2; pass += 1) {
-      const applied = await run(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--account-parallelism', '8'], folder, env);
+      const applied = await run(
+        ['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--account-parallelism', '8'],
+        folder,
+        env,
+      );
       if (applied.code !== 0) throw new Error(`apply failed (${applied.code}): ${applied.stderr.slice(-2000)}`);
       await admin.admin('POST', 'clock/', { advance_ms: registryDelayMs });
     }
@@ -189,15 +220,34 @@ async function main() {
         io: { cwd: folder, env: { TELFORM_AUTH_ID: authId, TELFORM_AUTH_TOKEN: token }, stderr: () => undefined },
       };
     });
-    const options = { connect, jitter: 0.1, accountParallelism: 16, parallelism: 8, apply: 'never', drainMs: 10_000, version: 'bench', stderr: () => undefined };
+    const options = {
+      connect,
+      jitter: 0.1,
+      accountParallelism: 16,
+      parallelism: 8,
+      apply: 'never',
+      drainMs: 10_000,
+      version: 'bench',
+      stderr: () => undefined,
+    };
     const fileLimit = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
-    console.log(`serve, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, 16 accounts at once; open files limit ${fileLimit}; one pool of ${serveConnections(16, 8)} sockets for the endpoint`);
+    console.log(
+      `serve, ${accountCount} accounts x 20 resources, ${latencyMs} ms per request, 16 accounts at once; open files limit ${fileLimit}; one pool of ${serveConnections(16, 8)} sockets for the endpoint`,
+    );
     // Memory over 100 intervals on an injected clock, first: this process then holds nothing else.
     const clock = new InjectedClock();
     const subset = serveAccounts.slice(0, rssAccounts);
     gc();
     const rssIdle = process.memoryUsage().rss;
-    const quiet = await startServe({ ...options, accounts: subset, intervalMs: 60_000, jitter: 0, listen: { host: '127.0.0.1', port: 0 }, clock, stdout: () => undefined });
+    const quiet = await startServe({
+      ...options,
+      accounts: subset,
+      intervalMs: 60_000,
+      jitter: 0,
+      listen: { host: '127.0.0.1', port: 0 },
+      clock,
+      stdout: () => undefined,
+    });
     serve = quiet;
     const views = [...quiet.service.fleet.accounts.values()];
     const samples = [];
@@ -205,7 +255,9 @@ async function main() {
     const roundDone = (since) => views.every((view) => !view.running && (view.lastRunAt ?? -1) >= since);
     await until(() => roundDone(clock.now()), 'the first round', 10 * 60_000);
     gc();
-    console.log(`  memory, ${rssAccounts} accounts: RSS ${mb(rssIdle)} before serve started, ${mb(process.memoryUsage().rss)} after the first round`);
+    console.log(
+      `  memory, ${rssAccounts} accounts: RSS ${mb(rssIdle)} before serve started, ${mb(process.memoryUsage().rss)} after the first round`,
+    );
     started = performance.now();
     // Ten intervals warm up (code compiled, pools and caches filled); the next ones are measured.
     for (let interval = 0; interval < warmUp + intervals; interval += 1) {
@@ -220,15 +272,24 @@ async function main() {
         samples.push(rss);
         samplesAtGc.push(rssAtGc);
       }
-      if ((interval + 1) % 10 === 0) console.log(`  interval ${interval + 1} of ${warmUp + intervals}${interval + 1 === warmUp ? ' (warm-up over)' : ''}: RSS ${mb(rss)}, straight after the GC ${mb(rssAtGc)} (${seconds(performance.now() - started)})`);
+      if ((interval + 1) % 10 === 0)
+        console.log(
+          `  interval ${interval + 1} of ${warmUp + intervals}${interval + 1 === warmUp ? ' (warm-up over)' : ''}: RSS ${mb(rss)}, straight after the GC ${mb(rssAtGc)} (${seconds(performance.now() - started)})`,
+        );
     }
     const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
     const first = mean(samples.slice(0, 10));
     const last = mean(samples.slice(-10));
     const growth = (last - first) / first;
-    console.log(`  memory, ${rssAccounts} accounts x ${intervals} intervals after ${warmUp} to warm up (${seconds(performance.now() - started)}): RSS first ten ${mb(first)}, last ten ${mb(last)} (${(growth * 100).toFixed(1)} %), min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))}: ${Math.abs(growth) <= 0.1 ? 'flat' : 'NOT flat'}`);
-    console.log(`  memory per account:     ${((last - rssIdle) / rssAccounts / 1024).toFixed(0)} KB (RSS after the intervals less ${mb(rssIdle)} before serve started, over ${rssAccounts} accounts); sockets at most ${peakSockets}`);
-    console.log(`  straight after each GC:  RSS first ten ${mb(mean(samplesAtGc.slice(0, 10)))}, last ten ${mb(mean(samplesAtGc.slice(-10)))}, max ${mb(Math.max(...samplesAtGc))} (pages freed, not yet handed back)`);
+    console.log(
+      `  memory, ${rssAccounts} accounts x ${intervals} intervals after ${warmUp} to warm up (${seconds(performance.now() - started)}): RSS first ten ${mb(first)}, last ten ${mb(last)} (${(growth * 100).toFixed(1)} %), min ${mb(Math.min(...samples))}, max ${mb(Math.max(...samples))}: ${Math.abs(growth) <= 0.1 ? 'flat' : 'NOT flat'}`,
+    );
+    console.log(
+      `  memory per account:     ${((last - rssIdle) / rssAccounts / 1024).toFixed(0)} KB (RSS after the intervals less ${mb(rssIdle)} before serve started, over ${rssAccounts} accounts); sockets at most ${peakSockets}`,
+    );
+    console.log(
+      `  straight after each GC:  RSS first ten ${mb(mean(samplesAtGc.slice(0, 10)))}, last ten ${mb(mean(samplesAtGc.slice(-10)))}, max ${mb(Math.max(...samplesAtGc))} (pages freed, not yet handed back)`,
+    );
     if (Math.abs(growth) > 0.1) process.exitCode = 1;
     await quiet.stop('memory phase over');
     serve = undefined;
@@ -246,11 +307,17 @@ async function main() {
       clock: systemClock,
       stdout: (line) => events.push({ ...JSON.parse(line), seenAt: Date.now() }),
     });
-    await until(() => events.filter((event) => event.type === 'account_status').length >= accountCount, 'the first round', 30 * 60_000);
+    await until(
+      () => events.filter((event) => event.type === 'account_status').length >= accountCount,
+      'the first round',
+      30 * 60_000,
+    );
     const roundMs = performance.now() - started;
     const statuses = {};
     for (const event of events) statuses[event.to] = (statuses[event.to] ?? 0) + 1;
-    console.log(`  first round of checks:  ${seconds(roundMs)} (${JSON.stringify(statuses)}); RSS ${mb(rssBefore)} before, peak ${mb(peakRss)}; sockets at most ${peakSockets}`);
+    console.log(
+      `  first round of checks:  ${seconds(roundMs)} (${JSON.stringify(statuses)}); RSS ${mb(rssBefore)} before, peak ${mb(peakRss)}; sockets at most ${peakSockets}`,
+    );
 
     // The callback storm.
     const mark = events.length;
@@ -258,7 +325,11 @@ async function main() {
     started = performance.now();
     const offsetBefore = Date.parse((await admin.admin('GET', 'health/')).now) - Date.now();
     await admin.admin('POST', 'clock/', { advance_ms: registryDelayMs });
-    await until(() => events.slice(mark).filter((event) => event.type === 'registry_status').length >= accountCount, 'an event per expired campaign', 30 * 60_000);
+    await until(
+      () => events.slice(mark).filter((event) => event.type === 'registry_status').length >= accountCount,
+      'an event per expired campaign',
+      30 * 60_000,
+    );
     const stormMs = performance.now() - started;
     const { requests: callbacks } = await admin.admin('GET', `requests/?type=callback&since_seq=${sentFrom - 1}`);
     const offset = offsetBefore + registryDelayMs;
@@ -271,10 +342,16 @@ async function main() {
     const keys = moves.map((event) => `${event.account} ${event.address} ${event.to}`);
     const distinct = new Set(keys).size;
     const byCallback = moves.filter((event) => event.cause === 'callback');
-    const latencies = byCallback.map((event) => event.seenAt - (sentAt.get(event.account) ?? event.seenAt)).sort((a, b) => a - b);
+    const latencies = byCallback
+      .map((event) => event.seenAt - (sentAt.get(event.account) ?? event.seenAt))
+      .sort((a, b) => a - b);
     const callbackSpan = callbacks.length > 1 ? Date.parse(callbacks.at(-1).at) - Date.parse(callbacks[0].at) : 0;
-    console.log(`  callback storm:         ${callbacks.length} callbacks sent in ${seconds(callbackSpan)}; ${moves.length} campaign events (${distinct} distinct, ${byCallback.length} through the callback) in ${seconds(stormMs)}`);
-    console.log(`  callback to event:      p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms; peak RSS ${mb(peakRss)}`);
+    console.log(
+      `  callback storm:         ${callbacks.length} callbacks sent in ${seconds(callbackSpan)}; ${moves.length} campaign events (${distinct} distinct, ${byCallback.length} through the callback) in ${seconds(stormMs)}`,
+    );
+    console.log(
+      `  callback to event:      p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms; peak RSS ${mb(peakRss)}`,
+    );
     const complete = moves.length === accountCount && distinct === accountCount;
     console.log(`  every event once:       ${complete ? 'yes' : 'NO'}`);
     if (!complete) process.exitCode = 1;

@@ -62,19 +62,30 @@ export function manifests(total, { profiles, apps, changed = false }) {
   const documents = [];
   let changes = 0;
   const wantChange = () => changed && changes < Math.round(total / 10) && ++changes > 0;
-  for (let i = 0; i < share.sipCredentials; i++) documents.push(doc('SipCredential', `phones-${i}`, '  password: { fromEnv: BENCH_SIP_PASSWORD }'));
-  for (let i = 0; i < share.sipAcls; i++) documents.push(doc('SipIpAcl', `office-${i}`, `  entries:\n    - ip: ${octets(i)}\n      cidr_prefix: 32`));
+  for (let i = 0; i < share.sipCredentials; i++)
+    documents.push(doc('SipCredential', `phones-${i}`, '  password: { fromEnv: BENCH_SIP_PASSWORD }'));
+  for (let i = 0; i < share.sipAcls; i++)
+    documents.push(doc('SipIpAcl', `office-${i}`, `  entries:\n    - ip: ${octets(i)}\n      cidr_prefix: 32`));
   for (let i = 0; i < share.bindings; i++) {
-    documents.push(doc('ApplicationSipAuth', `app-${i}`, `  app_id: "${apps[i]}"\n  sip_auth_type: credential\n  credential_uuid: { ref: phones-${i} }`));
+    documents.push(
+      doc(
+        'ApplicationSipAuth',
+        `app-${i}`,
+        `  app_id: "${apps[i]}"\n  sip_auth_type: credential\n  credential_uuid: { ref: phones-${i} }`,
+      ),
+    );
   }
   for (let i = 0; i < share.brands; i++) documents.push(doc('Brand', `brand-${i}`, `  profile_uuid: ${profiles[i]}`));
-  for (let i = 0; i < share.campaigns; i++) documents.push(doc('Campaign', `campaign-${i}`, campaignSpec(`brand-${i % share.brands}`)));
+  for (let i = 0; i < share.campaigns; i++)
+    documents.push(doc('Campaign', `campaign-${i}`, campaignSpec(`brand-${i % share.brands}`)));
   for (let i = 0; i < share.trunkAcls; i++) {
     const extra = wantChange() ? `, ${octets(i + 30_000)}` : '';
     documents.push(doc('TrunkIpAcl', `acl-${i}`, `  ip_addresses: [${octets(i + 10_000)}${extra}]`));
   }
   for (let i = 0; i < share.trunkCredentials; i++) {
-    documents.push(doc('TrunkCredential', `login-${i}`, `  username: login${i}x\n  password: { fromEnv: BENCH_TRUNK_PASSWORD }`));
+    documents.push(
+      doc('TrunkCredential', `login-${i}`, `  username: login${i}x\n  password: { fromEnv: BENCH_TRUNK_PASSWORD }`),
+    );
   }
   for (let i = 0; i < share.uris; i++) {
     const port = wantChange() ? 5080 : 5060;
@@ -86,9 +97,21 @@ export function manifests(total, { profiles, apps, changed = false }) {
     if (i % 2 === 0 || share.uris === 0) {
       const acl = `acl-${(i >> 1) % share.trunkAcls}`;
       const login = `login-${(i >> 1) % share.trunkCredentials}`;
-      documents.push(doc('Trunk', `out-${i}`, `  trunk_direction: outbound\n  ipacl_uuid: { ref: ${acl} }\n  credential_uuid: { ref: ${login} }${secure}`));
+      documents.push(
+        doc(
+          'Trunk',
+          `out-${i}`,
+          `  trunk_direction: outbound\n  ipacl_uuid: { ref: ${acl} }\n  credential_uuid: { ref: ${login} }${secure}`,
+        ),
+      );
     } else {
-      documents.push(doc('Trunk', `in-${i}`, `  trunk_direction: inbound\n  primary_uri_uuid: { ref: uri-${(i >> 1) % share.uris} }${secure}`));
+      documents.push(
+        doc(
+          'Trunk',
+          `in-${i}`,
+          `  trunk_direction: inbound\n  primary_uri_uuid: { ref: uri-${(i >> 1) % share.uris} }${secure}`,
+        ),
+      );
       inbound.push(`in-${i}`);
     }
   }
@@ -104,16 +127,24 @@ export async function writeManifests(folder, documents) {
   await rm(folder, { recursive: true, force: true });
   await mkdir(folder, { recursive: true });
   for (let start = 0, file = 0; start < documents.length; start += 100, file++) {
-    await writeFile(join(folder, `part-${String(file).padStart(4, '0')}.yaml`), documents.slice(start, start + 100).join('---\n'));
+    await writeFile(
+      join(folder, `part-${String(file).padStart(4, '0')}.yaml`),
+      documents.slice(start, start + 100).join('---\n'),
+    );
   }
 }
 
 /** What the account needs before the manifests apply: the applications, one profile per brand, and the numbers. */
 export async function prepareAccount(api, admin, total) {
   const share = shares(total);
-  await inBatches(share.numbers, (i) => admin.admin('POST', `accounts/${api.authId}/numbers/`, { number: benchNumber(i) }));
+  await inBatches(share.numbers, (i) =>
+    admin.admin('POST', `accounts/${api.authId}/numbers/`, { number: benchNumber(i) }),
+  );
   const apps = await inBatches(share.bindings, async (i) => {
-    const { app_id } = await api.request('POST', '/Application/', { app_name: `bench-app-${i}`, answer_url: `https://example.com/answer/${i}` });
+    const { app_id } = await api.request('POST', '/Application/', {
+      app_name: `bench-app-${i}`,
+      answer_url: `https://example.com/answer/${i}`,
+    });
     return app_id;
   });
   const profiles = await inBatches(share.brands, async (i) => {
@@ -127,7 +158,14 @@ export async function prepareAccount(api, admin, total) {
       ein_issuing_country: 'US',
       website: `https://bench${i}.example.com`,
       address: { street: '1 Bench Way', city: 'Austin', state: 'TX', postal_code: '73301', country: 'US' },
-      authorized_contact: { first_name: 'Alex', last_name: 'Doe', email: 'alex.doe@example.com', phone: '+12025550199', title: 'Owner', seniority: 'CEO' },
+      authorized_contact: {
+        first_name: 'Alex',
+        last_name: 'Doe',
+        email: 'alex.doe@example.com',
+        phone: '+12025550199',
+        title: 'Owner',
+        seniority: 'CEO',
+      },
     });
     return profile_uuid;
   });

@@ -19,7 +19,14 @@ describe('accountEnv', () => {
     const acme = account('acme', 'ACME');
     const globex = account('globex', 'GLOBEX');
     const env = accountEnv(
-      { ACME_AUTH_ID: 'MAACME', ACME_AUTH_TOKEN: 'acme-token', GLOBEX_AUTH_ID: 'MAGLOBEX', GLOBEX_AUTH_TOKEN: 'globex-token', TELFORM_AUTH_TOKEN: 'x', PBX_PW: 'pw' },
+      {
+        ACME_AUTH_ID: 'MAACME',
+        ACME_AUTH_TOKEN: 'acme-token',
+        GLOBEX_AUTH_ID: 'MAGLOBEX',
+        GLOBEX_AUTH_TOKEN: 'globex-token',
+        TELFORM_AUTH_TOKEN: 'x',
+        PBX_PW: 'pw',
+      },
       acme,
       [acme, globex],
     );
@@ -31,8 +38,16 @@ describe('accountEnv', () => {
       TELFORM_CREDENTIAL_VARIABLES: 'ACME_AUTH_ID,ACME_AUTH_TOKEN,GLOBEX_AUTH_ID,GLOBEX_AUTH_TOKEN',
       // Every account's token as a digest, never the value: a secret equal to one is refused.
       TELFORM_AUTH_TOKEN_DIGESTS: JSON.stringify([
-        { variable: 'ACME_AUTH_TOKEN', account: 'acme', sha256: createHash('sha256').update('acme-token').digest('hex') },
-        { variable: 'GLOBEX_AUTH_TOKEN', account: 'globex', sha256: createHash('sha256').update('globex-token').digest('hex') },
+        {
+          variable: 'ACME_AUTH_TOKEN',
+          account: 'acme',
+          sha256: createHash('sha256').update('acme-token').digest('hex'),
+        },
+        {
+          variable: 'GLOBEX_AUTH_TOKEN',
+          account: 'globex',
+          sha256: createHash('sha256').update('globex-token').digest('hex'),
+        },
       ]),
     });
   });

@@ -46,7 +46,9 @@ function sourcesOf(chunks: Set<string>): string[] {
   const sources: string[] = [];
   for (const chunk of chunks) {
     const map = JSON.parse(readFileSync(path.join(bundle, `${chunk}.map`), 'utf8')) as { sources: string[] };
-    sources.push(...map.sources.map((source) => path.relative(path.resolve(bundle, '../..'), path.resolve(bundle, source))));
+    sources.push(
+      ...map.sources.map((source) => path.relative(path.resolve(bundle, '../..'), path.resolve(bundle, source))),
+    );
   }
   return sources;
 }
@@ -72,17 +74,28 @@ afterAll(async () => {
 describe('the bundled CLI', () => {
   it('starts with commander and the program only: no command, no manifest or API code', () => {
     const sources = sourcesOf(staticClosure('main.js').chunks);
-    expect(sources.filter((source) => /^src\/(engine|api|resources|emulator|render)\/|^src\/cli\/(plan|apply|drift|import|validate|emulator|state)\.ts$/.test(source))).toEqual([]);
+    expect(
+      sources.filter((source) =>
+        /^src\/(engine|api|resources|emulator|render)\/|^src\/cli\/(plan|apply|drift|import|validate|emulator|state)\.ts$/.test(
+          source,
+        ),
+      ),
+    ).toEqual([]);
     expect(sources.filter((source) => /node_modules\/(zod|yaml|js-yaml)\//.test(source))).toEqual([]);
   });
 
-  it.each(['plan', 'apply', 'drift', 'import', 'validate'])('%s loads neither the emulator nor the PostgreSQL driver', (command) => {
-    const { chunks, packages } = staticClosure(chunkOf(command));
-    const sources = sourcesOf(chunks);
-    expect(sources).toContain(`src/cli/${command}.ts`);
-    expect(sources.filter((source) => source.startsWith('src/emulator/') || source.endsWith('postgres-backend.ts'))).toEqual([]);
-    expect([...packages].filter((name) => name === 'pg' || name.startsWith('pg/'))).toEqual([]);
-  });
+  it.each(['plan', 'apply', 'drift', 'import', 'validate'])(
+    '%s loads neither the emulator nor the PostgreSQL driver',
+    (command) => {
+      const { chunks, packages } = staticClosure(chunkOf(command));
+      const sources = sourcesOf(chunks);
+      expect(sources).toContain(`src/cli/${command}.ts`);
+      expect(
+        sources.filter((source) => source.startsWith('src/emulator/') || source.endsWith('postgres-backend.ts')),
+      ).toEqual([]);
+      expect([...packages].filter((name) => name === 'pg' || name.startsWith('pg/'))).toEqual([]);
+    },
+  );
 
   it('the embedded emulator has a chunk of its own, loaded by a dynamic import', () => {
     expect(sourcesOf(staticClosure(chunkOf('embedded')).chunks)).toContain('src/emulator/embedded.ts');
@@ -92,15 +105,22 @@ describe('the bundled CLI', () => {
     const chunks = readdirSync(bundle).filter((file) => file.endsWith('.js'));
     const mixed = chunks.filter((chunk) => {
       const sources = sourcesOf(new Set([chunk]));
-      return sources.some((source) => source.startsWith('src/emulator/')) && sources.some((source) => /^src\/(engine|api|manifest|resources|render)\/|^src\/errors\.ts$/.test(source));
+      return (
+        sources.some((source) => source.startsWith('src/emulator/')) &&
+        sources.some((source) => /^src\/(engine|api|manifest|resources|render)\/|^src\/errors\.ts$/.test(source))
+      );
     });
-    expect(chunks.some((chunk) => sourcesOf(new Set([chunk])).some((source) => source.startsWith('src/emulator/')))).toBe(true);
+    expect(
+      chunks.some((chunk) => sourcesOf(new Set([chunk])).some((source) => source.startsWith('src/emulator/'))),
+    ).toBe(true);
     expect(mixed).toEqual([]);
   });
 
   it('validate loads no HTTP client', () => {
     const sources = sourcesOf(staticClosure(chunkOf('validate')).chunks);
-    expect(sources.filter((source) => source.startsWith('src/api/client') || source.startsWith('src/api/http-pool'))).toEqual([]);
+    expect(
+      sources.filter((source) => source.startsWith('src/api/client') || source.startsWith('src/api/http-pool')),
+    ).toEqual([]);
   });
 
   it('a stack trace under --debug names the source file and line, not the bundle', async () => {
@@ -113,10 +133,16 @@ describe('the bundled CLI', () => {
     await symlink(path.join(repository, 'node_modules'), path.join(install, 'node_modules'));
     const cwd = path.join(directory, 'import-here');
     await mkdir(cwd);
-    const run = await runBuilt(path.join(install, 'dist', 'cli', 'main.js'), ['import', '--out', 'imported', '--debug'], cwd);
+    const run = await runBuilt(
+      path.join(install, 'dist', 'cli', 'main.js'),
+      ['import', '--out', 'imported', '--debug'],
+      cwd,
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^internal error: ENOENT: .*schemas[/\\]manifest\.schema\.json'$/m);
-    expect(run.stderr).toMatch(/\n {4}at ownManifestSchema \(.*[/\\]src[/\\]manifest[/\\]schema-reference\.ts:\d+:\d+\)\n/);
+    expect(run.stderr).toMatch(
+      /\n {4}at ownManifestSchema \(.*[/\\]src[/\\]manifest[/\\]schema-reference\.ts:\d+:\d+\)\n/,
+    );
   });
 
   it('--debug prints no stack trace for a user error', async () => {

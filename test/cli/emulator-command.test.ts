@@ -79,15 +79,42 @@ function startServing(args: string[]): Promise<Serving> {
 
 describe('telform emulator flags', () => {
   it.each([
-    [['--faults', 'lost=2'], `error: option '--faults <spec>' argument 'lost=2' is invalid. lost must be a probability from 0 to 1 or a percentage such as 5%, not "2".`],
-    [['--latency', '9-3'], `error: option '--latency <ms>' argument '9-3' is invalid. the latency range 9-3 must not start above its end.`],
-    [['--rate-limit', '300'], `error: option '--rate-limit <n/period>' argument '300' is invalid. rate limit must be REQUESTS/PERIOD such as 300/5s, 10/s or 1000/1m, not "300".`],
-    [['--port', '99999'], `error: option '--port <port>' argument '99999' is invalid. the port must be a whole number from 0 to 65535, not "99999".`],
-    [['--port', '-1'], `error: option '--port <port>' argument '-1' is invalid. the port must be a whole number from 0 to 65535, not "-1".`],
-    [['--port', '80x'], `error: option '--port <port>' argument '80x' is invalid. the port must be a whole number from 0 to 65535, not "80x".`],
-    [['--account', 'MAX:'], 'error: --account value number 1 must be ID:TOKEN, with an Auth ID of 1 to 64 letters or digits and a non-empty token.'],
-    [['--products', 'sip,10dlc'], `error: option '--products <list>' argument 'sip,10dlc' is invalid. unknown product "sip" (the products are sip-trunking, 10dlc, or none).`],
-    [['--shapes', 'real'], `error: option '--shapes <shapes>' argument 'real' is invalid. Allowed choices are production, ideal.`],
+    [
+      ['--faults', 'lost=2'],
+      `error: option '--faults <spec>' argument 'lost=2' is invalid. lost must be a probability from 0 to 1 or a percentage such as 5%, not "2".`,
+    ],
+    [
+      ['--latency', '9-3'],
+      `error: option '--latency <ms>' argument '9-3' is invalid. the latency range 9-3 must not start above its end.`,
+    ],
+    [
+      ['--rate-limit', '300'],
+      `error: option '--rate-limit <n/period>' argument '300' is invalid. rate limit must be REQUESTS/PERIOD such as 300/5s, 10/s or 1000/1m, not "300".`,
+    ],
+    [
+      ['--port', '99999'],
+      `error: option '--port <port>' argument '99999' is invalid. the port must be a whole number from 0 to 65535, not "99999".`,
+    ],
+    [
+      ['--port', '-1'],
+      `error: option '--port <port>' argument '-1' is invalid. the port must be a whole number from 0 to 65535, not "-1".`,
+    ],
+    [
+      ['--port', '80x'],
+      `error: option '--port <port>' argument '80x' is invalid. the port must be a whole number from 0 to 65535, not "80x".`,
+    ],
+    [
+      ['--account', 'MAX:'],
+      'error: --account value number 1 must be ID:TOKEN, with an Auth ID of 1 to 64 letters or digits and a non-empty token.',
+    ],
+    [
+      ['--products', 'sip,10dlc'],
+      `error: option '--products <list>' argument 'sip,10dlc' is invalid. unknown product "sip" (the products are sip-trunking, 10dlc, or none).`,
+    ],
+    [
+      ['--shapes', 'real'],
+      `error: option '--shapes <shapes>' argument 'real' is invalid. Allowed choices are production, ideal.`,
+    ],
   ])('refuses %j with one line and exit code 1', async (args, message) => {
     const { code, stdout, stderr } = await runToEnd(args);
     expect(code).toBe(1);
@@ -113,7 +140,11 @@ describe('telform emulator flags', () => {
   it('answers dozens of requests waiting out --latency at once without a listener warning', async () => {
     const running = await startServing(['--latency', '50']);
     const path = `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`;
-    const answers = await Promise.all(Array.from({ length: 30 }, () => call(running.url, path, { auth: [defaultAccount.authId, defaultAccount.authToken] })));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        call(running.url, path, { auth: [defaultAccount.authId, defaultAccount.authToken] }),
+      ),
+    );
     expect(answers.every((answer) => 'status' in answer && answer.status === 200)).toBe(true);
     expect(await running.stop()).toBe(0);
     expect(running.stderr()).not.toContain('MaxListenersExceededWarning');
@@ -122,18 +153,30 @@ describe('telform emulator flags', () => {
   it('serves several accounts, applies --faults, --latency and --rate-limit, and stops cleanly on SIGTERM', async () => {
     const dataFile = join(directory, 'served.json');
     const running = await startServing([
-      '--data', dataFile,
-      '--account', 'MATEAMA0000000000001:token-a',
-      '--account', 'MATEAMB0000000000002:token-b',
-      '--faults', '500=0.25,methods=DELETE,seed=11',
-      '--latency', '1-2',
-      '--rate-limit', '300/5s',
+      '--data',
+      dataFile,
+      '--account',
+      'MATEAMA0000000000001:token-a',
+      '--account',
+      'MATEAMB0000000000002:token-b',
+      '--faults',
+      '500=0.25,methods=DELETE,seed=11',
+      '--latency',
+      '1-2',
+      '--rate-limit',
+      '300/5s',
     ]);
     const path = (authId: string): string => `/v1/Account/${authId}/Zentrunk/IPAccessControlList/`;
-    expect(await call(running.url, path('MATEAMA0000000000001'), { auth: ['MATEAMA0000000000001', 'token-a'] })).toMatchObject({ status: 200 });
-    expect(await call(running.url, path('MATEAMB0000000000002'), { auth: ['MATEAMB0000000000002', 'token-b'] })).toMatchObject({ status: 200 });
+    expect(
+      await call(running.url, path('MATEAMA0000000000001'), { auth: ['MATEAMA0000000000001', 'token-a'] }),
+    ).toMatchObject({ status: 200 });
+    expect(
+      await call(running.url, path('MATEAMB0000000000002'), { auth: ['MATEAMB0000000000002', 'token-b'] }),
+    ).toMatchObject({ status: 200 });
     // With only --account flags, the default account is not served.
-    expect(await call(running.url, path(defaultAccount.authId), { auth: [defaultAccount.authId, defaultAccount.authToken] })).toMatchObject({
+    expect(
+      await call(running.url, path(defaultAccount.authId), { auth: [defaultAccount.authId, defaultAccount.authToken] }),
+    ).toMatchObject({
       status: 401,
     });
     expect(await call(running.url, '/__emulator/faults/')).toMatchObject({
@@ -152,16 +195,26 @@ describe('telform emulator flags', () => {
   it('answers trunk GETs flat with --trunk-get flat, nested under object by default', async () => {
     const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
     const base = `/v1/Account/${defaultAccount.authId}/Zentrunk`;
-    for (const [args, nested] of [[[], true], [['--trunk-get', 'flat'], false]] as const) {
+    for (const [args, nested] of [
+      [[], true],
+      [['--trunk-get', 'flat'], false],
+    ] as const) {
       const running = await startServing([...args]);
-      const uri = (await call(running.url, `${base}/URI/`, { auth, method: 'POST', body: { uri: 'pbx.example.com' } })) as HttpAnswer;
+      const uri = (await call(running.url, `${base}/URI/`, {
+        auth,
+        method: 'POST',
+        body: { uri: 'pbx.example.com' },
+      })) as HttpAnswer;
       const trunk = (await call(running.url, `${base}/Trunk/`, {
         auth,
         method: 'POST',
         body: { trunk_direction: 'inbound', primary_uri_uuid: (uri.body as { uri_uuid: string }).uri_uuid },
       })) as HttpAnswer;
       const id = (trunk.body as { trunk_id: string }).trunk_id;
-      const read = ((await call(running.url, `${base}/Trunk/${id}/`, { auth })) as HttpAnswer).body as Record<string, unknown>;
+      const read = ((await call(running.url, `${base}/Trunk/${id}/`, { auth })) as HttpAnswer).body as Record<
+        string,
+        unknown
+      >;
       expect(nested ? (read['object'] as { trunk_id: string }).trunk_id : read['trunk_id']).toBe(id);
       expect(await running.stop()).toBe(0);
     }
@@ -171,7 +224,10 @@ describe('telform emulator flags', () => {
     const running = await startServing(['--products', '10dlc', '--shapes', 'production']);
     const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
     const base = `/v1/Account/${defaultAccount.authId}`;
-    expect(await call(running.url, `${base}/Zentrunk/Trunk/`, { auth })).toMatchObject({ status: 403, body: { error: 'SIP trunking not enabled' } });
+    expect(await call(running.url, `${base}/Zentrunk/Trunk/`, { auth })).toMatchObject({
+      status: 403,
+      body: { error: 'SIP trunking not enabled' },
+    });
     const brands = (await call(running.url, `${base}/10dlc/Brand/BSTRT02/`, { auth })) as HttpAnswer;
     expect(brands).toMatchObject({ status: 200, body: { brand: { brand_type: 'STARTER' } } });
     expect(await running.stop()).toBe(0);
@@ -189,10 +245,15 @@ describe('telform emulator flags', () => {
   it('refuses a clock advance out of range with 400 and keeps serving, with nothing on stderr', async () => {
     const running = await startServing([]);
     const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
-    const refused = (await call(running.url, '/__emulator/clock/', { method: 'POST', body: { advance_ms: 1e308 } })) as HttpAnswer;
+    const refused = (await call(running.url, '/__emulator/clock/', {
+      method: 'POST',
+      body: { advance_ms: 1e308 },
+    })) as HttpAnswer;
     expect(refused).toMatchObject({
       status: 400,
-      body: { error: 'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000' },
+      body: {
+        error: 'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000',
+      },
     });
     expect(await call(running.url, '/__emulator/health/')).toMatchObject({ status: 200, body: { status: 'ok' } });
     const created = await call(running.url, `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`, {
@@ -209,7 +270,10 @@ describe('telform emulator flags', () => {
     const running = await startServing([]);
     const auth: [string, string] = [defaultAccount.authId, defaultAccount.authToken];
     const answer = await call(running.url, `/v1/Account/${defaultAccount.authId}/Zentrunk/Trunk/%zz/`, { auth });
-    expect(answer).toMatchObject({ status: 400, body: { error: 'the path segment "%zz" is not valid percent-encoding' } });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { error: 'the path segment "%zz" is not valid percent-encoding' },
+    });
     expect(Object.keys((answer as HttpAnswer).body as object)).toEqual(['api_id', 'error']);
     expect(running.stderr()).toBe('');
     expect(await running.stop()).toBe(0);

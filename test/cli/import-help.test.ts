@@ -11,7 +11,9 @@ describe('import --help', () => {
     // Commander wraps the description to the terminal's width: compare the words.
     help = help.replace(/\s+/g, ' ');
     expect(help).not.toContain('changes nothing in the account');
-    expect(help).toContain("changes none of the account's objects (in an account nobody owns yet, it first claims it for this state with telform's ownership marker)");
+    expect(help).toContain(
+      "changes none of the account's objects (in an account nobody owns yet, it first claims it for this state with telform's ownership marker)",
+    );
     expect(help).toContain('import creates the ownership marker (a SIP IP ACL named telform-owner:<lineage>) first');
   });
 });

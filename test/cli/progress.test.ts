@@ -20,9 +20,16 @@ describe('ApplyProgress', () => {
     expect(writes).toEqual([]);
     await nextTurn();
     expect(writes).toEqual(['created  TrunkIpAcl/a (id ID0)\ncreated  TrunkIpAcl/b (id ID1)']);
-    progress.onEvent({ type: 'finished', change: created('c'), outcome: { status: 'failed', error: 'the API answered 500' } });
+    progress.onEvent({
+      type: 'finished',
+      change: created('c'),
+      outcome: { status: 'failed', error: 'the API answered 500' },
+    });
     progress.flush();
-    expect(writes).toEqual([writes[0], renderOutcome(created('c'), { status: 'failed', error: 'the API answered 500' })]);
+    expect(writes).toEqual([
+      writes[0],
+      renderOutcome(created('c'), { status: 'failed', error: 'the API answered 500' }),
+    ]);
     await nextTurn();
     expect(writes).toHaveLength(2);
   });

@@ -30,14 +30,18 @@ function staticClosure(entry: string): { files: Set<string>; packages: Set<strin
   return { files, packages };
 }
 
-const underEmulator = (files: Set<string>) => [...files].filter((file) => file.startsWith(path.join(src, 'emulator'))).map((file) => path.relative(src, file));
+const underEmulator = (files: Set<string>) =>
+  [...files].filter((file) => file.startsWith(path.join(src, 'emulator'))).map((file) => path.relative(src, file));
 
 describe('start-up: what a command loads before it runs', () => {
-  it.each(['plan', 'apply', 'drift', 'import', 'validate'])('%s loads neither the emulator nor the PostgreSQL driver', (command) => {
-    const { files, packages } = staticClosure(path.join(src, 'cli', `${command}.ts`));
-    expect(underEmulator(files)).toEqual([]);
-    expect([...packages].filter((name) => name === 'pg')).toEqual([]);
-  });
+  it.each(['plan', 'apply', 'drift', 'import', 'validate'])(
+    '%s loads neither the emulator nor the PostgreSQL driver',
+    (command) => {
+      const { files, packages } = staticClosure(path.join(src, 'cli', `${command}.ts`));
+      expect(underEmulator(files)).toEqual([]);
+      expect([...packages].filter((name) => name === 'pg')).toEqual([]);
+    },
+  );
 
   // `import` writes manifests with the `yaml` package: it needs it from the start.
   it.each([
@@ -53,6 +57,10 @@ describe('start-up: what a command loads before it runs', () => {
 
   it('the program itself loads no command', () => {
     const { files } = staticClosure(path.join(src, 'cli', 'main.ts'));
-    expect([...files].map((file) => path.relative(src, file)).filter((file) => /^cli\/(plan|apply|drift|import|validate|emulator|state)\.ts$/.test(file))).toEqual([]);
+    expect(
+      [...files]
+        .map((file) => path.relative(src, file))
+        .filter((file) => /^cli\/(plan|apply|drift|import|validate|emulator|state)\.ts$/.test(file)),
+    ).toEqual([]);
   });
 });

@@ -26,8 +26,10 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const acl = 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [203.0.113.10]\n';
-const trunk = 'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: out\nspec:\n  trunk_direction: outbond\n  ipacl_uuid: { ref: ofice }\n';
+const acl =
+  'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [203.0.113.10]\n';
+const trunk =
+  'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: out\nspec:\n  trunk_direction: outbond\n  ipacl_uuid: { ref: ofice }\n';
 
 function validate(...args: string[]): Promise<number> {
   return runCli(['node', 'telform', 'validate', ...args]);
@@ -75,7 +77,8 @@ describe('telform validate', () => {
     const issues = JSON.parse(stdout) as Array<Record<string, unknown>>;
     expect(issues.map(({ fingerprint, ...issue }) => ({ ...issue, fingerprint: typeof fingerprint }))).toEqual([
       {
-        description: 'Trunk/out  spec.trunk_direction: warning: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
+        description:
+          'Trunk/out  spec.trunk_direction: warning: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
         check_name: 'held_value',
         fingerprint: 'string',
         severity: 'minor',
@@ -95,7 +98,14 @@ describe('telform validate', () => {
     await writeFile('trunk.yaml', trunk);
     expect(await validate('-f', '.', '--format', 'json')).toBe(1);
     const report = JSON.parse(stdout) as Record<string, unknown>;
-    expect(report).toMatchObject({ format_version: 1, valid: false, error_count: 1, warning_count: 1, resource_count: 1, files: ['trunk.yaml'] });
+    expect(report).toMatchObject({
+      format_version: 1,
+      valid: false,
+      error_count: 1,
+      warning_count: 1,
+      resource_count: 1,
+      files: ['trunk.yaml'],
+    });
     expect((report['problems'] as unknown[])[0]).toEqual({
       severity: 'warning',
       code: 'held_value',
@@ -104,13 +114,17 @@ describe('telform validate', () => {
       column: 20,
       address: 'Trunk/out',
       field: 'spec.trunk_direction',
-      message: 'must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
+      message:
+        'must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
       related: null,
     });
   });
 
   it('checks secrets only with --check-secrets', async () => {
-    await writeFile('sip.yaml', 'apiVersion: telform/v1\nkind: SipCredential\nmetadata:\n  name: phones\nspec:\n  password: { fromEnv: TELFORM_TEST_NOT_SET_ANYWHERE }\n');
+    await writeFile(
+      'sip.yaml',
+      'apiVersion: telform/v1\nkind: SipCredential\nmetadata:\n  name: phones\nspec:\n  password: { fromEnv: TELFORM_TEST_NOT_SET_ANYWHERE }\n',
+    );
     expect(await validate('-f', 'sip.yaml')).toBe(0);
     stdout = '';
     expect(await validate('-f', 'sip.yaml', '--check-secrets')).toBe(1);
@@ -124,6 +138,8 @@ describe('telform validate', () => {
     expect(stderr).toContain('no manifests given: pass -f PATH (repeatable), or --accounts FILE');
     stderr = '';
     expect(await validate('-f', '.', '--format', 'yaml')).toBe(1);
-    expect(stderr).toContain("option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, github, gitlab.");
+    expect(stderr).toContain(
+      "option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, github, gitlab.",
+    );
   });
 });

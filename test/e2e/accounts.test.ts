@@ -23,13 +23,22 @@ let folder: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ accounts: names.map((_, index) => ({ authId: authId(index), authToken: token(index) })) });
+  emulator = await startEmulator({
+    accounts: names.map((_, index) => ({ authId: authId(index), authToken: token(index) })),
+  });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-accounts-'));
   await mkdir(path.join(folder, 'manifests'));
   await writeFile(
     path.join(folder, 'manifests', 'acls.yaml'),
     ['office', 'backup']
-      .map((name, index) => JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name }, spec: { ip_addresses: [`203.0.113.${index + 10}`] } }))
+      .map((name, index) =>
+        JSON.stringify({
+          apiVersion: 'telform/v1',
+          kind: 'TrunkIpAcl',
+          metadata: { name },
+          spec: { ip_addresses: [`203.0.113.${index + 10}`] },
+        }),
+      )
       .join('\n---\n'),
   );
   const accounts = names.map((name) => ({
@@ -68,7 +77,9 @@ interface Report {
 
 async function aclCount(index: number): Promise<number> {
   const authorization = `Basic ${Buffer.from(`${authId(index)}:${token(index)}`).toString('base64')}`;
-  const response = await fetch(`${emulator.url}/v1/Account/${authId(index)}/Zentrunk/IPAccessControlList/`, { headers: { authorization } });
+  const response = await fetch(`${emulator.url}/v1/Account/${authId(index)}/Zentrunk/IPAccessControlList/`, {
+    headers: { authorization },
+  });
   return ((await response.json()) as { meta: { total_count: number } }).meta.total_count;
 }
 
@@ -130,7 +141,9 @@ describe('telform --accounts', () => {
   it('splits the accounts into shards, each account in exactly one, and report merge gives the one-run report', async () => {
     const [whole, ...parts] = await Promise.all([
       cli(['drift', '--accounts', 'accounts.yaml', '--format', 'json']),
-      ...[1, 2, 3].map((shard) => cli(['drift', '--accounts', 'accounts.yaml', '--shard', `${shard}/3`, '--format', 'json'])),
+      ...[1, 2, 3].map((shard) =>
+        cli(['drift', '--accounts', 'accounts.yaml', '--shard', `${shard}/3`, '--format', 'json']),
+      ),
     ]);
     const files: string[] = [];
     const seen: string[] = [];
@@ -148,7 +161,10 @@ describe('telform --accounts', () => {
     expect(merged.stdout).toBe(whole.stdout);
     const text = await cli(['report', 'merge', ...files]);
     expect(text.stdout).toBe(lastTextReport);
-    expect(await cli(['report', 'merge', files[0] as string, files[2] as string])).toMatchObject({ code: 1, stderr: 'error: shard 2/3 missing\n' });
+    expect(await cli(['report', 'merge', files[0] as string, files[2] as string])).toMatchObject({
+      code: 1,
+      stderr: 'error: shard 2/3 missing\n',
+    });
     const first = JSON.parse(parts[0]?.stdout ?? '') as Report;
     const shown = await cli(['report', 'show', files[0] as string]);
     expect(shown.code).toBe(first.exit_code);
@@ -159,20 +175,40 @@ describe('telform --accounts', () => {
     const annotated = await cli(['report', 'merge', ...files, '--format', 'github']);
     expect(annotated.code).toBe(1);
     const annotations = annotated.stdout.split('\n').filter((line) => line.startsWith('::'));
-    expect(annotations).toEqual([expect.stringMatching(/^::error title=telform account::\[account acct-17\] api_error: the API answered 401 to GET \S+: /)]);
-    expect(annotated.stdout).toContain('\ntelform drift: 50 accounts: 1 error, 49 in sync. Exit code 1.\n  acct-01: in sync: The account matches the manifests and the state.\n');
+    expect(annotations).toEqual([
+      expect.stringMatching(
+        /^::error title=telform account::\[account acct-17\] api_error: the API answered 401 to GET \S+: /,
+      ),
+    ]);
+    expect(annotated.stdout).toContain(
+      '\ntelform drift: 50 accounts: 1 error, 49 in sync. Exit code 1.\n  acct-01: in sync: The account matches the manifests and the state.\n',
+    );
     expect(await cli(['report', 'show', files[0] as string, '--format', 'dot'])).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: expect.stringContaining("error: option '--format <format>' argument 'dot' is invalid. Allowed choices are text, json, markdown, github, gitlab."),
+      stderr: expect.stringContaining(
+        "error: option '--format <format>' argument 'dot' is invalid. Allowed choices are text, json, markdown, github, gitlab.",
+      ),
     });
   }, 180_000);
 
-  it('plans accounts as GitHub annotations, an account\'s error named, and refuses a graph of them by name', async () => {
-    const run = await cli(['plan', '--accounts', 'accounts.yaml', '--only', 'acct-03', '--only', broken, '--format', 'github']);
+  it("plans accounts as GitHub annotations, an account's error named, and refuses a graph of them by name", async () => {
+    const run = await cli([
+      'plan',
+      '--accounts',
+      'accounts.yaml',
+      '--only',
+      'acct-03',
+      '--only',
+      broken,
+      '--format',
+      'github',
+    ]);
     expect(run.code).toBe(1);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(/^::error title=telform account::\[account acct-17\] api_error: the API answered 401 to GET \S+: .+; check ACCT_17_ID and ACCT_17_TOKEN$/);
+    expect(lines[0]).toMatch(
+      /^::error title=telform account::\[account acct-17\] api_error: the API answered 401 to GET \S+: .+; check ACCT_17_ID and ACCT_17_TOKEN$/,
+    );
     expect(lines.slice(1, 3)).toEqual([
       'telform plan: 2 accounts: 1 error, 1 no changes. Exit code 1.',
       '  acct-03: no changes: Plan: 0 to create, 0 to update, 0 to replace, 0 to delete. Cost: 0 USD. Irreversible: 0.',
@@ -183,7 +219,8 @@ describe('telform --accounts', () => {
     expect(graph).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: 'error: --format mermaid cannot render an accounts report; choose text, json, markdown, github or gitlab\n',
+      stderr:
+        'error: --format mermaid cannot render an accounts report; choose text, json, markdown, github or gitlab\n',
     });
   }, 60_000);
 });

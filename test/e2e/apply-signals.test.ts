@@ -53,7 +53,12 @@ describe('an apply interrupted by a signal', () => {
     it(`says so on ${signal}, and the next apply settles it`, { timeout: 60_000 }, async () => {
       const file = path.join(folder, `${signal}.yaml`);
       const documents = Array.from({ length: 20 }, (_, index) =>
-        JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: `${signal.toLowerCase()}-${index}` }, spec: { ip_addresses: [`192.0.2.${index + 1}`] } }),
+        JSON.stringify({
+          apiVersion: 'telform/v1',
+          kind: 'TrunkIpAcl',
+          metadata: { name: `${signal.toLowerCase()}-${index}` },
+          spec: { ip_addresses: [`192.0.2.${index + 1}`] },
+        }),
       );
       await writeFile(file, documents.join('\n---\n'));
       const state = `${signal}.state.json`;
@@ -66,9 +71,15 @@ describe('an apply interrupted by a signal', () => {
           `^telform apply interrupted by ${signal}: \\d+ of 20 operations finished, \\d+ under way; the state's journal records what was under way, and the next telform plan or apply settles it$`,
         ),
       );
-      const next = await runCli(['apply', '-f', file, '--state', state, '--auto-approve'], { cwd: folder, env: harness.env });
+      const next = await runCli(['apply', '-f', file, '--state', state, '--auto-approve'], {
+        cwd: folder,
+        env: harness.env,
+      });
       expect(next.code).toBe(0);
-      const after = await runCli(['plan', '-f', file, '--state', state, '--detailed-exitcode'], { cwd: folder, env: harness.env });
+      const after = await runCli(['plan', '-f', file, '--state', state, '--detailed-exitcode'], {
+        cwd: folder,
+        env: harness.env,
+      });
       expect(after.code).toBe(0);
     });
   }
@@ -77,10 +88,22 @@ describe('an apply interrupted by a signal', () => {
 describe('an apply interrupted while it claims the account', () => {
   it('says so, ends by SIGINT (130), and the next apply finishes the claim', { timeout: 60_000 }, async () => {
     const file = path.join(folder, 'claim.yaml');
-    await writeFile(file, JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'claimed' }, spec: { ip_addresses: ['192.0.2.77'] } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        apiVersion: 'telform/v1',
+        kind: 'TrunkIpAcl',
+        metadata: { name: 'claimed' },
+        spec: { ip_addresses: ['192.0.2.77'] },
+      }),
+    );
     const markerPath = `/v1/Account/${harness.env.TELFORM_AUTH_ID}/SipAuth/IpAccessControlList/`;
     const run = await new Promise<{ signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [cliPath, 'apply', '-f', file, '--state', 'claim.state.json', '--auto-approve'], { cwd: folder, env: harness.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [cliPath, 'apply', '-f', file, '--state', 'claim.state.json', '--auto-approve'],
+        { cwd: folder, env: harness.env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       child.stdout.resume();
       child.stderr.on('data', (chunk: Buffer) => {
@@ -88,7 +111,11 @@ describe('an apply interrupted while it claims the account', () => {
       });
       // The marker's create is the claim's second request; the read that checks it (150 ms of latency) is still to come.
       const watch = setInterval(() => {
-        if (harness.emulator.runtime.log.list({ type: 'request' }).some((entry) => entry.method === 'POST' && entry.path === markerPath)) {
+        if (
+          harness.emulator.runtime.log
+            .list({ type: 'request' })
+            .some((entry) => entry.method === 'POST' && entry.path === markerPath)
+        ) {
           clearInterval(watch);
           child.kill('SIGINT');
         }
@@ -103,8 +130,16 @@ describe('an apply interrupted while it claims the account', () => {
     expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(
       `telform apply interrupted by SIGINT: it was claiming account ${harness.env.TELFORM_AUTH_ID} for the state claim.state.json (its ownership marker, the first write); nothing else was sent, and the next telform apply of this state finishes the claim`,
     );
-    expect(harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').map((entry) => entry.path)).toEqual([markerPath]);
-    const next = await runCli(['apply', '-f', file, '--state', 'claim.state.json', '--auto-approve'], { cwd: folder, env: harness.env });
+    expect(
+      harness.emulator.runtime.log
+        .list({ type: 'request' })
+        .filter((entry) => entry.method !== 'GET')
+        .map((entry) => entry.path),
+    ).toEqual([markerPath]);
+    const next = await runCli(['apply', '-f', file, '--state', 'claim.state.json', '--auto-approve'], {
+      cwd: folder,
+      env: harness.env,
+    });
     expect(next.code).toBe(0);
   });
 });
@@ -112,12 +147,20 @@ describe('an apply interrupted while it claims the account', () => {
 describe('an apply over accounts interrupted by a signal', () => {
   it('says how many accounts finished, and the next run settles the rest', { timeout: 90_000 }, async () => {
     const documents = Array.from({ length: 6 }, (_, index) =>
-      JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: `fleet-${index}` }, spec: { ip_addresses: [`198.51.100.${index + 1}`] } }),
+      JSON.stringify({
+        apiVersion: 'telform/v1',
+        kind: 'TrunkIpAcl',
+        metadata: { name: `fleet-${index}` },
+        spec: { ip_addresses: [`198.51.100.${index + 1}`] },
+      }),
     );
     await writeFile(path.join(folder, 'fleet.yaml'), documents.join('\n---\n'));
     // Four accounts of one file, each with its own state (a state owns its account): one at a time.
     const names = ['north', 'south', 'east', 'west'];
-    const credentials = names.map((name, index) => ({ authId: `MAFLEET${String(index + 1).padStart(13, '0')}`, authToken: `fleet-token-${name}-`.padEnd(34, '0') }));
+    const credentials = names.map((name, index) => ({
+      authId: `MAFLEET${String(index + 1).padStart(13, '0')}`,
+      authToken: `fleet-token-${name}-`.padEnd(34, '0'),
+    }));
     const fleet = await startEmulator({ accounts: credentials.map((account) => ({ ...account })) });
     const accounts = names.map((name) => ({
       name,
@@ -130,7 +173,12 @@ describe('an apply over accounts interrupted by a signal', () => {
     );
     const env = {
       ...harness.env,
-      ...Object.fromEntries(names.flatMap((name, index) => [[`${name.toUpperCase()}_ID`, credentials[index]?.authId ?? ''], [`${name.toUpperCase()}_TOKEN`, credentials[index]?.authToken ?? '']])),
+      ...Object.fromEntries(
+        names.flatMap((name, index) => [
+          [`${name.toUpperCase()}_ID`, credentials[index]?.authId ?? ''],
+          [`${name.toUpperCase()}_TOKEN`, credentials[index]?.authToken ?? ''],
+        ]),
+      ),
     };
     const args = ['--accounts', 'fleet-accounts.yaml', '--account-parallelism', '1'];
     // Once an account reports progress (not the note that its first apply claims the account).

@@ -13,10 +13,15 @@ let folder: string;
 const state = ['--state', 'lint.json'];
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 
-const manifest = (alias: string, sample2: string) => teaBrandAndCampaign({ brand: 'lint-brand', campaign: 'lint-campaign' }, alias, sample2);
+const manifest = (alias: string, sample2: string) =>
+  teaBrandAndCampaign({ brand: 'lint-brand', campaign: 'lint-campaign' }, alias, sample2);
 
 async function billedUsd(): Promise<number> {
-  return ((await (await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/billing/`)).json()) as { total_usd: number }).total_usd;
+  return (
+    (await (await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/billing/`)).json()) as {
+      total_usd: number;
+    }
+  ).total_usd;
 }
 
 beforeAll(async () => {
@@ -30,13 +35,21 @@ afterAll(async () => {
 
 describe('10DLC lint before a billed update', () => {
   it('refuses the update of a FAILED campaign with a lint error before any request, until --allow-lint', async () => {
-    await writeFile(path.join(folder, 'lint.yaml'), manifest('please decline', 'Fabrikam Tea: your order 881 was delivered. Reply STOP to opt out.'));
+    await writeFile(
+      path.join(folder, 'lint.yaml'),
+      manifest('please decline', 'Fabrikam Tea: your order 881 was delivered. Reply STOP to opt out.'),
+    );
     expect((await cli(['apply', '-f', 'lint.yaml', ...state, '--auto-approve', '--wait', '1m'])).code).toBe(0);
     await advanceClock(harness.emulator, 1_000);
-    expect((await cli(['plan', '-f', 'lint.yaml', ...state])).stdout).toMatch(/Campaign\/lint-campaign was declined by the registry/);
+    expect((await cli(['plan', '-f', 'lint.yaml', ...state])).stdout).toMatch(
+      /Campaign\/lint-campaign was declined by the registry/,
+    );
 
     // The fix renames it (the registry passes it), but sample2 no longer says who is writing.
-    await writeFile(path.join(folder, 'lint.yaml'), manifest('lint-fixed', 'Your order 881 was delivered. Reply STOP to opt out.'));
+    await writeFile(
+      path.join(folder, 'lint.yaml'),
+      manifest('lint-fixed', 'Your order 881 was delivered. Reply STOP to opt out.'),
+    );
     const validate = await cli(['validate', '-f', 'lint.yaml']);
     // validate warns (a campaign the account holds may predate a rule); the plan and apply refuse.
     expect(validate.code).toBe(0);
@@ -47,7 +60,9 @@ describe('10DLC lint before a billed update', () => {
     expect(plan.stdout).toContain(
       'Findings (10DLC lint and policies):\n  lint.yaml:20:12  error  sample-names-brand  Campaign/lint-campaign  spec.sample2: the sample does not name the brand ("Fabrikam Tea"); recipients must be able to tell who is writing [lint]\n',
     );
-    expect(plan.stdout).toContain('Approvals needed: --max-cost 15 (missing), --allow-lint sample-names-brand (missing).');
+    expect(plan.stdout).toContain(
+      'Approvals needed: --max-cost 15 (missing), --allow-lint sample-names-brand (missing).',
+    );
 
     const since = harness.emulator.runtime.log.list({ type: 'request' }).length;
     const refused = await cli(['apply', '-f', 'lint.yaml', ...state, '--auto-approve', '--max-cost', '15']);
@@ -55,11 +70,24 @@ describe('10DLC lint before a billed update', () => {
     expect(refused.stderr).toContain(
       'refused: Campaign/lint-campaign would be submitted to the registry with lint error sample-names-brand: the sample does not name the brand ("Fabrikam Tea"); recipients must be able to tell who is writing; fix it, or approve it with --allow-lint sample-names-brand\n',
     );
-    const writes = harness.emulator.runtime.log.list({ type: 'request' }).slice(since).filter((entry) => entry.method !== 'GET');
+    const writes = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .slice(since)
+      .filter((entry) => entry.method !== 'GET');
     expect(writes).toEqual([]);
     expect(await billedUsd()).toBe(0);
 
-    const allowed = await cli(['apply', '-f', 'lint.yaml', ...state, '--auto-approve', '--max-cost', '15', '--allow-lint', 'sample-names-brand']);
+    const allowed = await cli([
+      'apply',
+      '-f',
+      'lint.yaml',
+      ...state,
+      '--auto-approve',
+      '--max-cost',
+      '15',
+      '--allow-lint',
+      'sample-names-brand',
+    ]);
     expect(allowed.code).toBe(0);
     expect(allowed.stderr).toContain('updated  Campaign/lint-campaign');
     expect(await billedUsd()).toBe(15);

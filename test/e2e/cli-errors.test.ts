@@ -15,7 +15,12 @@ beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-cli-errors-'));
   await writeFile(
     path.join(folder, 'acl.yaml'),
-    JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'errs' }, spec: { ip_addresses: ['192.0.2.80'] } }),
+    JSON.stringify({
+      apiVersion: 'telform/v1',
+      kind: 'TrunkIpAcl',
+      metadata: { name: 'errs' },
+      spec: { ip_addresses: ['192.0.2.80'] },
+    }),
   );
 });
 afterAll(async () => {
@@ -26,7 +31,14 @@ afterAll(async () => {
 describe('--format json', () => {
   it('puts a user error on stdout as JSON with its code, and the text on stderr', async () => {
     for (const command of ['plan', 'drift', 'apply']) {
-      const run = await cli([command, '-f', 'missing.yaml', '--format', 'json', ...(command === 'apply' ? ['--auto-approve'] : [])]);
+      const run = await cli([
+        command,
+        '-f',
+        'missing.yaml',
+        '--format',
+        'json',
+        ...(command === 'apply' ? ['--auto-approve'] : []),
+      ]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('error: the manifests have 1 error (listed above); nothing was sent\n');
       expect(JSON.parse(run.stdout)).toEqual({
@@ -55,7 +67,9 @@ describe('--debug', () => {
   it('prints no stack trace for a user error', async () => {
     const run = await cli(['plan', '-f', 'missing.yaml', '--debug']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('missing.yaml  cannot read missing.yaml: no such file or folder\nerror: the manifests have 1 error (listed above); nothing was sent\n');
+    expect(run.stderr).toBe(
+      'missing.yaml  cannot read missing.yaml: no such file or folder\nerror: the manifests have 1 error (listed above); nothing was sent\n',
+    );
   });
 });
 
@@ -64,23 +78,42 @@ describe('flags of --accounts', () => {
   it('are an error without --accounts, not silently ignored', async () => {
     for (const command of ['plan', 'apply', 'drift']) {
       const run = await cli([command, '-f', 'acl.yaml', '--shard', '1/2']);
-      expect(run.stderr).toBe(`error: --shard works only with --accounts FILE; this ${command} runs the one account of -f\n`);
+      expect(run.stderr).toBe(
+        `error: --shard works only with --accounts FILE; this ${command} runs the one account of -f\n`,
+      );
       expect(run.code).toBe(1);
     }
   });
 
   it('drift --accounts --write is refused by name, not run as a drift report', async () => {
-    const account = { name: 'only', manifests: ['acl.yaml'], credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' } };
-    await writeFile(path.join(folder, 'accounts.yaml'), JSON.stringify({ defaults: { state: 'accounts.state.json', endpoint: harness.emulator.url }, accounts: [account] }));
+    const account = {
+      name: 'only',
+      manifests: ['acl.yaml'],
+      credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' },
+    };
+    await writeFile(
+      path.join(folder, 'accounts.yaml'),
+      JSON.stringify({
+        defaults: { state: 'accounts.state.json', endpoint: harness.emulator.url },
+        accounts: [account],
+      }),
+    );
     const run = await cli(['drift', '--accounts', 'accounts.yaml', '--write']);
-    expect(run).toMatchObject({ code: 1, stdout: '', stderr: "error: --write rewrites one account's manifests: give either --write or --accounts\n" });
+    expect(run).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: "error: --write rewrites one account's manifests: give either --write or --accounts\n",
+    });
   });
 });
 
 describe('values a flag cannot take (issue 33 item 35)', () => {
   it('says the bound of --shard when N is too large, and refuses an empty --workspace, each in one line naming the flag', async () => {
     const shard = await cli(['plan', '--accounts', 'accounts.yaml', '--shard', '1/99999999999']);
-    expect([shard.code, shard.stderr.split('\n')[0]]).toEqual([1, "error: option '--shard <k/n>' argument '1/99999999999' is invalid. expected K/N with 1 ≤ K ≤ N ≤ 10000, e.g. 2/4"]);
+    expect([shard.code, shard.stderr.split('\n')[0]]).toEqual([
+      1,
+      "error: option '--shard <k/n>' argument '1/99999999999' is invalid. expected K/N with 1 ≤ K ≤ N ≤ 10000, e.g. 2/4",
+    ]);
     for (const workspace of ['', ' ', '../x']) {
       const run = await cli(['--workspace', workspace, 'plan', '-f', 'acl.yaml']);
       expect([run.code, run.stderr.split('\n')[0]], JSON.stringify(workspace)).toEqual([
@@ -93,18 +126,44 @@ describe('values a flag cannot take (issue 33 item 35)', () => {
 
 describe('apply --format json (one account)', () => {
   it('prints the result as an account entry of the accounts report: applied, then nothing to apply', async () => {
-    const applied = await cli(['apply', '-f', 'acl.yaml', '--state', 'json.state.json', '--auto-approve', '--format', 'json']);
+    const applied = await cli([
+      'apply',
+      '-f',
+      'acl.yaml',
+      '--state',
+      'json.state.json',
+      '--auto-approve',
+      '--format',
+      'json',
+    ]);
     expect(applied.code).toBe(0);
     // The first apply of the account claims it for this state, and says so first.
-    expect(applied.stderr).toMatch(/^note: this apply claims account MAEMULATOR0000000001 for the new state json\.state\.json: [^\n]+\ncreated {2}TrunkIpAcl\/errs \(id [\w-]+\)\n$/);
+    expect(applied.stderr).toMatch(
+      /^note: this apply claims account MAEMULATOR0000000001 for the new state json\.state\.json: [^\n]+\ncreated {2}TrunkIpAcl\/errs \(id [\w-]+\)\n$/,
+    );
     expect(JSON.parse(applied.stdout)).toEqual({
       name: 'MAEMULATOR0000000001',
       exit_code: 0,
       status: 'applied',
-      summary: 'Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.',
+      summary:
+        'Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.',
     });
-    const again = await cli(['apply', '-f', 'acl.yaml', '--state', 'json.state.json', '--auto-approve', '--format', 'json']);
-    expect(JSON.parse(again.stdout)).toEqual({ name: 'MAEMULATOR0000000001', exit_code: 0, status: 'no_changes', summary: 'Nothing to apply.' });
+    const again = await cli([
+      'apply',
+      '-f',
+      'acl.yaml',
+      '--state',
+      'json.state.json',
+      '--auto-approve',
+      '--format',
+      'json',
+    ]);
+    expect(JSON.parse(again.stdout)).toEqual({
+      name: 'MAEMULATOR0000000001',
+      exit_code: 0,
+      status: 'no_changes',
+      summary: 'Nothing to apply.',
+    });
   });
 
   it('does not ask: without --auto-approve (or a saved plan) it refuses, as JSON', async () => {

@@ -20,13 +20,23 @@ export interface CliRun {
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || /^(TELFORM_|PLIVO_)/.test(key) || key === 'CI' || key === 'NO_COLOR' || key === 'FORCE_COLOR') continue;
+    if (
+      value === undefined ||
+      /^(TELFORM_|PLIVO_)/.test(key) ||
+      key === 'CI' ||
+      key === 'NO_COLOR' ||
+      key === 'FORCE_COLOR'
+    )
+      continue;
     env[key] = value;
   }
   return { ...env, ...extra };
 }
 
-export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliRun> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string },
+): Promise<CliRun> {
   return startCli(args, options).done;
 }
 
@@ -40,7 +50,11 @@ export async function emulatorForCli(options: EmulatorOptions = {}): Promise<Emu
   const emulator = await startEmulator(options);
   return {
     emulator,
-    env: cleanEnv({ TELFORM_ENDPOINT: emulator.url, TELFORM_AUTH_ID: defaultAccount.authId, TELFORM_AUTH_TOKEN: defaultAccount.authToken }),
+    env: cleanEnv({
+      TELFORM_ENDPOINT: emulator.url,
+      TELFORM_AUTH_ID: defaultAccount.authId,
+      TELFORM_AUTH_TOKEN: defaultAccount.authToken,
+    }),
   };
 }
 
@@ -50,7 +64,12 @@ export interface ApiAnswer {
 }
 
 /** A request to the emulator's API as the default account, as a user's script would send it. */
-export async function callApi(emulator: RunningEmulator, method: string, pathname: string, body?: unknown): Promise<ApiAnswer> {
+export async function callApi(
+  emulator: RunningEmulator,
+  method: string,
+  pathname: string,
+  body?: unknown,
+): Promise<ApiAnswer> {
   const authorization = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
   const response = await fetch(`${emulator.url}/v1/Account/${defaultAccount.authId}${pathname}`, {
     method,
@@ -78,9 +97,16 @@ export interface StartedCli {
 }
 
 /** The built CLI started in the background, for tests that act while it runs (locks, SIGKILL). */
-export function startCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; input?: string }): StartedCli {
+export function startCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string },
+): StartedCli {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: end-to-end tests drive the built CLI');
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -99,7 +125,9 @@ export function startCli(args: readonly string[], options: { cwd: string; env?: 
  */
 export async function ownerOf(emulator: RunningEmulator): Promise<string> {
   const page = await callApi(emulator, 'GET', '/SipAuth/IpAccessControlList/?limit=20');
-  const owners = (page.body.objects as Array<{ name: string }>).map((acl) => acl.name).filter((name) => name.startsWith('telform-owner:'));
+  const owners = (page.body.objects as Array<{ name: string }>)
+    .map((acl) => acl.name)
+    .filter((name) => name.startsWith('telform-owner:'));
   if (owners.length !== 1) throw new Error(`expected one ownership marker, found ${owners.length}`);
   // The lineage (a UUID); a state owning part of the account has its scope after it.
   return (owners[0] as string).slice('telform-owner:'.length).split(' ')[0] as string;

@@ -17,7 +17,8 @@ let clone: string;
 beforeAll(async () => {
   // What a fresh clone holds after `npm install` (the built dist/ and node_modules), nothing more.
   clone = await mkdtemp(path.join(tmpdir(), 'telform-e2e-demo-'));
-  for (const part of ['scripts', 'examples', 'dist', 'package.json']) await cp(path.join(repository, part), path.join(clone, part), { recursive: true });
+  for (const part of ['scripts', 'examples', 'dist', 'package.json'])
+    await cp(path.join(repository, part), path.join(clone, part), { recursive: true });
   await symlink(path.join(repository, 'node_modules'), path.join(clone, 'node_modules'));
   await writeFile(path.join(clone, '.gitignore'), '');
 });
@@ -30,11 +31,16 @@ describe('npm run demo', () => {
     const env = cleanEnv({ CI: 'true' });
     const first = await run('sh', ['scripts/demo.sh'], { cwd: clone, env });
     // The examples' three numbers exist in the account: attaching and linking them are updates.
-    expect(first.stdout).toMatch(/Apply complete: \d+ created, 3 updated, 0 replaced, 0 deleted, 0 adopted\. Pending: 0\. Blocked: 0\. Failed: 0\./);
+    expect(first.stdout).toMatch(
+      /Apply complete: \d+ created, 3 updated, 0 replaced, 0 deleted, 0 adopted\. Pending: 0\. Blocked: 0\. Failed: 0\./,
+    );
     const second = await run('sh', ['scripts/demo.sh'], { cwd: clone, env });
     expect(second.stdout).toContain('No changes. The account matches the manifests.');
     // The tour, by hand, without credentials: the embedded emulator and the default state file.
-    const plan = await runCli(['plan', '-f', 'examples/', '--detailed-exitcode'], { cwd: clone, env: cleanEnv(demoSecrets()) });
+    const plan = await runCli(['plan', '-f', 'examples/', '--detailed-exitcode'], {
+      cwd: clone,
+      env: cleanEnv(demoSecrets()),
+    });
     expect(plan.stdout).toContain('No changes. The account matches the manifests.');
     expect(plan.code).toBe(0);
     const list = await runCli(['state', 'list'], { cwd: clone, env: cleanEnv() });

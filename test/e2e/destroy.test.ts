@@ -18,7 +18,9 @@ let env: Record<string, string>;
 const cli = (args: string[]) => runCli(args, { cwd: folder, env });
 
 async function ledgerAddresses(): Promise<string[]> {
-  const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { resources: Record<string, unknown> };
+  const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+    resources: Record<string, unknown>;
+  };
   return Object.keys(ledger.resources);
 }
 
@@ -31,7 +33,11 @@ async function importAccount(out: string): Promise<Record<string, string>> {
   const files = (await readdir(path.join(folder, out), { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())
     .map((entry) => path.relative(path.join(folder, out), path.join(entry.parentPath, entry.name)));
-  return Object.fromEntries(await Promise.all(files.sort().map(async (file) => [file, await readFile(path.join(folder, out, file), 'utf8')] as const)));
+  return Object.fromEntries(
+    await Promise.all(
+      files.sort().map(async (file) => [file, await readFile(path.join(folder, out, file), 'utf8')] as const),
+    ),
+  );
 }
 
 beforeAll(async () => {
@@ -60,7 +66,9 @@ describe('a teardown as a reviewed intent', () => {
     );
     const typo = await cli(['plan', '-f', 'examples/', '--exclude', 'TrunkIpAcl/pbx-ofice']);
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toContain('error: --exclude TrunkIpAcl/pbx-ofice: no such resource in the manifests or the state; did you mean TrunkIpAcl/pbx-office?');
+    expect(typo.stderr).toContain(
+      'error: --exclude TrunkIpAcl/pbx-ofice: no such resource in the manifests or the state; did you mean TrunkIpAcl/pbx-office?',
+    );
   });
 
   it('plans the deletion of every managed resource in reverse order, with the approvals each needs', async () => {
@@ -70,7 +78,11 @@ describe('a teardown as a reviewed intent', () => {
 
     const plan = await cli(['plan', '--destroy', '--format', 'json']);
     expect(plan.code).toBe(0);
-    const json = JSON.parse(plan.stdout) as { destroy: boolean; changes: Array<{ address: string; action: string }>; required_approvals: Array<{ flag: string; given: boolean }> };
+    const json = JSON.parse(plan.stdout) as {
+      destroy: boolean;
+      changes: Array<{ address: string; action: string }>;
+      required_approvals: Array<{ flag: string; given: boolean }>;
+    };
     expect(json.destroy).toBe(true);
     expect(json.changes.every((change) => change.action === 'delete')).toBe(true);
     expect(json.changes.map((change) => change.address).sort()).toEqual([...managed].sort());
@@ -83,7 +95,11 @@ describe('a teardown as a reviewed intent', () => {
     expect(json.required_approvals).toContainEqual({ flag: '--allow-irreversible Brand/acme-retail', given: false });
     // Deleting the inbound trunk and the campaign breaks calls to one number and messages of two.
     expect(json.required_approvals).toContainEqual({ flag: '--max-numbers-affected 3', given: false });
-    expect(json.required_approvals.some((approval) => approval.flag === '--allow-empty' || approval.flag === '--force-deletes')).toBe(false);
+    expect(
+      json.required_approvals.some(
+        (approval) => approval.flag === '--allow-empty' || approval.flag === '--force-deletes',
+      ),
+    ).toBe(false);
 
     const text = await cli(['plan', '--destroy']);
     expect(text.stdout.split('\n')[0]).toBe(
@@ -93,7 +109,9 @@ describe('a teardown as a reviewed intent', () => {
     const markdown = await cli(['plan', '--destroy', '--format', 'markdown']);
     expect(markdown.stdout.split('\n')[0]).toBe('### telform plan: teardown');
     const withFiles = await cli(['plan', '--destroy', '-f', 'examples/']);
-    expect(withFiles.stderr).toContain('error: --destroy deletes everything the state manages and reads no manifests: give either -f or --destroy');
+    expect(withFiles.stderr).toContain(
+      'error: --destroy deletes everything the state manages and reads no manifests: give either -f or --destroy',
+    );
   });
 
   it('applies a saved teardown with its approvals (irreversible, blast radius; a protected resource unprotected first), leaving only what telform never managed', async () => {
@@ -104,7 +122,16 @@ describe('a teardown as a reviewed intent', () => {
 
     expect((await cli(['state', 'unprotect', 'Trunk/pbx-inbound'])).code).toBe(0);
     // Reviewed as a saved plan with its approvals, applied exactly by the merge job.
-    const saved = await cli(['plan', '--destroy', '-o', 'teardown.json', '--allow-irreversible', 'all', '--max-numbers-affected', '3']);
+    const saved = await cli([
+      'plan',
+      '--destroy',
+      '-o',
+      'teardown.json',
+      '--allow-irreversible',
+      'all',
+      '--max-numbers-affected',
+      '3',
+    ]);
     expect(saved.code).toBe(0);
     expect(JSON.parse(await readFile(path.join(folder, 'teardown.json'), 'utf8')).destroy).toBe(true);
     const destroy = await cli(['apply', 'teardown.json']);

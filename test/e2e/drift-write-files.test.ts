@@ -46,12 +46,19 @@ describe('drift --write and the manifest files', () => {
   it('writes a symlinked manifest through its link keeping its mode, and says which values it could not write', async () => {
     const files = ['-f', 'office.yaml', '-f', 'lab.yaml'];
     expect((await cli(['apply', ...files, ...state, '--auto-approve'])).code).toBe(0);
-    const ledger = JSON.parse(await readFile(path.join(folder, 'acl.json'), 'utf8')) as { resources: Record<string, { id: string }> };
+    const ledger = JSON.parse(await readFile(path.join(folder, 'acl.json'), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
     for (const [address, addresses] of [
       ['TrunkIpAcl/office', ['203.0.113.10', '203.0.113.11']],
       ['TrunkIpAcl/lab', ['192.0.2.1', '192.0.2.2']],
     ] as const) {
-      const response = await callApi(harness.emulator, 'POST', `/Zentrunk/IPAccessControlList/${ledger.resources[address]!.id}/`, { ip_addresses: addresses });
+      const response = await callApi(
+        harness.emulator,
+        'POST',
+        `/Zentrunk/IPAccessControlList/${ledger.resources[address]!.id}/`,
+        { ip_addresses: addresses },
+      );
       expect(response.status).toBeLessThan(300);
     }
     await advanceClock(harness.emulator, 1_000);
@@ -60,7 +67,9 @@ describe('drift --write and the manifest files', () => {
     expect(write.stdout).toBe(
       'wrote office.yaml: TrunkIpAcl/office ip_addresses\nWrote 1: 1 value changed outside telform could not be written (see the note); edit it by hand.\n',
     );
-    expect(write.stderr).toContain('note: lab.yaml: TrunkIpAcl/lab: its spec is not a block mapping at line 4, so it is left as it is');
+    expect(write.stderr).toContain(
+      'note: lab.yaml: TrunkIpAcl/lab: its spec is not a block mapping at line 4, so it is left as it is',
+    );
     expect(write.code).toBe(2);
     expect((await lstat(path.join(folder, 'office.yaml'))).isSymbolicLink()).toBe(true);
     expect(await readlink(path.join(folder, 'office.yaml'))).toBe(path.join('shared', 'office.yaml'));
@@ -68,7 +77,9 @@ describe('drift --write and the manifest files', () => {
     expect(await readFile(path.join(folder, 'shared', 'office.yaml'), 'utf8')).toBe(`${linked}    - 203.0.113.11\n`);
 
     const again = await cli(['drift', '-f', 'lab.yaml', ...state, '--write']);
-    expect(again.stdout).toBe('Nothing written: 1 value changed outside telform could not be written (see the note); edit it by hand.\n');
+    expect(again.stdout).toBe(
+      'Nothing written: 1 value changed outside telform could not be written (see the note); edit it by hand.\n',
+    );
     expect(again.code).toBe(2);
   });
 });

@@ -71,7 +71,9 @@ spec:
 `;
 
 async function ids(): Promise<Record<string, string>> {
-  const ledger = JSON.parse(await readFile(path.join(folder, 'pbx.json'), 'utf8')) as { resources: Record<string, { id: string }> };
+  const ledger = JSON.parse(await readFile(path.join(folder, 'pbx.json'), 'utf8')) as {
+    resources: Record<string, { id: string }>;
+  };
   return Object.fromEntries(Object.entries(ledger.resources).map(([address, entry]) => [address, entry.id]));
 }
 
@@ -95,9 +97,17 @@ describe('drift --write', () => {
     const id = await ids();
     // Support fixes things by hand in the console: TLS on, a new office address, a clearer sample.
     expect((await api('POST', `/Zentrunk/Trunk/${id['Trunk/pbx-out']}/`, { secure: true })).status).toBeLessThan(300);
-    expect((await api('POST', `/Zentrunk/IPAccessControlList/${id['TrunkIpAcl/office']}/`, { ip_addresses: ['203.0.113.10', '198.51.100.0/28', '192.0.2.44'] })).status).toBeLessThan(300);
+    expect(
+      (
+        await api('POST', `/Zentrunk/IPAccessControlList/${id['TrunkIpAcl/office']}/`, {
+          ip_addresses: ['203.0.113.10', '198.51.100.0/28', '192.0.2.44'],
+        })
+      ).status,
+    ).toBeLessThan(300);
     const sample = "Fabrikam Tea: order 881 shipped, it's on its way! Reply STOP to opt out.";
-    expect((await api('POST', `/10dlc/Campaign/${id['Campaign/tea-orders']}/`, { sample1: sample })).status).toBeLessThan(300);
+    expect(
+      (await api('POST', `/10dlc/Campaign/${id['Campaign/tea-orders']}/`, { sample1: sample })).status,
+    ).toBeLessThan(300);
     await advanceClock(harness.emulator, 1_000);
     expect((await cli(['drift', '-f', 'pbx.yaml', ...state])).code).toBe(2);
 
@@ -105,12 +115,20 @@ describe('drift --write', () => {
     expect(onlyTrunk.stdout).toBe('wrote pbx.yaml: Trunk/pbx-out secure\n');
     const write = await cli(['drift', '-f', 'pbx.yaml', ...state, '--write']);
     expect(write.code).toBe(0);
-    expect(write.stdout).toBe('wrote pbx.yaml: TrunkIpAcl/office ip_addresses\nwrote pbx.yaml: Campaign/tea-orders sample1\n');
+    expect(write.stdout).toBe(
+      'wrote pbx.yaml: TrunkIpAcl/office ip_addresses\nwrote pbx.yaml: Campaign/tea-orders sample1\n',
+    );
 
     const expected = manifest
       .replace('secure: false   # TLS', 'secure: true   # TLS')
-      .replace('    - "198.51.100.0/28"   # the server room\n', '    - "198.51.100.0/28"   # the server room\n    - "192.0.2.44"\n')
-      .replace('sample1: "Fabrikam Tea: your order 881 has shipped. Reply STOP to opt out."', `sample1: ${JSON.stringify(sample)}`);
+      .replace(
+        '    - "198.51.100.0/28"   # the server room\n',
+        '    - "198.51.100.0/28"   # the server room\n    - "192.0.2.44"\n',
+      )
+      .replace(
+        'sample1: "Fabrikam Tea: your order 881 has shipped. Reply STOP to opt out."',
+        `sample1: ${JSON.stringify(sample)}`,
+      );
     expect(await readFile(path.join(folder, 'pbx.yaml'), 'utf8')).toBe(expected);
     const diff = await git('git', ['diff', '-U0', '--no-color'], { cwd: folder });
     expect(diff.stdout.split('\n').filter((line) => /^[-+][^-+]/.test(line))).toEqual([

@@ -27,7 +27,11 @@ export const campaignAttributes = {
 } as const;
 
 /** A 10DLC profile's spec with an EIN (so a STANDARD brand can be registered from it), with `changes` over it. */
-export function profileSpec(company: string, ein: string, changes: Record<string, unknown> = {}): Record<string, unknown> {
+export function profileSpec(
+  company: string,
+  ein: string,
+  changes: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     customer_type: 'DIRECT',
     entity_type: 'PRIVATE',
@@ -44,7 +48,11 @@ export function profileSpec(company: string, ein: string, changes: Record<string
  * A Fabrikam Tea brand on a seeded profile and an order-notification campaign under it, as one
  * manifest. Its samples and replies name the brand, as 10DLC lint asks; `sample2` and the alias vary.
  */
-export function teaBrandAndCampaign(names: { brand: string; campaign: string }, alias: string, sample2: string): string {
+export function teaBrandAndCampaign(
+  names: { brand: string; campaign: string },
+  alias: string,
+  sample2: string,
+): string {
   return `apiVersion: telform/v1
 kind: Brand
 metadata:

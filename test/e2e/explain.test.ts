@@ -28,8 +28,12 @@ describe('telform explain', () => {
 
   it('says when a change replaces, costs and cannot be undone, or is blocked', async () => {
     const usecase = await explain('Campaign.usecase');
-    expect(usecase.stdout).toContain('  change: replace: a new Campaign is created and the old one deleted (the new one first)\n');
-    expect(usecase.stdout).toContain('  change: irreversible: the old one cannot be brought back; apply needs --allow-irreversible\n');
+    expect(usecase.stdout).toContain(
+      '  change: replace: a new Campaign is created and the old one deleted (the new one first)\n',
+    );
+    expect(usecase.stdout).toContain(
+      '  change: irreversible: the old one cannot be brought back; apply needs --allow-irreversible\n',
+    );
     expect(usecase.stdout).not.toContain('billable');
     const alias = await explain('Brand.brand_alias');
     expect(alias.stdout).toContain('  rule: defaults to metadata.name\n');
@@ -50,7 +54,10 @@ describe('telform explain', () => {
   });
 
   it('refuses an unknown kind or field, with a suggestion', async () => {
-    expect(await explain('Trunkk')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: unknown kind "Trunkk"; did you mean Trunk\? \(kinds: /) as unknown });
+    expect(await explain('Trunkk')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: unknown kind "Trunkk"; did you mean Trunk\? \(kinds: /) as unknown,
+    });
     const field = await explain('Trunk.secur');
     expect(field.code).toBe(1);
     expect(field.stderr).toContain('error: Trunk has no field "secur"; did you mean secure?');
@@ -63,8 +70,17 @@ describe('telform explain', () => {
       for (const field of explained.fields) {
         const { updatable, replaceOn, immutable } = kind.live.fields;
         const keyField = kind.live.keyField?.field === field.path;
-        const expected = immutable.includes(field.path) || keyField ? 'blocked' : replaceOn.includes(field.path) ? 'replace' : updatable.includes(field.path) ? 'in place' : 'not updated';
-        expect(`${kind.name}.${field.path} ${field.change[0]?.split(':')[0] ?? ''}`).toBe(`${kind.name}.${field.path} ${expected}`);
+        const expected =
+          immutable.includes(field.path) || keyField
+            ? 'blocked'
+            : replaceOn.includes(field.path)
+              ? 'replace'
+              : updatable.includes(field.path)
+                ? 'in place'
+                : 'not updated';
+        expect(`${kind.name}.${field.path} ${field.change[0]?.split(':')[0] ?? ''}`).toBe(
+          `${kind.name}.${field.path} ${expected}`,
+        );
         expect(explainField(kind, field.path)).toEqual(field);
       }
     }

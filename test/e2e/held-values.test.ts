@@ -10,7 +10,15 @@ let harness: EmulatorForCli;
 let folder: string;
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 
-const acl = ['apiVersion: telform/v1', 'kind: TrunkIpAcl', 'metadata:', '  name: pbx', 'spec:', '  ip_addresses: [203.0.113.1, 999.0.0.1]', ''].join('\n');
+const acl = [
+  'apiVersion: telform/v1',
+  'kind: TrunkIpAcl',
+  'metadata:',
+  '  name: pbx',
+  'spec:',
+  '  ip_addresses: [203.0.113.1, 999.0.0.1]',
+  '',
+].join('\n');
 
 beforeAll(async () => {
   harness = await emulatorForCli({});
@@ -26,17 +34,28 @@ describe('a held value in a manifest with no live counterpart', () => {
   it('is a warning for validate, and refused by plan and apply before any request', async () => {
     const validate = await cli(['validate', '-f', 'acl.yaml']);
     expect(validate.code).toBe(0);
-    expect(validate.stdout).toContain('acl.yaml:6:31  TrunkIpAcl/pbx  spec.ip_addresses[1]: warning: must be an IPv4 address');
-    expect(validate.stdout).toContain('(valid while the account holds it; a create, or a change of this field, must meet this rule)');
+    expect(validate.stdout).toContain(
+      'acl.yaml:6:31  TrunkIpAcl/pbx  spec.ip_addresses[1]: warning: must be an IPv4 address',
+    );
+    expect(validate.stdout).toContain(
+      '(valid while the account holds it; a create, or a change of this field, must meet this rule)',
+    );
 
     const plan = await cli(['plan', '-f', 'acl.yaml', '--state', 'held.json']);
-    expect(plan.stdout + plan.stderr).toContain('acl.yaml:6:31: TrunkIpAcl/pbx would be created, which must meet the create rules: spec.ip_addresses must be an IPv4 address');
+    expect(plan.stdout + plan.stderr).toContain(
+      'acl.yaml:6:31: TrunkIpAcl/pbx would be created, which must meet the create rules: spec.ip_addresses must be an IPv4 address',
+    );
 
     const since = harness.emulator.runtime.log.list({ type: 'request' }).length;
     const apply = await cli(['apply', '-f', 'acl.yaml', '--state', 'held.json', '--auto-approve']);
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain('refused: acl.yaml:6:31: TrunkIpAcl/pbx would be created, which must meet the create rules: spec.ip_addresses must be an IPv4 address');
-    const writes = harness.emulator.runtime.log.list({ type: 'request' }).slice(since).filter((entry) => entry.method !== 'GET');
+    expect(apply.stderr).toContain(
+      'refused: acl.yaml:6:31: TrunkIpAcl/pbx would be created, which must meet the create rules: spec.ip_addresses must be an IPv4 address',
+    );
+    const writes = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .slice(since)
+      .filter((entry) => entry.method !== 'GET');
     expect(writes).toEqual([]);
   });
 });

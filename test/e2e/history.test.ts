@@ -20,7 +20,9 @@ let folder: string;
 const secrets = { PBX_URI_PASSWORD: 'Uri-secret-0001#' };
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: { ...harness.env, ...secrets } });
 const commit = async (message: string): Promise<string> => {
-  await git('git', ['-c', 'user.name=Ops', '-c', 'user.email=ops@example.com', 'commit', '-q', '-am', message], { cwd: folder });
+  await git('git', ['-c', 'user.name=Ops', '-c', 'user.email=ops@example.com', 'commit', '-q', '-am', message], {
+    cwd: folder,
+  });
   return (await git('git', ['rev-parse', 'HEAD'], { cwd: folder })).stdout.trim();
 };
 
@@ -79,31 +81,51 @@ describe('history and revert', () => {
     expect(listed.code).toBe(0);
     const headings = listed.stdout.split('\n').filter((line) => line.startsWith('#'));
     expect(headings).toEqual([
-      expect.stringMatching(new RegExp(`^#2  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC  apply  commit ${commitB.slice(0, 7)}, by `)),
-      expect.stringMatching(new RegExp(`^#1  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC  apply  commit ${commitA.slice(0, 7)}, by `)),
+      expect.stringMatching(
+        new RegExp(`^#2  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC  apply  commit ${commitB.slice(0, 7)}, by `),
+      ),
+      expect.stringMatching(
+        new RegExp(`^#1  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC  apply  commit ${commitA.slice(0, 7)}, by `),
+      ),
     ]);
-    expect(listed.stdout).toContain('    ~ OriginationUri/pbx-primary  update\n    ~ TrunkIpAcl/pbx-office  update\n    applied · 2 changes · ');
+    expect(listed.stdout).toContain(
+      '    ~ OriginationUri/pbx-primary  update\n    ~ TrunkIpAcl/pbx-office  update\n    applied · 2 changes · ',
+    );
     const timeline = await cli(['history', 'OriginationUri/pbx-primary']);
-    expect(timeline.stdout).toContain('        uri: "sip.pbx.example.com:5060;transport=tcp" → "sip.pbx2.example.net:5060;transport=tcp"\n');
+    expect(timeline.stdout).toContain(
+      '        uri: "sip.pbx.example.com:5060;transport=tcp" → "sip.pbx2.example.net:5060;transport=tcp"\n',
+    );
     const history = await readFile(path.join(folder, 'telform.state.json.history'), 'utf8');
     expect(history).not.toContain(secrets.PBX_URI_PASSWORD);
 
     // The revert's plan: exactly A's values back, nothing else.
     const saved = await cli(['revert', '2', '-o', 'revert.json']);
     expect(saved.code).toBe(0);
-    expect(saved.stdout).toContain('      ~ uri: "sip.pbx2.example.net:5060;transport=tcp" → "sip.pbx.example.com:5060;transport=tcp"\n');
+    expect(saved.stdout).toContain(
+      '      ~ uri: "sip.pbx2.example.net:5060;transport=tcp" → "sip.pbx.example.com:5060;transport=tcp"\n',
+    );
     expect(saved.stdout).toContain('      + ip_addresses["198.51.100.0/28"] = "198.51.100.0/28"\n');
     expect(saved.stdout).toContain('Plan: 0 to create, 2 to update, 0 to replace, 0 to delete.');
-    const plan = JSON.parse(await readFile(path.join(folder, 'revert.json'), 'utf8')) as { changes: Array<{ address: string; action: string; after: unknown }>; seal?: unknown };
-    const applied = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { resources: Record<string, { applied_spec: unknown }> };
-    const first = JSON.parse(history.split('\n')[0] as string) as { changes: Array<{ address: string; after: unknown }> };
+    const plan = JSON.parse(await readFile(path.join(folder, 'revert.json'), 'utf8')) as {
+      changes: Array<{ address: string; action: string; after: unknown }>;
+      seal?: unknown;
+    };
+    const applied = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+      resources: Record<string, { applied_spec: unknown }>;
+    };
+    const first = JSON.parse(history.split('\n')[0] as string) as {
+      changes: Array<{ address: string; after: unknown }>;
+    };
     expect(plan.seal).toBeDefined();
     expect(plan.changes.map((change) => [change.address, change.action])).toEqual([
       ['OriginationUri/pbx-primary', 'update'],
       ['TrunkIpAcl/pbx-office', 'update'],
     ]);
-    for (const change of plan.changes) expect(change.after).toEqual(first.changes.find((made) => made.address === change.address)?.after);
-    expect(applied.resources['OriginationUri/pbx-primary']?.applied_spec).toMatchObject({ uri: 'sip.pbx2.example.net:5060;transport=tcp' });
+    for (const change of plan.changes)
+      expect(change.after).toEqual(first.changes.find((made) => made.address === change.address)?.after);
+    expect(applied.resources['OriginationUri/pbx-primary']?.applied_spec).toMatchObject({
+      uri: 'sip.pbx2.example.net:5060;transport=tcp',
+    });
 
     const reverted = await cli(['revert', '2', '--auto-approve']);
     expect(reverted.code).toBe(0);
@@ -111,12 +133,17 @@ describe('history and revert', () => {
     const drift = await cli(['drift', '-f', 'a.yaml']);
     expect([drift.code, drift.stdout]).toEqual([0, 'In sync: the account matches the manifests and the state.\n']);
     const verified = await cli(['history', 'verify']);
-    expect([verified.code, verified.stdout]).toEqual([0, 'the history of telform.state.json verifies: 3 records, #1 to #3, each chained to the one before\n']);
+    expect([verified.code, verified.stdout]).toEqual([
+      0,
+      'the history of telform.state.json verifies: 3 records, #1 to #3, each chained to the one before\n',
+    ]);
     expect((await cli(['history'])).stdout).toMatch(/\n#3 {2}\S+ \S+ UTC {2}revert of #2 {2}commit /);
 
     // --write: the manifests of B get A's values back, every other byte kept.
     const written = await cli(['revert', '2', '--write', '-f', 'pbx.yaml']);
-    expect(written.stdout).toBe('wrote pbx.yaml: OriginationUri/pbx-primary uri\nwrote pbx.yaml: TrunkIpAcl/pbx-office ip_addresses\n');
+    expect(written.stdout).toBe(
+      'wrote pbx.yaml: OriginationUri/pbx-primary uri\nwrote pbx.yaml: TrunkIpAcl/pbx-office ip_addresses\n',
+    );
     expect(await readFile(path.join(folder, 'pbx.yaml'), 'utf8')).toBe(versionA);
 
     // One byte of the second record changed: verify names it.
@@ -131,34 +158,74 @@ describe('history and revert', () => {
   });
 
   it('plans a deleted campaign back only as a new, billed registration marked irreversible, refused without its approvals; saved and applied, it is recorded as the revert', async () => {
-    const tea = teaBrandAndCampaign({ brand: 'tea', campaign: 'tea-orders' }, 'Tea orders', 'Fabrikam Tea: your order 882 is out for delivery.');
+    const tea = teaBrandAndCampaign(
+      { brand: 'tea', campaign: 'tea-orders' },
+      'Tea orders',
+      'Fabrikam Tea: your order 882 is out for delivery.',
+    );
     await writeFile(path.join(folder, 'tea.yaml'), tea);
     const state = ['--state', 'tea.state.json'];
-    const records = async () => (await readFile(path.join(folder, 'tea.state.json.history'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = async () =>
+      (await readFile(path.join(folder, 'tea.state.json.history'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     // The account is the first test's state's: handed over to this one, which claims it on its first apply.
     expect((await cli(['state', 'release'])).code).toBe(0);
     const created = await cli([...state, 'apply', '-f', 'tea.yaml', '--auto-approve', '--wait', '1m']);
     expect(created.code).toBe(0);
     await writeFile(path.join(folder, 'tea.yaml'), tea.slice(0, tea.indexOf('---')));
-    const deleted = await cli([...state, 'apply', '-f', 'tea.yaml', '--auto-approve', '--allow-irreversible', 'Campaign/tea-orders', '--force-deletes']);
+    const deleted = await cli([
+      ...state,
+      'apply',
+      '-f',
+      'tea.yaml',
+      '--auto-approve',
+      '--allow-irreversible',
+      'Campaign/tea-orders',
+      '--force-deletes',
+    ]);
     expect(deleted.code).toBe(0);
     const seq = (await records()).at(-1)?.seq as number;
 
     const refused = await cli([...state, 'revert', String(seq), '--auto-approve']);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain(`apply #${seq} deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted`);
+    expect(refused.stdout).toContain(
+      `apply #${seq} deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted`,
+    );
     expect(refused.stdout).toContain("registering it again submits it to the registry's vetting review: 15 USD");
     // A first registration is not billed; one that comes back through revert is a new vetting review.
     expect(refused.stdout).toContain('Cost: 15 USD. Irreversible: 1.');
-    expect(refused.stderr).toContain('Campaign/tea-orders would be registered anew (a new id, a new vetting), which cannot be undone; approve it with --allow-irreversible Campaign/tea-orders');
-    expect(refused.stderr).toContain('the plan costs 15 USD (campaign vetting reviews) and the approved maximum is 0 USD; approve it with --max-cost 15');
-    const unpriced = await cli([...state, 'revert', String(seq), '--auto-approve', '--allow-irreversible', 'Campaign/tea-orders']);
+    expect(refused.stderr).toContain(
+      'Campaign/tea-orders would be registered anew (a new id, a new vetting), which cannot be undone; approve it with --allow-irreversible Campaign/tea-orders',
+    );
+    expect(refused.stderr).toContain(
+      'the plan costs 15 USD (campaign vetting reviews) and the approved maximum is 0 USD; approve it with --max-cost 15',
+    );
+    const unpriced = await cli([
+      ...state,
+      'revert',
+      String(seq),
+      '--auto-approve',
+      '--allow-irreversible',
+      'Campaign/tea-orders',
+    ]);
     expect(unpriced.code).toBe(1);
     expect(unpriced.stderr).toContain('approve it with --max-cost 15');
     expect(unpriced.stderr).not.toContain('--allow-irreversible Campaign/tea-orders');
     expect((await records()).at(-1)?.seq).toBe(seq);
 
-    const saved = await cli([...state, 'revert', String(seq), '-o', 'tea-revert.json', '--allow-irreversible', 'Campaign/tea-orders', '--max-cost', '15']);
+    const saved = await cli([
+      ...state,
+      'revert',
+      String(seq),
+      '-o',
+      'tea-revert.json',
+      '--allow-irreversible',
+      'Campaign/tea-orders',
+      '--max-cost',
+      '15',
+    ]);
     expect(saved.code).toBe(0);
     const plan = JSON.parse(await readFile(path.join(folder, 'tea-revert.json'), 'utf8')) as {
       reverts: number;
@@ -166,7 +233,14 @@ describe('history and revert', () => {
       changes: Array<{ address: string; action: string; flags: { irreversible: boolean; billable_usd: number } }>;
     };
     // The brand it refers to comes along, unchanged.
-    expect(plan.changes.map((change) => [change.address, change.action, change.flags.irreversible, change.flags.billable_usd])).toEqual([
+    expect(
+      plan.changes.map((change) => [
+        change.address,
+        change.action,
+        change.flags.irreversible,
+        change.flags.billable_usd,
+      ]),
+    ).toEqual([
       ['Brand/tea', 'noop', false, 0],
       ['Campaign/tea-orders', 'create', true, 15],
     ]);
@@ -175,9 +249,17 @@ describe('history and revert', () => {
     const applied = await cli([...state, 'apply', 'tea-revert.json']);
     expect(applied.code).toBe(0);
     expect(applied.stderr).toContain(`recorded as #${seq + 1} in the history (revert of #${seq})`);
-    const revert = (await records()).at(-1) as { seq: number; trigger: string; reverts: number; fees_usd: number; changes: Array<{ address: string; action: string; fees_usd: number; irreversible?: boolean }> };
+    const revert = (await records()).at(-1) as {
+      seq: number;
+      trigger: string;
+      reverts: number;
+      fees_usd: number;
+      changes: Array<{ address: string; action: string; fees_usd: number; irreversible?: boolean }>;
+    };
     expect([revert.seq, revert.trigger, revert.reverts, revert.fees_usd]).toEqual([seq + 1, 'revert', seq, 15]);
-    expect(revert.changes.filter((change) => change.action !== 'noop')).toMatchObject([{ address: 'Campaign/tea-orders', action: 'create', fees_usd: 15, irreversible: true }]);
+    expect(revert.changes.filter((change) => change.action !== 'noop')).toMatchObject([
+      { address: 'Campaign/tea-orders', action: 'create', fees_usd: 15, irreversible: true },
+    ]);
     const listed = await cli([...state, 'history', '--limit', '1']);
     expect(listed.stdout).toContain(`#${seq + 1}  `);
     expect(listed.stdout).toContain(`revert of #${seq}`);
@@ -204,22 +286,42 @@ spec:
     const state = ['--state', 'dock.state.json'];
     expect((await cli(['--state', 'tea.state.json', 'state', 'release'])).code).toBe(0);
     expect((await cli([...state, 'apply', '-f', 'dock.yaml', '--auto-approve'])).code).toBe(0);
-    const id = (JSON.parse(await readFile(path.join(folder, 'dock.state.json'), 'utf8')) as { resources: Record<string, { id: string }> }).resources['Trunk/dock-out']?.id;
+    const id = (
+      JSON.parse(await readFile(path.join(folder, 'dock.state.json'), 'utf8')) as {
+        resources: Record<string, { id: string }>;
+      }
+    ).resources['Trunk/dock-out']?.id;
 
-    const serve = await startServeCli([...state, '-f', 'dock.yaml', '--listen', '127.0.0.1:0', '--interval', '1s', '--jitter', '0'], { cwd: folder, env: { ...harness.env, ...secrets } });
+    const serve = await startServeCli(
+      [...state, '-f', 'dock.yaml', '--listen', '127.0.0.1:0', '--interval', '1s', '--jitter', '0'],
+      { cwd: folder, env: { ...harness.env, ...secrets } },
+    );
     try {
-      await serve.waitForEvent((event) => event.type === 'account_status' && event.to === 'in_sync', { timeoutMs: 30_000 });
+      await serve.waitForEvent((event) => event.type === 'account_status' && event.to === 'in_sync', {
+        timeoutMs: 30_000,
+      });
       // A later check sees it in sync again and moves the window's start (any check in sync will do).
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect((await callApi(harness.emulator, 'POST', `/Zentrunk/Trunk/${id}/`, { secure: true })).status).toBeLessThan(300);
-      const seen = await serve.waitForLog((line) => line.address === 'Trunk/dock-out' && typeof line.changed_before === 'string', { timeoutMs: 30_000 });
+      expect((await callApi(harness.emulator, 'POST', `/Zentrunk/Trunk/${id}/`, { secure: true })).status).toBeLessThan(
+        300,
+      );
+      const seen = await serve.waitForLog(
+        (line) => line.address === 'Trunk/dock-out' && typeof line.changed_before === 'string',
+        { timeoutMs: 30_000 },
+      );
       expect(typeof seen.in_sync_at).toBe('string');
       expect(Date.parse(seen.in_sync_at as string)).toBeLessThan(Date.parse(seen.changed_before as string));
     } finally {
       await serve.stop('SIGTERM');
     }
-    const records = (await readFile(path.join(folder, 'dock.state.json.history'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    const drift = records.find((record) => record.type === 'drift') as { drifted: Array<{ address: string; since: string }>; at: string };
+    const records = (await readFile(path.join(folder, 'dock.state.json.history'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const drift = records.find((record) => record.type === 'drift') as {
+      drifted: Array<{ address: string; since: string }>;
+      at: string;
+    };
     expect(drift.drifted).toEqual([{ address: 'Trunk/dock-out', since: expect.any(String) }]);
     const since = drift.drifted[0]?.since ?? '';
     // Minutes, or seconds when both checks fall within one minute.

@@ -15,7 +15,9 @@ let server: Server | undefined;
 const sockets = new Set<Socket>();
 
 /** A listener that reads requests and answers those `answer` returns text for; the others never. */
-async function listen(answer: (requestLine: string) => string | undefined): Promise<{ url: string; requests: string[] }> {
+async function listen(
+  answer: (requestLine: string) => string | undefined,
+): Promise<{ url: string; requests: string[] }> {
   const requests: string[] = [];
   server = createServer((socket) => {
     sockets.add(socket);
@@ -42,14 +44,23 @@ async function listen(answer: (requestLine: string) => string | undefined): Prom
 }
 
 function envFor(url: string): Record<string, string> {
-  return cleanEnv({ TELFORM_ENDPOINT: url, TELFORM_AUTH_ID: 'MAHANGING0000000001', TELFORM_AUTH_TOKEN: 'hanging-token' });
+  return cleanEnv({
+    TELFORM_ENDPOINT: url,
+    TELFORM_AUTH_ID: 'MAHANGING0000000001',
+    TELFORM_AUTH_TOKEN: 'hanging-token',
+  });
 }
 
 beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-hostile-'));
   await writeFile(
     path.join(folder, 'm.yaml'),
-    JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'office' }, spec: { ip_addresses: ['203.0.113.10'] } }),
+    JSON.stringify({
+      apiVersion: 'telform/v1',
+      kind: 'TrunkIpAcl',
+      metadata: { name: 'office' },
+      spec: { ip_addresses: ['203.0.113.10'] },
+    }),
   );
 });
 afterEach(async () => {
@@ -67,7 +78,11 @@ describe('an endpoint that accepts connections and never answers', () => {
     const run = await runCli(['plan', '-f', 'm.yaml'], { cwd: folder, env: envFor(endpoint.url) });
     expect(run.code).toBe(1);
     const url = endpoint.url.replace(/\./g, '\\.');
-    expect(run.stderr).toMatch(new RegExp(`^error: could not read the whole list (\\S+): GET \\1 failed after \\d attempts: ${url} did not answer within 15 s\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: could not read the whole list (\\S+): GET \\1 failed after \\d attempts: ${url} did not answer within 15 s\\n$`,
+      ),
+    );
     expect(run.stderr).not.toContain('cannot reach');
     const perPath = new Map<string, number>();
     for (const line of endpoint.requests) perPath.set(line, (perPath.get(line) ?? 0) + 1);
@@ -77,7 +92,8 @@ describe('an endpoint that accepts connections and never answers', () => {
 
 describe('a fatal answer while other requests hang', () => {
   it('exits at once with the 401, abandoning the hanging request instead of retrying it', async () => {
-    const unauthorized = 'HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 27\r\n\r\n{"error":"not authorized."}';
+    const unauthorized =
+      'HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: 27\r\n\r\n{"error":"not authorized."}';
     const endpoint = await listen((line) => (line.includes('/Zentrunk/Trunk/') ? undefined : unauthorized));
     const run = await runCli(['plan', '-f', 'm.yaml'], { cwd: folder, env: envFor(endpoint.url) });
     expect(run.code).toBe(1);
@@ -89,10 +105,14 @@ describe('a fatal answer while other requests hang', () => {
 
   it('says an endpoint that answers with a web page is not the API, without retrying', async () => {
     const page = '<html><body>It works!</body></html>';
-    const endpoint = await listen(() => `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\n\r\n${page}`);
+    const endpoint = await listen(
+      () => `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\n\r\n${page}`,
+    );
     const run = await runCli(['plan', '-f', 'm.yaml'], { cwd: folder, env: envFor(endpoint.url) });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/answered GET \S+ with 200 and a body that is not JSON: it does not look like the API; check --endpoint \(or TELFORM_ENDPOINT\)\n$/);
+    expect(run.stderr).toMatch(
+      /answered GET \S+ with 200 and a body that is not JSON: it does not look like the API; check --endpoint \(or TELFORM_ENDPOINT\)\n$/,
+    );
     expect(new Set(endpoint.requests).size).toBe(endpoint.requests.length);
   }, 12_000);
 });

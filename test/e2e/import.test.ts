@@ -45,21 +45,52 @@ async function seedAccount(): Promise<void> {
     entries: [{ ip: '203.0.113.0', cidr_prefix: 28, description: 'office' }, { ip: '198.51.100.7' }],
   });
   await api('POST', '/SipAuth/IpAccessControlList/', { name: 'remote', entries: [{ ip: '192.0.2.44' }] });
-  await api('POST', '/Application/77700000000000001/', { sip_auth_type: 'credential', credential_uuid: desk.credential_uuid });
+  await api('POST', '/Application/77700000000000001/', {
+    sip_auth_type: 'credential',
+    credential_uuid: desk.credential_uuid,
+  });
   await api('POST', '/Application/77700000000000002/', {
     sip_auth_type: 'ip_acl_and_credential',
     ip_acl_uuid: office.ip_acl_uuid,
     credential_uuid: desk.credential_uuid,
   });
-  const sbc = await api('POST', '/Zentrunk/IPAccessControlList/', { name: 'office', ip_addresses: ['203.0.113.10', '198.51.100.0/28'] });
+  const sbc = await api('POST', '/Zentrunk/IPAccessControlList/', {
+    name: 'office',
+    ip_addresses: ['203.0.113.10', '198.51.100.0/28'],
+  });
   await api('POST', '/Zentrunk/IPAccessControlList/', { name: 'office', ip_addresses: ['192.0.2.10'] });
-  const login = await api('POST', '/Zentrunk/Credential/', { name: 'pbx login', username: 'pbxtrunk01', password: 'Pbx#trunk2024' });
+  const login = await api('POST', '/Zentrunk/Credential/', {
+    name: 'pbx login',
+    username: 'pbxtrunk01',
+    password: 'Pbx#trunk2024',
+  });
   await api('POST', '/Zentrunk/Credential/', { username: 'spare01', password: 'Spare!01x' });
   const primary = await api('POST', '/Zentrunk/URI/', { name: 'primary', uri: 'sip.pbx.example.com:5060' });
-  const backup = await api('POST', '/Zentrunk/URI/', { name: 'backup', uri: '203.0.113.20:5060', authentication_needed: true, username: 'pbxin', password: 'inbound-Secret9' });
-  await api('POST', '/Zentrunk/Trunk/', { name: 'pbx-out', trunk_direction: 'outbound', secure: true, ipacl_uuid: sbc.ipacl_uuid, credential_uuid: login.credential_uuid });
-  await api('POST', '/Zentrunk/Trunk/', { name: 'pbx-in', trunk_direction: 'inbound', primary_uri_uuid: primary.uri_uuid, fallback_uri_uuid: backup.uri_uuid });
-  const brand = await api('POST', '/10dlc/Brand/', { profile_uuid: '5eed0000-0000-4000-8000-000000000003', brand_alias: 'Initech', brand_type: 'STANDARD' });
+  const backup = await api('POST', '/Zentrunk/URI/', {
+    name: 'backup',
+    uri: '203.0.113.20:5060',
+    authentication_needed: true,
+    username: 'pbxin',
+    password: 'inbound-Secret9',
+  });
+  await api('POST', '/Zentrunk/Trunk/', {
+    name: 'pbx-out',
+    trunk_direction: 'outbound',
+    secure: true,
+    ipacl_uuid: sbc.ipacl_uuid,
+    credential_uuid: login.credential_uuid,
+  });
+  await api('POST', '/Zentrunk/Trunk/', {
+    name: 'pbx-in',
+    trunk_direction: 'inbound',
+    primary_uri_uuid: primary.uri_uuid,
+    fallback_uri_uuid: backup.uri_uuid,
+  });
+  const brand = await api('POST', '/10dlc/Brand/', {
+    profile_uuid: '5eed0000-0000-4000-8000-000000000003',
+    brand_alias: 'Initech',
+    brand_type: 'STANDARD',
+  });
   await advance(2_000);
   await api('POST', '/10dlc/Campaign/', campaignBody(brand.brand_id as string, 'initech-alerts'));
   await api('POST', '/10dlc/Campaign/', campaignBody(brand.brand_id as string, 'initech decline'));
@@ -81,16 +112,24 @@ describe('telform import', () => {
   const cli = (args: string[]) => runCli(args, { cwd: folder, env: { ...harness.env, ...secretEnv } });
 
   it('writes manifests for every object, names what it had to, and lists the secrets to provide, changing nothing but claiming the account', async () => {
-    const writesBefore = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
+    const writesBefore = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .filter((entry) => entry.method !== 'GET').length;
     const run = await cli(['import', '--out', 'manifests']);
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Imported 22 resources into manifests (10 files) and recorded them in the state.');
-    expect(run.stdout).toMatch(/SipCredential\/desk-phones \(id [^)]+\): its username "Desk\.Phones" is not a valid metadata\.name/);
+    expect(run.stdout).toMatch(
+      /SipCredential\/desk-phones \(id [^)]+\): its username "Desk\.Phones" is not a valid metadata\.name/,
+    );
     expect(run.stdout).toMatch(/TrunkIpAcl\/office-2 \(id [^)]+\): its name "office" is taken by another TrunkIpAcl/);
     // One write: the account nobody owned is claimed for the state the import recorded its objects in.
-    const writesAfter = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET');
-    expect(writesAfter.slice(writesBefore).map((entry) => `${entry.method} ${entry.path}`)).toEqual(['POST /v1/Account/MAEMULATOR0000000001/SipAuth/IpAccessControlList/']);
+    const writesAfter = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .filter((entry) => entry.method !== 'GET');
+    expect(writesAfter.slice(writesBefore).map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      'POST /v1/Account/MAEMULATOR0000000001/SipAuth/IpAccessControlList/',
+    ]);
 
     const files = (await readdir(path.join(folder, 'manifests'))).sort();
     expect(files).toEqual([
@@ -109,13 +148,22 @@ describe('telform import', () => {
     const trunks = await readFile(path.join(folder, 'manifests/trunk.yaml'), 'utf8');
     // Outside a repository that commits the schema: this version's, written beside the manifests (no CDN URL for the name).
     expect(trunks).toMatch(/^# yaml-language-server: \$schema=schemas\/manifest\.schema\.json\n/);
-    expect(await readFile(path.join(folder, 'manifests/schemas/manifest.schema.json'), 'utf8')).toBe(await readFile(path.join(repository, 'schemas/manifest.schema.json'), 'utf8'));
+    expect(await readFile(path.join(folder, 'manifests/schemas/manifest.schema.json'), 'utf8')).toBe(
+      await readFile(path.join(repository, 'schemas/manifest.schema.json'), 'utf8'),
+    );
     expect(trunks).toMatch(/ipacl_uuid: { ref: office(-2)? }\n  credential_uuid: { ref: pbx-login }/);
 
     const variables = [...run.stdout.matchAll(/^ {2}(TELFORM_SECRET_\w+)$/gm)].map((match) => match[1] as string);
     expect(variables.length).toBe(5);
     secretEnv = Object.fromEntries(
-      variables.map((name) => [name, name.includes('SIP_CREDENTIAL') ? 'Imported-Secret-2024' : name.includes('TRUNK_CREDENTIAL') ? 'Imp#rted1' : 'uri-Secret-1']),
+      variables.map((name) => [
+        name,
+        name.includes('SIP_CREDENTIAL')
+          ? 'Imported-Secret-2024'
+          : name.includes('TRUNK_CREDENTIAL')
+            ? 'Imp#rted1'
+            : 'uri-Secret-1',
+      ]),
     );
   });
 
@@ -134,7 +182,9 @@ describe('telform import', () => {
       expect(change.patch).toEqual([]);
       expect(Object.values(secretsOf(change) ?? {})).toEqual([{ value: 'unverifiable' }]);
     }
-    expect(parsed.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^Campaign\/initech-decline was declined by the registry/)]));
+    expect(parsed.warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Campaign\/initech-decline was declined by the registry/)]),
+    );
   });
 
   it('after setting the secrets once, an edit of one field is exactly one update', async () => {

@@ -23,20 +23,42 @@ afterAll(async () => {
 });
 
 async function createAcl(name: string, address: string): Promise<string> {
-  const { body } = await callApi(harness.emulator, 'POST', '/Zentrunk/IPAccessControlList/', { name, ip_addresses: [address] });
+  const { body } = await callApi(harness.emulator, 'POST', '/Zentrunk/IPAccessControlList/', {
+    name,
+    ip_addresses: [address],
+  });
   return String(body['ipacl_uuid']);
 }
 
 describe('a create an apply was killed in', () => {
   it('is claimed and deleted by the next run when the manifests dropped it; a namesake made by hand stays unmanaged', async () => {
     const manifests = path.join(folder, 'kept.yaml');
-    await writeFile(manifests, JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'kept' }, spec: { ip_addresses: ['192.0.2.1'] } }));
-    expect((await runCli(['apply', '-f', manifests, '--auto-approve'], { cwd: folder, env: harness.env })).code).toBe(0);
+    await writeFile(
+      manifests,
+      JSON.stringify({
+        apiVersion: 'telform/v1',
+        kind: 'TrunkIpAcl',
+        metadata: { name: 'kept' },
+        spec: { ip_addresses: ['192.0.2.1'] },
+      }),
+    );
+    expect((await runCli(['apply', '-f', manifests, '--auto-approve'], { cwd: folder, env: harness.env })).code).toBe(
+      0,
+    );
 
     // What the killed apply had journaled before its request, and what that request made.
     const at = new Date().toISOString();
     const spec = { name: 'dropped', ip_addresses: ['192.0.2.20'] };
-    const intent = { type: 'intent', address: 'TrunkIpAcl/dropped', kind: 'TrunkIpAcl', action: 'create', fields: spec, spec, seq: 1, at };
+    const intent = {
+      type: 'intent',
+      address: 'TrunkIpAcl/dropped',
+      kind: 'TrunkIpAcl',
+      action: 'create',
+      fields: spec,
+      spec,
+      seq: 1,
+      at,
+    };
     await appendFile(path.join(folder, 'telform.state.json.journal'), `${JSON.stringify(intent)}\n`);
     const made = await createAcl('dropped', '192.0.2.20');
     const byHand = await createAcl('dropped', '192.0.2.99');

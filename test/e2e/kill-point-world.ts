@@ -57,12 +57,19 @@ export class World {
   manifests(): string {
     const documents: object[] = [];
     for (const [name, acl] of this.acls) documents.push(doc('TrunkIpAcl', name, { ip_addresses: acl.addresses }));
-    for (const [name, uri] of this.uris) documents.push(doc('OriginationUri', name, { uri: `pbx-${name}.example.net:${uri.port}` }));
+    for (const [name, uri] of this.uris)
+      documents.push(doc('OriginationUri', name, { uri: `pbx-${name}.example.net:${uri.port}` }));
     for (const [name, credential] of this.credentials) {
-      documents.push(doc('SipCredential', name, { username: usernameOf(name, credential.generation), password: { fromEnv: envName(name) } }));
+      documents.push(
+        doc('SipCredential', name, {
+          username: usernameOf(name, credential.generation),
+          password: { fromEnv: envName(name) },
+        }),
+      );
     }
     for (const [name, trunk] of this.trunks) {
-      const links = trunk.direction === 'outbound' ? { ipacl_uuid: { ref: trunk.acl } } : { primary_uri_uuid: { ref: trunk.uri } };
+      const links =
+        trunk.direction === 'outbound' ? { ipacl_uuid: { ref: trunk.acl } } : { primary_uri_uuid: { ref: trunk.uri } };
       documents.push(doc('Trunk', name, { trunk_direction: trunk.direction, secure: trunk.secure, ...links }));
     }
     return documents.map((document) => JSON.stringify(document)).join('\n---\n');
@@ -73,7 +80,8 @@ export class World {
     const lines: string[] = [];
     for (const [name, acl] of this.acls) lines.push(`TrunkIpAcl ${name} ${[...acl.addresses].sort().join(',')}`);
     for (const [name, uri] of this.uris) lines.push(`OriginationUri ${name} pbx-${name}.example.net:${uri.port}`);
-    for (const [name, credential] of this.credentials) lines.push(`SipCredential ${usernameOf(name, credential.generation)}`);
+    for (const [name, credential] of this.credentials)
+      lines.push(`SipCredential ${usernameOf(name, credential.generation)}`);
     for (const [name, trunk] of this.trunks) {
       const link = trunk.direction === 'outbound' ? `acl=${ids.acl(trunk.acl)}` : `uri=${ids.uri(trunk.uri)}`;
       lines.push(`Trunk ${name} ${trunk.direction} secure=${trunk.secure} ${link}`);
@@ -137,7 +145,8 @@ export class World {
   private pick<T>(items: T[], count: number): T[] {
     const pool = [...items];
     const picked: T[] = [];
-    while (picked.length < count && pool.length > 0) picked.push(...pool.splice(Math.floor(this.random() * pool.length), 1));
+    while (picked.length < count && pool.length > 0)
+      picked.push(...pool.splice(Math.floor(this.random() * pool.length), 1));
     return picked;
   }
 }

@@ -30,7 +30,9 @@ let folder: string;
 
 beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-kill-point-'));
-  emulator = spawn(process.execPath, [cliPath, 'emulator', '--port', '0', '--latency', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  emulator = spawn(process.execPath, [cliPath, 'emulator', '--port', '0', '--latency', '60'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   url = await new Promise<string>((resolve, reject) => {
     let output = '';
     emulator.stdout?.on('data', (chunk: Buffer) => {
@@ -50,7 +52,9 @@ async function list(collection: string): Promise<Array<Record<string, unknown>>>
   const authorization = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.authToken}`).toString('base64')}`;
   const items: Array<Record<string, unknown>> = [];
   for (let offset = 0; ; offset += 20) {
-    const response = await fetch(`${url}/v1/Account/${defaultAccount.authId}${collection}?limit=20&offset=${offset}`, { headers: { authorization } });
+    const response = await fetch(`${url}/v1/Account/${defaultAccount.authId}${collection}?limit=20&offset=${offset}`, {
+      headers: { authorization },
+    });
     const page = (await response.json()) as { objects: Array<Record<string, unknown>>; meta: { next: string | null } };
     items.push(...page.objects);
     if (!page.meta.next) return items;
@@ -68,8 +72,17 @@ async function roundIntents(journal: string, since: Date): Promise<Array<{ label
     } catch {
       continue; // a line torn by the kill
     }
-    if (record.type === 'intent' && record.seq !== undefined && record.address && Date.parse(record.at ?? '') >= since.getTime()) {
-      intents.set(record.seq, { address: record.address, label: record.replace ? 'replace' : String(record.action), open: true });
+    if (
+      record.type === 'intent' &&
+      record.seq !== undefined &&
+      record.address &&
+      Date.parse(record.at ?? '') >= since.getTime()
+    ) {
+      intents.set(record.seq, {
+        address: record.address,
+        label: record.replace ? 'replace' : String(record.action),
+        open: true,
+      });
     } else if (record.type === 'result') {
       for (const intent of intents.values()) if (intent.address === record.address) intent.open = false;
     }
@@ -82,7 +95,12 @@ async function roundIntents(journal: string, since: Date): Promise<Array<{ label
  * moment (0–150 ms, with 60 ms per request) after the first intent of that kind; the others kill
  * at a random moment of the whole run (reading, settling, planning, writing or compacting).
  */
-async function killedApply(args: string[], env: Record<string, string>, random: () => number, started: Date): Promise<{ code: number | null; stderr: string }> {
+async function killedApply(
+  args: string[],
+  env: Record<string, string>,
+  random: () => number,
+  started: Date,
+): Promise<{ code: number | null; stderr: string }> {
   const journal = path.join(folder, 'telform.state.json.journal');
   const child = spawn(process.execPath, [cliPath, ...args], { cwd: folder, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -117,9 +135,19 @@ describe('applies killed at random moments', () => {
     while (rounds < maxRounds && (rounds < minRounds || operationTypes.some((type) => !interrupted.has(type)))) {
       if (rounds > 0) world.mutate();
       await writeFile(manifests, world.manifests());
-      const env = cleanEnv({ TELFORM_ENDPOINT: url, TELFORM_AUTH_ID: defaultAccount.authId, TELFORM_AUTH_TOKEN: defaultAccount.authToken, ...world.env() });
+      const env = cleanEnv({
+        TELFORM_ENDPOINT: url,
+        TELFORM_AUTH_ID: defaultAccount.authId,
+        TELFORM_AUTH_TOKEN: defaultAccount.authToken,
+        ...world.env(),
+      });
       const started = new Date();
-      const run = await killedApply(['apply', '-f', manifests, '--auto-approve', '--force-deletes', '--parallelism', '4'], env, random, started);
+      const run = await killedApply(
+        ['apply', '-f', manifests, '--auto-approve', '--force-deletes', '--parallelism', '4'],
+        env,
+        random,
+        started,
+      );
       // Finished before the kill: it must have succeeded.
       if (run.code !== null && run.code !== 0) unexpected.push(`round ${rounds}: exit ${run.code}: ${run.stderr}`);
       for (const intent of await roundIntents(path.join(folder, 'telform.state.json.journal'), started)) {
@@ -127,23 +155,37 @@ describe('applies killed at random moments', () => {
       }
       // What a killed run leaves on disk never holds a secret.
       const files = ['telform.state.json', 'telform.state.json.journal'];
-      const onDisk = (await Promise.all(files.map((file) => readFile(path.join(folder, file), 'utf8').catch(() => '')))).join('');
+      const onDisk = (
+        await Promise.all(files.map((file) => readFile(path.join(folder, file), 'utf8').catch(() => '')))
+      ).join('');
       for (const [variable, password] of Object.entries(world.env())) {
         if (onDisk.includes(password)) unexpected.push(`round ${rounds}: the value of ${variable} is on disk`);
       }
       rounds += 1;
     }
-    console.log(`kill-point: ${rounds} rounds; interrupted: ${JSON.stringify(Object.fromEntries([...interrupted].sort()))}`);
+    console.log(
+      `kill-point: ${rounds} rounds; interrupted: ${JSON.stringify(Object.fromEntries([...interrupted].sort()))}`,
+    );
     expect(unexpected).toEqual([]);
 
-    const env = cleanEnv({ TELFORM_ENDPOINT: url, TELFORM_AUTH_ID: defaultAccount.authId, TELFORM_AUTH_TOKEN: defaultAccount.authToken, ...world.env() });
+    const env = cleanEnv({
+      TELFORM_ENDPOINT: url,
+      TELFORM_AUTH_ID: defaultAccount.authId,
+      TELFORM_AUTH_TOKEN: defaultAccount.authToken,
+      ...world.env(),
+    });
     const finish = await runCli(['apply', '-f', manifests, '--auto-approve', '--force-deletes'], { cwd: folder, env });
     expect(finish.stderr).not.toContain('FAILED');
     expect(finish.code).toBe(0);
 
-    const plan = await runCli(['plan', '-f', manifests, '--show-unmanaged', '--detailed-exitcode'], { cwd: folder, env });
+    const plan = await runCli(['plan', '-f', manifests, '--show-unmanaged', '--detailed-exitcode'], {
+      cwd: folder,
+      env,
+    });
     // The emulator's seeded objects of other kinds (business profiles) are unmanaged by design.
-    const unmanaged = plan.stdout.split('\n').filter((line) => /^ {2}. (TrunkIpAcl|OriginationUri|SipCredential|Trunk) /.test(line));
+    const unmanaged = plan.stdout
+      .split('\n')
+      .filter((line) => /^ {2}. (TrunkIpAcl|OriginationUri|SipCredential|Trunk) /.test(line));
     expect(unmanaged).toEqual([]);
     expect(plan.stdout).toContain('No changes. The account matches the manifests.');
     expect(plan.code).toBe(0);
@@ -157,11 +199,16 @@ describe('applies killed at random moments', () => {
     const idOf = (items: Array<Record<string, unknown>>, idField: string) => (name: string) =>
       String(items.find((item) => item['name'] === name)?.[idField] ?? `(no ${name})`);
     const account = [
-      ...acls.map((acl) => `TrunkIpAcl ${String(acl['name'])} ${[...(acl['ip_addresses'] as string[])].sort().join(',')}`),
+      ...acls.map(
+        (acl) => `TrunkIpAcl ${String(acl['name'])} ${[...(acl['ip_addresses'] as string[])].sort().join(',')}`,
+      ),
       ...uris.map((uri) => `OriginationUri ${String(uri['name'])} ${String(uri['uri'])}`),
       ...credentials.map((credential) => `SipCredential ${String(credential['username'])}`),
       ...trunks.map((trunk) => {
-        const link = trunk['trunk_direction'] === 'outbound' ? `acl=${String(trunk['ipacl_uuid'])}` : `uri=${String(trunk['primary_uri_uuid'])}`;
+        const link =
+          trunk['trunk_direction'] === 'outbound'
+            ? `acl=${String(trunk['ipacl_uuid'])}`
+            : `uri=${String(trunk['primary_uri_uuid'])}`;
         return `Trunk ${String(trunk['name'])} ${String(trunk['trunk_direction'])} secure=${String(trunk['secure'])} ${link}`;
       }),
     ].sort();
@@ -184,6 +231,7 @@ describe('applies killed at random moments', () => {
     expect(existsSync(`${stateFile}.lock`)).toBe(false);
 
     // Enough rounds to interrupt every kind of write.
-    for (const type of operationTypes) expect(interrupted.get(type) ?? 0, `${type} interrupted at least once`).toBeGreaterThan(0);
+    for (const type of operationTypes)
+      expect(interrupted.get(type) ?? 0, `${type} interrupted at least once`).toBeGreaterThan(0);
   });
 });

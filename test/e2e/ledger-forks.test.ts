@@ -50,18 +50,28 @@ describe('two ledgers for one account', () => {
     expect((await cli(['--state', 'pbx.state.json', 'apply', '-f', file, '--auto-approve'])).code).toBe(0);
     const migrated = await cli(['--state', 'pbx.state.json', 'state', 'migrate', '--to', url, '--to-workspace', 'pbx']);
     expect(migrated.code).toBe(0);
-    expect(migrated.stderr).toBe(`pbx.state.json is retired: every command on it now refuses and names the new place; use --state ${url} --workspace pbx from now on\n`);
+    expect(migrated.stderr).toBe(
+      `pbx.state.json is retired: every command on it now refuses and names the new place; use --state ${url} --workspace pbx from now on\n`,
+    );
 
     // Every command on the old file refuses before it reads the account, so it can never recreate or re-point anything.
     const [acl] = await trunkAclsNamed('pbx-office');
     const inDatabase = ['--state', url, '--workspace', 'pbx'];
     expect((await cli([...inDatabase, 'plan', '-f', file, '--detailed-exitcode'])).code).toBe(0);
-    for (const command of [['apply', '-f', file, '--auto-approve'], ['plan', '-f', file], ['drift', '-f', file], ['state', 'list'], ['import', '--out', 'again']]) {
+    for (const command of [
+      ['apply', '-f', file, '--auto-approve'],
+      ['plan', '-f', file],
+      ['drift', '-f', file],
+      ['state', 'list'],
+      ['import', '--out', 'again'],
+    ]) {
       const refused = await cli(['--state', 'pbx.state.json', ...command]);
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toMatch(
-        new RegExp(`^error: the state pbx\\.state\\.json was migrated at \\S+Z and is retired: use --state ${url.replace(/[./]/g, '\\$&')} --workspace pbx instead \\(--reopen-retired uses this copy again, as a new ledger\\)\\n$`),
+        new RegExp(
+          `^error: the state pbx\\.state\\.json was migrated at \\S+Z and is retired: use --state ${url.replace(/[./]/g, '\\$&')} --workspace pbx instead \\(--reopen-retired uses this copy again, as a new ledger\\)\\n$`,
+        ),
       );
     }
     expect(await trunkAclsNamed('pbx-office')).toEqual([acl]);
@@ -70,7 +80,12 @@ describe('two ledgers for one account', () => {
     // Read on purpose, it still shows what it held.
     const read = await cli(['--state', 'pbx.state.json', '--reopen-retired', 'state', 'list']);
     expect(read.code).toBe(0);
-    expect(read.stdout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[0])).toEqual(['Trunk/pbx-outbound', 'TrunkIpAcl/pbx-office']);
+    expect(
+      read.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/\s+/)[0]),
+    ).toEqual(['Trunk/pbx-outbound', 'TrunkIpAcl/pbx-office']);
   }, 120_000);
 });
 
@@ -81,14 +96,32 @@ describe('a linked state path', () => {
     harness = await emulatorForCli();
   });
   it('is one ledger: two applies through the file and a link to it never both write, and the link stays a link', async () => {
-    const file = await manifests('linked.yaml', Array.from({ length: 4 }, (_, index) => doc('TrunkIpAcl', `linked-${index}`, { ip_addresses: [`198.51.100.${index + 1}`] })));
+    const file = await manifests(
+      'linked.yaml',
+      Array.from({ length: 4 }, (_, index) =>
+        doc('TrunkIpAcl', `linked-${index}`, { ip_addresses: [`198.51.100.${index + 1}`] }),
+      ),
+    );
     await symlink('linked.state.json', path.join(folder, 'alias.state.json'));
-    await fetch(`${harness.emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: 400 }) });
+    await fetch(`${harness.emulator.url}/__emulator/faults/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ latency: 400 }),
+    });
     try {
-      const first = startCli(['--state', 'linked.state.json', 'apply', '-f', file, '--auto-approve', '--parallelism', '1'], { cwd: folder, env: harness.env });
+      const first = startCli(
+        ['--state', 'linked.state.json', 'apply', '-f', file, '--auto-approve', '--parallelism', '1'],
+        { cwd: folder, env: harness.env },
+      );
       // Once the first holds the lock (its lock file exists), the second, through the link, must find it held.
       for (;;) {
-        if (await lstat(path.join(folder, 'linked.state.json.lock')).then(() => true, () => false)) break;
+        if (
+          await lstat(path.join(folder, 'linked.state.json.lock')).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const second = await cli(['--state', 'alias.state.json', 'apply', '-f', file, '--auto-approve']);
@@ -96,7 +129,11 @@ describe('a linked state path', () => {
       expect(second.stderr).toMatch(/^error: the state file alias\.state\.json is locked by process \d+ on /);
       expect((await first.done).code).toBe(0);
     } finally {
-      await fetch(`${harness.emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: 0 }) });
+      await fetch(`${harness.emulator.url}/__emulator/faults/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ latency: 0 }),
+      });
     }
     expect((await lstat(path.join(folder, 'alias.state.json'))).isSymbolicLink()).toBe(true);
     const again = await cli(['--state', 'alias.state.json', 'apply', '-f', file, '--auto-approve']);
@@ -110,10 +147,29 @@ describe('a linked state path', () => {
 
 describe('a ledger that exists only as a journal', () => {
   it('is reported by state list and state migrate, never as "no state"', async () => {
-    const intent = (seq: number, name: string) => JSON.stringify({ type: 'intent', seq, address: `TrunkIpAcl/${name}`, kind: 'TrunkIpAcl', action: 'create', at: '2026-01-01T00:00:00.000Z' });
-    await writeFile(path.join(folder, 'killed.state.json.journal'), `${[1, 2, 3].map((seq) => intent(seq, `acl-${seq}`)).join('\n')}\n`);
-    const message = 'error: the state at killed.state.json has no ledger yet, but its journal holds 3 records of an apply that stopped before writing it (0 results, 3 operations to settle); run telform plan with this --state to see them and telform apply to settle and record them\n';
-    expect(await cli(['--state', 'killed.state.json', 'state', 'list'])).toMatchObject({ code: 1, stdout: '', stderr: message });
-    expect(await cli(['--state', 'killed.state.json', 'state', 'migrate', '--to', 'elsewhere.json'])).toMatchObject({ code: 1, stderr: message });
+    const intent = (seq: number, name: string) =>
+      JSON.stringify({
+        type: 'intent',
+        seq,
+        address: `TrunkIpAcl/${name}`,
+        kind: 'TrunkIpAcl',
+        action: 'create',
+        at: '2026-01-01T00:00:00.000Z',
+      });
+    await writeFile(
+      path.join(folder, 'killed.state.json.journal'),
+      `${[1, 2, 3].map((seq) => intent(seq, `acl-${seq}`)).join('\n')}\n`,
+    );
+    const message =
+      'error: the state at killed.state.json has no ledger yet, but its journal holds 3 records of an apply that stopped before writing it (0 results, 3 operations to settle); run telform plan with this --state to see them and telform apply to settle and record them\n';
+    expect(await cli(['--state', 'killed.state.json', 'state', 'list'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: message,
+    });
+    expect(await cli(['--state', 'killed.state.json', 'state', 'migrate', '--to', 'elsewhere.json'])).toMatchObject({
+      code: 1,
+      stderr: message,
+    });
   });
 });

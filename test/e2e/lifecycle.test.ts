@@ -14,7 +14,12 @@ const basic = `Basic ${Buffer.from(`${defaultAccount.authId}:${defaultAccount.au
 const api = (method: string, pathname: string, body?: unknown) => callApi(harness.emulator, method, pathname, body);
 
 function doc(kind: string, name: string, spec: Record<string, unknown>, protect = false): string {
-  return JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name, ...(protect ? { protect: true } : {}) }, spec });
+  return JSON.stringify({
+    apiVersion: 'telform/v1',
+    kind,
+    metadata: { name, ...(protect ? { protect: true } : {}) },
+    spec,
+  });
 }
 
 /** Writes manifests (YAML is a superset of JSON: one JSON document per `---`). */
@@ -42,7 +47,10 @@ afterEach(async () => {
 
 describe('the resource lifecycle', () => {
   it('adopts an object made by hand with the same name, then deletes what leaves the manifests', async () => {
-    const made = await api('POST', '/Zentrunk/IPAccessControlList/', { name: 'by-hand', ip_addresses: ['203.0.113.10'] });
+    const made = await api('POST', '/Zentrunk/IPAccessControlList/', {
+      name: 'by-hand',
+      ip_addresses: ['203.0.113.10'],
+    });
     expect(made.status).toBe(201);
     const file = await manifests('adopt.yaml', [acl('by-hand'), acl('second', '203.0.113.11')]);
     const plan = await cli(['plan', '-f', file, '--state', 'adopt.json']);
@@ -61,7 +69,9 @@ describe('the resource lifecycle', () => {
   });
 
   it('renames a resource with state mv instead of recreating it', async () => {
-    const file = await manifests('rename.yaml', [doc('TrunkIpAcl', 'old-name', { ip_addresses: ['192.0.2.70'], name: 'edge' })]);
+    const file = await manifests('rename.yaml', [
+      doc('TrunkIpAcl', 'old-name', { ip_addresses: ['192.0.2.70'], name: 'edge' }),
+    ]);
     expect((await cli(['apply', '-f', file, '--state', 'rename.json', '--auto-approve'])).code).toBe(0);
     await manifests('rename.yaml', [doc('TrunkIpAcl', 'new-name', { ip_addresses: ['192.0.2.70'], name: 'edge' })]);
     const before = await cli(['plan', '-f', file, '--state', 'rename.json']);
@@ -81,7 +91,16 @@ describe('the resource lifecycle', () => {
     expect(quiet.stdout).not.toContain('stray-uri');
     const shown = await cli(['plan', '-f', file, '--state', 'stray.json', '--show-unmanaged']);
     expect(shown.stdout).toContain(`    OriginationUri ${stray.body.uri_uuid as string} (stray-uri)`);
-    const pruned = await cli(['apply', '-f', file, '--state', 'stray.json', '--auto-approve', '--prune-unmanaged', 'OriginationUri']);
+    const pruned = await cli([
+      'apply',
+      '-f',
+      file,
+      '--state',
+      'stray.json',
+      '--auto-approve',
+      '--prune-unmanaged',
+      'OriginationUri',
+    ]);
     expect(pruned.code).toBe(0);
     expect(pruned.stderr).toContain(`deleted  OriginationUri/#${stray.body.uri_uuid as string}`);
     expect((await api('GET', `/Zentrunk/URI/${stray.body.uri_uuid as string}/`)).status).toBe(404);
@@ -91,26 +110,36 @@ describe('the resource lifecycle', () => {
 
   it('refuses to apply without --auto-approve off a terminal, sending nothing', async () => {
     const file = await manifests('unasked.yaml', [acl('unasked')]);
-    const before = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
+    const before = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .filter((entry) => entry.method !== 'GET').length;
     const run = await cli(['apply', '-f', file, '--state', 'unasked.json']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
       'error: not on a terminal and --auto-approve was not given, so nothing was applied; review with `telform plan` and pass --auto-approve',
     );
-    const after = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
+    const after = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .filter((entry) => entry.method !== 'GET').length;
     expect(after).toBe(before);
   });
 
   it('refuses deleting all of a kind and empty manifests without approval', async () => {
     const file = await manifests('mass.yaml', [acl('mass-a', '192.0.2.1'), acl('mass-b', '192.0.2.2')]);
     expect((await cli(['apply', '-f', file, '--state', 'mass.json', '--auto-approve'])).code).toBe(0);
-    await manifests('mass.yaml', [doc('TrunkCredential', 'keep-one', { username: 'keeponeuser', password: { fromEnv: 'KEEP_PASSWORD' } })]);
-    const refused = await cli(['apply', '-f', file, '--state', 'mass.json', '--auto-approve'], { KEEP_PASSWORD: 'Keep#one1' });
+    await manifests('mass.yaml', [
+      doc('TrunkCredential', 'keep-one', { username: 'keeponeuser', password: { fromEnv: 'KEEP_PASSWORD' } }),
+    ]);
+    const refused = await cli(['apply', '-f', file, '--state', 'mass.json', '--auto-approve'], {
+      KEEP_PASSWORD: 'Keep#one1',
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       'refused: the plan deletes or replaces 2 of the 2 managed TrunkIpAcl resources (all of them); check the -f paths, then pass --force-deletes',
     );
-    const forced = await cli(['apply', '-f', file, '--state', 'mass.json', '--auto-approve', '--force-deletes'], { KEEP_PASSWORD: 'Keep#one1' });
+    const forced = await cli(['apply', '-f', file, '--state', 'mass.json', '--auto-approve', '--force-deletes'], {
+      KEEP_PASSWORD: 'Keep#one1',
+    });
     expect(forced.code).toBe(0);
 
     await writeFile(path.join(folder, 'mass.yaml'), '# nothing here\n');
@@ -123,21 +152,38 @@ describe('the resource lifecycle', () => {
     const credential = (username: string) =>
       doc('SipCredential', 'guarded', { username, password: { fromEnv: 'GUARDED_PASSWORD' } }, true);
     const secrets = { GUARDED_PASSWORD: 'Guarded-Pass1234' };
-    const file = await manifests('protect.yaml', [credential('guarded-v1'), doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v1' }, true)]);
+    const file = await manifests('protect.yaml', [
+      credential('guarded-v1'),
+      doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v1' }, true),
+    ]);
     expect((await cli(['apply', '-f', file, '--state', 'protect.json', '--auto-approve'], secrets)).code).toBe(0);
-    await manifests('protect.yaml', [credential('guarded-v1'), doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v2' }, true)]);
+    await manifests('protect.yaml', [
+      credential('guarded-v1'),
+      doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v2' }, true),
+    ]);
     const rename = await cli(['apply', '-f', file, '--state', 'protect.json', '--auto-approve'], secrets);
     expect(rename.code).toBe(0);
     expect(rename.stderr).toContain('updated  TrunkIpAcl/renamed');
     // A SIP username cannot change in place: that is a replace, which protect forbids.
-    await manifests('protect.yaml', [credential('guarded-v2'), doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v2' }, true)]);
-    const replace = await cli(['apply', '-f', file, '--state', 'protect.json', '--auto-approve', '--force-deletes'], secrets);
+    await manifests('protect.yaml', [
+      credential('guarded-v2'),
+      doc('TrunkIpAcl', 'renamed', { ip_addresses: ['192.0.2.50'], name: 'renamed-v2' }, true),
+    ]);
+    const replace = await cli(
+      ['apply', '-f', file, '--state', 'protect.json', '--auto-approve', '--force-deletes'],
+      secrets,
+    );
     expect(replace.code).toBe(1);
-    expect(replace.stderr).toContain('refused: SipCredential/guarded has metadata.protect: true and would be replaced; set metadata.protect: false and apply that first');
+    expect(replace.stderr).toContain(
+      'refused: SipCredential/guarded has metadata.protect: true and would be replaced; set metadata.protect: false and apply that first',
+    );
   });
 
   it('needs --max-cost for a billable campaign fix and --allow-irreversible for a campaign delete', async () => {
-    const brand = doc('Brand', 'billing-brand', { profile_uuid: '5eed0000-0000-4000-8000-000000000004', brand_alias: 'Billing Brand' });
+    const brand = doc('Brand', 'billing-brand', {
+      profile_uuid: '5eed0000-0000-4000-8000-000000000004',
+      brand_alias: 'Billing Brand',
+    });
     const campaign = (alias: string) =>
       doc('Campaign', 'billing-campaign', {
         brand_id: { ref: 'billing-brand' },
@@ -162,21 +208,43 @@ describe('the resource lifecycle', () => {
     await manifests('billing.yaml', [brand, campaign('billing-fixed')]);
     const costly = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve']);
     expect(costly.code).toBe(1);
-    expect(costly.stderr).toContain('refused: the plan costs 15 USD (campaign vetting reviews) and the approved maximum is 0 USD; approve it with --max-cost 15');
+    expect(costly.stderr).toContain(
+      'refused: the plan costs 15 USD (campaign vetting reviews) and the approved maximum is 0 USD; approve it with --max-cost 15',
+    );
     const paid = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--max-cost', '15']);
     expect(paid.code).toBe(0);
     expect(paid.stderr).toContain('updated  Campaign/billing-campaign');
-    const billing = (await (await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/billing/`)).json()) as { total_usd: number };
+    const billing = (await (
+      await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/billing/`)
+    ).json()) as { total_usd: number };
     expect(billing.total_usd).toBe(15);
 
     await advanceClock(harness.emulator, 1_000);
     await manifests('billing.yaml', [brand]);
-    const irreversible = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--force-deletes']);
+    const irreversible = await cli([
+      'apply',
+      '-f',
+      file,
+      '--state',
+      'billing.json',
+      '--auto-approve',
+      '--force-deletes',
+    ]);
     expect(irreversible.code).toBe(1);
     expect(irreversible.stderr).toContain(
       'refused: Campaign/billing-campaign would be deleted, which cannot be undone; approve it with --allow-irreversible Campaign/billing-campaign',
     );
-    const approved = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve', '--force-deletes', '--allow-irreversible', 'Campaign/billing-campaign']);
+    const approved = await cli([
+      'apply',
+      '-f',
+      file,
+      '--state',
+      'billing.json',
+      '--auto-approve',
+      '--force-deletes',
+      '--allow-irreversible',
+      'Campaign/billing-campaign',
+    ]);
     expect(approved.code).toBe(0);
     expect(approved.stderr).toContain('deleted  Campaign/billing-campaign');
   });
@@ -186,14 +254,20 @@ describe('the resource lifecycle', () => {
     expect((await cli(['apply', '-f', file, '--state', 'saved.json', '--auto-approve'])).code).toBe(0);
     await manifests('saved.yaml', [doc('TrunkIpAcl', 'saved-acl', { ip_addresses: ['192.0.2.60', '192.0.2.61'] })]);
     expect((await cli(['plan', '-f', file, '--state', 'saved.json', '-o', 'saved-plan.json'])).code).toBe(0);
-    const ledger = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(folder, 'saved.json'), 'utf8')) as {
+    const ledger = JSON.parse(
+      await (await import('node:fs/promises')).readFile(path.join(folder, 'saved.json'), 'utf8'),
+    ) as {
       resources: Record<string, { id: string }>;
     };
     const id = ledger.resources['TrunkIpAcl/saved-acl']?.id as string;
-    expect((await api('POST', `/Zentrunk/IPAccessControlList/${id}/`, { ip_addresses: ['192.0.2.99'] })).status).toBe(202);
+    expect((await api('POST', `/Zentrunk/IPAccessControlList/${id}/`, { ip_addresses: ['192.0.2.99'] })).status).toBe(
+      202,
+    );
     const stale = await cli(['apply', 'saved-plan.json', '--state', 'saved.json']);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('error: saved-plan.json is stale: TrunkIpAcl/saved-acl changed since it was made; make a new plan');
+    expect(stale.stderr).toContain(
+      'error: saved-plan.json is stale: TrunkIpAcl/saved-acl changed since it was made; make a new plan',
+    );
 
     expect((await cli(['plan', '-f', file, '--state', 'saved.json', '-o', 'saved-plan.json'])).code).toBe(0);
     const applied = await cli(['apply', 'saved-plan.json', '--state', 'saved.json']);
@@ -203,7 +277,10 @@ describe('the resource lifecycle', () => {
 
   it('reports a declined brand with its reasons and keeps its campaigns from registering', async () => {
     const file = await manifests('declined.yaml', [
-      doc('Brand', 'declined-brand', { profile_uuid: '5eed0000-0000-4000-8000-000000000003', brand_alias: 'decline me' }),
+      doc('Brand', 'declined-brand', {
+        profile_uuid: '5eed0000-0000-4000-8000-000000000003',
+        brand_alias: 'decline me',
+      }),
     ]);
     const apply = await cli(['apply', '-f', file, '--state', 'declined.json', '--auto-approve']);
     expect(apply.code).toBe(0);
@@ -222,14 +299,24 @@ describe('the resource lifecycle', () => {
     ]);
     const env = { SECRETIVE_PASSWORD: password, SECRETIVE_TRUNK: trunkPassword };
     const runs = [
-      await cli(['plan', '-f', file, '--state', 'secrets.json', '--log-http', '--format', 'json', '-o', 'secrets-plan.json'], env),
+      await cli(
+        ['plan', '-f', file, '--state', 'secrets.json', '--log-http', '--format', 'json', '-o', 'secrets-plan.json'],
+        env,
+      ),
       await cli(['apply', '-f', file, '--state', 'secrets.json', '--auto-approve', '--log-http'], env),
-      await cli(['plan', '-f', file, '--state', 'secrets.json', '--format', 'markdown'], { ...env, SECRETIVE_PASSWORD: 'Changed-Secret-Value-43' }),
+      await cli(['plan', '-f', file, '--state', 'secrets.json', '--format', 'markdown'], {
+        ...env,
+        SECRETIVE_PASSWORD: 'Changed-Secret-Value-43',
+      }),
     ];
     expect(runs[1]?.code).toBe(0);
-    expect(runs[1]?.stderr).toMatch(/^http → POST \/v1\/Account\/\w+\/SipAuth\/Credential\/ \{"username":"secretive","password":"\(sensitive\)"\}$/m);
+    expect(runs[1]?.stderr).toMatch(
+      /^http → POST \/v1\/Account\/\w+\/SipAuth\/Credential\/ \{"username":"secretive","password":"\(sensitive\)"\}$/m,
+    );
     expect(runs[2]?.stdout).toContain('password = (sensitive, from env SECRETIVE_PASSWORD) changed');
-    const files = await Promise.all(['secrets.json', 'secrets-plan.json'].map((name) => readFile(path.join(folder, name), 'utf8')));
+    const files = await Promise.all(
+      ['secrets.json', 'secrets-plan.json'].map((name) => readFile(path.join(folder, name), 'utf8')),
+    );
     for (const text of [...runs.flatMap((run) => [run.stdout, run.stderr]), ...files]) {
       expect(text).not.toContain(password);
       expect(text).not.toContain(trunkPassword);

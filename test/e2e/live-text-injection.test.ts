@@ -17,12 +17,20 @@ let hostileId: string;
 
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 const acl = (name: string, addresses: string[]): string =>
-  JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name }, spec: { ip_addresses: addresses } });
+  JSON.stringify({
+    apiVersion: 'telform/v1',
+    kind: 'TrunkIpAcl',
+    metadata: { name },
+    spec: { ip_addresses: addresses },
+  });
 
 beforeAll(async () => {
   harness = await emulatorForCli();
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-injection-'));
-  const made = await callApi(harness.emulator, 'POST', '/Zentrunk/IPAccessControlList/', { name: hostile, ip_addresses: ['192.0.2.66'] });
+  const made = await callApi(harness.emulator, 'POST', '/Zentrunk/IPAccessControlList/', {
+    name: hostile,
+    ip_addresses: ['192.0.2.66'],
+  });
   expect(made.status).toBe(201);
   hostileId = String((made.body.object as Record<string, unknown> | undefined)?.ipacl_uuid ?? made.body.ipacl_uuid);
   await writeFile(path.join(folder, 'office.yaml'), acl('office', ['203.0.113.10']));
@@ -43,7 +51,16 @@ describe('live text with control and bidi characters', () => {
       'Plan: 1 to create, 0 to update, 0 to replace, 0 to delete. Cost: 0 USD. Irreversible: 0.',
     ]);
 
-    const json = await cli(['plan', '-f', 'office.yaml', '--state', 'show.json', '--show-unmanaged', '--format', 'json']);
+    const json = await cli([
+      'plan',
+      '-f',
+      'office.yaml',
+      '--state',
+      'show.json',
+      '--show-unmanaged',
+      '--format',
+      'json',
+    ]);
     expect(json.stdout).not.toMatch(raw);
     const plan = JSON.parse(json.stdout) as { unmanaged: Array<{ id: string; name?: string }> };
     expect(plan.unmanaged.find((object) => object.id === hostileId)?.name).toBe(hostile);
@@ -51,11 +68,19 @@ describe('live text with control and bidi characters', () => {
 
   it('a diff of a live name shows it escaped in text and markdown', async () => {
     expect((await cli(['apply', '-f', 'office.yaml', '--state', 'diff.json', '--auto-approve'])).code).toBe(0);
-    const state = JSON.parse(await (await import('node:fs/promises')).readFile(path.join(folder, 'diff.json'), 'utf8')) as {
+    const state = JSON.parse(
+      await (await import('node:fs/promises')).readFile(path.join(folder, 'diff.json'), 'utf8'),
+    ) as {
       resources: Record<string, { id: string }>;
     };
     const officeId = state.resources['TrunkIpAcl/office']?.id ?? '';
-    expect((await callApi(harness.emulator, 'POST', `/Zentrunk/IPAccessControlList/${officeId}/`, { name: `office${hostile}` })).status).toBeLessThan(300);
+    expect(
+      (
+        await callApi(harness.emulator, 'POST', `/Zentrunk/IPAccessControlList/${officeId}/`, {
+          name: `office${hostile}`,
+        })
+      ).status,
+    ).toBeLessThan(300);
 
     const text = await cli(['plan', '-f', 'office.yaml', '--state', 'diff.json']);
     expect(text.stdout).not.toMatch(raw);
@@ -71,10 +96,16 @@ describe('live text with control and bidi characters', () => {
 
   it('import reports the made-up name with the live one escaped', async () => {
     // The states of the tests above are treated as lost: this one takes the account over from their owner, then imports.
-    expect((await cli(['--state', 'import.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
+    expect(
+      (await cli(['--state', 'import.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code,
+    ).toBe(0);
     const run = await cli(['import', '--out', 'imported', '--state', 'import.json']);
     expect(run.code).toBe(0);
     expect(run.stdout + run.stderr).not.toMatch(raw);
-    expect(run.stdout).toMatch(new RegExp(`\\n  TrunkIpAcl/[a-z0-9-]+ \\(id ${hostileId}\\): its name "${shown.replace(/[\\[\]()^$.*+?|]/g, '\\$&')}" is not a valid metadata.name\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `\\n  TrunkIpAcl/[a-z0-9-]+ \\(id ${hostileId}\\): its name "${shown.replace(/[\\[\]()^$.*+?|]/g, '\\$&')}" is not a valid metadata.name\\n`,
+      ),
+    );
   });
 });

@@ -14,11 +14,17 @@ import { campaignAttributes, profileSpec } from './examples.js';
 let harness: EmulatorForCli;
 let folder: string;
 
-const cli = (args: string[]) => runCli(args, { cwd: folder, env: { ...harness.env, LOGIN_PASSWORD: 'Tr0ub4dor_and_3' } });
+const cli = (args: string[]) =>
+  runCli(args, { cwd: folder, env: { ...harness.env, LOGIN_PASSWORD: 'Tr0ub4dor_and_3' } });
 const state = ['--state', 'moves.json'];
 
 function doc(kind: string, name: string, spec: Record<string, unknown>, movedFrom?: string): string {
-  return JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name, ...(movedFrom ? { moved_from: movedFrom } : {}) }, spec });
+  return JSON.stringify({
+    apiVersion: 'telform/v1',
+    kind,
+    metadata: { name, ...(movedFrom ? { moved_from: movedFrom } : {}) },
+    spec,
+  });
 }
 
 const campaignSpec = {
@@ -42,19 +48,37 @@ function manifests(renamed: boolean): string {
     doc('Profile', 'moves', profileSpec('Moves Inc.', '81-0000093')),
     doc('Brand', 'moves', { profile_uuid: { ref: 'moves' } }),
     // The campaign keeps its live alias (an alias change would be a billable update): only telform's name changes.
-    renamed ? doc('Campaign', 'orders-2026', { ...campaignSpec, campaign_alias: 'orders' }, 'Campaign/orders') : doc('Campaign', 'orders', campaignSpec),
-    doc('TrunkCredential', login, { username: 'movespbx01', password: { fromEnv: 'LOGIN_PASSWORD' } }, renamed ? 'TrunkCredential/login' : undefined),
+    renamed
+      ? doc('Campaign', 'orders-2026', { ...campaignSpec, campaign_alias: 'orders' }, 'Campaign/orders')
+      : doc('Campaign', 'orders', campaignSpec),
+    doc(
+      'TrunkCredential',
+      login,
+      { username: 'movespbx01', password: { fromEnv: 'LOGIN_PASSWORD' } },
+      renamed ? 'TrunkCredential/login' : undefined,
+    ),
     doc('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }),
-    doc('Trunk', 'pbx-out', { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' }, credential_uuid: { ref: login } }),
+    doc('Trunk', 'pbx-out', {
+      trunk_direction: 'outbound',
+      ipacl_uuid: { ref: 'office' },
+      credential_uuid: { ref: login },
+    }),
     doc('OriginationUri', 'pbx', { uri: 'sip.moves.example.com:5060' }),
-    doc('Trunk', trunk, { trunk_direction: 'inbound', primary_uri_uuid: { ref: 'pbx' } }, renamed ? 'Trunk/pbx-in' : undefined),
+    doc(
+      'Trunk',
+      trunk,
+      { trunk_direction: 'inbound', primary_uri_uuid: { ref: 'pbx' } },
+      renamed ? 'Trunk/pbx-in' : undefined,
+    ),
     doc('PhoneNumber', 'main-line', { number: '14155550170', app_id: { ref: trunk } }),
     doc('PhoneNumber', 'sales-line', { number: '14155550171', app_id: { ref: trunk } }),
   ].join('\n---\n');
 }
 
 async function ids(): Promise<Record<string, string>> {
-  const ledger = JSON.parse(await readFile(path.join(folder, 'moves.json'), 'utf8')) as { resources: Record<string, { id: string }> };
+  const ledger = JSON.parse(await readFile(path.join(folder, 'moves.json'), 'utf8')) as {
+    resources: Record<string, { id: string }>;
+  };
   return Object.fromEntries(Object.entries(ledger.resources).map(([address, entry]) => [address, entry.id]));
 }
 
@@ -62,7 +86,10 @@ beforeAll(async () => {
   harness = await emulatorForCli({ registryDelayMs: 60_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-moves-'));
   for (const number of ['14155550170', '14155550171']) {
-    const response = await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/numbers/`, { method: 'POST', body: JSON.stringify({ number }) });
+    const response = await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/numbers/`, {
+      method: 'POST',
+      body: JSON.stringify({ number }),
+    });
     if (response.status >= 300) throw new Error(`seeding ${number}: ${response.status}`);
   }
 });
@@ -86,7 +113,9 @@ describe('moves in the manifests', () => {
     await writeFile(path.join(folder, 'account.yaml'), manifests(true));
     const plan = await cli(['plan', '-f', 'account.yaml', ...state, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain('Plan: 0 to create, 2 to update, 0 to replace, 0 to delete, 3 to move. Cost: 0 USD. Irreversible: 0.');
+    expect(plan.stdout).toContain(
+      'Plan: 0 to create, 2 to update, 0 to replace, 0 to delete, 3 to move. Cost: 0 USD. Irreversible: 0.',
+    );
     expect(plan.stdout).toContain(
       [
         '  # Campaign/orders-2026 (moved from Campaign/orders) is up to date',
@@ -114,12 +143,20 @@ describe('moves in the manifests', () => {
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('Apply complete: 0 created, 2 updated, 0 replaced, 0 deleted, 0 adopted.');
     const after = await ids();
-    const renamed: Record<string, string> = { 'Campaign/orders': 'Campaign/orders-2026', 'Trunk/pbx-in': 'Trunk/pbx-inbound', 'TrunkCredential/login': 'TrunkCredential/pbx-login' };
-    expect(after).toEqual(Object.fromEntries(Object.entries(before).map(([address, id]) => [renamed[address] ?? address, id])));
+    const renamed: Record<string, string> = {
+      'Campaign/orders': 'Campaign/orders-2026',
+      'Trunk/pbx-in': 'Trunk/pbx-inbound',
+      'TrunkCredential/login': 'TrunkCredential/pbx-login',
+    };
+    expect(after).toEqual(
+      Object.fromEntries(Object.entries(before).map(([address, id]) => [renamed[address] ?? address, id])),
+    );
 
     const next = await cli(['plan', '-f', 'account.yaml', ...state, '--detailed-exitcode']);
     expect(next.code).toBe(0);
     expect(next.stdout).toContain('No changes. The account matches the manifests.');
-    expect(next.stdout).toContain('warning: Trunk/pbx-inbound: the move from Trunk/pbx-in is recorded in the state; metadata.moved_from can be removed');
+    expect(next.stdout).toContain(
+      'warning: Trunk/pbx-inbound: the move from Trunk/pbx-in is recorded in the state; metadata.moved_from can be removed',
+    );
   });
 });

@@ -37,8 +37,11 @@ const campaign = doc('Campaign', 'links-orders', {
   optout_message: 'Links Inc.: you are unsubscribed and will receive no more messages.',
   ...campaignAttributes,
 });
-const number = (name: string, digits: string, spec: Record<string, unknown> = { campaign_id: { ref: 'links-orders' } }) =>
-  doc('PhoneNumber', name, { number: digits, ...spec });
+const number = (
+  name: string,
+  digits: string,
+  spec: Record<string, unknown> = { campaign_id: { ref: 'links-orders' } },
+) => doc('PhoneNumber', name, { number: digits, ...spec });
 
 async function write(documents: string[]): Promise<void> {
   await writeFile(path.join(folder, 'links.yaml'), documents.join('\n---\n'));
@@ -65,22 +68,32 @@ describe('phone numbers linked to a campaign', () => {
     await write([profile, brand, campaign, number('first', '+15125550101'), number('second', '15125550102')]);
     const first = await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve']);
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain('Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 3. Blocked: 0. Failed: 0.');
+    expect(first.stdout).toContain(
+      'Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 3. Blocked: 0. Failed: 0.',
+    );
     expect(first.stderr).toContain('pending  PhoneNumber/first: waits for Campaign/links-orders');
 
     await afterRegistry();
     const plan = await cli(['plan', '-f', 'links.yaml', ...state]);
     expect(plan.stdout).toContain(
-      ['  # PhoneNumber/first waits for the registry', '  #   exists in the account with the same number; telform takes it over', '  #   waits for Campaign/links-orders, which is created in this apply and must be approved by the registry first'].join('\n'),
+      [
+        '  # PhoneNumber/first waits for the registry',
+        '  #   exists in the account with the same number; telform takes it over',
+        '  #   waits for Campaign/links-orders, which is created in this apply and must be approved by the registry first',
+      ].join('\n'),
     );
     const second = await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve']);
-    expect(second.stdout).toContain('Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 2.');
+    expect(second.stdout).toContain(
+      'Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 2.',
+    );
 
     await afterRegistry();
     const third = await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve']);
     expect(third.code).toBe(0);
     expect(third.stderr).toContain('updated  PhoneNumber/first (id 15125550101)');
-    const campaignId = JSON.parse(await readFile(path.join(folder, 'links.json'), 'utf8')).resources['Campaign/links-orders'].id as string;
+    const campaignId = JSON.parse(await readFile(path.join(folder, 'links.json'), 'utf8')).resources[
+      'Campaign/links-orders'
+    ].id as string;
     expect(await linkOf('15125550101')).toEqual({ campaign: campaignId, status: 'PROCESSING' });
     const processing = await cli(['plan', '-f', 'links.yaml', ...state, '--detailed-exitcode']);
     expect(processing.stdout).toContain('warning: PhoneNumber/first is still being reviewed by the registry');
@@ -99,7 +112,14 @@ describe('phone numbers linked to a campaign', () => {
   });
 
   it('reports a failed link with its reason, and links it again only on a later apply', async () => {
-    await write([profile, brand, campaign, number('first', '+15125550101'), number('second', '15125550102'), number('refused', '15125550000')]);
+    await write([
+      profile,
+      brand,
+      campaign,
+      number('first', '+15125550101'),
+      number('second', '15125550102'),
+      number('refused', '15125550000'),
+    ]);
     expect((await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve'])).code).toBe(0);
     await afterRegistry();
     const plan = await cli(['plan', '-f', 'links.yaml', ...state]);
@@ -117,9 +137,19 @@ describe('phone numbers linked to a campaign', () => {
     await write([profile, brand, campaign, number('first', '+15125550101'), number('second', '15125550102', {})]);
     const unlink = await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve']);
     // The linked number loses its campaign link (the other's link had failed): apply asks for that count first.
-    expect(unlink.stderr).toContain('refused: the plan breaks messages of 1 number and the approved maximum is 0; approve it with --max-numbers-affected 1');
+    expect(unlink.stderr).toContain(
+      'refused: the plan breaks messages of 1 number and the approved maximum is 0; approve it with --max-numbers-affected 1',
+    );
     expect(unlink.code).toBe(1);
-    const approved = await cli(['apply', '-f', 'links.yaml', ...state, '--auto-approve', '--max-numbers-affected', '1']);
+    const approved = await cli([
+      'apply',
+      '-f',
+      'links.yaml',
+      ...state,
+      '--auto-approve',
+      '--max-numbers-affected',
+      '1',
+    ]);
     expect(approved.code).toBe(0);
     expect(approved.stderr).toContain('updated  PhoneNumber/second (id 15125550102)');
     expect(approved.stderr).toContain('deleted  PhoneNumber/refused');
@@ -139,7 +169,9 @@ describe('phone numbers linked to a campaign', () => {
 
   it('imports the profile, brand, campaign and linked number with refs, and plans nothing after', async () => {
     // The states of the tests above are treated as lost: this one takes the account over from their owner, then imports.
-    expect((await cli(['--state', 'imported.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
+    expect(
+      (await cli(['--state', 'imported.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code,
+    ).toBe(0);
     const run = await cli(['import', '--out', 'imported', '--state', 'imported.json']);
     expect(run.code).toBe(0);
     const numbers = await readFile(path.join(folder, 'imported/phone-number.yaml'), 'utf8');

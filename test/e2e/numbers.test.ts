@@ -30,7 +30,9 @@ async function seedNumber(number: string, extra: Record<string, unknown> = {}): 
 }
 
 async function ledgerId(state: string, address: string): Promise<string> {
-  const ledger = JSON.parse(await readFile(path.join(folder, state), 'utf8')) as { resources: Record<string, { id: string }> };
+  const ledger = JSON.parse(await readFile(path.join(folder, state), 'utf8')) as {
+    resources: Record<string, { id: string }>;
+  };
   return (ledger.resources[address] as { id: string }).id;
 }
 
@@ -42,8 +44,10 @@ async function attachedTo(number: string): Promise<string | null> {
 }
 
 const uri = (name: string, host: string) => doc('OriginationUri', name, { uri: `${host}:5060` });
-const inbound = (name: string, uriName: string) => doc('Trunk', name, { trunk_direction: 'inbound', primary_uri_uuid: { ref: uriName } });
-const numberDoc = (name: string, number: string, spec: Record<string, unknown> = {}) => doc('PhoneNumber', name, { number, ...spec });
+const inbound = (name: string, uriName: string) =>
+  doc('Trunk', name, { trunk_direction: 'inbound', primary_uri_uuid: { ref: uriName } });
+const numberDoc = (name: string, number: string, spec: Record<string, unknown> = {}) =>
+  doc('PhoneNumber', name, { number, ...spec });
 
 /** The PBX of the first test: one URI, one inbound trunk, and the main and sales lines (each on `trunk` or detached). */
 function pbx(trunk: string, lines: { main: string | null; sales?: string | null }): string[] {
@@ -58,13 +62,16 @@ function pbx(trunk: string, lines: { main: string | null; sales?: string | null 
 
 /** The account passes from the state of the test before to `state`, explicitly: each test's state owns it in turn. */
 async function handOverTo(state: string): Promise<void> {
-  expect((await cli(['--state', state, 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
+  expect((await cli(['--state', state, 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(
+    0,
+  );
 }
 
 beforeAll(async () => {
   harness = await emulatorForCli({ registryDelayMs: 60_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-numbers-'));
-  for (const number of ['14155550100', '14155550101', '14155550102', '14155550103', '14155550104']) await seedNumber(number);
+  for (const number of ['14155550100', '14155550101', '14155550102', '14155550103', '14155550104'])
+    await seedNumber(number);
 });
 afterAll(async () => {
   await harness.emulator.close();
@@ -86,11 +93,18 @@ describe('phone numbers on inbound trunks', () => {
     // Re-point: a new trunk takes the numbers, and the old trunk is deleted only after they moved.
     await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2', sales: 'pbx-in-2' }));
     const plan = await cli(['plan', '-f', file, ...state, '--format', 'json']);
-    const changes = (JSON.parse(plan.stdout) as { changes: Array<{ address: string; action: string; flags: Record<string, unknown>; depends_on: string[] }> }).changes;
+    const changes = (
+      JSON.parse(plan.stdout) as {
+        changes: Array<{ address: string; action: string; flags: Record<string, unknown>; depends_on: string[] }>;
+      }
+    ).changes;
     const oldTrunk = changes.find((change) => change.address === 'Trunk/pbx-in');
     expect(oldTrunk).toMatchObject({ action: 'delete', flags: { breaks_calls: false } });
     expect(oldTrunk?.depends_on).toEqual(['PhoneNumber/main-line', 'PhoneNumber/sales-line']);
-    expect(changes.find((change) => change.address === 'PhoneNumber/main-line')).toMatchObject({ action: 'update', depends_on: ['Trunk/pbx-in-2'] });
+    expect(changes.find((change) => change.address === 'PhoneNumber/main-line')).toMatchObject({
+      action: 'update',
+      depends_on: ['Trunk/pbx-in-2'],
+    });
     const since = harness.emulator.runtime.log.list({ type: 'request' }).length;
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve', '--force-deletes'])).code).toBe(0);
     const newTrunkId = await ledgerId('pbx.json', 'Trunk/pbx-in-2');
@@ -108,7 +122,9 @@ describe('phone numbers on inbound trunks', () => {
     // Detach one: flagged, since its calls stop reaching the PBX.
     await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2', sales: null }));
     const detach = await cli(['plan', '-f', file, ...state]);
-    expect(detach.stdout).toContain(`  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`);
+    expect(detach.stdout).toContain(
+      `  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`,
+    );
     expect(detach.stdout).toContain('breaks calls');
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve', '--max-numbers-affected', '1'])).code).toBe(0);
     expect(await attachedTo('14155550101')).toBeNull();
@@ -120,7 +136,13 @@ describe('phone numbers on inbound trunks', () => {
     expect(await attachedTo('14155550101')).toBe(newTrunkId);
     await write('pbx.yaml', pbx('pbx-in-2', { main: 'pbx-in-2' }));
     const remove = await cli(['plan', '-f', file, ...state]);
-    expect(remove.stdout).toContain(['  # PhoneNumber/sales-line will be deleted [breaks calls]', '  #   removed from the manifests', `  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`].join('\n'));
+    expect(remove.stdout).toContain(
+      [
+        '  # PhoneNumber/sales-line will be deleted [breaks calls]',
+        '  #   removed from the manifests',
+        `  #   detaches it from trunk ${newTrunkId}: calls to 14155550101 stop reaching it`,
+      ].join('\n'),
+    );
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve', '--max-numbers-affected', '1'])).code).toBe(0);
     expect(await attachedTo('14155550101')).toBeNull();
     expect((await api('GET', '/Number/14155550101/')).status).toBe(200);
@@ -129,15 +151,26 @@ describe('phone numbers on inbound trunks', () => {
   it('refuses an outbound trunk at validate, with the line, and in the plan when the live trunk is outbound', async () => {
     const acl = doc('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] });
     const outbound = doc('Trunk', 'pbx-out', { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' } });
-    const file = await write('outbound.yaml', [acl, outbound, numberDoc('out-line', '14155550102', { app_id: { ref: 'pbx-out' } })]);
+    const file = await write('outbound.yaml', [
+      acl,
+      outbound,
+      numberDoc('out-line', '14155550102', { app_id: { ref: 'pbx-out' } }),
+    ]);
     const validate = await cli(['validate', '-f', file]);
     expect(validate.code).toBe(1);
     expect(validate.stdout + validate.stderr).toContain(
       'outbound.yaml:5:127  PhoneNumber/out-line  spec.app_id.ref: Trunk/pbx-out (outbound.yaml:3:62) is an outbound trunk; only inbound trunks can be attached to phone numbers',
     );
 
-    const made = await api('POST', '/Zentrunk/IPAccessControlList/', { name: 'by-hand', ip_addresses: ['203.0.113.11'] });
-    const trunk = await api('POST', '/Zentrunk/Trunk/', { name: 'by-hand-out', trunk_direction: 'outbound', ipacl_uuid: made.body.ipacl_uuid });
+    const made = await api('POST', '/Zentrunk/IPAccessControlList/', {
+      name: 'by-hand',
+      ip_addresses: ['203.0.113.11'],
+    });
+    const trunk = await api('POST', '/Zentrunk/Trunk/', {
+      name: 'by-hand-out',
+      trunk_direction: 'outbound',
+      ipacl_uuid: made.body.ipacl_uuid,
+    });
     const trunkId = trunk.body.trunk_id as string;
     await write('outbound.yaml', [numberDoc('out-line', '14155550102', { app_id: trunkId })]);
     await handOverTo('outbound.json');
@@ -174,11 +207,17 @@ describe('phone numbers on inbound trunks', () => {
     const file = await write('ghost.yaml', [numberDoc('ghost', '+14155559999')]);
     const plan = await cli(['plan', '-f', file, '--state', 'ghost.json']);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('PhoneNumber/ghost: the account does not own the number +14155559999; telform never buys or releases numbers');
+    expect(plan.stderr).toContain(
+      'PhoneNumber/ghost: the account does not own the number +14155559999; telform never buys or releases numbers',
+    );
   });
 
   it('finds a number re-attached outside telform (drift exit 2) and restores it', async () => {
-    const file = await write('drift.yaml', [uri('drift', 'drift.pbx.example.com'), inbound('drift-in', 'drift'), numberDoc('drift-line', '14155550104', { app_id: { ref: 'drift-in' } })]);
+    const file = await write('drift.yaml', [
+      uri('drift', 'drift.pbx.example.com'),
+      inbound('drift-in', 'drift'),
+      numberDoc('drift-line', '14155550104', { app_id: { ref: 'drift-in' } }),
+    ]);
     const state = ['--state', 'drift.json'];
     await handOverTo('drift.json');
     expect((await cli(['apply', '-f', file, ...state, '--auto-approve'])).code).toBe(0);
@@ -194,7 +233,15 @@ describe('phone numbers on inbound trunks', () => {
 
   it('imports every attached number with refs to its trunk, and no unattached one; the next plan is empty', async () => {
     await handOverTo('import.json');
-    const run = await cli(['import', '--out', 'imported', '--state', 'import.json', '--kinds', 'OriginationUri,Trunk,TrunkIpAcl,PhoneNumber']);
+    const run = await cli([
+      'import',
+      '--out',
+      'imported',
+      '--state',
+      'import.json',
+      '--kinds',
+      'OriginationUri,Trunk,TrunkIpAcl,PhoneNumber',
+    ]);
     expect(run.code).toBe(0);
     const numbers = await readFile(path.join(folder, 'imported/phone-number.yaml'), 'utf8');
     expect(numbers).toContain('number: "14155550100"\n  app_id: { ref: pbx-in-2 }');

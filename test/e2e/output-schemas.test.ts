@@ -15,7 +15,8 @@ let harness: EmulatorForCli;
 let folder: string;
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 
-const acl = (address: string) => `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [${address}]\n`;
+const acl = (address: string) =>
+  `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [${address}]\n`;
 
 beforeAll(async () => {
   harness = await emulatorForCli();
@@ -42,12 +43,16 @@ describe('reports of the built CLI', () => {
     const invalid = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(invalid.code).toBe(1);
     const report = validateReportSchema.parse(JSON.parse(invalid.stdout));
-    expect(report.problems.map((problem) => [problem.severity, problem.file, problem.line, problem.address])).toEqual([['error', 'acl.yaml', 6, 'TrunkIpAcl/office']]);
+    expect(report.problems.map((problem) => [problem.severity, problem.file, problem.line, problem.address])).toEqual([
+      ['error', 'acl.yaml', 6, 'TrunkIpAcl/office'],
+    ]);
     await writeFile(path.join(folder, 'acl.yaml'), acl('999.0.0.1'));
     const held = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(held.code).toBe(0);
     const heldReport = validateReportSchema.parse(JSON.parse(held.stdout));
-    expect(heldReport.problems.map((problem) => [problem.severity, problem.code, problem.line, problem.address])).toEqual([['warning', 'held_value', 6, 'TrunkIpAcl/office']]);
+    expect(
+      heldReport.problems.map((problem) => [problem.severity, problem.code, problem.line, problem.address]),
+    ).toEqual([['warning', 'held_value', 6, 'TrunkIpAcl/office']]);
     await writeFile(path.join(folder, 'acl.yaml'), acl('203.0.113.10'));
     const valid = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(validateReportSchema.parse(JSON.parse(valid.stdout))).toMatchObject({ valid: true, problems: [] });
@@ -57,28 +62,50 @@ describe('reports of the built CLI', () => {
     // Without a state, a resource never created waits to be applied.
     const fresh = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
     expect(fresh.code).toBe(3);
-    expect(driftReportSchema.parse(JSON.parse(fresh.stdout))).toMatchObject({ status: 'pending', pending: ['TrunkIpAcl/office'] });
+    expect(driftReportSchema.parse(JSON.parse(fresh.stdout))).toMatchObject({
+      status: 'pending',
+      pending: ['TrunkIpAcl/office'],
+    });
     expect((await cli(['apply', '-f', 'acl.yaml', '--auto-approve'])).code).toBe(0);
     const inSync = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
     expect(inSync.code).toBe(0);
-    expect(driftReportSchema.parse(JSON.parse(inSync.stdout))).toMatchObject({ status: 'in_sync', drifted: [], pending: [] });
+    expect(driftReportSchema.parse(JSON.parse(inSync.stdout))).toMatchObject({
+      status: 'in_sync',
+      drifted: [],
+      pending: [],
+    });
     await writeFile(path.join(folder, 'acl.yaml'), acl('203.0.113.11'));
     const pending = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
     expect(pending.code).toBe(3);
-    expect(driftReportSchema.parse(JSON.parse(pending.stdout))).toMatchObject({ status: 'pending', pending: ['TrunkIpAcl/office'] });
+    expect(driftReportSchema.parse(JSON.parse(pending.stdout))).toMatchObject({
+      status: 'pending',
+      pending: ['TrunkIpAcl/office'],
+    });
     // The account changed by hand: drifted.
     await writeFile(path.join(folder, 'acl.yaml'), acl('203.0.113.10'));
     const listed = await callApi(harness.emulator, 'GET', '/Zentrunk/IPAccessControlList/');
-    const office = (listed.body.objects as Array<{ ipacl_uuid: string; name: string }>).find((item) => item.name === 'office');
-    const edited = await callApi(harness.emulator, 'POST', `/Zentrunk/IPAccessControlList/${office?.ipacl_uuid ?? ''}/`, { ip_addresses: ['198.51.100.99'] });
+    const office = (listed.body.objects as Array<{ ipacl_uuid: string; name: string }>).find(
+      (item) => item.name === 'office',
+    );
+    const edited = await callApi(
+      harness.emulator,
+      'POST',
+      `/Zentrunk/IPAccessControlList/${office?.ipacl_uuid ?? ''}/`,
+      { ip_addresses: ['198.51.100.99'] },
+    );
     expect(edited.status).toBeLessThan(300);
     const drifted = await cli(['drift', '-f', 'acl.yaml', '--format', 'json']);
     expect(drifted.code).toBe(2);
-    expect(driftReportSchema.parse(JSON.parse(drifted.stdout))).toMatchObject({ status: 'drifted', drifted: ['TrunkIpAcl/office'] });
+    expect(driftReportSchema.parse(JSON.parse(drifted.stdout))).toMatchObject({
+      status: 'drifted',
+      drifted: ['TrunkIpAcl/office'],
+    });
   });
 
   it('the schemas can fail: a report missing a field does not parse', () => {
-    expect(driftReportSchema.safeParse({ format_version: 1, status: 'in_sync', drifted: [], pending: [] }).success).toBe(false);
+    expect(
+      driftReportSchema.safeParse({ format_version: 1, status: 'in_sync', drifted: [], pending: [] }).success,
+    ).toBe(false);
     expect(validateReportSchema.safeParse({ format_version: 1, valid: 'yes' }).success).toBe(false);
   });
 });

@@ -13,9 +13,12 @@ let folder: string;
 
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 
-const acl = 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [203.0.113.10]\n';
-const trunk = 'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: pbx\nspec:\n  trunk_direction: outbound\n  ipacl_uuid: { ref: office }\n';
-const desk = 'apiVersion: telform/v1\nkind: SipIpAcl\nmetadata:\n  name: desk\nspec:\n  entries:\n    - ip: 198.51.100.7\n';
+const acl =
+  'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [203.0.113.10]\n';
+const trunk =
+  'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: pbx\nspec:\n  trunk_direction: outbound\n  ipacl_uuid: { ref: office }\n';
+const desk =
+  'apiVersion: telform/v1\nkind: SipIpAcl\nmetadata:\n  name: desk\nspec:\n  entries:\n    - ip: 198.51.100.7\n';
 
 beforeAll(async () => {
   harness = await emulatorForCli();
@@ -38,7 +41,10 @@ describe('--target', () => {
     expect(plan.stdout).toContain(
       'warning: --target: this plan covers only Trunk/pbx and what it depends on (2 of 3 resources); the other 1 were not looked at, and changes to them are neither shown nor applied',
     );
-    const saved = JSON.parse(await readFile(path.join(folder, 'target.json'), 'utf8')) as { targets: string[]; changes: Array<{ address: string }> };
+    const saved = JSON.parse(await readFile(path.join(folder, 'target.json'), 'utf8')) as {
+      targets: string[];
+      changes: Array<{ address: string }>;
+    };
     expect(saved.targets).toEqual(['Trunk/pbx']);
     expect(saved.changes.map((change) => change.address)).toEqual(['TrunkIpAcl/office', 'Trunk/pbx']);
   });
@@ -54,7 +60,9 @@ describe('--target', () => {
   it('applies a targeted saved plan (made before any state existed), leaving the rest to the next plan', async () => {
     const apply = await cli(['apply', 'target.json']);
     // The first apply of the account claims it, and says so first.
-    expect(apply.stderr).toMatch(/^note: this apply claims account MAEMULATOR0000000001 for the new state telform\.state\.json: [^\n]+\ncreated {2}TrunkIpAcl\/office \(id [\w-]+\)\ncreated {2}Trunk\/pbx \(id \d+\)\n$/);
+    expect(apply.stderr).toMatch(
+      /^note: this apply claims account MAEMULATOR0000000001 for the new state telform\.state\.json: [^\n]+\ncreated {2}TrunkIpAcl\/office \(id [\w-]+\)\ncreated {2}Trunk\/pbx \(id \d+\)\n$/,
+    );
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted.');
     const rest = await cli(['plan', '-f', '.', '--detailed-exitcode']);
@@ -83,7 +91,9 @@ describe('telform show', () => {
     await writeFile(path.join(folder, 'not-a-plan.json'), '{"hello": 1}\n');
     const run = await cli(['show', 'not-a-plan.json']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: not-a-plan.json is not a saved plan; make one with telform plan -f MANIFESTS -o plan.json\n');
+    expect(run.stderr).toBe(
+      'error: not-a-plan.json is not a saved plan; make one with telform plan -f MANIFESTS -o plan.json\n',
+    );
   });
 });
 
@@ -94,11 +104,19 @@ describe('approvals given at plan time', () => {
 
     const unapproved = await cli(['plan', '-f', '.', '--format', 'markdown', '-o', 'unapproved.json']);
     expect(unapproved.stdout).toContain(
-      ['#### Approvals this plan needs', '', '| Approval | Recorded in the plan |', '|---|---|', '| `--force-deletes` | ❌ no: apply refuses until it is given to the plan |'].join('\n'),
+      [
+        '#### Approvals this plan needs',
+        '',
+        '| Approval | Recorded in the plan |',
+        '|---|---|',
+        '| `--force-deletes` | ❌ no: apply refuses until it is given to the plan |',
+      ].join('\n'),
     );
     const refused = await cli(['apply', 'unapproved.json']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('refused: the plan deletes or replaces 1 of the 1 managed SipIpAcl resources (all of them)');
+    expect(refused.stderr).toContain(
+      'refused: the plan deletes or replaces 1 of the 1 managed SipIpAcl resources (all of them)',
+    );
 
     const approved = await cli(['plan', '-f', '.', '--format', 'markdown', '-o', 'approved.json', '--force-deletes']);
     expect(approved.stdout).toContain('| `--force-deletes` | ✅ yes |');

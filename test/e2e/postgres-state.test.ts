@@ -40,7 +40,12 @@ afterEach(async () => {
 async function manifests(file: string, names: string[]): Promise<string> {
   const target = path.join(folder, file);
   const documents = names.map((name, index) =>
-    JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name }, spec: { ip_addresses: [`198.51.100.${index + 1}`] } }),
+    JSON.stringify({
+      apiVersion: 'telform/v1',
+      kind: 'TrunkIpAcl',
+      metadata: { name },
+      spec: { ip_addresses: [`198.51.100.${index + 1}`] },
+    }),
   );
   await writeFile(target, documents.join('\n---\n'));
   return target;
@@ -50,7 +55,11 @@ const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 const inDatabase = (workspace: string) => ['--state', url, '--workspace', workspace];
 
 async function setLatency(ms: number): Promise<void> {
-  await fetch(`${harness.emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: ms }) });
+  await fetch(`${harness.emulator.url}/__emulator/faults/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ latency: ms }),
+  });
 }
 
 /** How many trunk ACLs of the account carry each name. */
@@ -78,27 +87,45 @@ describe('state in PostgreSQL', () => {
     expect((await cli(['apply', '-f', file, '--auto-approve'])).code).toBe(0);
     const there = await cli(['state', 'migrate', '--to', url, '--to-workspace', 'moved']);
     // Serial 2: a new state is stored before its first apply claims the account, then with what the apply did.
-    expect(there).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 2) from telform.state.json to ${url} (workspace moved)\n` });
+    expect(there).toMatchObject({
+      code: 0,
+      stdout: `copied 3 managed resources (serial 2) from telform.state.json to ${url} (workspace moved)\n`,
+    });
     // TELFORM_STATE names the database as --state would.
-    const planThere = await runCli(['--workspace', 'moved', 'plan', '-f', file, '--detailed-exitcode'], { cwd: folder, env: { ...harness.env, TELFORM_STATE: url } });
+    const planThere = await runCli(['--workspace', 'moved', 'plan', '-f', file, '--detailed-exitcode'], {
+      cwd: folder,
+      env: { ...harness.env, TELFORM_STATE: url },
+    });
     expect(planThere.code).toBe(0);
     expect(planThere.stdout).toContain('0 to create, 0 to update, 0 to replace, 0 to delete');
 
     const back = await cli([...inDatabase('moved'), 'state', 'migrate', '--to', 'back.state.json']);
-    expect(back).toMatchObject({ code: 0, stdout: `copied 3 managed resources (serial 2) from ${url} (workspace moved) to back.state.json\n` });
+    expect(back).toMatchObject({
+      code: 0,
+      stdout: `copied 3 managed resources (serial 2) from ${url} (workspace moved) to back.state.json\n`,
+    });
     expect((await cli(['--state', 'back.state.json', 'plan', '-f', file, '--detailed-exitcode'])).code).toBe(0);
-    expect((await cli(['--state', 'back.state.json', 'state', 'list'])).stdout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[0])).toEqual([
-      'TrunkIpAcl/moved-a',
-      'TrunkIpAcl/moved-b',
-      'TrunkIpAcl/moved-c',
-    ]);
-    expect(await cli(['--state', 'back.state.json', 'state', 'migrate', '--to', url, '--to-workspace', 'moved'])).toMatchObject({
+    expect(
+      (await cli(['--state', 'back.state.json', 'state', 'list'])).stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/\s+/)[0]),
+    ).toEqual(['TrunkIpAcl/moved-a', 'TrunkIpAcl/moved-b', 'TrunkIpAcl/moved-c']);
+    expect(
+      await cli(['--state', 'back.state.json', 'state', 'migrate', '--to', url, '--to-workspace', 'moved']),
+    ).toMatchObject({
       code: 1,
       stderr: `error: ${url} (workspace moved) already holds a ledger; migrate only to an empty place\n`,
     });
     // Each source is retired and names where it went.
-    expect((await cli(['state', 'list'])).stderr).toMatch(new RegExp(`^error: the state telform\\.state\\.json was migrated at \\S+ and is retired: use --state ${url.replace(/[./]/g, '\\$&')} --workspace moved instead`));
-    expect((await cli([...inDatabase('moved'), 'state', 'list'])).stderr).toMatch(/and is retired: use --state back\.state\.json instead/);
+    expect((await cli(['state', 'list'])).stderr).toMatch(
+      new RegExp(
+        `^error: the state telform\\.state\\.json was migrated at \\S+ and is retired: use --state ${url.replace(/[./]/g, '\\$&')} --workspace moved instead`,
+      ),
+    );
+    expect((await cli([...inDatabase('moved'), 'state', 'list'])).stderr).toMatch(
+      /and is retired: use --state back\.state\.json instead/,
+    );
   }, 120_000);
 
   it('lets one apply hold a workspace: a second refuses naming the holder, a third waits with --lock-timeout', async () => {
@@ -107,14 +134,30 @@ describe('state in PostgreSQL', () => {
     // Slow enough (one create at a time, 1 s each) that the other two start while the first holds the lock.
     await setLatency(1000);
     try {
-      const first = startCli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve', '--parallelism', '1'], { cwd: folder, env: harness.env });
-      await until(async () => (await database.query('SELECT 1 FROM telform_lock_holders WHERE workspace = $1 AND pid = $2', ['race', first.pid])).rows[0]);
+      const first = startCli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve', '--parallelism', '1'], {
+        cwd: folder,
+        env: harness.env,
+      });
+      await until(
+        async () =>
+          (
+            await database.query('SELECT 1 FROM telform_lock_holders WHERE workspace = $1 AND pid = $2', [
+              'race',
+              first.pid,
+            ])
+          ).rows[0],
+      );
       const refused = await cli([...inDatabase('race'), 'apply', '-f', file, '--auto-approve']);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(
-        new RegExp(`^error: the state ${url.replace(/[./]/g, '\\$&')} \\(workspace race\\) is locked by process ${first.pid} on ${hostname()} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; wait for it to finish, or pass --lock-timeout`),
+        new RegExp(
+          `^error: the state ${url.replace(/[./]/g, '\\$&')} \\(workspace race\\) is locked by process ${first.pid} on ${hostname()} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; wait for it to finish, or pass --lock-timeout`,
+        ),
       );
-      const patient = startCli([...inDatabase('race'), '--lock-timeout', '5m', 'apply', '-f', file, '--auto-approve'], { cwd: folder, env: harness.env });
+      const patient = startCli([...inDatabase('race'), '--lock-timeout', '5m', 'apply', '-f', file, '--auto-approve'], {
+        cwd: folder,
+        env: harness.env,
+      });
       const [done, waited] = await Promise.all([first.done, patient.done]);
       expect(done.code).toBe(0);
       expect(done.stdout).toContain('Apply complete: 6 created');
@@ -133,10 +176,16 @@ describe('state in PostgreSQL', () => {
     await setLatency(300);
     let killedPid = 0;
     try {
-      const victim = startCli([...inDatabase('killed'), 'apply', '-f', file, '--auto-approve', '--parallelism', '2'], { cwd: folder, env: harness.env });
+      const victim = startCli([...inDatabase('killed'), 'apply', '-f', file, '--auto-approve', '--parallelism', '2'], {
+        cwd: folder,
+        env: harness.env,
+      });
       killedPid = victim.pid;
       await until(async () => {
-        const found = await database.query<{ count: string }>("SELECT count(*) FROM telform_journal WHERE workspace = $1 AND record LIKE '%\"result\"%'", ['killed']);
+        const found = await database.query<{ count: string }>(
+          'SELECT count(*) FROM telform_journal WHERE workspace = $1 AND record LIKE \'%"result"%\'',
+          ['killed'],
+        );
         return Number(found.rows[0]?.count) >= 2 ? true : undefined;
       });
       victim.kill('SIGKILL');
@@ -184,13 +233,17 @@ describe('state in PostgreSQL', () => {
     const file = await manifests('secret.yaml', ['secret-a']);
     const fromUrl = await cli(['--state', 'postgres://telform:hunter2-secret@127.0.0.1:1/nowhere', 'plan', '-f', file]);
     expect(fromUrl.code).toBe(1);
-    expect(fromUrl.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform:\*\*\*@127\.0\.0\.1:1\/nowhere \(workspace default\): /);
+    expect(fromUrl.stderr).toMatch(
+      /^error: cannot use the state database postgres:\/\/telform:\*\*\*@127\.0\.0\.1:1\/nowhere \(workspace default\): /,
+    );
     const fromEnv = await runCli(['--workspace', 'w', 'apply', '-f', file, '--auto-approve'], {
       cwd: folder,
       env: { ...harness.env, TELFORM_STATE: 'postgres://telform@127.0.0.1:1/nowhere', PGPASSWORD: 'hunter2-secret' },
     });
     expect(fromEnv.code).toBe(1);
-    expect(fromEnv.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere \(workspace w\): /);
+    expect(fromEnv.stderr).toMatch(
+      /^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere \(workspace w\): /,
+    );
     for (const run of [fromUrl, fromEnv]) expect(run.stdout + run.stderr).not.toContain('hunter2');
   });
 
@@ -199,25 +252,48 @@ describe('state in PostgreSQL', () => {
     const unreachable = 'postgres://telform@127.0.0.1:1/nowhere?password=hunter3-secret&application_name=x';
     const error = await cli(['--state', unreachable, 'plan', '-f', file]);
     expect(error.code).toBe(1);
-    expect(error.stderr).toMatch(/^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere\?password=\*\*\*&application_name=x \(workspace default\): /);
+    expect(error.stderr).toMatch(
+      /^error: cannot use the state database postgres:\/\/telform@127\.0\.0\.1:1\/nowhere\?password=\*\*\*&application_name=x \(workspace default\): /,
+    );
 
     // The test server trusts every connection, so the password is accepted and ignored.
     const target = `${url}?password=hunter3-secret&sslpassword=hunter3-key`;
     const masked = `${url}?password=***&sslpassword=***`;
     expect((await cli(['--state', 'query.state.json', 'apply', '-f', file, '--auto-approve'])).code).toBe(0);
-    const migrate = await cli(['--state', 'query.state.json', 'state', 'migrate', '--to', target, '--to-workspace', 'query']);
-    expect(migrate).toMatchObject({ code: 0, stdout: `copied 1 managed resource (serial 2) from query.state.json to ${masked} (workspace query)\n` });
+    const migrate = await cli([
+      '--state',
+      'query.state.json',
+      'state',
+      'migrate',
+      '--to',
+      target,
+      '--to-workspace',
+      'query',
+    ]);
+    expect(migrate).toMatchObject({
+      code: 0,
+      stdout: `copied 1 managed resource (serial 2) from query.state.json to ${masked} (workspace query)\n`,
+    });
     expect(migrate.stderr).toContain(`use --state ${masked} --workspace query from now on`);
 
     await writeFile(
       path.join(folder, 'query-accounts.yaml'),
       JSON.stringify({
-        accounts: [{ name: 'tenant-q', manifests: ['query.yaml'], state: unreachable, credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' } }],
+        accounts: [
+          {
+            name: 'tenant-q',
+            manifests: ['query.yaml'],
+            state: unreachable,
+            credentials: { auth_id_env: 'TELFORM_AUTH_ID', auth_token_env: 'TELFORM_AUTH_TOKEN' },
+          },
+        ],
       }),
     );
     const report = await cli(['plan', '--accounts', 'query-accounts.yaml']);
     expect(report.code).toBe(1);
-    expect(report.stdout).toContain('postgres://telform@127.0.0.1:1/nowhere?password=***&application_name=x (workspace');
+    expect(report.stdout).toContain(
+      'postgres://telform@127.0.0.1:1/nowhere?password=***&application_name=x (workspace',
+    );
     const json = await cli(['plan', '--accounts', 'query-accounts.yaml', '--format', 'json']);
     for (const run of [error, migrate, report, json]) expect(run.stdout + run.stderr).not.toContain('hunter3');
   });

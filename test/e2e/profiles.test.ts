@@ -23,7 +23,9 @@ async function write(file: string, documents: string[]): Promise<string> {
 }
 
 async function ledgerId(state: string, address: string): Promise<string> {
-  const ledger = JSON.parse(await readFile(path.join(folder, state), 'utf8')) as { resources: Record<string, { id: string }> };
+  const ledger = JSON.parse(await readFile(path.join(folder, state), 'utf8')) as {
+    resources: Record<string, { id: string }>;
+  };
   return (ledger.resources[address] as { id: string }).id;
 }
 
@@ -44,7 +46,11 @@ describe('the Profile kind', () => {
     const id = await ledgerId('shop.json', 'Profile/shop');
     expect(created.stderr).toContain(`created  Profile/shop (id ${id})`);
     const stored = await callApi(harness.emulator, 'GET', `/Profile/${id}/`);
-    expect(stored.body.profile).toMatchObject({ profile_alias: 'shop', profile_type: 'SECONDARY', company_name: 'Shop Inc.' });
+    expect(stored.body.profile).toMatchObject({
+      profile_alias: 'shop',
+      profile_type: 'SECONDARY',
+      company_name: 'Shop Inc.',
+    });
     expect((await cli(['plan', '-f', file, '--state', 'shop.json', '--detailed-exitcode'])).code).toBe(0);
 
     const address = { street: '1 Main St', city: 'Dallas', state: 'TX', postal_code: '73301', country: 'US' };
@@ -59,10 +65,15 @@ describe('the Profile kind', () => {
       ].join('\n'),
     );
     expect((await cli(['apply', '-f', file, '--state', 'shop.json', '--auto-approve'])).code).toBe(0);
-    expect((await callApi(harness.emulator, 'GET', `/Profile/${id}/`)).body.profile).toMatchObject({ company_name: 'Shop LLC', address });
+    expect((await callApi(harness.emulator, 'GET', `/Profile/${id}/`)).body.profile).toMatchObject({
+      company_name: 'Shop LLC',
+      address,
+    });
     expect((await cli(['plan', '-f', file, '--state', 'shop.json', '--detailed-exitcode'])).code).toBe(0);
 
-    await write('shop.yaml', [doc('Profile', 'shop', shop({ company_name: 'Shop LLC', address, customer_type: 'RESELLER' }))]);
+    await write('shop.yaml', [
+      doc('Profile', 'shop', shop({ company_name: 'Shop LLC', address, customer_type: 'RESELLER' })),
+    ]);
     const replace = await cli(['plan', '-f', file, '--state', 'shop.json']);
     expect(replace.stdout).toContain(
       [
@@ -83,15 +94,22 @@ describe('the Profile kind', () => {
     const brand = doc('Brand', 'cafe', { profile_uuid: { ref: 'cafe' } });
     const file = await write('cafe.yaml', [profile, brand]);
     // The account passes from the test above's state to this one, explicitly (it owns the account).
-    expect((await cli(['--state', 'cafe.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
+    expect(
+      (await cli(['--state', 'cafe.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code,
+    ).toBe(0);
     const applied = await cli(['apply', '-f', file, '--state', 'cafe.json', '--auto-approve']);
-    expect(applied.stdout).toContain('Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.');
+    expect(applied.stdout).toContain(
+      'Apply complete: 2 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.',
+    );
     const profileId = await ledgerId('cafe.json', 'Profile/cafe');
     const brandId = await ledgerId('cafe.json', 'Brand/cafe');
     const brandRecord = await callApi(harness.emulator, 'GET', `/10dlc/Brand/${brandId}/`);
     expect(brandRecord.body.brand).toMatchObject({ profile_uuid: profileId });
 
-    await write('cafe.yaml', [doc('Profile', 'cafe', profileSpec('Cafe Inc.', '81-0000078', { customer_type: 'RESELLER' })), brand]);
+    await write('cafe.yaml', [
+      doc('Profile', 'cafe', profileSpec('Cafe Inc.', '81-0000078', { customer_type: 'RESELLER' })),
+      brand,
+    ]);
     const replace = await cli(['plan', '-f', file, '--state', 'cafe.json', '--detailed-exitcode']);
     expect(replace.stdout).toContain(
       [
@@ -104,7 +122,11 @@ describe('the Profile kind', () => {
     await write('cafe.yaml', [doc('Brand', 'cafe', { profile_uuid: profileId })]);
     const remove = await cli(['plan', '-f', file, '--state', 'cafe.json']);
     expect(remove.stdout).toContain(
-      ['  # Profile/cafe cannot be changed', '  #   removed from the manifests', `  #   Brand ${brandId} was registered from it and still refers to it; delete the brand first`].join('\n'),
+      [
+        '  # Profile/cafe cannot be changed',
+        '  #   removed from the manifests',
+        `  #   Brand ${brandId} was registered from it and still refers to it; delete the brand first`,
+      ].join('\n'),
     );
     const refused = await cli(['apply', '-f', file, '--state', 'cafe.json', '--auto-approve']);
     expect(refused.stdout).toContain('Blocked: 1.');
@@ -113,7 +135,9 @@ describe('the Profile kind', () => {
 
   it('imports the profiles, refs brands to them, and refuses to delete the primary profile', async () => {
     // The states of the tests above are treated as lost: this one takes the account over from their owner, then imports.
-    expect((await cli(['--state', 'import.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code).toBe(0);
+    expect(
+      (await cli(['--state', 'import.json', 'state', 'claim', '--take-over', await ownerOf(harness.emulator)])).code,
+    ).toBe(0);
     const run = await cli(['import', '--out', 'imported', '--state', 'import.json', '--kinds', 'Profile,Brand']);
     expect(run.code).toBe(0);
     const brands = await readFile(path.join(folder, 'imported/brand.yaml'), 'utf8');

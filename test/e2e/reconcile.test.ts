@@ -39,7 +39,9 @@ describe('plan, apply and drift through every example', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toContain('  # TrunkIpAcl/pbx-office will be created');
     // The numbers exist already: one is attached (an update), two wait for their campaign.
-    expect(run.stdout).toMatch(/Plan: \d+ to create, 1 to update, 0 to replace, 0 to delete\. Cost: 0 USD\. Irreversible: 0\./);
+    expect(run.stdout).toMatch(
+      /Plan: \d+ to create, 1 to update, 0 to replace, 0 to delete\. Cost: 0 USD\. Irreversible: 0\./,
+    );
     expect(run.stdout).toContain('  # PhoneNumber/acme-orders-1 waits for the registry');
     const writes = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET');
     expect(writes).toEqual([]);
@@ -49,13 +51,22 @@ describe('plan, apply and drift through every example', () => {
     const apply = await cli(['apply', '-f', 'examples/', '--auto-approve', '--wait', '1m']);
     expect(apply.stderr).not.toContain('FAILED');
     expect(apply.code).toBe(0);
-    expect(apply.stdout).toMatch(/Apply complete: \d+ created, 3 updated, 0 replaced, 0 deleted, 0 adopted\. Pending: 0\. Blocked: 0\. Failed: 0\./);
+    expect(apply.stdout).toMatch(
+      /Apply complete: \d+ created, 3 updated, 0 replaced, 0 deleted, 0 adopted\. Pending: 0\. Blocked: 0\. Failed: 0\./,
+    );
     // Calls routable: the support number is on the inbound trunk; messages flow: two numbers linked COMPLETED to an ACTIVE campaign.
-    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { resources: Record<string, { id: string }> };
+    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
     const inbound = ledger.resources['Trunk/support-inbound']?.id as string;
-    expect((await api('GET', '/Number/15125550103/')).body.application).toMatch(new RegExp(`/Zentrunk/Trunk/${inbound}/$`));
+    expect((await api('GET', '/Number/15125550103/')).body.application).toMatch(
+      new RegExp(`/Zentrunk/Trunk/${inbound}/$`),
+    );
     const campaignId = ledger.resources['Campaign/acme-orders']?.id as string;
-    expect(((await api('GET', `/10dlc/Campaign/${campaignId}/`)).body.campaign as Record<string, unknown>).registration_status).toBe('ACTIVE');
+    expect(
+      ((await api('GET', `/10dlc/Campaign/${campaignId}/`)).body.campaign as Record<string, unknown>)
+        .registration_status,
+    ).toBe('ACTIVE');
     expect((await api('GET', `/10dlc/Campaign/${campaignId}/Number/`)).body.phone_numbers).toEqual([
       { number: '15125550101', status: 'COMPLETED' },
       { number: '15125550102', status: 'COMPLETED' },
@@ -67,7 +78,9 @@ describe('plan, apply and drift through every example', () => {
   });
 
   it('tells an out-of-band change (exit 2, named) from a manifest change (exit 3), and apply restores it', async () => {
-    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { resources: Record<string, { id: string }> };
+    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
     const trunkId = ledger.resources['Trunk/pbx-outbound']?.id as string;
     expect((await api('POST', `/Zentrunk/Trunk/${trunkId}/`, { secure: false })).status).toBe(202);
     const drift = await cli(['drift', '-f', 'examples/']);

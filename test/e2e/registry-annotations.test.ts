@@ -50,9 +50,18 @@ describe('registry refusals in CI annotations', () => {
 
   it('drift --format github and --format gitlab say the same', async () => {
     const drift = await cli(['drift', '-f', 'refusal.yaml', ...state, '--format', 'github']);
-    expect(drift.stdout.split('\n')[0]).toBe(`::error file=refusal.yaml,line=12,col=9,title=telform registry::${reason}`);
-    const gitlab = JSON.parse((await cli(['plan', '-f', 'refusal.yaml', ...state, '--format', 'gitlab'])).stdout) as Array<Record<string, unknown>>;
-    expect(gitlab[0]).toMatchObject({ check_name: 'telform registry', severity: 'major', description: reason, location: { path: 'refusal.yaml', lines: { begin: 12 } } });
+    expect(drift.stdout.split('\n')[0]).toBe(
+      `::error file=refusal.yaml,line=12,col=9,title=telform registry::${reason}`,
+    );
+    const gitlab = JSON.parse(
+      (await cli(['plan', '-f', 'refusal.yaml', ...state, '--format', 'gitlab'])).stdout,
+    ) as Array<Record<string, unknown>>;
+    expect(gitlab[0]).toMatchObject({
+      check_name: 'telform registry',
+      severity: 'major',
+      description: reason,
+      location: { path: 'refusal.yaml', lines: { begin: 12 } },
+    });
     expect(gitlab).toHaveLength(3);
   });
 });

@@ -52,7 +52,10 @@ describe('plan --rehearse', () => {
     const state = await callApi(emulator, 'GET', '/SipAuth/Credential/');
     const id = (state.body.objects as Array<{ credential_uuid: string }>)[0]?.credential_uuid;
     // Someone assigns the credential to an application by hand.
-    const assigned = await callApi(emulator, 'POST', '/Application/77700000000000003/', { sip_auth_type: 'credential', credential_uuid: id });
+    const assigned = await callApi(emulator, 'POST', '/Application/77700000000000003/', {
+      sip_auth_type: 'credential',
+      credential_uuid: id,
+    });
     expect(assigned.status).toBe(202);
     await writeFile(path.join(folder, 'm', 'sip.yaml'), acl);
     const before = emulator.runtime.log.list().at(-1)?.seq ?? 0;
@@ -68,7 +71,10 @@ describe('plan --rehearse', () => {
 
   it('says a plan that works went through, with an empty plan after it, and writes nothing to the account', async () => {
     const { emulator, env, folder } = await setUp();
-    await writeFile(path.join(folder, 'm', 'sip.yaml'), `${credential}---\n${acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20')}`);
+    await writeFile(
+      path.join(folder, 'm', 'sip.yaml'),
+      `${credential}---\n${acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20')}`,
+    );
     const before = emulator.runtime.log.list().at(-1)?.seq ?? 0;
     const run = await runCli(['plan', '-f', 'm', '--rehearse', '--format', 'markdown'], { cwd: folder, env });
     expect(run.stderr).toBe('');
@@ -79,7 +85,9 @@ describe('plan --rehearse', () => {
     expect(await writesSince(emulator, before)).toEqual([]);
     // The account still has one entry: the rehearsal's add went to the replica only.
     const acls = await callApi(emulator, 'GET', '/SipAuth/IpAccessControlList/');
-    const office = (acls.body.objects as Array<{ name: string; entries: unknown[] }>).find((item) => item.name === 'office');
+    const office = (acls.body.objects as Array<{ name: string; entries: unknown[] }>).find(
+      (item) => item.name === 'office',
+    );
     expect(office?.entries).toHaveLength(1);
   });
 
@@ -94,13 +102,18 @@ describe('plan --rehearse', () => {
 describe('apply plan.json --rehearse', () => {
   it('applies the saved plan only after it went through on a replica', async () => {
     const { emulator, env, folder } = await setUp();
-    await writeFile(path.join(folder, 'm', 'sip.yaml'), `${credential}---\n${acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20')}`);
+    await writeFile(
+      path.join(folder, 'm', 'sip.yaml'),
+      `${credential}---\n${acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20')}`,
+    );
     expect((await runCli(['plan', '-f', 'm', '-o', 'plan.json'], { cwd: folder, env })).code).toBe(0);
     const applied = await runCli(['apply', 'plan.json', '--rehearse'], { cwd: folder, env });
     expect(applied.code).toBe(0);
     expect(applied.stderr).toMatch(/Rehearsed on a replica of the account \(snapshot taken [^)]+\): it went through\./);
     const acls = await callApi(emulator, 'GET', '/SipAuth/IpAccessControlList/');
-    const office = (acls.body.objects as Array<{ name: string; entries: unknown[] }>).find((item) => item.name === 'office');
+    const office = (acls.body.objects as Array<{ name: string; entries: unknown[] }>).find(
+      (item) => item.name === 'office',
+    );
     expect(office?.entries).toHaveLength(2);
   });
 
@@ -108,14 +121,22 @@ describe('apply plan.json --rehearse', () => {
     const { emulator, env, folder } = await setUp();
     const listed = await callApi(emulator, 'GET', '/SipAuth/Credential/');
     const id = (listed.body.objects as Array<{ credential_uuid: string }>)[0]?.credential_uuid;
-    await writeFile(path.join(folder, 'm', 'sip.yaml'), acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20'));
+    await writeFile(
+      path.join(folder, 'm', 'sip.yaml'),
+      acl.replace('203.0.113.10', '203.0.113.10\n    - ip: 198.51.100.20'),
+    );
     expect((await runCli(['plan', '-f', 'm', '-o', 'plan.json'], { cwd: folder, env })).code).toBe(0);
     // Between review and merge, someone assigns the credential to an application by hand.
-    await callApi(emulator, 'POST', '/Application/77700000000000003/', { sip_auth_type: 'credential', credential_uuid: id });
+    await callApi(emulator, 'POST', '/Application/77700000000000003/', {
+      sip_auth_type: 'credential',
+      credential_uuid: id,
+    });
     const before = emulator.runtime.log.list().at(-1)?.seq ?? 0;
     const applied = await runCli(['apply', 'plan.json', '--rehearse'], { cwd: folder, env });
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain('the rehearsal of plan.json on a replica of the account did not go through (see above); nothing was applied');
+    expect(applied.stderr).toContain(
+      'the rehearsal of plan.json on a replica of the account did not go through (see above); nothing was applied',
+    );
     expect(await writesSince(emulator, before)).toEqual([]);
   });
 });

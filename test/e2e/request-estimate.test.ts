@@ -24,7 +24,9 @@ const requestCount = () => harness.emulator.runtime.log.list({ type: 'request' }
  * The plan's estimate (reads and writes), and what an apply of the same state sent; `writes` and
  * `written` leave out the reads (those a plan of the same state sends).
  */
-async function applyPhaseRequests(args: string[]): Promise<{ estimate: number; sent: number; writes: number; written: number; stdout: string }> {
+async function applyPhaseRequests(
+  args: string[],
+): Promise<{ estimate: number; sent: number; writes: number; written: number; stdout: string }> {
   const before = requestCount();
   const plan = await cli(['plan', ...args, '--format', 'json']);
   expect(plan.code).toBe(0);
@@ -36,11 +38,24 @@ async function applyPhaseRequests(args: string[]): Promise<{ estimate: number; s
   expect(apply.stderr).not.toContain('error');
   expect(apply.code).toBe(0);
   const sent = requestCount() - start;
-  return { estimate: summary.api_requests, sent, writes: summary.api_requests - summary.api_reads, written: sent - reads, stdout: apply.stdout };
+  return {
+    estimate: summary.api_requests,
+    sent,
+    writes: summary.api_requests - summary.api_reads,
+    written: sent - reads,
+    stdout: apply.stdout,
+  };
 }
 
 function trunks(count: number, secure: boolean): string {
-  const documents = [JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'edge' }, spec: { ip_addresses: ['203.0.113.9'] } })];
+  const documents = [
+    JSON.stringify({
+      apiVersion: 'telform/v1',
+      kind: 'TrunkIpAcl',
+      metadata: { name: 'edge' },
+      spec: { ip_addresses: ['203.0.113.9'] },
+    }),
+  ];
   for (let index = 0; index < count; index += 1) {
     documents.push(
       JSON.stringify({
@@ -71,7 +86,10 @@ describe('the request estimate', () => {
     const plan = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
     // Campaigns wait for their brands: without --wait apply leaves them; with it, it polls. The
     // counts follow the examples, so they are read from the plan, not written here.
-    const line = /API requests to apply: about (\d+) \(\d+ to read the account, \d+ to change it\); with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(plan.stdout);
+    const line =
+      /API requests to apply: about (\d+) \(\d+ to read the account, \d+ to change it\); with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(
+        plan.stdout,
+      );
     expect(line).not.toBeNull();
     const [about, least, most] = [Number(line?.[1]), Number(line?.[2]), Number(line?.[3])];
     expect(least).toBeGreaterThan(about);
@@ -81,10 +99,22 @@ describe('the request estimate', () => {
     expect(Math.abs(first.sent - first.estimate)).toBeLessThanOrEqual(Math.ceil(first.estimate * 0.1));
     // The campaigns now wait for their brands, the numbers for a campaign: the estimate counts their polls and writes as a range.
     const waiting = await cli(['plan', '-f', 'examples/', '--state', 'examples.json']);
-    const range = /API requests to apply: about (\d+) \(\1 to read the account, 0 to change it\); with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(waiting.stdout);
+    const range =
+      /API requests to apply: about (\d+) \(\1 to read the account, 0 to change it\); with --wait 10m, (\d+) to (\d+) \(registry polls\)\.\n$/.exec(
+        waiting.stdout,
+      );
     expect(range).not.toBeNull();
     const start = requestCount();
-    const waited = await cli(['apply', '-f', 'examples/', '--state', 'examples.json', '--auto-approve', '--wait', '10m']);
+    const waited = await cli([
+      'apply',
+      '-f',
+      'examples/',
+      '--state',
+      'examples.json',
+      '--auto-approve',
+      '--wait',
+      '10m',
+    ]);
     expect(waited.code).toBe(0);
     const sent = requestCount() - start;
     expect(sent).toBeGreaterThanOrEqual(Number(range?.[2]));
@@ -92,10 +122,15 @@ describe('the request estimate', () => {
   });
 
   it('counts the reads of the account apply makes before it writes: 12 creates in a fresh account', async () => {
-    await writeFile(path.join(folder, 'twelve.yaml'), trunks(11, false).replaceAll('"trunk-', '"twelve-').replaceAll('"edge"', '"twelve-edge"'));
+    await writeFile(
+      path.join(folder, 'twelve.yaml'),
+      trunks(11, false).replaceAll('"trunk-', '"twelve-').replaceAll('"edge"', '"twelve-edge"'),
+    );
     const args = ['-f', 'twelve.yaml', '--state', 'twelve.json'];
     const plan = await cli(['plan', ...args, '--format', 'json']);
-    const summary = (JSON.parse(plan.stdout) as { summary: { create: number; api_requests: number; api_reads: number } }).summary;
+    const summary = (
+      JSON.parse(plan.stdout) as { summary: { create: number; api_requests: number; api_reads: number } }
+    ).summary;
     const text = await cli(['plan', ...args]);
     const start = requestCount();
     const apply = await cli(['apply', ...args, '--auto-approve']);
@@ -108,7 +143,9 @@ describe('the request estimate', () => {
     expect(summary.api_reads).toBeGreaterThan(0);
     expect(summary.api_requests).toBe(3 + 12 + summary.api_reads);
     expect(sent).toBe(summary.api_requests);
-    expect(text.stdout).toContain(`API requests to apply: about ${sent} (${summary.api_reads} to read the account, 15 to change it).\n`);
+    expect(text.stdout).toContain(
+      `API requests to apply: about ${sent} (${summary.api_reads} to read the account, 15 to change it).\n`,
+    );
   });
 
   it('is within 10% of what a 250-trunk update sends', async () => {
@@ -135,9 +172,17 @@ describe('the request estimate', () => {
 
 describe('reading trunks with phone numbers attached', () => {
   it('lists the account numbers once per run, however many trunks are updated', async () => {
-    const uri = await callApi(harness.emulator, 'POST', '/Zentrunk/URI/', { name: 'numbers-uri', uri: 'pbx.example.com' });
+    const uri = await callApi(harness.emulator, 'POST', '/Zentrunk/URI/', {
+      name: 'numbers-uri',
+      uri: 'pbx.example.com',
+    });
     const documents = [
-      JSON.stringify({ apiVersion: 'telform/v1', kind: 'OriginationUri', metadata: { name: 'numbers-uri' }, spec: { uri: 'pbx.example.com' } }),
+      JSON.stringify({
+        apiVersion: 'telform/v1',
+        kind: 'OriginationUri',
+        metadata: { name: 'numbers-uri' },
+        spec: { uri: 'pbx.example.com' },
+      }),
     ];
     for (let index = 0; index < 10; index += 1) {
       documents.push(
@@ -153,23 +198,34 @@ describe('reading trunks with phone numbers attached', () => {
     const args = ['-f', 'inbound.yaml', '--state', 'inbound.json'];
     expect(uri.status).toBe(201);
     expect((await cli(['apply', ...args, '--auto-approve'])).code).toBe(0);
-    const inbound = [...harness.emulator.runtime.state.accounts.get(defaultAccount.authId)?.trunks.values() ?? []].filter((trunk) => trunk.name.startsWith('inbound-'));
+    const inbound = [
+      ...(harness.emulator.runtime.state.accounts.get(defaultAccount.authId)?.trunks.values() ?? []),
+    ].filter((trunk) => trunk.name.startsWith('inbound-'));
     expect(inbound).toHaveLength(10);
     // 100 numbers, ten on each trunk; with the five every account starts with, six pages of the number list.
     for (let index = 0; index < 100; index += 1) {
       const seeded = await fetch(`${harness.emulator.url}/__emulator/accounts/${defaultAccount.authId}/numbers/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ number: `1415555${String(index).padStart(4, '0')}`, app_id: inbound[index % 10]?.trunk_id }),
+        body: JSON.stringify({
+          number: `1415555${String(index).padStart(4, '0')}`,
+          app_id: inbound[index % 10]?.trunk_id,
+        }),
       });
       expect(seeded.status).toBe(201);
     }
-    await writeFile(path.join(folder, 'inbound.yaml'), documents.join('\n---\n').replaceAll('"trunk_status":"enabled"', '"trunk_status":"disabled"'));
+    await writeFile(
+      path.join(folder, 'inbound.yaml'),
+      documents.join('\n---\n').replaceAll('"trunk_status":"enabled"', '"trunk_status":"disabled"'),
+    );
     const start = harness.emulator.runtime.log.list().length;
     // Disabling the trunks stops calls to their numbers: the blast radius is approved.
     const apply = await cli(['apply', ...args, '--auto-approve', '--max-numbers-affected', '100']);
     expect(apply.stdout).toContain('Apply complete: 0 created, 10 updated');
-    const numberPages = harness.emulator.runtime.log.list({ type: 'request' }).slice(start).filter((entry) => entry.path.endsWith('/Number/'));
+    const numberPages = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .slice(start)
+      .filter((entry) => entry.path.endsWith('/Number/'));
     expect(numberPages).toHaveLength(6);
   }, 60_000);
 });

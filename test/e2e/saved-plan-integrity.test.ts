@@ -21,7 +21,8 @@ async function write(file: string, text: string): Promise<void> {
   await writeFile(path.join(folder, file), text);
 }
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: folder, env: { ...harness.env, ...env } });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: folder, env: { ...harness.env, ...env } });
 
 async function aclAddresses(name: string): Promise<string[]> {
   const list = await callApi(harness.emulator, 'GET', '/Zentrunk/IPAccessControlList/?limit=20');
@@ -46,12 +47,18 @@ describe('the seal of a saved plan', () => {
     await write('sealed.yaml', doc('TrunkIpAcl', 'sealed', { ip_addresses: ['192.0.2.90', '192.0.2.91'] }));
     expect((await cli(['plan', '-f', 'sealed.yaml', '--state', 'sealed.json', '-o', 'sealed-plan.json'])).code).toBe(0);
     const text = await readFile(path.join(folder, 'sealed-plan.json'), 'utf8');
-    const saved = JSON.parse(text) as { changes: Array<{ after: { ip_addresses: unknown } }>; seal: { algorithm: string } };
+    const saved = JSON.parse(text) as {
+      changes: Array<{ after: { ip_addresses: unknown } }>;
+      seal: { algorithm: string };
+    };
     expect(saved.seal.algorithm).toBe('hmac-sha256');
 
     // The reviewed plan adds one address; the edited one sneaks in another.
     const edited = structuredClone(saved);
-    (edited.changes[0] as { after: { ip_addresses: unknown } }).after.ip_addresses = { '192.0.2.90': '192.0.2.90', '198.51.100.66': '198.51.100.66' };
+    (edited.changes[0] as { after: { ip_addresses: unknown } }).after.ip_addresses = {
+      '192.0.2.90': '192.0.2.90',
+      '198.51.100.66': '198.51.100.66',
+    };
     await writeFile(path.join(folder, 'edited-plan.json'), `${JSON.stringify(edited, null, 2)}\n`);
     const refused = await cli(['apply', 'edited-plan.json', '--state', 'sealed.json']);
     expect(refused.code).toBe(1);
@@ -68,7 +75,9 @@ describe('the seal of a saved plan', () => {
       'error: unsealed-plan.json has no integrity seal, so it was not written by telform plan -o and is not applied; make it with telform plan -o unsealed-plan.json\n',
     );
 
-    const otherToken = await cli(['apply', 'sealed-plan.json', '--state', 'sealed.json'], { TELFORM_AUTH_TOKEN: 'a-rotated-token' });
+    const otherToken = await cli(['apply', 'sealed-plan.json', '--state', 'sealed.json'], {
+      TELFORM_AUTH_TOKEN: 'a-rotated-token',
+    });
     expect(otherToken.code).toBe(1);
     expect(otherToken.stderr).toBe(
       "error: sealed-plan.json was sealed with another auth token than this run's (the token was changed since, or the plan is not this account's); make a new plan\n",
@@ -107,15 +116,28 @@ describe('secrets of a saved plan', () => {
     const applied = await cli(['apply', 'linked-plan.json', '--state', 'linked.json']);
     expect(applied.code).toBe(0);
     const saved = await readFile(path.join(folder, 'linked-plan.json'), 'utf8');
-    for (const text of [plan.stdout, plan.stderr, stale.stderr, applied.stdout, applied.stderr, saved]) expect(text).not.toContain(password);
+    for (const text of [plan.stdout, plan.stderr, stale.stderr, applied.stdout, applied.stderr, saved])
+      expect(text).not.toContain(password);
   });
 
   it('refuses a secret file outside the working directory unless --allow-secret-files-outside', async () => {
     const outside = await mkdtemp(path.join(tmpdir(), 'telform-e2e-outside-'));
     try {
       await writeFile(path.join(outside, 'pw.txt'), `${password}\n`);
-      await write('far/far.yaml', doc('SipCredential', 'far-pw', { password: { fromFile: path.join(outside, 'pw.txt') } }));
-      const plan = await cli(['plan', '-f', 'far', '--state', 'far.json', '-o', 'far-plan.json', '--allow-secret-files-outside']);
+      await write(
+        'far/far.yaml',
+        doc('SipCredential', 'far-pw', { password: { fromFile: path.join(outside, 'pw.txt') } }),
+      );
+      const plan = await cli([
+        'plan',
+        '-f',
+        'far',
+        '--state',
+        'far.json',
+        '-o',
+        'far-plan.json',
+        '--allow-secret-files-outside',
+      ]);
       expect(plan.code).toBe(0);
       const refused = await cli(['apply', 'far-plan.json', '--state', 'far.json']);
       expect(refused.code).toBe(1);

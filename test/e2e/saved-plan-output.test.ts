@@ -23,7 +23,11 @@ const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
 function intoHead(args: string[]): Promise<CliRun> {
   const quoted = [process.execPath, cliPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `${quoted} | head -n 1; exit "\${PIPESTATUS[0]}"`], { cwd: folder, env: harness.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `${quoted} | head -n 1; exit "\${PIPESTATUS[0]}"`], {
+      cwd: folder,
+      env: harness.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -46,7 +50,9 @@ afterAll(async () => {
 describe('plan -o', () => {
   it('into a folder that does not exist is a user error naming the folder', async () => {
     const run = await cli(['plan', '-f', 'acl.yaml', '-o', 'plans/today/plan.json']);
-    expect(run.stderr).toBe('error: -o plans/today/plan.json: the folder plans/today does not exist; create it first, or save the plan elsewhere\n');
+    expect(run.stderr).toBe(
+      'error: -o plans/today/plan.json: the folder plans/today does not exist; create it first, or save the plan elsewhere\n',
+    );
     expect(run.code).toBe(1);
   });
 
@@ -61,7 +67,16 @@ describe('plan -o', () => {
   it('refuses a plan whose secrets are literals in the manifests: apply FILE could never send them', async () => {
     await writeFile(
       path.join(folder, 'literal.yaml'),
-      ['apiVersion: telform/v1', 'kind: SipCredential', 'metadata:', '  name: desk', 'spec:', '  username: desk.phones', '  password: "Literal#Pass-12345"', ''].join('\n'),
+      [
+        'apiVersion: telform/v1',
+        'kind: SipCredential',
+        'metadata:',
+        '  name: desk',
+        'spec:',
+        '  username: desk.phones',
+        '  password: "Literal#Pass-12345"',
+        '',
+      ].join('\n'),
     );
     const run = await cli(['plan', '-f', 'literal.yaml', '-o', 'literal-plan.json']);
     expect(run.stderr).toContain(

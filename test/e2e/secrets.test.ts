@@ -32,7 +32,8 @@ async function write(file: string, text: string): Promise<string> {
   return target;
 }
 
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: folder, env: { ...harness.env, ...env } });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { cwd: folder, env: { ...harness.env, ...env } });
 
 function expectNoValue(...texts: string[]): void {
   for (const text of texts) {
@@ -65,7 +66,9 @@ describe('where secrets come from', () => {
     const args = ['plan', '-f', 'sources', '--state', 'sources.json'];
     const text = await cli(args, env);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('  + SipCredential/src-env\n      + username = "src-env"\n      + password = (sensitive, from env PBX_PW)\n');
+    expect(text.stdout).toContain(
+      '  + SipCredential/src-env\n      + username = "src-env"\n      + password = (sensitive, from env PBX_PW)\n',
+    );
     expect(text.stdout).toContain('      + password = (sensitive, from file sources/secrets/pbx.txt)\n');
     expect(text.stdout).toContain('      + password = (sensitive, literal in the manifest)\n');
 
@@ -75,22 +78,32 @@ describe('where secrets come from', () => {
     expect(markdown.stdout).toContain('\n+ password = (sensitive, literal in the manifest)\n');
 
     const json = await cli([...args, '--format', 'json'], env);
-    const plan = JSON.parse(json.stdout) as { changes: Array<{ address: string; after: Record<string, unknown>; secret_sources: unknown }> };
+    const plan = JSON.parse(json.stdout) as {
+      changes: Array<{ address: string; after: Record<string, unknown>; secret_sources: unknown }>;
+    };
     const byAddress = new Map(plan.changes.map((change) => [change.address, change]));
     expect(byAddress.get('SipCredential/src-env')?.secret_sources).toEqual({ password: { fromEnv: 'PBX_PW' } });
-    expect(byAddress.get('SipCredential/src-file')?.secret_sources).toEqual({ password: { fromFile: 'sources/secrets/pbx.txt' } });
+    expect(byAddress.get('SipCredential/src-file')?.secret_sources).toEqual({
+      password: { fromFile: 'sources/secrets/pbx.txt' },
+    });
     expect(byAddress.get('SipCredential/src-literal')?.secret_sources).toEqual({ password: { literal: true } });
     expect(byAddress.get('SipCredential/src-env')?.after.password).toBe('(sensitive, from env PBX_PW)');
     expectNoValue(text.stdout, text.stderr, markdown.stdout, markdown.stderr, json.stdout, json.stderr);
   });
 
   it('shows a change of source as a change even when the value is the same, and records the source in the state', async () => {
-    const manifest = (variable: string) => write('moved.yaml', doc('SipCredential', 'moved', { password: { fromEnv: variable } }));
+    const manifest = (variable: string) =>
+      write('moved.yaml', doc('SipCredential', 'moved', { password: { fromEnv: variable } }));
     await manifest('PBX_PW');
     const env = { PBX_PW: values[0] as string, PBX_PW_2: values[0] as string };
     expect((await cli(['apply', '-f', 'moved.yaml', '--state', 'moved.json', '--auto-approve'], env)).code).toBe(0);
-    const ledger = async () => JSON.parse(await readFile(path.join(folder, 'moved.json'), 'utf8')) as { resources: Record<string, { secrets: Record<string, unknown> }> };
-    expect((await ledger()).resources['SipCredential/moved']?.secrets.password).toMatchObject({ source: { fromEnv: 'PBX_PW' } });
+    const ledger = async () =>
+      JSON.parse(await readFile(path.join(folder, 'moved.json'), 'utf8')) as {
+        resources: Record<string, { secrets: Record<string, unknown> }>;
+      };
+    expect((await ledger()).resources['SipCredential/moved']?.secrets.password).toMatchObject({
+      source: { fromEnv: 'PBX_PW' },
+    });
 
     await manifest('PBX_PW_2');
     const plan = await cli(['plan', '-f', 'moved.yaml', '--state', 'moved.json', '--detailed-exitcode'], env);
@@ -104,7 +117,9 @@ describe('where secrets come from', () => {
     const apply = await cli(['apply', '-f', 'moved.yaml', '--state', 'moved.json', '--auto-approve'], env);
     expect(apply.code).toBe(0);
     const stored = await readFile(path.join(folder, 'moved.json'), 'utf8');
-    expect((await ledger()).resources['SipCredential/moved']?.secrets.password).toMatchObject({ source: { fromEnv: 'PBX_PW_2' } });
+    expect((await ledger()).resources['SipCredential/moved']?.secrets.password).toMatchObject({
+      source: { fromEnv: 'PBX_PW_2' },
+    });
     const after = await cli(['plan', '-f', 'moved.yaml', '--state', 'moved.json', '--detailed-exitcode'], env);
     expect(after.code).toBe(0);
     expectNoValue(plan.stdout, markdown.stdout, apply.stdout, apply.stderr, stored);
@@ -114,7 +129,9 @@ describe('where secrets come from', () => {
 describe("the API's own credentials are never a secret source", () => {
   it('refuses the credential variables offline, with the line', async () => {
     const names = ['TELFORM_AUTH_ID', 'TELFORM_AUTH_TOKEN', 'PLIVO_AUTH_ID', 'PLIVO_AUTH_TOKEN'];
-    const documents = names.map((name, index) => doc('SipCredential', `cred-${index}`, { password: { fromEnv: name } }));
+    const documents = names.map((name, index) =>
+      doc('SipCredential', `cred-${index}`, { password: { fromEnv: name } }),
+    );
     await write('creds/creds.yaml', documents.join('\n---\n'));
     const validate = await runCli(['validate', '-f', 'creds'], { cwd: folder });
     expect(validate.code).toBe(1);
@@ -130,30 +147,56 @@ describe("the API's own credentials are never a secret source", () => {
     );
     const plan = await cli(['plan', '-f', 'creds', '--state', 'creds.json']);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain(`creds/creds.yaml:3:${column(documents[1] as string, 'fromEnv')}  SipCredential/cred-1  spec.password: TELFORM_AUTH_TOKEN is one of the API's own credentials`);
+    expect(plan.stderr).toContain(
+      `creds/creds.yaml:3:${column(documents[1] as string, 'fromEnv')}  SipCredential/cred-1  spec.password: TELFORM_AUTH_TOKEN is one of the API's own credentials`,
+    );
     expect(plan.stderr).toContain('error: the manifests have 4 errors (listed above); nothing was sent');
   });
 
   it('refuses every other credential telform or its templates read, saying why, offline and at plan', async () => {
     const reasons: Array<[string, string]> = [
       ['TELFORM_AUTH_SECONDARY', "is one of the API's own credentials, never a secret source"],
-      ['PGPASSWORD', "holds the state database's password (telform reads it to connect; whoever got it could rewrite the state): never a secret source"],
-      ['TELFORM_STATE', "names the state, and a state URL may carry the database's password (whoever got it could rewrite the state): never a secret source"],
-      ['TELFORM_GITLAB_TOKEN', "is the GitLab token telform's pipeline template reads (whoever got it could act on the repository): never a secret source"],
+      [
+        'PGPASSWORD',
+        "holds the state database's password (telform reads it to connect; whoever got it could rewrite the state): never a secret source",
+      ],
+      [
+        'TELFORM_STATE',
+        "names the state, and a state URL may carry the database's password (whoever got it could rewrite the state): never a secret source",
+      ],
+      [
+        'TELFORM_GITLAB_TOKEN',
+        "is the GitLab token telform's pipeline template reads (whoever got it could act on the repository): never a secret source",
+      ],
       ['CI_JOB_TOKEN', "is the GitLab job's token (whoever got it could act on the repository): never a secret source"],
-      ['GITHUB_TOKEN', "is the GitHub token telform's workflows pass to their steps (whoever got it could act on the repository): never a secret source"],
+      [
+        'GITHUB_TOKEN',
+        "is the GitHub token telform's workflows pass to their steps (whoever got it could act on the repository): never a secret source",
+      ],
     ];
-    const documents = reasons.map(([name], index) => doc('SipCredential', `other-${index}`, { password: { fromEnv: name } }));
+    const documents = reasons.map(([name], index) =>
+      doc('SipCredential', `other-${index}`, { password: { fromEnv: name } }),
+    );
     await write('others/others.yaml', documents.join('\n---\n'));
     const validate = await runCli(['validate', '-f', 'others'], { cwd: folder });
     expect(validate.code).toBe(1);
     for (const [index, [name, why]] of reasons.entries()) {
-      expect(validate.stdout).toContain(`others/others.yaml:${index * 2 + 1}:${column(documents[index] as string, 'fromEnv')}  SipCredential/other-${index}  spec.password: ${name} ${why}`);
+      expect(validate.stdout).toContain(
+        `others/others.yaml:${index * 2 + 1}:${column(documents[index] as string, 'fromEnv')}  SipCredential/other-${index}  spec.password: ${name} ${why}`,
+      );
     }
-    const values = { PGPASSWORD: 'Db#Secret-Pass5', TELFORM_GITLAB_TOKEN: 'glpat-Secret-Pass6', TELFORM_AUTH_SECONDARY: 'x', CI_JOB_TOKEN: 'y', GITHUB_TOKEN: 'z' };
+    const values = {
+      PGPASSWORD: 'Db#Secret-Pass5',
+      TELFORM_GITLAB_TOKEN: 'glpat-Secret-Pass6',
+      TELFORM_AUTH_SECONDARY: 'x',
+      CI_JOB_TOKEN: 'y',
+      GITHUB_TOKEN: 'z',
+    };
     const plan = await cli(['plan', '-f', 'others', '--state', 'others.json'], values);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain(`SipCredential/other-1  spec.password: PGPASSWORD holds the state database's password`);
+    expect(plan.stderr).toContain(
+      `SipCredential/other-1  spec.password: PGPASSWORD holds the state database's password`,
+    );
     expect(plan.stderr).toContain('error: the manifests have 6 errors (listed above); nothing was sent');
     expect(plan.stdout + plan.stderr).not.toContain('Secret-Pass');
   });
@@ -161,7 +204,10 @@ describe("the API's own credentials are never a secret source", () => {
   it("with --accounts, refuses another account's credential variable by name instead of calling it not set", async () => {
     await write('tenants/acme.yaml', doc('SipCredential', 'acme-desk', { password: { fromEnv: 'GLOBEX_AUTH_TOKEN' } }));
     await write('tenants/globex.yaml', doc('TrunkIpAcl', 'globex-office', { ip_addresses: ['192.0.2.10'] }));
-    const credentials = (prefix: string) => ({ auth_id_env: `${prefix}_AUTH_ID`, auth_token_env: `${prefix}_AUTH_TOKEN` });
+    const credentials = (prefix: string) => ({
+      auth_id_env: `${prefix}_AUTH_ID`,
+      auth_token_env: `${prefix}_AUTH_TOKEN`,
+    });
     await write(
       'tenants/accounts.yaml',
       JSON.stringify({
@@ -178,7 +224,10 @@ describe("the API's own credentials are never a secret source", () => {
       GLOBEX_AUTH_ID: defaultAccount.authId,
       GLOBEX_AUTH_TOKEN: defaultAccount.authToken,
     };
-    const run = await runCli(['plan', '--accounts', 'tenants/accounts.yaml'], { cwd: folder, env: { ...harness.env, ...env } });
+    const run = await runCli(['plan', '--accounts', 'tenants/accounts.yaml'], {
+      cwd: folder,
+      env: { ...harness.env, ...env },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
       'SipCredential/acme-desk  spec.password: GLOBEX_AUTH_TOKEN holds the credentials of an account in the accounts file, never a secret source (whoever got this password would hold that account)',
@@ -223,7 +272,9 @@ describe('secret files', () => {
     );
     const plan = await cli(['plan', '-f', 'inner', '--state', 'inner.json']);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('secret file ../outside.txt is outside the folders the manifests were loaded from (inner)');
+    expect(plan.stderr).toContain(
+      'secret file ../outside.txt is outside the folders the manifests were loaded from (inner)',
+    );
     const allowed = await cli(['plan', '-f', 'inner', '--state', 'inner.json', '--allow-secret-files-outside']);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toContain('      + password = (sensitive, from file outside.txt)\n');
@@ -248,16 +299,31 @@ describe('secret files', () => {
     const socketServer: Server = createServer();
     await new Promise<void>((listening) => socketServer.listen(path.join(folder, 'special', 'socket'), listening));
     try {
-      const files = { proc: '/proc/self/environ', dev: '/dev/stdin', link: 'environ-link', fifo: 'fifo', socket: 'socket' };
-      const documents = Object.entries(files).map(([name, file]) => doc('SipCredential', name, { password: { fromFile: file } }));
+      const files = {
+        proc: '/proc/self/environ',
+        dev: '/dev/stdin',
+        link: 'environ-link',
+        fifo: 'fifo',
+        socket: 'socket',
+      };
+      const documents = Object.entries(files).map(([name, file]) =>
+        doc('SipCredential', name, { password: { fromFile: file } }),
+      );
       await write('special/special.yaml', documents.join('\n---\n'));
-      const at = (index: number, name: string) => `special/special.yaml:${index * 2 + 1}:${column(documents[index] as string, 'fromFile')}  SipCredential/${name}  spec.password:`;
+      const at = (index: number, name: string) =>
+        `special/special.yaml:${index * 2 + 1}:${column(documents[index] as string, 'fromFile')}  SipCredential/${name}  spec.password:`;
       const run = await cli(['validate', '-f', 'special', '--check-secrets', '--allow-secret-files-outside']);
       expect(run.code).toBe(1);
       const lines = run.stdout.split('\n');
-      expect(lines[0]).toBe(`${at(0, 'proc')} secret file /proc/self/environ is a special file (under /proc), never a secret file`);
-      expect(lines[1]).toBe(`${at(1, 'dev')} secret file /dev/stdin is a special file (under /dev), never a secret file`);
-      expect(lines[2]).toMatch(/^.+ secret file environ-link leads to \/proc\/\d+\/environ, a special file \(under \/proc\), never a secret file$/);
+      expect(lines[0]).toBe(
+        `${at(0, 'proc')} secret file /proc/self/environ is a special file (under /proc), never a secret file`,
+      );
+      expect(lines[1]).toBe(
+        `${at(1, 'dev')} secret file /dev/stdin is a special file (under /dev), never a secret file`,
+      );
+      expect(lines[2]).toMatch(
+        /^.+ secret file environ-link leads to \/proc\/\d+\/environ, a special file \(under \/proc\), never a secret file$/,
+      );
       expect(lines[2]?.startsWith(at(2, 'link'))).toBe(true);
       expect(lines[3]).toBe(`${at(3, 'fifo')} secret file fifo is a FIFO (named pipe), not a regular file`);
       expect(lines[4]).toBe(`${at(4, 'socket')} secret file socket is a socket, not a regular file`);

@@ -18,7 +18,8 @@ let folder: string;
 let env: Record<string, string>;
 let serve: ServeProcess | undefined;
 
-const document = (kind: string, name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
+const document = (kind: string, name: string, spec: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 
 beforeAll(async () => {
   emulator = await startEmulator({ accounts: [pbx] });
@@ -27,9 +28,15 @@ beforeAll(async () => {
   await mkdir(path.join(folder, 'lost'));
   await writeFile(
     path.join(folder, 'pbx/pbx.yaml'),
-    [document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }), document('Trunk', 'pbx-out', { trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } })].join('\n---\n'),
+    [
+      document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }),
+      document('Trunk', 'pbx-out', { trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } }),
+    ].join('\n---\n'),
   );
-  await writeFile(path.join(folder, 'lost/acl.yaml'), document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.11'] }));
+  await writeFile(
+    path.join(folder, 'lost/acl.yaml'),
+    document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.11'] }),
+  );
   await writeFile(
     path.join(folder, 'secure.yaml'),
     [
@@ -74,22 +81,39 @@ const of = (account: string, type: string) => (event: Line) => event.account ===
 
 describe('telform serve --accounts guardrails', () => {
   it("holds a plan the account's policies refuse, as apply --accounts refuses it, and watches the others when one account's credentials are missing", async () => {
-    const apply = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], { cwd: folder, env });
+    const apply = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], {
+      cwd: folder,
+      env,
+    });
     expect(apply.code, apply.stdout).toBe(1);
     expect(apply.stdout).toContain('Trunk/pbx-out violates policy outbound-trunks-secure');
 
-    serve = await startServeCli(['--accounts', 'accounts.yaml', '--listen', '127.0.0.1:0', '--interval', '1h', '--apply', 'safe'], { cwd: folder, env });
+    serve = await startServeCli(
+      ['--accounts', 'accounts.yaml', '--listen', '127.0.0.1:0', '--interval', '1h', '--apply', 'safe'],
+      { cwd: folder, env },
+    );
     const held = await serve.waitForEvent(of('pbx', 'apply_held'));
     expect(held.changes).toEqual(['TrunkIpAcl/office', 'Trunk/pbx-out']);
-    expect(held.reasons).toEqual(['Trunk/pbx-out violates policy outbound-trunks-secure: an outbound trunk carries SRTP media and TLS signalling (secure true)']);
+    expect(held.reasons).toEqual([
+      'Trunk/pbx-out violates policy outbound-trunks-secure: an outbound trunk carries SRTP media and TLS signalling (secure true)',
+    ]);
     const lost = await serve.waitForEvent(of('lost', 'account_status'));
-    expect(lost).toMatchObject({ cause: 'start', from: 'unknown', to: 'error', error: { code: 'account_credentials', message: 'LOST_ID is not set (credentials of account lost)' } });
+    expect(lost).toMatchObject({
+      cause: 'start',
+      from: 'unknown',
+      to: 'error',
+      error: { code: 'account_credentials', message: 'LOST_ID is not set (credentials of account lost)' },
+    });
     const metrics = await (await fetch(`${serve.url}/metrics`)).text();
     expect(metrics).toContain('telform_account_status{account="lost",status="error"} 1');
     expect(metrics).toContain('telform_applies_total{result="held"} 1');
-    expect(await (await fetch(`${serve.url}/accounts/lost`)).text()).toContain('LOST_ID is not set (credentials of account lost)');
+    expect(await (await fetch(`${serve.url}/accounts/lost`)).text()).toContain(
+      'LOST_ID is not set (credentials of account lost)',
+    );
     // Nothing was written to the account: the trunk the policy refuses was never created.
-    const log = (await (await fetch(`${emulator.url}/__emulator/requests/?type=request`)).json()) as { requests: Array<{ method: string }> };
+    const log = (await (await fetch(`${emulator.url}/__emulator/requests/?type=request`)).json()) as {
+      requests: Array<{ method: string }>;
+    };
     expect(log.requests.filter((entry) => entry.method !== 'GET')).toEqual([]);
     expect(await serve.stop('SIGTERM')).toEqual({ code: 0, signal: null });
   }, 90_000);

@@ -30,9 +30,16 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startServeCli(args: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<ServeProcess> {
+export async function startServeCli(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<ServeProcess> {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: end-to-end tests drive the built CLI');
-  const child = spawn(process.execPath, [cliPath, 'serve', ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'serve', ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: Line[] = [];
   const logs: Line[] = [];
   let stderr = '';
@@ -59,12 +66,23 @@ export async function startServeCli(args: readonly string[], options: { cwd: str
       notify();
     };
   };
-  child.stdout.on('data', splitter(events, () => undefined));
-  child.stderr.on('data', splitter(logs, (text) => (stderr += text)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  child.stdout.on(
+    'data',
+    splitter(events, () => undefined),
+  );
+  child.stderr.on(
+    'data',
+    splitter(logs, (text) => (stderr += text)),
+  );
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   exited.then(notify, notify);
   let ended = false;
-  exited.then(() => (ended = true), () => (ended = true));
+  exited.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
 
   const waitIn = (list: Line[], match: (line: Line) => boolean, from: number, timeoutMs: number, what: string) =>
     new Promise<Line>((resolve, reject) => {
@@ -80,7 +98,11 @@ export async function startServeCli(args: readonly string[], options: { cwd: str
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`no matching ${what} within ${timeoutMs} ms; events:\n${events.map((line) => JSON.stringify(line)).join('\n')}\nlog:\n${stderr}`));
+        reject(
+          new Error(
+            `no matching ${what} within ${timeoutMs} ms; events:\n${events.map((line) => JSON.stringify(line)).join('\n')}\nlog:\n${stderr}`,
+          ),
+        );
       }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);

@@ -23,9 +23,21 @@ import { advanceClock, cleanEnv, repository, runCli } from './cli.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
-if (!haveChromium) console.warn(`serve-page: skipped, no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+if (!haveChromium)
+  console.warn(
+    `serve-page: skipped, no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
 // This machine's network is closed: Chromium's own background connections are switched off.
-const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const accounts = {
   'acme-retail': { authId: 'PAGEACME01', authToken: 'token-of-acme-retail-01' },
   'bluebird-pbx': { authId: 'PAGEBLUEBIRD01', authToken: 'token-of-bluebird-pbx-01' },
@@ -39,10 +51,15 @@ let serve: RunningServe | undefined;
 let browser: Browser | undefined;
 const events: ServeEvent[] = [];
 
-const document = (kind: string, name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
+const document = (kind: string, name: string, spec: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 const manifests: Record<Name, string[]> = {
   'acme-retail': [
-    document('Brand', 'acme', { profile_uuid: '5eed0000-0000-4000-8000-000000000004', brand_alias: 'Lumen Fitness', brand_type: 'STANDARD' }),
+    document('Brand', 'acme', {
+      profile_uuid: '5eed0000-0000-4000-8000-000000000004',
+      brand_alias: 'Lumen Fitness',
+      brand_type: 'STANDARD',
+    }),
     document('Campaign', 'members', {
       brand_id: { ref: 'acme' },
       vertical: 'ENTERTAINMENT',
@@ -74,7 +91,10 @@ async function api(name: Name, method: string, pathname: string, body?: unknown)
   const { authId, authToken } = accounts[name];
   const response = await fetch(`${emulator.url}/v1/Account/${authId}${pathname}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return (await response.json()) as Record<string, unknown>;
@@ -84,7 +104,10 @@ beforeAll(async () => {
   if (!haveChromium) return;
   emulator = await startEmulator({ accounts: Object.values(accounts), registryDelayMs: 600_000 });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-serve-page-'));
-  const env: Record<string, string> = cleanEnv({ TELFORM_ENDPOINT: emulator.url, CEDAR_SIP_PASSWORD: 'Front-desk-pass-2026' });
+  const env: Record<string, string> = cleanEnv({
+    TELFORM_ENDPOINT: emulator.url,
+    CEDAR_SIP_PASSWORD: 'Front-desk-pass-2026',
+  });
   for (const [name, account] of Object.entries(accounts) as Array<[Name, { authId: string; authToken: string }]>) {
     await mkdir(path.join(folder, name));
     await writeFile(path.join(folder, name, 'manifest.yaml'), manifests[name].join('\n---\n'));
@@ -95,10 +118,17 @@ beforeAll(async () => {
     expect(run.code, run.stderr).toBe(0);
   }
   await advanceClock(emulator, 600_000);
-  const campaign = await runCli(['apply', '-f', 'acme-retail/', '--state', 'acme-retail.state.json', '--auto-approve'], {
-    cwd: folder,
-    env: { ...env, TELFORM_AUTH_ID: accounts['acme-retail'].authId, TELFORM_AUTH_TOKEN: accounts['acme-retail'].authToken },
-  });
+  const campaign = await runCli(
+    ['apply', '-f', 'acme-retail/', '--state', 'acme-retail.state.json', '--auto-approve'],
+    {
+      cwd: folder,
+      env: {
+        ...env,
+        TELFORM_AUTH_ID: accounts['acme-retail'].authId,
+        TELFORM_AUTH_TOKEN: accounts['acme-retail'].authToken,
+      },
+    },
+  );
   expect(campaign.code, campaign.stderr).toBe(0);
   // The depot trunk is disabled by hand: that account shows as drifted.
   const trunks = (await api('bluebird-pbx', 'GET', '/Zentrunk/Trunk/')).objects as Array<{ trunk_id: string }>;
@@ -115,7 +145,11 @@ beforeAll(async () => {
       name,
       manifests: [path.join(folder, name)],
       globals: { state: path.join(folder, `${name}.state.json`), endpoint: emulator.url },
-      io: { cwd: folder, env: { ...env, TELFORM_AUTH_ID: accounts[name].authId, TELFORM_AUTH_TOKEN: accounts[name].authToken }, stderr: () => undefined },
+      io: {
+        cwd: folder,
+        env: { ...env, TELFORM_AUTH_ID: accounts[name].authId, TELFORM_AUTH_TOKEN: accounts[name].authToken },
+        stderr: () => undefined,
+      },
     })),
     connect,
     intervalMs: 600_000,
@@ -130,7 +164,11 @@ beforeAll(async () => {
     stdout: (text) => events.push(JSON.parse(text) as ServeEvent),
     stderr: () => undefined,
   });
-  for (let waited = 0; events.filter((event) => event.type === 'account_status').length < 3 && waited < 30_000; waited += 50) {
+  for (
+    let waited = 0;
+    events.filter((event) => event.type === 'account_status').length < 3 && waited < 30_000;
+    waited += 50
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
@@ -145,7 +183,10 @@ afterAll(async () => {
 
 describe.skipIf(!haveChromium)('status page in Chromium', () => {
   it('shows the fleet table without scripts, links each account to its page, and is captured for the docs', async () => {
-    const context = await (browser as Browser).newContext({ javaScriptEnabled: false, viewport: { width: 1180, height: 640 } });
+    const context = await (browser as Browser).newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 1180, height: 640 },
+    });
     const page = await context.newPage();
     const response = await page.goto((serve as RunningServe).url);
     expect(response?.status()).toBe(200);
@@ -160,7 +201,9 @@ describe.skipIf(!haveChromium)('status page in Chromium', () => {
       ['cedar-voice', 'in sync', '—', '—'],
     ]);
     expect(await page.locator('script').count()).toBe(0);
-    const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repository, 'docs/images/serve-status-page.png') : path.join(folder, 'fleet.png');
+    const shot = process.env.UPDATE_SCREENSHOTS
+      ? path.join(repository, 'docs/images/serve-status-page.png')
+      : path.join(folder, 'fleet.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(existsSync(shot)).toBe(true);
 

@@ -32,13 +32,19 @@ const notified: Array<Record<string, unknown>> = [];
 let receiver: Server;
 let notifyUrl: string;
 
-const document = (kind: string, name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
+const document = (kind: string, name: string, spec: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 
 function tenDlc(profile: string, callbacks: boolean): string[] {
   // One setting for every account: the accounts file's defaults.values.callback_url.
   const url = callbacks ? { url: { value: 'callback_url' } } : {};
   return [
-    document('Brand', 'bluebird', { profile_uuid: profile, brand_alias: 'Bluebird Logistics', brand_type: 'STANDARD', ...url }),
+    document('Brand', 'bluebird', {
+      profile_uuid: profile,
+      brand_alias: 'Bluebird Logistics',
+      brand_type: 'STANDARD',
+      ...url,
+    }),
     document('Campaign', 'spring', {
       brand_id: { ref: 'bluebird' },
       vertical: 'TRANSPORTATION',
@@ -62,11 +68,19 @@ function tenDlc(profile: string, callbacks: boolean): string[] {
   ];
 }
 
-async function api(account: AccountName, method: string, pathname: string, body?: unknown): Promise<Record<string, unknown>> {
+async function api(
+  account: AccountName,
+  method: string,
+  pathname: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
   const { authId, authToken } = accounts[account];
   const response = await fetch(`${emulator.url}/v1/Account/${authId}${pathname}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${authId}:${authToken}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -99,12 +113,22 @@ beforeAll(async () => {
   await mkdir(path.join(folder, 'polled'));
   await writeFile(
     path.join(folder, 'pbx/pbx.yaml'),
-    [document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }), document('Trunk', 'pbx-out', { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' } })].join('\n---\n'),
+    [
+      document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }),
+      document('Trunk', 'pbx-out', { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' } }),
+    ].join('\n---\n'),
   );
-  await writeFile(path.join(folder, 'hooked/10dlc.yaml'), tenDlc('5eed0000-0000-4000-8000-000000000002', true).join('\n---\n'));
-  await writeFile(path.join(folder, 'polled/10dlc.yaml'), tenDlc('5eed0000-0000-4000-8000-000000000003', false).join('\n---\n'));
+  await writeFile(
+    path.join(folder, 'hooked/10dlc.yaml'),
+    tenDlc('5eed0000-0000-4000-8000-000000000002', true).join('\n---\n'),
+  );
+  await writeFile(
+    path.join(folder, 'polled/10dlc.yaml'),
+    tenDlc('5eed0000-0000-4000-8000-000000000003', false).join('\n---\n'),
+  );
   const entries = (Object.keys(accounts) as AccountName[]).map(
-    (name) => `  - name: ${name}\n    manifests: [${name}/]\n    credentials: { auth_id_env: ${name.toUpperCase()}_ID, auth_token_env: ${name.toUpperCase()}_TOKEN }`,
+    (name) =>
+      `  - name: ${name}\n    manifests: [${name}/]\n    credentials: { auth_id_env: ${name.toUpperCase()}_ID, auth_token_env: ${name.toUpperCase()}_TOKEN }`,
   );
   await writeFile(
     path.join(folder, 'accounts.yaml'),
@@ -134,7 +158,10 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const of = (account: AccountName, type: string, extra: (event: Line) => boolean = () => true) => (event: Line) => event.account === account && event.type === type && extra(event);
+const of =
+  (account: AccountName, type: string, extra: (event: Line) => boolean = () => true) =>
+  (event: Line) =>
+    event.account === account && event.type === type && extra(event);
 
 describe('telform serve', () => {
   it('refuses bad input with one line naming the flag', async () => {
@@ -142,9 +169,18 @@ describe('telform serve', () => {
     const cases: Array<[string[], string]> = [
       [[], 'error: no manifests given: pass -f PATH (repeatable) or --accounts FILE'],
       [['-f', 'pbx/', '--accounts', 'accounts.yaml'], 'error: give either --accounts FILE or -f manifests, not both'],
-      [['-f', 'pbx/', '--listen', 'nope'], "error: option '--listen <host:port>' argument 'nope' is invalid. expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0: any free port)"],
-      [['-f', 'pbx/', '--apply', 'always'], "error: option '--apply <mode>' argument 'always' is invalid. Allowed choices are never, safe."],
-      [['--accounts', 'accounts.yaml', '--values', 'v.yaml'], "error: --values and --value are for a single-account run; with --accounts, give values in the accounts file (defaults.values, or an account's values)"],
+      [
+        ['-f', 'pbx/', '--listen', 'nope'],
+        "error: option '--listen <host:port>' argument 'nope' is invalid. expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0: any free port)",
+      ],
+      [
+        ['-f', 'pbx/', '--apply', 'always'],
+        "error: option '--apply <mode>' argument 'always' is invalid. Allowed choices are never, safe.",
+      ],
+      [
+        ['--accounts', 'accounts.yaml', '--values', 'v.yaml'],
+        "error: --values and --value are for a single-account run; with --accounts, give values in the accounts file (defaults.values, or an account's values)",
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await serveCli(args);
@@ -154,7 +190,24 @@ describe('telform serve', () => {
 
   it('watches three accounts: callback within seconds, the rest at the next interval, safe healing, held irreversible changes, refused forgeries, a drained stop', async () => {
     serve = await startServeCli(
-      ['--accounts', 'accounts.yaml', '--listen', `127.0.0.1:${port}`, '--interval', '5s', '--jitter', '0', '--account-parallelism', '3', '--apply', 'safe', '--drain-timeout', '10s', '--notify', notifyUrl],
+      [
+        '--accounts',
+        'accounts.yaml',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--interval',
+        '5s',
+        '--jitter',
+        '0',
+        '--account-parallelism',
+        '3',
+        '--apply',
+        'safe',
+        '--drain-timeout',
+        '10s',
+        '--notify',
+        notifyUrl,
+      ],
       { cwd: folder, env },
     );
     const running = serve;
@@ -167,13 +220,24 @@ describe('telform serve', () => {
     // A forged callback (signed with the wrong token) is refused, logged and read nothing.
     const forged = await fetch(`${running.url}/callbacks/hooked`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-plivo-signature-v2': 'Zm9yZ2Vk', 'x-plivo-signature-v2-nonce': '12345' },
+      headers: {
+        'content-type': 'application/json',
+        'x-plivo-signature-v2': 'Zm9yZ2Vk',
+        'x-plivo-signature-v2-nonce': '12345',
+      },
       body: JSON.stringify({ type: 'campaign', campaign_id: 'CFORGED', status: 'expired' }),
     });
     expect(forged.status).toBe(403);
     const refused = await running.waitForLog((line) => line.msg === 'callback refused');
-    expect(refused).toMatchObject({ level: 'warn', account: 'hooked', result: 'bad_signature', reason: 'the signature does not match (wrong token, altered URL, or forged)' });
-    const asked = (await (await fetch(`${emulator.url}/__emulator/requests/?type=request`)).json()) as { requests: Array<{ path: string }> };
+    expect(refused).toMatchObject({
+      level: 'warn',
+      account: 'hooked',
+      result: 'bad_signature',
+      reason: 'the signature does not match (wrong token, altered URL, or forged)',
+    });
+    const asked = (await (await fetch(`${emulator.url}/__emulator/requests/?type=request`)).json()) as {
+      requests: Array<{ path: string }>;
+    };
     expect(asked.requests.filter((entry) => entry.path.includes('CFORGED'))).toEqual([]);
 
     // The registry expires both campaigns; the trunk is disabled by hand.
@@ -185,7 +249,13 @@ describe('telform serve', () => {
     await api('pbx', 'POST', `/Zentrunk/Trunk/${trunkId}/`, { trunk_status: 'disabled' });
 
     const hooked = await running.waitForEvent(of('hooked', 'registry_status'), { from: mark, timeoutMs: 10_000 });
-    expect(hooked).toMatchObject({ cause: 'callback', address: 'Campaign/spring', kind: 'Campaign', from: 'ACTIVE', to: 'EXPIRED' });
+    expect(hooked).toMatchObject({
+      cause: 'callback',
+      address: 'Campaign/spring',
+      kind: 'Campaign',
+      from: 'ACTIVE',
+      to: 'EXPIRED',
+    });
     // The issue's bound: the event follows the registry's change within 2 s through the callback.
     expect(hooked.receivedAt - movedAt).toBeLessThan(2_000);
 
@@ -197,13 +267,19 @@ describe('telform serve', () => {
     const applied = await running.waitForEvent(of('pbx', 'applied'), { from: mark });
     expect(applied).toMatchObject({ cause: 'apply', changes: ['Trunk/pbx-out'], failed: false });
     expect(applied.summary).toMatch(/^Apply complete: 0 created, 1 updated/);
-    const healed = await running.waitForEvent(of('pbx', 'account_status', (event) => event.to === 'in_sync'), { from: mark });
+    const healed = await running.waitForEvent(
+      of('pbx', 'account_status', (event) => event.to === 'in_sync'),
+      { from: mark },
+    );
     expect(healed).toMatchObject({ cause: 'apply', from: 'drifted' });
     const trunk = await api('pbx', 'GET', `/Zentrunk/Trunk/${trunkId}/`);
     expect((trunk.object as Record<string, unknown>).trunk_status).toBe('enabled');
 
     // An irreversible change (the campaign left the manifests) is held for a person, not applied.
-    await writeFile(path.join(folder, 'polled/10dlc.yaml'), tenDlc('5eed0000-0000-4000-8000-000000000003', false)[0] as string);
+    await writeFile(
+      path.join(folder, 'polled/10dlc.yaml'),
+      tenDlc('5eed0000-0000-4000-8000-000000000003', false)[0] as string,
+    );
     const held = await running.waitForEvent(of('polled', 'apply_held'), { from: mark, timeoutMs: 15_000 });
     expect(held.changes).toEqual(['Campaign/spring']);
     expect((held.reasons as string[]).join('\n')).toContain('--allow-irreversible Campaign/spring');
@@ -213,7 +289,9 @@ describe('telform serve', () => {
     // Each event once: ids unique, and no registry move announced twice.
     const ids = running.events.map((event) => event.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const moves = running.events.filter((event) => event.type === 'registry_status').map((event) => `${event.account} ${event.address} ${event.to}`);
+    const moves = running.events
+      .filter((event) => event.type === 'registry_status')
+      .map((event) => `${event.account} ${event.address} ${event.to}`);
     expect(new Set(moves).size).toBe(moves.length);
 
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
@@ -230,9 +308,14 @@ describe('telform serve', () => {
     expect(running.logs.at(-1)).toMatchObject({ msg: 'stopped', drained: true });
     // --notify got every event of stdout, in order, once (the first after a retry).
     expect(notified.map((event) => event.id)).toEqual(running.events.map((event) => event.id));
-    expect(notified[0]).toEqual(Object.fromEntries(Object.entries(running.events[0] ?? {}).filter(([key]) => key !== 'receivedAt')));
+    expect(notified[0]).toEqual(
+      Object.fromEntries(Object.entries(running.events[0] ?? {}).filter(([key]) => key !== 'receivedAt')),
+    );
     // Every lock was released: an apply that must take it runs at once.
-    const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], { cwd: folder, env });
+    const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], {
+      cwd: folder,
+      env,
+    });
     expect(after.code, after.stderr).toBe(0);
   }, 120_000);
 
@@ -240,14 +323,43 @@ describe('telform serve', () => {
     const trunks = (await api('pbx', 'GET', '/Zentrunk/Trunk/')).objects as Array<{ trunk_id: string }>;
     await api('pbx', 'POST', `/Zentrunk/Trunk/${trunks[0]?.trunk_id}/`, { trunk_status: 'disabled' });
     // Every request now takes 1.5 s: the apply that follows the check is still under way at SIGTERM.
-    await fetch(`${emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: 1_500 }) });
+    await fetch(`${emulator.url}/__emulator/faults/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ latency: 1_500 }),
+    });
     try {
-      const slow = await startServeCli(['--accounts', 'accounts.yaml', '--only', 'pbx', '--listen', '127.0.0.1:0', '--interval', '1h', '--apply', 'safe', '--drain-timeout', '1s'], { cwd: folder, env });
+      const slow = await startServeCli(
+        [
+          '--accounts',
+          'accounts.yaml',
+          '--only',
+          'pbx',
+          '--listen',
+          '127.0.0.1:0',
+          '--interval',
+          '1h',
+          '--apply',
+          'safe',
+          '--drain-timeout',
+          '1s',
+        ],
+        { cwd: folder, env },
+      );
       serve = slow;
-      await slow.waitForEvent(of('pbx', 'account_status', (event) => event.to === 'drifted'), { timeoutMs: 60_000 });
+      await slow.waitForEvent(
+        of('pbx', 'account_status', (event) => event.to === 'drifted'),
+        { timeoutMs: 60_000 },
+      );
       expect(await slow.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-      expect(slow.logs.find((line) => line.msg === 'stopping')).toMatchObject({ reason: 'SIGTERM', in_flight: ['pbx'] });
-      expect(slow.logs.find((line) => line.msg === 'apply abandoned: serve is stopping')).toMatchObject({ level: 'warn', account: 'pbx' });
+      expect(slow.logs.find((line) => line.msg === 'stopping')).toMatchObject({
+        reason: 'SIGTERM',
+        in_flight: ['pbx'],
+      });
+      expect(slow.logs.find((line) => line.msg === 'apply abandoned: serve is stopping')).toMatchObject({
+        level: 'warn',
+        account: 'pbx',
+      });
       expect(slow.logs.at(-1)).toMatchObject({ msg: 'stopped', drained: false });
       expect(slow.events.map((event) => event.type)).toEqual(['account_status']);
       // Each manifest warning is logged once, not at every check.
@@ -256,7 +368,10 @@ describe('telform serve', () => {
       await fetch(`${emulator.url}/__emulator/faults/`, { method: 'DELETE' });
     }
     // The lock was released: an apply takes it at once and heals the trunk.
-    const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], { cwd: folder, env });
+    const after = await runCli(['apply', '--accounts', 'accounts.yaml', '--only', 'pbx', '--auto-approve'], {
+      cwd: folder,
+      env,
+    });
     expect(after.code, after.stderr).toBe(0);
     const trunk = await api('pbx', 'GET', `/Zentrunk/Trunk/${trunks[0]?.trunk_id}/`);
     expect((trunk.object as Record<string, unknown>).trunk_status).toBe('enabled');

@@ -21,9 +21,21 @@ beforeAll(async () => {
   offline = { ...harness.env, TELFORM_ENDPOINT: 'http://127.0.0.1:9' };
   await writeFile(
     path.join(folder, 'acl.yaml'),
-    JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'shown' }, spec: { ip_addresses: ['192.0.2.70'] } }),
+    JSON.stringify({
+      apiVersion: 'telform/v1',
+      kind: 'TrunkIpAcl',
+      metadata: { name: 'shown' },
+      spec: { ip_addresses: ['192.0.2.70'] },
+    }),
   );
-  expect((await callApi(harness.emulator, 'POST', '/Zentrunk/IPAccessControlList/', { name: 'by-hand', ip_addresses: ['192.0.2.71'] })).status).toBe(201);
+  expect(
+    (
+      await callApi(harness.emulator, 'POST', '/Zentrunk/IPAccessControlList/', {
+        name: 'by-hand',
+        ip_addresses: ['192.0.2.71'],
+      })
+    ).status,
+  ).toBe(201);
   const plan = await runCli(['plan', '-f', 'acl.yaml', '-o', 'plan.json'], { cwd: folder, env: harness.env });
   expect(plan.code).toBe(0);
   expect(plan.stdout).not.toContain('Unmanaged objects');
@@ -37,7 +49,9 @@ describe('telform show', () => {
   it('says the seal was verified with the account token, and shows no unmanaged section the plan did not', async () => {
     const run = await show(['plan.json']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe("plan.json: its integrity seal was verified with this environment's auth token: it is the plan telform plan -o wrote\n");
+    expect(run.stderr).toBe(
+      "plan.json: its integrity seal was verified with this environment's auth token: it is the plan telform plan -o wrote\n",
+    );
     expect(run.stdout).toContain('  # TrunkIpAcl/shown will be created');
     expect(run.stdout).not.toContain('Unmanaged objects');
     expect(run.stdout).not.toContain('warning:');
@@ -47,7 +61,9 @@ describe('telform show', () => {
   });
 
   it('warns, in every format, about an edited plan, one without a seal, and one it could not verify', async () => {
-    const saved = JSON.parse(await readFile(path.join(folder, 'plan.json'), 'utf8')) as Record<string, unknown> & { changes: Array<{ reasons: string[] }> };
+    const saved = JSON.parse(await readFile(path.join(folder, 'plan.json'), 'utf8')) as Record<string, unknown> & {
+      changes: Array<{ reasons: string[] }>;
+    };
     (saved.changes[0] as { reasons: string[] }).reasons = ['nothing to worry about'];
     await writeFile(path.join(folder, 'edited.json'), JSON.stringify(saved));
     const { seal: _seal, ...unsealed } = saved;

@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 describe('telform snapshot', () => {
-  it("writes the production-shaped account into a file a fresh emulator loads, which imports to the same manifests", async () => {
+  it('writes the production-shaped account into a file a fresh emulator loads, which imports to the same manifests', async () => {
     const original = await emulatorForCli({ shapes: 'production' });
     started.push(original.emulator);
     const folder = await mkdtemp(path.join(tmpdir(), 'telform-snapshot-'));
@@ -39,8 +39,14 @@ describe('telform snapshot', () => {
     expect(replica.snapshot).toMatchObject({ account: 'MAEMULATOR0000000001', inMemory: true });
     const replicaEnv = { ...original.env, TELFORM_ENDPOINT: replica.url };
 
-    const fromOriginal = await runCli(['import', '--out', path.join(folder, 'original')], { cwd: await mkdtemp(path.join(tmpdir(), 'telform-a-')), env: original.env });
-    const fromReplica = await runCli(['import', '--out', path.join(folder, 'replica')], { cwd: await mkdtemp(path.join(tmpdir(), 'telform-b-')), env: replicaEnv });
+    const fromOriginal = await runCli(['import', '--out', path.join(folder, 'original')], {
+      cwd: await mkdtemp(path.join(tmpdir(), 'telform-a-')),
+      env: original.env,
+    });
+    const fromReplica = await runCli(['import', '--out', path.join(folder, 'replica')], {
+      cwd: await mkdtemp(path.join(tmpdir(), 'telform-b-')),
+      env: replicaEnv,
+    });
     expect(fromOriginal.code).toBe(0);
     expect(fromReplica.code).toBe(0);
     const manifests = await filesOf(path.join(folder, 'original'));
@@ -55,20 +61,52 @@ describe('telform snapshot', () => {
     started.push(original.emulator);
     // Voice objects made by hand, beside the seed's 10DLC ones.
     const made = [
-      await callApi(original.emulator, 'POST', '/SipAuth/Credential/', { username: 'deskphone01', password: 'Desk-phone-secret-1!' }),
-      await callApi(original.emulator, 'POST', '/SipAuth/IpAccessControlList/', { name: 'office', entries: [{ ip: '203.0.113.10', description: 'hq' }] }),
-      await callApi(original.emulator, 'POST', '/Zentrunk/IPAccessControlList/', { name: 'pbx', ip_addresses: ['198.51.100.7'] }),
+      await callApi(original.emulator, 'POST', '/SipAuth/Credential/', {
+        username: 'deskphone01',
+        password: 'Desk-phone-secret-1!',
+      }),
+      await callApi(original.emulator, 'POST', '/SipAuth/IpAccessControlList/', {
+        name: 'office',
+        entries: [{ ip: '203.0.113.10', description: 'hq' }],
+      }),
+      await callApi(original.emulator, 'POST', '/Zentrunk/IPAccessControlList/', {
+        name: 'pbx',
+        ip_addresses: ['198.51.100.7'],
+      }),
     ];
-    const uri = await callApi(original.emulator, 'POST', '/Zentrunk/URI/', { name: 'pbx-primary', uri: 'pbx.example.com:5060' });
-    made.push(uri, await callApi(original.emulator, 'POST', '/Zentrunk/Trunk/', { name: 'in', trunk_direction: 'inbound', primary_uri_uuid: uri.body.uri_uuid }));
+    const uri = await callApi(original.emulator, 'POST', '/Zentrunk/URI/', {
+      name: 'pbx-primary',
+      uri: 'pbx.example.com:5060',
+    });
+    made.push(
+      uri,
+      await callApi(original.emulator, 'POST', '/Zentrunk/Trunk/', {
+        name: 'in',
+        trunk_direction: 'inbound',
+        primary_uri_uuid: uri.body.uri_uuid,
+      }),
+    );
     expect(made.map((answer) => answer.status < 300)).toEqual([true, true, true, true, true]);
     const folder = await mkdtemp(path.join(tmpdir(), 'telform-snapshot-'));
     expect((await runCli(['snapshot', '--out', 's.json'], { cwd: folder, env: original.env })).code).toBe(0);
     expect(await readFile(path.join(folder, 's.json'), 'utf8')).not.toContain('Desk-phone-secret-1!');
     const replica = await startEmulator({ dataFile: path.join(folder, 's.json') });
     started.push(replica);
-    const lists = ['/10dlc/Brand/?limit=20', '/10dlc/Campaign/?limit=20', '/Profile/?limit=20', '/Number/?limit=20', '/SipAuth/Credential/', '/SipAuth/IpAccessControlList/'];
-    for (const list of [...lists, '/Zentrunk/IPAccessControlList/', '/Zentrunk/URI/', '/Zentrunk/Trunk/', '/Application/']) {
+    const lists = [
+      '/10dlc/Brand/?limit=20',
+      '/10dlc/Campaign/?limit=20',
+      '/Profile/?limit=20',
+      '/Number/?limit=20',
+      '/SipAuth/Credential/',
+      '/SipAuth/IpAccessControlList/',
+    ];
+    for (const list of [
+      ...lists,
+      '/Zentrunk/IPAccessControlList/',
+      '/Zentrunk/URI/',
+      '/Zentrunk/Trunk/',
+      '/Application/',
+    ]) {
       const before = await callApi(original.emulator, 'GET', list);
       const after = await callApi(replica, 'GET', list);
       const items = (body: Record<string, unknown>): unknown =>
@@ -86,7 +124,9 @@ describe('telform snapshot', () => {
     const folder = await mkdtemp(path.join(tmpdir(), 'telform-snapshot-'));
     const taken = await runCli(['snapshot', '--out', 's.json'], { cwd: folder, env: original.env });
     expect(taken.code).toBe(0);
-    expect(taken.stderr).toContain('note: /Zentrunk/Trunk/ was not read: the account does not have sip trunking (SIP trunking not enabled)');
+    expect(taken.stderr).toContain(
+      'note: /Zentrunk/Trunk/ was not read: the account does not have sip trunking (SIP trunking not enabled)',
+    );
     const document = JSON.parse(await readFile(path.join(folder, 's.json'), 'utf8')) as { products: string[] };
     expect(document.products).toEqual(['10dlc']);
     const replica = await startEmulator({ dataFile: path.join(folder, 's.json') });

@@ -14,7 +14,14 @@ beforeEach(async () => {
     ['Trunk', 'pbx-out', '12345678901234567'],
     ['TrunkIpAcl', 'office', 'a7b1c2d3-0000-4000-8000-000000000001'],
   ] as const) {
-    ledger.resources[`${kind}/${name}`] = { kind, name, id, applied_spec: { name }, secrets: {}, updated_at: '2026-01-01T00:00:00.000Z' };
+    ledger.resources[`${kind}/${name}`] = {
+      kind,
+      name,
+      id,
+      applied_spec: { name },
+      secrets: {},
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
   }
   ledger.resources['TrunkCredential/pbx'] = {
     kind: 'TrunkCredential',
@@ -32,17 +39,28 @@ describe('telform state', () => {
     const run = await runCli(['state', 'list'], { cwd: folder });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
-      ['Trunk/pbx-out        12345678901234567', 'TrunkCredential/pbx  c1', 'TrunkIpAcl/office    a7b1c2d3-0000-4000-8000-000000000001', ''].join('\n'),
+      [
+        'Trunk/pbx-out        12345678901234567',
+        'TrunkCredential/pbx  c1',
+        'TrunkIpAcl/office    a7b1c2d3-0000-4000-8000-000000000001',
+        '',
+      ].join('\n'),
     );
-    const { lineage } = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { lineage: string };
-    expect(run.stderr).toBe(`3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\nlineage ${lineage}\n`);
+    const { lineage } = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+      lineage: string;
+    };
+    expect(run.stderr).toBe(
+      `3 managed resources (state serial 0, account MAEMULATOR0000000001 at local)\nlineage ${lineage}\n`,
+    );
   });
 
   it('lists them as JSON with --format json, and refuses a format that cannot list them by name', async () => {
     const run = await runCli(['state', 'list', '--format', 'json'], { cwd: folder });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    const { lineage } = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { lineage: string };
+    const { lineage } = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+      lineage: string;
+    };
     expect(JSON.parse(run.stdout)).toEqual({
       account: 'MAEMULATOR0000000001',
       endpoint: 'local',
@@ -56,7 +74,9 @@ describe('telform state', () => {
     });
     expect(await runCli(['state', 'list', '--format', 'markdown'], { cwd: folder })).toMatchObject({
       code: 1,
-      stderr: expect.stringContaining("error: option '--format <format>' argument 'markdown' is invalid. Allowed choices are text, json."),
+      stderr: expect.stringContaining(
+        "error: option '--format <format>' argument 'markdown' is invalid. Allowed choices are text, json.",
+      ),
     });
   });
 
@@ -75,9 +95,15 @@ describe('telform state', () => {
     expect(moved.stdout).toBe('moved Trunk/pbx-out to Trunk/office-outbound\n');
     const removed = await runCli(['state', 'rm', 'TrunkIpAcl/office'], { cwd: folder });
     expect(removed.stdout).toBe('forgot TrunkIpAcl/office\n');
-    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as { serial: number; resources: Record<string, { id: string; name: string }> };
+    const ledger = JSON.parse(await readFile(path.join(folder, 'telform.state.json'), 'utf8')) as {
+      serial: number;
+      resources: Record<string, { id: string; name: string }>;
+    };
     expect(Object.keys(ledger.resources)).toEqual(['Trunk/office-outbound', 'TrunkCredential/pbx']);
-    expect(ledger.resources['Trunk/office-outbound']).toMatchObject({ id: '12345678901234567', name: 'office-outbound' });
+    expect(ledger.resources['Trunk/office-outbound']).toMatchObject({
+      id: '12345678901234567',
+      name: 'office-outbound',
+    });
     expect(ledger.serial).toBe(2);
     expect((await readdir(folder)).filter((name) => name.endsWith('.backup'))).toHaveLength(2);
   });
@@ -108,17 +134,26 @@ describe('telform state mv of a resource with a secret', () => {
     await rm(account, { recursive: true, force: true });
   });
 
-  const cli = (args: string[]) => runCli(args, { cwd: account, env: { ...harness.env, PBX_PASSWORD: 'Tr0ub4dor_and_3' } });
+  const cli = (args: string[]) =>
+    runCli(args, { cwd: account, env: { ...harness.env, PBX_PASSWORD: 'Tr0ub4dor_and_3' } });
   const manifest = (login: string) =>
     [
-      { kind: 'TrunkCredential', metadata: { name: login }, spec: { username: 'pbxuser01', password: { fromEnv: 'PBX_PASSWORD' } } },
+      {
+        kind: 'TrunkCredential',
+        metadata: { name: login },
+        spec: { username: 'pbxuser01', password: { fromEnv: 'PBX_PASSWORD' } },
+      },
       { kind: 'TrunkIpAcl', metadata: { name: 'office' }, spec: { ip_addresses: ['203.0.113.10'] } },
-      { kind: 'Trunk', metadata: { name: 'pbx-out' }, spec: { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' }, credential_uuid: { ref: login } } },
+      {
+        kind: 'Trunk',
+        metadata: { name: 'pbx-out' },
+        spec: { trunk_direction: 'outbound', ipacl_uuid: { ref: 'office' }, credential_uuid: { ref: login } },
+      },
     ]
       .map((document) => JSON.stringify({ apiVersion: 'telform/v1', ...document }))
       .join('\n---\n');
 
-  it('keeps the credential\'s password fingerprint valid under the new address: the next plan is empty', async () => {
+  it("keeps the credential's password fingerprint valid under the new address: the next plan is empty", async () => {
     await writeFile(path.join(account, 'account.yaml'), manifest('login'));
     expect((await cli(['apply', '-f', 'account.yaml', '--auto-approve'])).code).toBe(0);
     await writeFile(path.join(account, 'account.yaml'), manifest('pbx-login'));

@@ -7,7 +7,8 @@ import { cleanEnv, repository, runCli } from './cli.js';
 // `telform test` through the built CLI: the examples pass, the broken one fails naming its step and
 // assertion (in text and in the JUnit file), and a bad test file is exit 2 with its place.
 
-const lostCreateAssertion = 'requests.filter(r, r.method == "POST" && r.path.endsWith("/Zentrunk/IPAccessControlList/")).size() == 2';
+const lostCreateAssertion =
+  'requests.filter(r, r.method == "POST" && r.path.endsWith("/Zentrunk/IPAccessControlList/")).size() == 2';
 
 describe('telform test', () => {
   it('runs the examples, each test on a fresh emulator, and they pass', async () => {
@@ -73,7 +74,10 @@ describe('telform test', () => {
 
   it('refuses a bad test file with its file:line:column and exit code 2, before any test runs', async () => {
     const folder = await mkdtemp(path.join(tmpdir(), 'telform-test-bad-'));
-    await writeFile(path.join(folder, 'bad.tftest.yaml'), 'apiVersion: telform/v1\nkind: Test\nmanifests: [m/]\ntests:\n  - name: one\n    steps:\n      - aply: {}\n');
+    await writeFile(
+      path.join(folder, 'bad.tftest.yaml'),
+      'apiVersion: telform/v1\nkind: Test\nmanifests: [m/]\ntests:\n  - name: one\n    steps:\n      - aply: {}\n',
+    );
     const run = await runCli(['test'], { cwd: folder, env: cleanEnv() });
     expect(run).toEqual({
       code: 2,

@@ -44,7 +44,13 @@ function run(args: string[], options: { cwd?: string; env?: Record<string, strin
   return new Promise((done) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: options.cwd ?? repository,
-      env: { PATH: process.env['PATH'] ?? '', TELFORM_ENDPOINT: endpoint, TELFORM_AUTH_ID: 'MAE2EVALIDATE0000001', TELFORM_AUTH_TOKEN: 'e2e-token', ...options.env },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        TELFORM_ENDPOINT: endpoint,
+        TELFORM_AUTH_ID: 'MAE2EVALIDATE0000001',
+        TELFORM_AUTH_TOKEN: 'e2e-token',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -58,15 +64,25 @@ function run(args: string[], options: { cwd?: string; env?: Record<string, strin
 /** `examples/demo-secrets.env` as variables. */
 async function demoSecrets(): Promise<Record<string, string>> {
   const text = await readFile(path.join(repository, 'examples/demo-secrets.env'), 'utf8');
-  return Object.fromEntries([...text.matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1] as string, match[2] as string]));
+  return Object.fromEntries(
+    [...text.matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1] as string, match[2] as string]),
+  );
 }
 
 describe('telform validate (built CLI)', () => {
   it('passes every example, and their secrets with --check-secrets', async () => {
-    expect(await run(['validate', '-f', 'examples/'])).toEqual({ code: 0, stdout: 'valid: 27 resources in 5 files\n', stderr: '' });
+    expect(await run(['validate', '-f', 'examples/'])).toEqual({
+      code: 0,
+      stdout: 'valid: 27 resources in 5 files\n',
+      stderr: '',
+    });
     const secrets = await demoSecrets();
     expect(Object.keys(secrets)).toHaveLength(5);
-    expect(await run(['validate', '-f', 'examples/', '--check-secrets'], { env: secrets })).toEqual({ code: 0, stdout: 'valid: 27 resources in 5 files\n', stderr: '' });
+    expect(await run(['validate', '-f', 'examples/', '--check-secrets'], { env: secrets })).toEqual({
+      code: 0,
+      stdout: 'valid: 27 resources in 5 files\n',
+      stderr: '',
+    });
   });
 
   it('reports every problem of a broken manifest at its place and exits 1, with no stack trace', async () => {
@@ -105,7 +121,10 @@ describe('telform validate (built CLI)', () => {
 
   it('sends no request and starts no emulator', async () => {
     requests.length = 0;
-    const result = await run(['validate', '-f', path.join(repository, 'examples'), '--check-secrets'], { cwd: folder, env: await demoSecrets() });
+    const result = await run(['validate', '-f', path.join(repository, 'examples'), '--check-secrets'], {
+      cwd: folder,
+      env: await demoSecrets(),
+    });
     expect(result.code).toBe(0);
     expect(requests).toEqual([]);
     expect(await readdir(folder)).not.toContain('.telform');

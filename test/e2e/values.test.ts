@@ -59,7 +59,14 @@ spec:
 `;
 
 function accountsFile(secureOfWrong: string): string {
-  const lines = ['defaults:', '  state: states/{account}.json', `  endpoint: ${emulator.url}`, '  values:', '    secure: true', 'accounts:'];
+  const lines = [
+    'defaults:',
+    '  state: states/{account}.json',
+    `  endpoint: ${emulator.url}`,
+    '  values:',
+    '    secure: true',
+    'accounts:',
+  ];
   names.forEach((name, index) => {
     lines.push(
       `  - name: ${name}`,
@@ -80,7 +87,9 @@ function wrongSecureLine(text: string): number {
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ accounts: names.map((_, index) => ({ authId: authId(index), authToken: token(index) })) });
+  emulator = await startEmulator({
+    accounts: names.map((_, index) => ({ authId: authId(index), authToken: token(index) })),
+  });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-values-'));
   await mkdir(path.join(folder, 'shared'));
   await writeFile(path.join(folder, 'shared', 'pbx.yaml'), shared);
@@ -101,7 +110,9 @@ const cli = (args: string[]) => runCli(args, { cwd: folder, env });
 
 async function live(index: number, collection: string): Promise<Array<Record<string, unknown>>> {
   const authorization = `Basic ${Buffer.from(`${authId(index)}:${token(index)}`).toString('base64')}`;
-  const response = await fetch(`${emulator.url}/v1/Account/${authId(index)}/Zentrunk/${collection}/`, { headers: { authorization } });
+  const response = await fetch(`${emulator.url}/v1/Account/${authId(index)}/Zentrunk/${collection}/`, {
+    headers: { authorization },
+  });
   return ((await response.json()) as { objects: Array<Record<string, unknown>> }).objects;
 }
 
@@ -129,13 +140,21 @@ describe('values across 20 accounts', () => {
 
     const apply = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--format', 'json']);
     expect(apply.code).toBe(1);
-    const report = JSON.parse(apply.stdout) as { accounts: Array<{ name: string; status: string; error?: { code: string }; problems?: string[] }> };
-    expect(report.accounts.filter((account) => account.status !== 'applied').map((account) => [account.name, account.status, account.error?.code, account.problems])).toEqual([
+    const report = JSON.parse(apply.stdout) as {
+      accounts: Array<{ name: string; status: string; error?: { code: string }; problems?: string[] }>;
+    };
+    expect(
+      report.accounts
+        .filter((account) => account.status !== 'applied')
+        .map((account) => [account.name, account.status, account.error?.code, account.problems]),
+    ).toEqual([
       [
         wrong,
         'error',
         'invalid_manifests',
-        [`${path.join('shared', 'pbx.yaml')}:22:11  Trunk/pbx-out  spec.secure: must be true or false (got "yes") (value secure, given at accounts.yaml:${line}:15)`],
+        [
+          `${path.join('shared', 'pbx.yaml')}:22:11  Trunk/pbx-out  spec.secure: must be true or false (got "yes") (value secure, given at accounts.yaml:${line}:15)`,
+        ],
       ],
     ]);
     expect(apply.stderr).toContain(
@@ -153,7 +172,9 @@ describe('values across 20 accounts', () => {
     expect(apply.code, apply.stderr).toBe(0);
     for (const [index, name] of names.entries()) {
       const acls = await live(index, 'IPAccessControlList');
-      expect(acls.map((acl) => [acl['name'], acl['ip_addresses']])).toEqual([['pbx', [pbxIp(index), `198.51.100.${index + 1}`]]]);
+      expect(acls.map((acl) => [acl['name'], acl['ip_addresses']])).toEqual([
+        ['pbx', [pbxIp(index), `198.51.100.${index + 1}`]],
+      ]);
       const uris = await live(index, 'URI');
       expect(uris.map((uri) => uri['uri'])).toEqual([uriHost(name)]);
       const trunks = await live(index, 'Trunk');
@@ -166,10 +187,25 @@ describe('values across 20 accounts', () => {
     // One account's plan, single-account style, shows its values with their origins.
     const values = 'pbx_ips: [203.0.113.99]\nuri_host: sip.new.example.com\n';
     await writeFile(path.join(folder, 'cust-01.values.yaml'), values);
-    const single = await runCli(['plan', '-f', 'shared/', '--values', 'cust-01.values.yaml', '--value', 'secure=true', '--state', 'states/cust-01.json', '--endpoint', emulator.url], {
-      cwd: folder,
-      env: cleanEnv({ TELFORM_AUTH_ID: authId(0), TELFORM_AUTH_TOKEN: token(0) }),
-    });
+    const single = await runCli(
+      [
+        'plan',
+        '-f',
+        'shared/',
+        '--values',
+        'cust-01.values.yaml',
+        '--value',
+        'secure=true',
+        '--state',
+        'states/cust-01.json',
+        '--endpoint',
+        emulator.url,
+      ],
+      {
+        cwd: folder,
+        env: cleanEnv({ TELFORM_AUTH_ID: authId(0), TELFORM_AUTH_TOKEN: token(0) }),
+      },
+    );
     expect(single.code, single.stderr).toBe(0);
     expect(single.stdout).toContain(
       [

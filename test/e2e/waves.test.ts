@@ -48,13 +48,26 @@ spec:
 `;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ accounts: names.map((_, index) => ({ authId: authId(index), authToken: token(index) })) });
+  emulator = await startEmulator({
+    accounts: names.map((_, index) => ({ authId: authId(index), authToken: token(index) })),
+  });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-e2e-waves-'));
   await mkdir(path.join(folder, 'shared'));
   await writeFile(path.join(folder, 'shared', 'auth.yaml'), shared);
-  const lines = ['defaults:', '  state: states/{account}.json', `  endpoint: ${emulator.url}`, '  values:', '    app_id: "77700000000000001"', 'accounts:'];
+  const lines = [
+    'defaults:',
+    '  state: states/{account}.json',
+    `  endpoint: ${emulator.url}`,
+    '  values:',
+    '    app_id: "77700000000000001"',
+    'accounts:',
+  ];
   names.forEach((name, index) => {
-    lines.push(`  - name: ${name}`, '    manifests: shared/', `    credentials: { auth_id_env: ${variable(name)}_ID, auth_token_env: ${variable(name)}_TOKEN }`);
+    lines.push(
+      `  - name: ${name}`,
+      '    manifests: shared/',
+      `    credentials: { auth_id_env: ${variable(name)}_ID, auth_token_env: ${variable(name)}_TOKEN }`,
+    );
     lines.push(`    values: { office_ip: 192.0.2.${index + 1}${name === failing ? `, app_id: "${missingApp}"` : ''} }`);
   });
   await writeFile(path.join(folder, 'accounts.yaml'), `${lines.join('\n')}\n`);
@@ -79,7 +92,10 @@ async function requestsByAccount(): Promise<Map<string, string[]>> {
   for (const [index, name] of names.entries()) {
     const response = await fetch(`${emulator.url}/__emulator/requests/?account=${authId(index)}&type=request`);
     const body = (await response.json()) as { requests: Array<{ method: string }> };
-    byAccount.set(name, body.requests.map((request) => request.method));
+    byAccount.set(
+      name,
+      body.requests.map((request) => request.method),
+    );
   }
   return byAccount;
 }
@@ -90,14 +106,32 @@ async function clearRequests(): Promise<void> {
 
 interface Report {
   exit_code: number;
-  rollout: { resumed: boolean; stopped_at?: number; waves: Array<{ wave: number; accounts: string[]; status: string; failures?: Array<{ account: string; reason: string }> }> };
+  rollout: {
+    resumed: boolean;
+    stopped_at?: number;
+    waves: Array<{
+      wave: number;
+      accounts: string[];
+      status: string;
+      failures?: Array<{ account: string; reason: string }>;
+    }>;
+  };
   accounts: Array<{ name: string; status: string }>;
 }
 
 describe('apply --accounts --waves', () => {
   it('stops before the third wave when an account of the second fails a write, and names it', async () => {
     await clearRequests();
-    const run = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--waves', '1,25%,100%', '--format', 'json']);
+    const run = await cli([
+      'apply',
+      '--accounts',
+      'accounts.yaml',
+      '--auto-approve',
+      '--waves',
+      '1,25%,100%',
+      '--format',
+      'json',
+    ]);
     expect(run.code, run.stderr).toBe(1);
     const report = JSON.parse(run.stdout) as Report;
     expect(report.exit_code).toBe(1);
@@ -109,14 +143,18 @@ describe('apply --accounts --waves', () => {
     ]);
     expect(report.rollout.waves[1]?.failures?.map((failure) => failure.account)).toEqual([failing]);
     // The failed change and the API's message, not only the counts (issue 33 item 24).
-    const reason = 'apply failed: ApplicationSipAuth/inbound-app: the API answered 404 to POST /Application/77700000000000042/: application 77700000000000042 not found';
+    const reason =
+      'apply failed: ApplicationSipAuth/inbound-app: the API answered 404 to POST /Application/77700000000000042/: application 77700000000000042 not found';
     expect(report.rollout.waves[1]?.failures?.[0]?.reason).toBe(reason);
-    expect(report.accounts.map((account) => [account.name, account.status])).toEqual([...wave1, ...wave2].map((name) => [name, name === failing ? 'error' : 'applied']));
+    expect(report.accounts.map((account) => [account.name, account.status])).toEqual(
+      [...wave1, ...wave2].map((name) => [name, name === failing ? 'error' : 'applied']),
+    );
     expect(run.stderr).toContain(`[wave 2/3] gate failed: ${failing} (${reason}); the rollout stops here`);
 
     const requests = await requestsByAccount();
     for (const name of wave3) expect(requests.get(name), name).toEqual([]);
-    for (const name of [...wave1, ...wave2]) expect(requests.get(name)?.filter((method) => method === 'POST').length, name).toBeGreaterThan(0);
+    for (const name of [...wave1, ...wave2])
+      expect(requests.get(name)?.filter((method) => method === 'POST').length, name).toBeGreaterThan(0);
     await access(path.join(folder, 'states', '_rollout.json'));
   });
 
@@ -131,11 +169,16 @@ describe('apply --accounts --waves', () => {
     const plain = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve']);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toContain(`stopped at wave 2 of 3, and ${failing}, ${wave3.slice(0, 4).join(', ')}`);
-    expect(plain.stderr).toContain('have not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout');
+    expect(plain.stderr).toContain(
+      'have not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout',
+    );
     const requests = await requestsByAccount();
     for (const name of names) expect(requests.get(name), name).toEqual([]);
     const both = await cli(['apply', '--accounts', 'accounts.yaml', '--auto-approve', '--resume', '--ignore-rollout']);
-    expect([both.code, both.stderr.trim()]).toEqual([1, 'error: --ignore-rollout is for an apply of every account at once: give it without --waves or --resume']);
+    expect([both.code, both.stderr.trim()]).toEqual([
+      1,
+      'error: --ignore-rollout is for an apply of every account at once: give it without --waves or --resume',
+    ]);
   });
 
   it('--resume after the fix applies exactly the accounts not yet done', async () => {
@@ -143,7 +186,11 @@ describe('apply --accounts --waves', () => {
     const created = await fetch(`${emulator.url}/__emulator/accounts/${authId(index)}/applications/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ app_id: missingApp, app_name: 'pbx-inbound-2', answer_url: 'https://pbx.example.com/answer' }),
+      body: JSON.stringify({
+        app_id: missingApp,
+        app_name: 'pbx-inbound-2',
+        answer_url: 'https://pbx.example.com/answer',
+      }),
     });
     expect(created.status).toBe(201);
     await clearRequests();
@@ -167,7 +214,10 @@ describe('apply --accounts --waves', () => {
     for (const name of wave1) expect(requests.get(name), name).toEqual([]);
     for (const name of wave2.filter((name) => name !== failing)) {
       expect(requests.get(name)?.length, name).toBeGreaterThan(0);
-      expect(requests.get(name)?.every((method) => method === 'GET'), name).toBe(true);
+      expect(
+        requests.get(name)?.every((method) => method === 'GET'),
+        name,
+      ).toBe(true);
     }
     // Applied: the failed account and every account of the third wave, each binding its application once.
     const writers = names.filter((name) => requests.get(name)?.some((method) => method !== 'GET'));

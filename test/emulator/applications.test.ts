@@ -10,7 +10,8 @@ afterAll(async () => {
 });
 
 async function sipCredential(username: string): Promise<string> {
-  return (await client.post('/SipAuth/Credential/', { username, password: 'Secr3tPassw0rd' })).body.credential_uuid as string;
+  return (await client.post('/SipAuth/Credential/', { username, password: 'Secr3tPassw0rd' })).body
+    .credential_uuid as string;
 }
 async function sipAcl(name: string): Promise<string> {
   return (await client.post('/SipAuth/IpAccessControlList/', { name })).body.ip_acl_uuid as string;
@@ -65,9 +66,17 @@ describe('seeded applications', () => {
 
 describe('application create, update, delete', () => {
   it('creates with 201 {message: "created", app_id}', async () => {
-    const reply = await client.post('/Application/', { app_name: 'ivr', answer_url: 'https://example.com/ivr', answer_method: 'get' });
+    const reply = await client.post('/Application/', {
+      app_name: 'ivr',
+      answer_url: 'https://example.com/ivr',
+      answer_method: 'get',
+    });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), message: 'created', app_id: expect.stringMatching(/^\d{17}$/) });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      message: 'created',
+      app_id: expect.stringMatching(/^\d{17}$/),
+    });
     const read = await client.get(`/Application/${reply.body.app_id}/`);
     expect(read.body).toMatchObject({ app_name: 'ivr', answer_method: 'GET', sip_auth_type: '' });
   });
@@ -76,16 +85,18 @@ describe('application create, update, delete', () => {
     expect((await client.post('/Application/', { answer_url: 'https://example.com/' })).body).toEqual(
       errorWith('app_name parameter is missing'),
     );
-    expect((await client.post('/Application/', { app_name: 'x' })).body).toEqual(errorWith('answer_url parameter is missing'));
+    expect((await client.post('/Application/', { app_name: 'x' })).body).toEqual(
+      errorWith('answer_url parameter is missing'),
+    );
     expect((await client.post('/Application/', { app_name: 'x', answer_url: 'ftp://example.com/' })).body).toEqual(
       errorWith('answer_url must be an http or https URL'),
     );
-    expect((await client.post('/Application/', { app_name: 'x', answer_url: 'https://e.com/', hangup_method: 'PUT' })).body).toEqual(
-      errorWith('hangup_method must be GET or POST'),
-    );
-    expect((await client.post('/Application/', { app_name: 'x', answer_url: 'https://e.com/', public_uri: 'yes' })).body).toEqual(
-      errorWith('public_uri must be a boolean'),
-    );
+    expect(
+      (await client.post('/Application/', { app_name: 'x', answer_url: 'https://e.com/', hangup_method: 'PUT' })).body,
+    ).toEqual(errorWith('hangup_method must be GET or POST'));
+    expect(
+      (await client.post('/Application/', { app_name: 'x', answer_url: 'https://e.com/', public_uri: 'yes' })).body,
+    ).toEqual(errorWith('public_uri must be a boolean'));
   });
 
   it('creates with SIP auth assigned', async () => {
@@ -118,11 +129,25 @@ describe('application create, update, delete', () => {
 
   it('accepts "true" and "false" for default_app, enabled and log_incoming_messages, which the Node SDK types as strings', async () => {
     const id = await createApp('textual-booleans');
-    const reply = await client.post(`/Application/${id}/`, { default_app: 'true', enabled: 'false', log_incoming_messages: 'false' });
+    const reply = await client.post(`/Application/${id}/`, {
+      default_app: 'true',
+      enabled: 'false',
+      log_incoming_messages: 'false',
+    });
     expect(reply.status).toBe(202);
-    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({ default_app: true, enabled: false, log_incoming_messages: false });
-    expect(await client.post(`/Application/${id}/`, { public_uri: 'true' })).toMatchObject({ status: 400, body: errorWith('public_uri must be a boolean') });
-    expect(await client.post(`/Application/${id}/`, { enabled: 'yes' })).toMatchObject({ status: 400, body: errorWith('enabled must be a boolean') });
+    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({
+      default_app: true,
+      enabled: false,
+      log_incoming_messages: false,
+    });
+    expect(await client.post(`/Application/${id}/`, { public_uri: 'true' })).toMatchObject({
+      status: 400,
+      body: errorWith('public_uri must be a boolean'),
+    });
+    expect(await client.post(`/Application/${id}/`, { enabled: 'yes' })).toMatchObject({
+      status: 400,
+      body: errorWith('enabled must be a boolean'),
+    });
   });
 
   it('deletes with 204 and detaches the numbers routed to it', async () => {
@@ -158,21 +183,44 @@ describe('application SIP auth assignment', () => {
     const id = await createApp('unassign');
     const acl = await sipAcl('unassign-acl');
     const credential = await sipCredential('unassign-cred');
-    await client.post(`/Application/${id}/`, { sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: acl, credential_uuid: credential });
+    await client.post(`/Application/${id}/`, {
+      sip_auth_type: 'ip_acl_and_credential',
+      ip_acl_uuid: acl,
+      credential_uuid: credential,
+    });
     expect((await client.post(`/Application/${id}/`, { sip_auth_type: '' })).status).toBe(202);
-    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({ sip_auth_type: '', ip_acl_uuid: '', credential_uuid: '' });
+    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({
+      sip_auth_type: '',
+      ip_acl_uuid: '',
+      credential_uuid: '',
+    });
   });
 
   it('refuses what cannot be assigned with 400 and changes nothing', async () => {
     const id = await createApp('refusals');
     const acl = await sipAcl('refusals-acl');
     const refusals: Array<[Record<string, unknown>, string]> = [
-      [{ sip_auth_type: 'digest' }, 'sip_auth_type must be one of ip_acl, credential, ip_acl_and_credential or "" (none)'],
+      [
+        { sip_auth_type: 'digest' },
+        'sip_auth_type must be one of ip_acl, credential, ip_acl_and_credential or "" (none)',
+      ],
       [{ sip_auth_type: 'credential' }, 'credential_uuid is required when sip_auth_type is credential'],
-      [{ sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: acl }, 'credential_uuid is required when sip_auth_type is ip_acl_and_credential'],
-      [{ sip_auth_type: 'ip_acl', ip_acl_uuid: 'missing' }, 'ip_acl_uuid missing is not an IP access control list of this account'],
-      [{ sip_auth_type: 'credential', credential_uuid: acl }, `credential_uuid ${acl} is not a SIP credential of this account`],
-      [{ sip_auth_type: 'ip_acl', ip_acl_uuid: acl, credential_uuid: 'x' }, 'credential_uuid cannot be set when sip_auth_type is ip_acl'],
+      [
+        { sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: acl },
+        'credential_uuid is required when sip_auth_type is ip_acl_and_credential',
+      ],
+      [
+        { sip_auth_type: 'ip_acl', ip_acl_uuid: 'missing' },
+        'ip_acl_uuid missing is not an IP access control list of this account',
+      ],
+      [
+        { sip_auth_type: 'credential', credential_uuid: acl },
+        `credential_uuid ${acl} is not a SIP credential of this account`,
+      ],
+      [
+        { sip_auth_type: 'ip_acl', ip_acl_uuid: acl, credential_uuid: 'x' },
+        'credential_uuid cannot be set when sip_auth_type is ip_acl',
+      ],
       [{ ip_acl_uuid: acl }, 'ip_acl_uuid cannot be set when sip_auth_type is empty'],
       [{ sip_auth_type: 5 }, 'sip_auth_type must be a string'],
     ];
@@ -189,7 +237,11 @@ describe('application SIP auth assignment', () => {
     const acl = await sipAcl('partial-acl');
     const first = await sipCredential('partial-one');
     const second = await sipCredential('partial-two');
-    await client.post(`/Application/${id}/`, { sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: acl, credential_uuid: first });
+    await client.post(`/Application/${id}/`, {
+      sip_auth_type: 'ip_acl_and_credential',
+      ip_acl_uuid: acl,
+      credential_uuid: first,
+    });
     expect((await client.post(`/Application/${id}/`, { credential_uuid: second })).status).toBe(202);
     expect((await client.get(`/Application/${id}/`)).body).toMatchObject({ ip_acl_uuid: acl, credential_uuid: second });
     // The first credential is free again; the second is not.
@@ -201,8 +253,14 @@ describe('application SIP auth assignment', () => {
     const id = await createApp('nulls');
     const credential = await sipCredential('nulls-cred');
     await client.post(`/Application/${id}/`, { sip_auth_type: 'credential', credential_uuid: credential });
-    expect((await client.post(`/Application/${id}/`, { sip_auth_type: null, credential_uuid: null, ip_acl_uuid: null })).status).toBe(202);
-    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({ sip_auth_type: 'credential', credential_uuid: credential });
+    expect(
+      (await client.post(`/Application/${id}/`, { sip_auth_type: null, credential_uuid: null, ip_acl_uuid: null }))
+        .status,
+    ).toBe(202);
+    expect((await client.get(`/Application/${id}/`)).body).toMatchObject({
+      sip_auth_type: 'credential',
+      credential_uuid: credential,
+    });
   });
 });
 
@@ -214,8 +272,12 @@ describe('admin application seeding', () => {
     expect(reply.status).toBe(201);
     expect(reply.body.application).toMatchObject({ app_id: '12345678901234567', app_name: 'seeded' });
     expect((await client.get('/Application/12345678901234567/')).status).toBe(200);
-    expect((await client.raw('POST', path, body)).body).toEqual(errorWith('application 12345678901234567 already exists'));
-    expect((await client.raw('POST', path, { ...body, app_id: 'abc' })).body).toEqual(errorWith('app_id must be 1 to 25 digits'));
+    expect((await client.raw('POST', path, body)).body).toEqual(
+      errorWith('application 12345678901234567 already exists'),
+    );
+    expect((await client.raw('POST', path, { ...body, app_id: 'abc' })).body).toEqual(
+      errorWith('app_id must be 1 to 25 digits'),
+    );
     expect((await client.raw('POST', '/__emulator/accounts/NOBODY/applications/', body)).status).toBe(404);
   });
 });

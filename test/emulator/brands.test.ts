@@ -105,7 +105,11 @@ describe('brand create', () => {
   ];
   it.each(refusals)('refuses %s with 400 naming the field', async (_name, overrides, message) => {
     const client = await freshAccount(emulator);
-    const reply = await client.post('/10dlc/Brand/', { profile_uuid: seeded.withEin[0], brand_alias: 'acme', ...overrides });
+    const reply = await client.post('/10dlc/Brand/', {
+      profile_uuid: seeded.withEin[0],
+      brand_alias: 'acme',
+      ...overrides,
+    });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual(errorWith(message));
     expect((await client.get('/10dlc/Brand/')).body.brands).toEqual([]);
@@ -134,7 +138,11 @@ describe('brand registration', () => {
     expect((await client.get(`/10dlc/Brand/${brandId}/`)).body.brand.registration_status).toBe('PROCESSING');
     await client.advance(testRegistryDelayMs / 2);
     const reply = await client.get(`/10dlc/Brand/${brandId}/`);
-    expect(reply.body.brand).toMatchObject({ registration_status: 'COMPLETED', vetting_score: 80, vetting_status: 'ACTIVE' });
+    expect(reply.body.brand).toMatchObject({
+      registration_status: 'COMPLETED',
+      vetting_score: 80,
+      vetting_status: 'ACTIVE',
+    });
     expect(reply.body.brand).not.toHaveProperty('declined_reasons');
   });
 
@@ -154,8 +162,15 @@ describe('brand registration', () => {
     const vetted = await client.createBrand(seeded.withEin[1], 'text-true', { secondary_vetting: 'true' });
     await client.advance(testRegistryDelayMs);
     expect((await client.get(`/10dlc/Brand/${without}/`)).body.brand).not.toHaveProperty('vetting_score');
-    expect((await client.get(`/10dlc/Brand/${vetted}/`)).body.brand).toMatchObject({ vetting_score: 80, vetting_status: 'ACTIVE' });
-    const refused = await client.post('/10dlc/Brand/', { profile_uuid: seeded.withEin[2], brand_alias: 'text-upper', secondary_vetting: 'TRUE' });
+    expect((await client.get(`/10dlc/Brand/${vetted}/`)).body.brand).toMatchObject({
+      vetting_score: 80,
+      vetting_status: 'ACTIVE',
+    });
+    const refused = await client.post('/10dlc/Brand/', {
+      profile_uuid: seeded.withEin[2],
+      brand_alias: 'text-upper',
+      secondary_vetting: 'TRUE',
+    });
     expect(refused).toMatchObject({ status: 400, body: { error: 'secondary_vetting must be true or false' } });
   });
 
@@ -169,7 +184,8 @@ describe('brand registration', () => {
     expect(reply.body.brand.declined_reasons).toEqual([
       {
         code: 'TCR_IDENTITY_MISMATCH',
-        message: 'The registry could not verify the company identity (emulator rule: the brand_alias contains "decline").',
+        message:
+          'The registry could not verify the company identity (emulator rule: the brand_alias contains "decline").',
       },
     ]);
     expect(reply.body.brand).not.toHaveProperty('vetting_score');
@@ -277,7 +293,11 @@ describe('brand delete', () => {
     const brandId = await client.createBrand(seeded.withEin[0]);
     const reply = await client.delete(`/10dlc/Brand/${brandId}/`);
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), brand_id: brandId, message: 'Brand Deactivated' });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      brand_id: brandId,
+      message: 'Brand Deactivated',
+    });
     const read = await client.get(`/10dlc/Brand/${brandId}/`);
     expect(read.status).toBe(404);
     expect(read.body).toEqual(errorWith(`brand ${brandId} not found`));
@@ -291,7 +311,12 @@ describe('brand delete', () => {
     const refusedProcessing = await client.delete(`/10dlc/Brand/${brandId}/`);
     const message = `Brand ${brandId} cannot be deleted: it has active campaigns (${first}); delete them first.`;
     expect(refusedProcessing.status).toBe(400);
-    expect(refusedProcessing.body).toEqual({ api_id: expect.stringMatching(uuidPattern), brand_id: brandId, message, error: message });
+    expect(refusedProcessing.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      brand_id: brandId,
+      message,
+      error: message,
+    });
     await client.advance(testRegistryDelayMs);
     expect((await client.get(`/10dlc/Campaign/${first}/`)).body.campaign.registration_status).toBe('ACTIVE');
     const refusedActive = await client.delete(`/10dlc/Brand/${brandId}/`);

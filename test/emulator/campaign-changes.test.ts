@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { errorWith, freshAccount, startTendlcEmulator, testRegistryDelayMs, uuidPattern, type TendlcClient } from './tendlc-client.js';
+import {
+  errorWith,
+  freshAccount,
+  startTendlcEmulator,
+  testRegistryDelayMs,
+  uuidPattern,
+  type TendlcClient,
+} from './tendlc-client.js';
 
 let emulator: RunningEmulator;
 
@@ -46,13 +53,23 @@ describe('campaign update', () => {
     expect(reply.body.campaign).not.toHaveProperty('error_code');
     expect(reply.body.campaign).not.toHaveProperty('error_reason');
     // "" left the description as it was (production's documentation).
-    expect(reply.body.campaign.description).toBe('Appointment reminders and confirmations sent to patients of the practice.');
+    expect(reply.body.campaign.description).toBe(
+      'Appointment reminders and confirmations sent to patients of the practice.',
+    );
 
     const billing = await client.billing();
     expect(billing.body).toEqual({
       api_id: expect.stringMatching(uuidPattern),
       total_usd: 15,
-      items: [{ at: expect.any(String), item: 'campaign_vetting_review', amount_usd: 15, campaign_id: campaignId, brand_id: brandId }],
+      items: [
+        {
+          at: expect.any(String),
+          item: 'campaign_vetting_review',
+          amount_usd: 15,
+          campaign_id: campaignId,
+          brand_id: brandId,
+        },
+      ],
     });
 
     await client.advance(testRegistryDelayMs);
@@ -62,7 +79,9 @@ describe('campaign update', () => {
 
   it('that keeps the declining input fails again, and each review is billed', async () => {
     const { client, campaignId } = await failedCampaign();
-    expect((await client.post(`/10dlc/Campaign/${campaignId}/`, { sample1: 'A new first sample message here.' })).status).toBe(200);
+    expect(
+      (await client.post(`/10dlc/Campaign/${campaignId}/`, { sample1: 'A new first sample message here.' })).status,
+    ).toBe(200);
     await client.advance(testRegistryDelayMs);
     const { campaign } = (await client.get(`/10dlc/Campaign/${campaignId}/`)).body;
     expect(campaign).toMatchObject({ registration_status: 'FAILED', error_code: 'CAMPAIGN_VETTING_DECLINED' });
@@ -80,17 +99,23 @@ describe('campaign update', () => {
     const refusedProcessing = await client.post(`/10dlc/Campaign/${active}/`, { campaign_alias: 'renamed' });
     expect(refusedProcessing.status).toBe(400);
     expect(refusedProcessing.body).toEqual(
-      errorWith(`campaign ${active} cannot be updated while its registration_status is PROCESSING; only a FAILED campaign can be updated`),
+      errorWith(
+        `campaign ${active} cannot be updated while its registration_status is PROCESSING; only a FAILED campaign can be updated`,
+      ),
     );
     await client.advance(testRegistryDelayMs);
     const refusedActive = await client.post(`/10dlc/Campaign/${active}/`, { campaign_alias: 'renamed' });
     expect(refusedActive.body).toEqual(
-      errorWith(`campaign ${active} cannot be updated while its registration_status is ACTIVE; only a FAILED campaign can be updated`),
+      errorWith(
+        `campaign ${active} cannot be updated while its registration_status is ACTIVE; only a FAILED campaign can be updated`,
+      ),
     );
     await client.advance(testRegistryDelayMs);
     const refusedExpired = await client.post(`/10dlc/Campaign/${expiring}/`, { campaign_alias: 'renamed' });
     expect(refusedExpired.body).toEqual(
-      errorWith(`campaign ${expiring} cannot be updated while its registration_status is EXPIRED; only a FAILED campaign can be updated`),
+      errorWith(
+        `campaign ${expiring} cannot be updated while its registration_status is EXPIRED; only a FAILED campaign can be updated`,
+      ),
     );
     expect((await client.get(`/10dlc/Campaign/${active}/`)).body.campaign.campaign_alias).toBe('appointment-reminders');
     expect((await client.billing()).body).toMatchObject({ total_usd: 0, items: [] });
@@ -98,16 +123,40 @@ describe('campaign update', () => {
 
   const refusals: [string, Record<string, unknown>, string][] = [
     ['no field at all', {}, `no updatable field given; a campaign update changes one or more of ${updatable}`],
-    ['only empty fields', { description: '', sample1: '' }, `no updatable field given; a campaign update changes one or more of ${updatable}`],
+    [
+      'only empty fields',
+      { description: '', sample1: '' },
+      `no updatable field given; a campaign update changes one or more of ${updatable}`,
+    ],
     ['usecase', { usecase: 'MARKETING' }, `usecase cannot be updated; a campaign update may change only ${updatable}`],
-    ['vertical', { vertical: 'RETAIL', campaign_alias: 'x' }, `vertical cannot be updated; a campaign update may change only ${updatable}`],
+    [
+      'vertical',
+      { vertical: 'RETAIL', campaign_alias: 'x' },
+      `vertical cannot be updated; a campaign update may change only ${updatable}`,
+    ],
     ['brand_id', { brand_id: 'BOTHER1' }, `brand_id cannot be updated; a campaign update may change only ${updatable}`],
-    ['an attribute', { embedded_link: true }, `embedded_link cannot be updated; a campaign update may change only ${updatable}`],
-    ['sub_usecases', { sub_usecases: ['2FA', 'MARKETING'] }, `sub_usecases cannot be updated; a campaign update may change only ${updatable}`],
+    [
+      'an attribute',
+      { embedded_link: true },
+      `embedded_link cannot be updated; a campaign update may change only ${updatable}`,
+    ],
+    [
+      'sub_usecases',
+      { sub_usecases: ['2FA', 'MARKETING'] },
+      `sub_usecases cannot be updated; a campaign update may change only ${updatable}`,
+    ],
     ['a short description', { description: 'too short' }, 'description must be at least 40 characters'],
     ['a short sample_5', { sample_5: 'short' }, 'sample5 must be at least 20 characters'],
-    ['lower-case help keywords', { help_keywords: 'help' }, 'help_keywords must be comma-separated words in capitals, without spaces or special characters'],
-    ['a bad link', { terms_and_conditions_link: 'terms' }, 'terms_and_conditions_link must be a fully qualified http or https URL'],
+    [
+      'lower-case help keywords',
+      { help_keywords: 'help' },
+      'help_keywords must be comma-separated words in capitals, without spaces or special characters',
+    ],
+    [
+      'a bad link',
+      { terms_and_conditions_link: 'terms' },
+      'terms_and_conditions_link must be a fully qualified http or https URL',
+    ],
   ];
   it.each(refusals)('of a FAILED campaign refuses %s with 400, without a charge', async (_name, body, message) => {
     const { client, campaignId } = await failedCampaign();
@@ -132,7 +181,11 @@ describe('campaign delete', () => {
     const campaignId = await client.createCampaign(await client.completedBrand());
     const reply = await client.delete(`/10dlc/Campaign/${campaignId}/`);
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), campaign_id: campaignId, message: 'Campaign Deactivated' });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      campaign_id: campaignId,
+      message: 'Campaign Deactivated',
+    });
     expect((await client.get(`/10dlc/Campaign/${campaignId}/`)).status).toBe(404);
     expect((await client.delete(`/10dlc/Campaign/${campaignId}/`)).status).toBe(404);
   });
@@ -146,7 +199,12 @@ describe('campaign delete', () => {
     const refused = await client.delete(`/10dlc/Campaign/${campaignId}/`);
     const message = `Campaign ${campaignId} cannot be deleted: numbers are still being linked to it (14155550102, 14155550103).`;
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ api_id: expect.stringMatching(uuidPattern), campaign_id: campaignId, message, error: message });
+    expect(refused.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      campaign_id: campaignId,
+      message,
+      error: message,
+    });
     expect((await client.get(`/10dlc/Campaign/${campaignId}/`)).status).toBe(200);
 
     await client.seedNumber({ number: '14155550102', campaign_id: campaignId, campaign_link_status: 'FAILED' });
@@ -169,7 +227,10 @@ describe('campaign delete', () => {
 describe('campaign import', () => {
   it('answers 200 echoing the id; the campaign is shared, PROCESSING, then ACTIVE', async () => {
     const client = await freshAccount(emulator);
-    const reply = await client.post('/10dlc/Campaign/Import/', { campaign_id: 'CIMP0RT', campaign_alias: 'from-registry' });
+    const reply = await client.post('/10dlc/Campaign/Import/', {
+      campaign_id: 'CIMP0RT',
+      campaign_alias: 'from-registry',
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       api_id: expect.stringMatching(uuidPattern),
@@ -200,8 +261,14 @@ describe('campaign import', () => {
   it.each([
     [{ campaign_alias: 'x' }, 'campaign_id is required'],
     [{ campaign_id: 'CABC123' }, 'campaign_alias is required'],
-    [{ campaign_id: 'cabc123', campaign_alias: 'x' }, 'campaign_id must be a registry campaign id: C followed by 6 capital letters or digits'],
-    [{ campaign_id: 'BABC123', campaign_alias: 'x' }, 'campaign_id must be a registry campaign id: C followed by 6 capital letters or digits'],
+    [
+      { campaign_id: 'cabc123', campaign_alias: 'x' },
+      'campaign_id must be a registry campaign id: C followed by 6 capital letters or digits',
+    ],
+    [
+      { campaign_id: 'BABC123', campaign_alias: 'x' },
+      'campaign_id must be a registry campaign id: C followed by 6 capital letters or digits',
+    ],
     [{ campaign_id: 'CABC123', campaign_alias: 'x', method: 'PATCH' }, 'method must be GET or POST'],
   ])('refuses %j with 400', async (body, message) => {
     const client = await freshAccount(emulator);
@@ -212,7 +279,9 @@ describe('campaign import', () => {
 
   it('refuses a campaign already in the account', async () => {
     const client = await freshAccount(emulator);
-    expect((await client.post('/10dlc/Campaign/Import/', { campaign_id: 'CTWICE1', campaign_alias: 'x' })).status).toBe(200);
+    expect((await client.post('/10dlc/Campaign/Import/', { campaign_id: 'CTWICE1', campaign_alias: 'x' })).status).toBe(
+      200,
+    );
     const again = await client.post('/10dlc/Campaign/Import/', { campaign_id: 'CTWICE1', campaign_alias: 'x' });
     expect(again.status).toBe(400);
     expect(again.body).toEqual(errorWith('campaign_id CTWICE1 is already a campaign of this account'));

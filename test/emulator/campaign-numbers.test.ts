@@ -55,7 +55,11 @@ describe('the numbers every account starts with', () => {
       '15125550000',
     ]);
     for (const number of reply.body.objects) {
-      expect(number).toMatchObject({ application: null, tendlc_campaign_id: null, tendlc_registration_status: 'UNREGISTERED' });
+      expect(number).toMatchObject({
+        application: null,
+        tendlc_campaign_id: null,
+        tendlc_registration_status: 'UNREGISTERED',
+      });
     }
   });
 });
@@ -63,10 +67,15 @@ describe('the numbers every account starts with', () => {
 describe('linking numbers to a campaign', () => {
   it('answers 200, is PROCESSING for the registry delay, then COMPLETED', async () => {
     const { client, campaignId } = await activeCampaign();
-    const reply = await client.post(`/10dlc/Campaign/${campaignId}/Number/`, { numbers: ['+15125550101', '15125550102'] });
+    const reply = await client.post(`/10dlc/Campaign/${campaignId}/Number/`, {
+      numbers: ['+15125550101', '15125550102'],
+    });
     expect(reply).toEqual({
       status: 200,
-      body: { api_id: uuid, message: `Request to link 15125550101, 15125550102 to campaign ${campaignId} was received and is being processed` },
+      body: {
+        api_id: uuid,
+        message: `Request to link 15125550101, 15125550102 to campaign ${campaignId} was received and is being processed`,
+      },
     });
     const processing = await client.get(`/10dlc/Campaign/${campaignId}/Number/`);
     expect(processing.body).toEqual({
@@ -80,7 +89,10 @@ describe('linking numbers to a campaign', () => {
         { number: '15125550102', status: 'PROCESSING' },
       ],
     });
-    expect(await numberOf(client, '15125550101')).toMatchObject({ tendlc_campaign_id: campaignId, tendlc_registration_status: 'PROCESSING' });
+    expect(await numberOf(client, '15125550101')).toMatchObject({
+      tendlc_campaign_id: campaignId,
+      tendlc_registration_status: 'PROCESSING',
+    });
     await client.advance(testRegistryDelayMs);
     const one = await client.get(`/10dlc/Campaign/${campaignId}/Number/+15125550102/`);
     expect(one.body).toEqual({
@@ -90,7 +102,10 @@ describe('linking numbers to a campaign', () => {
       usecase: 'ACCOUNT_NOTIFICATION',
       phone_numbers: [{ number: '15125550102', status: 'COMPLETED' }],
     });
-    expect(await numberOf(client, '15125550102')).toMatchObject({ tendlc_campaign_id: campaignId, tendlc_registration_status: 'COMPLETED' });
+    expect(await numberOf(client, '15125550102')).toMatchObject({
+      tendlc_campaign_id: campaignId,
+      tendlc_registration_status: 'COMPLETED',
+    });
     // Linking a number again to its own campaign changes nothing.
     expect((await client.post(`/10dlc/Campaign/${campaignId}/Number/`, { numbers: ['15125550102'] })).status).toBe(200);
     expect(await numberOf(client, '15125550102')).toMatchObject({ tendlc_registration_status: 'COMPLETED' });
@@ -106,16 +121,23 @@ describe('linking numbers to a campaign', () => {
         number: '15125550000',
         status: 'FAILED',
         error_code: 'NUMBER_LINK_REJECTED',
-        error_reason: 'The carriers refused to register the number with the campaign (emulator rule: the number ends in 0000).',
+        error_reason:
+          'The carriers refused to register the number with the campaign (emulator rule: the number ends in 0000).',
       },
     ]);
-    expect(await numberOf(client, '15125550000')).toMatchObject({ tendlc_campaign_id: campaignId, tendlc_registration_status: 'UNREGISTERED' });
+    expect(await numberOf(client, '15125550000')).toMatchObject({
+      tendlc_campaign_id: campaignId,
+      tendlc_registration_status: 'UNREGISTERED',
+    });
     // A failed link holds nothing: another campaign may take the number (and fails it the same way).
     const brandId = await client.completedBrand('5eed0000-0000-4000-8000-000000000002');
     const other = await client.createCampaign(brandId, { campaign_alias: 'second' });
     await client.advance(testRegistryDelayMs);
     expect((await client.post(`/10dlc/Campaign/${other}/Number/`, { numbers: ['15125550000'] })).status).toBe(200);
-    expect(await numberOf(client, '15125550000')).toMatchObject({ tendlc_campaign_id: other, tendlc_registration_status: 'PROCESSING' });
+    expect(await numberOf(client, '15125550000')).toMatchObject({
+      tendlc_campaign_id: other,
+      tendlc_registration_status: 'PROCESSING',
+    });
     expect((await client.get(`/10dlc/Campaign/${campaignId}/Number/`)).body.phone_numbers).toEqual([]);
   });
 
@@ -126,17 +148,32 @@ describe('linking numbers to a campaign', () => {
       [{}, 'numbers must be a non-empty array of phone numbers'],
       [{ numbers: [] }, 'numbers must be a non-empty array of phone numbers'],
       [{ numbers: '15125550101' }, 'numbers must be a non-empty array of phone numbers'],
-      [{ numbers: ['15125550101', 'abc'] }, 'numbers[1] must be a phone number in E.164 (8 to 15 digits, with or without +)'],
-      [{ numbers: ['15125550101', 15125550102] }, 'numbers[1] must be a phone number in E.164 (8 to 15 digits, with or without +)'],
+      [
+        { numbers: ['15125550101', 'abc'] },
+        'numbers[1] must be a phone number in E.164 (8 to 15 digits, with or without +)',
+      ],
+      [
+        { numbers: ['15125550101', 15125550102] },
+        'numbers[1] must be a phone number in E.164 (8 to 15 digits, with or without +)',
+      ],
       [{ numbers: ['15125550101', '19995550100'] }, 'number 19995550100 is not a number of this account'],
-      [{ numbers: ['15125550101', '14155550140'] }, 'number 14155550140 is already linked to campaign CELSEWH; unlink it from that campaign first'],
+      [
+        { numbers: ['15125550101', '14155550140'] },
+        'number 14155550140 is already linked to campaign CELSEWH; unlink it from that campaign first',
+      ],
       [{ numbers: ['15125550101'], url: 'not-a-url' }, 'url must be a fully qualified http or https URL'],
     ];
     for (const [body, error] of refusals) {
-      expect(await client.post(`/10dlc/Campaign/${campaignId}/Number/`, body), JSON.stringify(body)).toEqual({ status: 400, body: { api_id: uuid, error } });
+      expect(await client.post(`/10dlc/Campaign/${campaignId}/Number/`, body), JSON.stringify(body)).toEqual({
+        status: 400,
+        body: { api_id: uuid, error },
+      });
     }
     expect(await numberOf(client, '15125550101')).toMatchObject({ tendlc_campaign_id: null });
-    expect((await client.post('/10dlc/Campaign/CNOSUCH/Number/', { numbers: ['15125550101'] })).body).toEqual({ api_id: uuid, error: 'campaign CNOSUCH not found' });
+    expect((await client.post('/10dlc/Campaign/CNOSUCH/Number/', { numbers: ['15125550101'] })).body).toEqual({
+      api_id: uuid,
+      error: 'campaign CNOSUCH not found',
+    });
   });
 
   it('refuses a campaign that is not ACTIVE', async () => {
@@ -145,7 +182,10 @@ describe('linking numbers to a campaign', () => {
     const processing = await client.createCampaign(brandId, { campaign_alias: 'still-processing' });
     expect(await client.post(`/10dlc/Campaign/${processing}/Number/`, { numbers: ['15125550101'] })).toEqual({
       status: 400,
-      body: { api_id: uuid, error: `campaign ${processing} is PROCESSING; numbers can be linked only to an ACTIVE campaign` },
+      body: {
+        api_id: uuid,
+        error: `campaign ${processing} is PROCESSING; numbers can be linked only to an ACTIVE campaign`,
+      },
     });
     const declined = await client.createCampaign(brandId, { campaign_alias: 'please-decline' });
     await client.advance(testRegistryDelayMs);
@@ -169,9 +209,15 @@ describe('unlinking and deleting', () => {
     await client.advance(testRegistryDelayMs);
     expect(await client.delete(`/10dlc/Campaign/${campaignId}/Number/15125550103/`)).toEqual({
       status: 200,
-      body: { api_id: uuid, message: `Request to unlink 15125550103 from campaign ${campaignId} was received and is being processed` },
+      body: {
+        api_id: uuid,
+        message: `Request to unlink 15125550103 from campaign ${campaignId} was received and is being processed`,
+      },
     });
-    expect(await numberOf(client, '15125550103')).toMatchObject({ tendlc_campaign_id: null, tendlc_registration_status: 'UNREGISTERED' });
+    expect(await numberOf(client, '15125550103')).toMatchObject({
+      tendlc_campaign_id: null,
+      tendlc_registration_status: 'UNREGISTERED',
+    });
     expect((await client.get(`/10dlc/Campaign/${campaignId}/Number/`)).body.phone_numbers).toEqual([]);
     for (const method of ['GET', 'DELETE']) {
       expect((await client.call(method, `/10dlc/Campaign/${campaignId}/Number/15125550103/`)).body).toEqual({
@@ -193,23 +239,51 @@ describe('unlinking and deleting', () => {
     expect((await client.delete(`/10dlc/Brand/${brandId}/`)).status).toBe(400);
     await client.advance(testRegistryDelayMs);
     expect((await client.delete(`/10dlc/Campaign/${campaignId}/`)).status).toBe(200);
-    expect(await numberOf(client, '15125550104')).toMatchObject({ tendlc_campaign_id: null, tendlc_registration_status: 'UNREGISTERED' });
+    expect(await numberOf(client, '15125550104')).toMatchObject({
+      tendlc_campaign_id: null,
+      tendlc_registration_status: 'UNREGISTERED',
+    });
   });
 });
 
 describe('number linking callbacks', () => {
   it('sends number_linking created then success or failed, and number_unlinking created then success', async () => {
     const { client, campaignId } = await activeCampaign();
-    await client.post(`/10dlc/Campaign/${campaignId}/Number/`, { numbers: ['15125550101', '15125550000'], url: `${receiver.url}/links`, method: 'POST' });
+    await client.post(`/10dlc/Campaign/${campaignId}/Number/`, {
+      numbers: ['15125550101', '15125550000'],
+      url: `${receiver.url}/links`,
+      method: 'POST',
+    });
     const created = [await receiver.take('/links'), await receiver.take('/links')];
     expect(created.map((received) => received.body)).toEqual([
-      { type: 'number_linking', campaign_id: campaignId, number: '15125550101', status: 'created', registration_status: 'PROCESSING', timestamp: expect.any(String) },
-      { type: 'number_linking', campaign_id: campaignId, number: '15125550000', status: 'created', registration_status: 'PROCESSING', timestamp: expect.any(String) },
+      {
+        type: 'number_linking',
+        campaign_id: campaignId,
+        number: '15125550101',
+        status: 'created',
+        registration_status: 'PROCESSING',
+        timestamp: expect.any(String),
+      },
+      {
+        type: 'number_linking',
+        campaign_id: campaignId,
+        number: '15125550000',
+        status: 'created',
+        registration_status: 'PROCESSING',
+        timestamp: expect.any(String),
+      },
     ]);
     await client.advance(testRegistryDelayMs);
     const decided = [(await receiver.take('/links')).body, (await receiver.take('/links')).body];
     expect(decided).toEqual([
-      { type: 'number_linking', campaign_id: campaignId, number: '15125550101', status: 'success', registration_status: 'COMPLETED', timestamp: expect.any(String) },
+      {
+        type: 'number_linking',
+        campaign_id: campaignId,
+        number: '15125550101',
+        status: 'success',
+        registration_status: 'COMPLETED',
+        timestamp: expect.any(String),
+      },
       {
         type: 'number_linking',
         campaign_id: campaignId,
@@ -218,7 +292,8 @@ describe('number linking callbacks', () => {
         registration_status: 'FAILED',
         timestamp: expect.any(String),
         error_code: 'NUMBER_LINK_REJECTED',
-        error_reason: 'The carriers refused to register the number with the campaign (emulator rule: the number ends in 0000).',
+        error_reason:
+          'The carriers refused to register the number with the campaign (emulator rule: the number ends in 0000).',
       },
     ]);
     // The Java SDK sends an unlink's url and method in the query string.
@@ -226,8 +301,26 @@ describe('number linking callbacks', () => {
     expect((await client.delete(`/10dlc/Campaign/${campaignId}/Number/15125550101/?${query}`)).status).toBe(200);
     const unlinked = [await receiver.take('/unlinks'), await receiver.take('/unlinks')];
     expect(unlinked.map((received) => [received.method, Object.fromEntries(received.url.searchParams)])).toEqual([
-      ['GET', { type: 'number_unlinking', campaign_id: campaignId, number: '15125550101', status: 'created', timestamp: expect.any(String) }],
-      ['GET', { type: 'number_unlinking', campaign_id: campaignId, number: '15125550101', status: 'success', timestamp: expect.any(String) }],
+      [
+        'GET',
+        {
+          type: 'number_unlinking',
+          campaign_id: campaignId,
+          number: '15125550101',
+          status: 'created',
+          timestamp: expect.any(String),
+        },
+      ],
+      [
+        'GET',
+        {
+          type: 'number_unlinking',
+          campaign_id: campaignId,
+          number: '15125550101',
+          status: 'success',
+          timestamp: expect.any(String),
+        },
+      ],
     ]);
     await callbacksSettled(emulator.runtime);
   });
@@ -249,7 +342,10 @@ describe('a link across a restart', () => {
       const again = new TendlcClient(second, defaultAccount.authId, defaultAccount.authToken);
       expect(await numberOf(again, '15125550102')).toMatchObject({ tendlc_registration_status: 'PROCESSING' });
       await again.advance(testRegistryDelayMs);
-      expect(await numberOf(again, '15125550102')).toMatchObject({ tendlc_campaign_id: campaignId, tendlc_registration_status: 'COMPLETED' });
+      expect(await numberOf(again, '15125550102')).toMatchObject({
+        tendlc_campaign_id: campaignId,
+        tendlc_registration_status: 'COMPLETED',
+      });
       await second.close();
     } finally {
       await rm(directory, { recursive: true, force: true });

@@ -98,14 +98,21 @@ describe('campaign register: accepted', () => {
   });
 
   it('reads the Node SDK spelling sample_3..sample_5 as sample3..sample5', async () => {
-    const campaignId = await client.createCampaign(brandId, { sample_3: sample('three'), sample_4: sample('four'), sample_5: sample('five') });
+    const campaignId = await client.createCampaign(brandId, {
+      sample_3: sample('three'),
+      sample_4: sample('four'),
+      sample_5: sample('five'),
+    });
     const { campaign } = (await client.get(`/10dlc/Campaign/${campaignId}/`)).body;
     expect(campaign).toMatchObject({ sample3: sample('three'), sample4: sample('four'), sample5: sample('five') });
     expect(campaign).not.toHaveProperty('sample_3');
   });
 
   it.each(['MIXED', 'LOW_VOLUME'])('returns sub_usecase as a comma list for %s', async (usecase) => {
-    const campaignId = await client.createCampaign(brandId, { usecase, sub_usecases: ['2FA', 'MARKETING', 'CUSTOMER_CARE'] });
+    const campaignId = await client.createCampaign(brandId, {
+      usecase,
+      sub_usecases: ['2FA', 'MARKETING', 'CUSTOMER_CARE'],
+    });
     const { campaign } = (await client.get(`/10dlc/Campaign/${campaignId}/`)).body;
     expect(campaign.sub_usecase).toBe('2FA,MARKETING,CUSTOMER_CARE');
     expect(campaign).not.toHaveProperty('sub_usecases');
@@ -120,7 +127,12 @@ describe('campaign register: accepted', () => {
   });
 
   it('treats "" and [] as not provided (the Python SDK sends them for fields not given)', async () => {
-    const campaignId = await client.createCampaign(brandId, { sample3: '', optin_message: '', sub_usecases: [], url: '' });
+    const campaignId = await client.createCampaign(brandId, {
+      sample3: '',
+      optin_message: '',
+      sub_usecases: [],
+      url: '',
+    });
     const { campaign } = (await client.get(`/10dlc/Campaign/${campaignId}/`)).body;
     expect(campaign).not.toHaveProperty('sample3');
     expect(campaign).not.toHaveProperty('optin_message');
@@ -128,7 +140,9 @@ describe('campaign register: accepted', () => {
   });
 
   it('accepts every use case and every vertical', async () => {
-    const usecases = (await client.get(`/10dlc/Brand/${brandId}/usecases/`)).body.use_cases.map((item: { code: string }) => item.code);
+    const usecases = (await client.get(`/10dlc/Brand/${brandId}/usecases/`)).body.use_cases.map(
+      (item: { code: string }) => item.code,
+    );
     for (const usecase of usecases) {
       const extra = usecase === 'MIXED' || usecase === 'LOW_VOLUME' ? { sub_usecases: ['2FA', 'MARKETING'] } : {};
       const reply = await client.post('/10dlc/Campaign/', campaignBody(brandId, { usecase, ...extra }));
@@ -145,11 +159,19 @@ describe('campaign register: refused', () => {
     ['campaign_alias missing', { campaign_alias: '' }, 'campaign_alias is required'],
     ['brand_id missing', { brand_id: undefined }, 'brand_id is required'],
     ['vertical missing', { vertical: undefined }, 'vertical is required'],
-    ['vertical unknown', { vertical: 'SPACE' }, expect.stringMatching(/^vertical must be one of PROFESSIONAL, REAL_ESTATE, /) as never],
+    [
+      'vertical unknown',
+      { vertical: 'SPACE' },
+      expect.stringMatching(/^vertical must be one of PROFESSIONAL, REAL_ESTATE, /) as never,
+    ],
     ['description missing', { description: undefined }, 'description is required'],
     ['description of 39 characters', { description: short(39) }, 'description must be at least 40 characters'],
     ['usecase missing', { usecase: '' }, 'usecase is required'],
-    ['usecase STARTER', { usecase: 'STARTER' }, expect.stringMatching(/^usecase must be one of 2FA, ACCOUNT_NOTIFICATION, /) as never],
+    [
+      'usecase STARTER',
+      { usecase: 'STARTER' },
+      expect.stringMatching(/^usecase must be one of 2FA, ACCOUNT_NOTIFICATION, /) as never,
+    ],
     ['sample1 missing', { sample1: undefined }, 'sample1 is required'],
     ['sample1 of 19 characters', { sample1: short(19) }, 'sample1 must be at least 20 characters'],
     ['sample2 missing', { sample2: '' }, 'sample2 is required'],
@@ -169,11 +191,18 @@ describe('campaign register: refused', () => {
     ['affiliate_marketing missing', { affiliate_marketing: undefined }, 'affiliate_marketing is required'],
     ['affiliate_marketing not a boolean', { affiliate_marketing: 0 }, 'affiliate_marketing must be true or false'],
     ['sub_usecases missing for MIXED', { usecase: 'MIXED' }, 'sub_usecases is required when usecase is MIXED'],
-    ['sub_usecases missing for LOW_VOLUME', { usecase: 'LOW_VOLUME', sub_usecases: [] }, 'sub_usecases is required when usecase is LOW_VOLUME'],
+    [
+      'sub_usecases missing for LOW_VOLUME',
+      { usecase: 'LOW_VOLUME', sub_usecases: [] },
+      'sub_usecases is required when usecase is LOW_VOLUME',
+    ],
     ['one sub use case', { usecase: 'MIXED', sub_usecases: ['2FA'] }, 'sub_usecases must hold 2 to 5 use cases'],
     [
       'six sub use cases',
-      { usecase: 'MIXED', sub_usecases: ['2FA', 'MARKETING', 'FRAUD_ALERT', 'SECURITY_ALERT', 'POLLING_VOTING', 'CUSTOMER_CARE'] },
+      {
+        usecase: 'MIXED',
+        sub_usecases: ['2FA', 'MARKETING', 'FRAUD_ALERT', 'SECURITY_ALERT', 'POLLING_VOTING', 'CUSTOMER_CARE'],
+      },
       'sub_usecases must hold 2 to 5 use cases',
     ],
     [
@@ -181,8 +210,16 @@ describe('campaign register: refused', () => {
       { usecase: 'MIXED', sub_usecases: ['2FA', 'MIXED'] },
       expect.stringMatching(/^sub_usecases must be chosen from 2FA, ACCOUNT_NOTIFICATION, /) as never,
     ],
-    ['a repeated sub use case', { usecase: 'MIXED', sub_usecases: ['2FA', '2FA'] }, 'sub_usecases must not repeat a use case'],
-    ['sub_usecases not an array', { usecase: 'MIXED', sub_usecases: '2FA,MARKETING' }, 'sub_usecases must be an array of use-case codes'],
+    [
+      'a repeated sub use case',
+      { usecase: 'MIXED', sub_usecases: ['2FA', '2FA'] },
+      'sub_usecases must not repeat a use case',
+    ],
+    [
+      'sub_usecases not an array',
+      { usecase: 'MIXED', sub_usecases: '2FA,MARKETING' },
+      'sub_usecases must be an array of use-case codes',
+    ],
     [
       'sub_usecases for another use case',
       { sub_usecases: ['2FA', 'MARKETING'] },
@@ -215,7 +252,11 @@ describe('campaign register: refused', () => {
       { terms_and_conditions_link: 'example.com/terms' },
       'terms_and_conditions_link must be a fully qualified http or https URL',
     ],
-    ['privacy_policy_link not http', { privacy_policy_link: 'mailto:a@example.com' }, 'privacy_policy_link must be a fully qualified http or https URL'],
+    [
+      'privacy_policy_link not http',
+      { privacy_policy_link: 'mailto:a@example.com' },
+      'privacy_policy_link must be a fully qualified http or https URL',
+    ],
     ['url not fully qualified', { url: 'callback' }, 'url must be a fully qualified http or https URL'],
     ['method DELETE', { url: 'http://127.0.0.1/cb', method: 'DELETE' }, 'method must be GET or POST'],
     ['description not a string', { description: 42 }, 'description must be a string'],
@@ -306,12 +347,16 @@ describe('campaign list', () => {
     ids.expired = await account.createCampaign(brandB, { campaign_alias: 'expire', usecase: 'MARKETING' });
     await account.advance(2 * testRegistryDelayMs);
     ids.processing = await account.createCampaign(brandB, { usecase: 'MIXED', sub_usecases: ['2FA', 'MARKETING'] });
-    const imported = await account.post('/10dlc/Campaign/Import/', { campaign_id: 'CSHARE1', campaign_alias: 'shared-one' });
+    const imported = await account.post('/10dlc/Campaign/Import/', {
+      campaign_id: 'CSHARE1',
+      campaign_alias: 'shared-one',
+    });
     expect(imported.status).toBe(200);
     ids.shared = 'CSHARE1';
   });
 
-  const idsOf = (body: { campaigns: { campaign_id: string }[] }): string[] => body.campaigns.map((item) => item.campaign_id);
+  const idsOf = (body: { campaigns: { campaign_id: string }[] }): string[] =>
+    body.campaigns.map((item) => item.campaign_id);
 
   it('lists every campaign under `campaigns` in creation order, with meta', async () => {
     const reply = await account.get('/10dlc/Campaign/');
@@ -346,9 +391,9 @@ describe('campaign list', () => {
 
   it('filters by brand_id, and combines filters', async () => {
     expect(idsOf((await account.get(`/10dlc/Campaign/?brand_id=${brandA}`)).body)).toEqual([ids.active, ids.failed]);
-    expect(idsOf((await account.get(`/10dlc/Campaign/?brand_id=${brandB}&registration_status=Processing`)).body)).toEqual([
-      ids.processing,
-    ]);
+    expect(
+      idsOf((await account.get(`/10dlc/Campaign/?brand_id=${brandB}&registration_status=Processing`)).body),
+    ).toEqual([ids.processing]);
     expect(idsOf((await account.get('/10dlc/Campaign/?brand_id=BNOSUCH')).body)).toEqual([]);
   });
 

@@ -61,7 +61,8 @@ export class CoreClient {
   /** Adds an account through the admin route and returns a client for it. */
   async otherAccount(authId: string, authToken: string): Promise<CoreClient> {
     const reply = await this.raw('POST', '/__emulator/accounts/', { auth_id: authId, auth_token: authToken });
-    if (reply.status !== 201 && reply.status !== 200) throw new Error(`could not add account: ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 201 && reply.status !== 200)
+      throw new Error(`could not add account: ${JSON.stringify(reply.body)}`);
     return new CoreClient(this.emulator, { authId, authToken });
   }
 

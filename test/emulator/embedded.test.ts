@@ -2,7 +2,12 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EmulatorStartError, defaultAccount, startEmbeddedEmulator, type EmbeddedEmulator } from '../../src/emulator/index.js';
+import {
+  EmulatorStartError,
+  defaultAccount,
+  startEmbeddedEmulator,
+  type EmbeddedEmulator,
+} from '../../src/emulator/index.js';
 import { call } from './fixtures/http.js';
 
 let workspace: string;
@@ -31,7 +36,11 @@ describe('the embedded emulator', () => {
     const directory = join(workspace, '.telform');
     const emulator = await start(directory);
     expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(emulator).toMatchObject({ authId: defaultAccount.authId, authToken: defaultAccount.authToken, dataFile: join(directory, 'emulator.json') });
+    expect(emulator).toMatchObject({
+      authId: defaultAccount.authId,
+      authToken: defaultAccount.authToken,
+      dataFile: join(directory, 'emulator.json'),
+    });
     expect((await stat(emulator.dataFile)).isFile()).toBe(true);
     // The directory is scratch state: it ignores itself in git.
     expect(await readFile(join(directory, '.gitignore'), 'utf8')).toContain('\n*\n');
@@ -42,10 +51,15 @@ describe('the embedded emulator', () => {
     const path = `/v1/Account/${defaultAccount.authId}/Zentrunk/IPAccessControlList/`;
     const auth = [defaultAccount.authId, defaultAccount.authToken] as const;
     const first = await start(directory);
-    expect(await call(first.url, path, { method: 'POST', auth, body: { name: 'kept', ip_addresses: ['203.0.113.5'] } })).toMatchObject({ status: 201 });
+    expect(
+      await call(first.url, path, { method: 'POST', auth, body: { name: 'kept', ip_addresses: ['203.0.113.5'] } }),
+    ).toMatchObject({ status: 201 });
     await stop(first);
     const second = await start(directory);
-    expect(await call(second.url, path, { auth })).toMatchObject({ status: 200, body: { objects: [{ name: 'kept' }] } });
+    expect(await call(second.url, path, { auth })).toMatchObject({
+      status: 200,
+      body: { objects: [{ name: 'kept' }] },
+    });
   });
 
   it('refuses a second command on the same directory while the first runs', async () => {

@@ -37,17 +37,21 @@ async function expectServing(): Promise<void> {
   expect((await client.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['10.0.0.1'] })).status).toBe(201);
 }
 
-const clockMessage = 'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000';
+const clockMessage =
+  'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000';
 
 describe('the admin clock route', () => {
-  it.each([1e308, 9e15, 8.64e15, Number.MAX_SAFE_INTEGER, Date.UTC(10000, 0, 1)])('refuses advance_ms %d with 400 and keeps serving', async (advance) => {
-    watchStderr();
-    const reply = await client.raw('POST', '/__emulator/clock/', { advance_ms: advance });
-    expect(reply).toMatchObject({ status: 400, body: { error: clockMessage } });
-    expect(Object.keys(reply.body)).toEqual(['api_id', 'error']);
-    await expectServing();
-    expect(stderrWrites).toEqual([]);
-  });
+  it.each([1e308, 9e15, 8.64e15, Number.MAX_SAFE_INTEGER, Date.UTC(10000, 0, 1)])(
+    'refuses advance_ms %d with 400 and keeps serving',
+    async (advance) => {
+      watchStderr();
+      const reply = await client.raw('POST', '/__emulator/clock/', { advance_ms: advance });
+      expect(reply).toMatchObject({ status: 400, body: { error: clockMessage } });
+      expect(Object.keys(reply.body)).toEqual(['api_id', 'error']);
+      await expectServing();
+      expect(stderrWrites).toEqual([]);
+    },
+  );
 
   it.each([-1, '5000', null, Number.NaN])('refuses advance_ms %j with 400', async (advance) => {
     const reply = await client.raw('POST', '/__emulator/clock/', { advance_ms: advance });
@@ -74,7 +78,10 @@ describe('a malformed percent-encoding in a path', () => {
     const headers: Record<string, string> = authenticated ? { authorization: client.authorization() } : {};
     const reply = await client.raw('GET', target, undefined, headers);
     const segment = target.split('/').find((part) => part.includes('%')) as string;
-    expect(reply).toMatchObject({ status: 400, body: { error: `the path segment "${segment}" is not valid percent-encoding` } });
+    expect(reply).toMatchObject({
+      status: 400,
+      body: { error: `the path segment "${segment}" is not valid percent-encoding` },
+    });
     expect(Object.keys(reply.body)).toEqual(['api_id', 'error']);
     expect(stderrWrites).toEqual([]);
     await expectServing();
@@ -95,20 +102,54 @@ describe('random admin requests', () => {
       `/__emulator/accounts/${authId}/applications/`,
       '/__emulator/faults/',
     ];
-    const keys = ['advance_ms', 'auth_id', 'auth_token', 'number', 'app_id', 'campaign_id', 'campaign_link_status', 'faults', 'latency', 'rate_limit', 'app_name', 'answer_url'];
-    const huge = fc.constantFrom(1e308, -1e308, 9e15, Number.MAX_SAFE_INTEGER, 2 ** 31, 'none', '0-60000', '1/1h', 'lost=1', '');
+    const keys = [
+      'advance_ms',
+      'auth_id',
+      'auth_token',
+      'number',
+      'app_id',
+      'campaign_id',
+      'campaign_link_status',
+      'faults',
+      'latency',
+      'rate_limit',
+      'app_name',
+      'answer_url',
+    ];
+    const huge = fc.constantFrom(
+      1e308,
+      -1e308,
+      9e15,
+      Number.MAX_SAFE_INTEGER,
+      2 ** 31,
+      'none',
+      '0-60000',
+      '1/1h',
+      'lost=1',
+      '',
+    );
     const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), huge);
-    const query = fc.dictionary(fc.constantFrom('since_seq', 'type', 'account'), fc.oneof(fc.string({ maxLength: 5 }), fc.constant('1e308')), { maxKeys: 2 });
+    const query = fc.dictionary(
+      fc.constantFrom('since_seq', 'type', 'account'),
+      fc.oneof(fc.string({ maxLength: 5 }), fc.constant('1e308')),
+      { maxKeys: 2 },
+    );
     watchStderr();
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'DELETE'), fc.constantFrom(...paths), fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 }), query, async (method, path, body, search) => {
-        const target = `${path}?${new URLSearchParams(search).toString()}`;
-        const reply = await client.raw(method, target, method === 'GET' ? undefined : body);
-        expect(reply.status, `${method} ${target} ${JSON.stringify(body)}`).toBeLessThan(500);
-        // Whatever the request changed, faults are switched off again so the check below means "not wedged".
-        await client.raw('DELETE', '/__emulator/faults/');
-        await expectServing();
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'DELETE'),
+        fc.constantFrom(...paths),
+        fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 }),
+        query,
+        async (method, path, body, search) => {
+          const target = `${path}?${new URLSearchParams(search).toString()}`;
+          const reply = await client.raw(method, target, method === 'GET' ? undefined : body);
+          expect(reply.status, `${method} ${target} ${JSON.stringify(body)}`).toBeLessThan(500);
+          // Whatever the request changed, faults are switched off again so the check below means "not wedged".
+          await client.raw('DELETE', '/__emulator/faults/');
+          await expectServing();
+        },
+      ),
       { numRuns: 120 },
     );
     expect(stderrWrites).toEqual([]);

@@ -13,12 +13,18 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   client = await startCoreEmulator();
-  ids.sipCredential = (await client.post('/SipAuth/Credential/', { username: 'fuzz-user', password: 'Secr3tPassw0rd' })).body.credential_uuid;
+  ids.sipCredential = (
+    await client.post('/SipAuth/Credential/', { username: 'fuzz-user', password: 'Secr3tPassw0rd' })
+  ).body.credential_uuid;
   ids.sipAcl = (await client.post('/SipAuth/IpAccessControlList/', { name: 'fuzz' })).body.ip_acl_uuid;
   ids.trunkAcl = (await client.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['10.0.0.1'] })).body.ipacl_uuid;
-  ids.trunkCredential = (await client.post('/Zentrunk/Credential/', { username: 'fuzzuser', password: 'fuzz!pass' })).body.credential_uuid;
+  ids.trunkCredential = (
+    await client.post('/Zentrunk/Credential/', { username: 'fuzzuser', password: 'fuzz!pass' })
+  ).body.credential_uuid;
   ids.uri = (await client.post('/Zentrunk/URI/', { uri: 'fuzz.example.com' })).body.uri_uuid;
-  ids.trunk = (await client.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: ids.uri })).body.trunk_id;
+  ids.trunk = (
+    await client.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: ids.uri })
+  ).body.trunk_id;
   await client.seedNumber({ number: '14155550999' });
 });
 afterAll(async () => {
@@ -26,16 +32,59 @@ afterAll(async () => {
 });
 
 const fields = [
-  'username', 'password', 'name', 'entries', 'ip', 'cidr_prefix', 'description', 'app_id', 'app_name', 'answer_url',
-  'answer_method', 'hangup_url', 'public_uri', 'sip_auth_type', 'ip_acl_uuid', 'credential_uuid', 'trunk_direction',
-  'trunk_status', 'secure', 'ipacl_uuid', 'primary_uri_uuid', 'fallback_uri_uuid', 'ip_addresses', 'uri',
-  'authentication_needed', 'number', 'campaign_id', 'campaign_link_status',
+  'username',
+  'password',
+  'name',
+  'entries',
+  'ip',
+  'cidr_prefix',
+  'description',
+  'app_id',
+  'app_name',
+  'answer_url',
+  'answer_method',
+  'hangup_url',
+  'public_uri',
+  'sip_auth_type',
+  'ip_acl_uuid',
+  'credential_uuid',
+  'trunk_direction',
+  'trunk_status',
+  'secure',
+  'ipacl_uuid',
+  'primary_uri_uuid',
+  'fallback_uri_uuid',
+  'ip_addresses',
+  'uri',
+  'authentication_needed',
+  'number',
+  'campaign_id',
+  'campaign_link_status',
 ];
 
 function bodies(): fc.Arbitrary<Record<string, unknown>> {
   const realIds = fc.constantFrom(...Object.values(ids), '77700000000000001');
-  const plausible = fc.constantFrom('', 'outbound', 'inbound', 'enabled', 'credential', 'ip_acl', 'ip_acl_and_credential', '10.0.0.1', '10.0.0.0/8', 'https://e.com/', 'Secr3tPassw0rd', 'abc!12', 'PROCESSING');
-  const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), realIds, plausible, fc.array(fc.oneof(plausible, fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 }));
+  const plausible = fc.constantFrom(
+    '',
+    'outbound',
+    'inbound',
+    'enabled',
+    'credential',
+    'ip_acl',
+    'ip_acl_and_credential',
+    '10.0.0.1',
+    '10.0.0.0/8',
+    'https://e.com/',
+    'Secr3tPassw0rd',
+    'abc!12',
+    'PROCESSING',
+  );
+  const value = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    realIds,
+    plausible,
+    fc.array(fc.oneof(plausible, fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 }),
+  );
   return fc.dictionary(fc.constantFrom(...fields), value, { maxKeys: 6 });
 }
 
@@ -83,13 +132,26 @@ describe('the core API never answers 500', () => {
   });
 
   it('for random query strings on the lists', async () => {
-    const lists = ['/SipAuth/Credential/', '/SipAuth/IpAccessControlList/', '/Application/', '/Zentrunk/Trunk/', '/Zentrunk/Credential/', '/Zentrunk/IPAccessControlList/', '/Zentrunk/URI/', '/Number/'];
+    const lists = [
+      '/SipAuth/Credential/',
+      '/SipAuth/IpAccessControlList/',
+      '/Application/',
+      '/Zentrunk/Trunk/',
+      '/Zentrunk/Credential/',
+      '/Zentrunk/IPAccessControlList/',
+      '/Zentrunk/URI/',
+      '/Number/',
+    ];
     const key = fc.constantFrom('limit', 'offset', 'trunk_status', 'trunk_direction', 'secure', 'ipacl_uuid', 'app_id');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...lists), fc.dictionary(key, fc.string({ maxLength: 6 }), { maxKeys: 4 }), async (path, query) => {
-        const reply = await client.get(`${path}?${new URLSearchParams(query).toString()}`);
-        expect(reply.status, `${path} ${JSON.stringify(query)}`).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...lists),
+        fc.dictionary(key, fc.string({ maxLength: 6 }), { maxKeys: 4 }),
+        async (path, query) => {
+          const reply = await client.get(`${path}?${new URLSearchParams(query).toString()}`);
+          expect(reply.status, `${path} ${JSON.stringify(query)}`).toBeLessThan(500);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -32,12 +32,18 @@ describe('origination URI formats', () => {
     expect(isOriginationUri(uri)).toBe(true);
   });
 
-  it.each(['', 'http://example.com', 'sip.example.com:0', 'sip.example.com:70000', '300.1.1.1', 'has space.com', 'a..b', '-bad.example.com'])(
-    'refuses %j',
-    (uri) => {
-      expect(isOriginationUri(uri)).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    'http://example.com',
+    'sip.example.com:0',
+    'sip.example.com:70000',
+    '300.1.1.1',
+    'has space.com',
+    'a..b',
+    '-bad.example.com',
+  ])('refuses %j', (uri) => {
+    expect(isOriginationUri(uri)).toBe(false);
+  });
 });
 
 describe('origination URI create', () => {
@@ -61,7 +67,12 @@ describe('origination URI create', () => {
   });
 
   it('stores the credentials of an authenticated URI, password hashed and never returned', async () => {
-    const reply = await client.post(path, { uri: 'pbx.example.com', authentication_needed: true, username: 'plivo_inbound', password: 'Pa55word' });
+    const reply = await client.post(path, {
+      uri: 'pbx.example.com',
+      authentication_needed: true,
+      username: 'plivo_inbound',
+      password: 'Pa55word',
+    });
     expect(reply.status).toBe(201);
     const id = reply.body.uri_uuid as string;
     const read = await client.get(`${path}${id}/`);
@@ -71,19 +82,29 @@ describe('origination URI create', () => {
   });
 
   it('answers 422 for a missing uri, or missing credentials when authentication is needed', async () => {
-    expect(await client.post(path, { name: 'no-uri' })).toMatchObject({ status: 422, body: errorWith('uri is required') });
+    expect(await client.post(path, { name: 'no-uri' })).toMatchObject({
+      status: 422,
+      body: errorWith('uri is required'),
+    });
     const needs = errorWith('username and password are required when authentication_needed is true');
-    expect(await client.post(path, { uri: 'a.example.com', authentication_needed: true })).toMatchObject({ status: 422, body: needs });
-    expect(await client.post(path, { uri: 'a.example.com', authentication_needed: true, username: 'u' })).toMatchObject({
+    expect(await client.post(path, { uri: 'a.example.com', authentication_needed: true })).toMatchObject({
       status: 422,
       body: needs,
     });
+    expect(await client.post(path, { uri: 'a.example.com', authentication_needed: true, username: 'u' })).toMatchObject(
+      {
+        status: 422,
+        body: needs,
+      },
+    );
   });
 
   it('answers 400 for a bad uri or a wrong type', async () => {
     expect(await client.post(path, { uri: 'not a uri' })).toMatchObject({
       status: 400,
-      body: errorWith('uri must be a host name or IP address with an optional sip:/sips: scheme, user, port and parameters: not a uri'),
+      body: errorWith(
+        'uri must be a host name or IP address with an optional sip:/sips: scheme, user, port and parameters: not a uri',
+      ),
     });
     expect(await client.post(path, { uri: 'a.example.com', authentication_needed: 'yes' })).toMatchObject({
       status: 400,
@@ -95,7 +116,8 @@ describe('origination URI create', () => {
 describe('origination URI list, update, delete', () => {
   it('lists with meta and objects', async () => {
     const other = await client.otherAccount('MAURILIST00000000001', 'uri-token');
-    for (let index = 0; index < 21; index += 1) await other.post(path, { name: `u${index}`, uri: `u${index}.example.com` });
+    for (let index = 0; index < 21; index += 1)
+      await other.post(path, { name: `u${index}`, uri: `u${index}.example.com` });
     const reply = await other.get(path);
     expect(reply.body.meta).toEqual({
       limit: 20,
@@ -118,7 +140,11 @@ describe('origination URI list, update, delete', () => {
     const id = (await client.post(path, { uri: 'old.example.com' })).body.uri_uuid as string;
     const reply = await client.post(`${path}${id}/`, { uri: 'new.example.com', name: 'renamed' });
     expect(reply.status).toBe(202);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), message: 'origination uri updated successfully.', uri_uuid: id });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      message: 'origination uri updated successfully.',
+      uri_uuid: id,
+    });
     expect((await client.get(`${path}${id}/`)).body).toMatchObject({ uri: 'new.example.com', name: 'renamed' });
   });
 
@@ -126,7 +152,9 @@ describe('origination URI list, update, delete', () => {
     const id = (await client.post(path, { uri: 'auth.example.com' })).body.uri_uuid as string;
     expect((await client.post(`${path}${id}/`, { authentication_needed: true })).status).toBe(422);
     expect((await client.get(`${path}${id}/`)).body.authentication_needed).toBe(false);
-    expect((await client.post(`${path}${id}/`, { authentication_needed: true, username: 'u1', password: 'p1' })).status).toBe(202);
+    expect(
+      (await client.post(`${path}${id}/`, { authentication_needed: true, username: 'u1', password: 'p1' })).status,
+    ).toBe(202);
     expect((await client.post(`${path}${id}/`, { username: 'u2' })).status).toBe(202);
     expect((await client.get(`${path}${id}/`)).body).toMatchObject({ authentication_needed: true, username: 'u2' });
     expect((await client.post(`${path}${id}/`, { authentication_needed: false })).status).toBe(202);
@@ -136,7 +164,9 @@ describe('origination URI list, update, delete', () => {
 
   it('deletes with 204 even while a trunk uses it', async () => {
     const id = (await client.post(path, { uri: 'used.example.com' })).body.uri_uuid as string;
-    expect((await client.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: id })).status).toBe(201);
+    expect((await client.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: id })).status).toBe(
+      201,
+    );
     expect((await client.delete(`${path}${id}/`)).status).toBe(204);
     expect((await client.get(`${path}${id}/`)).body).toEqual(errorWith(`origination URI ${id} not found`));
   });

@@ -5,11 +5,15 @@ import { hashPassword, verifyPassword } from '../../src/emulator/passwords.js';
 describe('password hashing', () => {
   it('verifies the password a hash was made from and no other', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ minLength: 1, maxLength: 40 }), (password, other) => {
-        const stored = hashPassword(password);
-        expect(verifyPassword(password, stored)).toBe(true);
-        expect(verifyPassword(other, stored)).toBe(other === password);
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40 }),
+        fc.string({ minLength: 1, maxLength: 40 }),
+        (password, other) => {
+          const stored = hashPassword(password);
+          expect(verifyPassword(password, stored)).toBe(true);
+          expect(verifyPassword(other, stored)).toBe(other === password);
+        },
+      ),
       { numRuns: 200 },
     );
   });

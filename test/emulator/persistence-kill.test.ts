@@ -96,14 +96,19 @@ describe('SIGKILL during writes', () => {
           const name = `r${round}-c${client}-${index}`;
           const answer = remove
             ? await call(url, `${aclPath}${remove}/`, { method: 'DELETE', auth })
-            : await call(url, aclPath, { method: 'POST', auth, body: { name, ip_addresses: [`10.${round}.${client}.${index % 250}`] } });
+            : await call(url, aclPath, {
+                method: 'POST',
+                auth,
+                body: { name, ip_addresses: [`10.${round}.${client}.${index % 250}`] },
+              });
           inFlight -= 1;
           if (isFailure(answer)) {
             if (remove) ledger.uncertain.add(remove);
             return;
           }
           if (remove && answer.status === 204) ledger.deleted.add(remove);
-          else if (!remove && answer.status === 201) ledger.created.set(name, (answer.body as { ipacl_uuid: string }).ipacl_uuid);
+          else if (!remove && answer.status === 201)
+            ledger.created.set(name, (answer.body as { ipacl_uuid: string }).ipacl_uuid);
           else throw new Error(`unexpected answer ${answer.status}: ${JSON.stringify(answer.body)}`);
           acknowledged += 1;
           if (acknowledged >= killAfter && !killed) {

@@ -17,7 +17,10 @@ let directory: string;
 let dataFile: string;
 const running: RunningEmulator[] = [];
 
-async function start(options: Parameters<typeof startEmulator>[0] = {}, routes?: readonly Route[]): Promise<RunningEmulator> {
+async function start(
+  options: Parameters<typeof startEmulator>[0] = {},
+  routes?: readonly Route[],
+): Promise<RunningEmulator> {
   const emulator = await startEmulator({ dataFile, ...options }, routes ? { routes } : {});
   running.push(emulator);
   return emulator;
@@ -52,8 +55,15 @@ describe('--data', () => {
       body: { username: 'pbx-user', password: 'Secret-Pass-1234' },
     });
     expect(credential).toMatchObject({ status: 201 });
-    expect(await call(first.url, '/__emulator/clock/', { method: 'POST', body: { advance_ms: 3_600_000 } })).toMatchObject({ status: 200 });
-    expect(await call(first.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/`, { method: 'POST', body: { number: '14155550100' } })).toMatchObject({
+    expect(
+      await call(first.url, '/__emulator/clock/', { method: 'POST', body: { advance_ms: 3_600_000 } }),
+    ).toMatchObject({ status: 200 });
+    expect(
+      await call(first.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/`, {
+        method: 'POST',
+        body: { number: '14155550100' },
+      }),
+    ).toMatchObject({
       status: 201,
     });
     const offset = first.runtime.state.clockOffsetMs;
@@ -67,7 +77,10 @@ describe('--data', () => {
     const second = await start();
     expect(second.runtime.state.clockOffsetMs).toBe(offset);
     const acls = await call(second.url, `${base}/Zentrunk/IPAccessControlList/`, { auth });
-    expect(acls).toMatchObject({ status: 200, body: { objects: [{ ipacl_uuid: (acl.body as { ipacl_uuid: string }).ipacl_uuid, name: 'office' }] } });
+    expect(acls).toMatchObject({
+      status: 200,
+      body: { objects: [{ ipacl_uuid: (acl.body as { ipacl_uuid: string }).ipacl_uuid, name: 'office' }] },
+    });
     const credentials = await call(second.url, `${base}/SipAuth/Credential/`, { auth });
     expect(credentials).toMatchObject({ status: 200, body: { objects: [{ username: 'pbx-user' }] } });
     expect(second.runtime.state.accounts.get(defaultAccount.authId)?.numbers.has('14155550100')).toBe(true);
@@ -97,13 +110,20 @@ describe('--data', () => {
           return json(201, { id: body.id });
         },
       },
-      { method: 'GET', path: '/Widget/', handle: ({ account }) => json(200, { objects: [...widgets(account).values()] }) },
+      {
+        method: 'GET',
+        path: '/Widget/',
+        handle: ({ account }) => json(200, { objects: [...widgets(account).values()] }),
+      },
     ];
     const first = await start({}, routes);
     await call(first.url, `${base}/Widget/`, { method: 'POST', auth, body: { id: 'w1', size: 3 } });
     await stop(first);
     const second = await start({}, routes);
-    expect(await call(second.url, `${base}/Widget/`, { auth })).toMatchObject({ status: 200, body: { objects: [{ id: 'w1', size: 3 }] } });
+    expect(await call(second.url, `${base}/Widget/`, { auth })).toMatchObject({
+      status: 200,
+      body: { objects: [{ id: 'w1', size: 3 }] },
+    });
   });
 
   it('saves concurrent writes without losing any', async () => {
@@ -118,7 +138,9 @@ describe('--data', () => {
     expect(answers.every((answer) => (answer as HttpAnswer).status === 201)).toBe(true);
     // Read the file while the emulator still runs: acknowledged means already on disk.
     const saved = deserialiseState(await readFile(dataFile, 'utf8'), dataFile);
-    const names = [...(saved.accounts.get(defaultAccount.authId)?.trunkAcls.values() ?? [])].map((acl) => acl.name).sort();
+    const names = [...(saved.accounts.get(defaultAccount.authId)?.trunkAcls.values() ?? [])]
+      .map((acl) => acl.name)
+      .sort();
     expect(names).toEqual(Array.from({ length: 60 }, (_, index) => `acl-${index}`).sort());
   });
 
@@ -139,7 +161,9 @@ describe('--data', () => {
     await expect(start()).rejects.toThrow(`Cannot write the emulator data file ${dataFile}: EISDIR.`);
     await writeFile(join(directory, 'plain-file'), '');
     const nested = join(directory, 'plain-file', 'state.json');
-    await expect(startEmulator({ dataFile: nested })).rejects.toThrow(`Cannot create the directory of the data file ${nested}: EEXIST.`);
+    await expect(startEmulator({ dataFile: nested })).rejects.toThrow(
+      `Cannot create the directory of the data file ${nested}: EEXIST.`,
+    );
   });
 
   it('serves the token given now for an account saved with another one', async () => {
@@ -147,16 +171,22 @@ describe('--data', () => {
     await stop(first);
     const second = await start({ accounts: [{ authId: defaultAccount.authId, authToken: 'new-token' }] });
     expect(await call(second.url, `${base}/Zentrunk/IPAccessControlList/`, { auth })).toMatchObject({ status: 401 });
-    expect(await call(second.url, `${base}/Zentrunk/IPAccessControlList/`, { auth: [defaultAccount.authId, 'new-token'] })).toMatchObject({
+    expect(
+      await call(second.url, `${base}/Zentrunk/IPAccessControlList/`, { auth: [defaultAccount.authId, 'new-token'] }),
+    ).toMatchObject({
       status: 200,
     });
   });
 
   it('refuses a file that is not an emulator state file, naming it', async () => {
     await writeFile(dataFile, '{"truncated": ');
-    await expect(start()).rejects.toThrow(`The emulator data file ${dataFile} is not valid JSON; move it away to start fresh.`);
+    await expect(start()).rejects.toThrow(
+      `The emulator data file ${dataFile} is not valid JSON; move it away to start fresh.`,
+    );
     await writeFile(dataFile, '{"hello": "world"}');
-    await expect(start()).rejects.toThrow(`The emulator data file ${dataFile} is not an emulator state file; move it away to start fresh.`);
+    await expect(start()).rejects.toThrow(
+      `The emulator data file ${dataFile} is not an emulator state file; move it away to start fresh.`,
+    );
     // A refused start leaves no lock behind.
     await rm(dataFile);
     await stop(await start());
@@ -169,16 +199,28 @@ describe('--data', () => {
     const old = createAccountState(defaultAccount.authId, defaultAccount.authToken);
     state.accounts.set(defaultAccount.authId, old);
     const numbersOf = async (emulator: RunningEmulator): Promise<string[]> =>
-      (((await call(emulator.url, `${base}/Number/`, { auth })) as HttpAnswer).body as { objects: Array<{ number: string }> }).objects.map(
-        (item) => item.number,
-      );
+      (
+        ((await call(emulator.url, `${base}/Number/`, { auth })) as HttpAnswer).body as {
+          objects: Array<{ number: string }>;
+        }
+      ).objects.map((item) => item.number);
     await writeFile(dataFile, serialiseState(state, 'then'));
     const upgraded = await start();
-    expect(await numbersOf(upgraded)).toEqual(['15125550101', '15125550102', '15125550103', '15125550104', '15125550000']);
+    expect(await numbersOf(upgraded)).toEqual([
+      '15125550101',
+      '15125550102',
+      '15125550103',
+      '15125550104',
+      '15125550000',
+    ]);
     // The applications and profiles such an account already had are left as they were: none here.
     const applications = (await call(upgraded.url, `${base}/Application/`, { auth })) as HttpAnswer;
     expect((applications.body as { objects: unknown[] }).objects).toEqual([]);
-    expect(await call(upgraded.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/15125550101/`, { method: 'DELETE' })).toMatchObject({ status: 200 });
+    expect(
+      await call(upgraded.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/15125550101/`, {
+        method: 'DELETE',
+      }),
+    ).toMatchObject({ status: 200 });
     await stop(upgraded);
     const again = await start();
     expect(await numbersOf(again)).toEqual(['15125550102', '15125550103', '15125550104', '15125550000']);
@@ -236,7 +278,12 @@ describe('the state encoding', () => {
     const state = createEmulatorState();
     state.clockOffsetMs = 1234;
     const account = createAccountState('MAX', 'token');
-    account.trunkAcls.set('a', { ipacl_uuid: 'a', name: 'n', ip_addresses: ['203.0.113.1'], created_at: '2024-01-01T00:00:00.000Z' });
+    account.trunkAcls.set('a', {
+      ipacl_uuid: 'a',
+      name: 'n',
+      ip_addresses: ['203.0.113.1'],
+      created_at: '2024-01-01T00:00:00.000Z',
+    });
     account.billing.push({ at: '2024-01-01T00:00:00.000Z', item: 'vetting', amount_usd: 15 });
     state.accounts.set('MAX', account);
     const restored = deserialiseState(serialiseState(state, 'now'), 'f.json');
@@ -253,4 +300,3 @@ describe('the state encoding', () => {
     expect(deserialiseState(text, 'f.json').accounts.get('MAX')).toEqual(createAccountState('MAX', 't'));
   });
 });
-

@@ -24,7 +24,14 @@ afterAll(async () => {
 });
 
 const address = { street: '500 Market St', city: 'San Francisco', state: 'CA', postal_code: '94105', country: 'US' };
-const contact = { first_name: 'Ada', last_name: 'Byron', email: 'ada@example.com', title: 'Ms.', seniority: 'admin', phone: '+14155550123' };
+const contact = {
+  first_name: 'Ada',
+  last_name: 'Byron',
+  email: 'ada@example.com',
+  title: 'Ms.',
+  seniority: 'admin',
+  phone: '+14155550123',
+};
 
 function createCampaign(brandId: string, alias: string): Promise<any> {
   return sdk.campaign.create(
@@ -77,7 +84,11 @@ describe('the official Node SDK', () => {
     );
     expect(profile.profileUuid).toMatch(/^[0-9a-f-]{36}$/);
     const readProfile = await sdk.profile.get(profile.profileUuid);
-    expect(readProfile.profile).toMatchObject({ companyName: 'Example Co', ein: '12-3456789', doingBusinessAs: 'Example' });
+    expect(readProfile.profile).toMatchObject({
+      companyName: 'Example Co',
+      ein: '12-3456789',
+      doingBusinessAs: 'Example',
+    });
 
     const brand = await sdk.brand.create('sdk-brand', profile.profileUuid, 'STANDARD', true);
     expect(brand.brand_id).toMatch(/^B[A-Z0-9]{6}$/);
@@ -85,7 +96,11 @@ describe('the official Node SDK', () => {
     expect((await sdk.brand.get(brand.brand_id)).brand.registrationStatus).toBe('PROCESSING');
     await account.advance(testRegistryDelayMs);
     const completed = await sdk.brand.get(brand.brand_id);
-    expect(completed.brand).toMatchObject({ registrationStatus: 'COMPLETED', profileUuid: profile.profileUuid, companyName: 'Example Co' });
+    expect(completed.brand).toMatchObject({
+      registrationStatus: 'COMPLETED',
+      profileUuid: profile.profileUuid,
+      companyName: 'Example Co',
+    });
     const usecases = await sdk.brand.get_usecases(brand.brand_id);
     expect(usecases.useCases).toHaveLength(12);
 
@@ -105,7 +120,11 @@ describe('the official Node SDK', () => {
     const brands = await sdk.brand.list({ registration_status: 'COMPLETED', limit: 5 });
     expect(brands.brands.map((item: { brandId: string }) => item.brandId)).toEqual([brand.brand_id]);
     expect(brands.meta).toMatchObject({ limit: 5, offset: 0, totalCount: 1 });
-    const campaigns = await sdk.campaign.list({ brand_id: brand.brand_id, registration_status: 'Processing', usecase: 'MIXED' });
+    const campaigns = await sdk.campaign.list({
+      brand_id: brand.brand_id,
+      registration_status: 'Processing',
+      usecase: 'MIXED',
+    });
     expect(campaigns.campaigns.map((item: { campaignId: string }) => item.campaignId)).toEqual([campaign.campaignId]);
     const profiles = await sdk.profile.list({ entity_type: 'PRIVATE' });
     expect(profiles.profiles.length).toBeGreaterThanOrEqual(5);
@@ -168,8 +187,13 @@ describe('the official Node SDK', () => {
     await account.advance(testRegistryDelayMs);
     const campaign = await createCampaign(brand.brand_id, 'sdk-links');
     await account.advance(testRegistryDelayMs);
-    const linked = await sdk.campaign.linkNumber(campaign.campaignId, ['15125550101', '15125550000'], { url: 'http://127.0.0.1:9/links', method: 'POST' });
-    expect(linked.message).toBe(`Request to link 15125550101, 15125550000 to campaign ${campaign.campaignId} was received and is being processed`);
+    const linked = await sdk.campaign.linkNumber(campaign.campaignId, ['15125550101', '15125550000'], {
+      url: 'http://127.0.0.1:9/links',
+      method: 'POST',
+    });
+    expect(linked.message).toBe(
+      `Request to link 15125550101, 15125550000 to campaign ${campaign.campaignId} was received and is being processed`,
+    );
     const processing = await sdk.campaign.listNumber(campaign.campaignId, { limit: 5 });
     expect(processing).toMatchObject({
       campaignId: campaign.campaignId,
@@ -181,21 +205,33 @@ describe('the official Node SDK', () => {
       ],
     });
     await account.advance(testRegistryDelayMs);
-    expect((await sdk.campaign.getNumber(campaign.campaignId, '15125550101')).phoneNumbers).toEqual([{ number: '15125550101', status: 'COMPLETED' }]);
+    expect((await sdk.campaign.getNumber(campaign.campaignId, '15125550101')).phoneNumbers).toEqual([
+      { number: '15125550101', status: 'COMPLETED' },
+    ]);
     expect((await sdk.campaign.getNumber(campaign.campaignId, '15125550000')).phoneNumbers).toEqual([
       expect.objectContaining({ number: '15125550000', status: 'FAILED', errorCode: 'NUMBER_LINK_REJECTED' }),
     ]);
     const number = await sdk.numbers.get('15125550101');
     expect(number).toMatchObject({ tendlcCampaignId: campaign.campaignId, tendlcRegistrationStatus: 'COMPLETED' });
-    const unlinked = await sdk.campaign.unlinkNumber(campaign.campaignId, '15125550101', { url: 'http://127.0.0.1:9/unlinks', method: 'GET' });
-    expect(unlinked.message).toBe(`Request to unlink 15125550101 from campaign ${campaign.campaignId} was received and is being processed`);
+    const unlinked = await sdk.campaign.unlinkNumber(campaign.campaignId, '15125550101', {
+      url: 'http://127.0.0.1:9/unlinks',
+      method: 'GET',
+    });
+    expect(unlinked.message).toBe(
+      `Request to unlink 15125550101 from campaign ${campaign.campaignId} was received and is being processed`,
+    );
     expect((await sdk.numbers.get('15125550101')).tendlcCampaignId).toBeNull();
-    await expect(sdk.campaign.getNumber(campaign.campaignId, '15125550101')).rejects.toThrow(/is not linked to campaign/);
+    await expect(sdk.campaign.getNumber(campaign.campaignId, '15125550101')).rejects.toThrow(
+      /is not linked to campaign/,
+    );
   });
 
   it('attaches a number to an inbound trunk and lists the numbers by app_id (numbers.update, numbers.list)', async () => {
     const uri = await account.post('/Zentrunk/URI/', { uri: 'pbx.example.com' });
-    const trunk = await account.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: uri.body.uri_uuid });
+    const trunk = await account.post('/Zentrunk/Trunk/', {
+      trunk_direction: 'inbound',
+      primary_uri_uuid: uri.body.uri_uuid,
+    });
     const trunkId = trunk.body.trunk_id as string;
     const updated = await sdk.numbers.update('15125550102', { appId: trunkId });
     expect(updated.message).toBe('changed');
@@ -207,4 +243,3 @@ describe('the official Node SDK', () => {
     expect(await sdk.numbers.list({ appId: trunkId })).toHaveLength(0);
   });
 });
-

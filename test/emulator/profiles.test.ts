@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { errorWith, freshAccount, profileBody, seeded, startTendlcEmulator, uuidPattern, type TendlcClient } from './tendlc-client.js';
+import {
+  errorWith,
+  freshAccount,
+  profileBody,
+  seeded,
+  startTendlcEmulator,
+  uuidPattern,
+  type TendlcClient,
+} from './tendlc-client.js';
 
 let emulator: RunningEmulator;
 let client: TendlcClient;
@@ -22,7 +30,11 @@ describe('seeded profiles', () => {
     const companies = new Set(reply.body.profiles.map((profile: { company_name: string }) => profile.company_name));
     expect(companies.size).toBe(5);
     for (const profile of reply.body.profiles.slice(0, 4)) {
-      expect(profile).toMatchObject({ entity_type: 'PRIVATE', ein: expect.stringMatching(/^\d{2}-\d{7}$/), ein_issuing_country: 'US' });
+      expect(profile).toMatchObject({
+        entity_type: 'PRIVATE',
+        ein: expect.stringMatching(/^\d{2}-\d{7}$/),
+        ein_issuing_country: 'US',
+      });
     }
     expect(reply.body.profiles[4]).toMatchObject({ entity_type: 'INDIVIDUAL', ein: '', ein_issuing_country: '' });
   });
@@ -63,7 +75,13 @@ describe('seeded profiles', () => {
         'created_at',
       ].sort(),
     );
-    expect(Object.keys(reply.body.profile.address).sort()).toEqual(['city', 'country', 'postal_code', 'state', 'street']);
+    expect(Object.keys(reply.body.profile.address).sort()).toEqual([
+      'city',
+      'country',
+      'postal_code',
+      'state',
+      'street',
+    ]);
   });
 });
 
@@ -77,18 +95,26 @@ describe('profile list', () => {
       previous: `${client.base}/Profile/?limit=2&offset=0`,
       next: `${client.base}/Profile/?limit=2&offset=4`,
     });
-    expect(reply.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual(seeded.withEin.slice(2, 4));
+    expect(reply.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual(
+      seeded.withEin.slice(2, 4),
+    );
   });
 
   it('filters by entity_type, type and vertical, in any case', async () => {
     const individual = await client.get('/Profile/?entity_type=individual');
-    expect(individual.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual([seeded.withoutEin]);
+    expect(individual.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual([
+      seeded.withoutEin,
+    ]);
     const primary = await client.get('/Profile/?type=PRIMARY');
-    expect(primary.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual([seeded.withEin[0]]);
+    expect(primary.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual([
+      seeded.withEin[0],
+    ]);
     const secondary = await client.get('/Profile/?type=SECONDARY');
     expect(secondary.body.profiles).toHaveLength(4);
     const healthcare = await client.get('/Profile/?vertical=HEALTHCARE');
-    expect(healthcare.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual([seeded.withEin[0]]);
+    expect(healthcare.body.profiles.map((profile: { profile_uuid: string }) => profile.profile_uuid)).toEqual([
+      seeded.withEin[0],
+    ]);
   });
 
   it('refuses an unknown filter value with 400', async () => {
@@ -123,14 +149,19 @@ describe('profile create', () => {
   });
 
   it('accepts a PUBLIC profile with its stock symbol and exchange', async () => {
-    const reply = await client.post('/Profile/', profileBody({ entity_type: 'PUBLIC', stock_symbol: 'TST', stock_exchange: 'NASDAQ' }));
+    const reply = await client.post(
+      '/Profile/',
+      profileBody({ entity_type: 'PUBLIC', stock_symbol: 'TST', stock_exchange: 'NASDAQ' }),
+    );
     expect(reply.status).toBe(200);
   });
 
   it('accepts any text as contact title and seniority (as production documents it)', async () => {
     const reply = await client.post(
       '/Profile/',
-      profileBody({ authorized_contact: { ...(profileBody().authorized_contact as object), title: 'Mr.', seniority: 'admin' } }),
+      profileBody({
+        authorized_contact: { ...(profileBody().authorized_contact as object), title: 'Mr.', seniority: 'admin' },
+      }),
     );
     expect(reply.status).toBe(200);
   });
@@ -149,29 +180,61 @@ describe('profile create', () => {
       { entity_type: 'PRIVATE_PROFIT' },
       'entity_type must be one of PRIVATE, PUBLIC, NON_PROFIT, GOVERNMENT, INDIVIDUAL',
     ],
-    ['vertical unknown', { vertical: 'SPACE' }, expect.stringMatching(/^vertical must be one of PROFESSIONAL, /) as unknown as string],
+    [
+      'vertical unknown',
+      { vertical: 'SPACE' },
+      expect.stringMatching(/^vertical must be one of PROFESSIONAL, /) as unknown as string,
+    ],
     ['company_name too long', { company_name: 'x'.repeat(101) }, 'company_name must be at most 100 characters'],
     ['address missing', { address: undefined }, 'address is required'],
     ['address not an object', { address: 'Main St' }, 'address must be an object'],
     ['address.city missing', { address: { ...address, city: '' } }, 'address.city is required'],
-    ['address.country not alpha-2', { address: { ...address, country: 'USA' } }, 'address.country must be an ISO 3166 alpha-2 code such as US'],
+    [
+      'address.country not alpha-2',
+      { address: { ...address, country: 'USA' } },
+      'address.country must be an ISO 3166 alpha-2 code such as US',
+    ],
     ['authorized_contact missing', { authorized_contact: undefined }, 'authorized_contact is required'],
-    ['contact email missing', { authorized_contact: { ...contact, email: '' } }, 'authorized_contact.email is required'],
-    ['contact email malformed', { authorized_contact: { ...contact, email: 'alex' } }, 'authorized_contact.email must be an email address'],
+    [
+      'contact email missing',
+      { authorized_contact: { ...contact, email: '' } },
+      'authorized_contact.email is required',
+    ],
+    [
+      'contact email malformed',
+      { authorized_contact: { ...contact, email: 'alex' } },
+      'authorized_contact.email must be an email address',
+    ],
     [
       'contact phone not E.164',
       { authorized_contact: { ...contact, phone: '202-555-0199' } },
       'authorized_contact.phone must be an E.164 number such as +12025550123',
     ],
-    ['PUBLIC without stock_symbol', { entity_type: 'PUBLIC', stock_exchange: 'NYSE' }, 'stock_symbol is required when entity_type is PUBLIC'],
-    ['PUBLIC without stock_exchange', { entity_type: 'PUBLIC', stock_symbol: 'TST' }, 'stock_exchange is required when entity_type is PUBLIC'],
+    [
+      'PUBLIC without stock_symbol',
+      { entity_type: 'PUBLIC', stock_exchange: 'NYSE' },
+      'stock_symbol is required when entity_type is PUBLIC',
+    ],
+    [
+      'PUBLIC without stock_exchange',
+      { entity_type: 'PUBLIC', stock_symbol: 'TST' },
+      'stock_exchange is required when entity_type is PUBLIC',
+    ],
     [
       'ein_issuing_country not alpha-2',
       { ein_issuing_country: 'United States' },
       'ein_issuing_country must be an ISO 3166 alpha-2 code such as US',
     ],
-    ['business_contact_email malformed', { business_contact_email: 'nobody' }, 'business_contact_email must be an email address'],
-    ['alt_business_id_type unknown', { alt_business_id_type: 'VAT' }, 'alt_business_id_type must be one of DUNS, LEI, GIIN, NONE'],
+    [
+      'business_contact_email malformed',
+      { business_contact_email: 'nobody' },
+      'business_contact_email must be an email address',
+    ],
+    [
+      'alt_business_id_type unknown',
+      { alt_business_id_type: 'VAT' },
+      'alt_business_id_type must be one of DUNS, LEI, GIIN, NONE',
+    ],
     ['a field of the wrong type', { website: 42 }, 'website must be a string'],
   ];
   it.each(refusals)('refuses %s with 400 naming the field', async (_name, overrides, message) => {
@@ -224,7 +287,10 @@ describe('profile get, update and delete', () => {
     const account = await freshAccount(emulator);
     const reply = await account.delete(`/Profile/${seeded.withoutEin}/`);
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), message: 'Profile deleted successfully.' });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      message: 'Profile deleted successfully.',
+    });
     expect((await account.get(`/Profile/${seeded.withoutEin}/`)).status).toBe(404);
   });
 

@@ -59,13 +59,17 @@ describe('rate limiting over HTTP', () => {
       rateLimit: '300/60s',
       accounts: [{ ...defaultAccount }, { authId: other[0], authToken: other[1] }],
     });
-    const answers = (await callMany(320, 8, () => call(emulator!.url, aclPath(defaultAccount.authId), { auth }))) as HttpAnswer[];
+    const answers = (await callMany(320, 8, () =>
+      call(emulator!.url, aclPath(defaultAccount.authId), { auth }),
+    )) as HttpAnswer[];
     expect(answers.some(isFailure)).toBe(false);
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(300);
     const refused = answers.filter((answer) => answer.status === 429);
     expect(refused).toHaveLength(20);
     for (const answer of refused) {
-      expect(answer.body).toMatchObject({ error: 'too many requests: the rate limit of this account is exceeded, retry later' });
+      expect(answer.body).toMatchObject({
+        error: 'too many requests: the rate limit of this account is exceeded, retry later',
+      });
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(60);
     }

@@ -29,9 +29,18 @@ describe('registry rules', () => {
     const plain = { campaign_alias: 'reminders', description: 'Reminders for patients of the practice.' };
     expect(decideCampaign(plain)).toEqual({ status: 'ACTIVE', expires: false, decline: null });
     expect(decideCampaign({ ...plain, campaign_alias: 'DECLINED' }).status).toBe('FAILED');
-    expect(decideCampaign({ ...plain, description: 'please decline' }).decline).toMatchObject({ error_code: 'CAMPAIGN_VETTING_DECLINED' });
-    expect(decideCampaign({ ...plain, campaign_alias: 'decline-and-expire' })).toMatchObject({ status: 'FAILED', expires: false });
-    expect(decideCampaign({ ...plain, description: 'will Expire' })).toEqual({ status: 'ACTIVE', expires: true, decline: null });
+    expect(decideCampaign({ ...plain, description: 'please decline' }).decline).toMatchObject({
+      error_code: 'CAMPAIGN_VETTING_DECLINED',
+    });
+    expect(decideCampaign({ ...plain, campaign_alias: 'decline-and-expire' })).toMatchObject({
+      status: 'FAILED',
+      expires: false,
+    });
+    expect(decideCampaign({ ...plain, description: 'will Expire' })).toEqual({
+      status: 'ACTIVE',
+      expires: true,
+      decline: null,
+    });
   });
 });
 
@@ -50,7 +59,11 @@ describe('registration timeline', () => {
   });
 
   it('adds EXPIRED one more delay after ACTIVE for an expiring campaign', () => {
-    const registration = campaignRegistration(decideCampaign({ campaign_alias: 'expire', description: 'x' }), start, 1_000);
+    const registration = campaignRegistration(
+      decideCampaign({ campaign_alias: 'expire', description: 'x' }),
+      start,
+      1_000,
+    );
     expect(registration.steps.map((step) => step.status)).toEqual(['PROCESSING', 'ACTIVE', 'EXPIRED']);
     expect(statusAt(registration, at(999))).toBe('PROCESSING');
     expect(statusAt(registration, at(1_000))).toBe('ACTIVE');
@@ -59,7 +72,11 @@ describe('registration timeline', () => {
   });
 
   it('with a delay of 0 is decided at once', () => {
-    const registration = campaignRegistration(decideCampaign({ campaign_alias: 'decline', description: 'x' }), start, 0);
+    const registration = campaignRegistration(
+      decideCampaign({ campaign_alias: 'decline', description: 'x' }),
+      start,
+      0,
+    );
     expect(statusAt(registration, start)).toBe('FAILED');
     expect(stepsReached(registration, start)).toBe(2);
   });

@@ -27,10 +27,18 @@ async function start(options: Parameters<typeof startEmulator>[0]): Promise<Runn
   return emulator;
 }
 
-async function names(emulator: RunningEmulator, path: string, key: string, field: string, who = auth): Promise<string[]> {
+async function names(
+  emulator: RunningEmulator,
+  path: string,
+  key: string,
+  field: string,
+  who = auth,
+): Promise<string[]> {
   const answer = (await call(emulator.url, `${base(who[0])}${path}`, { auth: who })) as HttpAnswer;
   expect(answer.status).toBe(200);
-  return ((answer.body as Record<string, Array<Record<string, string>>>)[key] ?? []).map((item) => item[field] as string);
+  return ((answer.body as Record<string, Array<Record<string, string>>>)[key] ?? []).map(
+    (item) => item[field] as string,
+  );
 }
 
 async function seedFile(name: string, text: string): Promise<string> {
@@ -50,7 +58,13 @@ describe('--seed', () => {
     const numbers = await call(emulator.url, `/__emulator/accounts/${defaultAccount.authId}/numbers/`);
     expect(numbers).toMatchObject({
       status: 200,
-      body: { numbers: [...seededNumbers.map((number) => ({ number })), { number: '14155550100', app_id: null }, { number: '14155550101', app_id: '88800000000000001' }] },
+      body: {
+        numbers: [
+          ...seededNumbers.map((number) => ({ number })),
+          { number: '14155550100', app_id: null },
+          { number: '14155550101', app_id: '88800000000000001' },
+        ],
+      },
     });
     // The seed's extra account is served with its token and holds its own data only.
     expect(await names(emulator, '/Application/', 'objects', 'app_name', team)).toContain('team-app');
@@ -81,7 +95,15 @@ describe('--seed', () => {
   it('stops at the first refused item, naming its line and column and the API message', async () => {
     const file = await seedFile(
       'refused.yaml',
-      ['applications:', '  - app_name: fine', '    answer_url: https://example.com/a', '  - app_name: wrong', '    answer_url: https://example.com/b', '    answer_method: PUT', ''].join('\n'),
+      [
+        'applications:',
+        '  - app_name: fine',
+        '    answer_url: https://example.com/a',
+        '  - app_name: wrong',
+        '    answer_url: https://example.com/b',
+        '    answer_method: PUT',
+        '',
+      ].join('\n'),
     );
     await expect(start({ seedFile: file })).rejects.toThrow(
       `${file}:4:5 (applications[1]): the emulator refused this item (400): answer_method must be GET or POST.`,
@@ -89,12 +111,21 @@ describe('--seed', () => {
   });
 
   it.each([
-    ['colors: [red]\n', '1:1 (colors): unknown key "colors" (expected profiles, applications, numbers, existing, accounts).'],
+    [
+      'colors: [red]\n',
+      '1:1 (colors): unknown key "colors" (expected profiles, applications, numbers, existing, accounts).',
+    ],
     ['applications: {app_name: x}\n', '1:15 (applications): applications must be a list.'],
     ['numbers:\n  - [1, 2]\n', '2:5 (numbers[0]): a number is a string of digits or a mapping.'],
-    ['accounts:\n  - auth_id: MANEW0000000000003\n', '2:5 (accounts[0]): the account MANEW0000000000003 is not served, so it needs an auth_token.'],
+    [
+      'accounts:\n  - auth_id: MANEW0000000000003\n',
+      '2:5 (accounts[0]): the account MANEW0000000000003 is not served, so it needs an auth_token.',
+    ],
     ['accounts:\n  - auth_id: bad-id!\n', '2:14 (accounts[0].auth_id): auth_id must be 1 to 64 letters or digits.'],
-    ['- just\n- a list\n', '1:1 (top level): the seed must be a mapping with profiles, applications, numbers or accounts.'],
+    [
+      '- just\n- a list\n',
+      '1:1 (top level): the seed must be a mapping with profiles, applications, numbers or accounts.',
+    ],
   ])('refuses a malformed seed: %j', async (text, message) => {
     const file = await seedFile('bad.yaml', text);
     await expect(start({ seedFile: file })).rejects.toThrow(`${file}:${message}`);
@@ -102,7 +133,11 @@ describe('--seed', () => {
 
   it('refuses a file that is not YAML, with its position', async () => {
     const file = await seedFile('broken.yaml', 'applications:\n  - app_name: "unterminated\n');
-    await expect(start({ seedFile: file })).rejects.toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: the seed file is not valid YAML or JSON \\(`));
+    await expect(start({ seedFile: file })).rejects.toThrow(
+      new RegExp(
+        `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: the seed file is not valid YAML or JSON \\(`,
+      ),
+    );
   });
 
   it('refuses a missing file', async () => {

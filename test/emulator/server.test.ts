@@ -49,24 +49,32 @@ describe('HTTP Basic authentication', () => {
   });
 
   it('accepts the right credentials', async () => {
-    const reply = await client.raw('GET', path, undefined, { authorization: basic(defaultAccount.authId, defaultAccount.authToken) });
+    const reply = await client.raw('GET', path, undefined, {
+      authorization: basic(defaultAccount.authId, defaultAccount.authToken),
+    });
     expect(reply.status).toBe(200);
   });
 });
 
 describe('account isolation', () => {
-  it('an account cannot read, change or list another account\'s resources', async () => {
+  it("an account cannot read, change or list another account's resources", async () => {
     const other = await client.otherAccount('MAISOLATED0000000001', 'isolated-token');
-    const id = (await client.post('/SipAuth/Credential/', { username: 'isolated', password: 'Secr3tPassw0rd' })).body.credential_uuid;
-    const trunkAcl = (await client.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['10.9.9.9'] })).body.ipacl_uuid;
+    const id = (await client.post('/SipAuth/Credential/', { username: 'isolated', password: 'Secr3tPassw0rd' })).body
+      .credential_uuid;
+    const trunkAcl = (await client.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['10.9.9.9'] })).body
+      .ipacl_uuid;
     // Its own credentials on its own path: the resource is simply not there.
     expect((await other.get(`/SipAuth/Credential/${id}/`)).status).toBe(404);
     expect((await other.delete(`/SipAuth/Credential/${id}/`)).status).toBe(404);
     expect((await other.get(`/Zentrunk/IPAccessControlList/${trunkAcl}/`)).status).toBe(404);
     expect((await other.get('/Zentrunk/IPAccessControlList/')).body.meta.total_count).toBe(0);
-    expect((await other.post('/Zentrunk/Trunk/', { trunk_direction: 'outbound', ipacl_uuid: trunkAcl })).status).toBe(400);
+    expect((await other.post('/Zentrunk/Trunk/', { trunk_direction: 'outbound', ipacl_uuid: trunkAcl })).status).toBe(
+      400,
+    );
     // Its own credentials on the first account's path: refused outright.
-    const crossed = await client.raw('GET', `${client.base}/SipAuth/Credential/${id}/`, undefined, { authorization: other.authorization() });
+    const crossed = await client.raw('GET', `${client.base}/SipAuth/Credential/${id}/`, undefined, {
+      authorization: other.authorization(),
+    });
     expect(crossed.status).toBe(401);
     expect((await client.get(`/SipAuth/Credential/${id}/`)).status).toBe(200);
   });
@@ -149,10 +157,14 @@ describe('request bodies', () => {
   it('refuses an oversized chunked body (no Content-Length) with 413', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(`${client.emulator.url}${client.base}/SipAuth/IpAccessControlList/`);
-      const req = httpRequest(url, { method: 'POST', headers: { authorization: client.authorization(), 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        url,
+        { method: 'POST', headers: { authorization: client.authorization(), 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       const chunk = 'x'.repeat(64 * 1024);
       req.write('{"name":"');
@@ -182,12 +194,18 @@ describe('pagination', () => {
     const reply = await client.get('/Application/?offset=100');
     expect(reply.status).toBe(200);
     expect(reply.body.objects).toEqual([]);
-    expect(reply.body.meta).toMatchObject({ offset: 100, total_count: 3, next: null, previous: `${client.base}/Application/?limit=20&offset=80` });
+    expect(reply.body.meta).toMatchObject({
+      offset: 100,
+      total_count: 3,
+      next: null,
+      previous: `${client.base}/Application/?limit=20&offset=80`,
+    });
   });
 
   it('pages through every item exactly once', async () => {
     const other = await client.otherAccount('MAPAGING000000000001', 'paging-token');
-    for (let index = 0; index < 45; index += 1) await other.post('/Zentrunk/URI/', { name: `p${index}`, uri: `p${index}.example.com` });
+    for (let index = 0; index < 45; index += 1)
+      await other.post('/Zentrunk/URI/', { name: `p${index}`, uri: `p${index}.example.com` });
     const seen: string[] = [];
     let next: string | null = 'v1/Account/MAPAGING000000000001/Zentrunk/URI/?limit=20&offset=0';
     while (next !== null) {
@@ -205,8 +223,17 @@ describe('request log', () => {
     const lastSeq = Math.max(0, ...before.body.requests.map((entry: { seq: number }) => entry.seq));
     await client.get('/Zentrunk/Trunk/');
     await client.post('/Zentrunk/Trunk/', {});
-    const after = await client.raw('GET', `/__emulator/requests/?since_seq=${lastSeq}&account=${defaultAccount.authId}`);
-    expect(after.body.requests.map((entry: { method: string; path: string; status: number }) => [entry.method, entry.path, entry.status])).toEqual([
+    const after = await client.raw(
+      'GET',
+      `/__emulator/requests/?since_seq=${lastSeq}&account=${defaultAccount.authId}`,
+    );
+    expect(
+      after.body.requests.map((entry: { method: string; path: string; status: number }) => [
+        entry.method,
+        entry.path,
+        entry.status,
+      ]),
+    ).toEqual([
       ['GET', `${client.base}/Zentrunk/Trunk/`, 200],
       ['POST', `${client.base}/Zentrunk/Trunk/`, 422],
     ]);

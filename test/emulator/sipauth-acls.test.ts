@@ -24,7 +24,10 @@ describe('SipAuth IP ACL create', () => {
       entries: [{ ip: '203.0.113.10' }, { ip: '198.51.100.0', cidr_prefix: 24, description: 'branch office' }],
     });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), ip_acl_uuid: expect.stringMatching(uuidPattern) });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      ip_acl_uuid: expect.stringMatching(uuidPattern),
+    });
     const id = reply.body.ip_acl_uuid as string;
     const read = await client.get(`${aclPath}${id}/`);
     expect(read.status).toBe(200);
@@ -34,7 +37,12 @@ describe('SipAuth IP ACL create', () => {
       name: 'office',
       entries: [
         { entry_id: expect.stringMatching(uuidPattern), ip: '203.0.113.10', cidr_prefix: 32, description: '' },
-        { entry_id: expect.stringMatching(uuidPattern), ip: '198.51.100.0', cidr_prefix: 24, description: 'branch office' },
+        {
+          entry_id: expect.stringMatching(uuidPattern),
+          ip: '198.51.100.0',
+          cidr_prefix: 24,
+          description: 'branch office',
+        },
       ],
       resource_uri: `${client.base}${aclPath}${id}/`,
     });
@@ -47,7 +55,10 @@ describe('SipAuth IP ACL create', () => {
       status: 400,
       body: errorWith('name must be 1 to 120 characters'),
     });
-    expect(await client.post(aclPath, { name: '' })).toMatchObject({ status: 400, body: errorWith('name is required') });
+    expect(await client.post(aclPath, { name: '' })).toMatchObject({
+      status: 400,
+      body: errorWith('name is required'),
+    });
     expect(await client.post(aclPath, {})).toMatchObject({ status: 400, body: errorWith('name is required') });
   });
 
@@ -128,7 +139,11 @@ describe('SipAuth IP ACL list, rename, delete', () => {
     const id = await createAcl({ name: 'before', entries: [{ ip: '192.0.2.7' }] });
     const reply = await client.post(`${aclPath}${id}/`, { name: 'after' });
     expect(reply.status).toBe(202);
-    expect(reply.body).toMatchObject({ message: 'IP access control list updated successfully.', ip_acl_uuid: id, name: 'after' });
+    expect(reply.body).toMatchObject({
+      message: 'IP access control list updated successfully.',
+      ip_acl_uuid: id,
+      name: 'after',
+    });
     expect(reply.body.entries).toHaveLength(1);
     expect((await client.get(`${aclPath}${id}/`)).body.name).toBe('after');
     expect((await client.post(`${aclPath}${id}/`, { name: 'y'.repeat(121) })).status).toBe(400);
@@ -145,7 +160,9 @@ describe('SipAuth IP ACL list, rename, delete', () => {
 
   it('answers 409 with the spec text while the list is assigned to an application', async () => {
     const id = await createAcl({ name: 'assigned' });
-    expect((await client.post('/Application/77700000000000003/', { sip_auth_type: 'ip_acl', ip_acl_uuid: id })).status).toBe(202);
+    expect(
+      (await client.post('/Application/77700000000000003/', { sip_auth_type: 'ip_acl', ip_acl_uuid: id })).status,
+    ).toBe(202);
     const refused = await client.delete(`${aclPath}${id}/`);
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual(
@@ -163,8 +180,15 @@ describe('SipAuth IP ACL entries', () => {
     const id = await createAcl({ name: 'entries' });
     const reply = await client.post(`${aclPath}${id}/Entry/`, { ip: '203.0.113.5' });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), entry_id: expect.stringMatching(uuidPattern) });
-    const added = await client.post(`${aclPath}${id}/Entry/`, { ip: '203.0.113.0', cidr_prefix: 28, description: 'range' });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      entry_id: expect.stringMatching(uuidPattern),
+    });
+    const added = await client.post(`${aclPath}${id}/Entry/`, {
+      ip: '203.0.113.0',
+      cidr_prefix: 28,
+      description: 'range',
+    });
     expect((await client.get(`${aclPath}${id}/`)).body.entries).toEqual([
       { entry_id: reply.body.entry_id, ip: '203.0.113.5', cidr_prefix: 32, description: '' },
       { entry_id: added.body.entry_id, ip: '203.0.113.0', cidr_prefix: 28, description: 'range' },
@@ -178,12 +202,17 @@ describe('SipAuth IP ACL entries', () => {
       errorWith('ip must be a valid IPv4 address: 1.2.3.999'),
     );
     expect((await client.post(`${aclPath}${id}/Entry/`, { ip: '1.2.3.4', cidr_prefix: 40 })).status).toBe(400);
-    expect((await client.post(`${aclPath}${id}/Entry/`, { ip: '1.2.3.4', description: 'z'.repeat(256) })).status).toBe(400);
+    expect((await client.post(`${aclPath}${id}/Entry/`, { ip: '1.2.3.4', description: 'z'.repeat(256) })).status).toBe(
+      400,
+    );
     expect((await client.get(`${aclPath}${id}/`)).body.entries).toEqual([]);
   });
 
   it('refuses the 51st entry with 400', async () => {
-    const id = await createAcl({ name: 'full', entries: Array.from({ length: 49 }, (_, index) => ({ ip: `10.1.0.${index}` })) });
+    const id = await createAcl({
+      name: 'full',
+      entries: Array.from({ length: 49 }, (_, index) => ({ ip: `10.1.0.${index}` })),
+    });
     expect((await client.post(`${aclPath}${id}/Entry/`, { ip: '10.1.1.1' })).status).toBe(201);
     const refused = await client.post(`${aclPath}${id}/Entry/`, { ip: '10.1.1.2' });
     expect(refused.status).toBe(400);
@@ -194,7 +223,9 @@ describe('SipAuth IP ACL entries', () => {
     const id = await createAcl({ name: 'entry-delete', entries: [{ ip: '10.2.0.1' }, { ip: '10.2.0.2' }] });
     const [first, second] = (await client.get(`${aclPath}${id}/`)).body.entries as Array<{ entry_id: string }>;
     expect((await client.delete(`${aclPath}${id}/Entry/${first?.entry_id}/`)).status).toBe(204);
-    expect((await client.get(`${aclPath}${id}/`)).body.entries).toEqual([expect.objectContaining({ entry_id: second?.entry_id })]);
+    expect((await client.get(`${aclPath}${id}/`)).body.entries).toEqual([
+      expect.objectContaining({ entry_id: second?.entry_id }),
+    ]);
     expect((await client.delete(`${aclPath}${id}/Entry/${first?.entry_id}/`)).body).toEqual(
       errorWith(`entry ${first?.entry_id} not found`),
     );

@@ -33,7 +33,9 @@ describe('SipAuth credential create', () => {
 
   it('keeps only a salted one-way hash of the password and never returns it', async () => {
     const reply = await createCredential('hash-check', strongPassword);
-    const record = client.emulator.runtime.state.accounts.get(client.account.authId)?.sipCredentials.get(reply.body.credential_uuid);
+    const record = client.emulator.runtime.state.accounts
+      .get(client.account.authId)
+      ?.sipCredentials.get(reply.body.credential_uuid);
     expect(record?.password_hash).not.toContain(strongPassword);
     expect(verifyPassword(strongPassword, record?.password_hash ?? '')).toBe(true);
     expect(verifyPassword('WrongPassw0rd', record?.password_hash ?? '')).toBe(false);
@@ -70,7 +72,9 @@ describe('SipAuth credential create', () => {
     const reply = await createCredential(`pw-${password.length}-${password.slice(0, 5)}`, password);
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual(
-      errorWith('password must be 8 to 128 characters with at least one uppercase letter, one lowercase letter and one digit'),
+      errorWith(
+        'password must be 8 to 128 characters with at least one uppercase letter, one lowercase letter and one digit',
+      ),
     );
   });
 
@@ -99,7 +103,11 @@ describe('SipAuth credential create', () => {
   });
 
   it('ignores unknown body fields', async () => {
-    const reply = await client.post('/SipAuth/Credential/', { username: 'extra-fields', password: strongPassword, colour: 'blue' });
+    const reply = await client.post('/SipAuth/Credential/', {
+      username: 'extra-fields',
+      password: strongPassword,
+      colour: 'blue',
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).not.toHaveProperty('colour');
   });
@@ -114,7 +122,9 @@ describe('SipAuth credential create', () => {
   it('allows the same username in another account', async () => {
     const other = await client.otherAccount('MAOTHERCRED000000001', 'other-token');
     expect((await createCredential('shared-name')).status).toBe(201);
-    expect((await other.post('/SipAuth/Credential/', { username: 'shared-name', password: strongPassword })).status).toBe(201);
+    expect(
+      (await other.post('/SipAuth/Credential/', { username: 'shared-name', password: strongPassword })).status,
+    ).toBe(201);
   });
 });
 
@@ -197,7 +207,9 @@ describe('SipAuth credential get, list, update, delete', () => {
     const weak = await client.post(`/SipAuth/Credential/${id}/`, { password: 'weakpass1' });
     expect(weak.status).toBe(400);
     expect(weak.body).toEqual(
-      errorWith('password must be at least 8 characters with at least one uppercase letter, one lowercase letter and one digit'),
+      errorWith(
+        'password must be at least 8 characters with at least one uppercase letter, one lowercase letter and one digit',
+      ),
     );
     expect((await client.post(`/SipAuth/Credential/${id}/`, { password: 'Abc12' })).status).toBe(400);
     expect((await client.post(`/SipAuth/Credential/${id}/`, {})).body).toEqual(errorWith('password is required'));

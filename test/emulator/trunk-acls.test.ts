@@ -42,12 +42,19 @@ describe('trunk IP ACL create', () => {
     ['example.com', 'ip_addresses[0] is not a valid IPv4 address or CIDR range: example.com'],
     ['2001:db8::/32', 'ip_addresses[0] is not a valid IPv4 address or CIDR range: 2001:db8::/32'],
   ])('refuses %j with 400', async (address, message) => {
-    expect(await client.post(path, { ip_addresses: [address] })).toMatchObject({ status: 400, body: errorWith(message) });
+    expect(await client.post(path, { ip_addresses: [address] })).toMatchObject({
+      status: 400,
+      body: errorWith(message),
+    });
   });
 
   it('refuses wrong types and repeated addresses with 400', async () => {
-    expect((await client.post(path, { ip_addresses: '10.0.0.1' })).body).toEqual(errorWith('ip_addresses must be an array'));
-    expect((await client.post(path, { ip_addresses: ['10.0.0.1', 5] })).body).toEqual(errorWith('ip_addresses[1] must be a string'));
+    expect((await client.post(path, { ip_addresses: '10.0.0.1' })).body).toEqual(
+      errorWith('ip_addresses must be an array'),
+    );
+    expect((await client.post(path, { ip_addresses: ['10.0.0.1', 5] })).body).toEqual(
+      errorWith('ip_addresses[1] must be a string'),
+    );
     expect((await client.post(path, { ip_addresses: ['10.0.0.1', '10.0.0.1'] })).body).toEqual(
       errorWith('ip_addresses lists 10.0.0.1 more than once'),
     );
@@ -71,7 +78,8 @@ describe('trunk IP ACL list, update, delete', () => {
   });
 
   it('replaces the whole address list on update (202, spec message)', async () => {
-    const id = (await client.post(path, { name: 'swap', ip_addresses: ['10.0.0.1', '10.0.0.2'] })).body.ipacl_uuid as string;
+    const id = (await client.post(path, { name: 'swap', ip_addresses: ['10.0.0.1', '10.0.0.2'] })).body
+      .ipacl_uuid as string;
     const reply = await client.post(`${path}${id}/`, { ip_addresses: ['10.0.0.3'] });
     expect(reply.status).toBe(202);
     expect(reply.body).toEqual({
@@ -86,7 +94,9 @@ describe('trunk IP ACL list, update, delete', () => {
 
   it('refuses an empty or invalid replacement with 400 and keeps the list', async () => {
     const id = (await client.post(path, { ip_addresses: ['10.0.0.9'] })).body.ipacl_uuid as string;
-    expect((await client.post(`${path}${id}/`, { ip_addresses: [] })).body).toEqual(errorWith('ip_addresses must hold at least one address'));
+    expect((await client.post(`${path}${id}/`, { ip_addresses: [] })).body).toEqual(
+      errorWith('ip_addresses must hold at least one address'),
+    );
     expect((await client.post(`${path}${id}/`, { ip_addresses: ['1.2.3'], name: 'x' })).status).toBe(400);
     expect((await client.get(`${path}${id}/`)).body).toMatchObject({ name: '', ip_addresses: ['10.0.0.9'] });
   });

@@ -9,8 +9,10 @@ let fallback: string;
 
 beforeAll(async () => {
   client = await startCoreEmulator();
-  acl = (await client.post('/Zentrunk/IPAccessControlList/', { name: 'pbx', ip_addresses: ['203.0.113.10'] })).body.ipacl_uuid;
-  credential = (await client.post('/Zentrunk/Credential/', { username: 'pbxuser1', password: 'pass!word1' })).body.credential_uuid;
+  acl = (await client.post('/Zentrunk/IPAccessControlList/', { name: 'pbx', ip_addresses: ['203.0.113.10'] })).body
+    .ipacl_uuid;
+  credential = (await client.post('/Zentrunk/Credential/', { username: 'pbxuser1', password: 'pass!word1' })).body
+    .credential_uuid;
   primary = (await client.post('/Zentrunk/URI/', { name: 'primary', uri: 'sip.example.com' })).body.uri_uuid;
   fallback = (await client.post('/Zentrunk/URI/', { name: 'fallback', uri: '192.0.2.20:5060' })).body.uri_uuid;
 });
@@ -59,8 +61,19 @@ describe('trunk create', () => {
   it('accepts an outbound trunk with only a credential, or with both', async () => {
     const onlyCredential = await createTrunk({ trunk_direction: 'outbound', credential_uuid: credential });
     expect(await readTrunk(onlyCredential)).toMatchObject({ ipacl_uuid: null, credential_uuid: credential });
-    const both = await createTrunk({ trunk_direction: 'outbound', credential_uuid: credential, ipacl_uuid: acl, secure: true, trunk_status: 'disabled' });
-    expect(await readTrunk(both)).toMatchObject({ ipacl_uuid: acl, credential_uuid: credential, secure: true, trunk_status: 'disabled' });
+    const both = await createTrunk({
+      trunk_direction: 'outbound',
+      credential_uuid: credential,
+      ipacl_uuid: acl,
+      secure: true,
+      trunk_status: 'disabled',
+    });
+    expect(await readTrunk(both)).toMatchObject({
+      ipacl_uuid: acl,
+      credential_uuid: credential,
+      secure: true,
+      trunk_status: 'disabled',
+    });
   });
 
   it('creates an inbound trunk and returns the outbound fields as null', async () => {
@@ -81,13 +94,20 @@ describe('trunk create', () => {
   });
 
   it('answers 422 for missing required parameters', async () => {
-    expect(await client.post('/Zentrunk/Trunk/', { name: 'x' })).toMatchObject({ status: 422, body: errorWith('trunk_direction is required') });
+    expect(await client.post('/Zentrunk/Trunk/', { name: 'x' })).toMatchObject({
+      status: 422,
+      body: errorWith('trunk_direction is required'),
+    });
     expect(await client.post('/Zentrunk/Trunk/', { trunk_direction: 'outbound' })).toMatchObject({
       status: 422,
       body: errorWith('an outbound trunk needs ipacl_uuid or credential_uuid'),
     });
-    expect(await client.post('/Zentrunk/Trunk/', { trunk_direction: 'outbound', ipacl_uuid: '' })).toMatchObject({ status: 422 });
-    expect(await client.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', fallback_uri_uuid: fallback })).toMatchObject({
+    expect(await client.post('/Zentrunk/Trunk/', { trunk_direction: 'outbound', ipacl_uuid: '' })).toMatchObject({
+      status: 422,
+    });
+    expect(
+      await client.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', fallback_uri_uuid: fallback }),
+    ).toMatchObject({
       status: 422,
       body: errorWith('an inbound trunk needs primary_uri_uuid'),
     });
@@ -98,13 +118,28 @@ describe('trunk create', () => {
   it('answers 400 for bad values, naming the field', async () => {
     const refusals: Array<[Record<string, unknown>, string]> = [
       [{ trunk_direction: 'sideways' }, 'trunk_direction must be inbound or outbound'],
-      [{ trunk_direction: 'outbound', ipacl_uuid: acl, trunk_status: 'paused' }, 'trunk_status must be enabled or disabled'],
+      [
+        { trunk_direction: 'outbound', ipacl_uuid: acl, trunk_status: 'paused' },
+        'trunk_status must be enabled or disabled',
+      ],
       [{ trunk_direction: 'outbound', ipacl_uuid: acl, secure: 'true' }, 'secure must be a boolean'],
       [{ trunk_direction: 'outbound', ipacl_uuid: acl, name: 7 }, 'name must be a string'],
-      [{ trunk_direction: 'outbound', ipacl_uuid: 'nope' }, 'ipacl_uuid nope is not a trunk IP access control list of this account'],
-      [{ trunk_direction: 'outbound', credential_uuid: acl }, `credential_uuid ${acl} is not a trunk credential of this account`],
-      [{ trunk_direction: 'inbound', primary_uri_uuid: acl }, `primary_uri_uuid ${acl} is not an origination URI of this account`],
-      [{ trunk_direction: 'inbound', primary_uri_uuid: primary, fallback_uri_uuid: 'x' }, 'fallback_uri_uuid x is not an origination URI of this account'],
+      [
+        { trunk_direction: 'outbound', ipacl_uuid: 'nope' },
+        'ipacl_uuid nope is not a trunk IP access control list of this account',
+      ],
+      [
+        { trunk_direction: 'outbound', credential_uuid: acl },
+        `credential_uuid ${acl} is not a trunk credential of this account`,
+      ],
+      [
+        { trunk_direction: 'inbound', primary_uri_uuid: acl },
+        `primary_uri_uuid ${acl} is not an origination URI of this account`,
+      ],
+      [
+        { trunk_direction: 'inbound', primary_uri_uuid: primary, fallback_uri_uuid: 'x' },
+        'fallback_uri_uuid x is not an origination URI of this account',
+      ],
       [{ trunk_direction: 'outbound', ipacl_uuid: ['a'] }, 'ipacl_uuid must be a string'],
     ];
     for (const [body, message] of refusals) {
@@ -115,7 +150,11 @@ describe('trunk create', () => {
   });
 
   it('serves the same resources under the spec segment Trunking', async () => {
-    const reply = await client.post('/Trunking/Trunk/', { trunk_direction: 'outbound', ipacl_uuid: acl, name: 'via-trunking' });
+    const reply = await client.post('/Trunking/Trunk/', {
+      trunk_direction: 'outbound',
+      ipacl_uuid: acl,
+      name: 'via-trunking',
+    });
     expect(reply.status).toBe(201);
     expect((await client.get(`/Zentrunk/Trunk/${reply.body.trunk_id}/`)).body.object.name).toBe('via-trunking');
     expect((await client.get(`/Trunking/Trunk/${reply.body.trunk_id}/`)).body.object.name).toBe('via-trunking');
@@ -130,17 +169,35 @@ describe('trunk update and delete', () => {
     const noop = await client.post(`/Zentrunk/Trunk/${id}/`, {});
     expect(noop.status).toBe(202);
     expect((await readTrunk(id)).updated_at).toBe(before.updated_at);
-    const reply = await client.post(`/Zentrunk/Trunk/${id}/`, { trunk_status: 'disabled', secure: true, credential_uuid: credential });
+    const reply = await client.post(`/Zentrunk/Trunk/${id}/`, {
+      trunk_status: 'disabled',
+      secure: true,
+      credential_uuid: credential,
+    });
     expect(reply.status).toBe(202);
-    expect(reply.body).toEqual({ api_id: expect.stringMatching(uuidPattern), message: 'Trunk updated successfully.', trunk_id: id });
+    expect(reply.body).toEqual({
+      api_id: expect.stringMatching(uuidPattern),
+      message: 'Trunk updated successfully.',
+      trunk_id: id,
+    });
     const after = await readTrunk(id);
-    expect(after).toMatchObject({ trunk_status: 'disabled', secure: true, ipacl_uuid: acl, credential_uuid: credential, name: 'upd' });
+    expect(after).toMatchObject({
+      trunk_status: 'disabled',
+      secure: true,
+      ipacl_uuid: acl,
+      credential_uuid: credential,
+      name: 'upd',
+    });
     expect(after.updated_at).not.toBe(before.updated_at);
     expect(after.created_at).toBe(before.created_at);
   });
 
   it('clears an optional reference with "" but keeps direction needs (422)', async () => {
-    const id = await createTrunk({ trunk_direction: 'inbound', primary_uri_uuid: primary, fallback_uri_uuid: fallback });
+    const id = await createTrunk({
+      trunk_direction: 'inbound',
+      primary_uri_uuid: primary,
+      fallback_uri_uuid: fallback,
+    });
     expect((await client.post(`/Zentrunk/Trunk/${id}/`, { fallback_uri_uuid: '' })).status).toBe(202);
     expect((await readTrunk(id)).fallback_uri_uuid).toBeNull();
     const refused = await client.post(`/Zentrunk/Trunk/${id}/`, { primary_uri_uuid: '' });
@@ -151,8 +208,14 @@ describe('trunk update and delete', () => {
   it('changes direction when the new direction is satisfied, nulling the old fields', async () => {
     const id = await createTrunk({ trunk_direction: 'outbound', ipacl_uuid: acl });
     expect((await client.post(`/Zentrunk/Trunk/${id}/`, { trunk_direction: 'inbound' })).status).toBe(422);
-    expect((await client.post(`/Zentrunk/Trunk/${id}/`, { trunk_direction: 'inbound', primary_uri_uuid: primary })).status).toBe(202);
-    expect(await readTrunk(id)).toMatchObject({ trunk_direction: 'inbound', ipacl_uuid: null, primary_uri_uuid: primary });
+    expect(
+      (await client.post(`/Zentrunk/Trunk/${id}/`, { trunk_direction: 'inbound', primary_uri_uuid: primary })).status,
+    ).toBe(202);
+    expect(await readTrunk(id)).toMatchObject({
+      trunk_direction: 'inbound',
+      ipacl_uuid: null,
+      primary_uri_uuid: primary,
+    });
   });
 
   it('refuses bad update values with 400', async () => {
@@ -169,7 +232,9 @@ describe('trunk update and delete', () => {
     expect((await client.seedNumber({ number: '14155550700', app_id: id })).status).toBe(201);
     const reply = await client.post(`/Zentrunk/Trunk/${id}/`, { trunk_direction: 'outbound', ipacl_uuid: acl });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual(errorWith(`trunk ${id} has phone numbers attached; only inbound trunks can be attached to phone numbers`));
+    expect(reply.body).toEqual(
+      errorWith(`trunk ${id} has phone numbers attached; only inbound trunks can be attached to phone numbers`),
+    );
   });
 
   it('deletes with 204, detaching its numbers', async () => {
@@ -184,7 +249,8 @@ describe('trunk update and delete', () => {
   });
 
   it('keeps a trunk whose ACL, credential or URI is deleted, with the dangling id', async () => {
-    const ownAcl = (await client.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['192.0.2.99'] })).body.ipacl_uuid as string;
+    const ownAcl = (await client.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['192.0.2.99'] })).body
+      .ipacl_uuid as string;
     const id = await createTrunk({ trunk_direction: 'outbound', ipacl_uuid: ownAcl });
     expect((await client.delete(`/Zentrunk/IPAccessControlList/${ownAcl}/`)).status).toBe(204);
     expect((await readTrunk(id)).ipacl_uuid).toBe(ownAcl);
@@ -196,9 +262,14 @@ describe('trunk get shape and list', () => {
     const flat = await startCoreEmulator({ trunkGetShape: 'flat' });
     try {
       const uri = (await flat.post('/Zentrunk/URI/', { uri: 'pbx.example.com' })).body.uri_uuid as string;
-      const id = (await flat.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: uri })).body.trunk_id as string;
+      const id = (await flat.post('/Zentrunk/Trunk/', { trunk_direction: 'inbound', primary_uri_uuid: uri })).body
+        .trunk_id as string;
       const reply = await flat.get(`/Zentrunk/Trunk/${id}/`);
-      expect(reply.body).toMatchObject({ api_id: expect.stringMatching(uuidPattern), trunk_id: id, primary_uri_uuid: uri });
+      expect(reply.body).toMatchObject({
+        api_id: expect.stringMatching(uuidPattern),
+        trunk_id: id,
+        primary_uri_uuid: uri,
+      });
       expect(reply.body).not.toHaveProperty('object');
     } finally {
       await flat.emulator.close();
@@ -207,8 +278,10 @@ describe('trunk get shape and list', () => {
 
   it('lists flat trunks with every filter', async () => {
     const other = await client.otherAccount('MATRUNKLIST000000001', 'list-token');
-    const otherAcl = (await other.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['10.0.0.1'] })).body.ipacl_uuid;
-    const otherCred = (await other.post('/Zentrunk/Credential/', { username: 'listuser', password: 'list!pass' })).body.credential_uuid;
+    const otherAcl = (await other.post('/Zentrunk/IPAccessControlList/', { ip_addresses: ['10.0.0.1'] })).body
+      .ipacl_uuid;
+    const otherCred = (await other.post('/Zentrunk/Credential/', { username: 'listuser', password: 'list!pass' })).body
+      .credential_uuid;
     const uriA = (await other.post('/Zentrunk/URI/', { uri: 'a.example.com' })).body.uri_uuid;
     const uriB = (await other.post('/Zentrunk/URI/', { uri: 'b.example.com' })).body.uri_uuid;
     const ids: Record<string, string> = {};
@@ -220,7 +293,9 @@ describe('trunk get shape and list', () => {
     await make('in-a', { trunk_direction: 'inbound', primary_uri_uuid: uriA, fallback_uri_uuid: uriB });
     await make('in-b', { trunk_direction: 'inbound', primary_uri_uuid: uriB });
     const names = async (query: string) =>
-      ((await other.get(`/Zentrunk/Trunk/${query}`)).body.objects as Array<{ name: string }>).map((trunk) => trunk.name);
+      ((await other.get(`/Zentrunk/Trunk/${query}`)).body.objects as Array<{ name: string }>).map(
+        (trunk) => trunk.name,
+      );
     expect(await names('')).toEqual(['out-acl', 'out-cred', 'in-a', 'in-b']);
     expect(await names('?trunk_direction=inbound')).toEqual(['in-a', 'in-b']);
     expect(await names('?trunk_status=disabled')).toEqual(['out-cred']);
@@ -241,14 +316,22 @@ describe('trunk get shape and list', () => {
         previous: null,
         next: `v1/Account/${other.account.authId}/Zentrunk/Trunk/?trunk_direction=inbound&limit=1&offset=1`,
       },
-      objects: [expect.objectContaining({ trunk_id: ids['in-a'], trunk_domain: `${ids['in-a']}.zt.plivo.com`, created_at: expect.any(String) })],
+      objects: [
+        expect.objectContaining({
+          trunk_id: ids['in-a'],
+          trunk_domain: `${ids['in-a']}.zt.plivo.com`,
+          created_at: expect.any(String),
+        }),
+      ],
     });
     expect(page.body.objects[0]).not.toHaveProperty('object');
   });
 
   it('refuses bad filter values with 400 even when no trunk exists', async () => {
     const empty = await client.otherAccount('MATRUNKEMPTY00000001', 'empty-token');
-    expect((await empty.get('/Zentrunk/Trunk/?trunk_status=on')).body).toEqual(errorWith('trunk_status must be one of enabled, disabled'));
+    expect((await empty.get('/Zentrunk/Trunk/?trunk_status=on')).body).toEqual(
+      errorWith('trunk_status must be one of enabled, disabled'),
+    );
     expect((await empty.get('/Zentrunk/Trunk/?trunk_direction=up')).body).toEqual(
       errorWith('trunk_direction must be one of inbound, outbound'),
     );

@@ -24,7 +24,9 @@ let folder: string;
 beforeAll(async () => {
   emulator = await startEmulator();
   // One request in flight at a time, as `--parallelism 1` gives the CLI's client.
-  client = clientFor(emulator, { limiter: new Limiter({ concurrency: 1, requests: 300, periodMs: 5_000 }, emulatorClock(emulator)) });
+  client = clientFor(emulator, {
+    limiter: new Limiter({ concurrency: 1, requests: 300, periodMs: 5_000 }, emulatorClock(emulator)),
+  });
   folder = await mkdtemp(path.join(tmpdir(), 'telform-apply-journal-'));
 });
 afterAll(async () => {
@@ -64,7 +66,10 @@ describe('apply and its journal', () => {
       names.map((name) => ({ kind: 'TrunkIpAcl', name, spec: { ip_addresses: ['192.0.2.1'] } })),
       {},
     );
-    const store = await LedgerStore.open(backend, { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    const store = await LedgerStore.open(backend, {
+      binding: { endpoint: 'test', account: defaultAccount.authId },
+      lock: true,
+    });
     try {
       const run = { client, store, desired, kinds };
       const result = await applyRun(run, await planRun(run), { parallelism: 1, clock: emulatorClock(emulator) });
@@ -73,7 +78,9 @@ describe('apply and its journal', () => {
       await store.close();
     }
     const at = (prefix: string, address: string): number =>
-      events.findIndex((event) => event.startsWith(prefix) && (event.endsWith(` ${address}`) || event.includes(` ${address},`)));
+      events.findIndex(
+        (event) => event.startsWith(prefix) && (event.endsWith(` ${address}`) || event.includes(` ${address},`)),
+      );
     for (const name of names) {
       const address = `TrunkIpAcl/${name}`;
       expect(at('durable', `intent ${address}`)).toBeGreaterThanOrEqual(0);

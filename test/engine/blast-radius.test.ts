@@ -15,7 +15,13 @@ const uriB = '22222222-2222-4222-8222-222222222222';
 const aclId = '33333333-3333-4333-8333-333333333333';
 const numbers = Array.from({ length: 37 }, (_, index) => `1512555${String(1000 + index)}`);
 
-const inbound = (name: string, uri: string) => ({ name, trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: uri });
+const inbound = (name: string, uri: string) => ({
+  name,
+  trunk_direction: 'inbound',
+  trunk_status: 'enabled',
+  secure: false,
+  primary_uri_uuid: uri,
+});
 const uriSpec = (name: string, uri: string) => ({ name, uri, priority: 1, weight: 10 });
 
 function attached(trunkId: string): LiveObject[] {
@@ -32,13 +38,22 @@ function account(desiredResources: DesiredResource[], phoneNumbers: LiveObject[]
   ]);
   const liveModel = new Map<string, LiveObject[]>([
     ['OriginationUri', [live(uriA, uriSpec('a', 'a.example.com')), live(uriB, uriSpec('b', 'b.example.com'))]],
-    ['Trunk', [live('TRMAIN', inbound('main', uriA), { facts: { numbers: 37 } }), live('TRSPARE', inbound('spare', uriB), { facts: { numbers: 0 } })]],
+    [
+      'Trunk',
+      [
+        live('TRMAIN', inbound('main', uriA), { facts: { numbers: 37 } }),
+        live('TRSPARE', inbound('spare', uriB), { facts: { numbers: 0 } }),
+      ],
+    ],
     ['PhoneNumber', phoneNumbers],
   ]);
   return buildPlan(planInputs({ kinds, desired: desiredResources, live: liveModel, ledger }));
 }
 
-const uris = [desired('OriginationUri', 'a', uriSpec('a', 'a.example.com')), desired('OriginationUri', 'b', uriSpec('b', 'b.example.com'))];
+const uris = [
+  desired('OriginationUri', 'a', uriSpec('a', 'a.example.com')),
+  desired('OriginationUri', 'b', uriSpec('b', 'b.example.com')),
+];
 const spare = desired('Trunk', 'spare', { ...inbound('spare', uriB), primary_uri_uuid: { ref: 'b' } });
 const main = desired('Trunk', 'main', { ...inbound('main', uriA), primary_uri_uuid: { ref: 'a' } });
 
@@ -57,12 +72,18 @@ describe('blast radius', () => {
     expect(refused.map((violation) => violation.message)).toEqual([
       'the plan breaks calls to 37 numbers and the approved maximum is 0; approve it with --max-numbers-affected 37',
     ]);
-    expect(checkSafety(plan, { ...noApprovals, force_deletes: true, max_numbers_affected: 36 }, [...uris, spare], ledger)).toHaveLength(1);
-    expect(checkSafety(plan, { ...noApprovals, force_deletes: true, max_numbers_affected: 37 }, [...uris, spare], ledger)).toEqual([]);
+    expect(
+      checkSafety(plan, { ...noApprovals, force_deletes: true, max_numbers_affected: 36 }, [...uris, spare], ledger),
+    ).toHaveLength(1);
+    expect(
+      checkSafety(plan, { ...noApprovals, force_deletes: true, max_numbers_affected: 37 }, [...uris, spare], ledger),
+    ).toEqual([]);
   });
 
   it('counts 0 when the same numbers are re-pointed to another inbound trunk first', () => {
-    const repointed = numbers.map((number) => desired('PhoneNumber', `n${number}`, { number, app_id: { ref: 'spare' } }));
+    const repointed = numbers.map((number) =>
+      desired('PhoneNumber', `n${number}`, { number, app_id: { ref: 'spare' } }),
+    );
     const plan = account([...uris, spare, ...repointed]);
     expect(plan.changes.find((change) => change.address === 'Trunk/main')?.action).toBe('delete');
     expect(plan.changes.filter((change) => change.action === 'adopt' || change.action === 'update')).toHaveLength(37);
@@ -76,23 +97,55 @@ describe('blast radius', () => {
     const uriGone = account([uris[1] as DesiredResource, spare, main]);
     // Deleting the URI the trunk answers with: the count goes to the URI's delete, not to the trunk.
     expect(uriGone.changes.find((change) => change.address === 'OriginationUri/a')?.blast?.calls).toBe(37);
-    const withFallback = account([uris[1] as DesiredResource, spare, { ...main, spec: { ...main.spec, fallback_uri_uuid: { ref: 'b' } } }]);
+    const withFallback = account([
+      uris[1] as DesiredResource,
+      spare,
+      { ...main, spec: { ...main.spec, fallback_uri_uuid: { ref: 'b' } } },
+    ]);
     expect(withFallback.summary.blast_radius?.calls).toBe(0);
   });
 
   it('counts a number detached by its own document, and a lost campaign link', () => {
-    const numberLive = [live('15125550101', { number: '15125550101', app_id: 'TRMAIN', campaign_id: 'CAAAAAA' }, { facts: { attachment: 'trunk' } })];
-    const ledger = ledgerWith([{ kind: 'PhoneNumber', name: 'one', id: '15125550101', spec: { number: '15125550101', app_id: 'TRMAIN', campaign_id: 'CAAAAAA' } }]);
-    const plan = buildPlan(
-      planInputs({ kinds, desired: [], live: new Map([['PhoneNumber', numberLive]]), ledger }),
-    );
-    expect(plan.changes.find((change) => change.address === 'PhoneNumber/one')?.blast).toEqual({ calls: 1, messages: 1, numbers: 1, trunks: [], applications: [] });
+    const numberLive = [
+      live(
+        '15125550101',
+        { number: '15125550101', app_id: 'TRMAIN', campaign_id: 'CAAAAAA' },
+        { facts: { attachment: 'trunk' } },
+      ),
+    ];
+    const ledger = ledgerWith([
+      {
+        kind: 'PhoneNumber',
+        name: 'one',
+        id: '15125550101',
+        spec: { number: '15125550101', app_id: 'TRMAIN', campaign_id: 'CAAAAAA' },
+      },
+    ]);
+    const plan = buildPlan(planInputs({ kinds, desired: [], live: new Map([['PhoneNumber', numberLive]]), ledger }));
+    expect(plan.changes.find((change) => change.address === 'PhoneNumber/one')?.blast).toEqual({
+      calls: 1,
+      messages: 1,
+      numbers: 1,
+      trunks: [],
+      applications: [],
+    });
   });
 
   it('counts an outbound trunk whose ACL loses an address it used', () => {
-    const outbound = { name: 'out', trunk_direction: 'outbound', trunk_status: 'enabled', secure: true, ipacl_uuid: aclId };
+    const outbound = {
+      name: 'out',
+      trunk_direction: 'outbound',
+      trunk_status: 'enabled',
+      secure: true,
+      ipacl_uuid: aclId,
+    };
     const ledger = ledgerWith([
-      { kind: 'TrunkIpAcl', name: 'office', id: aclId, spec: { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11'] } },
+      {
+        kind: 'TrunkIpAcl',
+        name: 'office',
+        id: aclId,
+        spec: { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11'] },
+      },
       { kind: 'Trunk', name: 'out', id: 'TROUT', spec: outbound },
     ]);
     const liveModel = new Map<string, LiveObject[]>([
@@ -100,28 +153,71 @@ describe('blast radius', () => {
       ['Trunk', [live('TROUT', outbound)]],
     ]);
     const trunk = desired('Trunk', 'out', { ...outbound, ipacl_uuid: { ref: 'office' } });
-    const shrink = buildPlan(planInputs({ kinds, desired: [desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] }), trunk], live: liveModel, ledger }));
-    expect(shrink.changes.find((change) => change.address === 'TrunkIpAcl/office')?.blast).toEqual({ calls: 0, messages: 0, numbers: 0, trunks: ['Trunk/out'], applications: [] });
+    const shrink = buildPlan(
+      planInputs({
+        kinds,
+        desired: [desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] }), trunk],
+        live: liveModel,
+        ledger,
+      }),
+    );
+    expect(shrink.changes.find((change) => change.address === 'TrunkIpAcl/office')?.blast).toEqual({
+      calls: 0,
+      messages: 0,
+      numbers: 0,
+      trunks: ['Trunk/out'],
+      applications: [],
+    });
     expect(renderText(shrink, { color: false })).toContain('Blast radius: 1 outbound trunk loses authentication.');
     const grow = buildPlan(
-      planInputs({ kinds, desired: [desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11', '203.0.113.12'] }), trunk], live: liveModel, ledger }),
+      planInputs({
+        kinds,
+        desired: [
+          desired('TrunkIpAcl', 'office', {
+            name: 'office',
+            ip_addresses: ['203.0.113.10', '203.0.113.11', '203.0.113.12'],
+          }),
+          trunk,
+        ],
+        live: liveModel,
+        ledger,
+      }),
     );
     expect(grow.summary.blast_radius?.trunks).toBe(0);
   });
   it('finds nothing in a plan that changes nothing, and still judges a messaging link that names nothing', () => {
-    const outbound = { name: 'out', trunk_direction: 'outbound', trunk_status: 'enabled', secure: true, ipacl_uuid: aclId };
+    const outbound = {
+      name: 'out',
+      trunk_direction: 'outbound',
+      trunk_status: 'enabled',
+      secure: true,
+      ipacl_uuid: aclId,
+    };
     const aclSpec = { name: 'office', ip_addresses: ['203.0.113.10'] };
     const ledger = ledgerWith([
       { kind: 'TrunkIpAcl', name: 'office', id: aclId, spec: aclSpec },
       { kind: 'Trunk', name: 'out', id: 'TROUT', spec: outbound },
       { kind: 'PhoneNumber', name: 'one', id: '15125550101', spec: { number: '15125550101', app_id: 'TROUT' } },
     ]);
-    const converged = [desired('TrunkIpAcl', 'office', aclSpec), desired('Trunk', 'out', { ...outbound, ipacl_uuid: { ref: 'office' } }), desired('PhoneNumber', 'one', { number: '15125550101', app_id: { ref: 'out' } })];
+    const converged = [
+      desired('TrunkIpAcl', 'office', aclSpec),
+      desired('Trunk', 'out', { ...outbound, ipacl_uuid: { ref: 'office' } }),
+      desired('PhoneNumber', 'one', { number: '15125550101', app_id: { ref: 'out' } }),
+    ];
     const accountWith = (campaign: unknown) =>
       new Map<string, LiveObject[]>([
         ['TrunkIpAcl', [live(aclId, aclSpec)]],
         ['Trunk', [live('TROUT', outbound)]],
-        ['PhoneNumber', [live('15125550101', { number: '15125550101', app_id: 'TROUT', ...(campaign === undefined ? {} : { campaign_id: campaign }) }, { facts: { attachment: 'trunk' } })]],
+        [
+          'PhoneNumber',
+          [
+            live(
+              '15125550101',
+              { number: '15125550101', app_id: 'TROUT', ...(campaign === undefined ? {} : { campaign_id: campaign }) },
+              { facts: { attachment: 'trunk' } },
+            ),
+          ],
+        ],
       ]);
     const plan = buildPlan(planInputs({ kinds, desired: converged, live: accountWith(undefined), ledger }));
     expect(plan.changes.map((change) => change.action)).toEqual(['noop', 'noop', 'noop']);

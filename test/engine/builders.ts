@@ -58,7 +58,11 @@ export const brandKind = testKind('Brand', {
   live: {
     irreversibleDelete: true,
     readiness: (live) =>
-      live.registry?.registration_status === 'COMPLETED' ? 'ready' : live.registry?.registration_status === 'FAILED' ? 'failed' : 'pending',
+      live.registry?.registration_status === 'COMPLETED'
+        ? 'ready'
+        : live.registry?.registration_status === 'FAILED'
+          ? 'failed'
+          : 'pending',
   },
 });
 export const campaignKind = testKind('Campaign', {
@@ -68,13 +72,19 @@ export const campaignKind = testKind('Campaign', {
   live: {
     irreversibleDelete: true,
     billableUpdateUsd: 15,
-    updateRefusal: (live) => (live.registry?.registration_status === 'FAILED' ? undefined : 'campaigns can be updated only when FAILED'),
+    updateRefusal: (live) =>
+      live.registry?.registration_status === 'FAILED' ? undefined : 'campaigns can be updated only when FAILED',
   },
 });
 
 export const allKinds = [aclKind, trunkKind, brandKind, campaignKind];
 
-export function desired(kind: string, name: string, spec: Record<string, unknown>, extra: Partial<DesiredResource> = {}): DesiredResource {
+export function desired(
+  kind: string,
+  name: string,
+  spec: Record<string, unknown>,
+  extra: Partial<DesiredResource> = {},
+): DesiredResource {
   return { kind, name, address: `${kind}/${name}`, protect: false, spec, secretSources: {}, ...extra };
 }
 
@@ -82,7 +92,9 @@ export function live(id: string, spec: Record<string, unknown>, extra: Partial<L
   return { id, spec, ...extra };
 }
 
-export function ledgerWith(entries: Array<{ kind: string; name: string; id: string; spec: Record<string, unknown> }>): Ledger {
+export function ledgerWith(
+  entries: Array<{ kind: string; name: string; id: string; spec: Record<string, unknown> }>,
+): Ledger {
   const ledger = emptyLedger('local', 'MATEST');
   for (const entry of entries) {
     ledger.resources[`${entry.kind}/${entry.name}`] = {
@@ -97,7 +109,13 @@ export function ledgerWith(entries: Array<{ kind: string; name: string; id: stri
   return ledger;
 }
 
-export const noApprovals: PlanApprovals = { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: [] };
+export const noApprovals: PlanApprovals = {
+  allow_irreversible: [],
+  max_cost_usd: null,
+  force_deletes: false,
+  allow_empty: false,
+  prune_unmanaged: [],
+};
 
 export function planInputs(overrides: Partial<PlanInputs>): PlanInputs {
   return {

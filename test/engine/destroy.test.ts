@@ -41,16 +41,24 @@ describe('a teardown', () => {
       ['protected', 'Trunk/pbx'],
       ['irreversible', 'Brand/acme'],
     ]);
-    expect(requiredApprovals(plan, { ...noApprovals, allow_irreversible: ['Brand/acme'] }, [], ledger)).toEqual([{ flag: '--allow-irreversible Brand/acme', given: true }]);
+    expect(requiredApprovals(plan, { ...noApprovals, allow_irreversible: ['Brand/acme'] }, [], ledger)).toEqual([
+      { flag: '--allow-irreversible Brand/acme', given: true },
+    ]);
     // The same plan without the teardown mark is refused as an empty manifest and a mass delete.
     const mistaken = { ...plan, destroy: false };
     expect(checkSafety(mistaken, noApprovals, [], ledger).map((violation) => violation.code)).toContain('empty');
   });
 
   it('says it is a teardown at the top of the text and markdown renderings, and in JSON', () => {
-    const headline = 'TEARDOWN (--destroy): this plan deletes every resource telform manages in account MATEST (3); what telform never managed is left alone.';
+    const headline =
+      'TEARDOWN (--destroy): this plan deletes every resource telform manages in account MATEST (3); what telform never managed is left alone.';
     expect(renderText(plan, { color: false }).split('\n')[0]).toBe(headline);
-    expect(renderMarkdown(plan).split('\n').slice(0, 4)).toEqual(['### telform plan: teardown', '', '> [!CAUTION]', `> **${headline}**`]);
+    expect(renderMarkdown(plan).split('\n').slice(0, 4)).toEqual([
+      '### telform plan: teardown',
+      '',
+      '> [!CAUTION]',
+      `> **${headline}**`,
+    ]);
     expect(JSON.parse(JSON.stringify(plan)).destroy).toBe(true);
   });
 

@@ -15,7 +15,9 @@ const rules: DiffRules = {
 
 describe('comparable', () => {
   it('treats "", null and absent alike and drops secrets', () => {
-    expect(comparable({ name: 'a', fallback_uri_uuid: null, ip_acl_uuid: '', password: 'x' }, rules)).toEqual({ name: 'a' });
+    expect(comparable({ name: 'a', fallback_uri_uuid: null, ip_acl_uuid: '', password: 'x' }, rules)).toEqual({
+      name: 'a',
+    });
   });
 });
 
@@ -24,7 +26,9 @@ describe('comparableChanged', () => {
   const form = comparable(live, rules);
 
   it('is the form itself when the named fields hold what it holds', () => {
-    expect(comparableChanged(form, { ...live, trunk_id: 'T1', note: '' }, ['trunk_id', 'note', 'password'], rules)).toBe(form);
+    expect(
+      comparableChanged(form, { ...live, trunk_id: 'T1', note: '' }, ['trunk_id', 'note', 'password'], rules),
+    ).toBe(form);
   });
 
   it('is comparable of the changed spec, keys in the same order, the form left as it was', () => {
@@ -45,7 +49,11 @@ describe('comparableChanged', () => {
 
 describe('diffSpecs', () => {
   it('is empty for equal specs whatever the set order', () => {
-    const diff = diffSpecs({ ip_addresses: ['10.0.0.2', '10.0.0.1'] }, { ip_addresses: ['10.0.0.1', '10.0.0.2'] }, rules);
+    const diff = diffSpecs(
+      { ip_addresses: ['10.0.0.2', '10.0.0.1'] },
+      { ip_addresses: ['10.0.0.1', '10.0.0.2'] },
+      rules,
+    );
     expect(diff).toEqual({ patch: [], changedFields: [] });
   });
 
@@ -100,6 +108,8 @@ describe('changedFieldsOf', () => {
 
 describe('stableJson', () => {
   it('sorts object keys at every depth and writes absent values as null', () => {
-    expect(stableJson({ b: 1, a: [1, { d: null, c: 'x' }, undefined], e: undefined })).toBe('{"a":[1,{"c":"x","d":null},null],"b":1,"e":null}');
+    expect(stableJson({ b: 1, a: [1, { d: null, c: 'x' }, undefined], e: undefined })).toBe(
+      '{"a":[1,{"c":"x","d":null},null],"b":1,"e":null}',
+    );
   });
 });

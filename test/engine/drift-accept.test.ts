@@ -13,7 +13,13 @@ const ledger = ledgerWith([
   { kind: 'Trunk', name: 'pbx', id: 'tr-1', spec: applied },
 ]);
 const account = new Map([
-  ['TrunkIpAcl', [live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10', '192.0.2.7'] }), live('acl-2', { name: 'lab', ip_addresses: ['198.51.100.1'] })]],
+  [
+    'TrunkIpAcl',
+    [
+      live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10', '192.0.2.7'] }),
+      live('acl-2', { name: 'lab', ip_addresses: ['198.51.100.1'] }),
+    ],
+  ],
   // Out of band: secure turned on and the trunk pointed at the lab ACL; its name is what the manifest now wants.
   ['Trunk', [live('tr-1', { name: 'pbx', secure: true, trunk_direction: 'outbound', ipacl_uuid: 'acl-2' })]],
 ]);
@@ -22,7 +28,12 @@ function planWith(trunkSpec: Record<string, unknown>) {
   return buildPlan(
     planInputs({
       desired: [
-        desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] }, { source: { ...source, line: 1 } }),
+        desired(
+          'TrunkIpAcl',
+          'office',
+          { name: 'office', ip_addresses: ['203.0.113.10'] },
+          { source: { ...source, line: 1 } },
+        ),
         desired('TrunkIpAcl', 'lab', { name: 'lab', ip_addresses: ['198.51.100.1'] }),
         desired('Trunk', 'pbx', trunkSpec, { source }),
       ],
@@ -36,15 +47,30 @@ describe('acceptDrift', () => {
   it('writes the live values of the fields the account changed, references as references', () => {
     const accepted = acceptDrift(planWith(applied), ledger, kinds);
     expect(accepted.resources).toEqual([
-      { address: 'TrunkIpAcl/office', source: { ...source, line: 1 }, fields: [{ field: 'ip_addresses', value: ['203.0.113.10', '192.0.2.7'] }] },
-      { address: 'Trunk/pbx', source, fields: [{ field: 'ipacl_uuid', value: { ref: 'lab' } }, { field: 'secure', value: true }] },
+      {
+        address: 'TrunkIpAcl/office',
+        source: { ...source, line: 1 },
+        fields: [{ field: 'ip_addresses', value: ['203.0.113.10', '192.0.2.7'] }],
+      },
+      {
+        address: 'Trunk/pbx',
+        source,
+        fields: [
+          { field: 'ipacl_uuid', value: { ref: 'lab' } },
+          { field: 'secure', value: true },
+        ],
+      },
     ]);
     expect(accepted.notes).toEqual([]);
   });
 
   it('leaves a field the manifest changed too, and accepts only the addresses given', () => {
-    const accepted = acceptDrift(planWith({ ...applied, secure: true, trunk_direction: 'outbound' }), ledger, kinds, ['Trunk/pbx']);
-    expect(accepted.resources).toEqual([{ address: 'Trunk/pbx', source, fields: [{ field: 'ipacl_uuid', value: { ref: 'lab' } }] }]);
+    const accepted = acceptDrift(planWith({ ...applied, secure: true, trunk_direction: 'outbound' }), ledger, kinds, [
+      'Trunk/pbx',
+    ]);
+    expect(accepted.resources).toEqual([
+      { address: 'Trunk/pbx', source, fields: [{ field: 'ipacl_uuid', value: { ref: 'lab' } }] },
+    ]);
     expect(() => acceptDrift(planWith(applied), ledger, kinds, ['Trunk/pbc'])).toThrow(
       '--accept Trunk/pbc: not a resource changed outside telform; did you mean Trunk/pbx? (changed outside telform: Trunk/pbx, TrunkIpAcl/office)',
     );

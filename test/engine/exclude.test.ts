@@ -9,16 +9,43 @@ import { aclKind, testKind, trunkKind } from './builders.js';
 const kinds = new Map([aclKind, trunkKind].map((kind) => [kind.kind, kind]));
 const whole = plan(
   [
-    change({ address: 'TrunkIpAcl/office', action: 'update', id: 'acl-1', before: {}, after: { name: 'office' } } as never),
-    change({ address: 'Trunk/pbx', action: 'noop', id: 'tr-1', before: {}, after: { name: 'pbx', ipacl_uuid: { ref: 'office' } } } as never),
+    change({
+      address: 'TrunkIpAcl/office',
+      action: 'update',
+      id: 'acl-1',
+      before: {},
+      after: { name: 'office' },
+    } as never),
+    change({
+      address: 'Trunk/pbx',
+      action: 'noop',
+      id: 'tr-1',
+      before: {},
+      after: { name: 'pbx', ipacl_uuid: { ref: 'office' } },
+    } as never),
     change({ address: 'TrunkIpAcl/lab', action: 'create', after: { name: 'lab' } } as never),
-    change({ address: 'Trunk/lab', action: 'create', after: { name: 'lab', ipacl_uuid: { ref: 'lab' } }, depends_on: ['TrunkIpAcl/lab'] } as never),
+    change({
+      address: 'Trunk/lab',
+      action: 'create',
+      after: { name: 'lab', ipacl_uuid: { ref: 'lab' } },
+      depends_on: ['TrunkIpAcl/lab'],
+    } as never),
     change({ address: 'Trunk/old', action: 'delete', id: 'tr-9' } as never),
     change({ address: 'TrunkIpAcl/old', action: 'delete', id: 'acl-9', depends_on: ['Trunk/old'] } as never),
   ],
   {
     warnings: ['TrunkIpAcl/lab is a warning about lab', 'a warning about no resource'],
-    basis: { ledger_lineage: 'l', ledger_serial: 3, objects: { 'TrunkIpAcl/office': 'a', 'Trunk/pbx': 'b', 'TrunkIpAcl/lab': 'absent:lab', 'Trunk/old': 'c', 'TrunkIpAcl/old': 'd' } },
+    basis: {
+      ledger_lineage: 'l',
+      ledger_serial: 3,
+      objects: {
+        'TrunkIpAcl/office': 'a',
+        'Trunk/pbx': 'b',
+        'TrunkIpAcl/lab': 'absent:lab',
+        'Trunk/old': 'c',
+        'TrunkIpAcl/old': 'd',
+      },
+    },
   },
 );
 
@@ -37,8 +64,15 @@ describe('excludeFromPlan', () => {
 
   it('leaves a resource in when only what it depends on stays, and an excluded noop takes its dependents along', () => {
     const limited = excludeFromPlan(whole, ['TrunkIpAcl/office'], kinds);
-    expect(limited.changes.map((item) => item.address)).toEqual(['TrunkIpAcl/lab', 'Trunk/lab', 'Trunk/old', 'TrunkIpAcl/old']);
-    expect(limited.warnings[0]).toBe('--exclude: this plan leaves out TrunkIpAcl/office and what depends on it (Trunk/pbx); changes to them are neither shown nor applied');
+    expect(limited.changes.map((item) => item.address)).toEqual([
+      'TrunkIpAcl/lab',
+      'Trunk/lab',
+      'Trunk/old',
+      'TrunkIpAcl/old',
+    ]);
+    expect(limited.warnings[0]).toBe(
+      '--exclude: this plan leaves out TrunkIpAcl/office and what depends on it (Trunk/pbx); changes to them are neither shown nor applied',
+    );
     expect(excludeFromPlan(whole, ['Trunk/lab'], kinds).changes.map((item) => item.address)).toEqual([
       'TrunkIpAcl/office',
       'Trunk/pbx',
@@ -50,7 +84,9 @@ describe('excludeFromPlan', () => {
 
   it('leaves a plan without excludes as it is, and refuses an address that names nothing, with a suggestion', () => {
     expect(excludeFromPlan(whole, [], kinds)).toBe(whole);
-    expect(() => excludeFromPlan(whole, ['Trunk/pxb'], kinds)).toThrow('--exclude Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?');
+    expect(() => excludeFromPlan(whole, ['Trunk/pxb'], kinds)).toThrow(
+      '--exclude Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?',
+    );
   });
 
   it('keeps the numbers of a kept trunk in a teardown: a delete refers to what the state recorded (issue 33 item 12)', () => {
@@ -77,7 +113,8 @@ describe('excludeFromPlan', () => {
   it('does not say the account matches when only excluded resources had changes (issue 33 item 25)', () => {
     const limited = excludeFromPlan(whole, ['TrunkIpAcl/office', 'TrunkIpAcl/lab', 'Trunk/old'], kinds);
     expect(limited.changes).toEqual([]);
-    const line = 'No changes outside what --exclude leaves out (Trunk/old, TrunkIpAcl/lab, TrunkIpAcl/office); those may still differ from the manifests.';
+    const line =
+      'No changes outside what --exclude leaves out (Trunk/old, TrunkIpAcl/lab, TrunkIpAcl/office); those may still differ from the manifests.';
     expect(renderText(limited, { color: false })).toContain(line);
     expect(renderText(limited, { color: false })).not.toContain('The account matches');
     expect(renderMarkdown(limited)).toContain(line);

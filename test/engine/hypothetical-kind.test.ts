@@ -51,7 +51,12 @@ const tollFreeNumber = {
   registry: {
     vetted: true,
     unregistered: 'UNVERIFIED',
-    callback: { types: ['toll_free_verification'], idField: 'toll_free_number', id: (value) => value.replace(/^\+/, ''), untyped: false },
+    callback: {
+      types: ['toll_free_verification'],
+      idField: 'toll_free_number',
+      id: (value) => value.replace(/^\+/, ''),
+      untyped: false,
+    },
   },
 } as const satisfies Kind;
 
@@ -59,7 +64,13 @@ const withTollFree = createKindCatalog([...catalog.kinds, tollFreeNumber]);
 
 const uriId = '11111111-1111-4111-8111-111111111111';
 const uriSpec = { name: 'a', uri: 'a.example.com', priority: 1, weight: 10 };
-const trunkSpec = { name: 'main', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: uriId };
+const trunkSpec = {
+  name: 'main',
+  trunk_direction: 'inbound',
+  trunk_status: 'enabled',
+  secure: false,
+  primary_uri_uuid: uriId,
+};
 const campaignSpec = { campaign_alias: 'promo' };
 const lines = ['18005550100', '18005550101', '18005550102'];
 
@@ -74,9 +85,21 @@ function planDeletingTrunkAndCampaign(kinds: typeof catalog): Plan {
     ['OriginationUri', [live(uriId, uriSpec)]],
     ['Trunk', [live('TRMAIN', trunkSpec, { facts: { numbers: 3 } })]],
     ['Campaign', [live('CAAAAAA', campaignSpec)]],
-    ['TollFreeNumber', lines.map((number, index) => live(number, { number, app_id: 'TRMAIN', ...(index === 0 ? { campaign_id: 'CAAAAAA' } : {}) }))],
+    [
+      'TollFreeNumber',
+      lines.map((number, index) =>
+        live(number, { number, app_id: 'TRMAIN', ...(index === 0 ? { campaign_id: 'CAAAAAA' } : {}) }),
+      ),
+    ],
   ]);
-  return buildPlan(planInputs({ kinds: plannerKinds(kinds), desired: [desired('OriginationUri', 'a', uriSpec)], live: liveModel, ledger }));
+  return buildPlan(
+    planInputs({
+      kinds: plannerKinds(kinds),
+      desired: [desired('OriginationUri', 'a', uriSpec)],
+      live: liveModel,
+      ledger,
+    }),
+  );
 }
 
 describe('a kind declared in its own file and one catalog line', () => {
@@ -86,21 +109,35 @@ describe('a kind declared in its own file and one catalog line', () => {
     expect(blastOf('Trunk/main')).toEqual({ calls: 3, messages: 0, numbers: 3, trunks: [], applications: [] });
     expect(blastOf('Campaign/promo')).toEqual({ calls: 0, messages: 1, numbers: 1, trunks: [], applications: [] });
     expect(plan.summary.blast_radius).toEqual({ calls: 3, messages: 1, numbers: 4, trunks: 0, applications: 0 });
-    expect(renderText(plan, { color: false })).toContain('\nBlast radius: breaks calls to 3 numbers, breaks messages of 1 number.\n');
+    expect(renderText(plan, { color: false })).toContain(
+      '\nBlast radius: breaks calls to 3 numbers, breaks messages of 1 number.\n',
+    );
     // The same account without the declaration in the catalog: its objects carry nothing the plan knows of.
-    expect(planDeletingTrunkAndCampaign(catalog).summary.blast_radius).toEqual({ calls: 0, messages: 0, numbers: 0, trunks: 0, applications: 0 });
+    expect(planDeletingTrunkAndCampaign(catalog).summary.blast_radius).toEqual({
+      calls: 0,
+      messages: 0,
+      numbers: 0,
+      trunks: 0,
+      applications: 0,
+    });
   });
 
   it('is read by a run that reads anything, as the phone numbers are: its objects are what the blast radius counts', () => {
     // A SIP credential: nothing that refers to it leads to the numbers, yet they are read.
-    const needs = neededKinds({ kinds: plannerKinds(withTollFree), desired: [desired('SipCredential', 'pbx', { username: 'pbx' })], ledger: ledgerWith([]) });
+    const needs = neededKinds({
+      kinds: plannerKinds(withTollFree),
+      desired: [desired('SipCredential', 'pbx', { username: 'pbx' })],
+      ledger: ledgerWith([]),
+    });
     expect([...needs.required.keys()]).toEqual(['SipCredential']);
     expect([...needs.helpful].sort()).toEqual(['ApplicationSipAuth', 'PhoneNumber', 'SipIpAcl', 'TollFreeNumber']);
   });
 
   it('has its registry status reported by serve, its re-registration held for a person, and its callbacks read', () => {
     const line = live('18005550100', { number: '18005550100' }, { registry: { registration_status: 'pending' } });
-    const ledger = ledgerWith([{ kind: 'TollFreeNumber', name: 'hotline', id: '18005550100', spec: { number: '18005550100' } }]);
+    const ledger = ledgerWith([
+      { kind: 'TollFreeNumber', name: 'hotline', id: '18005550100', spec: { number: '18005550100' } },
+    ]);
     const plan = buildPlan(
       planInputs({
         kinds: plannerKinds(withTollFree),
@@ -109,7 +146,9 @@ describe('a kind declared in its own file and one catalog line', () => {
         ledger,
       }),
     );
-    expect(registryEntries(plan, withTollFree)).toEqual([{ address: 'TollFreeNumber/hotline', kind: 'TollFreeNumber', id: '18005550100', status: 'PENDING' }]);
+    expect(registryEntries(plan, withTollFree)).toEqual([
+      { address: 'TollFreeNumber/hotline', kind: 'TollFreeNumber', id: '18005550100', status: 'PENDING' },
+    ]);
     expect(registryEntries(plan)).toEqual([]);
 
     const recreated = change({ address: 'TollFreeNumber/hotline', action: 'create', drifted: true });
@@ -119,11 +158,21 @@ describe('a kind declared in its own file and one catalog line', () => {
     ]);
     expect(reasonsToHold(planOf([recreated]), [])).toEqual([]);
 
-    const callback = new URLSearchParams({ type: 'toll_free_verification', toll_free_number: '+18005550100', status: 'VERIFIED' });
-    expect(callbackTarget(callback, withTollFree)).toEqual({ kind: 'TollFreeNumber', id: '18005550100', status: 'VERIFIED' });
+    const callback = new URLSearchParams({
+      type: 'toll_free_verification',
+      toll_free_number: '+18005550100',
+      status: 'VERIFIED',
+    });
+    expect(callbackTarget(callback, withTollFree)).toEqual({
+      kind: 'TollFreeNumber',
+      id: '18005550100',
+      status: 'VERIFIED',
+    });
     expect(callbackTarget(callback)).toBeUndefined();
     // Callbacks of the kinds already there read as before.
-    expect(callbackTarget(new URLSearchParams({ brand_id: 'B1', campaign_id: 'C1' }), withTollFree)?.kind).toBe('Campaign');
+    expect(callbackTarget(new URLSearchParams({ brand_id: 'B1', campaign_id: 'C1' }), withTollFree)?.kind).toBe(
+      'Campaign',
+    );
   });
 
   it('is refused at start-up when its traffic names a field that is no reference, or authenticates by what admits nothing', () => {
@@ -131,7 +180,13 @@ describe('a kind declared in its own file and one catalog line', () => {
       'kind TollFreeNumber: traffic calls field number is not one of its references',
     );
     expect(() =>
-      createKindCatalog([...catalog.kinds, { ...tollFreeNumber, traffic: { authenticates: { by: ['app_id'], counted: { in: 'trunks' }, removalBreaks: false } } }]),
+      createKindCatalog([
+        ...catalog.kinds,
+        {
+          ...tollFreeNumber,
+          traffic: { authenticates: { by: ['app_id'], counted: { in: 'trunks' }, removalBreaks: false } },
+        },
+      ]),
     ).toThrow('kind TollFreeNumber: app_id authenticates by Trunk, which declares no traffic.admits');
   });
 });

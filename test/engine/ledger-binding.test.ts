@@ -18,18 +18,38 @@ describe('sameEndpoint', () => {
 });
 
 describe('one rule for the endpoint of a state and of a saved plan', () => {
-  const made = { ...plan([change({ address: 'TrunkIpAcl/a', action: 'create' })]), endpoint: 'http://127.0.0.1:4010', account: 'MATEST' };
+  const made = {
+    ...plan([change({ address: 'TrunkIpAcl/a', action: 'create' })]),
+    endpoint: 'http://127.0.0.1:4010',
+    account: 'MATEST',
+  };
   const sealed = new PlanSealer('token').seal(made);
 
   it('applies a plan made against 127.0.0.1 at localhost, as the state would be used there', () => {
-    expect(() => assertPlanSealed(sealed, { endpointLabel: 'http://localhost:4010', account: 'MATEST', authToken: 'token' }, 'plan.json')).not.toThrow();
+    expect(() =>
+      assertPlanSealed(
+        sealed,
+        { endpointLabel: 'http://localhost:4010', account: 'MATEST', authToken: 'token' },
+        'plan.json',
+      ),
+    ).not.toThrow();
     expect(() => assertPlanApplies(sealed, { ...made, endpoint: 'http://localhost:4010' }, 'plan.json')).not.toThrow();
   });
 
   it('still refuses another port, scheme or host', () => {
-    expect(() => assertPlanSealed(sealed, { endpointLabel: 'http://localhost:4011', account: 'MATEST', authToken: 'token' }, 'plan.json')).toThrow(
-      'plan.json was made for account MATEST at http://127.0.0.1:4010, not MATEST at http://localhost:4011',
-    );
-    expect(() => assertPlanSealed(sealed, { endpointLabel: 'https://api.example.com', account: 'MATEST', authToken: 'token' }, 'plan.json')).toThrow();
+    expect(() =>
+      assertPlanSealed(
+        sealed,
+        { endpointLabel: 'http://localhost:4011', account: 'MATEST', authToken: 'token' },
+        'plan.json',
+      ),
+    ).toThrow('plan.json was made for account MATEST at http://127.0.0.1:4010, not MATEST at http://localhost:4011');
+    expect(() =>
+      assertPlanSealed(
+        sealed,
+        { endpointLabel: 'https://api.example.com', account: 'MATEST', authToken: 'token' },
+        'plan.json',
+      ),
+    ).toThrow();
   });
 });

@@ -62,13 +62,24 @@ async function databaseWhere(): Promise<Where> {
   return {
     location: `${databaseUrl} (workspace ${workspace})`,
     backend: () => PostgresBackend.open(databaseUrl, workspace, {}),
-    storedLedger: async () => (await client.query<{ body: string }>('SELECT body FROM telform_ledgers WHERE workspace = $1', [workspace])).rows[0]?.body,
+    storedLedger: async () =>
+      (await client.query<{ body: string }>('SELECT body FROM telform_ledgers WHERE workspace = $1', [workspace]))
+        .rows[0]?.body,
     storedJournal: async () =>
-      (await client.query<{ record: string }>('SELECT record FROM telform_journal WHERE workspace = $1 ORDER BY id', [workspace])).rows.map((row) => row.record),
+      (
+        await client.query<{ record: string }>('SELECT record FROM telform_journal WHERE workspace = $1 ORDER BY id', [
+          workspace,
+        ])
+      ).rows.map((row) => row.record),
     async seed(ledger, journal) {
       const serial = /"serial":\s*(\d+)/.exec(ledger)?.[1] ?? '0';
-      await client.query('INSERT INTO telform_ledgers (workspace, serial, body) VALUES ($1, $2, $3)', [workspace, serial, ledger]);
-      for (const record of journal) await client.query('INSERT INTO telform_journal (workspace, record) VALUES ($1, $2)', [workspace, record]);
+      await client.query('INSERT INTO telform_ledgers (workspace, serial, body) VALUES ($1, $2, $3)', [
+        workspace,
+        serial,
+        ledger,
+      ]);
+      for (const record of journal)
+        await client.query('INSERT INTO telform_journal (workspace, record) VALUES ($1, $2)', [workspace, record]);
     },
   };
 }
@@ -76,7 +87,14 @@ async function databaseWhere(): Promise<Where> {
 const binding = { endpoint: 'local', account: 'MAEMULATOR0000000001' };
 
 function entry(id: string): LedgerEntry {
-  return { kind: 'Trunk', name: 'pbx', id, applied_spec: { name: 'pbx' }, secrets: {}, updated_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    kind: 'Trunk',
+    name: 'pbx',
+    id,
+    applied_spec: { name: 'pbx' },
+    secrets: {},
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 describe.each([
@@ -84,7 +102,8 @@ describe.each([
   ['a PostgreSQL workspace', databaseWhere],
 ])('LedgerStore on %s', (_name, makeWhere) => {
   let where: Where;
-  const open = async (options: { binding?: typeof binding; lock: boolean; lockWaitMs?: number }) => LedgerStore.open(await where.backend(), options);
+  const open = async (options: { binding?: typeof binding; lock: boolean; lockWaitMs?: number }) =>
+    LedgerStore.open(await where.backend(), options);
 
   beforeEach(async () => {
     where = await makeWhere();
@@ -122,7 +141,9 @@ describe.each([
     ]);
     const store = await open({ binding, lock: true });
     expect(store.ledger.resources['Trunk/pbx']?.id).toBe('222');
-    expect(store.uncertain).toEqual([{ type: 'intent', seq: 3, address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', at }]);
+    expect(store.uncertain).toEqual([
+      { type: 'intent', seq: 3, address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', at },
+    ]);
     await store.close();
     expect(JSON.parse((await where.storedLedger()) ?? '').serial).toBe(1);
   });
@@ -139,13 +160,18 @@ describe.each([
     });
     const store = await LedgerStore.open(observed, { binding, lock: true });
     const names = ['a', 'b', 'c', 'd'];
-    await Promise.all(names.map((name) => store.recordIntent({ address: `Trunk/${name}`, kind: 'Trunk', action: 'create' })));
+    await Promise.all(
+      names.map((name) => store.recordIntent({ address: `Trunk/${name}`, kind: 'Trunk', action: 'create' })),
+    );
     gate = new Promise((resolve) => (release = resolve));
     let durable = 0;
     const results = names.map((name) => store.recordResult(`Trunk/${name}`, entry(name)).then(() => (durable += 1)));
     await new Promise((resolve) => setTimeout(resolve, 20));
     // Handed to the backend together, and none reported durable before the backend said so.
-    expect(appends).toEqual([['intent', 'intent', 'intent', 'intent'], ['result', 'result', 'result', 'result']]);
+    expect(appends).toEqual([
+      ['intent', 'intent', 'intent', 'intent'],
+      ['result', 'result', 'result', 'result'],
+    ]);
     expect(durable).toBe(0);
     release();
     await Promise.all(results);
@@ -155,11 +181,24 @@ describe.each([
 
   it('keeps intents nobody settled through a compaction, and continues their sequence', async () => {
     const crashed = await open({ binding, lock: true });
-    await crashed.recordIntent({ address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', fields: { name: 'office' } });
+    await crashed.recordIntent({
+      address: 'TrunkIpAcl/office',
+      kind: 'TrunkIpAcl',
+      action: 'create',
+      fields: { name: 'office' },
+    });
     await crashed.recordResult('Trunk/pbx', entry('111'));
     await crashed.close();
     expect((await where.storedJournal()).map((line) => JSON.parse(line))).toEqual([
-      { type: 'intent', address: 'TrunkIpAcl/office', kind: 'TrunkIpAcl', action: 'create', fields: { name: 'office' }, seq: 1, at: expect.any(String) },
+      {
+        type: 'intent',
+        address: 'TrunkIpAcl/office',
+        kind: 'TrunkIpAcl',
+        action: 'create',
+        fields: { name: 'office' },
+        seq: 1,
+        at: expect.any(String),
+      },
     ]);
     const next = await open({ binding, lock: true });
     expect(next.uncertain.map((intent) => intent.address)).toEqual(['TrunkIpAcl/office']);
@@ -209,7 +248,9 @@ describe.each([
 
   it('lets one apply at a time hold the lock (naming the holder), and another wait for it', async () => {
     const first = await open({ binding, lock: true });
-    await expect(open({ binding, lock: true })).rejects.toThrow(`is locked by process ${process.pid} on ${hostname()} since `);
+    await expect(open({ binding, lock: true })).rejects.toThrow(
+      `is locked by process ${process.pid} on ${hostname()} since `,
+    );
     const waiting = open({ binding, lock: true, lockWaitMs: 30_000 });
     setTimeout(() => void first.close(), 200);
     await (await waiting).close();
@@ -223,12 +264,24 @@ describe.each([
     // What a writer that read before the apply (no ledger yet) and took no lock would write.
     const backend = await where.backend();
     try {
-      await expect(backend.commit({ ledger: serializeLedger({ ...careless.ledger, serial: 1 }), serial: 1, expectedSerial: undefined, journal: [] })).rejects.toThrow(
+      await expect(
+        backend.commit({
+          ledger: serializeLedger({ ...careless.ledger, serial: 1 }),
+          serial: 1,
+          expectedSerial: undefined,
+          journal: [],
+        }),
+      ).rejects.toThrow(
         /was (absent|none) when read and is serial 1 now: another run changed it since it was read; nothing was overwritten, run the command again$/,
       );
-      await expect(backend.commit({ ledger: serializeLedger({ ...careless.ledger, serial: 1 }), serial: 1, expectedSerial: 0, journal: [] })).rejects.toThrow(
-        /was serial 0 when read and is serial 1 now/,
-      );
+      await expect(
+        backend.commit({
+          ledger: serializeLedger({ ...careless.ledger, serial: 1 }),
+          serial: 1,
+          expectedSerial: 0,
+          journal: [],
+        }),
+      ).rejects.toThrow(/was serial 0 when read and is serial 1 now/);
     } finally {
       await backend.close();
       await careless.close();
@@ -240,7 +293,10 @@ describe.each([
 describe('LedgerStore on a state file', () => {
   it('takes over a lock whose process is gone', async () => {
     const where = await fileWhere();
-    await writeFile(lockPath(where.location), JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), started_at: 'x' }));
+    await writeFile(
+      lockPath(where.location),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), started_at: 'x' }),
+    );
     const store = await LedgerStore.open(await where.backend(), { binding, lock: true });
     await store.close();
     await expect(readFile(lockPath(where.location), 'utf8')).rejects.toThrow(/ENOENT/);
@@ -255,7 +311,9 @@ describe('SecretFingerprinter', () => {
     expect(fingerprinter.compare(stored, 'SipCredential/a', 'password', 'Secret123456')).toBe('same');
     expect(fingerprinter.compare(stored, 'SipCredential/a', 'password', 'Other1234567')).toBe('changed');
     expect(fingerprinter.compare(undefined, 'SipCredential/a', 'password', 'Secret123456')).toBe('unverifiable');
-    expect(new SecretFingerprinter('token-b').compare(stored, 'SipCredential/a', 'password', 'Secret123456')).toBe('unverifiable');
+    expect(new SecretFingerprinter('token-b').compare(stored, 'SipCredential/a', 'password', 'Secret123456')).toBe(
+      'unverifiable',
+    );
     expect(fingerprinter.fingerprint('SipCredential/b', 'password', 'Secret123456').hmac).not.toBe(stored.hmac);
   });
 });

@@ -17,11 +17,21 @@ describe('matchResources', () => {
     });
     const count = 50;
     const wanted = Array.from({ length: count }, (_, index) => desired('Trunk', `t${index}`, { name: `t${index}` }));
-    const objects = Array.from({ length: count }, (_, index) => live(`id-${count - 1 - index}`, { name: `t${count - 1 - index}` }));
-    const matches = matchResources({ kinds: kindsByName([kind]), desired: wanted, live: new Map([['Trunk', objects]]), ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
-    expect(matches.map((match) => (match.type === 'matched' ? `${match.desired.name}=${match.live.id}:${match.adopted}` : match.type))).toEqual(
-      wanted.map((resource, index) => `${resource.name}=id-${index}:true`),
+    const objects = Array.from({ length: count }, (_, index) =>
+      live(`id-${count - 1 - index}`, { name: `t${count - 1 - index}` }),
     );
+    const matches = matchResources({
+      kinds: kindsByName([kind]),
+      desired: wanted,
+      live: new Map([['Trunk', objects]]),
+      ledger: emptyLedger('local', 'MA1'),
+      fetchedById: new Map(),
+    });
+    expect(
+      matches.map((match) =>
+        match.type === 'matched' ? `${match.desired.name}=${match.live.id}:${match.adopted}` : match.type,
+      ),
+    ).toEqual(wanted.map((resource, index) => `${resource.name}=id-${index}:true`));
     expect(keysComputed).toBe(2 * count);
   });
 
@@ -42,25 +52,42 @@ describe('matchResources', () => {
 describe('matchResources with a natural key that is a reference', () => {
   it('adopts a brand whose profile is a { ref } to a profile adopted (or owned) in the same plan', () => {
     const profile = testKind('Profile', { naturalKeyField: 'profile_alias' });
-    const brand = testKind('Brand', { naturalKeyField: 'profile_uuid', references: [{ field: 'profile_uuid', target: 'Profile' }] });
+    const brand = testKind('Brand', {
+      naturalKeyField: 'profile_uuid',
+      references: [{ field: 'profile_uuid', target: 'Profile' }],
+    });
     const objects = new Map([
       ['Profile', [live('p-1', { profile_alias: 'shop' }), live('p-2', { profile_alias: 'other' })]],
       ['Brand', [live('b-2', { profile_uuid: 'p-2' }), live('b-1', { profile_uuid: 'p-1' })]],
     ]);
-    const wanted = [desired('Profile', 'shop', { profile_alias: 'shop' }), desired('Brand', 'shop-brand', { profile_uuid: { ref: 'shop' } })];
+    const wanted = [
+      desired('Profile', 'shop', { profile_alias: 'shop' }),
+      desired('Brand', 'shop-brand', { profile_uuid: { ref: 'shop' } }),
+    ];
     const summary = (ledger = emptyLedger('local', 'MA1')) =>
-      matchResources({ kinds: kindsByName([profile, brand]), desired: wanted, live: objects, ledger, fetchedById: new Map() }).map((match) =>
-        match.type === 'matched' ? `${match.desired.address}=${match.live.id}:${match.adopted ? 'adopted' : 'owned'}` : `${match.type}`,
+      matchResources({
+        kinds: kindsByName([profile, brand]),
+        desired: wanted,
+        live: objects,
+        ledger,
+        fetchedById: new Map(),
+      }).map((match) =>
+        match.type === 'matched'
+          ? `${match.desired.address}=${match.live.id}:${match.adopted ? 'adopted' : 'owned'}`
+          : `${match.type}`,
       );
     expect(summary()).toEqual(['Profile/shop=p-1:adopted', 'unmanaged', 'Brand/shop-brand=b-1:adopted', 'unmanaged']);
-    expect(summary(ledgerWith([{ kind: 'Profile', name: 'shop', id: 'p-1', spec: { profile_alias: 'shop' } }]))).toEqual([
-      'Profile/shop=p-1:owned',
-      'unmanaged',
-      'Brand/shop-brand=b-1:adopted',
-      'unmanaged',
-    ]);
+    expect(
+      summary(ledgerWith([{ kind: 'Profile', name: 'shop', id: 'p-1', spec: { profile_alias: 'shop' } }])),
+    ).toEqual(['Profile/shop=p-1:owned', 'unmanaged', 'Brand/shop-brand=b-1:adopted', 'unmanaged']);
     // A profile that is not matched leaves the brand to be created.
-    const created = matchResources({ kinds: kindsByName([profile, brand]), desired: [wanted[1]!], live: objects, ledger: emptyLedger('local', 'MA1'), fetchedById: new Map() });
+    const created = matchResources({
+      kinds: kindsByName([profile, brand]),
+      desired: [wanted[1]!],
+      live: objects,
+      ledger: emptyLedger('local', 'MA1'),
+      fetchedById: new Map(),
+    });
     expect(created.find((match) => match.type !== 'unmanaged')).toMatchObject({ type: 'missing', vanished: false });
   });
 });
@@ -72,6 +99,8 @@ describe('ledgerIdsToFetch', () => {
       { kind: 'Trunk', name: 'b', id: 'id-b', spec: {} },
       { kind: 'Other', name: 'c', id: 'id-c', spec: {} },
     ]);
-    expect(ledgerIdsToFetch(ledger, new Map([['Trunk', [live('id-a', {})]]]))).toEqual([{ address: 'Trunk/b', kind: 'Trunk', id: 'id-b' }]);
+    expect(ledgerIdsToFetch(ledger, new Map([['Trunk', [live('id-a', {})]]]))).toEqual([
+      { address: 'Trunk/b', kind: 'Trunk', id: 'id-b' },
+    ]);
   });
 });

@@ -8,7 +8,10 @@ import { desired, ledgerWith, live, planInputs, testKind } from './builders.js';
  * object is a manifest change (drift exit 3), as it is without the move (issue 33 item 11).
  */
 const vault = testKind('Vault', { fields: { updatable: ['name'], replaceOn: ['region'] } });
-const door = testKind('Door', { references: [{ field: 'vault_id', target: 'Vault' }], fields: { updatable: ['name', 'vault_id'] } });
+const door = testKind('Door', {
+  references: [{ field: 'vault_id', target: 'Vault' }],
+  fields: { updatable: ['name', 'vault_id'] },
+});
 const kinds = new Map([vault, door].map((kind) => [kind.kind, kind]));
 
 function planOf(moved: boolean) {
@@ -38,7 +41,9 @@ describe('a move that needs a replace', () => {
   it('leaves the dependents a manifest change, not a change made outside telform', () => {
     const without = planOf(false);
     const moved = planOf(true);
-    expect(moved.changes.map((change) => [change.address, change.action])).toEqual(without.changes.map((change) => [change.address.replace('Vault/old', 'Vault/new'), change.action]));
+    expect(moved.changes.map((change) => [change.address, change.action])).toEqual(
+      without.changes.map((change) => [change.address.replace('Vault/old', 'Vault/new'), change.action]),
+    );
     expect(moved.changes.find((change) => change.address === 'Vault/new')?.action).toBe('replace');
     expect(classifyDrift(without, true).status).toBe('pending');
     expect(classifyDrift(moved, true)).toMatchObject({ status: 'pending', drifted: [] });

@@ -22,7 +22,12 @@ describe('moves in the plan', () => {
       planInputs({
         desired: [
           desired('TrunkIpAcl', 'main-office', { ...acl, name: 'main-office' }, { movedFrom: ['TrunkIpAcl/office'] }),
-          desired('Trunk', 'pbx-out', { ...trunkSpec, ipacl_uuid: { ref: 'main-office' } }, { movedFrom: ['Trunk/pbx'] }),
+          desired(
+            'Trunk',
+            'pbx-out',
+            { ...trunkSpec, ipacl_uuid: { ref: 'main-office' } },
+            { movedFrom: ['Trunk/pbx'] },
+          ),
         ],
         live: account,
         ledger: state,
@@ -39,12 +44,19 @@ describe('moves in the plan', () => {
   });
 
   it('says a move already recorded (or with nothing to move) is a note, not a change', () => {
-    const moved = ledgerWith([{ kind: 'TrunkIpAcl', name: 'main-office', id: 'acl-1', spec: { ...acl, name: 'main-office' } }]);
+    const moved = ledgerWith([
+      { kind: 'TrunkIpAcl', name: 'main-office', id: 'acl-1', spec: { ...acl, name: 'main-office' } },
+    ]);
     const plan = buildPlan(
       planInputs({
         desired: [
           desired('TrunkIpAcl', 'main-office', { ...acl, name: 'main-office' }, { movedFrom: ['TrunkIpAcl/office'] }),
-          desired('TrunkIpAcl', 'lab', { name: 'lab', ip_addresses: ['198.51.100.1'] }, { movedFrom: ['TrunkIpAcl/old-lab'] }),
+          desired(
+            'TrunkIpAcl',
+            'lab',
+            { name: 'lab', ip_addresses: ['198.51.100.1'] },
+            { movedFrom: ['TrunkIpAcl/old-lab'] },
+          ),
         ],
         live: new Map([['TrunkIpAcl', [live('acl-1', { ...acl, name: 'main-office' })]]]),
         ledger: moved,
@@ -77,9 +89,13 @@ describe('moves in the plan', () => {
       expect((error as { place: unknown }).place).toEqual({ address: 'TrunkIpAcl/main-office', source });
     }
     const crossKind = desired('Trunk', 'office', trunkSpec, { movedFrom: ['TrunkIpAcl/office'] });
-    expect(() => followMoves([crossKind], state, new Map())).toThrow('Trunk/office: moves from TrunkIpAcl/office, a TrunkIpAcl in the state; a move keeps the kind');
+    expect(() => followMoves([crossKind], state, new Map())).toThrow(
+      'Trunk/office: moves from TrunkIpAcl/office, a TrunkIpAcl in the state; a move keeps the kind',
+    );
     const two = desired('TrunkIpAcl', 'x', acl, { movedFrom: ['TrunkIpAcl/office', 'TrunkIpAcl/main-office'] });
-    expect(() => followMoves([two], both, new Map())).toThrow('moves from TrunkIpAcl/office and TrunkIpAcl/main-office, and the state holds both');
+    expect(() => followMoves([two], both, new Map())).toThrow(
+      'moves from TrunkIpAcl/office and TrunkIpAcl/main-office, and the state holds both',
+    );
   });
 
   it('finishes a move an apply left half done (both addresses holding one object), and re-keys objects fetched by id', () => {
@@ -88,7 +104,11 @@ describe('moves in the plan', () => {
       { kind: 'TrunkIpAcl', name: 'main-office', id: 'acl-1', spec: acl },
     ]);
     const gone = new Map([['TrunkIpAcl/office', null]]);
-    const followed = followMoves([desired('TrunkIpAcl', 'main-office', acl, { movedFrom: ['TrunkIpAcl/office'] })], half, gone);
+    const followed = followMoves(
+      [desired('TrunkIpAcl', 'main-office', acl, { movedFrom: ['TrunkIpAcl/office'] })],
+      half,
+      gone,
+    );
     expect(Object.keys(followed.ledger.resources)).toEqual(['TrunkIpAcl/main-office']);
     expect([...followed.moves]).toEqual([['TrunkIpAcl/main-office', 'TrunkIpAcl/office']]);
     expect([...followed.fetchedById]).toEqual([['TrunkIpAcl/main-office', null]]);

@@ -18,13 +18,20 @@ describe('a PhoneNumber document pointed at another number', () => {
     planInputs({
       kinds,
       desired: [desired('PhoneNumber', 'main-line', { number, app_id: 'TR1' })],
-      live: new Map([['PhoneNumber', [live('14155550100', { number: '14155550100', app_id: 'TR1' }, { facts: { attachment: 'application' } })]]]),
+      live: new Map([
+        [
+          'PhoneNumber',
+          [live('14155550100', { number: '14155550100', app_id: 'TR1' }, { facts: { attachment: 'application' } })],
+        ],
+      ]),
       ledger: ledgerWith([{ kind: 'PhoneNumber', name: 'main-line', id: '14155550100', spec: applied }]),
     });
 
   it('is blocked with the reason, not planned as an update apply would refuse', () => {
     const plan = buildPlan(inputs('+14155550199'));
-    expect(plan.changes.map((change) => [change.address, change.action])).toEqual([['PhoneNumber/main-line', 'blocked']]);
+    expect(plan.changes.map((change) => [change.address, change.action])).toEqual([
+      ['PhoneNumber/main-line', 'blocked'],
+    ]);
     expect(plan.changes[0]?.reasons).toEqual([
       'number names the number this document manages (14155550100); one document manages one number, so give 14155550199 its own document (and remove this one to detach 14155550100)',
     ]);
@@ -62,7 +69,9 @@ describe('campaign costs', () => {
   it('are explained as the plan bills them: an update 15 USD, a replace nothing', () => {
     if (!campaign) throw new Error('no Campaign kind');
     expect(explainField(campaign, 'usecase')?.change.join('\n')).not.toMatch(/billable|USD|--max-cost/);
-    expect(explainField(campaign, 'description')?.change).toContain('billable: each update costs 15 USD (apply needs --max-cost)');
+    expect(explainField(campaign, 'description')?.change).toContain(
+      'billable: each update costs 15 USD (apply needs --max-cost)',
+    );
     expect(explainKind(campaign).facts).toContain(
       'billable: 15 USD per update (a vetting review); registering a campaign, new or replacing another, is not billed, but registering a deleted one again by telform revert is (another vetting review)',
     );
@@ -73,12 +82,23 @@ describe('--prune-unmanaged of an object the API never deletes', () => {
   it('shows the blocked delete with its reason and never says it will be deleted', () => {
     const profileKind = testKind('Profile', {
       naturalKeyField: 'profile_alias',
-      live: { deleteRefusal: (object) => (object.facts?.primary ? "it is the account's primary profile, which the API never deletes" : undefined) },
+      live: {
+        deleteRefusal: (object) =>
+          object.facts?.primary ? "it is the account's primary profile, which the API never deletes" : undefined,
+      },
     });
     const plan = buildPlan(
       planInputs({
         kinds: kindsByName([profileKind]),
-        live: new Map([['Profile', [live('P-primary', { profile_alias: 'main' }, { facts: { primary: true } }), live('P-spare', { profile_alias: 'spare' })]]]),
+        live: new Map([
+          [
+            'Profile',
+            [
+              live('P-primary', { profile_alias: 'main' }, { facts: { primary: true } }),
+              live('P-spare', { profile_alias: 'spare' }),
+            ],
+          ],
+        ]),
         approvals: { ...noApprovals, prune_unmanaged: ['Profile'] },
       }),
     );

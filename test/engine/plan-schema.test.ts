@@ -12,7 +12,12 @@ describe('schemas/plan.schema.json', () => {
   });
 
   it('describes the plans the planner makes', () => {
-    const acl = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] }, { secretSources: {} });
+    const acl = desired(
+      'TrunkIpAcl',
+      'office',
+      { name: 'office', ip_addresses: ['203.0.113.10'] },
+      { secretSources: {} },
+    );
     const plan = buildPlan(
       planInputs({
         desired: [acl, desired('Trunk', 'pbx', { name: 'pbx', ipacl_uuid: { ref: 'office' } })],

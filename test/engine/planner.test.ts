@@ -5,7 +5,12 @@ import { aclKind, brandKind, campaignKind, desired, ledgerWith, live, planInputs
 import { kindsByName } from '../../src/engine/kinds.js';
 
 const acl = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10'] });
-const trunk = desired('Trunk', 'pbx-out', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } });
+const trunk = desired('Trunk', 'pbx-out', {
+  name: 'pbx-out',
+  trunk_direction: 'outbound',
+  secure: false,
+  ipacl_uuid: { ref: 'office' },
+});
 
 function actions(plan: ReturnType<typeof buildPlan>) {
   return plan.changes.map((change) => [change.address, change.action]);
@@ -28,7 +33,18 @@ describe('buildPlan', () => {
         desired: [acl, trunk],
         live: new Map([
           ['TrunkIpAcl', [live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10'] })]],
-          ['Trunk', [live('t-1', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: 'acl-1', fallback_uri_uuid: null })]],
+          [
+            'Trunk',
+            [
+              live('t-1', {
+                name: 'pbx-out',
+                trunk_direction: 'outbound',
+                secure: false,
+                ipacl_uuid: 'acl-1',
+                fallback_uri_uuid: null,
+              }),
+            ],
+          ],
         ]),
         ledger: ledgerWith([
           { kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', spec: acl.spec },
@@ -44,7 +60,12 @@ describe('buildPlan', () => {
   });
 
   it('adopts an object with the same name that nobody owns', () => {
-    const plan = buildPlan(planInputs({ desired: [acl], live: new Map([['TrunkIpAcl', [live('acl-9', { name: 'office', ip_addresses: ['203.0.113.10'] })]]]) }));
+    const plan = buildPlan(
+      planInputs({
+        desired: [acl],
+        live: new Map([['TrunkIpAcl', [live('acl-9', { name: 'office', ip_addresses: ['203.0.113.10'] })]]]),
+      }),
+    );
     expect(actions(plan)).toEqual([['TrunkIpAcl/office', 'adopt']]);
     expect(plan.changes[0]).toHaveProperty('id', 'acl-9');
   });
@@ -53,7 +74,11 @@ describe('buildPlan', () => {
     const liveAcl = live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10'] });
     const changed = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11'] });
     const manifestOnly = buildPlan(
-      planInputs({ desired: [changed], live: new Map([['TrunkIpAcl', [liveAcl]]]), ledger: ledgerWith([{ kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', spec: acl.spec }]) }),
+      planInputs({
+        desired: [changed],
+        live: new Map([['TrunkIpAcl', [liveAcl]]]),
+        ledger: ledgerWith([{ kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', spec: acl.spec }]),
+      }),
     );
     expect(manifestOnly.changes[0]).toMatchObject({
       action: 'update',
@@ -81,7 +106,9 @@ describe('buildPlan', () => {
       }),
     );
     expect(plan.changes[0]).toMatchObject({ action: 'create', drifted: true });
-    expect(plan.changes[0]?.reasons[0]).toBe('was deleted outside telform (id acl-1 is gone); it will be created again');
+    expect(plan.changes[0]?.reasons[0]).toBe(
+      'was deleted outside telform (id acl-1 is gone); it will be created again',
+    );
   });
 
   it('deletes what left the manifests after whatever still used it is re-pointed, flagging broken auth for unmanaged users', () => {
@@ -131,15 +158,31 @@ describe('buildPlan', () => {
 
   it('blocks brand changes, makes campaigns wait for a brand under review, and bills failed-campaign updates', () => {
     const brand = desired('Brand', 'acme', { profile_uuid: 'p1', brand_alias: 'acme-renamed' });
-    const campaign = desired('Campaign', 'alerts', { brand_id: { ref: 'acme' }, campaign_alias: 'alerts', description: 'new', usecase: 'MIXED' });
+    const campaign = desired('Campaign', 'alerts', {
+      brand_id: { ref: 'acme' },
+      campaign_alias: 'alerts',
+      description: 'new',
+      usecase: 'MIXED',
+    });
     const pending = buildPlan(
       planInputs({
         desired: [brand, campaign],
         live: new Map([
-          ['Brand', [live('B1', { profile_uuid: 'p1', brand_alias: 'acme' }, { registry: { registration_status: 'PROCESSING' } })]],
+          [
+            'Brand',
+            [
+              live(
+                'B1',
+                { profile_uuid: 'p1', brand_alias: 'acme' },
+                { registry: { registration_status: 'PROCESSING' } },
+              ),
+            ],
+          ],
           ['Campaign', []],
         ]),
-        ledger: ledgerWith([{ kind: 'Brand', name: 'acme', id: 'B1', spec: { profile_uuid: 'p1', brand_alias: 'acme' } }]),
+        ledger: ledgerWith([
+          { kind: 'Brand', name: 'acme', id: 'B1', spec: { profile_uuid: 'p1', brand_alias: 'acme' } },
+        ]),
       }),
     );
     expect(actions(pending)).toEqual([
@@ -154,13 +197,26 @@ describe('buildPlan', () => {
       planInputs({
         desired: [desired('Brand', 'acme', { profile_uuid: 'p1', brand_alias: 'acme' }), campaign],
         live: new Map([
-          ['Brand', [live('B1', { profile_uuid: 'p1', brand_alias: 'acme' }, { registry: { registration_status: 'COMPLETED' } })]],
+          [
+            'Brand',
+            [
+              live(
+                'B1',
+                { profile_uuid: 'p1', brand_alias: 'acme' },
+                { registry: { registration_status: 'COMPLETED' } },
+              ),
+            ],
+          ],
           [
             'Campaign',
             [
-              live('C1', { brand_id: 'B1', campaign_alias: 'alerts', description: 'old', usecase: 'MIXED' }, {
-                registry: { registration_status: 'FAILED', error_code: '1001', error_reason: 'bad sample' },
-              }),
+              live(
+                'C1',
+                { brand_id: 'B1', campaign_alias: 'alerts', description: 'old', usecase: 'MIXED' },
+                {
+                  registry: { registration_status: 'FAILED', error_code: '1001', error_reason: 'bad sample' },
+                },
+              ),
             ],
           ],
         ]),
@@ -175,11 +231,33 @@ describe('buildPlan', () => {
     const plan = buildPlan(
       planInputs({
         desired: [desired('Campaign', 'alerts', { brand_id: 'B1', campaign_alias: 'alerts', usecase: '2FA' })],
-        live: new Map([['Campaign', [live('C1', { brand_id: 'B1', campaign_alias: 'alerts', usecase: 'MIXED' }, { registry: { registration_status: 'ACTIVE' } })]]]),
-        ledger: ledgerWith([{ kind: 'Campaign', name: 'alerts', id: 'C1', spec: { brand_id: 'B1', campaign_alias: 'alerts', usecase: 'MIXED' } }]),
+        live: new Map([
+          [
+            'Campaign',
+            [
+              live(
+                'C1',
+                { brand_id: 'B1', campaign_alias: 'alerts', usecase: 'MIXED' },
+                { registry: { registration_status: 'ACTIVE' } },
+              ),
+            ],
+          ],
+        ]),
+        ledger: ledgerWith([
+          {
+            kind: 'Campaign',
+            name: 'alerts',
+            id: 'C1',
+            spec: { brand_id: 'B1', campaign_alias: 'alerts', usecase: 'MIXED' },
+          },
+        ]),
       }),
     );
-    expect(plan.changes[0]).toMatchObject({ action: 'replace', replace_strategy: 'create_before_delete', flags: { irreversible: true } });
+    expect(plan.changes[0]).toMatchObject({
+      action: 'replace',
+      replace_strategy: 'create_before_delete',
+      flags: { irreversible: true },
+    });
     expect(plan.summary).toMatchObject({ replace: 1, irreversible: 1 });
   });
 
@@ -189,7 +267,9 @@ describe('buildPlan', () => {
       live: {
         ...brandKind.live,
         deleteRefusal: (object: LiveObject, deletedFirst: ReadonlySet<string>) =>
-          (object.facts?.activeCampaigns ?? []).some((id) => !deletedFirst.has(id)) ? 'has active campaigns' : undefined,
+          (object.facts?.activeCampaigns ?? []).some((id) => !deletedFirst.has(id))
+            ? 'has active campaigns'
+            : undefined,
       },
     };
     const plan = buildPlan(
@@ -220,7 +300,13 @@ describe('buildPlan', () => {
       planInputs({
         desired: [],
         live: liveModel,
-        approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: true, prune_unmanaged: ['TrunkIpAcl'] },
+        approvals: {
+          allow_irreversible: [],
+          max_cost_usd: null,
+          force_deletes: false,
+          allow_empty: true,
+          prune_unmanaged: ['TrunkIpAcl'],
+        },
       }),
     );
     expect(actions(pruned)).toEqual([['TrunkIpAcl/#x1', 'delete']]);

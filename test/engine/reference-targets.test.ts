@@ -10,10 +10,18 @@ const campaignSpec = { campaign_alias: 'orders', brand_id: 'BAAAAA1' };
 const campaign = (status: string) => live('CAAAAA1', campaignSpec, { registry: { registration_status: status } });
 const managedCampaign = desired('Campaign', 'orders', campaignSpec);
 const number = (spec: Record<string, unknown>) => desired('PhoneNumber', 'line', { number: '+15125550101', ...spec });
-const liveNumber = (spec: Record<string, unknown> = {}, facts: Record<string, unknown> = {}) => live('15125550101', { number: '15125550101', ...spec }, { facts });
+const liveNumber = (spec: Record<string, unknown> = {}, facts: Record<string, unknown> = {}) =>
+  live('15125550101', { number: '15125550101', ...spec }, { facts });
 
 function planFor(options: { desired: ReturnType<typeof desired>[]; live: Record<string, ReturnType<typeof live>[]> }) {
-  return buildPlan(planInputs({ kinds, desired: options.desired, live: new Map(Object.entries(options.live)), ledger: ledgerWith([]) }));
+  return buildPlan(
+    planInputs({
+      kinds,
+      desired: options.desired,
+      live: new Map(Object.entries(options.live)),
+      ledger: ledgerWith([]),
+    }),
+  );
 }
 
 function change(plan: ReturnType<typeof buildPlan>, address: string) {
@@ -25,19 +33,36 @@ function change(plan: ReturnType<typeof buildPlan>, address: string) {
 describe('a number and its campaign', () => {
   it('waits while the campaign is not ACTIVE, links once it is, and is blocked when it failed', () => {
     const linking = [number({ campaign_id: { ref: 'orders' } })];
-    const waiting = planFor({ desired: [...linking, managedCampaign], live: { Campaign: [campaign('PROCESSING')], PhoneNumber: [liveNumber()] } });
+    const waiting = planFor({
+      desired: [...linking, managedCampaign],
+      live: { Campaign: [campaign('PROCESSING')], PhoneNumber: [liveNumber()] },
+    });
     expect(change(waiting, 'PhoneNumber/line')).toMatchObject({ action: 'wait', depends_on: [] });
-    expect(change(waiting, 'PhoneNumber/line').reasons).toContain('waits for Campaign/orders to be approved by the registry (now PROCESSING)');
+    expect(change(waiting, 'PhoneNumber/line').reasons).toContain(
+      'waits for Campaign/orders to be approved by the registry (now PROCESSING)',
+    );
 
-    const active = planFor({ desired: [...linking, managedCampaign], live: { Campaign: [campaign('ACTIVE')], PhoneNumber: [liveNumber()] } });
-    expect(change(active, 'PhoneNumber/line')).toMatchObject({ action: 'update', patch: [{ op: 'add', path: '/campaign_id', value: { ref: 'orders' } }] });
+    const active = planFor({
+      desired: [...linking, managedCampaign],
+      live: { Campaign: [campaign('ACTIVE')], PhoneNumber: [liveNumber()] },
+    });
+    expect(change(active, 'PhoneNumber/line')).toMatchObject({
+      action: 'update',
+      patch: [{ op: 'add', path: '/campaign_id', value: { ref: 'orders' } }],
+    });
 
-    const failed = planFor({ desired: [...linking, managedCampaign], live: { Campaign: [campaign('FAILED')], PhoneNumber: [liveNumber()] } });
+    const failed = planFor({
+      desired: [...linking, managedCampaign],
+      live: { Campaign: [campaign('FAILED')], PhoneNumber: [liveNumber()] },
+    });
     expect(change(failed, 'PhoneNumber/line').action).toBe('blocked');
   });
 
   it('waits for a campaign created in the same apply, depending on it', () => {
-    const plan = planFor({ desired: [number({ campaign_id: { ref: 'orders' } }), managedCampaign], live: { PhoneNumber: [liveNumber()] } });
+    const plan = planFor({
+      desired: [number({ campaign_id: { ref: 'orders' } }), managedCampaign],
+      live: { PhoneNumber: [liveNumber()] },
+    });
     expect(change(plan, 'PhoneNumber/line')).toMatchObject({ action: 'wait', depends_on: ['Campaign/orders'] });
   });
 
@@ -51,10 +76,19 @@ describe('a number and its campaign', () => {
 });
 
 describe('a number and its trunk', () => {
-  const outbound = live('T-OUT', { name: 'out', trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: 'acl' });
+  const outbound = live('T-OUT', {
+    name: 'out',
+    trunk_direction: 'outbound',
+    trunk_status: 'enabled',
+    secure: false,
+    ipacl_uuid: 'acl',
+  });
 
   it('is blocked when its literal app_id is a trunk that is outbound in the account', () => {
-    const plan = planFor({ desired: [number({ app_id: 'T-OUT' })], live: { Trunk: [outbound], PhoneNumber: [liveNumber()] } });
+    const plan = planFor({
+      desired: [number({ app_id: 'T-OUT' })],
+      live: { Trunk: [outbound], PhoneNumber: [liveNumber()] },
+    });
     expect(change(plan, 'PhoneNumber/line').action).toBe('blocked');
     expect(change(plan, 'PhoneNumber/line').reasons).toContain(
       'app_id: Trunk T-OUT, as the account has it, is an outbound trunk; only inbound trunks can be attached to phone numbers',
@@ -76,8 +110,18 @@ describe('a number and its trunk', () => {
   });
 
   it('blocks turning an inbound trunk with numbers outbound', () => {
-    const trunk = desired('Trunk', 'pbx', { name: 'pbx', trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: 'acl' });
-    const inbound = live('T-IN', { name: 'pbx', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: 'uri' }, { facts: { numbers: 2 } });
+    const trunk = desired('Trunk', 'pbx', {
+      name: 'pbx',
+      trunk_direction: 'outbound',
+      trunk_status: 'enabled',
+      secure: false,
+      ipacl_uuid: 'acl',
+    });
+    const inbound = live(
+      'T-IN',
+      { name: 'pbx', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: 'uri' },
+      { facts: { numbers: 2 } },
+    );
     const plan = planFor({ desired: [trunk], live: { Trunk: [inbound] } });
     expect(change(plan, 'Trunk/pbx').action).toBe('blocked');
     expect(change(plan, 'Trunk/pbx').reasons.at(-1)).toBe(

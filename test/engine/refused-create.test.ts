@@ -34,11 +34,22 @@ describe('a create the API refused', () => {
   it('leaves no open intent behind, so the next run settles nothing', async () => {
     // The ACL kind drops its addresses on the way out: the emulator answers 422 "ip_addresses is required".
     const kinds: PlannerKind[] = coreKinds().map((kind) =>
-      kind.kind !== 'TrunkIpAcl' ? kind : { ...kind, live: { ...kind.live, create: (context, spec) => kind.live.create(context, { name: spec.name }) } },
+      kind.kind !== 'TrunkIpAcl'
+        ? kind
+        : {
+            ...kind,
+            live: { ...kind.live, create: (context, spec) => kind.live.create(context, { name: spec.name }) },
+          },
     );
-    const desired = await desiredFrom([{ kind: 'TrunkIpAcl', name: 'office', spec: { ip_addresses: ['192.0.2.1'] } }], {});
+    const desired = await desiredFrom(
+      [{ kind: 'TrunkIpAcl', name: 'office', spec: { ip_addresses: ['192.0.2.1'] } }],
+      {},
+    );
     const backend = new FileBackend(path.join(folder, 'state.json'));
-    const store = await LedgerStore.open(backend, { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    const store = await LedgerStore.open(backend, {
+      binding: { endpoint: 'test', account: defaultAccount.authId },
+      lock: true,
+    });
     try {
       const run = { client, store, desired, kinds };
       const result = await applyRun(run, await planRun(run), { parallelism: 1, clock: emulatorClock(emulator) });
@@ -46,7 +57,10 @@ describe('a create the API refused', () => {
     } finally {
       await store.close();
     }
-    const again = await LedgerStore.open(new FileBackend(path.join(folder, 'state.json')), { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: false });
+    const again = await LedgerStore.open(new FileBackend(path.join(folder, 'state.json')), {
+      binding: { endpoint: 'test', account: defaultAccount.authId },
+      lock: false,
+    });
     try {
       expect(again.uncertain).toEqual([]);
       expect(again.ledger.resources['TrunkIpAcl/office']).toBeUndefined();

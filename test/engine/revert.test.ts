@@ -33,7 +33,11 @@ const record: HistoryRecord & { type: 'apply' } = {
   trigger: 'apply',
   plan: { digest: 'd'.repeat(64), created_at: '2026-11-25T00:00:00.000Z' },
   approvals: {},
-  changes: [deleted('Campaign/spring', 'C1', campaign), deleted('Brand/acme', 'B1', brand), deleted('PhoneNumber/main', 'N1', { number: '+15125550101' })],
+  changes: [
+    deleted('Campaign/spring', 'C1', campaign),
+    deleted('Brand/acme', 'B1', brand),
+    deleted('PhoneNumber/main', 'N1', { number: '+15125550101' }),
+  ],
   requests: 3,
   fees_usd: 0,
   result: 'applied',
@@ -47,7 +51,14 @@ describe('the plan of a revert', () => {
     const set = revertSet(campaignOnly, ledger);
     const account = new Map([['Brand', [live('B1', brand, { registry: { registration_status: 'COMPLETED' } })]]]);
     const plan = markRevertPlan(buildPlan(planInputs({ desired: set.resources, live: account, ledger })), set, kinds);
-    expect(plan.changes.map((change) => [change.address, change.action, change.flags.irreversible, change.flags.billable_usd])).toEqual([
+    expect(
+      plan.changes.map((change) => [
+        change.address,
+        change.action,
+        change.flags.irreversible,
+        change.flags.billable_usd,
+      ]),
+    ).toEqual([
       ['Brand/acme', 'noop', false, 0],
       ['Campaign/spring', 'create', true, 15],
     ]);
@@ -57,17 +68,37 @@ describe('the plan of a revert', () => {
       'apply #7 deleted it: it returns only as a new registration (a new id, a new vetting that can take days), never as the one that was deleted',
       "registering it again submits it to the registry's vetting review: 15 USD",
     ]);
-    expect(checkSafety(plan, noApprovals, set.resources, ledger).map((violation) => [violation.code, violation.address ?? ''])).toEqual([
+    expect(
+      checkSafety(plan, noApprovals, set.resources, ledger).map((violation) => [
+        violation.code,
+        violation.address ?? '',
+      ]),
+    ).toEqual([
       ['irreversible', 'Campaign/spring'],
       ['cost', ''],
     ]);
-    expect(checkSafety(plan, { ...noApprovals, allow_irreversible: ['Campaign/spring'], max_cost_usd: 15 }, set.resources, ledger)).toEqual([]);
+    expect(
+      checkSafety(
+        plan,
+        { ...noApprovals, allow_irreversible: ['Campaign/spring'], max_cost_usd: 15 },
+        set.resources,
+        ledger,
+      ),
+    ).toEqual([]);
   });
 
   it('blocks a deleted brand (its profile has had its one brand), the campaign registered under it, and a released number: nothing billed', () => {
     const set = revertSet(record, ledgerWith([]));
     const plan = markRevertPlan(buildPlan(planInputs({ desired: set.resources })), set, kinds);
-    expect(plan.changes.map((change) => [change.address, change.action, change.flags.irreversible, change.flags.billable_usd, change.reasons.at(-1)])).toEqual([
+    expect(
+      plan.changes.map((change) => [
+        change.address,
+        change.action,
+        change.flags.irreversible,
+        change.flags.billable_usd,
+        change.reasons.at(-1),
+      ]),
+    ).toEqual([
       [
         'Brand/acme',
         'blocked',
@@ -75,9 +106,22 @@ describe('the plan of a revert', () => {
         0,
         'deleted by apply #7: the API lets a profile register one brand, ever, and profile P1 registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests',
       ],
-      ['Campaign/spring', 'blocked', false, 0, 'it is registered under Brand/acme, which cannot come back: it cannot come back either'],
+      [
+        'Campaign/spring',
+        'blocked',
+        false,
+        0,
+        'it is registered under Brand/acme, which cannot come back: it cannot come back either',
+      ],
       ['PhoneNumber/main', 'blocked', false, 0, expect.stringContaining('released by apply #7')],
     ]);
-    expect(plan.summary).toMatchObject({ create: 0, wait: 0, cost_usd: 0, irreversible: 0, blocked: 3, api_requests: 0 });
+    expect(plan.summary).toMatchObject({
+      create: 0,
+      wait: 0,
+      cost_usd: 0,
+      irreversible: 0,
+      blocked: 3,
+      api_requests: 0,
+    });
   });
 });

@@ -6,7 +6,9 @@ import { desired, ledgerWith, live, noApprovals, planInputs } from './builders.j
 describe('checkSafety', () => {
   const campaignSpec = { brand_id: 'B1', campaign_alias: 'alerts', usecase: 'MIXED' };
   const ledger = ledgerWith([{ kind: 'Campaign', name: 'alerts', id: 'C1', spec: campaignSpec }]);
-  const liveModel = new Map([['Campaign', [live('C1', campaignSpec, { registry: { registration_status: 'ACTIVE' } })]]]);
+  const liveModel = new Map([
+    ['Campaign', [live('C1', campaignSpec, { registry: { registration_status: 'ACTIVE' } })]],
+  ]);
   const keep = desired('TrunkIpAcl', 'office', { name: 'office' });
 
   it('needs an approval naming each irreversible change', () => {
@@ -17,7 +19,9 @@ describe('checkSafety', () => {
     );
     const approved = { ...noApprovals, allow_irreversible: ['Campaign/alerts'], force_deletes: true };
     expect(checkSafety(plan, approved, [keep], ledger)).toEqual([]);
-    expect(checkSafety(plan, { ...noApprovals, allow_irreversible: ['all'], force_deletes: true }, [keep], ledger)).toEqual([]);
+    expect(
+      checkSafety(plan, { ...noApprovals, allow_irreversible: ['all'], force_deletes: true }, [keep], ledger),
+    ).toEqual([]);
   });
 
   it('refuses deleting all of a kind, or more than 30% of ten or more, without --force-deletes', () => {
@@ -25,7 +29,12 @@ describe('checkSafety', () => {
     const approvals = { ...noApprovals, allow_irreversible: ['all'] };
     expect(checkSafety(plan, approvals, [keep], ledger).map((violation) => violation.code)).toEqual(['mass_delete']);
 
-    const specs = Array.from({ length: 10 }, (_, index) => ({ kind: 'TrunkIpAcl', name: `acl-${index}`, id: `a${index}`, spec: { name: `acl-${index}` } }));
+    const specs = Array.from({ length: 10 }, (_, index) => ({
+      kind: 'TrunkIpAcl',
+      name: `acl-${index}`,
+      id: `a${index}`,
+      spec: { name: `acl-${index}` },
+    }));
     const tenLedger = ledgerWith(specs);
     const tenLive = new Map([['TrunkIpAcl', specs.map((spec) => live(spec.id, spec.spec))]]);
     const keepSeven = specs.slice(0, 7).map((spec) => desired('TrunkIpAcl', spec.name, spec.spec));
@@ -47,16 +56,32 @@ describe('checkSafety', () => {
 
     const protectedCampaign = desired('Campaign', 'alerts', { ...campaignSpec, usecase: '2FA' }, { protect: true });
     const replace = buildPlan(planInputs({ desired: [protectedCampaign], live: liveModel, ledger }));
-    expect(checkSafety(replace, { ...noApprovals, allow_irreversible: ['all'], force_deletes: true }, [protectedCampaign], ledger)).toEqual([
+    expect(
+      checkSafety(
+        replace,
+        { ...noApprovals, allow_irreversible: ['all'], force_deletes: true },
+        [protectedCampaign],
+        ledger,
+      ),
+    ).toEqual([
       {
         code: 'protected',
         address: 'Campaign/alerts',
-        message: 'Campaign/alerts has metadata.protect: true and would be replaced; set metadata.protect: false and apply that first',
+        message:
+          'Campaign/alerts has metadata.protect: true and would be replaced; set metadata.protect: false and apply that first',
       },
     ]);
 
-    const failedLive = new Map([['Campaign', [live('C1', campaignSpec, { registry: { registration_status: 'FAILED' } })]]]);
-    const update = buildPlan(planInputs({ desired: [desired('Campaign', 'alerts', { ...campaignSpec, description: 'fixed' })], live: failedLive, ledger }));
+    const failedLive = new Map([
+      ['Campaign', [live('C1', campaignSpec, { registry: { registration_status: 'FAILED' } })]],
+    ]);
+    const update = buildPlan(
+      planInputs({
+        desired: [desired('Campaign', 'alerts', { ...campaignSpec, description: 'fixed' })],
+        live: failedLive,
+        ledger,
+      }),
+    );
     const costly = checkSafety(update, noApprovals, [keep], ledger);
     expect(costly.map((violation) => violation.message)).toEqual([
       'the plan costs 15 USD (campaign vetting reviews) and the approved maximum is 0 USD; approve it with --max-cost 15',
@@ -74,14 +99,24 @@ describe('held values at the gate', () => {
 
   it('lets a held value kept unchanged through, and refuses an update that changes it', () => {
     const kept = { ...desired('TrunkIpAcl', 'office', heldSpec), held };
-    expect(checkSafety(buildPlan(planInputs({ desired: [kept], live: liveModel, ledger })), noApprovals, [kept], ledger)).toEqual([]);
+    expect(
+      checkSafety(buildPlan(planInputs({ desired: [kept], live: liveModel, ledger })), noApprovals, [kept], ledger),
+    ).toEqual([]);
 
     const changed = { ...desired('TrunkIpAcl', 'office', { ...heldSpec, description: 'y' }), held };
-    expect(checkSafety(buildPlan(planInputs({ desired: [changed], live: liveModel, ledger })), noApprovals, [changed], ledger)).toEqual([
+    expect(
+      checkSafety(
+        buildPlan(planInputs({ desired: [changed], live: liveModel, ledger })),
+        noApprovals,
+        [changed],
+        ledger,
+      ),
+    ).toEqual([
       {
         code: 'held_value',
         address: 'TrunkIpAcl/office',
-        message: 'a.yaml:7:16: TrunkIpAcl/office changes spec.description, which must meet the create rules: spec.description is too short',
+        message:
+          'a.yaml:7:16: TrunkIpAcl/office changes spec.description, which must meet the create rules: spec.description is too short',
       },
     ]);
   });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseShard, shardOf } from '../../src/util/shard.js';
-import { buildAccountsReport, mergeAccountsReports, worstExitCode, type AccountOutcome } from '../../src/render/accounts-report.js';
+import {
+  buildAccountsReport,
+  mergeAccountsReports,
+  worstExitCode,
+  type AccountOutcome,
+} from '../../src/render/accounts-report.js';
 
 const names = Array.from({ length: 400 }, (_, index) => `customer-${index}`);
 
@@ -32,7 +37,12 @@ describe('shards', () => {
   });
 });
 
-const outcome = (name: string, exit_code: number): AccountOutcome => ({ name, exit_code, status: exit_code === 1 ? 'error' : 'in_sync', summary: '' });
+const outcome = (name: string, exit_code: number): AccountOutcome => ({
+  name,
+  exit_code,
+  status: exit_code === 1 ? 'error' : 'in_sync',
+  summary: '',
+});
 
 describe('accounts report', () => {
   it('takes the worst exit code: error, then changes, then pending manifest changes, then 0', () => {
@@ -45,14 +55,32 @@ describe('accounts report', () => {
   it('merges shards into the report of one run, and refuses a missing, repeated or foreign part', () => {
     const one = buildAccountsReport('drift', [outcome('b', 3), outcome('d', 0)], { index: 1, count: 2 });
     const two = buildAccountsReport('drift', [outcome('c', 0), outcome('a', 2)], { index: 2, count: 2 });
-    expect(mergeAccountsReports([{ file: 'one', report: one }, { file: 'two', report: two }])).toEqual(
-      buildAccountsReport('drift', [outcome('a', 2), outcome('b', 3), outcome('c', 0), outcome('d', 0)]),
-    );
+    expect(
+      mergeAccountsReports([
+        { file: 'one', report: one },
+        { file: 'two', report: two },
+      ]),
+    ).toEqual(buildAccountsReport('drift', [outcome('a', 2), outcome('b', 3), outcome('c', 0), outcome('d', 0)]));
     expect(() => mergeAccountsReports([{ file: 'one', report: one }])).toThrow('shard 2/2 missing');
-    expect(() => mergeAccountsReports([{ file: 'one', report: one }, { file: 'again', report: one }])).toThrow('again and one are both shard 1/2');
+    expect(() =>
+      mergeAccountsReports([
+        { file: 'one', report: one },
+        { file: 'again', report: one },
+      ]),
+    ).toThrow('again and one are both shard 1/2');
     const plan = buildAccountsReport('plan', [outcome('c', 0)], { index: 2, count: 2 });
-    expect(() => mergeAccountsReports([{ file: 'one', report: one }, { file: 'p', report: plan }])).toThrow('p is a plan report and one a drift report');
+    expect(() =>
+      mergeAccountsReports([
+        { file: 'one', report: one },
+        { file: 'p', report: plan },
+      ]),
+    ).toThrow('p is a plan report and one a drift report');
     const overlapping = buildAccountsReport('drift', [outcome('b', 0)], { index: 2, count: 2 });
-    expect(() => mergeAccountsReports([{ file: 'one', report: one }, { file: 'x', report: overlapping }])).toThrow('account b is in both one and x');
+    expect(() =>
+      mergeAccountsReports([
+        { file: 'one', report: one },
+        { file: 'x', report: overlapping },
+      ]),
+    ).toThrow('account b is in both one and x');
   });
 });

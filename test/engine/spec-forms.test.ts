@@ -9,7 +9,10 @@ const bySet: DiffRules = { setFields: { ip_addresses: (member) => String(member)
 const asList: DiffRules = { setFields: {}, secretFields: [] };
 
 const objects = (count: number): LiveObject[] =>
-  Array.from({ length: count }, (_, index) => ({ id: `id-${index}`, spec: { name: `acl-${index}`, ip_addresses: ['10.0.0.2', `10.0.1.${index % 250}`], password: 'x' } }));
+  Array.from({ length: count }, (_, index) => ({
+    id: `id-${index}`,
+    spec: { name: `acl-${index}`, ip_addresses: ['10.0.0.2', `10.0.1.${index % 250}`], password: 'x' },
+  }));
 
 describe('spec forms', () => {
   it('are made for every object of a list, once, as the planner would make them', async () => {
@@ -39,7 +42,14 @@ describe('spec forms', () => {
   it('are made again for a kind with other rules', () => {
     const forms = new SpecForms();
     const [live] = objects(1) as [LiveObject];
-    expect(forms.of(live.spec, bySet)).toEqual({ ip_addresses: { '10.0.0.2': '10.0.0.2', '10.0.1.0': '10.0.1.0' }, name: 'acl-0' });
-    expect(forms.of(live.spec, asList)).toEqual({ ip_addresses: ['10.0.0.2', '10.0.1.0'], name: 'acl-0', password: 'x' });
+    expect(forms.of(live.spec, bySet)).toEqual({
+      ip_addresses: { '10.0.0.2': '10.0.0.2', '10.0.1.0': '10.0.1.0' },
+      name: 'acl-0',
+    });
+    expect(forms.of(live.spec, asList)).toEqual({
+      ip_addresses: ['10.0.0.2', '10.0.1.0'],
+      name: 'acl-0',
+      password: 'x',
+    });
   });
 });

@@ -5,7 +5,12 @@ import { change as plannedChange } from '../support/plan.js';
 
 /** The scheduling of apply's steps, with steps that only record when they run. */
 
-function change(address: string, action: PlannedChange['action'], dependsOn: string[] = [], extra: Partial<PlannedChange> = {}): PlannedChange {
+function change(
+  address: string,
+  action: PlannedChange['action'],
+  dependsOn: string[] = [],
+  extra: Partial<PlannedChange> = {},
+): PlannedChange {
   return plannedChange({ address, action, depends_on: dependsOn, ...extra });
 }
 
@@ -43,7 +48,8 @@ async function run(
       if (failure?.status === 'failed' && failure.error === 'throw') throw new Error('the API answered 500');
       return failure ?? { status: 'done' };
     },
-    finished: (step, outcome) => finished.push(`${step.change.address}${step.part === 'main' ? '' : '#delete'} ${outcome.status}`),
+    finished: (step, outcome) =>
+      finished.push(`${step.change.address}${step.part === 'main' ? '' : '#delete'} ${outcome.status}`),
   });
   await runner.run();
   return { order, outcomes, finished, mostAtOnce };
@@ -62,11 +68,20 @@ describe('StepRunner', () => {
     const { order } = await run(steps, { parallelism: 1 });
     // Chains of requests: the brand (1) then its campaign (4: polls, then registers) = 5; the ACL,
     // trunk and number = 3; the number and the lone credential (1 each) in plan order.
-    expect(order).toEqual(['Brand/acme', 'Campaign/promo', 'TrunkIpAcl/office', 'Trunk/pbx', 'SipCredential/alone', 'PhoneNumber/1202']);
+    expect(order).toEqual([
+      'Brand/acme',
+      'Campaign/promo',
+      'TrunkIpAcl/office',
+      'Trunk/pbx',
+      'SipCredential/alone',
+      'PhoneNumber/1202',
+    ]);
   });
 
   it('keeps plan order among steps of equal chains, and never runs more than the parallelism at once', async () => {
-    const steps = Array.from({ length: 20 }, (_, index) => main(change(`TrunkIpAcl/acl-${String(index).padStart(2, '0')}`, 'create')));
+    const steps = Array.from({ length: 20 }, (_, index) =>
+      main(change(`TrunkIpAcl/acl-${String(index).padStart(2, '0')}`, 'create')),
+    );
     const { order, mostAtOnce } = await run(steps, { parallelism: 3 });
     expect(order).toEqual(steps.map((step) => step.change.address));
     expect(mostAtOnce).toBe(3);
@@ -86,7 +101,10 @@ describe('StepRunner', () => {
     const outcomes = new Map<string, ChangeOutcome>([['Brand/blocked', { status: 'blocked', reason: 'immutable' }]]);
     const result = await run(steps, {
       outcomes,
-      fail: { 'TrunkIpAcl/bad': { status: 'failed', error: 'throw' }, 'Campaign/waiting': { status: 'pending', reason: 'waits for the registry' } },
+      fail: {
+        'TrunkIpAcl/bad': { status: 'failed', error: 'throw' },
+        'Campaign/waiting': { status: 'pending', reason: 'waits for the registry' },
+      },
     });
     expect(Object.fromEntries(result.outcomes)).toEqual({
       'Brand/blocked': { status: 'blocked', reason: 'immutable' },
@@ -103,19 +121,28 @@ describe('StepRunner', () => {
   });
 
   it('deletes only once every create, update and replace has settled, and a replaced object after what released it', async () => {
-    const replace = change('OriginationUri/primary', 'replace', [], { replace_strategy: 'create_before_delete', delete_after: ['Trunk/pbx'] });
+    const replace = change('OriginationUri/primary', 'replace', [], {
+      replace_strategy: 'create_before_delete',
+      delete_after: ['Trunk/pbx'],
+    });
     const steps = [
       main(replace),
       main(change('Trunk/pbx', 'update', ['OriginationUri/primary'])),
       main(change('TrunkIpAcl/old', 'delete')),
       main(change('Trunk/old', 'delete')),
       main(change('TrunkCredential/old', 'delete', ['Trunk/old'])),
-      { change: replace, part: 'replace-delete', after: ['OriginationUri/primary', 'Trunk/pbx'], weight: 1 } satisfies Step,
+      {
+        change: replace,
+        part: 'replace-delete',
+        after: ['OriginationUri/primary', 'Trunk/pbx'],
+        weight: 1,
+      } satisfies Step,
     ];
     const { order, finished } = await run(steps);
     const at = (key: string): number => order.indexOf(key);
     const lastMain = Math.max(at('OriginationUri/primary'), at('Trunk/pbx'));
-    for (const key of ['TrunkIpAcl/old', 'Trunk/old', 'TrunkCredential/old', 'OriginationUri/primary#delete']) expect(at(key)).toBeGreaterThan(lastMain);
+    for (const key of ['TrunkIpAcl/old', 'Trunk/old', 'TrunkCredential/old', 'OriginationUri/primary#delete'])
+      expect(at(key)).toBeGreaterThan(lastMain);
     expect(at('TrunkCredential/old')).toBeGreaterThan(at('Trunk/old'));
     expect(finished.sort()).toEqual([
       'OriginationUri/primary done',
@@ -144,7 +171,9 @@ describe('StepRunner', () => {
   });
 
   it('runs a chain of 20,000 dependent steps in order', async () => {
-    const steps = Array.from({ length: 20_000 }, (_, index) => main(change(`Trunk/t${index}`, 'create', index === 0 ? [] : [`Trunk/t${index - 1}`])));
+    const steps = Array.from({ length: 20_000 }, (_, index) =>
+      main(change(`Trunk/t${index}`, 'create', index === 0 ? [] : [`Trunk/t${index - 1}`])),
+    );
     const order: string[] = [];
     const runner = new StepRunner(steps, new Map(), {
       parallelism: 8,

@@ -8,10 +8,18 @@ import { allKinds, desired, ledgerWith, live, planInputs } from './builders.js';
 /** `--target`: the closure of the targets over `depends_on` and the references of their desired specs, and nothing else. */
 const whole = plan(
   [
-    change({ address: 'TrunkIpAcl/office', action: 'update', patch: [{ op: 'add', path: '/ip_addresses/192.0.2.1', value: '192.0.2.1' }] }),
+    change({
+      address: 'TrunkIpAcl/office',
+      action: 'update',
+      patch: [{ op: 'add', path: '/ip_addresses/192.0.2.1', value: '192.0.2.1' }],
+    }),
     change({ address: 'TrunkCredential/login', action: 'noop' }),
     change({ address: 'Trunk/pbx', action: 'update', depends_on: ['TrunkIpAcl/office', 'TrunkCredential/login'] }),
-    change({ address: 'Campaign/promo', action: 'replace', flags: { billable_usd: 15, irreversible: true, breaks_auth: false, breaks_calls: false, needs_unassign: false } }),
+    change({
+      address: 'Campaign/promo',
+      action: 'replace',
+      flags: { billable_usd: 15, irreversible: true, breaks_auth: false, breaks_calls: false, needs_unassign: false },
+    }),
     change({ address: 'Campaign/#CM1', action: 'delete', superseded_of: 'Campaign/promo' }),
     change({ address: 'SipIpAcl/old', action: 'delete' }),
   ],
@@ -20,7 +28,13 @@ const whole = plan(
     basis: {
       ledger_lineage: 'l',
       ledger_serial: 3,
-      objects: { 'TrunkIpAcl/office': 'a', 'Trunk/pbx': 'b', 'Trunk/pbx#password': 'secret:x', 'Campaign/promo': 'c', 'SipIpAcl/old': 'd' },
+      objects: {
+        'TrunkIpAcl/office': 'a',
+        'Trunk/pbx': 'b',
+        'Trunk/pbx#password': 'secret:x',
+        'Campaign/promo': 'c',
+        'SipIpAcl/old': 'd',
+      },
     },
   },
 );
@@ -28,7 +42,11 @@ const whole = plan(
 describe('limitToTargets', () => {
   it('keeps the targets and everything they depend on, with their basis, and says what was left out', () => {
     const limited = limitToTargets(whole, ['Trunk/pbx'], kindsByName(allKinds));
-    expect(limited.changes.map((item) => item.address)).toEqual(['TrunkIpAcl/office', 'TrunkCredential/login', 'Trunk/pbx']);
+    expect(limited.changes.map((item) => item.address)).toEqual([
+      'TrunkIpAcl/office',
+      'TrunkCredential/login',
+      'Trunk/pbx',
+    ]);
     expect(limited.targets).toEqual(['Trunk/pbx']);
     expect(Object.keys(limited.basis.objects)).toEqual(['TrunkIpAcl/office', 'Trunk/pbx', 'Trunk/pbx#password']);
     expect(limited.summary).toMatchObject({ update: 2, noop: 1, replace: 0, delete: 0, cost_usd: 0, irreversible: 0 });
@@ -48,13 +66,20 @@ describe('limitToTargets', () => {
 
   it('leaves a plan without targets as it is, and refuses an address that names nothing', () => {
     expect(limitToTargets(whole, [], kindsByName(allKinds))).toBe(whole);
-    expect(() => limitToTargets(whole, ['Trunk/pxb'], kindsByName(allKinds))).toThrow('--target Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?');
+    expect(() => limitToTargets(whole, ['Trunk/pxb'], kindsByName(allKinds))).toThrow(
+      '--target Trunk/pxb: no such resource in the manifests or the state; did you mean Trunk/pbx?',
+    );
   });
 });
 
 describe('limitToTargets on a planned account', () => {
   const acl = desired('TrunkIpAcl', 'office', { name: 'office', ip_addresses: ['203.0.113.10', '203.0.113.11'] });
-  const trunk = desired('Trunk', 'pbx-out', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: { ref: 'office' } });
+  const trunk = desired('Trunk', 'pbx-out', {
+    name: 'pbx-out',
+    trunk_direction: 'outbound',
+    secure: false,
+    ipacl_uuid: { ref: 'office' },
+  });
   const other = desired('TrunkIpAcl', 'lab', { name: 'lab', ip_addresses: ['198.51.100.1'] });
 
   it('keeps the update of a resource the target refers to, though the target itself does not change', () => {
@@ -62,8 +87,17 @@ describe('limitToTargets on a planned account', () => {
       planInputs({
         desired: [acl, trunk, other],
         live: new Map([
-          ['TrunkIpAcl', [live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10'] }), live('acl-2', { name: 'lab', ip_addresses: [] })]],
-          ['Trunk', [live('t-1', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: 'acl-1' })]],
+          [
+            'TrunkIpAcl',
+            [
+              live('acl-1', { name: 'office', ip_addresses: ['203.0.113.10'] }),
+              live('acl-2', { name: 'lab', ip_addresses: [] }),
+            ],
+          ],
+          [
+            'Trunk',
+            [live('t-1', { name: 'pbx-out', trunk_direction: 'outbound', secure: false, ipacl_uuid: 'acl-1' })],
+          ],
         ]),
         ledger: ledgerWith([
           { kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', spec: acl.spec },

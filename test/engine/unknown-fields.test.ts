@@ -56,8 +56,17 @@ const readBack = {
   error_reason: '',
 };
 
-const brand = { profile_uuid: '11111111-1111-4111-8111-111111111111', brand_alias: 'acme', brand_type: 'STANDARD', method: 'POST' };
-const brandLive = { id: 'BRAND01', spec: { profile_uuid: brand.profile_uuid, brand_alias: 'acme', brand_type: 'STANDARD' }, registry: { registration_status: 'COMPLETED' } };
+const brand = {
+  profile_uuid: '11111111-1111-4111-8111-111111111111',
+  brand_alias: 'acme',
+  brand_type: 'STANDARD',
+  method: 'POST',
+};
+const brandLive = {
+  id: 'BRAND01',
+  spec: { profile_uuid: brand.profile_uuid, brand_alias: 'acme', brand_type: 'STANDARD' },
+  registry: { registration_status: 'COMPLETED' },
+};
 
 function planOf(options: { ledger: boolean; spec?: Record<string, unknown> }) {
   const campaign = desired('Campaign', 'alerts', { ...(options.spec ?? registered), brand_id: { ref: 'acme' } });
@@ -117,10 +126,15 @@ describe('fields a read does not return', () => {
   });
 
   it('still show a change the manifest makes to an unknown field since the last apply', () => {
-    const plan = planOf({ ledger: true, spec: { ...registered, help_message: 'Reply STOP to opt out. Call 555-0100 for help now.' } });
+    const plan = planOf({
+      ledger: true,
+      spec: { ...registered, help_message: 'Reply STOP to opt out. Call 555-0100 for help now.' },
+    });
     const change = plan.changes.find((item) => item.address === 'Campaign/alerts');
     expect(change?.action).toBe('blocked'); // an ACTIVE campaign cannot be updated, but the change is seen
-    expect(change?.patch).toEqual([{ op: 'replace', path: '/help_message', value: 'Reply STOP to opt out. Call 555-0100 for help now.' }]);
+    expect(change?.patch).toEqual([
+      { op: 'replace', path: '/help_message', value: 'Reply STOP to opt out. Call 555-0100 for help now.' },
+    ]);
     expect(change?.drifted).toBeUndefined();
   });
 

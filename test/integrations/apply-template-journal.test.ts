@@ -14,7 +14,9 @@ interface Step {
   run?: string;
 }
 
-const workflow = parse(await readFile(path.join(repository, 'integrations/github/workflows/telform-apply.yml'), 'utf8')) as {
+const workflow = parse(
+  await readFile(path.join(repository, 'integrations/github/workflows/telform-apply.yml'), 'utf8'),
+) as {
   jobs: { apply: { steps: Step[] } };
 };
 const step = (name: string): Step => {
@@ -36,7 +38,12 @@ function runStep(name: string, cwd: string): Promise<{ code: number | null; outp
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-e', '-c', step(name).run as string], {
       cwd,
-      env: { ...process.env, RUNNER_TEMP: path.join(cwd, '..', `${path.basename(cwd)}-temp`), PR_NUMBER: '7', GIT_TERMINAL_PROMPT: '0' },
+      env: {
+        ...process.env,
+        RUNNER_TEMP: path.join(cwd, '..', `${path.basename(cwd)}-temp`),
+        PR_NUMBER: '7',
+        GIT_TERMINAL_PROMPT: '0',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -58,7 +65,11 @@ async function runner(name: string): Promise<string> {
 }
 
 async function setLatency(ms: number): Promise<void> {
-  await fetch(`${api.emulator.url}/__emulator/faults/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latency: ms }) });
+  await fetch(`${api.emulator.url}/__emulator/faults/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ latency: ms }),
+  });
 }
 
 beforeAll(async () => {
@@ -68,7 +79,14 @@ beforeAll(async () => {
   const seed = path.join(work, 'seed');
   git(work, 'clone', '-q', path.join(work, 'origin.git'), seed);
   await mkdir(path.join(seed, 'manifests'));
-  const documents = names.map((name, index) => JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name }, spec: { ip_addresses: [`198.51.100.${index + 1}`] } }));
+  const documents = names.map((name, index) =>
+    JSON.stringify({
+      apiVersion: 'telform/v1',
+      kind: 'TrunkIpAcl',
+      metadata: { name },
+      spec: { ip_addresses: [`198.51.100.${index + 1}`] },
+    }),
+  );
   await writeFile(path.join(seed, 'manifests/acls.yaml'), documents.join('\n---\n'));
   git(seed, '-c', 'user.name=test', '-c', 'user.email=test@invalid', 'add', '-A');
   git(seed, '-c', 'user.name=test', '-c', 'user.email=test@invalid', 'commit', '-qm', 'manifests');
@@ -90,7 +108,10 @@ describe('the GitHub apply workflow keeps the journal', () => {
     expect((await runStep('Use the newest state', first)).code).toBe(0);
     await setLatency(300);
     try {
-      const victim = startCli(['apply', '-f', 'manifests', '--state', 'telform.state.json', '--auto-approve', '--parallelism', '1'], { cwd: first, env: api.env });
+      const victim = startCli(
+        ['apply', '-f', 'manifests', '--state', 'telform.state.json', '--auto-approve', '--parallelism', '1'],
+        { cwd: first, env: api.env },
+      );
       // Killed once a few creates are done and none of it is in the state file yet.
       for (;;) {
         const journal = await readFile(path.join(first, 'telform.state.json.journal'), 'utf8').catch(() => '');
@@ -109,7 +130,10 @@ describe('the GitHub apply workflow keeps the journal', () => {
     // A new runner: fresh clone, the workflow's restore, the next apply.
     const second = await runner('runner-2');
     expect((await runStep('Use the newest state', second)).code).toBe(0);
-    const next = await runCli(['apply', '-f', 'manifests', '--state', 'telform.state.json', '--auto-approve'], { cwd: second, env: api.env });
+    const next = await runCli(['apply', '-f', 'manifests', '--state', 'telform.state.json', '--auto-approve'], {
+      cwd: second,
+      env: api.env,
+    });
     expect(next.code).toBe(0);
     expect((await runStep('Commit the state', second)).code).toBe(0);
 
@@ -122,7 +146,10 @@ describe('the GitHub apply workflow keeps the journal', () => {
     const ledger = JSON.parse(await readFile(path.join(third, 'telform.state.json'), 'utf8')) as { resources: object };
     expect(Object.keys(ledger.resources).sort()).toEqual(names.map((name) => `TrunkIpAcl/${name}`).sort());
     expect(git(third, 'ls-tree', '--name-only', 'origin/main').split('\n')).not.toContain('telform.state.json.journal');
-    const plan = await runCli(['plan', '-f', 'manifests', '--state', 'telform.state.json', '--detailed-exitcode'], { cwd: third, env: api.env });
+    const plan = await runCli(['plan', '-f', 'manifests', '--state', 'telform.state.json', '--detailed-exitcode'], {
+      cwd: third,
+      env: api.env,
+    });
     expect(plan.code).toBe(0);
   }, 120_000);
 });

@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
  */
 export interface FakeGitlab {
   url: string;
-  requests: Array<{ method: string; path: string; token: string | undefined; body: Record<string, unknown> | undefined }>;
+  requests: Array<{
+    method: string;
+    path: string;
+    token: string | undefined;
+    body: Record<string, unknown> | undefined;
+  }>;
   notes: Array<{ id: number; body: string }>;
   issues: Array<{ iid: number; state: 'opened' | 'closed'; title: string; description: string; labels: string }>;
   /** What `commits/:sha/merge_requests` answers: the merge request a commit came from. */
@@ -22,14 +27,25 @@ const pipelineId = 501;
 const planJobId = 7001;
 
 export async function startFakeGitlab(projectId: string, artifact: () => Promise<Buffer>): Promise<FakeGitlab> {
-  const fake: Omit<FakeGitlab, 'url' | 'close'> = { requests: [], notes: [], issues: [], mergeRequest: undefined, artifact };
+  const fake: Omit<FakeGitlab, 'url' | 'close'> = {
+    requests: [],
+    notes: [],
+    issues: [],
+    mergeRequest: undefined,
+    artifact,
+  };
   const prefix = `/api/v4/projects/${projectId}`;
   const server: Server = createServer((request, response) => {
     (async () => {
       const body = await readBody(request);
       const url = new URL(request.url ?? '/', 'http://localhost');
       const token = request.headers['private-token'];
-      fake.requests.push({ method: request.method ?? '', path: url.pathname, token: typeof token === 'string' ? token : undefined, body });
+      fake.requests.push({
+        method: request.method ?? '',
+        path: url.pathname,
+        token: typeof token === 'string' ? token : undefined,
+        body,
+      });
       const send = (status: number, value: unknown): void => {
         response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       };
@@ -48,11 +64,13 @@ export async function startFakeGitlab(projectId: string, artifact: () => Promise
         note.body = String(body?.body);
         return send(200, note);
       }
-      if (route.match(/^GET \/repository\/commits\/[0-9a-f]+\/merge_requests$/)) return send(200, fake.mergeRequest ? [fake.mergeRequest] : []);
+      if (route.match(/^GET \/repository\/commits\/[0-9a-f]+\/merge_requests$/))
+        return send(200, fake.mergeRequest ? [fake.mergeRequest] : []);
       if (route.match(/^GET \/merge_requests\/\d+\/pipelines$/)) {
         return send(200, fake.mergeRequest ? [{ id: pipelineId, sha: fake.mergeRequest.sha, status: 'success' }] : []);
       }
-      if (route === `GET /pipelines/${pipelineId}/jobs`) return send(200, [{ id: planJobId, name: 'telform-plan', status: 'success' }]);
+      if (route === `GET /pipelines/${pipelineId}/jobs`)
+        return send(200, [{ id: planJobId, name: 'telform-plan', status: 'success' }]);
       if (route.startsWith(`GET /jobs/${planJobId}/artifacts/`)) {
         response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(await fake.artifact());
         return;
@@ -60,10 +78,19 @@ export async function startFakeGitlab(projectId: string, artifact: () => Promise
       if (route === 'GET /issues') {
         const label = url.searchParams.get('labels');
         const state = url.searchParams.get('state');
-        return send(200, fake.issues.filter((issue) => issue.labels === label && issue.state === state));
+        return send(
+          200,
+          fake.issues.filter((issue) => issue.labels === label && issue.state === state),
+        );
       }
       if (route === 'POST /issues') {
-        const issue = { iid: fake.issues.length + 1, state: 'opened' as const, title: String(body?.title), description: String(body?.description), labels: String(body?.labels) };
+        const issue = {
+          iid: fake.issues.length + 1,
+          state: 'opened' as const,
+          title: String(body?.title),
+          description: String(body?.description),
+          labels: String(body?.labels),
+        };
         fake.issues.push(issue);
         return send(201, issue);
       }

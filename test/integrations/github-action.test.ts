@@ -84,18 +84,25 @@ describe('the GitHub action step', () => {
 
   it('annotates invalid manifests and fails the plan', async () => {
     // An unknown field is an error whatever the account holds (a value rule alone would be a held_value warning).
-    await writeFile(path.join(work, 'repo/manifests/bad.yaml'), 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: bad\nspec:\n  ip_adresses: [203.0.113.9]\n');
+    await writeFile(
+      path.join(work, 'repo/manifests/bad.yaml'),
+      'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: bad\nspec:\n  ip_adresses: [203.0.113.9]\n',
+    );
     const run = await runStep('plan');
     await rm(path.join(work, 'repo/manifests/bad.yaml'));
     expect(run.outputs['exit-code']).toBe('1');
-    expect(run.stdout).toMatch(/^::error file=manifests\/bad\.yaml,line=6,col=\d+,title=telform [a-z_]+::TrunkIpAcl\/bad {2}spec\.ip_adresses/m);
+    expect(run.stdout).toMatch(
+      /^::error file=manifests\/bad\.yaml,line=6,col=\d+,title=telform [a-z_]+::TrunkIpAcl\/bad {2}spec\.ip_adresses/m,
+    );
   });
 
   it('refuses an approvals file line that is not an approval', async () => {
     await writeFile(path.join(work, 'repo/telform.approvals'), '--endpoint https://example.com\n');
     const run = await runStep('plan');
     expect(run.outputs).toMatchObject({ 'exit-code': '1', planned: 'false' });
-    expect(run.stdout).toContain('::error file=telform.approvals::"--endpoint https://example.com" is not --allow-irreversible ADDRESS, --max-cost USD or --force-deletes');
+    expect(run.stdout).toContain(
+      '::error file=telform.approvals::"--endpoint https://example.com" is not --allow-irreversible ADDRESS, --max-cost USD or --force-deletes',
+    );
   });
 
   it('writes the report it names when the saved plan cannot be shown, and names none it did not write', async () => {
@@ -103,7 +110,9 @@ describe('the GitHub action step', () => {
     const run = await runStep('apply', { INPUT_PLAN_FILE: 'broken-plan.json' });
     expect(run.outputs['exit-code']).toBe('1');
     expect(run.outputs.report).toBe(path.join(work, 'telform-apply.md'));
-    expect(run.report).toMatch(/^### telform apply: failed\n\nThe saved plan could not be read, so nothing was applied:\n\n```\nerror: broken-plan\.json/);
+    expect(run.report).toMatch(
+      /^### telform apply: failed\n\nThe saved plan could not be read, so nothing was applied:\n\n```\nerror: broken-plan\.json/,
+    );
     expect(run.stdout).not.toContain('No such file');
 
     const unknown = await runStep('deploy');
@@ -112,13 +121,20 @@ describe('the GitHub action step', () => {
   });
 
   it('plans with the reviewed approvals recorded, applies the saved plan, then reports drift', async () => {
-    await writeFile(path.join(work, 'repo/telform.approvals'), '# reviewed with the manifests\n--max-cost 15\n--allow-irreversible Campaign/old-promo\n');
+    await writeFile(
+      path.join(work, 'repo/telform.approvals'),
+      '# reviewed with the manifests\n--max-cost 15\n--allow-irreversible Campaign/old-promo\n',
+    );
     const plan = await runStep('plan');
     expect(plan.outputs).toMatchObject({ 'exit-code': '0', planned: 'true' });
     expect(plan.report).toContain('<code>TrunkIpAcl/office</code> will be created');
     // Rehearsed on a replica by default (input rehearse: 'false' skips it).
-    expect(plan.report).toContain('### Rehearsed on a replica of the account\n\nThe plan went through on a replica of the account');
-    const saved = JSON.parse(await readFile(path.join(work, 'repo/telform-plan.json'), 'utf8')) as { approvals: Record<string, unknown> };
+    expect(plan.report).toContain(
+      '### Rehearsed on a replica of the account\n\nThe plan went through on a replica of the account',
+    );
+    const saved = JSON.parse(await readFile(path.join(work, 'repo/telform-plan.json'), 'utf8')) as {
+      approvals: Record<string, unknown>;
+    };
     expect(saved.approvals).toMatchObject({ allow_irreversible: ['Campaign/old-promo'], max_cost_usd: 15 });
 
     const apply = await runStep('apply');

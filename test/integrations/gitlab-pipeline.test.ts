@@ -29,7 +29,10 @@ const aclManifest = (addresses: string[]): string =>
   `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [${addresses.join(', ')}]\n`;
 
 function git(...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@invalid', ...args], { cwd: project, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@invalid', ...args], {
+    cwd: project,
+    encoding: 'utf8',
+  }).trim();
 }
 
 interface PipelineRun {
@@ -92,8 +95,14 @@ beforeAll(async () => {
   await chmod(path.join(work, 'bin/telform'), 0o755);
   // gitlab-ci-local copies files with rsync, which a machine with only Node and npm lacks.
   installRsyncSubset(path.join(work, 'bin'));
-  await copyFile(path.join(repository, 'integrations/gitlab/telform.gitlab-ci.yml'), path.join(project, '.gitlab-ci.yml'));
-  await copyFile(path.join(repository, 'integrations/gitlab/telform-gitlab.mjs'), path.join(project, 'ci/telform-gitlab.mjs'));
+  await copyFile(
+    path.join(repository, 'integrations/gitlab/telform.gitlab-ci.yml'),
+    path.join(project, '.gitlab-ci.yml'),
+  );
+  await copyFile(
+    path.join(repository, 'integrations/gitlab/telform-gitlab.mjs'),
+    path.join(project, 'ci/telform-gitlab.mjs'),
+  );
   await writeFile(path.join(project, 'manifests/acl.yaml'), aclManifest(['203.0.113.10']));
   execFileSync('git', ['init', '-q', '-b', 'main', project]);
   // gitlab-ci-local derives the project's path from the remote named origin; nothing is fetched.
@@ -122,7 +131,9 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     const first = await runJob('telform-plan', 'merge_request_event');
     expect(first.output).toContain('json schema validated');
     expect(first.output).toContain('PASS  telform-plan');
-    const saved = JSON.parse(await readFile(path.join(project, '.gitlab-ci-local/artifacts/telform-plan/telform-plan.json'), 'utf8')) as {
+    const saved = JSON.parse(
+      await readFile(path.join(project, '.gitlab-ci-local/artifacts/telform-plan/telform-plan.json'), 'utf8'),
+    ) as {
       changes: Array<{ address: string; action: string }>;
     };
     expect(saved.changes.map((change) => `${change.action} ${change.address}`)).toEqual(['create TrunkIpAcl/office']);
@@ -133,7 +144,9 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     const second = await runJob('telform-plan', 'merge_request_event');
     expect(second.output).toContain('PASS  telform-plan');
     expect(gitlab.notes).toHaveLength(1);
-    expect(gitlab.requests.filter((request) => request.path.endsWith('/notes/900')).map((request) => request.method)).toEqual(['PUT']);
+    expect(
+      gitlab.requests.filter((request) => request.path.endsWith('/notes/900')).map((request) => request.method),
+    ).toEqual(['PUT']);
     expect(gitlab.requests.every((request) => request.token === token)).toBe(true);
     expect(second.output).not.toContain(defaultAccount.authToken);
   }, 300_000);
@@ -144,9 +157,17 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(apply.output).toContain('reviewed plan: merge request !1');
     expect(apply.output).toContain('Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted.');
     expect(apply.output).toContain('PASS  telform-apply');
-    expect(gitlab.notes.map((note) => note.body.split('\n')[0])).toEqual(['<!-- telform-plan -->', '<!-- telform-apply -->']);
-    expect(gitlab.notes[1]?.body).toMatch(/^<!-- telform-apply -->\n### telform apply\n\n```\nApply complete: 1 created, /);
-    const after = await runCli(['plan', '-f', 'manifests', '--state', path.join(work, 'telform.state.json'), '--detailed-exitcode'], { cwd: project, env: api.env });
+    expect(gitlab.notes.map((note) => note.body.split('\n')[0])).toEqual([
+      '<!-- telform-plan -->',
+      '<!-- telform-apply -->',
+    ]);
+    expect(gitlab.notes[1]?.body).toMatch(
+      /^<!-- telform-apply -->\n### telform apply\n\n```\nApply complete: 1 created, /,
+    );
+    const after = await runCli(
+      ['plan', '-f', 'manifests', '--state', path.join(work, 'telform.state.json'), '--detailed-exitcode'],
+      { cwd: project, env: api.env },
+    );
     expect(after.code).toBe(0);
 
     const again = await runJob('telform-apply', 'push');
@@ -155,15 +176,25 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(again.output).toContain('nothing was applied and nothing was planned again');
     expect(again.output).not.toContain('Apply complete');
     expect(gitlab.notes).toHaveLength(2);
-    expect(gitlab.notes[1]?.body).toContain('### telform apply: refused\n\nThe reviewed plan no longer matches the account or the state');
+    expect(gitlab.notes[1]?.body).toContain(
+      '### telform apply: refused\n\nThe reviewed plan no longer matches the account or the state',
+    );
     expect(gitlab.notes[1]?.body).toContain('telform-plan.json is stale: the state changed since it was made');
   }, 300_000);
 
   it('runs drift on a schedule: 2 opens the issue with the report, 0 closes it, 3 notes pending manifests', async () => {
     // Someone edits the ACL by hand, through the API (the pipeline's state owns the account: no other state may write to it).
-    const ledger = JSON.parse(await readFile(path.join(work, 'telform.state.json'), 'utf8')) as { resources: Record<string, { id: string }> };
+    const ledger = JSON.parse(await readFile(path.join(work, 'telform.state.json'), 'utf8')) as {
+      resources: Record<string, { id: string }>;
+    };
     const aclId = ledger.resources['TrunkIpAcl/office']?.id ?? '';
-    expect((await callApi(api.emulator, 'POST', `/Zentrunk/IPAccessControlList/${aclId}/`, { ip_addresses: ['203.0.113.10', '198.51.100.99'] })).status).toBeLessThan(300);
+    expect(
+      (
+        await callApi(api.emulator, 'POST', `/Zentrunk/IPAccessControlList/${aclId}/`, {
+          ip_addresses: ['203.0.113.10', '198.51.100.99'],
+        })
+      ).status,
+    ).toBeLessThan(300);
     const drifted = await runJob('telform-drift', 'schedule');
     expect(drifted.output).toContain('FAIL  telform-drift');
     expect(gitlab.issues).toHaveLength(1);
@@ -171,7 +202,13 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(gitlab.issues[0]?.description).toContain('`TrunkIpAcl/office`');
 
     // Put it back: in sync again, and the issue is closed.
-    expect((await callApi(api.emulator, 'POST', `/Zentrunk/IPAccessControlList/${aclId}/`, { ip_addresses: ['203.0.113.10'] })).status).toBeLessThan(300);
+    expect(
+      (
+        await callApi(api.emulator, 'POST', `/Zentrunk/IPAccessControlList/${aclId}/`, {
+          ip_addresses: ['203.0.113.10'],
+        })
+      ).status,
+    ).toBeLessThan(300);
     const inSync = await runJob('telform-drift', 'schedule');
     expect(inSync.output).toContain('PASS  telform-drift');
     expect(gitlab.issues.map((issue) => issue.state)).toEqual(['closed']);
@@ -190,7 +227,10 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     const developer = path.join(work, 'developer');
     execFileSync('git', ['clone', '-q', project, developer]);
     const inDeveloper = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@invalid', ...args], { cwd: developer, encoding: 'utf8' }).trim();
+      execFileSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@invalid', ...args], {
+        cwd: developer,
+        encoding: 'utf8',
+      }).trim();
     await writeFile(path.join(developer, 'manifests/acl.yaml'), aclManifest(['203.0.113.10', '203.0.113.12']));
     inDeveloper('commit', '-qam', 'wip: another address');
     inDeveloper('commit', '-q', '--allow-empty', '-m', 'wip: review fixes');

@@ -53,18 +53,38 @@ beforeAll(async () => {
   // An install script that would leak the environment if it ran.
   await writeFile(
     path.join(source, 'package.json'),
-    JSON.stringify({ name: 'telform', version: '0.1.0', bin: { telform: 'cli.js' }, scripts: { postinstall: 'node -e "require(\'fs\').writeFileSync(\'../../leaked\', JSON.stringify(process.env))"' } }),
+    JSON.stringify({
+      name: 'telform',
+      version: '0.1.0',
+      bin: { telform: 'cli.js' },
+      scripts: { postinstall: "node -e \"require('fs').writeFileSync('../../leaked', JSON.stringify(process.env))\"" },
+    }),
   );
-  await writeFile(path.join(source, 'cli.js'), '#!/usr/bin/env node\nconsole.log("telform 0.1.0 from the loopback registry");\n');
-  const name = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: source, encoding: 'utf8', env: cleanEnv() }).trim();
+  await writeFile(
+    path.join(source, 'cli.js'),
+    '#!/usr/bin/env node\nconsole.log("telform 0.1.0 from the loopback registry");\n',
+  );
+  const name = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], {
+    cwd: source,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  }).trim();
   tarball = await readFile(path.join(work, name));
   integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
   registry = createServer((request: IncomingMessage, response) => {
     seen.push({ url: request.url ?? '', authorization: request.headers.authorization });
     if (request.url === '/telform') {
-      const dist = { tarball: `${registryUrl}telform/-/telform-0.1.0.tgz`, integrity, shasum: createHash('sha1').update(tarball).digest('hex') };
+      const dist = {
+        tarball: `${registryUrl}telform/-/telform-0.1.0.tgz`,
+        integrity,
+        shasum: createHash('sha1').update(tarball).digest('hex'),
+      };
       response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ name: 'telform', 'dist-tags': { latest: '0.1.0' }, versions: { '0.1.0': { name: 'telform', version: '0.1.0', bin: { telform: 'cli.js' }, dist } } }),
+        JSON.stringify({
+          name: 'telform',
+          'dist-tags': { latest: '0.1.0' },
+          versions: { '0.1.0': { name: 'telform', version: '0.1.0', bin: { telform: 'cli.js' }, dist } },
+        }),
       );
     } else if (request.url === '/telform/-/telform-0.1.0.tgz') {
       response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tarball);
@@ -86,12 +106,15 @@ describe('the pinned install of the CI templates', () => {
     for (const version of ['^0.1.0', 'latest', '']) {
       const run = await install({ TELFORM_VERSION: version, TELFORM_INTEGRITY: integrity });
       expect(run.code).toBe(1);
-      expect(run.output).toBe(`error: TELFORM_VERSION must be an exact version such as 0.1.0 (got "${version}"): a range or a tag installs whatever it points to that day\n`);
+      expect(run.output).toBe(
+        `error: TELFORM_VERSION must be an exact version such as 0.1.0 (got "${version}"): a range or a tag installs whatever it points to that day\n`,
+      );
     }
     const run = await install({ TELFORM_VERSION: '0.1.0' });
     expect(run).toEqual({
       code: 1,
-      output: 'error: TELFORM_INTEGRITY must be the sha512 integrity of telform@0.1.0 (npm view telform@0.1.0 dist.integrity), so that only that tarball installs\n',
+      output:
+        'error: TELFORM_INTEGRITY must be the sha512 integrity of telform@0.1.0 (npm view telform@0.1.0 dist.integrity), so that only that tarball installs\n',
     });
     expect(seen).toEqual([]);
   });
@@ -100,7 +123,9 @@ describe('the pinned install of the CI templates', () => {
     const other = `sha512-${createHash('sha512').update('another tarball').digest('base64')}`;
     const run = await install({ TELFORM_VERSION: '0.1.0', TELFORM_INTEGRITY: other });
     expect(run.code).toBe(1);
-    expect(run.output).toContain(`error: the registry's telform@0.1.0 has integrity ${integrity}, not TELFORM_INTEGRITY ${other}; nothing was installed\n`);
+    expect(run.output).toContain(
+      `error: the registry's telform@0.1.0 has integrity ${integrity}, not TELFORM_INTEGRITY ${other}; nothing was installed\n`,
+    );
     expect(existsSync(path.join(work, 'prefix/bin/telform'))).toBe(false);
   });
 
@@ -108,7 +133,9 @@ describe('the pinned install of the CI templates', () => {
     const run = await install({ TELFORM_VERSION: '0.1.0', TELFORM_INTEGRITY: integrity });
     expect(run.code).toBe(0);
     expect(run.output).toContain(`installed telform@0.1.0 (${integrity})\n`);
-    expect(execFileSync(path.join(work, 'prefix/bin/telform'), { encoding: 'utf8' })).toBe('telform 0.1.0 from the loopback registry\n');
+    expect(execFileSync(path.join(work, 'prefix/bin/telform'), { encoding: 'utf8' })).toBe(
+      'telform 0.1.0 from the loopback registry\n',
+    );
     expect(existsSync(path.join(work, 'leaked'))).toBe(false);
     expect(seen.every((request) => request.authorization === undefined)).toBe(true);
   });

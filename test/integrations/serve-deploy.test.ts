@@ -39,28 +39,46 @@ let server: RunningServer;
 beforeAll(async () => {
   const metrics = new ServeMetrics({ processMetrics: false });
   const logger = { log: () => undefined };
-  const service = new ServeService([], { intervalMs: 60_000, jitter: 0, concurrency: 1, apply: 'never', clock: systemClock, logger, metrics, sinks: [] });
+  const service = new ServeService([], {
+    intervalMs: 60_000,
+    jitter: 0,
+    concurrency: 1,
+    apply: 'never',
+    clock: systemClock,
+    logger,
+    metrics,
+    sinks: [],
+  });
   service.start();
-  server = await startServer({ service, metrics, logger, now: () => Date.now(), version: 'test' }, { host: '127.0.0.1', port: 0 });
+  server = await startServer(
+    { service, metrics, logger, now: () => Date.now(), version: 'test' },
+    { host: '127.0.0.1', port: 0 },
+  );
 });
 afterAll(async () => server?.close());
 
 describe('integrations/kubernetes/telform-serve.yaml', () => {
   it('is a Deployment and a Service valid against the Kubernetes schemas (and the check can fail)', async () => {
-    const documents = parseAllDocuments(await read('integrations/kubernetes/telform-serve.yaml')).map((document) => document.toJS() as Record<string, unknown>);
-    expect(documents.map((document) => `${document.apiVersion} ${document.kind}`)).toEqual(['apps/v1 Deployment', 'v1 Service']);
+    const documents = parseAllDocuments(await read('integrations/kubernetes/telform-serve.yaml')).map(
+      (document) => document.toJS() as Record<string, unknown>,
+    );
+    expect(documents.map((document) => `${document.apiVersion} ${document.kind}`)).toEqual([
+      'apps/v1 Deployment',
+      'v1 Service',
+    ]);
     expect(() => new Deployment(documents[0] as never).validate()).not.toThrow();
     expect(() => new Service(documents[1] as never).validate()).not.toThrow();
     const broken = structuredClone(documents[0]) as unknown as DeploymentDoc;
-    (broken.spec.template.spec.containers[0] as unknown as { ports: unknown[] }).ports = [{ name: 'http', containerPort: '8080' }];
+    (broken.spec.template.spec.containers[0] as unknown as { ports: unknown[] }).ports = [
+      { name: 'http', containerPort: '8080' },
+    ];
     expect(() => new Deployment(broken as never).validate()).toThrow(/containerPort must be integer/);
   });
 
   it('runs a command line the CLI accepts, on the port its probes, Service and metrics use, with secrets only by reference', async () => {
-    const [deployment, service] = parseAllDocuments(await read('integrations/kubernetes/telform-serve.yaml')).map((document) => document.toJS()) as [
-      DeploymentDoc,
-      { spec: { ports: Array<{ targetPort: string }> } },
-    ];
+    const [deployment, service] = parseAllDocuments(await read('integrations/kubernetes/telform-serve.yaml')).map(
+      (document) => document.toJS(),
+    ) as [DeploymentDoc, { spec: { ports: Array<{ targetPort: string }> } }];
     const container = deployment.spec.template.spec.containers[0] as Container;
     expect(container.command).toEqual(['telform']);
     expect(await parseError(container.args)).toBeUndefined();
@@ -81,10 +99,29 @@ describe('integrations/kubernetes/telform-serve.yaml', () => {
 
 describe('integrations/container/Dockerfile', () => {
   it('installs the packed package and serves on the port it exposes and probes', async () => {
-    const lines = (await read('integrations/container/Dockerfile')).split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    const lines = (await read('integrations/container/Dockerfile'))
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
     const instructions = lines.map((line) => line.split(' ')[0]);
-    expect(instructions).toEqual(['FROM', 'ARG', 'COPY', 'RUN', 'FROM', 'COPY', 'RUN', 'USER', 'WORKDIR', 'ENV', 'EXPOSE', 'HEALTHCHECK', 'ENTRYPOINT', 'CMD']);
-    expect(lines.filter((line) => line.startsWith('FROM')).every((line) => line.startsWith('FROM node:20-'))).toBe(true);
+    expect(instructions).toEqual([
+      'FROM',
+      'ARG',
+      'COPY',
+      'RUN',
+      'FROM',
+      'COPY',
+      'RUN',
+      'USER',
+      'WORKDIR',
+      'ENV',
+      'EXPOSE',
+      'HEALTHCHECK',
+      'ENTRYPOINT',
+      'CMD',
+    ]);
+    expect(lines.filter((line) => line.startsWith('FROM')).every((line) => line.startsWith('FROM node:20-'))).toBe(
+      true,
+    );
     expect(lines).toContain('COPY ${TARBALL} /tmp/package.tgz');
     expect(lines).toContain('RUN npm install --global --omit=dev --no-audit --no-fund /tmp/package.tgz');
     expect(lines).toContain('ENTRYPOINT ["telform"]');
@@ -96,6 +133,8 @@ describe('integrations/container/Dockerfile', () => {
     // The package the image installs ships the CLI the image runs.
     const pkg = JSON.parse(await read('package.json')) as { bin: Record<string, string>; files: string[] };
     expect(pkg.bin.telform).toBe('dist/cli/main.js');
-    expect(lines).toContain('RUN ln -s ../lib/node_modules/telform/dist/cli/main.js /usr/local/bin/telform && telform --version');
+    expect(lines).toContain(
+      'RUN ln -s ../lib/node_modules/telform/dist/cli/main.js /usr/local/bin/telform && telform --version',
+    );
   });
 });

@@ -83,7 +83,8 @@ export function shellWords(text: string): string[] {
         const quoted = text.slice(index + 1, end);
         const name = /^\$\{?([A-Za-z_@][A-Za-z0-9_[\]@]*)\}?$/.exec(quoted)?.[1];
         if (current === '"' && name) variable = name;
-        else word += quoted.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, inner: string) => samples[inner]?.[0] ?? 'x');
+        else
+          word += quoted.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, inner: string) => samples[inner]?.[0] ?? 'x');
         index = end + 1;
       } else if (current === '$') {
         const name = /^\$\{?([A-Za-z_@][A-Za-z0-9_]*)\}?/.exec(text.slice(index));

@@ -57,23 +57,34 @@ accounts:
     manifests: beta/
     credentials: { auth_id_env: BETA_ID, auth_token_env: BETA_TOKEN }
 `);
-    expect(acme?.policies).toEqual(['/repo/ops/policies/telecom.yaml', '/repo/ops/acme/strict.yaml', '/etc/telform/extra.yaml']);
+    expect(acme?.policies).toEqual([
+      '/repo/ops/policies/telecom.yaml',
+      '/repo/ops/acme/strict.yaml',
+      '/etc/telform/extra.yaml',
+    ]);
     expect(beta?.policies).toEqual(['/repo/ops/policies/telecom.yaml']);
   });
 
   it('names the place of a mistake', () => {
     const credentials = 'credentials: { auth_id_env: A, auth_token_env: B }';
-    expect(() => parse(`accounts:\n  - name: a\n    manifests: m\n    credentials: { auth_id_env: A, auth_token_env: 1x }\n    state: s`)).toThrow(
-      'accounts.0.credentials.auth_token_env: expected the name of an environment variable, e.g. ACME_AUTH_ID',
-    );
-    expect(() => parse(`accounts:\n  - { name: a, manifests: m, ${credentials}, state: s }\n  - { name: a, manifests: m, ${credentials}, state: s }`)).toThrow(
-      'accounts.1.name: "a" is listed twice',
-    );
+    expect(() =>
+      parse(
+        `accounts:\n  - name: a\n    manifests: m\n    credentials: { auth_id_env: A, auth_token_env: 1x }\n    state: s`,
+      ),
+    ).toThrow('accounts.0.credentials.auth_token_env: expected the name of an environment variable, e.g. ACME_AUTH_ID');
+    expect(() =>
+      parse(
+        `accounts:\n  - { name: a, manifests: m, ${credentials}, state: s }\n  - { name: a, manifests: m, ${credentials}, state: s }`,
+      ),
+    ).toThrow('accounts.1.name: "a" is listed twice');
     try {
       parse(`accounts:\n  - name: a\n    manifests: m\n    ${credentials}`);
       expect.unreachable();
     } catch (error) {
-      expect(error).toMatchObject({ message: 'accounts.0: account "a" has no state (give state, or defaults.state)', place: { source: { file: 'accounts.yaml', line: 2, column: 5 } } });
+      expect(error).toMatchObject({
+        message: 'accounts.0: account "a" has no state (give state, or defaults.state)',
+        place: { source: { file: 'accounts.yaml', line: 2, column: 5 } },
+      });
     }
     expect(() => parse('accounts: [')).toThrow(/not valid YAML/);
   });

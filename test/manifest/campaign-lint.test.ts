@@ -14,7 +14,10 @@ const corpus = path.join(import.meta.dirname, 'campaign-lint');
 const cases = (await readdir(corpus)).filter((file) => file !== 'brand.yaml' && file.endsWith('.yaml')).sort();
 
 async function lintFile(file: string) {
-  const result = await loadManifests([path.join(corpus, 'brand.yaml'), path.join(corpus, file)], { cwd: repository, env: {} });
+  const result = await loadManifests([path.join(corpus, 'brand.yaml'), path.join(corpus, file)], {
+    cwd: repository,
+    env: {},
+  });
   expect(result.problems.filter((problem) => problem.severity === 'error').map(formatProblem)).toEqual([]);
   return lintCampaigns(result.model.resources);
 }
@@ -36,7 +39,12 @@ describe('10DLC lint corpus', () => {
     expect([...new Set(findings.map((finding) => finding.rule))]).toEqual([rule]);
     const definition = campaignLintRules.find((candidate) => candidate.id === rule);
     for (const finding of findings) {
-      expect(finding).toMatchObject({ source: 'lint', severity: definition?.severity, address: `Campaign/${file.replace(/\.yaml$/, '')}`, reference: definition?.source });
+      expect(finding).toMatchObject({
+        source: 'lint',
+        severity: definition?.severity,
+        address: `Campaign/${file.replace(/\.yaml$/, '')}`,
+        reference: definition?.source,
+      });
       // Placed on the field (or where it would be written), in the case's own file.
       expect(finding.source_place?.file).toBe(path.join('test/manifest/campaign-lint', file));
       expect(finding.source_place?.line).toBeGreaterThan(1);
@@ -50,10 +58,12 @@ describe('10DLC lint corpus', () => {
       rule: 'sample-names-brand',
       severity: 'error',
       address: 'Campaign/bad-sample-names-brand',
-      message: 'the sample does not name the brand ("Northwind Books" or "Northwind Books LLC"); recipients must be able to tell who is writing',
+      message:
+        'the sample does not name the brand ("Northwind Books" or "Northwind Books LLC"); recipients must be able to tell who is writing',
       field: 'spec.sample2',
       source_place: { file: 'test/manifest/campaign-lint/bad-sample-names-brand.yaml', line: 12, column: 12 },
-      reference: 'The Campaign Registry: campaign vetting guidance; CTIA Messaging Principles and Best Practices (message sender identification)',
+      reference:
+        'The Campaign Registry: campaign vetting guidance; CTIA Messaging Principles and Best Practices (message sender identification)',
     });
   });
 
@@ -96,9 +106,32 @@ describe('10DLC lint corpus', () => {
         if (first.length >= 3) tokens.add(first);
       }
       const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      return [...tokens].some((token) => token !== '' && new RegExp(`(?:^|[^\\p{L}\\p{N}])${escape(token)}(?:$|[^\\p{L}\\p{N}])`, 'iu').test(value));
+      return [...tokens].some(
+        (token) =>
+          token !== '' && new RegExp(`(?:^|[^\\p{L}\\p{N}])${escape(token)}(?:$|[^\\p{L}\\p{N}])`, 'iu').test(value),
+      );
     };
-    const piece = fc.constantFrom('acme', 'ACME', 'Acme', ' ', ':', '.', '-', 'é', 'É', 'ü', 'x', '1', '𝐀', '日本', 'Retail', ' Inc.', '(', ')', '+');
+    const piece = fc.constantFrom(
+      'acme',
+      'ACME',
+      'Acme',
+      ' ',
+      ':',
+      '.',
+      '-',
+      'é',
+      'É',
+      'ü',
+      'x',
+      '1',
+      '𝐀',
+      '日本',
+      'Retail',
+      ' Inc.',
+      '(',
+      ')',
+      '+',
+    );
     const text = fc.array(piece, { maxLength: 8 }).map((pieces) => pieces.join(''));
     fc.assert(
       fc.property(text, fc.array(text, { minLength: 1, maxLength: 3 }), (value, names) => {
@@ -112,6 +145,7 @@ describe('10DLC lint corpus', () => {
 describe('10DLC lint documentation', () => {
   it('lists every rule in docs/manifests.md with its severity', async () => {
     const docs = await readFile(path.join(repository, 'docs/manifests.md'), 'utf8');
-    for (const rule of campaignLintRules) expect(docs).toContain(`| \`${rule.id}\` | ${rule.severity} | ${rule.summary} |`);
+    for (const rule of campaignLintRules)
+      expect(docs).toContain(`| \`${rule.id}\` | ${rule.severity} | ${rule.summary} |`);
   });
 });

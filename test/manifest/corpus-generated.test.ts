@@ -12,7 +12,9 @@ describe('generated bad inputs', () => {
     const text = `${resource}---\n`.repeat(Math.ceil((10 * 1024 * 1024) / (resource.length + 4)));
     expect(text.length).toBeGreaterThan(maxFileBytes);
     const result = await loadText({ 'big.yaml': text });
-    expect(lines(result)).toEqual([`big.yaml:1:1  the file is 10.0 MB, over the 8.0 MB limit for one manifest file; split it into several files`]);
+    expect(lines(result)).toEqual([
+      `big.yaml:1:1  the file is 10.0 MB, over the 8.0 MB limit for one manifest file; split it into several files`,
+    ]);
   });
 
   it('refuses binary garbage at its first byte that is not UTF-8', async () => {
@@ -27,11 +29,17 @@ describe('generated bad inputs', () => {
     const result = await loadText({ 'garbage.yaml': text });
     const firstBad = lines(result);
     expect(firstBad).toHaveLength(1);
-    expect(firstBad[0]).toMatch(/^garbage\.yaml:2:\d+  the file (is not UTF-8 text|holds the control character U\+[0-9A-F]{4}, which YAML does not allow) \(a binary file\?\)$/);
+    expect(firstBad[0]).toMatch(
+      /^garbage\.yaml:2:\d+  the file (is not UTF-8 text|holds the control character U\+[0-9A-F]{4}, which YAML does not allow) \(a binary file\?\)$/,
+    );
   });
 
   it('places the first invalid UTF-8 byte', async () => {
-    const text = Buffer.concat([Buffer.from('apiVersion: telform/v1\nkind: Tr'), Buffer.from([0xc3, 0x28]), Buffer.from('unk\n')]);
+    const text = Buffer.concat([
+      Buffer.from('apiVersion: telform/v1\nkind: Tr'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('unk\n'),
+    ]);
     const result = await loadText({ 'latin.yaml': text });
     expect(lines(result)).toEqual(['latin.yaml:2:9  the file is not UTF-8 text (a binary file?)']);
   });
@@ -44,9 +52,14 @@ describe('generated bad inputs', () => {
 
   it('refuses a billion-laughs alias bomb in flow style at the alias that exceeds the budget', async () => {
     let text = 'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
-    for (let level = 1; level <= 9; level++) text += `a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]\n`;
+    for (let level = 1; level <= 9; level++)
+      text += `a${level}: &a${level} [${Array(10)
+        .fill(`*a${level - 1}`)
+        .join(', ')}]\n`;
     const result = await loadText({ 'laughs.yaml': text });
-    expect(lines(result)).toEqual(['laughs.yaml:5:45  the document expands to more than 100000 values (an alias bomb?)']);
+    expect(lines(result)).toEqual([
+      'laughs.yaml:5:45  the document expands to more than 100000 values (an alias bomb?)',
+    ]);
   });
 
   it('accepts aliases within the budget, with the values they name', async () => {

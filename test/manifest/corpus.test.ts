@@ -31,7 +31,8 @@ async function readCases(): Promise<Case[]> {
     files.map(async (file) => {
       const text = await readFile(path.join(corpus, file), 'utf8');
       const comments = text.split('\n').filter((line) => line.startsWith('# '));
-      const values = (key: string) => comments.filter((line) => line.startsWith(`# ${key}: `)).map((line) => line.slice(key.length + 4));
+      const values = (key: string) =>
+        comments.filter((line) => line.startsWith(`# ${key}: `)).map((line) => line.slice(key.length + 4));
       return {
         file,
         expected: values('expect'),
@@ -72,7 +73,11 @@ describe('the bad-input corpus', () => {
     });
     const errors = result.problems
       .filter((problem) => problem.severity === 'error' || problem.code === 'held_value')
-      .map((problem) => (problem.code === 'held_value' ? { ...problem, severity: 'error' as const, message: problem.message.replace(heldNote, '') } : problem))
+      .map((problem) =>
+        problem.code === 'held_value'
+          ? { ...problem, severity: 'error' as const, message: problem.message.replace(heldNote, '') }
+          : problem,
+      )
       .map(formatProblem);
     expect(errors).toEqual(entry.expected.map((line) => `${entry.file}:${line}`));
     for (const line of errors) expect(line).not.toMatch(/\n|    at /);

@@ -23,14 +23,22 @@ export async function writeManifests(files: Record<string, string | Buffer>): Pr
 }
 
 /** Loads manifests given as text, from a temp folder used as the working directory. */
-export async function loadText(files: Record<string, string | Buffer>, options: Partial<LoadOptions> = {}): Promise<LoadResult> {
+export async function loadText(
+  files: Record<string, string | Buffer>,
+  options: Partial<LoadOptions> = {},
+): Promise<LoadResult> {
   const folder = await writeManifests(files);
-  return loadManifests(Object.keys(files).filter((name) => /\.ya?ml$/.test(name)), { cwd: folder, env: {}, ...options });
+  return loadManifests(
+    Object.keys(files).filter((name) => /\.ya?ml$/.test(name)),
+    { cwd: folder, env: {}, ...options },
+  );
 }
 
 /** The formatted problem lines, as `validate` prints them. */
 export function lines(result: LoadResult, severity?: 'error' | 'warning'): string[] {
-  return result.problems.filter((problem) => severity === undefined || problem.severity === severity).map(formatProblem);
+  return result.problems
+    .filter((problem) => severity === undefined || problem.severity === severity)
+    .map(formatProblem);
 }
 
 /** A document: the envelope around a spec written as YAML lines (indented by the caller's two spaces). */

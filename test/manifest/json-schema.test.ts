@@ -10,7 +10,14 @@ async function exampleFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true, recursive: true });
   // An accounts file (examples/reseller), a test file and a policy file (examples/tests) are not manifests, so they name no manifest schema.
   return entries
-    .filter((entry) => entry.isFile() && /\.ya?ml$/.test(entry.name) && entry.name !== 'telform-accounts.yaml' && !/\.(tftest|policy)\.yaml$/.test(entry.name)).map((entry) => path.join(entry.parentPath, entry.name));
+    .filter(
+      (entry) =>
+        entry.isFile() &&
+        /\.ya?ml$/.test(entry.name) &&
+        entry.name !== 'telform-accounts.yaml' &&
+        !/\.(tftest|policy)\.yaml$/.test(entry.name),
+    )
+    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 describe('schemas/manifest.schema.json', () => {
@@ -24,7 +31,10 @@ describe('schemas/manifest.schema.json', () => {
       $schema: string;
       required: string[];
       properties: { kind: { enum: string[] } };
-      allOf: Array<{ if: { properties: { kind: { const: string } } }; then: { properties: { spec: { allOf?: unknown[]; additionalProperties: boolean } } } }>;
+      allOf: Array<{
+        if: { properties: { kind: { const: string } } };
+        then: { properties: { spec: { allOf?: unknown[]; additionalProperties: boolean } } };
+      }>;
     };
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.required).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
@@ -51,7 +61,10 @@ describe('schemas/manifest.schema.json', () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const file of files) {
       const first = (await readFile(file, 'utf8')).split('\n')[0];
-      const relative = path.relative(path.dirname(file), path.join(repository, 'schemas/manifest.schema.json')).split(path.sep).join('/');
+      const relative = path
+        .relative(path.dirname(file), path.join(repository, 'schemas/manifest.schema.json'))
+        .split(path.sep)
+        .join('/');
       expect(first, file).toBe(`# yaml-language-server: $schema=${relative}`);
     }
   });

@@ -26,7 +26,9 @@ function resource(positions: PositionMap): ManifestResource {
 
 describe('placeOfResource', () => {
   it('looks the position up only when it is read, once, and reads like a plain place', () => {
-    const positions = countingPositions({ '/metadata/name': { value: { line: 14, column: 9 }, key: { line: 14, column: 3 } } });
+    const positions = countingPositions({
+      '/metadata/name': { value: { line: 14, column: 9 }, key: { line: 14, column: 3 } },
+    });
     const place = placeOfResource(resource(positions));
     expect(positions.asked).toBe(0);
     expect(place.file).toBe('trunks.yaml');

@@ -9,7 +9,10 @@ function acl(name: string, movedFrom?: string): string {
 describe('metadata.moved_from', () => {
   it('is carried to the resource, as one address or a list', async () => {
     const result = await loadText({
-      'a.yaml': [acl('main-office', '  moved_from: TrunkIpAcl/office\n'), acl('lab', '  moved_from: [TrunkIpAcl/lab-1, TrunkIpAcl/lab-2]\n')].join('---\n'),
+      'a.yaml': [
+        acl('main-office', '  moved_from: TrunkIpAcl/office\n'),
+        acl('lab', '  moved_from: [TrunkIpAcl/lab-1, TrunkIpAcl/lab-2]\n'),
+      ].join('---\n'),
     });
     expect(lines(result)).toEqual([]);
     expect(result.model.resources.map((resource) => [resource.address, resource.movedFrom])).toEqual([
@@ -32,12 +35,14 @@ describe('metadata.moved_from', () => {
     });
     expect(lines(result, 'error')).toEqual([
       'a.yaml:5:15  TrunkIpAcl/one  metadata.moved_from: Trunk/one-old is a Trunk; a TrunkIpAcl cannot take its place (a move keeps the kind; delete one and create the other instead)',
-      'a.yaml:13:15  TrunkIpAcl/two  metadata.moved_from: TrunkIpAcl/two is this resource\'s own address; a move names the address it had before',
+      "a.yaml:13:15  TrunkIpAcl/two  metadata.moved_from: TrunkIpAcl/two is this resource's own address; a move names the address it had before",
       'a.yaml:21:15  TrunkIpAcl/three  metadata.moved_from: TrunkIpAcl/four is still declared at a.yaml:28:9; a resource can only move from an address no resource has now (for a chain of renames, list every old address on the last one)',
       'a.yaml:29:15  TrunkIpAcl/four  metadata.moved_from: TrunkIpAcl/three is still declared at a.yaml:20:9; a resource can only move from an address no resource has now (for a chain of renames, list every old address on the last one)',
       'a.yaml:37:33  TrunkIpAcl/five  metadata.moved_from: TrunkIpAcl/gone is listed twice',
       'a.yaml:45:16  TrunkIpAcl/six  metadata.moved_from: TrunkIpAcl/gone already moves to TrunkIpAcl/five (a.yaml:37:16); one old address can move to one resource only',
-      expect.stringMatching(/^a\.yaml:53:15 +TrunkIpAcl\/seven +metadata\.moved_from: must be an address like Trunk\/old-name/),
+      expect.stringMatching(
+        /^a\.yaml:53:15 +TrunkIpAcl\/seven +metadata\.moved_from: must be an address like Trunk\/old-name/,
+      ),
     ]);
   });
 });

@@ -17,23 +17,34 @@ const rule = '  - id: secure\n    message: be secure\n    expression: "true"\n';
 
 describe('loadPolicyFile', () => {
   it('refuses an unknown top-level key as policy_invalid at its place (issue 33 item 30)', async () => {
-    await writeFile(path.join(folder, 'p.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: p\nrules:\n${rule}rule:\n${rule}`);
+    await writeFile(
+      path.join(folder, 'p.yaml'),
+      `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: p\nrules:\n${rule}rule:\n${rule}`,
+    );
     const error = await loadPolicyFile('p.yaml', folder).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TelformError);
     expect((error as TelformError).code).toBe('policy_invalid');
-    expect((error as TelformError).message).toBe('unknown field "rule"; did you mean "rules"? (a policy file holds apiVersion, kind, metadata, rules)');
+    expect((error as TelformError).message).toBe(
+      'unknown field "rule"; did you mean "rules"? (a policy file holds apiVersion, kind, metadata, rules)',
+    );
     expect((error as TelformError).place?.source).toEqual({ file: 'p.yaml', line: 9, column: 1 });
   });
 
   it('reads a file with apiVersion, kind, metadata and rules', async () => {
-    await writeFile(path.join(folder, 'q.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: q\nrules:\n${rule}`);
+    await writeFile(
+      path.join(folder, 'q.yaml'),
+      `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: q\nrules:\n${rule}`,
+    );
     expect((await loadPolicyFile('q.yaml', folder)).map((loaded) => loaded.id)).toEqual(['secure']);
   });
 
   it('refuses a rule whose nested comprehensions would take longer than its budget, naming it where it is written (issue 33 item 9)', async () => {
     let bomb = 'true';
     for (let depth = 0; depth < 40; depth += 1) bomb = `[1, 2].all(x${depth}, ${bomb})`;
-    await writeFile(path.join(folder, 'bomb.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: b\nrules:\n  - id: slow\n    message: m\n    expression: "${bomb}"\n`);
+    await writeFile(
+      path.join(folder, 'bomb.yaml'),
+      `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: b\nrules:\n  - id: slow\n    message: m\n    expression: "${bomb}"\n`,
+    );
     const error = await loadPolicyFile('bomb.yaml', folder).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TelformError);
     expect((error as TelformError).code).toBe('policy_failed');
@@ -45,8 +56,10 @@ describe('loadPolicyFile', () => {
 
   it('accepts comprehensions nested over the resource as rules need them', async () => {
     const expression = 'resource.spec.entries.all(e, resource.spec.entries.exists(f, f.ip == e.ip))';
-    await writeFile(path.join(folder, 'ok.yaml'), `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: o\nrules:\n  - id: fine\n    message: m\n    expression: "${expression}"\n`);
+    await writeFile(
+      path.join(folder, 'ok.yaml'),
+      `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: o\nrules:\n  - id: fine\n    message: m\n    expression: "${expression}"\n`,
+    );
     expect((await loadPolicyFile('ok.yaml', folder)).map((loaded) => loaded.id)).toEqual(['fine']);
   });
 });
-

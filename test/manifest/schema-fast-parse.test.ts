@@ -32,7 +32,14 @@ function specsWritten(): Map<string, Array<Record<string, unknown>>> {
       for (const document of documents) {
         const { kind, spec } = (document ?? {}) as { kind?: unknown; spec?: unknown };
         // An alias bomb's values are not what anyone writes.
-        if (typeof kind !== 'string' || typeof spec !== 'object' || spec === null || Array.isArray(spec) || !isSmall(spec)) continue;
+        if (
+          typeof kind !== 'string' ||
+          typeof spec !== 'object' ||
+          spec === null ||
+          Array.isArray(spec) ||
+          !isSmall(spec)
+        )
+          continue;
         specs.set(kind, [...(specs.get(kind) ?? []), spec as Record<string, unknown>]);
       }
     }
@@ -57,7 +64,10 @@ function agree(schema: z.ZodType, fast: (input: unknown) => unknown, input: unkn
   }
   expect(actual, JSON.stringify(input)).not.toBe(invalid);
   // Deep, strict and in order: the planner prints fields in the parsed order.
-  expect(isDeepStrictEqual(actual, expected.data) && JSON.stringify(actual) === JSON.stringify(expected.data), JSON.stringify(input)).toBe(true);
+  expect(
+    isDeepStrictEqual(actual, expected.data) && JSON.stringify(actual) === JSON.stringify(expected.data),
+    JSON.stringify(input),
+  ).toBe(true);
   return true;
 }
 
@@ -79,7 +89,10 @@ describe('compileFastParse', () => {
       name: z.string().min(2).max(3),
       count: z.number().gt(0).lte(10).optional(),
       mode: z.enum(['a', 'b']).default('a'),
-      kept: z.array(z.union([z.literal(1), z.strictObject({ ref: z.string().regex(/^x/) })])).max(2).optional(),
+      kept: z
+        .array(z.union([z.literal(1), z.strictObject({ ref: z.string().regex(/^x/) })]))
+        .max(2)
+        .optional(),
       later: z.boolean().default(true).optional(),
     });
     const fast = compileFastParse(schema) as (input: unknown) => unknown;
@@ -114,7 +127,10 @@ describe('compileFastParse', () => {
     fc.boolean(),
     fc.constant(null),
     fc.array(fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom('ref', 'fromEnv', 'fromFile', 'ip', 'x'), fc.oneof(fc.string({ maxLength: 8 }), fc.integer())),
+    fc.dictionary(
+      fc.constantFrom('ref', 'fromEnv', 'fromFile', 'ip', 'x'),
+      fc.oneof(fc.string({ maxLength: 8 }), fc.integer()),
+    ),
   );
 
   for (const kind of catalog.kinds) {
@@ -127,7 +143,9 @@ describe('compileFastParse', () => {
       const change = fc.oneof(
         fc.record({ field: fc.constantFrom(...fields, 'unknown_field'), to: anyValue }),
         fc.record({ field: fc.constantFrom(...fields), to: fc.constant(undefined) }),
-        ...fields.filter((field) => seen(field).length > 0).map((field) => fc.record({ field: fc.constant(field), to: fc.constantFrom(...seen(field)) })),
+        ...fields
+          .filter((field) => seen(field).length > 0)
+          .map((field) => fc.record({ field: fc.constant(field), to: fc.constantFrom(...seen(field)) })),
       );
       const base = specs.length > 0 ? fc.constantFrom(...specs) : fc.constant({});
       let valid = 0;
@@ -135,7 +153,8 @@ describe('compileFastParse', () => {
         fc.property(base, fc.array(change, { maxLength: 3 }), (spec, changes) => {
           const input: Record<string, unknown> = { ...spec };
           // The loader fills the API name field with metadata.name before parsing.
-          if (kind.nameField !== undefined && !Object.hasOwn(input, kind.nameField)) input[kind.nameField] = 'default-name';
+          if (kind.nameField !== undefined && !Object.hasOwn(input, kind.nameField))
+            input[kind.nameField] = 'default-name';
           for (const { field, to } of changes) {
             if (to === undefined) delete input[field];
             else input[field] = to;

@@ -15,9 +15,18 @@ const campaign = (spec: string, eol = '\n') =>
 
 describe('rewriteManifest on values a style cannot hold', () => {
   it('replaces a folded or literal block scalar without gluing the next key on, and it reads back', () => {
-    const text = campaign('  description: >-\n    Order notifications\n    for the shop.\n  sample1: |\n    Line one\n    line two\n  vertical: RETAIL\n');
+    const text = campaign(
+      '  description: >-\n    Order notifications\n    for the shop.\n  sample1: |\n    Line one\n    line two\n  vertical: RETAIL\n',
+    );
     const result = rewriteManifest(text, [
-      { address: 'Campaign/orders', line: 4, fields: [{ field: 'description', value: 'New words' }, { field: 'sample1', value: 'One\nTwo\n' }] },
+      {
+        address: 'Campaign/orders',
+        line: 4,
+        fields: [
+          { field: 'description', value: 'New words' },
+          { field: 'sample1', value: 'One\nTwo\n' },
+        ],
+      },
     ]);
     const spec = specOf(result.text);
     expect(spec).toEqual({ description: 'New words', sample1: 'One\nTwo\n', vertical: 'RETAIL' });
@@ -26,7 +35,9 @@ describe('rewriteManifest on values a style cannot hold', () => {
 
   it('writes a value with a line break double-quoted where the old one was single-quoted', () => {
     const text = campaign("  sample1: 'Acme: shipped.'\n");
-    const result = rewriteManifest(text, [{ address: 'Campaign/orders', line: 4, fields: [{ field: 'sample1', value: 'Acme:\nshipped' }] }]);
+    const result = rewriteManifest(text, [
+      { address: 'Campaign/orders', line: 4, fields: [{ field: 'sample1', value: 'Acme:\nshipped' }] },
+    ]);
     expect(specOf(result.text).sample1).toBe('Acme:\nshipped');
     expect(result.text).toContain('  sample1: "Acme:\\nshipped"\n');
   });
@@ -36,7 +47,15 @@ describe('rewriteManifest on values a style cannot hold', () => {
     for (const old of ["'Acme'", 'Acme', '"Acme"']) {
       const text = campaign(`  sample1: ${old}\n  flags:\n    - a\n`);
       const result = rewriteManifest(text, [
-        { address: 'Campaign/orders', line: 4, fields: [{ field: 'sample1', value: evil }, { field: 'flags', value: ['a', 'b\u2066c'] }, { field: 'extra', value: 'x\u2029' }] },
+        {
+          address: 'Campaign/orders',
+          line: 4,
+          fields: [
+            { field: 'sample1', value: evil },
+            { field: 'flags', value: ['a', 'b\u2066c'] },
+            { field: 'extra', value: 'x\u2029' },
+          ],
+        },
       ]);
       expect(result.text).not.toMatch(/[\u202e\u2028\u2029\u2066\u0085]/);
       expect(result.text).toContain('sample1: "Shipped\\u202eTOPS\\u2028x\\u0085"');
@@ -45,11 +64,18 @@ describe('rewriteManifest on values a style cannot hold', () => {
   });
 });
 
-describe('rewriteManifest keeps the file\'s line ends', () => {
+describe("rewriteManifest keeps the file's line ends", () => {
   it('adds CRLF lines to a CRLF file', () => {
     const text = campaign('  vertical: RETAIL\n  flags:\n    - a\n', '\r\n');
     const result = rewriteManifest(text, [
-      { address: 'Campaign/orders', line: 4, fields: [{ field: 'flags', value: ['a', 'b'] }, { field: 'usecase', value: 'MIXED' }] },
+      {
+        address: 'Campaign/orders',
+        line: 4,
+        fields: [
+          { field: 'flags', value: ['a', 'b'] },
+          { field: 'usecase', value: 'MIXED' },
+        ],
+      },
     ]);
     expect(result.text.replace(/\r\n/g, '')).not.toContain('\n');
     expect(specOf(result.text)).toEqual({ vertical: 'RETAIL', flags: ['a', 'b'], usecase: 'MIXED' });
@@ -59,7 +85,14 @@ describe('rewriteManifest keeps the file\'s line ends', () => {
     for (const spec of ['  vertical: RETAIL', '  flags:\n    - a']) {
       const text = campaign(spec);
       const result = rewriteManifest(text, [
-        { address: 'Campaign/orders', line: 4, fields: [{ field: 'flags', value: ['a', 'b'] }, { field: 'usecase', value: 'MIXED' }] },
+        {
+          address: 'Campaign/orders',
+          line: 4,
+          fields: [
+            { field: 'flags', value: ['a', 'b'] },
+            { field: 'usecase', value: 'MIXED' },
+          ],
+        },
       ]);
       expect(result.text.endsWith('\n')).toBe(false);
       expect(result.text).not.toMatch(/\n\s*\n/);
@@ -72,7 +105,9 @@ describe('rewriteManifest reads its result back before anyone saves it', () => {
   it('leaves the file unchanged and says so when the rewritten text would mean something else', () => {
     // The anchor's new value would also change the alias that reads it: not what was asked.
     const text = campaign('  sample1: &shared Acme shipped\n  sample2: *shared\n');
-    const result = rewriteManifest(text, [{ address: 'Campaign/orders', line: 4, fields: [{ field: 'sample1', value: 'Acme delivered' }] }]);
+    const result = rewriteManifest(text, [
+      { address: 'Campaign/orders', line: 4, fields: [{ field: 'sample1', value: 'Acme delivered' }] },
+    ]);
     expect(result.text).toBe(text);
     expect(result.written).toEqual([]);
     expect(result.notes).toEqual([

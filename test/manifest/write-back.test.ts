@@ -39,7 +39,11 @@ spec:
 describe('rewriteManifest', () => {
   it('changes scalars in their own quoting, edits a block list item by item, inserts and removes fields, and keeps the rest byte for byte', () => {
     const result = rewriteManifest(file, [
-      { address: 'TrunkIpAcl/office', line: 6, fields: [{ field: 'ip_addresses', value: ['198.51.100.0/28', '192.0.2.7'] }] },
+      {
+        address: 'TrunkIpAcl/office',
+        line: 6,
+        fields: [{ field: 'ip_addresses', value: ['198.51.100.0/28', '192.0.2.7'] }],
+      },
       {
         address: 'Trunk/pbx-out',
         line: 15,
@@ -50,7 +54,14 @@ describe('rewriteManifest', () => {
           { field: 'trunk_status', value: 'disabled' },
         ],
       },
-      { address: 'Campaign/orders', line: 28, fields: [{ field: 'sample1', value: "Acme's order shipped: reply STOP to opt out." }, { field: 'flags', value: ['a', 'c d', 'e,f'] }] },
+      {
+        address: 'Campaign/orders',
+        line: 28,
+        fields: [
+          { field: 'sample1', value: "Acme's order shipped: reply STOP to opt out." },
+          { field: 'flags', value: ['a', 'c d', 'e,f'] },
+        ],
+      },
     ]);
     expect(result.notes).toEqual([]);
     expect(result.written).toEqual([
@@ -95,14 +106,20 @@ spec:
   flags: [a, c d, "e,f"]
 `);
     expect(parse(result.text.split('---\n')[2] as string).spec.flags).toEqual(['a', 'c d', 'e,f']);
-    expect(parse(result.text.split('---\n')[2] as string).spec.sample1).toBe("Acme's order shipped: reply STOP to opt out.");
+    expect(parse(result.text.split('---\n')[2] as string).spec.sample1).toBe(
+      "Acme's order shipped: reply STOP to opt out.",
+    );
   });
 
   it('changes nothing when nothing is asked, and says so for a spec it cannot edit in place', () => {
     expect(rewriteManifest(file, []).text).toBe(file);
     const flow = 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata: { name: office }\nspec: { ip_addresses: [] }\n';
-    const result = rewriteManifest(flow, [{ address: 'TrunkIpAcl/office', line: 3, fields: [{ field: 'ip_addresses', value: ['192.0.2.1'] }] }]);
+    const result = rewriteManifest(flow, [
+      { address: 'TrunkIpAcl/office', line: 3, fields: [{ field: 'ip_addresses', value: ['192.0.2.1'] }] },
+    ]);
     expect(result.text).toBe(flow);
-    expect(result.notes).toEqual(['TrunkIpAcl/office: its spec is not a block mapping at line 3, so it is left as it is']);
+    expect(result.notes).toEqual([
+      'TrunkIpAcl/office: its spec is not a block mapping at line 3, so it is left as it is',
+    ]);
   });
 });

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { documentPositions } from '../../src/manifest/yaml.js';
 import { LineStarts, offsetPositions } from '../../src/manifest/yaml-fast.js';
-import { documentOffsets, parseYamlSubset, parseYamlSubsetPaced, parseYamlSubsetWithOffsets } from '../../src/manifest/yaml-subset.js';
+import {
+  documentOffsets,
+  parseYamlSubset,
+  parseYamlSubsetPaced,
+  parseYamlSubsetWithOffsets,
+} from '../../src/manifest/yaml-subset.js';
 
 /**
  * The plain subset reader must answer exactly what `js-yaml` reads (the values the rest of the
@@ -19,7 +24,9 @@ const repository = path.resolve(import.meta.dirname, '../..');
 /** What `js-yaml` reads, empty documents left out as the loader does; 'error' when it refuses. */
 function jsYaml(text: string): unknown {
   try {
-    return loadAll(text, null, { schema: CORE_SCHEMA, json: false }).filter((value) => value !== null && value !== undefined);
+    return loadAll(text, null, { schema: CORE_SCHEMA, json: false }).filter(
+      (value) => value !== null && value !== undefined,
+    );
   } catch {
     return 'error';
   }
@@ -49,10 +56,18 @@ function agrees(text: string): boolean {
 }
 
 function yamlFiles(folder: string): string[] {
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    // An accounts file (examples/reseller), a test file and a policy file (examples/tests) are not manifests: the fast path never reads them.
-    .filter((file) => /\.ya?ml$/.test(file) && !file.includes('node_modules') && !file.endsWith('telform-accounts.yaml') && !/\.(tftest|policy)\.yaml$/.test(file))
-    .map((file) => path.join(folder, file));
+  return (
+    readdirSync(folder, { recursive: true, encoding: 'utf8' })
+      // An accounts file (examples/reseller), a test file and a policy file (examples/tests) are not manifests: the fast path never reads them.
+      .filter(
+        (file) =>
+          /\.ya?ml$/.test(file) &&
+          !file.includes('node_modules') &&
+          !file.endsWith('telform-accounts.yaml') &&
+          !/\.(tftest|policy)\.yaml$/.test(file),
+      )
+      .map((file) => path.join(folder, file))
+  );
 }
 
 describe('parseYamlSubset', () => {
@@ -63,7 +78,9 @@ describe('parseYamlSubset', () => {
   });
 
   it('reads the same in slices, pausing after each document, and declines the same', async () => {
-    const texts = [...yamlFiles(path.join(repository, 'examples')), ...yamlFiles(path.join(repository, 'test'))].map((file) => readFileSync(file, 'utf8'));
+    const texts = [...yamlFiles(path.join(repository, 'examples')), ...yamlFiles(path.join(repository, 'test'))].map(
+      (file) => readFileSync(file, 'utf8'),
+    );
     texts.push('a: 1\n---\nb: [2, 3]\n---\n# empty\n---\nc: {d: e}\n', 'a: 1\n---\nb: &x 2\n');
     let declined = 0;
     for (const text of texts) {
@@ -84,7 +101,9 @@ describe('parseYamlSubset', () => {
   });
 
   it('places a value from its document read alone as from the whole file read again', async () => {
-    const texts = [...yamlFiles(path.join(repository, 'examples')), ...yamlFiles(path.join(repository, 'test'))].map((file) => readFileSync(file, 'utf8'));
+    const texts = [...yamlFiles(path.join(repository, 'examples')), ...yamlFiles(path.join(repository, 'test'))].map(
+      (file) => readFileSync(file, 'utf8'),
+    );
     texts.push('# header\n---\na: 1\n--- # second\n---\n\n---\nb: [x]\nc:\n  - d: 2\n', 'a: 1\n...\n---\nb: 2\n');
     let documents = 0;
     for (const text of texts) {
@@ -110,13 +129,34 @@ describe('parseYamlSubset', () => {
   it.each([
     ['a: 1\nb: -20\nc: 0\nd: 9007199254740991', { a: 1, b: -20, c: 0, d: 9007199254740991 }],
     ['a: ~\nb: null\nc: NULL\nd:\ne: Null', { a: null, b: null, c: null, d: null, e: null }],
-    ['a: true\nb: True\nc: TRUE\nd: false\ne: False\nf: FALSE\ng: tRUE', { a: true, b: true, c: true, d: false, e: false, f: false, g: 'tRUE' }],
-    ['a: yes\nb: no\nc: on\nd: 1.2.3.4\ne: 12:30\nf: .\ng: 1e5x', { a: 'yes', b: 'no', c: 'on', d: '1.2.3.4', e: '12:30', f: '.', g: '1e5x' }],
-    ['password: Trunk#Pass99 # a comment\nuri: sip:pbx@example.com:5060;transport=tcp', { password: 'Trunk#Pass99', uri: 'sip:pbx@example.com:5060;transport=tcp' }],
-    ['a: "x \\"y\\" \\\\ \\n\\t/"\nb: \'it\'\'s\'\nc: "# not a comment" # one', { a: 'x "y" \\ \n\t/', b: "it's", c: '# not a comment' }],
-    ['list: [a, "b, c", \'d\', 5, true, ~]\nempty: []\nnone: {}\nref: { ref: acl-1 }', { list: ['a', 'b, c', 'd', 5, true, null], empty: [], none: {}, ref: { ref: 'acl-1' } }],
-    ['entries:\n  - ip: 192.0.2.1\n    cidr_prefix: 32\n  -\n    ip: 192.0.2.2\n  - - nested\n    - list', { entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }, { ip: '192.0.2.2' }, ['nested', 'list']] }],
-    ['compact:\n- a\n- b\nafter: 1\n# comment\n   # indented comment\n\nlast:\n  deep:\n    deeper: x', { compact: ['a', 'b'], after: 1, last: { deep: { deeper: 'x' } } }],
+    [
+      'a: true\nb: True\nc: TRUE\nd: false\ne: False\nf: FALSE\ng: tRUE',
+      { a: true, b: true, c: true, d: false, e: false, f: false, g: 'tRUE' },
+    ],
+    [
+      'a: yes\nb: no\nc: on\nd: 1.2.3.4\ne: 12:30\nf: .\ng: 1e5x',
+      { a: 'yes', b: 'no', c: 'on', d: '1.2.3.4', e: '12:30', f: '.', g: '1e5x' },
+    ],
+    [
+      'password: Trunk#Pass99 # a comment\nuri: sip:pbx@example.com:5060;transport=tcp',
+      { password: 'Trunk#Pass99', uri: 'sip:pbx@example.com:5060;transport=tcp' },
+    ],
+    [
+      'a: "x \\"y\\" \\\\ \\n\\t/"\nb: \'it\'\'s\'\nc: "# not a comment" # one',
+      { a: 'x "y" \\ \n\t/', b: "it's", c: '# not a comment' },
+    ],
+    [
+      'list: [a, "b, c", \'d\', 5, true, ~]\nempty: []\nnone: {}\nref: { ref: acl-1 }',
+      { list: ['a', 'b, c', 'd', 5, true, null], empty: [], none: {}, ref: { ref: 'acl-1' } },
+    ],
+    [
+      'entries:\n  - ip: 192.0.2.1\n    cidr_prefix: 32\n  -\n    ip: 192.0.2.2\n  - - nested\n    - list',
+      { entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }, { ip: '192.0.2.2' }, ['nested', 'list']] },
+    ],
+    [
+      'compact:\n- a\n- b\nafter: 1\n# comment\n   # indented comment\n\nlast:\n  deep:\n    deeper: x',
+      { compact: ['a', 'b'], after: 1, last: { deep: { deeper: 'x' } } },
+    ],
   ])('reads %j', (text, expected) => {
     expect(parseYamlSubset(text)).toEqual([expected]);
     expect(agrees(text)).toBe(true);
@@ -171,7 +211,37 @@ describe('parseYamlSubset', () => {
 
   const scalar = fc.oneof(
     fc.string(),
-    fc.constantFrom('null', '~', 'True', 'no', '0', '-0', '007', '1.0', '.5', '1e3', '0x1f', '+1', '-', '- a', 'a: b', 'a #b', 'a#b', "'", '"', '[x]', '{}', '*a', '&a', '!t', '|', '>', '@', '%', '`'),
+    fc.constantFrom(
+      'null',
+      '~',
+      'True',
+      'no',
+      '0',
+      '-0',
+      '007',
+      '1.0',
+      '.5',
+      '1e3',
+      '0x1f',
+      '+1',
+      '-',
+      '- a',
+      'a: b',
+      'a #b',
+      'a#b',
+      "'",
+      '"',
+      '[x]',
+      '{}',
+      '*a',
+      '&a',
+      '!t',
+      '|',
+      '>',
+      '@',
+      '%',
+      '`',
+    ),
     fc.integer(),
     fc.boolean(),
     fc.constant(null),
@@ -179,7 +249,11 @@ describe('parseYamlSubset', () => {
   const value = fc.letrec((tie) => ({
     value: fc.oneof({ depthSize: 'small' }, scalar, tie('list'), tie('map')),
     list: fc.array(tie('value'), { maxLength: 4 }),
-    map: fc.dictionary(fc.oneof(fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/), fc.string({ maxLength: 4 })), tie('value'), { maxKeys: 4 }),
+    map: fc.dictionary(
+      fc.oneof(fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/), fc.string({ maxLength: 4 })),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   })).map;
   const flowLevel = fc.integer({ min: -1, max: 3 });
 
@@ -194,7 +268,50 @@ describe('parseYamlSubset', () => {
   });
 
   it('agrees with js-yaml or declines on mangled text', () => {
-    const piece = fc.oneof(fc.constantFrom('a', 'b: ', 'c:', '- ', '-', ' ', '  ', '\n', '\n  ', '#', ' #', ':', ', ', '[', ']', '{', '}', '"', "'", '\\', '---\n', '...', '1', '-1', '-0', '0o7', '.inf', '0.5', 'null', 'Null', 'true', 'True', 'FALSE', '~', 'key: ', '- k: ', '&a ', '*a', '!!str '), fc.string({ maxLength: 3 }));
+    const piece = fc.oneof(
+      fc.constantFrom(
+        'a',
+        'b: ',
+        'c:',
+        '- ',
+        '-',
+        ' ',
+        '  ',
+        '\n',
+        '\n  ',
+        '#',
+        ' #',
+        ':',
+        ', ',
+        '[',
+        ']',
+        '{',
+        '}',
+        '"',
+        "'",
+        '\\',
+        '---\n',
+        '...',
+        '1',
+        '-1',
+        '-0',
+        '0o7',
+        '.inf',
+        '0.5',
+        'null',
+        'Null',
+        'true',
+        'True',
+        'FALSE',
+        '~',
+        'key: ',
+        '- k: ',
+        '&a ',
+        '*a',
+        '!!str ',
+      ),
+      fc.string({ maxLength: 3 }),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
         agrees(pieces.join(''));

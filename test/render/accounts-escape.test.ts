@@ -6,7 +6,8 @@ import { escapeMarkdown } from '../../src/render/markdown-escape.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { change, plan } from '../support/plan.js';
 
-const hostile = 'telform-owner:x <a href="https://evil.example">Approve</a><img src=x> [ok](https://evil.example) | *b*';
+const hostile =
+  'telform-owner:x <a href="https://evil.example">Approve</a><img src=x> [ok](https://evil.example) | *b*';
 
 function report(): AccountsReport {
   return {
@@ -30,7 +31,9 @@ describe('markdown reports escape live and report-file text (issue 33 items 3 an
   it('an accounts report in markdown renders no tag, link, image or table break from a name or message', () => {
     const text = renderAccountsMarkdown(report());
     expect(text).not.toMatch(/<a |<img|<b>|[^\\]\]\(/);
-    expect(text).toContain('| acme &lt;b&gt;x&lt;/b&gt;\\\\u202e | error | error: telform-owner:x &lt;a href=&quot;https://evil.example&quot;&gt;Approve&lt;/a&gt;&lt;img src=x&gt; \\[ok\\](https://evil.example) \\| \\*b\\* |');
+    expect(text).toContain(
+      '| acme &lt;b&gt;x&lt;/b&gt;\\\\u202e | error | error: telform-owner:x &lt;a href=&quot;https://evil.example&quot;&gt;Approve&lt;/a&gt;&lt;img src=x&gt; \\[ok\\](https://evil.example) \\| \\*b\\* |',
+    );
     expect(text).toContain('<details><summary>acme &lt;b&gt;x&lt;/b&gt;\\u202e: error</summary>');
     expect(text).toContain('**error:** telform-owner:x &lt;a href=');
   });
@@ -45,7 +48,9 @@ describe('markdown reports escape live and report-file text (issue 33 items 3 an
     const drift = renderDriftMarkdown({ status: 'drifted', drifted: [], pending: [], notes: [hostile] });
     expect(drift).toContain(`> ${escapeMarkdown(hostile)}`);
     expect(drift).not.toMatch(/<a |<img/);
-    const planText = renderMarkdown(plan([change({ address: 'SipIpAcl/x', action: 'update', reasons: [hostile] })], { warnings: [`# ${hostile}`] }));
+    const planText = renderMarkdown(
+      plan([change({ address: 'SipIpAcl/x', action: 'update', reasons: [hostile] })], { warnings: [`# ${hostile}`] }),
+    );
     expect(planText).not.toMatch(/<a |<img|[^\\]\]\(/);
     expect(planText).toContain('> \\# telform-owner:x &lt;a href=');
   });

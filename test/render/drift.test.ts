@@ -13,7 +13,10 @@ describe('renderDriftMarkdown', () => {
       patch: [{ op: 'remove', path: '/ip_addresses/192.0.2.200' }],
     });
     const gone = change({ address: 'Trunk/pbx', action: 'create', drifted: true });
-    const text = renderDriftMarkdown({ status: 'drifted', drifted: ['TrunkIpAcl/office', 'Trunk/pbx'], pending: [], notes: [] }, plan([drifted, gone]));
+    const text = renderDriftMarkdown(
+      { status: 'drifted', drifted: ['TrunkIpAcl/office', 'Trunk/pbx'], pending: [], notes: [] },
+      plan([drifted, gone]),
+    );
     expect(text).toBe(
       [
         '### telform drift',

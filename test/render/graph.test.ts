@@ -6,7 +6,13 @@ import { change, noFlags, plan } from '../support/plan.js';
 const sample = plan([
   change({ address: 'TrunkIpAcl/office', action: 'create', depends_on: [] }),
   change({ address: 'Trunk/pbx-out', action: 'update', depends_on: ['TrunkIpAcl/office'] }),
-  change({ address: 'Trunk/"old"', action: 'delete', depends_on: [], flags: { ...noFlags, breaks_calls: true }, blast: { calls: 37, messages: 0, numbers: 37, trunks: [], applications: [] } }),
+  change({
+    address: 'Trunk/"old"',
+    action: 'delete',
+    depends_on: [],
+    flags: { ...noFlags, breaks_calls: true },
+    blast: { calls: 37, messages: 0, numbers: 37, trunks: [], applications: [] },
+  }),
   change({ address: 'Campaign/promo', action: 'delete', depends_on: [], flags: { ...noFlags, irreversible: true } }),
   change({ address: 'SipIpAcl/same', action: 'noop', depends_on: [] }),
 ]);
@@ -18,7 +24,7 @@ describe('plan graph', () => {
         'flowchart LR',
         '  c0["TrunkIpAcl/office<br/>create"]',
         '  c1["Trunk/pbx-out<br/>update"]',
-        "  c2[\"Trunk/'old'<br/>delete<br/>⚠ breaks 37 numbers\"]",
+        '  c2["Trunk/\'old\'<br/>delete<br/>⚠ breaks 37 numbers"]',
         '  c3["Campaign/promo<br/>delete<br/>⚠ irreversible"]',
         '  c0 --> c1',
         '  classDef act_create fill:#d4f7d4,stroke:#2e7d32,color:#000',
@@ -44,7 +50,9 @@ describe('plan graph', () => {
 
   it('renders dot with the same nodes and edges', () => {
     const text = renderDot(sample);
-    expect(text).toContain('  c2 [label="Trunk/\\"old\\"\\ndelete\\n⚠ breaks 37 numbers", fillcolor="#fbd5d5", color="#c62828", style="rounded,filled,bold,dashed", penwidth=3];');
+    expect(text).toContain(
+      '  c2 [label="Trunk/\\"old\\"\\ndelete\\n⚠ breaks 37 numbers", fillcolor="#fbd5d5", color="#c62828", style="rounded,filled,bold,dashed", penwidth=3];',
+    );
     expect(text).toContain('  c0 -> c1;');
     expect(renderMermaid(plan([]))).toBe('flowchart LR\n  empty["No changes"]\n');
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { renderHistoryJson, renderHistoryMarkdown, renderHistoryText, type HistoryView } from '../../src/render/history.js';
+import {
+  renderHistoryJson,
+  renderHistoryMarkdown,
+  renderHistoryText,
+  type HistoryView,
+} from '../../src/render/history.js';
 import type { HistoryRecord } from '../../src/state/history.js';
 
 // `telform history --accounts` in each format: one section per account, each from its own state, an
@@ -9,14 +14,30 @@ const record: HistoryRecord = {
   seq: 3,
   prev: 'a'.repeat(64),
   at: '2026-11-20T10:02:41.000Z',
-  origin: { commit: '3f2a9c1d00000000000000000000000000000000', ci: { system: 'github-actions', run: '812' }, actor: 'ana|ops' },
+  origin: {
+    commit: '3f2a9c1d00000000000000000000000000000000',
+    ci: { system: 'github-actions', run: '812' },
+    actor: 'ana|ops',
+  },
   hash: 'b'.repeat(64),
   type: 'apply',
   trigger: 'rollout',
   wave: { number: 2, of: 3 },
   plan: { digest: 'c'.repeat(64), created_at: '2026-11-20T10:02:00.000Z' },
   approvals: {},
-  changes: [{ address: 'TrunkIpAcl/edge', kind: 'TrunkIpAcl', action: 'update', id: 'acl-1', before: { ip_addresses: ['203.0.113.50'] }, after: { ip_addresses: [] }, requests: 1, fees_usd: 0, result: 'done' }],
+  changes: [
+    {
+      address: 'TrunkIpAcl/edge',
+      kind: 'TrunkIpAcl',
+      action: 'update',
+      id: 'acl-1',
+      before: { ip_addresses: ['203.0.113.50'] },
+      after: { ip_addresses: [] },
+      requests: 1,
+      fees_usd: 0,
+      result: 'done',
+    },
+  ],
   requests: 1,
   fees_usd: 0,
   result: 'applied',
@@ -57,8 +78,17 @@ describe('the history of several accounts', () => {
         '',
       ].join('\n'),
     );
-    const json = JSON.parse(renderHistoryJson(views, true)) as { accounts: Array<{ account: string; state: string; error?: string; records: Array<{ seq: number }> }> };
-    expect(json.accounts.map((account) => [account.account, account.state, account.error, account.records.map((one) => one.seq)])).toEqual([
+    const json = JSON.parse(renderHistoryJson(views, true)) as {
+      accounts: Array<{ account: string; state: string; error?: string; records: Array<{ seq: number }> }>;
+    };
+    expect(
+      json.accounts.map((account) => [
+        account.account,
+        account.state,
+        account.error,
+        account.records.map((one) => one.seq),
+      ]),
+    ).toEqual([
       ['east|1', 'east.state.json', undefined, [3]],
       ['west', 'west.state.json', 'cannot read the state west.state.json: EACCES', []],
     ]);

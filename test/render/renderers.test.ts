@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatChoices, formatRefusal, formatsRendering, rendererFor, renderers, type Format, type Report, type Renderer, type RenderOptions } from '../../src/render/index.js';
+import {
+  formatChoices,
+  formatRefusal,
+  formatsRendering,
+  rendererFor,
+  renderers,
+  type Format,
+  type Report,
+  type Renderer,
+  type RenderOptions,
+} from '../../src/render/index.js';
 import type { AccountsReport } from '../../src/render/accounts-report.js';
 import { reportedPlan } from '../../src/render/accounts-report.js';
 import type { Rehearsal } from '../../src/render/rehearsal-report.js';
@@ -29,8 +39,20 @@ const accountsReport: AccountsReport = {
   command: 'plan',
   exit_code: 1,
   accounts: [
-    { name: 'acme', exit_code: 0, status: 'changes', summary: 'Plan: 1 to create.', plan: reportedPlan(plan([], { findings: [finding] })) },
-    { name: 'globex', exit_code: 1, status: 'error', summary: 'error: no such account', error: { code: 'api_error', message: 'no such account' } },
+    {
+      name: 'acme',
+      exit_code: 0,
+      status: 'changes',
+      summary: 'Plan: 1 to create.',
+      plan: reportedPlan(plan([], { findings: [finding] })),
+    },
+    {
+      name: 'globex',
+      exit_code: 1,
+      status: 'error',
+      summary: 'error: no such account',
+      error: { code: 'api_error', message: 'no such account' },
+    },
   ],
 };
 const aclKind = catalog.get('TrunkIpAcl') as Kind;
@@ -40,7 +62,16 @@ const ledger = {
   endpoint: 'local',
   account: 'MAEMULATOR0000000001',
   serial: 3,
-  resources: { 'TrunkIpAcl/office': { kind: 'TrunkIpAcl', name: 'office', id: 'a1', applied_spec: {}, secrets: {}, updated_at: '2026-11-25T00:00:00.000Z' } },
+  resources: {
+    'TrunkIpAcl/office': {
+      kind: 'TrunkIpAcl',
+      name: 'office',
+      id: 'a1',
+      applied_spec: {},
+      secrets: {},
+      updated_at: '2026-11-25T00:00:00.000Z',
+    },
+  },
 } as Ledger;
 const summary = { problems: [], errorCount: 0, warningCount: 0, resourceCount: 1, files: ['m.yaml'] };
 const rehearsal: Rehearsal = {
@@ -60,9 +91,16 @@ function renderSample(report: Report, format: Format): string {
     case 'plan':
       return rendererFor(format, 'plan')(onePlan, options);
     case 'drift':
-      return rendererFor(format, 'drift')({ status: 'pending', drifted: [], pending: ['Trunk/pbx-out'], notes: [] }, onePlan, options);
+      return rendererFor(format, 'drift')(
+        { status: 'pending', drifted: [], pending: ['Trunk/pbx-out'], notes: [] },
+        onePlan,
+        options,
+      );
     case 'apply':
-      return rendererFor(format, 'apply')({ name: 'acme', exit_code: 0, status: 'applied', summary: 'Apply complete: 1 created.' });
+      return rendererFor(
+        format,
+        'apply',
+      )({ name: 'acme', exit_code: 0, status: 'applied', summary: 'Apply complete: 1 created.' });
     case 'accounts':
       return rendererFor(format, 'accounts')(accountsReport);
     case 'validation':
@@ -84,7 +122,10 @@ function renderSample(report: Report, format: Format): string {
     case 'stateList':
       return rendererFor(format, 'stateList')(ledger);
     case 'stateEntry':
-      return rendererFor(format, 'stateEntry')('TrunkIpAcl/office', ledger.resources['TrunkIpAcl/office'] as Ledger['resources'][string]);
+      return rendererFor(format, 'stateEntry')(
+        'TrunkIpAcl/office',
+        ledger.resources['TrunkIpAcl/office'] as Ledger['resources'][string],
+      );
     default: {
       const never: never = report;
       return never;
@@ -152,7 +193,15 @@ describe('the renderer registry', () => {
   }
 
   it('gives each command its --format choices: the formats of any report it prints', () => {
-    expect(formatChoices('plan', 'accounts')).toEqual(['text', 'json', 'markdown', 'mermaid', 'dot', 'github', 'gitlab']);
+    expect(formatChoices('plan', 'accounts')).toEqual([
+      'text',
+      'json',
+      'markdown',
+      'mermaid',
+      'dot',
+      'github',
+      'gitlab',
+    ]);
     expect(formatChoices('apply', 'accounts')).toEqual(['text', 'json', 'markdown', 'github', 'gitlab']);
     expect(formatChoices('accounts')).toEqual(['text', 'json', 'markdown', 'github', 'gitlab']);
     expect(formatChoices('validation', 'accountsValidation')).toEqual(['text', 'json', 'github', 'gitlab']);
@@ -161,7 +210,9 @@ describe('the renderer registry', () => {
   });
 
   it('says the refusal of a graph of an accounts report in one sentence', () => {
-    expect(formatRefusal('mermaid', 'accounts')).toBe('--format mermaid cannot render an accounts report; choose text, json, markdown, github or gitlab');
+    expect(formatRefusal('mermaid', 'accounts')).toBe(
+      '--format mermaid cannot render an accounts report; choose text, json, markdown, github or gitlab',
+    );
   });
 
   it('keeps the members a format has in its type (a missing one does not compile)', () => {
@@ -174,7 +225,7 @@ describe('the renderer registry', () => {
 });
 
 describe('an accounts report as CI annotations', () => {
-  it('annotates each account\'s findings and errors on GitHub, naming the account, then prints the headline', () => {
+  it("annotates each account's findings and errors on GitHub, naming the account, then prints the headline", () => {
     expect(rendererFor('github', 'accounts')(accountsReport)).toBe(
       [
         '::warning file=campaigns.yaml,line=12,col=5,title=telform lint::[account acme] Campaign/promo  spec.sample1: sample1 does not name the brand (lint sample-names-brand)',
@@ -188,22 +239,53 @@ describe('an accounts report as CI annotations', () => {
   });
 
   it('writes the same annotations as a GitLab code-quality report', () => {
-    const issues = JSON.parse(rendererFor('gitlab', 'accounts')(accountsReport)) as Array<{ description: string; check_name: string; severity: string; location: unknown }>;
-    expect(issues.map(({ description, check_name, severity, location }) => ({ description, check_name, severity, location }))).toEqual([
+    const issues = JSON.parse(rendererFor('gitlab', 'accounts')(accountsReport)) as Array<{
+      description: string;
+      check_name: string;
+      severity: string;
+      location: unknown;
+    }>;
+    expect(
+      issues.map(({ description, check_name, severity, location }) => ({
+        description,
+        check_name,
+        severity,
+        location,
+      })),
+    ).toEqual([
       {
-        description: '[account acme] Campaign/promo  spec.sample1: sample1 does not name the brand (lint sample-names-brand)',
+        description:
+          '[account acme] Campaign/promo  spec.sample1: sample1 does not name the brand (lint sample-names-brand)',
         check_name: 'telform lint',
         severity: 'minor',
         location: { path: 'campaigns.yaml', lines: { begin: 12 } },
       },
-      { description: '[account globex] api_error: no such account', check_name: 'telform account', severity: 'major', location: { path: '', lines: { begin: 1 } } },
+      {
+        description: '[account globex] api_error: no such account',
+        check_name: 'telform account',
+        severity: 'major',
+        location: { path: '', lines: { begin: 1 } },
+      },
     ]);
   });
 
   it('escapes an account name from a report file in the workflow command', () => {
-    const hostile: AccountsReport = { ...accountsReport, accounts: [{ name: 'evil\n::error::x\u202e', exit_code: 1, status: 'error', summary: 'boom', error: { code: 'api_error', message: 'boom' } }] };
+    const hostile: AccountsReport = {
+      ...accountsReport,
+      accounts: [
+        {
+          name: 'evil\n::error::x\u202e',
+          exit_code: 1,
+          status: 'error',
+          summary: 'boom',
+          error: { code: 'api_error', message: 'boom' },
+        },
+      ],
+    };
     const output = rendererFor('github', 'accounts')(hostile);
-    expect(output.split('\n')[0]).toBe('::error title=telform account::[account evil\\n::error::x\\u202e] api_error: boom');
+    expect(output.split('\n')[0]).toBe(
+      '::error title=telform account::[account evil\\n::error::x\\u202e] api_error: boom',
+    );
   });
 });
 
@@ -225,5 +307,5 @@ const sentenceName: Record<Report, string> = {
 };
 
 function orList(items: readonly string[]): string {
-  return items.length === 1 ? items[0] ?? '' : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+  return items.length === 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }

@@ -9,7 +9,14 @@ const report = (waves: number): AccountsReport => ({
   command: 'apply',
   exit_code: 0,
   accounts: [{ name: 'acme', exit_code: 0, status: 'applied', summary: 'Apply complete.' }],
-  rollout: { resumed: false, waves: Array.from({ length: waves }, (_, index) => ({ wave: index + 1, accounts: ['acme'], status: 'passed' as const })) },
+  rollout: {
+    resumed: false,
+    waves: Array.from({ length: waves }, (_, index) => ({
+      wave: index + 1,
+      accounts: ['acme'],
+      status: 'passed' as const,
+    })),
+  },
 });
 
 describe('the rollout headline', () => {

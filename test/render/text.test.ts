@@ -66,7 +66,9 @@ describe('renderText', () => {
       change({ address: 'Campaign/promo', action: 'wait', api_requests: 0 }),
     ]);
     const text = renderText(adopting, { color: false, waitMs: 120_000 });
-    expect(text).toContain('Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 to adopt. Cost: 0 USD. Irreversible: 0.\n');
+    expect(text).toContain(
+      'Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 to adopt. Cost: 0 USD. Irreversible: 0.\n',
+    );
     // One waiting change polls at 0, 1, 3, 7, 15, 31, 61 and 91 s within 2 minutes, then creates.
     expect(text).toContain('API requests to apply: about 0; with --wait 2m, 1 to 9 (registry polls).\n');
   });

@@ -8,7 +8,13 @@ const byName = (spec: Record<string, unknown>): string | undefined => text(spec[
 
 describe('normalising helpers', () => {
   it('treat "", null and other types as absent text', () => {
-    expect([text(''), text(null), text(undefined), text(3), text('x')]).toEqual([undefined, undefined, undefined, undefined, 'x']);
+    expect([text(''), text(null), text(undefined), text(3), text('x')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'x',
+    ]);
   });
 
   it('read booleans and integers also from strings', () => {
@@ -38,11 +44,14 @@ describe('findCreated', () => {
   });
 
   it('narrows several namesakes to the one with the fields that were sent', () => {
-    expect(findCreated(objects, byName, { name: 'b', ip_addresses: ['192.0.2.3'] }, ['ip_addresses'], 'TrunkIpAcl')?.id).toBe('3');
+    expect(
+      findCreated(objects, byName, { name: 'b', ip_addresses: ['192.0.2.3'] }, ['ip_addresses'], 'TrunkIpAcl')?.id,
+    ).toBe('3');
   });
 
   it('refuses to guess between namesakes it cannot tell apart, naming them', () => {
-    const attempt = () => findCreated(objects, byName, { name: 'b', ip_addresses: ['192.0.2.9'] }, ['ip_addresses'], 'TrunkIpAcl');
+    const attempt = () =>
+      findCreated(objects, byName, { name: 'b', ip_addresses: ['192.0.2.9'] }, ['ip_addresses'], 'TrunkIpAcl');
     expect(attempt).toThrow(TelformError);
     expect(attempt).toThrow(
       'the answer to creating TrunkIpAcl "b" was lost and 2 objects with that name exist (2, 3); telform cannot tell which one it made: delete the extra ones or record the right one with `telform state`',
@@ -55,15 +64,27 @@ describe('updateBody', () => {
 
   it('sends changed fields, "" for dropped ones, and secrets only when listed', () => {
     const desired = { name: 'n', username: 'u', password: 'p@ss', fallback_uri_uuid: undefined };
-    expect(updateBody({ id: 'x', desired, live, changedFields: ['name', 'fallback_uri_uuid'], secretFields: [] }, ['name', 'fallback_uri_uuid', 'password'])).toEqual({
+    expect(
+      updateBody({ id: 'x', desired, live, changedFields: ['name', 'fallback_uri_uuid'], secretFields: [] }, [
+        'name',
+        'fallback_uri_uuid',
+        'password',
+      ]),
+    ).toEqual({
       name: 'n',
       fallback_uri_uuid: '',
     });
-    expect(updateBody({ id: 'x', desired, live, changedFields: [], secretFields: ['password'] }, ['password'])).toEqual({ password: 'p@ss' });
+    expect(updateBody({ id: 'x', desired, live, changedFields: [], secretFields: ['password'] }, ['password'])).toEqual(
+      { password: 'p@ss' },
+    );
   });
 
   it('never sends a field that is not updatable', () => {
-    expect(updateBody({ id: 'x', desired: { app_id: '2' }, live, changedFields: ['app_id'], secretFields: [] }, ['sip_auth_type'])).toEqual({});
+    expect(
+      updateBody({ id: 'x', desired: { app_id: '2' }, live, changedFields: ['app_id'], secretFields: [] }, [
+        'sip_auth_type',
+      ]),
+    ).toEqual({});
   });
 });
 

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { diffSpecs } from '../../src/engine/diff.js';
 import { normaliseApplicationSipAuth } from '../../src/resources/application-sip-auth.js';
-import { diffRulesOf, kindNamed, manifestSpec, requestLines, startLiveFixture, type LiveFixture } from './live-fixture.js';
+import {
+  diffRulesOf,
+  kindNamed,
+  manifestSpec,
+  requestLines,
+  startLiveFixture,
+  type LiveFixture,
+} from './live-fixture.js';
 
 const kind = kindNamed('ApplicationSipAuth');
 const live = kind.live;
@@ -11,7 +18,9 @@ let acl: string;
 
 beforeAll(async () => {
   fixture = await startLiveFixture();
-  credential = (await kindNamed('SipCredential').live.create(fixture.context, { username: 'app-user', password: 'App-Pass-1234' })).id;
+  credential = (
+    await kindNamed('SipCredential').live.create(fixture.context, { username: 'app-user', password: 'App-Pass-1234' })
+  ).id;
   acl = (await kindNamed('SipIpAcl').live.create(fixture.context, { name: 'app-acl', entries: [] })).id;
 });
 afterAll(async () => {
@@ -45,7 +54,15 @@ describe('ApplicationSipAuth live side', () => {
     );
     const listed = await live.list(fixture.context);
     expect(listed).toEqual([
-      { id: '77700000000000001', spec: { app_id: '77700000000000001', sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: acl, credential_uuid: credential } },
+      {
+        id: '77700000000000001',
+        spec: {
+          app_id: '77700000000000001',
+          sip_auth_type: 'ip_acl_and_credential',
+          ip_acl_uuid: acl,
+          credential_uuid: credential,
+        },
+      },
     ]);
     expect(await live.read(fixture.context, '77700000000000001')).toEqual(listed[0]);
     expect(diffSpecs(listed[0]?.spec ?? {}, desired, diffRulesOf(kind))).toEqual({ patch: [], changedFields: [] });
@@ -53,13 +70,24 @@ describe('ApplicationSipAuth live side', () => {
   });
 
   it('updates the type, sending "" for the id it no longer uses', async () => {
-    await live.create(fixture.context, { app_id: '77700000000000002', sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: acl, credential_uuid: credential });
+    await live.create(fixture.context, {
+      app_id: '77700000000000002',
+      sip_auth_type: 'ip_acl_and_credential',
+      ip_acl_uuid: acl,
+      credential_uuid: credential,
+    });
     const current = await live.read(fixture.context, '77700000000000002');
     if (!current) throw new Error('binding not found');
     fixture.httpLog.length = 0;
     const desired = { app_id: '77700000000000002', sip_auth_type: 'credential', credential_uuid: credential };
     const { changedFields } = diffSpecs(current.spec, desired, diffRulesOf(kind));
-    await live.update(fixture.context, { id: '77700000000000002', desired, live: current, changedFields, secretFields: [] });
+    await live.update(fixture.context, {
+      id: '77700000000000002',
+      desired,
+      live: current,
+      changedFields,
+      secretFields: [],
+    });
     expect(fixture.httpLog[0]).toBe(
       `http → POST ${fixture.base}/Application/77700000000000002/ {"sip_auth_type":"credential","ip_acl_uuid":"","credential_uuid":"${credential}"}`,
     );
@@ -67,11 +95,17 @@ describe('ApplicationSipAuth live side', () => {
   });
 
   it('deletes by unassigning, after which the credential can be deleted', async () => {
-    await live.create(fixture.context, { app_id: '77700000000000003', sip_auth_type: 'credential', credential_uuid: credential });
+    await live.create(fixture.context, {
+      app_id: '77700000000000003',
+      sip_auth_type: 'credential',
+      credential_uuid: credential,
+    });
     fixture.mark();
     await live.delete(fixture.context, '77700000000000003', undefined);
     expect(requestLines(fixture.requestsSinceMark(), fixture.base)).toEqual(['POST /Application/77700000000000003/']);
-    expect(fixture.httpLog.at(-2)).toBe(`http → POST ${fixture.base}/Application/77700000000000003/ {"sip_auth_type":""}`);
+    expect(fixture.httpLog.at(-2)).toBe(
+      `http → POST ${fixture.base}/Application/77700000000000003/ {"sip_auth_type":""}`,
+    );
     expect(await live.read(fixture.context, '77700000000000003')).toBeUndefined();
     expect(await live.list(fixture.context)).toEqual([]);
   });
@@ -86,7 +120,9 @@ describe('ApplicationSipAuth live side', () => {
   });
 
   it('keeps only the ids the type uses, whatever the API shows for the others', () => {
-    expect(normaliseApplicationSipAuth({ app_id: '1', sip_auth_type: 'ip_acl', ip_acl_uuid: 'a', credential_uuid: 'stale' })).toEqual({
+    expect(
+      normaliseApplicationSipAuth({ app_id: '1', sip_auth_type: 'ip_acl', ip_acl_uuid: 'a', credential_uuid: 'stale' }),
+    ).toEqual({
       id: '1',
       spec: { app_id: '1', sip_auth_type: 'ip_acl', ip_acl_uuid: 'a' },
     });

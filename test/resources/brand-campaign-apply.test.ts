@@ -47,7 +47,13 @@ const kinds: PlannerKind[] = [brand, campaign].map((kind) => {
 });
 const kindMap = new Map(kinds.map((kind) => [kind.kind, kind]));
 
-const approvals: PlanApprovals = { allow_irreversible: ['all'], max_cost_usd: 100, force_deletes: false, allow_empty: false, prune_unmanaged: [] };
+const approvals: PlanApprovals = {
+  allow_irreversible: ['all'],
+  max_cost_usd: 100,
+  force_deletes: false,
+  allow_empty: false,
+  prune_unmanaged: [],
+};
 
 const campaignFields = [
   '  vertical: HEALTHCARE',
@@ -68,13 +74,52 @@ const campaignFields = [
 ];
 
 function manifests(profileUuid: string, importId: string, description?: string): string {
-  const fields = description === undefined ? campaignFields : campaignFields.map((line) => (line.startsWith('  description:') ? `  description: ${description}` : line));
-  return [
-    ['apiVersion: telform/v1', 'kind: Brand', 'metadata:', '  name: northwind', 'spec:', `  profile_uuid: ${profileUuid}`].join('\n'),
-    ['apiVersion: telform/v1', 'kind: Campaign', 'metadata:', '  name: reminders', 'spec:', '  brand_id: { ref: northwind }', '  usecase: ACCOUNT_NOTIFICATION', '  optin_keywords: START,YES', ...fields].join('\n'),
-    ['apiVersion: telform/v1', 'kind: Campaign', 'metadata:', '  name: mixed', 'spec:', '  brand_id: { ref: northwind }', '  usecase: MIXED', '  sub_usecases: [MARKETING, 2FA]', ...fields].join('\n'),
-    ['apiVersion: telform/v1', 'kind: Campaign', 'metadata:', '  name: shared', 'spec:', '  import: { campaign_id: ' + importId + ' }'].join('\n'),
-  ].join('\n---\n') + '\n';
+  const fields =
+    description === undefined
+      ? campaignFields
+      : campaignFields.map((line) => (line.startsWith('  description:') ? `  description: ${description}` : line));
+  return (
+    [
+      [
+        'apiVersion: telform/v1',
+        'kind: Brand',
+        'metadata:',
+        '  name: northwind',
+        'spec:',
+        `  profile_uuid: ${profileUuid}`,
+      ].join('\n'),
+      [
+        'apiVersion: telform/v1',
+        'kind: Campaign',
+        'metadata:',
+        '  name: reminders',
+        'spec:',
+        '  brand_id: { ref: northwind }',
+        '  usecase: ACCOUNT_NOTIFICATION',
+        '  optin_keywords: START,YES',
+        ...fields,
+      ].join('\n'),
+      [
+        'apiVersion: telform/v1',
+        'kind: Campaign',
+        'metadata:',
+        '  name: mixed',
+        'spec:',
+        '  brand_id: { ref: northwind }',
+        '  usecase: MIXED',
+        '  sub_usecases: [MARKETING, 2FA]',
+        ...fields,
+      ].join('\n'),
+      [
+        'apiVersion: telform/v1',
+        'kind: Campaign',
+        'metadata:',
+        '  name: shared',
+        'spec:',
+        '  import: { campaign_id: ' + importId + ' }',
+      ].join('\n'),
+    ].join('\n---\n') + '\n'
+  );
 }
 
 interface Run {
@@ -94,7 +139,10 @@ async function newRun(name: string, profileUuid: string, importId: string): Prom
 
 async function plan(run: Run): Promise<Plan> {
   const desired = await loadDesired([run.folder], { cwd: run.folder, env: {}, report: () => undefined });
-  const store = await LedgerStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: false });
+  const store = await LedgerStore.open(new FileBackend(run.stateFile), {
+    binding: { endpoint: 'emulator', account: run.setup.account.authId },
+    lock: false,
+  });
   const { plan: result } = await preparePlan({
     kinds: kindMap,
     desired: desired.resources,
@@ -112,7 +160,10 @@ async function plan(run: Run): Promise<Plan> {
 
 async function apply(run: Run, planned: Plan): Promise<ApplyResult> {
   const desired = await loadDesired([run.folder], { cwd: run.folder, env: {}, report: () => undefined });
-  const store = await LedgerStore.open(new FileBackend(run.stateFile), { binding: { endpoint: 'emulator', account: run.setup.account.authId }, lock: true });
+  const store = await LedgerStore.open(new FileBackend(run.stateFile), {
+    binding: { endpoint: 'emulator', account: run.setup.account.authId },
+    lock: true,
+  });
   try {
     return await applyPlan(
       {
@@ -159,7 +210,11 @@ describe('Brand and Campaign through plan and apply', () => {
 
     const third = await plan(run);
     const noop = { action: 'noop', patch: [] };
-    expect(Object.fromEntries(third.changes.map((change) => [change.address, { action: change.action, patch: change.patch }]))).toEqual({
+    expect(
+      Object.fromEntries(
+        third.changes.map((change) => [change.address, { action: change.action, patch: change.patch }]),
+      ),
+    ).toEqual({
       'Brand/northwind': noop,
       'Campaign/reminders': noop,
       'Campaign/mixed': noop,
@@ -170,7 +225,10 @@ describe('Brand and Campaign through plan and apply', () => {
 
     // An ACTIVE campaign cannot be updated: the change is blocked with the reason.
     await run.setup.account.advance(testRegistryDelayMs);
-    await writeFile(join(run.folder, 'manifests.yaml'), manifests(seeded.withEin[0], 'CSHRD10', 'Appointment reminders, confirmations and follow-ups for patients.'));
+    await writeFile(
+      join(run.folder, 'manifests.yaml'),
+      manifests(seeded.withEin[0], 'CSHRD10', 'Appointment reminders, confirmations and follow-ups for patients.'),
+    );
     const blocked = (await plan(run)).changes.find((change) => change.address === 'Campaign/reminders');
     expect(blocked?.action).toBe('blocked');
     expect(blocked?.reasons).toEqual(['campaigns can be updated only while FAILED (now ACTIVE)']);
@@ -202,12 +260,21 @@ describe('Brand and Campaign through plan and apply', () => {
     await apply(run, await plan(run));
     const before = await campaignIds(run);
 
-    const changed = manifests(seeded.withEin[2], 'CSHRD12').replace('usecase: ACCOUNT_NOTIFICATION', 'usecase: CUSTOMER_CARE');
+    const changed = manifests(seeded.withEin[2], 'CSHRD12').replace(
+      'usecase: ACCOUNT_NOTIFICATION',
+      'usecase: CUSTOMER_CARE',
+    );
     await writeFile(join(run.folder, 'manifests.yaml'), changed);
     const replacing = await plan(run);
     const change = replacing.changes.find((item) => item.address === 'Campaign/reminders');
-    expect(change).toMatchObject({ action: 'replace', replace_strategy: 'create_before_delete', flags: { irreversible: true } });
-    expect(change?.reasons).toEqual(['usecase cannot be updated in place, so a new Campaign is created and the old one deleted']);
+    expect(change).toMatchObject({
+      action: 'replace',
+      replace_strategy: 'create_before_delete',
+      flags: { irreversible: true },
+    });
+    expect(change?.reasons).toEqual([
+      'usecase cannot be updated in place, so a new Campaign is created and the old one deleted',
+    ]);
 
     await setFaults(emulator, { faults: 'lost=1,methods=POST,seed=2' });
     expect(await apply(run, replacing)).toMatchObject({ failed: 0, pending: 0, blocked: 0 });

@@ -29,7 +29,11 @@ export interface LiveAccount {
 
 export async function liveAccount(emulator: RunningEmulator, clock: Clock = new InstantClock()): Promise<LiveAccount> {
   const account = await freshAccount(emulator);
-  const client = clientFor(emulator, { credentials: { authId: account.authId, authToken: account.authToken }, clock, random: () => 0.5 });
+  const client = clientFor(emulator, {
+    credentials: { authId: account.authId, authToken: account.authToken },
+    clock,
+    random: () => 0.5,
+  });
   return {
     account,
     client,
@@ -58,7 +62,11 @@ export interface LoggedRequest {
 
 /** The account's API requests as the emulator logged them (paths relative to the account base). */
 export async function requestLog(account: TendlcClient): Promise<LoggedRequest[]> {
-  const reply = await rawRequest(account.emulator, 'GET', `/__emulator/requests/?account=${account.authId}&type=request`);
+  const reply = await rawRequest(
+    account.emulator,
+    'GET',
+    `/__emulator/requests/?account=${account.authId}&type=request`,
+  );
   expect(reply.status).toBe(200);
   const entries = reply.body.requests as Array<Record<string, unknown>>;
   return entries.map((entry) => ({
@@ -109,7 +117,10 @@ export function diffWithManifest(kind: Kind, live: LiveObject, desired: Record<s
  * afresh), at most `rounds` times: under heavy faults a single request may exhaust its bounded
  * retries, which must leave nothing half-done behind. Returns the result and the failures seen.
  */
-export async function asNextApplyWould<T>(step: () => Promise<T>, rounds = 10): Promise<{ value: T; failures: string[] }> {
+export async function asNextApplyWould<T>(
+  step: () => Promise<T>,
+  rounds = 10,
+): Promise<{ value: T; failures: string[] }> {
   const failures: string[] = [];
   for (let round = 1; round <= rounds; round += 1) {
     try {

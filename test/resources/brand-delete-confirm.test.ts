@@ -46,7 +46,13 @@ async function serve(handler: Handler): Promise<{ client: ApiClient; seen: strin
   return { client, seen };
 }
 
-const brandRecord = { brand_id: 'BFAKE01', brand_alias: 'acme', brand_type: 'STANDARD', profile_uuid: 'p', registration_status: 'COMPLETED' };
+const brandRecord = {
+  brand_id: 'BFAKE01',
+  brand_alias: 'acme',
+  brand_type: 'STANDARD',
+  profile_uuid: 'p',
+  registration_status: 'COMPLETED',
+};
 
 describe('deletes confirmed by reading back', () => {
   it('reports a brand delete answered 200 whose brand is still there, with the API message', async () => {
@@ -63,7 +69,9 @@ describe('deletes confirmed by reading back', () => {
     await client.close();
     expect(error).toBeInstanceOf(TelformError);
     expect((error as TelformError).code).toBe('delete_refused');
-    expect((error as Error).message).toBe(`Brand BFAKE01 was not deleted: it is still there after the API answered "${refusal}"`);
+    expect((error as Error).message).toBe(
+      `Brand BFAKE01 was not deleted: it is still there after the API answered "${refusal}"`,
+    );
     expect(seen).toEqual(['DELETE /10dlc/Brand/BFAKE01/', 'GET /10dlc/Brand/BFAKE01/']);
   });
 
@@ -89,6 +97,8 @@ describe('deletes confirmed by reading back', () => {
       (reason: unknown) => reason,
     );
     await client.close();
-    expect((error as Error).message).toBe('Campaign CFAKE01 was not deleted: it is still there after the API answered "Campaign cannot be deleted now"');
+    expect((error as Error).message).toBe(
+      'Campaign CFAKE01 was not deleted: it is still there after the API answered "Campaign cannot be deleted now"',
+    );
   });
 });

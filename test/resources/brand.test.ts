@@ -4,7 +4,14 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { brand, brandLive } from '../../src/resources/brand.js';
 import { liveContext, type LiveObject } from '../../src/resources/live-side.js';
 import { seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
-import { asNextApplyWould, diffWithManifest, liveAccount, manifestSpec, requestLog, setFaults } from './brand-campaign-harness.js';
+import {
+  asNextApplyWould,
+  diffWithManifest,
+  liveAccount,
+  manifestSpec,
+  requestLog,
+  setFaults,
+} from './brand-campaign-harness.js';
 
 let emulator: RunningEmulator;
 
@@ -164,7 +171,9 @@ describe('Brand live side', () => {
     for (const [index, profile] of seeded.withEin.entries()) {
       // What a plan and apply do: adopt the brand found by profile, else create it.
       const result = await asNextApplyWould(async () => {
-        const found = (await brandLive.list(liveContext(context.client))).find((item) => item.spec.profile_uuid === profile);
+        const found = (await brandLive.list(liveContext(context.client))).find(
+          (item) => item.spec.profile_uuid === profile,
+        );
         return found?.id ?? (await brandLive.create(context, createSpec(profile, `brand-${index}`))).id;
       });
       ids.push(result.value);
@@ -178,7 +187,9 @@ describe('Brand live side', () => {
     expect(listed.map((item) => item.spec.profile_uuid).sort()).toEqual([...seeded.withEin].sort());
     expect(failures.filter((code) => !['retries_exhausted', 'partial_list'].includes(code))).toEqual([]);
     const log = await requestLog(account);
-    expect(new Set(log.map((entry) => entry.fault).filter(Boolean))).toEqual(new Set(['error500', 'reset', 'lost_response']));
+    expect(new Set(log.map((entry) => entry.fault).filter(Boolean))).toEqual(
+      new Set(['error500', 'reset', 'lost_response']),
+    );
     // A second brand on a used profile would have been refused with a 400: none was ever sent.
     expect(log.filter((entry) => entry.method === 'POST' && entry.status === 400)).toEqual([]);
   });

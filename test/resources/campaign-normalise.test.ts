@@ -65,10 +65,22 @@ describe('normaliseCampaign', () => {
         subscriber_optin: true,
         subscriber_optout: true,
       },
-      registry: { registration_status: 'FAILED', error_code: 'CAMPAIGN_VETTING_DECLINED', error_reason: record.error_reason },
+      registry: {
+        registration_status: 'FAILED',
+        error_code: 'CAMPAIGN_VETTING_DECLINED',
+        error_reason: record.error_reason,
+      },
       facts: { numbers: 3, numbersProcessing: 1 },
       // Left out of the record (or null): unknown, not absent; "" (sample3) is a value.
-      unread: ['help_keywords', 'optin_message', 'optout_keywords', 'privacy_policy_link', 'sample4', 'sample5', 'terms_and_conditions_link'],
+      unread: [
+        'help_keywords',
+        'optin_message',
+        'optout_keywords',
+        'privacy_policy_link',
+        'sample4',
+        'sample5',
+        'terms_and_conditions_link',
+      ],
     });
   });
 
@@ -86,9 +98,26 @@ describe('normaliseCampaign', () => {
   });
 
   it('registers with only what the manifest gives, the callback method only with a url', () => {
-    const body = registerBody({ campaign_alias: 'a', brand_id: 'B1', usecase: 'MIXED', sub_usecases: ['2FA', 'MARKETING'], sample3: '', age_gated: false, method: 'POST' });
-    expect(body).toEqual({ campaign_alias: 'a', brand_id: 'B1', usecase: 'MIXED', sub_usecases: ['2FA', 'MARKETING'], age_gated: false });
-    expect(registerBody({ url: 'https://example.com/cb', method: 'GET' })).toEqual({ url: 'https://example.com/cb', method: 'GET' });
+    const body = registerBody({
+      campaign_alias: 'a',
+      brand_id: 'B1',
+      usecase: 'MIXED',
+      sub_usecases: ['2FA', 'MARKETING'],
+      sample3: '',
+      age_gated: false,
+      method: 'POST',
+    });
+    expect(body).toEqual({
+      campaign_alias: 'a',
+      brand_id: 'B1',
+      usecase: 'MIXED',
+      sub_usecases: ['2FA', 'MARKETING'],
+      age_gated: false,
+    });
+    expect(registerBody({ url: 'https://example.com/cb', method: 'GET' })).toEqual({
+      url: 'https://example.com/cb',
+      method: 'GET',
+    });
   });
 });
 
@@ -108,7 +137,10 @@ describe('normaliseBrand', () => {
     expect(live).toEqual({
       id: 'BXYZ789',
       spec: { brand_alias: 'acme', brand_type: 'STANDARD', profile_uuid: '5eed0000-0000-4000-8000-000000000001' },
-      registry: { registration_status: 'FAILED', declined_reasons: [{ code: 'TCR_IDENTITY_MISMATCH', message: 'EIN and name do not match.' }] },
+      registry: {
+        registration_status: 'FAILED',
+        declined_reasons: [{ code: 'TCR_IDENTITY_MISMATCH', message: 'EIN and name do not match.' }],
+      },
       facts: { activeCampaigns: [] },
     });
   });

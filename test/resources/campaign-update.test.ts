@@ -5,13 +5,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
 import type { LiveContext, LiveObject } from '../../src/resources/live-side.js';
 import { campaignBody, seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
-import {
-  billingItems,
-  liveAccount,
-  requestLog,
-  setFaults,
-  type LiveAccount,
-} from './brand-campaign-harness.js';
+import { billingItems, liveAccount, requestLog, setFaults, type LiveAccount } from './brand-campaign-harness.js';
 import { emulatorStepClock } from '../support/clock.js';
 
 /**
@@ -60,14 +54,25 @@ function updateDescription(context: LiveContext, id: string, live: LiveObject): 
   });
 }
 
-async function postsTo(account: LiveAccount['account'], id: string): Promise<Array<{ status: number | null; fault?: string }>> {
+async function postsTo(
+  account: LiveAccount['account'],
+  id: string,
+): Promise<Array<{ status: number | null; fault?: string }>> {
   return (await requestLog(account))
     .filter((entry) => entry.method === 'POST' && entry.path === `/10dlc/Campaign/${id}/`)
     .map((entry) => ({ status: entry.status, ...(entry.fault ? { fault: entry.fault } : {}) }));
 }
 
 function billedFor(id: string): unknown[] {
-  return [{ at: expect.any(String), item: 'campaign_vetting_review', amount_usd: 15, campaign_id: id, brand_id: expect.any(String) }];
+  return [
+    {
+      at: expect.any(String),
+      item: 'campaign_vetting_review',
+      amount_usd: 15,
+      campaign_id: id,
+      brand_id: expect.any(String),
+    },
+  ];
 }
 
 describe('Campaign update (billable)', () => {
@@ -75,7 +80,11 @@ describe('Campaign update (billable)', () => {
     const { account, context, id, live } = await failedCampaign();
     await campaignLive.update(context, {
       id,
-      desired: { ...live.spec, description: fixedDescription, sample3: 'Reminder: your cleaning is tomorrow at 9:00. Reply C.' },
+      desired: {
+        ...live.spec,
+        description: fixedDescription,
+        sample3: 'Reminder: your cleaning is tomorrow at 9:00. Reply C.',
+      },
       live,
       changedFields: ['description', 'sample3'],
       secretFields: [],
@@ -84,7 +93,11 @@ describe('Campaign update (billable)', () => {
     expect(await postsTo(account, id)).toEqual([{ status: 200 }]);
     const after = (await campaignLive.read(context, id)) as LiveObject;
     expect(after.registry).toEqual({ registration_status: 'PROCESSING' });
-    expect(after.spec).toEqual({ ...live.spec, description: fixedDescription, sample3: 'Reminder: your cleaning is tomorrow at 9:00. Reply C.' });
+    expect(after.spec).toEqual({
+      ...live.spec,
+      description: fixedDescription,
+      sample3: 'Reminder: your cleaning is tomorrow at 9:00. Reply C.',
+    });
     await account.advance(testRegistryDelayMs);
     expect((await campaignLive.read(context, id))?.registry).toEqual({ registration_status: 'ACTIVE' });
   });
@@ -102,22 +115,25 @@ describe('Campaign update (billable)', () => {
   it.each([
     ['500=1', { status: 500, fault: 'error500' }],
     ['reset=1', { status: null, fault: 'reset' }],
-  ])('never re-sends an update whose outcome is unknown (%s): one POST, nothing billed, a clear error', async (faults, logged) => {
-    const { account, context, id, live } = await failedCampaign();
-    await setFaults(emulator, { faults: `${faults},methods=POST,seed=1` });
-    const error = await updateDescription(context, id, live).then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    await setFaults(emulator, null);
-    expect(error).toBeInstanceOf(TelformError);
-    expect((error as TelformError).code).toBe('update_outcome_unknown');
-    expect((error as Error).message).toBe(
-      `Campaign ${id}: the update got no answer and the campaign does not show it; it was not sent again because each update is a billed 15 USD vetting review (run plan again to see whether it is still needed)`,
-    );
-    expect(await postsTo(account, id)).toEqual([logged]);
-    expect(await billingItems(account)).toEqual([]);
-  });
+  ])(
+    'never re-sends an update whose outcome is unknown (%s): one POST, nothing billed, a clear error',
+    async (faults, logged) => {
+      const { account, context, id, live } = await failedCampaign();
+      await setFaults(emulator, { faults: `${faults},methods=POST,seed=1` });
+      const error = await updateDescription(context, id, live).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      await setFaults(emulator, null);
+      expect(error).toBeInstanceOf(TelformError);
+      expect((error as TelformError).code).toBe('update_outcome_unknown');
+      expect((error as Error).message).toBe(
+        `Campaign ${id}: the update got no answer and the campaign does not show it; it was not sent again because each update is a billed 15 USD vetting review (run plan again to see whether it is still needed)`,
+      );
+      expect(await postsTo(account, id)).toEqual([logged]);
+      expect(await billingItems(account)).toEqual([]);
+    },
+  );
 
   it('retries an update refused with 429 (refused before processing) and bills it once', async () => {
     const { account, context, id, live } = await failedCampaign(emulatorStepClock(emulator));

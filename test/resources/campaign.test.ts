@@ -6,7 +6,14 @@ import { campaign } from '../../src/resources/campaign.js';
 import { campaignLive } from '../../src/resources/campaign-live.js';
 import { liveContext, type LiveContext, type LiveObject } from '../../src/resources/live-side.js';
 import { campaignBody, seeded, startTendlcEmulator, testRegistryDelayMs } from '../emulator/tendlc-client.js';
-import { asNextApplyWould, diffWithManifest, liveAccount, manifestSpec, requestLog, setFaults } from './brand-campaign-harness.js';
+import {
+  asNextApplyWould,
+  diffWithManifest,
+  liveAccount,
+  manifestSpec,
+  requestLog,
+  setFaults,
+} from './brand-campaign-harness.js';
 
 let emulator: RunningEmulator;
 
@@ -103,7 +110,7 @@ describe('Campaign live side: register, read, normalise', () => {
     expect((await campaignLive.read(context, id))?.registry).toEqual({ registration_status: 'ACTIVE' });
   });
 
-  it('reads a MIXED campaign\'s sub_usecase comma list back as the sub_usecases set', async () => {
+  it("reads a MIXED campaign's sub_usecase comma list back as the sub_usecases set", async () => {
     const { account, context } = await liveAccount(emulator);
     const brandId = await account.completedBrand(seeded.withEin[1]);
     const desired = await manifestSpec(
@@ -127,7 +134,9 @@ describe('Campaign live side: register, read, normalise', () => {
     const brandId = await account.completedBrand(seeded.withEin[2]);
     await campaignLive.create(context, registerSpec(brandId, { campaign_alias: 'will-decline' }));
     const processing = await only(context);
-    expect(campaignLive.updateRefusal?.(processing)).toBe('campaigns can be updated only while FAILED (now PROCESSING)');
+    expect(campaignLive.updateRefusal?.(processing)).toBe(
+      'campaigns can be updated only while FAILED (now PROCESSING)',
+    );
 
     await account.advance(testRegistryDelayMs);
     const failed = await only(context);
@@ -146,14 +155,38 @@ describe('Campaign live side: register, read, normalise', () => {
 
   it('states its field rules as data', () => {
     expect(campaignLive.fields.updatable).toEqual([
-      'campaign_alias', 'description', 'sample1', 'sample2', 'sample3', 'sample4', 'sample5', 'message_flow',
-      'help_message', 'optout_message', 'optout_keywords', 'optin_message', 'optin_keywords', 'help_keywords',
-      'terms_and_conditions_link', 'privacy_policy_link',
+      'campaign_alias',
+      'description',
+      'sample1',
+      'sample2',
+      'sample3',
+      'sample4',
+      'sample5',
+      'message_flow',
+      'help_message',
+      'optout_message',
+      'optout_keywords',
+      'optin_message',
+      'optin_keywords',
+      'help_keywords',
+      'terms_and_conditions_link',
+      'privacy_policy_link',
     ]);
     expect([...campaignLive.fields.replaceOn].sort()).toEqual(
       [
-        'brand_id', 'vertical', 'usecase', 'sub_usecases', 'subscriber_optin', 'subscriber_optout', 'subscriber_help',
-        'direct_lending', 'embedded_link', 'embedded_phone', 'age_gated', 'affiliate_marketing', 'import',
+        'brand_id',
+        'vertical',
+        'usecase',
+        'sub_usecases',
+        'subscriber_optin',
+        'subscriber_optout',
+        'subscriber_help',
+        'direct_lending',
+        'embedded_link',
+        'embedded_phone',
+        'age_gated',
+        'affiliate_marketing',
+        'import',
       ].sort(),
     );
     expect(campaignLive.fields.unreadable).toEqual(['url', 'method']);
@@ -188,7 +221,11 @@ describe('Campaign live side: import', () => {
   it('recovers a lost import response by reading the campaign: one POST', async () => {
     const { account, context } = await liveAccount(emulator);
     await setFaults(emulator, { faults: 'lost=1,methods=POST,seed=3' });
-    const { id } = await campaignLive.create(context, { campaign_alias: 'shared', import: { campaign_id: 'CLOST01' }, method: 'POST' });
+    const { id } = await campaignLive.create(context, {
+      campaign_alias: 'shared',
+      import: { campaign_id: 'CLOST01' },
+      method: 'POST',
+    });
     await setFaults(emulator, null);
     expect(id).toBe('CLOST01');
     const posts = (await requestLog(account)).filter((entry) => entry.method === 'POST');
@@ -205,7 +242,9 @@ describe('Campaign live side: lost create responses', () => {
     await setFaults(emulator, null);
 
     expect((await campaignLive.list(liveContext(context.client))).map((item) => item.id)).toEqual([id]);
-    const posts = (await requestLog(account)).filter((entry) => entry.method === 'POST' && entry.path === '/10dlc/Campaign/');
+    const posts = (await requestLog(account)).filter(
+      (entry) => entry.method === 'POST' && entry.path === '/10dlc/Campaign/',
+    );
     expect(posts).toEqual([{ method: 'POST', path: '/10dlc/Campaign/', status: 200, fault: 'lost_response' }]);
   });
 
@@ -240,15 +279,21 @@ describe('Campaign live side: lost create responses', () => {
     for (const alias of aliases) {
       // What a plan and apply do: adopt the campaign found by alias, else register it.
       const result = await asNextApplyWould(async () => {
-        const found = (await campaignLive.list(liveContext(context.client))).filter((item) => item.spec.campaign_alias === alias);
-        if (found.length > 1) throw new Error(`duplicate campaigns named ${alias}: ${found.map((item) => item.id).join(', ')}`);
-        return found[0]?.id ?? (await campaignLive.create(context, registerSpec(brandId, { campaign_alias: alias }))).id;
+        const found = (await campaignLive.list(liveContext(context.client))).filter(
+          (item) => item.spec.campaign_alias === alias,
+        );
+        if (found.length > 1)
+          throw new Error(`duplicate campaigns named ${alias}: ${found.map((item) => item.id).join(', ')}`);
+        return (
+          found[0]?.id ?? (await campaignLive.create(context, registerSpec(brandId, { campaign_alias: alias }))).id
+        );
       });
       failures.push(...result.failures);
       ids.push(result.value);
     }
     const listed = (await asNextApplyWould(() => campaignLive.list(liveContext(context.client)))).value;
-    for (const id of ids) failures.push(...(await asNextApplyWould(() => campaignLive.delete(context, id, undefined))).failures);
+    for (const id of ids)
+      failures.push(...(await asNextApplyWould(() => campaignLive.delete(context, id, undefined))).failures);
     const after = (await asNextApplyWould(() => campaignLive.list(liveContext(context.client)))).value;
     await setFaults(emulator, null);
 
@@ -258,7 +303,9 @@ describe('Campaign live side: lost create responses', () => {
     // Whatever gave up, gave up within the retry policy, with a typed error.
     expect(failures.filter((code) => !['retries_exhausted', 'partial_list'].includes(code))).toEqual([]);
     const log = await requestLog(account);
-    expect(new Set(log.map((entry) => entry.fault).filter(Boolean))).toEqual(new Set(['error500', 'reset', 'lost_response']));
+    expect(new Set(log.map((entry) => entry.fault).filter(Boolean))).toEqual(
+      new Set(['error500', 'reset', 'lost_response']),
+    );
   });
 });
 
@@ -331,7 +378,13 @@ describe('Campaign live side: update refusals', () => {
     const { account, context } = await liveAccount(emulator);
     const live: LiveObject = { id: 'CAAAAAA', spec: {} };
     const fixed = await thrown(
-      campaignLive.update(context, { id: 'CAAAAAA', desired: { usecase: 'MIXED' }, live, changedFields: ['usecase'], secretFields: [] }),
+      campaignLive.update(context, {
+        id: 'CAAAAAA',
+        desired: { usecase: 'MIXED' },
+        live,
+        changedFields: ['usecase'],
+        secretFields: [],
+      }),
     );
     expect((fixed as Error).message).toBe('Campaign CAAAAAA: usecase cannot be changed by a campaign update');
     const cleared = await thrown(

@@ -14,7 +14,12 @@ import { emulatorClock } from '../support/clock.js';
  * plan right after it is empty (no perpetual diff), for creates, updates of every kind, a replace
  * that re-points the application binding, and deletes.
  */
-const secrets = { SIP_PASSWORD: 'RoundTrip-Pass-1', TRUNK_PASSWORD: 'Rt!pass1', TRUNK_PASSWORD_2: 'Rt!pass2', URI_PASSWORD: 'uri-pass' };
+const secrets = {
+  SIP_PASSWORD: 'RoundTrip-Pass-1',
+  TRUNK_PASSWORD: 'Rt!pass1',
+  TRUNK_PASSWORD_2: 'Rt!pass2',
+  URI_PASSWORD: 'uri-pass',
+};
 
 const created: Manifest[] = [
   { kind: 'SipCredential', name: 'desk-user', spec: { password: { fromEnv: 'SIP_PASSWORD' } } },
@@ -22,26 +27,80 @@ const created: Manifest[] = [
   {
     kind: 'ApplicationSipAuth',
     name: 'desk-auth',
-    spec: { app_id: '77700000000000002', sip_auth_type: 'ip_acl_and_credential', ip_acl_uuid: { ref: 'desk-ips' }, credential_uuid: { ref: 'desk-user' } },
+    spec: {
+      app_id: '77700000000000002',
+      sip_auth_type: 'ip_acl_and_credential',
+      ip_acl_uuid: { ref: 'desk-ips' },
+      credential_uuid: { ref: 'desk-user' },
+    },
   },
-  { kind: 'TrunkCredential', name: 'rt-creds', spec: { username: 'rtuser01', password: { fromEnv: 'TRUNK_PASSWORD' } } },
+  {
+    kind: 'TrunkCredential',
+    name: 'rt-creds',
+    spec: { username: 'rtuser01', password: { fromEnv: 'TRUNK_PASSWORD' } },
+  },
   { kind: 'TrunkIpAcl', name: 'rt-ips', spec: { ip_addresses: ['192.0.2.30'] } },
-  { kind: 'OriginationUri', name: 'rt-primary', spec: { uri: 'rt.example.com', authentication_needed: true, username: 'rt', password: { fromEnv: 'URI_PASSWORD' } } },
+  {
+    kind: 'OriginationUri',
+    name: 'rt-primary',
+    spec: { uri: 'rt.example.com', authentication_needed: true, username: 'rt', password: { fromEnv: 'URI_PASSWORD' } },
+  },
   { kind: 'OriginationUri', name: 'rt-fallback', spec: { uri: 'rt-fallback.example.com' } },
   { kind: 'Trunk', name: 'rt-out', spec: { trunk_direction: 'outbound', ipacl_uuid: { ref: 'rt-ips' } } },
-  { kind: 'Trunk', name: 'rt-in', spec: { trunk_direction: 'inbound', primary_uri_uuid: { ref: 'rt-primary' }, fallback_uri_uuid: { ref: 'rt-fallback' } } },
+  {
+    kind: 'Trunk',
+    name: 'rt-in',
+    spec: {
+      trunk_direction: 'inbound',
+      primary_uri_uuid: { ref: 'rt-primary' },
+      fallback_uri_uuid: { ref: 'rt-fallback' },
+    },
+  },
 ];
 
 const updated: Manifest[] = [
-  { kind: 'SipCredential', name: 'desk-user', spec: { username: 'desk-user-2', password: { fromEnv: 'SIP_PASSWORD' } } },
-  { kind: 'SipIpAcl', name: 'desk-ips', spec: { name: 'desk-ips-2', entries: [{ ip: '203.0.113.21', description: 'moved' }] } },
-  { kind: 'ApplicationSipAuth', name: 'desk-auth', spec: { app_id: '77700000000000002', sip_auth_type: 'credential', credential_uuid: { ref: 'desk-user' } } },
-  { kind: 'TrunkCredential', name: 'rt-creds', spec: { name: 'rt-creds-2', username: 'rtuser02', password: { fromEnv: 'TRUNK_PASSWORD_2' } } },
+  {
+    kind: 'SipCredential',
+    name: 'desk-user',
+    spec: { username: 'desk-user-2', password: { fromEnv: 'SIP_PASSWORD' } },
+  },
+  {
+    kind: 'SipIpAcl',
+    name: 'desk-ips',
+    spec: { name: 'desk-ips-2', entries: [{ ip: '203.0.113.21', description: 'moved' }] },
+  },
+  {
+    kind: 'ApplicationSipAuth',
+    name: 'desk-auth',
+    spec: { app_id: '77700000000000002', sip_auth_type: 'credential', credential_uuid: { ref: 'desk-user' } },
+  },
+  {
+    kind: 'TrunkCredential',
+    name: 'rt-creds',
+    spec: { name: 'rt-creds-2', username: 'rtuser02', password: { fromEnv: 'TRUNK_PASSWORD_2' } },
+  },
   { kind: 'TrunkIpAcl', name: 'rt-ips', spec: { ip_addresses: ['192.0.2.30', '192.0.2.31'] } },
-  { kind: 'OriginationUri', name: 'rt-primary', spec: { uri: 'rt.example.com:5061;transport=tls', authentication_needed: false } },
+  {
+    kind: 'OriginationUri',
+    name: 'rt-primary',
+    spec: { uri: 'rt.example.com:5061;transport=tls', authentication_needed: false },
+  },
   { kind: 'OriginationUri', name: 'rt-fallback', spec: { uri: 'rt-fallback.example.com' } },
-  { kind: 'Trunk', name: 'rt-out', spec: { trunk_direction: 'outbound', secure: true, ipacl_uuid: { ref: 'rt-ips' }, credential_uuid: { ref: 'rt-creds' } } },
-  { kind: 'Trunk', name: 'rt-in', spec: { trunk_direction: 'inbound', trunk_status: 'disabled', primary_uri_uuid: { ref: 'rt-primary' } } },
+  {
+    kind: 'Trunk',
+    name: 'rt-out',
+    spec: {
+      trunk_direction: 'outbound',
+      secure: true,
+      ipacl_uuid: { ref: 'rt-ips' },
+      credential_uuid: { ref: 'rt-creds' },
+    },
+  },
+  {
+    kind: 'Trunk',
+    name: 'rt-in',
+    spec: { trunk_direction: 'inbound', trunk_status: 'disabled', primary_uri_uuid: { ref: 'rt-primary' } },
+  },
 ];
 
 let emulator: RunningEmulator;
@@ -64,7 +123,10 @@ afterAll(async () => {
 });
 
 function actions(changes: readonly PlannedChange[] | undefined): string[] {
-  return (changes ?? []).filter((change) => change.action !== 'noop').map((change) => `${change.action} ${change.address}`).sort();
+  return (changes ?? [])
+    .filter((change) => change.action !== 'noop')
+    .map((change) => `${change.action} ${change.address}`)
+    .sort();
 }
 
 async function roundTrip(manifests: readonly Manifest[]): Promise<string[]> {
@@ -76,7 +138,9 @@ async function roundTrip(manifests: readonly Manifest[]): Promise<string[]> {
 
 describe('the SIP and trunking kinds through plan and apply', () => {
   it('creates everything in one apply, after which the plan is empty', async () => {
-    expect(await roundTrip(created)).toEqual(created.map((manifest) => `create ${manifest.kind}/${manifest.name}`).sort());
+    expect(await roundTrip(created)).toEqual(
+      created.map((manifest) => `create ${manifest.kind}/${manifest.name}`).sort(),
+    );
   });
 
   it('updates every kind and replaces the credential whose username changed, re-pointing its binding', async () => {
@@ -91,24 +155,34 @@ describe('the SIP and trunking kinds through plan and apply', () => {
       'update TrunkCredential/rt-creds',
       'update TrunkIpAcl/rt-ips',
     ]);
-    const credentials = await client.get<{ objects: Array<{ credential_uuid: string; username: string }> }>('/SipAuth/Credential/');
+    const credentials = await client.get<{ objects: Array<{ credential_uuid: string; username: string }> }>(
+      '/SipAuth/Credential/',
+    );
     expect(credentials.body.objects.map((item) => item.username)).toEqual(['desk-user-2']);
-    const after = await client.get<{ credential_uuid: string; sip_auth_type: string }>('/Application/77700000000000002/');
+    const after = await client.get<{ credential_uuid: string; sip_auth_type: string }>(
+      '/Application/77700000000000002/',
+    );
     expect(after.body.credential_uuid).toBe(credentials.body.objects[0]?.credential_uuid);
     expect(after.body.credential_uuid).not.toBe(before.body.credential_uuid);
   });
 
   it('keeps owning what a replace superseded until its delete succeeds', async () => {
     const renamed = updated.map((manifest) =>
-      manifest.kind === 'SipCredential' ? { ...manifest, spec: { ...manifest.spec, username: 'desk-user-3' } } : manifest,
+      manifest.kind === 'SipCredential'
+        ? { ...manifest, spec: { ...manifest.spec, username: 'desk-user-3' } }
+        : manifest,
     );
     const faults = (body: unknown) =>
-      fetch(`${emulator.url}/__emulator/faults/`, { method: body === null ? 'DELETE' : 'POST', headers: { 'content-type': 'application/json' }, ...(body === null ? {} : { body: JSON.stringify(body) }) });
+      fetch(`${emulator.url}/__emulator/faults/`, {
+        method: body === null ? 'DELETE' : 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...(body === null ? {} : { body: JSON.stringify(body) }),
+      });
     await faults({ faults: '500=1,methods=DELETE,seed=7' });
     // The new credential is created, then every DELETE of the old one fails.
-    await expect(converge(client, stateFile, await desiredFrom(renamed, secrets), { maxRounds: 1, clock })).rejects.toThrow(
-      /DELETE \/SipAuth\/Credential\/[0-9a-f-]{36}\/ failed after 6 attempts: HTTP 500/,
-    );
+    await expect(
+      converge(client, stateFile, await desiredFrom(renamed, secrets), { maxRounds: 1, clock }),
+    ).rejects.toThrow(/DELETE \/SipAuth\/Credential\/[0-9a-f-]{36}\/ failed after 6 attempts: HTTP 500/);
     await faults(null);
 
     const result = await converge(client, stateFile, await desiredFrom(renamed, secrets), { maxRounds: 2, clock });

@@ -25,7 +25,8 @@ describe('the kind catalog', () => {
     ]);
     const position = new Map(catalog.names.map((name, index) => [name, index]));
     for (const kind of catalog.kinds) {
-      for (const target of Object.values(kind.references)) expect(position.get(target), `${kind.name} → ${target}`).toBeLessThan(position.get(kind.name) as number);
+      for (const target of Object.values(kind.references))
+        expect(position.get(target), `${kind.name} → ${target}`).toBeLessThan(position.get(kind.name) as number);
     }
   });
 
@@ -47,7 +48,9 @@ describe.each(catalog.kinds.map((kind) => [kind.name, kind] as const))('kind %s'
   it('has a one-line description and a strict spec', () => {
     expect(kind.description).toMatch(/^[A-Z].*\.$/);
     expect(kind.description).not.toContain('\n');
-    expect(kind.spec.safeParse({ surely_not_a_field: 1 }).error?.issues.some((issue) => issue.code === 'unrecognized_keys')).toBe(true);
+    expect(
+      kind.spec.safeParse({ surely_not_a_field: 1 }).error?.issues.some((issue) => issue.code === 'unrecognized_keys'),
+    ).toBe(true);
   });
 
   it('names only fields of its spec in its data', () => {

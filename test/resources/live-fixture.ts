@@ -34,7 +34,10 @@ export interface LiveFixture {
   close(): Promise<void>;
 }
 
-export async function startLiveFixture(options: EmulatorOptions = {}, clientOptions: Partial<ApiClientOptions> = {}): Promise<LiveFixture> {
+export async function startLiveFixture(
+  options: EmulatorOptions = {},
+  clientOptions: Partial<ApiClientOptions> = {},
+): Promise<LiveFixture> {
   const emulator = await startEmulator(options);
   const httpLog: string[] = [];
   const client = clientFor(emulator, { clock: systemClock, logHttp: (line) => httpLog.push(line), ...clientOptions });
@@ -57,7 +60,8 @@ export async function startLiveFixture(options: EmulatorOptions = {}, clientOpti
         method: 'POST',
         body: JSON.stringify({ number, app_id: appId }),
       });
-      if (response.status !== 201 && response.status !== 200) throw new Error(`seeding ${number} failed: ${await response.text()}`);
+      if (response.status !== 201 && response.status !== 200)
+        throw new Error(`seeding ${number} failed: ${await response.text()}`);
     },
     close: async () => {
       await client.close();
@@ -82,10 +86,17 @@ export function diffRulesOf(kind: Kind): DiffRules {
  * The validated spec of one manifest document (defaults filled, name field defaulted), loaded
  * from a temporary folder exactly as `telform plan` loads manifests.
  */
-export async function manifestSpec(kind: string, name: string, spec: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function manifestSpec(
+  kind: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-live-'));
   try {
-    await writeFile(path.join(folder, 'resource.yaml'), stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec }));
+    await writeFile(
+      path.join(folder, 'resource.yaml'),
+      stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec }),
+    );
     const result = await loadManifests([folder], { cwd: folder, env: {} });
     expect(result.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
     const [resource] = result.model.resources;
@@ -98,5 +109,7 @@ export async function manifestSpec(kind: string, name: string, spec: Record<stri
 
 /** `METHOD path` of each logged request, the account base cut off, for exact assertions. */
 export function requestLines(entries: readonly RequestLogEntry[], base: string): string[] {
-  return entries.map((entry) => `${entry.method} ${entry.path.startsWith(base) ? entry.path.slice(base.length) : entry.path}`);
+  return entries.map(
+    (entry) => `${entry.method} ${entry.path.startsWith(base) ? entry.path.slice(base.length) : entry.path}`,
+  );
 }

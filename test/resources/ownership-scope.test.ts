@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../src/resources/index.js';
 import { ownershipMarkerName, parseMarkerName } from '../../src/resources/ownership-marker.js';
-import { describeScope, everything, parseScope, scopeHolds, scopeKinds, scopeOverlap } from '../../src/resources/ownership-scope.js';
+import {
+  describeScope,
+  everything,
+  parseScope,
+  scopeHolds,
+  scopeKinds,
+  scopeOverlap,
+} from '../../src/resources/ownership-scope.js';
 
 const lineage = '0b7e6d8e-2f4c-4f57-9a39-3d1f0c2a9b11';
 
@@ -14,7 +21,9 @@ describe('scopes', () => {
   it('parses presets, kinds and a prefix; everything is the whole account', () => {
     expect(parseScope([])).toEqual(everything);
     expect(parseScope(['everything'])).toEqual(everything);
-    expect(parseScope(['messaging,Trunk'])).toEqual({ kinds: ['Brand', 'Campaign', 'PhoneNumber', 'Profile', 'Trunk'] });
+    expect(parseScope(['messaging,Trunk'])).toEqual({
+      kinds: ['Brand', 'Campaign', 'PhoneNumber', 'Profile', 'Trunk'],
+    });
     expect(parseScope(['Trunk', 'prefix=team-a-'])).toEqual({ kinds: ['Trunk'], prefix: 'team-a-' });
     expect(parseScope(['prefix=team-a-'])).toEqual({ kinds: 'everything', prefix: 'team-a-' });
     expect(() => parseScope(['voices'])).toThrow('--scope voices: not a preset or a kind');
@@ -26,7 +35,9 @@ describe('scopes', () => {
     expect(scopeOverlap(parseScope(['voice']), parseScope(['Trunk,Brand']))).toBe('Trunk');
     expect(scopeOverlap(everything, everything)).toBe('every kind');
     expect(scopeOverlap(parseScope(['Trunk', 'prefix=a-']), parseScope(['Trunk', 'prefix=b-']))).toBeUndefined();
-    expect(scopeOverlap(parseScope(['Trunk', 'prefix=a-']), parseScope(['Trunk', 'prefix=a-east-']))).toBe('Trunk named a-east-…');
+    expect(scopeOverlap(parseScope(['Trunk', 'prefix=a-']), parseScope(['Trunk', 'prefix=a-east-']))).toBe(
+      'Trunk named a-east-…',
+    );
     expect(scopeOverlap(parseScope(['Trunk']), parseScope(['Trunk', 'prefix=a-']))).toBe('Trunk named a-…');
   });
 
@@ -45,9 +56,17 @@ describe('scopes', () => {
     const name = ownershipMarkerName(lineage, widest);
     expect(name.length).toBeLessThanOrEqual(120);
     expect(parseMarkerName(name)).toEqual({ lineage, scope: widest });
-    expect(parseMarkerName(ownershipMarkerName(lineage, parseScope(['voice'])))).toEqual({ lineage, scope: parseScope(['voice']) });
+    expect(parseMarkerName(ownershipMarkerName(lineage, parseScope(['voice'])))).toEqual({
+      lineage,
+      scope: parseScope(['voice']),
+    });
     // Anything else in the namespace is not a marker.
-    for (const forged of ['telform-owner:x', `telform-owner:${lineage}; touch planted #`, `telform-owner:${lineage.toUpperCase()}`, `telform-owner:${lineage} kinds=tr prefix=a b`]) {
+    for (const forged of [
+      'telform-owner:x',
+      `telform-owner:${lineage}; touch planted #`,
+      `telform-owner:${lineage.toUpperCase()}`,
+      `telform-owner:${lineage} kinds=tr prefix=a b`,
+    ]) {
       expect(parseMarkerName(forged)).toBeUndefined();
     }
   });

@@ -11,7 +11,13 @@ import { InstantClock } from '../support/clock.js';
 
 describe('link statuses', () => {
   it('take REGISTERED as linked', () => {
-    expect(normalisePhoneNumber({ number: '14155550100', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: 'REGISTERED' })).toEqual({
+    expect(
+      normalisePhoneNumber({
+        number: '14155550100',
+        tendlc_campaign_id: 'CAMP001',
+        tendlc_registration_status: 'REGISTERED',
+      }),
+    ).toEqual({
       id: '14155550100',
       spec: { number: '14155550100', campaign_id: 'CAMP001' },
       registry: { registration_status: 'REGISTERED' },
@@ -20,12 +26,29 @@ describe('link statuses', () => {
   });
 
   it('take a campaign without a status as linked, and COMPLETED without a campaign as no link', () => {
-    expect(normalisePhoneNumber({ number: '14155550100', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: null }).spec).toEqual({
+    expect(
+      normalisePhoneNumber({ number: '14155550100', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: null })
+        .spec,
+    ).toEqual({
       number: '14155550100',
       campaign_id: 'CAMP001',
     });
-    expect(phoneNumberLive.readiness?.(normalisePhoneNumber({ number: '14155550100', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: null }))).toBe('ready');
-    expect(normalisePhoneNumber({ number: '14155550101', tendlc_campaign_id: null, tendlc_registration_status: 'COMPLETED' })).toEqual({
+    expect(
+      phoneNumberLive.readiness?.(
+        normalisePhoneNumber({
+          number: '14155550100',
+          tendlc_campaign_id: 'CAMP001',
+          tendlc_registration_status: null,
+        }),
+      ),
+    ).toBe('ready');
+    expect(
+      normalisePhoneNumber({
+        number: '14155550101',
+        tendlc_campaign_id: null,
+        tendlc_registration_status: 'COMPLETED',
+      }),
+    ).toEqual({
       id: '14155550101',
       spec: { number: '14155550101' },
       facts: {},
@@ -63,7 +86,11 @@ describe('a failed link whose reason cannot be read', () => {
   });
 
   it('marks that number failed with what the API said, and lists the others', async () => {
-    const client = new ApiClient({ baseUrl, credentials: { authId: 'MA1', authToken: 't' }, clock: new InstantClock() });
+    const client = new ApiClient({
+      baseUrl,
+      credentials: { authId: 'MA1', authToken: 't' },
+      clock: new InstantClock(),
+    });
     try {
       const numbers = await phoneNumberLive.list(liveContext(client));
       expect(numbers.map((number) => [number.id, number.registry])).toEqual([
@@ -71,7 +98,8 @@ describe('a failed link whose reason cannot be read', () => {
           '14155550100',
           {
             registration_status: 'FAILED',
-            error_reason: 'the link to campaign CAMP001 failed (its reason could not be read: the API answered 400: The number 14155550100 is not linked to this campaign)',
+            error_reason:
+              'the link to campaign CAMP001 failed (its reason could not be read: the API answered 400: The number 14155550100 is not linked to this campaign)',
           },
         ],
         ['14155550101', { registration_status: 'COMPLETED' }],

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/api/errors.js';
 import { diffSpecs } from '../../src/engine/diff.js';
 import { normaliseSipCredential } from '../../src/resources/sip-credential.js';
-import { diffRulesOf, kindNamed, manifestSpec, requestLines, startLiveFixture, type LiveFixture } from './live-fixture.js';
+import {
+  diffRulesOf,
+  kindNamed,
+  manifestSpec,
+  requestLines,
+  startLiveFixture,
+  type LiveFixture,
+} from './live-fixture.js';
 
 const kind = kindNamed('SipCredential');
 const live = kind.live;
@@ -26,7 +33,10 @@ describe('SipCredential live side', () => {
     const listed = (await live.list(fixture.context)).find((object) => object.id === id);
     expect(listed).toEqual({ id, spec: { username: 'alice.pbx' } });
     expect(await live.read(fixture.context, id)).toEqual(listed);
-    const desired = await manifestSpec('SipCredential', 'alice', { username: 'alice.pbx', password: { fromEnv: 'ALICE_PASSWORD' } });
+    const desired = await manifestSpec('SipCredential', 'alice', {
+      username: 'alice.pbx',
+      password: { fromEnv: 'ALICE_PASSWORD' },
+    });
     expect(diffSpecs(listed?.spec ?? {}, desired, diffRulesOf(kind))).toEqual({ patch: [], changedFields: [] });
     expect(live.naturalKey(desired)).toBe(live.naturalKey(listed?.spec ?? {}));
     expect(requestLines(fixture.requestsSinceMark(), fixture.base)[0]).toBe('POST /SipAuth/Credential/');
@@ -41,7 +51,12 @@ describe('SipCredential live side', () => {
     const current = await live.read(fixture.context, id);
     if (!current) throw new Error('created credential not found');
     fixture.mark();
-    const request = { id, desired: { username: 'bob-pbx', password: 'Another-Pass-99' }, live: current, changedFields: [] };
+    const request = {
+      id,
+      desired: { username: 'bob-pbx', password: 'Another-Pass-99' },
+      live: current,
+      changedFields: [],
+    };
     await live.update(fixture.context, { ...request, secretFields: [] });
     expect(fixture.requestsSinceMark()).toEqual([]);
     fixture.httpLog.length = 0;
@@ -61,12 +76,16 @@ describe('SipCredential live side', () => {
     await live.delete(fixture.context, id, undefined);
     await live.delete(fixture.context, id, undefined);
     expect(await live.read(fixture.context, id)).toBeUndefined();
-    expect(requestLines(fixture.requestsSinceMark(), fixture.base).filter((line) => line.startsWith('DELETE'))).toHaveLength(2);
+    expect(
+      requestLines(fixture.requestsSinceMark(), fixture.base).filter((line) => line.startsWith('DELETE')),
+    ).toHaveLength(2);
   });
 
   it('surfaces the API message of a 409 when the credential is still assigned to an application', async () => {
     const { id } = await live.create(fixture.context, { username: 'dave-pbx', password });
-    await fixture.client.request('POST', '/Application/77700000000000002/', { body: { sip_auth_type: 'credential', credential_uuid: id } });
+    await fixture.client.request('POST', '/Application/77700000000000002/', {
+      body: { sip_auth_type: 'credential', credential_uuid: id },
+    });
     const failure = await live.delete(fixture.context, id, undefined).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApiRequestError);
     expect((failure as ApiRequestError).status).toBe(409);
@@ -85,7 +104,9 @@ describe('SipCredential live side', () => {
     fixture.emulator.controls.clear();
     const matching = (await live.list(fixture.context)).filter((object) => object.spec['username'] === 'erin-pbx');
     expect(matching.map((object) => object.id)).toEqual([id]);
-    expect(requestLines(fixture.requestsSinceMark(), fixture.base).filter((line) => line.startsWith('POST'))).toEqual(['POST /SipAuth/Credential/']);
+    expect(requestLines(fixture.requestsSinceMark(), fixture.base).filter((line) => line.startsWith('POST'))).toEqual([
+      'POST /SipAuth/Credential/',
+    ]);
   });
 
   it('takes over a credential whose username exists (409), setting the manifest password on it', async () => {
@@ -104,6 +125,9 @@ describe('SipCredential live side', () => {
   });
 
   it('normalises an empty username as absent', () => {
-    expect(normaliseSipCredential({ credential_uuid: 'c1', username: '', realm: 'app.plivo.com' })).toEqual({ id: 'c1', spec: {} });
+    expect(normaliseSipCredential({ credential_uuid: 'c1', username: '', realm: 'app.plivo.com' })).toEqual({
+      id: 'c1',
+      spec: {},
+    });
   });
 });

@@ -3,7 +3,14 @@ import { ApiRequestError } from '../../src/api/errors.js';
 import { diffSpecs } from '../../src/engine/diff.js';
 import type { LiveObject } from '../../src/resources/live-side.js';
 import { normaliseSipIpAcl } from '../../src/resources/sip-ip-acl.js';
-import { diffRulesOf, kindNamed, manifestSpec, requestLines, startLiveFixture, type LiveFixture } from './live-fixture.js';
+import {
+  diffRulesOf,
+  kindNamed,
+  manifestSpec,
+  requestLines,
+  startLiveFixture,
+  type LiveFixture,
+} from './live-fixture.js';
 
 const kind = kindNamed('SipIpAcl');
 const live = kind.live;
@@ -32,7 +39,9 @@ async function updateTo(id: string, desired: Record<string, unknown>): Promise<s
   const { changedFields } = diffSpecs(current.spec, desired, diffRulesOf(kind));
   fixture.mark();
   await live.update(fixture.context, { id, desired, live: current, changedFields, secretFields: [] });
-  return requestLines(fixture.requestsSinceMark(), fixture.base).map((line) => line.replace(id, '{acl}').replace(/Entry\/[0-9a-f-]+\//, 'Entry/{entry}/'));
+  return requestLines(fixture.requestsSinceMark(), fixture.base).map((line) =>
+    line.replace(id, '{acl}').replace(/Entry\/[0-9a-f-]+\//, 'Entry/{entry}/'),
+  );
 }
 
 describe('SipIpAcl live side', () => {
@@ -64,17 +73,34 @@ describe('SipIpAcl live side', () => {
   });
 
   it('renames with the list update and touches no entry', async () => {
-    const { id } = await live.create(fixture.context, { name: 'to-rename', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] });
-    expect(await updateTo(id, { name: 'renamed', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] })).toEqual(['POST /SipAuth/IpAccessControlList/{acl}/']);
+    const { id } = await live.create(fixture.context, {
+      name: 'to-rename',
+      entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }],
+    });
+    expect(await updateTo(id, { name: 'renamed', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] })).toEqual([
+      'POST /SipAuth/IpAccessControlList/{acl}/',
+    ]);
     expect((await readLive(id)).spec).toEqual({ name: 'renamed', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] });
   });
 
   it('adds one entry as one patch operation and one request', async () => {
-    const { id } = await live.create(fixture.context, { name: 'add-one', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] });
-    const desired = { name: 'add-one', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }, { ip: '192.0.2.2', cidr_prefix: 32 }] };
+    const { id } = await live.create(fixture.context, {
+      name: 'add-one',
+      entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }],
+    });
+    const desired = {
+      name: 'add-one',
+      entries: [
+        { ip: '192.0.2.1', cidr_prefix: 32 },
+        { ip: '192.0.2.2', cidr_prefix: 32 },
+      ],
+    };
     const { patch } = diffSpecs((await readLive(id)).spec, desired, diffRulesOf(kind));
     expect(patch).toEqual([{ op: 'add', path: '/entries/192.0.2.2~132', value: { ip: '192.0.2.2', cidr_prefix: 32 } }]);
-    expect(await updateTo(id, desired)).toEqual(['GET /SipAuth/IpAccessControlList/{acl}/', 'POST /SipAuth/IpAccessControlList/{acl}/Entry/']);
+    expect(await updateTo(id, desired)).toEqual([
+      'GET /SipAuth/IpAccessControlList/{acl}/',
+      'POST /SipAuth/IpAccessControlList/{acl}/Entry/',
+    ]);
     expect(diffSpecs((await readLive(id)).spec, desired, diffRulesOf(kind)).patch).toEqual([]);
   });
 
@@ -87,12 +113,18 @@ describe('SipIpAcl live side', () => {
       ],
     });
     const desired = { name: 'remove-one', entries: [{ ip: '192.0.2.2', cidr_prefix: 32 }] };
-    expect(await updateTo(id, desired)).toEqual(['GET /SipAuth/IpAccessControlList/{acl}/', 'DELETE /SipAuth/IpAccessControlList/{acl}/Entry/{entry}/']);
+    expect(await updateTo(id, desired)).toEqual([
+      'GET /SipAuth/IpAccessControlList/{acl}/',
+      'DELETE /SipAuth/IpAccessControlList/{acl}/Entry/{entry}/',
+    ]);
     expect((await readLive(id)).spec).toEqual(desired);
   });
 
   it('changes a description by adding the new entry before removing the old one', async () => {
-    const { id } = await live.create(fixture.context, { name: 'describe', entries: [{ ip: '192.0.2.1', cidr_prefix: 32, description: 'old' }] });
+    const { id } = await live.create(fixture.context, {
+      name: 'describe',
+      entries: [{ ip: '192.0.2.1', cidr_prefix: 32, description: 'old' }],
+    });
     const desired = { name: 'describe', entries: [{ ip: '192.0.2.1', cidr_prefix: 32, description: 'new' }] };
     expect(await updateTo(id, desired)).toEqual([
       'GET /SipAuth/IpAccessControlList/{acl}/',
@@ -129,7 +161,9 @@ describe('SipIpAcl live side', () => {
 
   it('deletes idempotently and surfaces the 409 of a list still assigned to an application', async () => {
     const { id } = await live.create(fixture.context, { name: 'assigned', entries: [] });
-    await fixture.client.request('POST', '/Application/77700000000000003/', { body: { sip_auth_type: 'ip_acl', ip_acl_uuid: id } });
+    await fixture.client.request('POST', '/Application/77700000000000003/', {
+      body: { sip_auth_type: 'ip_acl', ip_acl_uuid: id },
+    });
     const failure = await live.delete(fixture.context, id, undefined).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApiRequestError);
     expect((failure as ApiRequestError).apiMessage).toBe(

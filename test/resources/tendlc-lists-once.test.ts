@@ -21,7 +21,9 @@ describe('listing the 10DLC kinds of an account', () => {
     const { account, client } = await liveAccount(emulator);
     const context = { client, memo: new Map<string, Promise<unknown>>() };
     await Promise.all([profileLive.list(context), brandLive.list(context), campaignLive.list(context)]);
-    const gets = (await requestLog(account)).filter((request) => request.method === 'GET').map((request) => request.path);
+    const gets = (await requestLog(account))
+      .filter((request) => request.method === 'GET')
+      .map((request) => request.path);
     expect(gets.filter((path) => path === '/10dlc/Brand/')).toEqual(['/10dlc/Brand/']);
     expect(gets.filter((path) => path === '/10dlc/Campaign/')).toEqual(['/10dlc/Campaign/']);
   });

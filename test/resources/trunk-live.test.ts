@@ -3,7 +3,14 @@ import { diffSpecs } from '../../src/engine/diff.js';
 import type { LiveObject, LiveSide } from '../../src/resources/live-side.js';
 import { normaliseOriginationUri } from '../../src/resources/origination-uri.js';
 import { normaliseTrunk } from '../../src/resources/trunk.js';
-import { diffRulesOf, kindNamed, manifestSpec, requestLines, startLiveFixture, type LiveFixture } from './live-fixture.js';
+import {
+  diffRulesOf,
+  kindNamed,
+  manifestSpec,
+  requestLines,
+  startLiveFixture,
+  type LiveFixture,
+} from './live-fixture.js';
 
 const uriKind = kindNamed('OriginationUri');
 const trunkKind = kindNamed('Trunk');
@@ -28,7 +35,9 @@ async function readLive(live: LiveSide, id: string): Promise<LiveObject> {
 }
 
 async function makeUri(name: string): Promise<string> {
-  return (await uriKind.live.create(fixture.context, { name, uri: `${name}.example.com`, authentication_needed: false })).id;
+  return (
+    await uriKind.live.create(fixture.context, { name, uri: `${name}.example.com`, authentication_needed: false })
+  ).id;
 }
 
 describe('OriginationUri live side', () => {
@@ -45,7 +54,12 @@ describe('OriginationUri live side', () => {
     const listed = (await live.list(fixture.context)).find((object) => object.id === id);
     expect(listed).toEqual({
       id,
-      spec: { name: 'pbx-primary', uri: 'sip:pbx@pbx.example.com:5060;transport=tls', authentication_needed: true, username: 'inbound' },
+      spec: {
+        name: 'pbx-primary',
+        uri: 'sip:pbx@pbx.example.com:5060;transport=tls',
+        authentication_needed: true,
+        username: 'inbound',
+      },
     });
     expect(await readLive(live, id)).toEqual(listed);
     expect(diffSpecs(listed?.spec ?? {}, desired, diffRulesOf(uriKind))).toEqual({ patch: [], changedFields: [] });
@@ -54,15 +68,31 @@ describe('OriginationUri live side', () => {
   it('normalises a URI without authentication to the manifest defaults', async () => {
     const desired = await manifestSpec('OriginationUri', 'plain', { uri: '192.0.2.50:5080' });
     const { id } = await live.create(fixture.context, desired);
-    expect((await readLive(live, id)).spec).toEqual({ name: 'plain', uri: '192.0.2.50:5080', authentication_needed: false });
+    expect((await readLive(live, id)).spec).toEqual({
+      name: 'plain',
+      uri: '192.0.2.50:5080',
+      authentication_needed: false,
+    });
     expect(diffSpecs((await readLive(live, id)).spec, desired, diffRulesOf(uriKind)).patch).toEqual([]);
   });
 
   it('turns authentication off and on again, sending the password the API needs to turn it on', async () => {
-    const { id } = await live.create(fixture.context, { name: 'toggle', uri: 'toggle.example.com', authentication_needed: true, username: 'u1', password: 'p-1' });
+    const { id } = await live.create(fixture.context, {
+      name: 'toggle',
+      uri: 'toggle.example.com',
+      authentication_needed: true,
+      username: 'u1',
+      password: 'p-1',
+    });
     const on = await readLive(live, id);
     const off = { name: 'toggle', uri: 'toggle.example.com', authentication_needed: false };
-    await live.update(fixture.context, { id, desired: off, live: on, changedFields: diffSpecs(on.spec, off, diffRulesOf(uriKind)).changedFields, secretFields: [] });
+    await live.update(fixture.context, {
+      id,
+      desired: off,
+      live: on,
+      changedFields: diffSpecs(on.spec, off, diffRulesOf(uriKind)).changedFields,
+      secretFields: [],
+    });
     expect((await readLive(live, id)).spec).toEqual(off);
     const current = await readLive(live, id);
     const again = { ...off, authentication_needed: true, username: 'u1', password: 'p-1' };
@@ -70,8 +100,15 @@ describe('OriginationUri live side', () => {
     const { changedFields } = diffSpecs(current.spec, again, diffRulesOf(uriKind));
     expect(changedFields).toEqual(['authentication_needed', 'username']);
     await live.update(fixture.context, { id, desired: again, live: current, changedFields, secretFields: [] });
-    expect(fixture.httpLog[0]).toBe(`http → POST ${fixture.base}/Zentrunk/URI/${id}/ {"authentication_needed":true,"username":"u1","password":"(sensitive)"}`);
-    expect((await readLive(live, id)).spec).toEqual({ name: 'toggle', uri: 'toggle.example.com', authentication_needed: true, username: 'u1' });
+    expect(fixture.httpLog[0]).toBe(
+      `http → POST ${fixture.base}/Zentrunk/URI/${id}/ {"authentication_needed":true,"username":"u1","password":"(sensitive)"}`,
+    );
+    expect((await readLive(live, id)).spec).toEqual({
+      name: 'toggle',
+      uri: 'toggle.example.com',
+      authentication_needed: true,
+      username: 'u1',
+    });
   });
 
   it('deletes idempotently; a URI a trunk uses breaks its calls', async () => {
@@ -83,7 +120,9 @@ describe('OriginationUri live side', () => {
   });
 
   it('leaves out a username returned without authentication', () => {
-    expect(normaliseOriginationUri({ uri_uuid: 'u', name: 'n', uri: 'h', authentication_needed: false, username: 'stale' })).toEqual({
+    expect(
+      normaliseOriginationUri({ uri_uuid: 'u', name: 'n', uri: 'h', authentication_needed: false, username: 'stale' }),
+    ).toEqual({
       id: 'u',
       spec: { name: 'n', uri: 'h', authentication_needed: false },
     });
@@ -94,14 +133,26 @@ describe('Trunk live side', () => {
   const live = trunkKind.live;
 
   it('creates an outbound trunk normalised to exactly the manifest spec, with literal ids', async () => {
-    const acl = await fixture.client.request<{ ipacl_uuid: string }>('POST', '/Zentrunk/IPAccessControlList/', { body: { ip_addresses: ['192.0.2.1'] }, mode: 'create' });
-    const desired = await manifestSpec('Trunk', 'pbx-out', { trunk_direction: 'outbound', ipacl_uuid: acl.body.ipacl_uuid });
+    const acl = await fixture.client.request<{ ipacl_uuid: string }>('POST', '/Zentrunk/IPAccessControlList/', {
+      body: { ip_addresses: ['192.0.2.1'] },
+      mode: 'create',
+    });
+    const desired = await manifestSpec('Trunk', 'pbx-out', {
+      trunk_direction: 'outbound',
+      ipacl_uuid: acl.body.ipacl_uuid,
+    });
     const { id } = await live.create(fixture.context, desired);
     expect(id).toMatch(/^\d{17}$/);
     const listed = (await live.list(fixture.context)).find((object) => object.id === id);
     expect(listed).toEqual({
       id,
-      spec: { name: 'pbx-out', trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: acl.body.ipacl_uuid },
+      spec: {
+        name: 'pbx-out',
+        trunk_direction: 'outbound',
+        trunk_status: 'enabled',
+        secure: false,
+        ipacl_uuid: acl.body.ipacl_uuid,
+      },
       facts: { numbers: 0 },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
     });
@@ -114,7 +165,13 @@ describe('Trunk live side', () => {
 
   it('counts the phone numbers attached to an inbound trunk', async () => {
     const primary = await makeUri('count-primary');
-    const { id } = await live.create(fixture.context, { name: 'pbx-in', trunk_direction: 'inbound', trunk_status: 'enabled', secure: true, primary_uri_uuid: primary });
+    const { id } = await live.create(fixture.context, {
+      name: 'pbx-in',
+      trunk_direction: 'inbound',
+      trunk_status: 'enabled',
+      secure: true,
+      primary_uri_uuid: primary,
+    });
     await fixture.seedNumber('14155550101', id);
     await fixture.seedNumber('14155550102', id);
     await fixture.seedNumber('14155550103', '77700000000000001');
@@ -135,30 +192,57 @@ describe('Trunk live side', () => {
       fallback_uri_uuid: fallback,
     });
     const current = await readLive(live, id);
-    const desired = { name: 'upd-in', trunk_direction: 'inbound', trunk_status: 'disabled', secure: false, primary_uri_uuid: primary };
+    const desired = {
+      name: 'upd-in',
+      trunk_direction: 'inbound',
+      trunk_status: 'disabled',
+      secure: false,
+      primary_uri_uuid: primary,
+    };
     const { changedFields } = diffSpecs(current.spec, desired, diffRulesOf(trunkKind));
     expect(changedFields).toEqual(['fallback_uri_uuid', 'trunk_status']);
     fixture.httpLog.length = 0;
     fixture.mark();
     await live.update(fixture.context, { id, desired, live: current, changedFields, secretFields: [] });
     expect(requestLines(fixture.requestsSinceMark(), fixture.base)).toEqual([`POST /Zentrunk/Trunk/${id}/`]);
-    expect(fixture.httpLog[0]).toBe(`http → POST ${fixture.base}/Zentrunk/Trunk/${id}/ {"fallback_uri_uuid":"","trunk_status":"disabled"}`);
+    expect(fixture.httpLog[0]).toBe(
+      `http → POST ${fixture.base}/Zentrunk/Trunk/${id}/ {"fallback_uri_uuid":"","trunk_status":"disabled"}`,
+    );
     expect((await readLive(live, id)).spec).toEqual(desired);
   });
 
   it('turns an outbound trunk into an inbound one in one update', async () => {
-    const acl = await fixture.client.request<{ ipacl_uuid: string }>('POST', '/Zentrunk/IPAccessControlList/', { body: { ip_addresses: ['192.0.2.3'] }, mode: 'create' });
+    const acl = await fixture.client.request<{ ipacl_uuid: string }>('POST', '/Zentrunk/IPAccessControlList/', {
+      body: { ip_addresses: ['192.0.2.3'] },
+      mode: 'create',
+    });
     const primary = await makeUri('turn-primary');
-    const { id } = await live.create(fixture.context, { name: 'turn', trunk_direction: 'outbound', trunk_status: 'enabled', secure: true, ipacl_uuid: acl.body.ipacl_uuid });
+    const { id } = await live.create(fixture.context, {
+      name: 'turn',
+      trunk_direction: 'outbound',
+      trunk_status: 'enabled',
+      secure: true,
+      ipacl_uuid: acl.body.ipacl_uuid,
+    });
     const current = await readLive(live, id);
-    const desired = { name: 'turn', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: primary };
+    const desired = {
+      name: 'turn',
+      trunk_direction: 'inbound',
+      trunk_status: 'enabled',
+      secure: false,
+      primary_uri_uuid: primary,
+    };
     const { changedFields } = diffSpecs(current.spec, desired, diffRulesOf(trunkKind));
     await live.update(fixture.context, { id, desired, live: current, changedFields, secretFields: [] });
     expect((await readLive(live, id)).spec).toEqual(desired);
   });
 
   it('deletes idempotently', async () => {
-    const { id } = await live.create(fixture.context, { name: 'bye', trunk_direction: 'inbound', primary_uri_uuid: await makeUri('bye-primary') });
+    const { id } = await live.create(fixture.context, {
+      name: 'bye',
+      trunk_direction: 'inbound',
+      primary_uri_uuid: await makeUri('bye-primary'),
+    });
     await live.delete(fixture.context, id, undefined);
     await live.delete(fixture.context, id, undefined);
     expect(await live.read(fixture.context, id)).toBeUndefined();
@@ -181,7 +265,11 @@ describe('Trunk live side', () => {
         },
         0,
       ),
-    ).toEqual({ id: '1', spec: { trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: 'a' }, facts: { numbers: 0 } });
+    ).toEqual({
+      id: '1',
+      spec: { trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: 'a' },
+      facts: { numbers: 0 },
+    });
   });
 });
 
@@ -189,11 +277,27 @@ describe('Trunk GET shapes', () => {
   it('reads a trunk served flat as well as under `object`', async () => {
     const flat = await startLiveFixture({ trunkGetShape: 'flat' });
     try {
-      const primary = (await uriKind.live.create(flat.context, { name: 'flat-primary', uri: 'flat.example.com', authentication_needed: false })).id;
-      const { id } = await trunkKind.live.create(flat.context, { name: 'flat', trunk_direction: 'inbound', primary_uri_uuid: primary });
+      const primary = (
+        await uriKind.live.create(flat.context, {
+          name: 'flat-primary',
+          uri: 'flat.example.com',
+          authentication_needed: false,
+        })
+      ).id;
+      const { id } = await trunkKind.live.create(flat.context, {
+        name: 'flat',
+        trunk_direction: 'inbound',
+        primary_uri_uuid: primary,
+      });
       expect(await trunkKind.live.read(flat.context, id)).toEqual({
         id,
-        spec: { name: 'flat', trunk_direction: 'inbound', trunk_status: 'enabled', secure: false, primary_uri_uuid: primary },
+        spec: {
+          name: 'flat',
+          trunk_direction: 'inbound',
+          trunk_status: 'enabled',
+          secure: false,
+          primary_uri_uuid: primary,
+        },
         facts: { numbers: 0 },
         createdAt: expect.any(String),
       });

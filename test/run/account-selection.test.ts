@@ -30,7 +30,9 @@ describe('selectAccounts (--only, --shard: accounts runs, rollouts and serve)', 
     const second = names(selectAccounts(all, { only: [], shard: { index: 2, count: 2 } }, file));
     expect(first).toEqual(['acme']);
     expect(second).toEqual(['globex', 'initech', 'umbrella']);
-    expect(names(selectAccounts(all, { only: ['acme', 'globex'], shard: { index: 2, count: 2 } }, file))).toEqual(['globex']);
+    expect(names(selectAccounts(all, { only: ['acme', 'globex'], shard: { index: 2, count: 2 } }, file))).toEqual([
+      'globex',
+    ]);
   });
 
   it('refuses an --only name the file does not have, naming the file and its accounts', () => {

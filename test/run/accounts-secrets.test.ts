@@ -12,7 +12,12 @@ import { accounts, documentOf, startHarness, type Harness } from './harness.js';
  */
 
 let harness: Harness;
-const env = { ONE_ID: accounts[0].authId, ONE_TOKEN: accounts[0].authToken, TWO_ID: accounts[1].authId, TWO_TOKEN: accounts[1].authToken };
+const env = {
+  ONE_ID: accounts[0].authId,
+  ONE_TOKEN: accounts[0].authToken,
+  TWO_ID: accounts[1].authId,
+  TWO_TOKEN: accounts[1].authToken,
+};
 
 beforeAll(async () => {
   harness = await startHarness();
@@ -44,14 +49,27 @@ afterAll(async () => {
 describe('secrets in an accounts run', () => {
   it("refuses another account's token as a secret value, and names the variable the user set for the account's own", async () => {
     const report = await runAccounts(
-      { command: 'plan', accountsFile: 'accounts.yaml', only: [], accountParallelism: 1, globals: {}, approvals: approvalsFrom({}), lock: false, step: planStep({}) },
+      {
+        command: 'plan',
+        accountsFile: 'accounts.yaml',
+        only: [],
+        accountParallelism: 1,
+        globals: {},
+        approvals: approvalsFrom({}),
+        lock: false,
+        step: planStep({}),
+      },
       harness.context(env),
     );
     const one = report.accounts.find((account) => account.name === 'one');
     expect(one?.status).toBe('error');
     expect(one?.problems).toEqual([
-      expect.stringContaining('TrunkCredential/borrowed  spec.password: the content of two-token.txt equals the API auth token of account two (TWO_TOKEN), which is never sent as a secret'),
-      expect.stringContaining('TrunkCredential/own  spec.password: the content of own-token.txt equals the API auth token of account one (ONE_TOKEN), which is never sent as a secret'),
+      expect.stringContaining(
+        'TrunkCredential/borrowed  spec.password: the content of two-token.txt equals the API auth token of account two (TWO_TOKEN), which is never sent as a secret',
+      ),
+      expect.stringContaining(
+        'TrunkCredential/own  spec.password: the content of own-token.txt equals the API auth token of account one (ONE_TOKEN), which is never sent as a secret',
+      ),
     ]);
     expect(report.accounts.find((account) => account.name === 'two')?.status).toBe('changes');
     expect(accountsReportProblem(JSON.parse(JSON.stringify(report)))).toBeUndefined();

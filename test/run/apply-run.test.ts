@@ -35,7 +35,9 @@ function request(changes: Partial<ApplyRequest> = {}): ApplyRequest {
 async function aclCount(index: number): Promise<number> {
   const account = accounts[index];
   const authorization = `Basic ${Buffer.from(`${account?.authId}:${account?.authToken}`).toString('base64')}`;
-  const response = await fetch(`${harness.emulator.url}/v1/Account/${account?.authId}/Zentrunk/IPAccessControlList/`, { headers: { authorization } });
+  const response = await fetch(`${harness.emulator.url}/v1/Account/${account?.authId}/Zentrunk/IPAccessControlList/`, {
+    headers: { authorization },
+  });
   return ((await response.json()) as { meta: { total_count: number } }).meta.total_count;
 }
 
@@ -45,7 +47,9 @@ describe('applyManifests (run/apply-run.ts)', () => {
     const told: string[] = [];
     const cancelled = await applyManifests(request(), globals, context, {
       planned: (run) => {
-        told.push(`${run.account} ${run.steps} ${run.plan.changes.map((change) => `${change.action} ${change.address}`).join(', ')}`);
+        told.push(
+          `${run.account} ${run.steps} ${run.plan.changes.map((change) => `${change.action} ${change.address}`).join(', ')}`,
+        );
         return { approve: async () => false, done: () => told.push('done') };
       },
     });
@@ -55,9 +59,14 @@ describe('applyManifests (run/apply-run.ts)', () => {
 
     const events: string[] = [];
     const applied = await applyManifests(request(), globals, context, {
-      planned: () => ({ approve: async () => true, onEvent: (event) => events.push(`${event.type} ${event.change.address}`) }),
+      planned: () => ({
+        approve: async () => true,
+        onEvent: (event) => events.push(`${event.type} ${event.change.address}`),
+      }),
     });
-    expect(applied.mode === 'apply' && applied.outcome.status === 'applied' ? applied.outcome.record.seq : undefined).toBe(1);
+    expect(
+      applied.mode === 'apply' && applied.outcome.status === 'applied' ? applied.outcome.record.seq : undefined,
+    ).toBe(1);
     expect(events).toEqual(['started TrunkIpAcl/office', 'finished TrunkIpAcl/office']);
     expect(await aclCount(0)).toBe(1);
   });
@@ -73,7 +82,8 @@ describe('applyManifests (run/apply-run.ts)', () => {
         name: accounts[1].authId,
         exit_code: 0,
         status: 'applied',
-        summary: 'Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.',
+        summary:
+          'Apply complete: 1 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 0.',
       },
     });
     expect(await applyManifests(request({ asReportEntry: true }), state, context, watcher)).toEqual({
@@ -86,16 +96,41 @@ describe('applyManifests (run/apply-run.ts)', () => {
   it('applies a saved plan exactly, with no values read, and refuses what its gates refused before asking', async () => {
     const context = harness.context(harness.envOf(2));
     const state = { ...globals, state: path.join(harness.folder, 'saved.state.json') };
-    await planManifests({ paths: ['acl.yaml'], values: { value: ['pbx_ip=203.0.113.20'] }, approvals: approvalsFrom({}), options: {}, out: 'acl.plan.json', detailedExitcode: false }, state, context);
-    const applied = await applyManifests(request({ source: { savedPlan: path.join(harness.folder, 'acl.plan.json') } }), state, context, { planned: () => ({}) });
+    await planManifests(
+      {
+        paths: ['acl.yaml'],
+        values: { value: ['pbx_ip=203.0.113.20'] },
+        approvals: approvalsFrom({}),
+        options: {},
+        out: 'acl.plan.json',
+        detailedExitcode: false,
+      },
+      state,
+      context,
+    );
+    const applied = await applyManifests(
+      request({ source: { savedPlan: path.join(harness.folder, 'acl.plan.json') } }),
+      state,
+      context,
+      { planned: () => ({}) },
+    );
     expect(applied).toMatchObject({ mode: 'apply', outcome: { status: 'applied', failed: false } });
     expect(await aclCount(2)).toBe(1);
 
     // Manifests that no longer name the ACL delete every one of the kind: refused without --force-deletes, before approve is asked.
     await harness.write('other.yaml', documentOf('TrunkIpAcl', 'other', { ip_addresses: ['203.0.113.30'] }));
     const asked: string[] = [];
-    const refused = await applyManifests(request({ source: { paths: ['other.yaml'], values: { value: [] } } }), state, context, { planned: () => ({ approve: async () => (asked.push('asked'), true) }) });
-    expect(refused.mode === 'apply' && refused.outcome.status === 'refused' ? refused.outcome.violations.map((violation) => violation.code) : []).toEqual(['mass_delete']);
+    const refused = await applyManifests(
+      request({ source: { paths: ['other.yaml'], values: { value: [] } } }),
+      state,
+      context,
+      { planned: () => ({ approve: async () => (asked.push('asked'), true) }) },
+    );
+    expect(
+      refused.mode === 'apply' && refused.outcome.status === 'refused'
+        ? refused.outcome.violations.map((violation) => violation.code)
+        : [],
+    ).toEqual(['mass_delete']);
     expect(asked).toEqual([]);
     expect(await aclCount(2)).toBe(1);
   });

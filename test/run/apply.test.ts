@@ -25,8 +25,13 @@ afterAll(async () => {
 
 /** `apply -f acl.yaml --auto-approve` as account 0, with its own state. */
 async function applySingle(approvals = approvalsFrom({})): Promise<ApplyRunOutcome> {
-  const globals: GlobalOptions = { endpoint: harness.emulator.url, state: path.join(harness.folder, 'single.state.json') };
-  const run = await reconcile({ paths: ['acl.yaml'] }, globals, approvals, harness.context(harness.envOf(0)), { lock: true });
+  const globals: GlobalOptions = {
+    endpoint: harness.emulator.url,
+    state: path.join(harness.folder, 'single.state.json'),
+  };
+  const run = await reconcile({ paths: ['acl.yaml'] }, globals, approvals, harness.context(harness.envOf(0)), {
+    lock: true,
+  });
   return withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 }));
 }
 
@@ -36,12 +41,28 @@ async function applyAccounts(approvals = approvalsFrom({})) {
     'accounts.yaml',
     JSON.stringify({
       defaults: { endpoint: harness.emulator.url },
-      accounts: [{ name: 'two', manifests: ['acl.yaml'], state: 'two.state.json', credentials: { auth_id_env: 'TWO_ID', auth_token_env: 'TWO_TOKEN' } }],
+      accounts: [
+        {
+          name: 'two',
+          manifests: ['acl.yaml'],
+          state: 'two.state.json',
+          credentials: { auth_id_env: 'TWO_ID', auth_token_env: 'TWO_TOKEN' },
+        },
+      ],
     }),
   );
   const env = { TWO_ID: accounts[1].authId, TWO_TOKEN: accounts[1].authToken };
   const report = await runAccounts(
-    { command: 'apply', accountsFile: 'accounts.yaml', only: [], accountParallelism: 2, globals: {}, approvals, lock: true, step: applyStep({ parallelism: 4, waitMs: 0 }) },
+    {
+      command: 'apply',
+      accountsFile: 'accounts.yaml',
+      only: [],
+      accountParallelism: 2,
+      globals: {},
+      approvals,
+      lock: true,
+      step: applyStep({ parallelism: 4, waitMs: 0 }),
+    },
     harness.context(env),
   );
   return report.accounts[0];
@@ -50,7 +71,9 @@ async function applyAccounts(approvals = approvalsFrom({})) {
 async function aclCount(index: number): Promise<number> {
   const account = accounts[index];
   const authorization = `Basic ${Buffer.from(`${account?.authId}:${account?.authToken}`).toString('base64')}`;
-  const response = await fetch(`${harness.emulator.url}/v1/Account/${account?.authId}/Zentrunk/IPAccessControlList/`, { headers: { authorization } });
+  const response = await fetch(`${harness.emulator.url}/v1/Account/${account?.authId}/Zentrunk/IPAccessControlList/`, {
+    headers: { authorization },
+  });
   return ((await response.json()) as { meta: { total_count: number } }).meta.total_count;
 }
 
@@ -60,15 +83,25 @@ describe('one apply operation for apply -f and apply --accounts', () => {
     expect((await applySingle()).status).toBe('applied');
     expect((await applyAccounts())?.status).toBe('applied');
 
-    await harness.write('acl.yaml', documentOf('TrunkIpAcl', 'vault', { ip_addresses: ['203.0.113.10'] }, { protect: true }));
-    const before = harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length;
-    expect(await applySingle()).toEqual({ status: 'no_changes', recorded: [{ address: 'TrunkIpAcl/vault', protect: true }] });
+    await harness.write(
+      'acl.yaml',
+      documentOf('TrunkIpAcl', 'vault', { ip_addresses: ['203.0.113.10'] }, { protect: true }),
+    );
+    const before = harness.emulator.runtime.log
+      .list({ type: 'request' })
+      .filter((entry) => entry.method !== 'GET').length;
+    expect(await applySingle()).toEqual({
+      status: 'no_changes',
+      recorded: [{ address: 'TrunkIpAcl/vault', protect: true }],
+    });
     expect(await applyAccounts()).toMatchObject({
       status: 'no_changes',
       exit_code: 0,
       summary: 'Nothing to apply. Recorded in the state: TrunkIpAcl/vault is protected.',
     });
-    expect(harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length).toBe(before);
+    expect(
+      harness.emulator.runtime.log.list({ type: 'request' }).filter((entry) => entry.method !== 'GET').length,
+    ).toBe(before);
     expect((await harness.entry('single.state.json', 'TrunkIpAcl/vault'))?.protect).toBe(true);
     expect((await harness.entry('two.state.json', 'TrunkIpAcl/vault'))?.protect).toBe(true);
 
@@ -79,7 +112,9 @@ describe('one apply operation for apply -f and apply --accounts', () => {
     expect(single.status).toBe('refused');
     const message =
       'TrunkIpAcl/vault is protected in the state (an apply recorded metadata.protect: true) and would be deleted; to lift it, apply it once with metadata.protect: false, or run `telform state unprotect TrunkIpAcl/vault`';
-    expect(single.status === 'refused' ? single.violations.map((violation) => violation.message) : []).toEqual([message]);
+    expect(single.status === 'refused' ? single.violations.map((violation) => violation.message) : []).toEqual([
+      message,
+    ]);
     expect(await applyAccounts(forced)).toMatchObject({
       status: 'error',
       exit_code: 1,
@@ -90,8 +125,8 @@ describe('one apply operation for apply -f and apply --accounts', () => {
   });
 });
 
-describe('the accounts apply shares its plan\'s reads', () => {
-  it('lists the account\'s numbers once over a plan and an apply that polls a campaign for them', async () => {
+describe("the accounts apply shares its plan's reads", () => {
+  it("lists the account's numbers once over a plan and an apply that polls a campaign for them", async () => {
     const emulator: RunningEmulator = harness.emulator;
     // Sleeps of `--wait` move the emulator's clock: the registry approves without real waiting.
     const clock = emulatorClock(emulator);
@@ -126,8 +161,12 @@ describe('the accounts apply shares its plan\'s reads', () => {
     expect(report.accounts[0]).toMatchObject({ status: 'applied', exit_code: 0 });
     const requests = emulator.runtime.log.list({ account: accounts[2].authId, type: 'request', sinceSeq: since });
     // The numbers were linked after their campaign was polled to ACTIVE (reads of the campaign)…
-    expect(requests.filter((entry) => entry.method === 'POST' && /\/Campaign\/[^/]+\/Number\/$/.test(entry.path)).length).toBe(2);
-    expect(requests.filter((entry) => entry.method === 'GET' && /\/Campaign\/[^/]+\/$/.test(entry.path)).length).toBeGreaterThan(0);
+    expect(
+      requests.filter((entry) => entry.method === 'POST' && /\/Campaign\/[^/]+\/Number\/$/.test(entry.path)).length,
+    ).toBe(2);
+    expect(
+      requests.filter((entry) => entry.method === 'GET' && /\/Campaign\/[^/]+\/$/.test(entry.path)).length,
+    ).toBeGreaterThan(0);
     // …and the account's numbers were listed once, for the plan, not again for each campaign read.
     expect(requests.filter((entry) => entry.method === 'GET' && /\/Number\/$/.test(entry.path)).length).toBe(1);
   });

@@ -28,9 +28,15 @@ afterEach(async () => {
 const account = accounts[0].authId;
 // A rival's lineage: a marker counts only when it names a lineage of the ledger's own format.
 const rival = '5f0c3d2a-9b1e-4c7d-8e6f-1a2b3c4d5e6f';
-const globalsOf = (state: string): GlobalOptions => ({ endpoint: harness.emulator.url, state: path.join(harness.folder, state) });
+const globalsOf = (state: string): GlobalOptions => ({
+  endpoint: harness.emulator.url,
+  state: path.join(harness.folder, state),
+});
 const reconcileAs = (state: string, lock: boolean, readOnly = false) =>
-  reconcile({ paths: ['acl.yaml'] }, globalsOf(state), approvalsFrom({}), harness.context(harness.envOf(0), notes), { lock, readOnly });
+  reconcile({ paths: ['acl.yaml'] }, globalsOf(state), approvalsFrom({}), harness.context(harness.envOf(0), notes), {
+    lock,
+    readOnly,
+  });
 
 /** The requests other than GET the emulator received after `since` (its log's sequence number). */
 function writesSince(since: number): Array<{ method: string; path: string }> {
@@ -80,7 +86,10 @@ describe('the first apply of an account nobody owns', () => {
     });
     expect(outcome).toMatchObject({ status: 'applied', failed: false });
     const writes = writesSince(since);
-    expect(writes.map((write) => `${write.method} ${write.path}`)).toEqual([`POST ${aclCollection}`, `POST /v1/Account/${account}/Zentrunk/IPAccessControlList/`]);
+    expect(writes.map((write) => `${write.method} ${write.path}`)).toEqual([
+      `POST ${aclCollection}`,
+      `POST /v1/Account/${account}/Zentrunk/IPAccessControlList/`,
+    ]);
     expect(await ownershipHistory('a.state.json')).toEqual(['claim']);
 
     // The owner goes on without claiming again; a second state is refused before it plans anything.
@@ -93,13 +102,21 @@ describe('the first apply of an account nobody owns', () => {
   it('refuses, without writing, when another state claimed the account after the plan was made', async () => {
     const run = await reconcileAs('a.state.json', true);
     expect(run.claimsAccount).toBe(true);
-    const rivalAcl = await run.live.client.request<{ ip_acl_uuid: string }>('POST', '/SipAuth/IpAccessControlList/', { body: { name: `telform-owner:${rival}` } });
+    const rivalAcl = await run.live.client.request<{ ip_acl_uuid: string }>('POST', '/SipAuth/IpAccessControlList/', {
+      body: { name: `telform-owner:${rival}` },
+    });
     expect(rivalAcl.status).toBe(201);
     const since = lastSeq();
-    const error = await withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 })).catch((caught: unknown) => caught);
+    const error = await withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 })).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(TelformError);
     expect(error).toMatchObject({ code: 'account_owned' });
-    expect((error as Error).message).toMatch(new RegExp(`^apply refused: account MAOPSONE000000000001 is owned by the telform ledger of lineage ${rival}, not by a new state `));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^apply refused: account MAOPSONE000000000001 is owned by the telform ledger of lineage ${rival}, not by a new state `,
+      ),
+    );
     expect(writesSince(since)).toEqual([]);
     // Refused before the new state was first stored.
     expect(existsSync(path.join(harness.folder, 'a.state.json'))).toBe(false);
@@ -113,7 +130,12 @@ describe('the first apply of an account nobody owns', () => {
     const racing: ApiClient['request'] = async (method, pathname, options) => {
       const answer = await send(method, pathname, options);
       const body = options?.body as { name?: string } | undefined;
-      if (method === 'POST' && pathname === '/SipAuth/IpAccessControlList/' && body?.name?.startsWith('telform-owner:') && body.name !== `telform-owner:${rival}`) {
+      if (
+        method === 'POST' &&
+        pathname === '/SipAuth/IpAccessControlList/' &&
+        body?.name?.startsWith('telform-owner:') &&
+        body.name !== `telform-owner:${rival}`
+      ) {
         await send('POST', '/SipAuth/IpAccessControlList/', { body: { name: `telform-owner:${rival}` } });
       }
       return answer as never;
@@ -127,7 +149,9 @@ describe('the first apply of an account nobody owns', () => {
     });
     expect(error).toMatchObject({ code: 'account_owned' });
     expect((error as Error).message).toMatch(
-      new RegExp(`^apply refused: account MAOPSONE000000000001 was claimed by the telform ledger of lineage ${rival} while the state \\S+a\\.state\\.json \\(lineage [0-9a-f-]+\\) was claiming it; nothing else was written; `),
+      new RegExp(
+        `^apply refused: account MAOPSONE000000000001 was claimed by the telform ledger of lineage ${rival} while the state \\S+a\\.state\\.json \\(lineage [0-9a-f-]+\\) was claiming it; nothing else was written; `,
+      ),
     );
     const writes = writesSince(since).map((write) => write.method);
     expect(writes).toEqual(['POST', 'POST', 'DELETE']);

@@ -9,7 +9,11 @@ const apply: HistoryRecord & { type: 'apply' } = {
   seq: 41,
   prev: null,
   at: '2026-11-20T10:02:13.000Z',
-  origin: { commit: '3f2a9c1d00000000000000000000000000000000', ci: { system: 'github-actions', run: '812' }, actor: 'ana' },
+  origin: {
+    commit: '3f2a9c1d00000000000000000000000000000000',
+    ci: { system: 'github-actions', run: '812' },
+    actor: 'ana',
+  },
   hash: 'a'.repeat(64),
   type: 'apply',
   trigger: 'apply',
@@ -29,10 +33,24 @@ describe('a drift window', () => {
   });
 
   it('is told in seconds when serve saw it within one minute', () => {
-    expect(describeWindow({ address: 'Trunk/pbx', apply, seen: { since: '2026-11-27T05:05:54.156Z', at: '2026-11-27T05:05:56.192Z' }, checkedAt: '2026-11-27T05:07:00.000Z' })).toBe(
+    expect(
+      describeWindow({
+        address: 'Trunk/pbx',
+        apply,
+        seen: { since: '2026-11-27T05:05:54.156Z', at: '2026-11-27T05:05:56.192Z' },
+        checkedAt: '2026-11-27T05:07:00.000Z',
+      }),
+    ).toBe(
       'Trunk/pbx: in sync at the check at 2026-11-27 05:05:54 UTC; changed before the check at 2026-11-27 05:05:56 UTC (seen by serve)',
     );
-    expect(describeWindow({ address: 'Trunk/pbx', apply, seen: { since: '2026-11-27T05:04:54.156Z', at: '2026-11-27T05:05:56.192Z' }, checkedAt: '2026-11-27T05:07:00.000Z' })).toBe(
+    expect(
+      describeWindow({
+        address: 'Trunk/pbx',
+        apply,
+        seen: { since: '2026-11-27T05:04:54.156Z', at: '2026-11-27T05:05:56.192Z' },
+        checkedAt: '2026-11-27T05:07:00.000Z',
+      }),
+    ).toBe(
       'Trunk/pbx: in sync at the check at 2026-11-27 05:04 UTC; changed before the check at 2026-11-27 05:05 UTC (seen by serve)',
     );
   });

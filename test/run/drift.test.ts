@@ -19,17 +19,31 @@ describe('drift: classification and exit code', () => {
     });
     expect(classifyDrift(plan(changes.slice(1)), true).status).toBe('pending');
     // Without a ledger, nothing tells an edit from a manifest change: every change to a live object is drift.
-    expect(classifyDrift(plan(changes), false)).toMatchObject({ status: 'drifted', drifted: ['Trunk/edited'], pending: ['TrunkIpAcl/new'] });
+    expect(classifyDrift(plan(changes), false)).toMatchObject({
+      status: 'drifted',
+      drifted: ['Trunk/edited'],
+      pending: ['TrunkIpAcl/new'],
+    });
     // A resource never applied is not "deleted from the account" (issue 33 item 21): it waits to be applied.
     const unapplied = classifyDrift(plan(changes.slice(1)), false);
     expect(unapplied).toMatchObject({ status: 'pending', drifted: [], pending: ['TrunkIpAcl/new'] });
-    expect(renderDriftText(unapplied, plan(changes.slice(1)))).toBe('Manifest changes not yet applied (1):\n  TrunkIpAcl/new: create\n');
+    expect(renderDriftText(unapplied, plan(changes.slice(1)))).toBe(
+      'Manifest changes not yet applied (1):\n  TrunkIpAcl/new: create\n',
+    );
     expect(classifyDrift(plan(changes.slice(2)), true).status).toBe('in_sync');
-    expect([driftExitCode('in_sync'), driftExitCode('drifted'), driftExitCode('pending')]).toEqual([ExitCode.ok, ExitCode.changes, ExitCode.pendingManifestChanges]);
+    expect([driftExitCode('in_sync'), driftExitCode('drifted'), driftExitCode('pending')]).toEqual([
+      ExitCode.ok,
+      ExitCode.changes,
+      ExitCode.pendingManifestChanges,
+    ]);
   });
 
   it('does not count a secret that can only be set again (no fingerprint) as drift', () => {
-    const unverifiable = change({ address: 'SipCredential/pbx', action: 'update', secrets: { password: { value: 'unverifiable' } } } as never);
+    const unverifiable = change({
+      address: 'SipCredential/pbx',
+      action: 'update',
+      secrets: { password: { value: 'unverifiable' } },
+    } as never);
     expect(classifyDrift(plan([unverifiable]), true).status).toBe('in_sync');
   });
 });

@@ -12,8 +12,12 @@ import { TelformError } from '../../src/util/errors.js';
 import { connect, documentOf, startHarness, type Harness } from './harness.js';
 
 let harness: Harness;
-const globals = (): GlobalOptions => ({ endpoint: harness.emulator.url, state: path.join(harness.folder, 'early.state.json') });
-const run = (file: string, lock: boolean) => reconcile({ paths: [file] }, globals(), approvalsFrom({}), harness.context(harness.envOf(0)), { lock });
+const globals = (): GlobalOptions => ({
+  endpoint: harness.emulator.url,
+  state: path.join(harness.folder, 'early.state.json'),
+});
+const run = (file: string, lock: boolean) =>
+  reconcile({ paths: [file] }, globals(), approvalsFrom({}), harness.context(harness.envOf(0)), { lock });
 const lastSeq = () => harness.emulator.runtime.log.list().at(-1)?.seq ?? 0;
 
 function requestsSince(since: number): Array<{ method: string; path: string }> {
@@ -65,7 +69,15 @@ describe('reads while the manifests load', () => {
       };
       return session;
     };
-    await expect(reconcile({ paths: ['invalid.yaml'] }, globals(), approvalsFrom({}), { ...context, connect: watching }, { lock: false })).rejects.toBeInstanceOf(TelformError);
+    await expect(
+      reconcile(
+        { paths: ['invalid.yaml'] },
+        globals(),
+        approvalsFrom({}),
+        { ...context, connect: watching },
+        { lock: false },
+      ),
+    ).rejects.toBeInstanceOf(TelformError);
     expect(asked).toContain('/Zentrunk/IPAccessControlList/');
     expect(requestsSince(since).filter((request) => request.method !== 'GET')).toEqual([]);
   });
@@ -75,13 +87,18 @@ describe('reads while the manifests load', () => {
     const context = harness.context(harness.envOf(0));
     const ahead = readAhead(globals(), context, { targets: [], destroy: false, prune: [] });
     await ahead.sent();
-    const plan = await reconcile({ paths: ['valid.yaml'] }, globals(), approvalsFrom({}), context, { lock: false, readsAhead: ahead });
+    const plan = await reconcile({ paths: ['valid.yaml'] }, globals(), approvalsFrom({}), context, {
+      lock: false,
+      readsAhead: ahead,
+    });
     await plan.close();
     await ahead.release();
     const sent = requestsSince(since);
     expect(sent.every((request) => request.method === 'GET')).toBe(true);
     expect(new Set(sent.map((request) => request.path)).size).toBe(sent.length);
-    expect(sent.map((request) => request.path)).toContain(`/v1/Account/${harness.envOf(0).TELFORM_AUTH_ID}/Zentrunk/IPAccessControlList/`);
+    expect(sent.map((request) => request.path)).toContain(
+      `/v1/Account/${harness.envOf(0).TELFORM_AUTH_ID}/Zentrunk/IPAccessControlList/`,
+    );
     expect(plan.plan.summary.api_reads).toBe(sent.length);
     expect(plan.plan.changes.map((change) => [change.address, change.action])).toEqual([['TrunkIpAcl/office', 'noop']]);
   });
@@ -112,7 +129,10 @@ describe('reads while the manifests load', () => {
       opened += 1;
       return connect(options, io);
     };
-    for (const request of [{ targets: ['TrunkIpAcl/office'], destroy: false, prune: [] }, { targets: [], destroy: true, prune: [] }]) {
+    for (const request of [
+      { targets: ['TrunkIpAcl/office'], destroy: false, prune: [] },
+      { targets: [], destroy: true, prune: [] },
+    ]) {
       const ahead = readAhead(globals(), { ...context, connect: counting }, request);
       const started = await ahead.take();
       expect(started?.ledger?.resources['TrunkIpAcl/office']).toBeDefined();

@@ -35,7 +35,8 @@ export interface Harness {
 export const connect: Connect = async (globals, io) => {
   const authId = io.env.TELFORM_AUTH_ID;
   const authToken = io.env.TELFORM_AUTH_TOKEN;
-  if (!globals.endpoint || !authId || !authToken) throw new Error('the harness connects only with an endpoint and credentials');
+  if (!globals.endpoint || !authId || !authToken)
+    throw new Error('the harness connects only with an endpoint and credentials');
   const client = new ApiClient({
     baseUrl: globals.endpoint,
     credentials: { authId, authToken },
@@ -50,7 +51,10 @@ export async function startHarness(): Promise<Harness> {
   return {
     emulator,
     folder,
-    envOf: (index) => ({ TELFORM_AUTH_ID: accounts[index]?.authId ?? '', TELFORM_AUTH_TOKEN: accounts[index]?.authToken ?? '' }),
+    envOf: (index) => ({
+      TELFORM_AUTH_ID: accounts[index]?.authId ?? '',
+      TELFORM_AUTH_TOKEN: accounts[index]?.authToken ?? '',
+    }),
     context: (env, notes = []) => ({ io: { cwd: folder, env, stderr: (line) => notes.push(line) }, connect }),
     write: async (file, text) => {
       await writeFile(path.join(folder, file), text);
@@ -72,6 +76,11 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /** One manifest document as YAML-compatible JSON. */
-export function documentOf(kind: string, name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): string {
+export function documentOf(
+  kind: string,
+  name: string,
+  spec: Record<string, unknown>,
+  metadata: Record<string, unknown> = {},
+): string {
   return JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name, ...metadata }, spec });
 }

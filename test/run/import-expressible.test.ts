@@ -24,7 +24,15 @@ beforeAll(async () => {
     seedData: {
       existing: {
         brands: [{ brand_alias: 'legacy', brand_type: 'STARTER', brand_id: 'BLEG000' }],
-        campaigns: [{ campaign_alias: 'old', usecase: 'STARTER', registration_status: 'ACTIVE', campaign_id: 'CLEG000', brand_id: 'BLEG000' }],
+        campaigns: [
+          {
+            campaign_alias: 'old',
+            usecase: 'STARTER',
+            registration_status: 'ACTIVE',
+            campaign_id: 'CLEG000',
+            brand_id: 'BLEG000',
+          },
+        ],
       },
     },
   });
@@ -40,14 +48,22 @@ describe('import of objects it cannot express', () => {
     const env = { TELFORM_AUTH_ID: account.authId, TELFORM_AUTH_TOKEN: account.authToken };
     const context: RunContext = { io: { cwd: folder, env, stderr: () => undefined }, connect };
     const globals: GlobalOptions = { endpoint: emulator.url, state: path.join(folder, 'telform.state.json') };
-    const result = await importAccount({ kinds: ['Brand', 'Campaign'], out: 'imported', layout: 'per-kind' }, globals, context);
+    const result = await importAccount(
+      { kinds: ['Brand', 'Campaign'], out: 'imported', layout: 'per-kind' },
+      globals,
+      context,
+    );
     // Legacy objects the account holds are written: their values are held (warnings), not errors.
     expect(result.refused.map((item) => item.id)).not.toContain('BLEG000');
     expect(result.refused.map((item) => item.id)).not.toContain('CLEG000');
     expect(result.imported.map((resource) => resource.id)).toEqual(expect.arrayContaining(['BLEG000', 'CLEG000']));
     const loaded = await loadManifests(['imported'], { cwd: folder });
     expect(loaded.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
-    expect(loaded.problems.filter((problem) => problem.code === 'held_value' && problem.address === 'Brand/legacy').map((problem) => problem.field)).toContain('spec.profile_uuid');
+    expect(
+      loaded.problems
+        .filter((problem) => problem.code === 'held_value' && problem.address === 'Brand/legacy')
+        .map((problem) => problem.field),
+    ).toContain('spec.profile_uuid');
     const run = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), context, { lock: false });
     await withReconciliation(run, async () => {
       expect(run.plan.changes.filter((change) => ['create', 'delete', 'replace'].includes(change.action))).toEqual([]);

@@ -21,7 +21,10 @@ let gate: ProductGate;
 beforeAll(async () => {
   harness = await startHarness();
   gate = await startProductGate(harness.emulator.url, '/Zentrunk/', 'SIP trunking not enabled for this account');
-  await harness.write('brand.yaml', documentOf('Brand', 'acme', { profile_uuid: '5eed0000-0000-4000-8000-000000000002', brand_alias: 'Acme' }));
+  await harness.write(
+    'brand.yaml',
+    documentOf('Brand', 'acme', { profile_uuid: '5eed0000-0000-4000-8000-000000000002', brand_alias: 'Acme' }),
+  );
   await harness.write('trunk.yaml', documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }));
 });
 afterAll(async () => {
@@ -36,7 +39,17 @@ describe('the kinds a run reads', () => {
     const kinds = plannerKinds(catalog);
     const needs = neededKinds({
       kinds,
-      desired: [{ kind: 'Brand', name: 'acme', address: 'Brand/acme', protect: false, spec: {}, secretSources: {}, source: { file: 'brand.yaml', line: 1, column: 1 } }],
+      desired: [
+        {
+          kind: 'Brand',
+          name: 'acme',
+          address: 'Brand/acme',
+          protect: false,
+          spec: {},
+          secretSources: {},
+          source: { file: 'brand.yaml', line: 1, column: 1 },
+        },
+      ],
       ledger: emptyLedger('local', 'MATEST'),
     });
     expect([...needs.required].map(([kind, neededBy]) => [kind, describeNeeds(neededBy)])).toEqual([
@@ -55,7 +68,10 @@ describe('the kinds a run reads', () => {
       return applyReconciled(run, { parallelism: 4, waitMs: 0 });
     });
     expect(outcome.status).toBe('applied');
-    const drift = await reconcile({ paths: ['brand.yaml'] }, globals(), approvals, context, { lock: false, readOnly: true });
+    const drift = await reconcile({ paths: ['brand.yaml'] }, globals(), approvals, context, {
+      lock: false,
+      readOnly: true,
+    });
     await withReconciliation(drift, async (run) => {
       expect(driftOf(run).report.status).toBe('in_sync');
     });
@@ -64,7 +80,11 @@ describe('the kinds a run reads', () => {
 
   it('refuse a Trunk document with one error naming the product and the document', async () => {
     const state = { ...globals(), state: path.join(harness.folder, 'trunk.state.json') };
-    await expect(reconcile({ paths: ['trunk.yaml'] }, state, approvalsFrom({}), harness.context(harness.envOf(1)), { lock: false })).rejects.toThrow(
+    await expect(
+      reconcile({ paths: ['trunk.yaml'] }, state, approvalsFrom({}), harness.context(harness.envOf(1)), {
+        lock: false,
+      }),
+    ).rejects.toThrow(
       'the account does not have SIP trunking (the API answered 403 to GET /Zentrunk/IPAccessControlList/: SIP trunking not enabled for this account), and TrunkIpAcl/office (trunk.yaml:1) needs it (TrunkIpAcl); enable SIP trunking on the account, or remove that document',
     );
   });

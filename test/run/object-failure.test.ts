@@ -16,7 +16,10 @@ beforeAll(async () => {
   harness = await startHarness();
   await harness.write(
     'acls.yaml',
-    [documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }), documentOf('TrunkIpAcl', 'lab', { ip_addresses: ['203.0.113.20'] })].join('\n---\n'),
+    [
+      documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.10'] }),
+      documentOf('TrunkIpAcl', 'lab', { ip_addresses: ['203.0.113.20'] }),
+    ].join('\n---\n'),
   );
 });
 afterAll(async () => {
@@ -31,16 +34,25 @@ describe('a failed read of one ledger object', () => {
     const direct: GlobalOptions = { endpoint: gate.url, state };
     const context = harness.context(harness.envOf(2));
     const first = await reconcile({ paths: ['acls.yaml'] }, direct, approvalsFrom({}), context, { lock: true });
-    expect((await withReconciliation(first, (run) => applyReconciled(run, { parallelism: 2, waitMs: 0 }))).status).toBe('applied');
+    expect((await withReconciliation(first, (run) => applyReconciled(run, { parallelism: 2, waitMs: 0 }))).status).toBe(
+      'applied',
+    );
     const office = (await harness.entry('acls.state.json', 'TrunkIpAcl/office'))?.id ?? '';
     // Gone from the list (deleted out of band), and its read by id answers 400 instead of 404.
-    const deleted = await fetch(`${harness.emulator.url}/v1/Account/${harness.envOf(2).TELFORM_AUTH_ID}/Zentrunk/IPAccessControlList/${office}/`, {
-      method: 'DELETE',
-      headers: { authorization: `Basic ${Buffer.from(`${harness.envOf(2).TELFORM_AUTH_ID}:${harness.envOf(2).TELFORM_AUTH_TOKEN}`).toString('base64')}` },
-    });
+    const deleted = await fetch(
+      `${harness.emulator.url}/v1/Account/${harness.envOf(2).TELFORM_AUTH_ID}/Zentrunk/IPAccessControlList/${office}/`,
+      {
+        method: 'DELETE',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${harness.envOf(2).TELFORM_AUTH_ID}:${harness.envOf(2).TELFORM_AUTH_TOKEN}`).toString('base64')}`,
+        },
+      },
+    );
     expect(deleted.status).toBe(204);
     gate.refuse(`/IPAccessControlList/${office}/`, 'Bad request', 400);
-    const run = await reconcile({ paths: ['acls.yaml'] }, { endpoint: gate.url, state }, approvalsFrom({}), context, { lock: false });
+    const run = await reconcile({ paths: ['acls.yaml'] }, { endpoint: gate.url, state }, approvalsFrom({}), context, {
+      lock: false,
+    });
     await withReconciliation(run, async () => {
       expect(run.plan.changes.map((change) => [change.address, change.action])).toEqual([
         ['TrunkIpAcl/lab', 'noop'],

@@ -24,9 +24,15 @@ afterEach(async () => {
 });
 
 const account = accounts[0].authId;
-const globalsOf = (state: string): GlobalOptions => ({ endpoint: harness.emulator.url, state: path.join(harness.folder, state) });
+const globalsOf = (state: string): GlobalOptions => ({
+  endpoint: harness.emulator.url,
+  state: path.join(harness.folder, state),
+});
 const reconcileAs = (state: string, lock: boolean, readOnly = false, file = 'acl.yaml') =>
-  reconcile({ paths: [file] }, globalsOf(state), approvalsFrom({}), harness.context(harness.envOf(0), notes), { lock, readOnly });
+  reconcile({ paths: [file] }, globalsOf(state), approvalsFrom({}), harness.context(harness.envOf(0), notes), {
+    lock,
+    readOnly,
+  });
 const apply = async (state: string, file = 'acl.yaml') => {
   const run = await reconcileAs(state, true, false, file);
   return withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 }));
@@ -37,7 +43,9 @@ const lineageOf = async (run: Reconciliation) => {
   return lineage;
 };
 async function createAcl(run: Reconciliation, name: string): Promise<string> {
-  const answer = await run.live.client.request<{ ip_acl_uuid: string }>('POST', '/SipAuth/IpAccessControlList/', { body: { name } });
+  const answer = await run.live.client.request<{ ip_acl_uuid: string }>('POST', '/SipAuth/IpAccessControlList/', {
+    body: { name },
+  });
   return answer.body.ip_acl_uuid;
 }
 
@@ -58,7 +66,9 @@ describe('the marker read back by name', () => {
     Object.assign(client, { request: renaming });
     const outcome = await withReconciliation(run, async () => {
       const applied = await applyReconciled(run, { parallelism: 4, waitMs: 0 });
-      expect((await readOwnershipMarkers(run.live, true)).map((marker) => marker.lineage)).toEqual([run.store.ledger.lineage]);
+      expect((await readOwnershipMarkers(run.live, true)).map((marker) => marker.lineage)).toEqual([
+        run.store.ledger.lineage,
+      ]);
       return applied;
     });
     expect(outcome).toMatchObject({ status: 'applied', failed: false });
@@ -149,7 +159,12 @@ describe('an account at the API’s 100 SIP IP ACLs', () => {
     await setup.close();
     await harness.write(
       'acls.yaml',
-      [documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.5'] }), documentOf('SipIpAcl', 'one', {}), documentOf('SipIpAcl', 'two', {}), documentOf('SipIpAcl', 'three', {})].join('\n---\n'),
+      [
+        documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.5'] }),
+        documentOf('SipIpAcl', 'one', {}),
+        documentOf('SipIpAcl', 'two', {}),
+        documentOf('SipIpAcl', 'three', {}),
+      ].join('\n---\n'),
     );
     const error = await reconcileAs('owner.state.json', false, false, 'acls.yaml').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'acl_quota' });
@@ -158,7 +173,14 @@ describe('an account at the API’s 100 SIP IP ACLs', () => {
         'free 1: remove SipIpAcl documents, or delete ACLs nobody needs (telform plan --show-unmanaged lists those no state manages; --prune-unmanaged SipIpAcl deletes them)',
     );
     // Two fit.
-    await harness.write('acls.yaml', [documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.5'] }), documentOf('SipIpAcl', 'one', {}), documentOf('SipIpAcl', 'two', {})].join('\n---\n'));
+    await harness.write(
+      'acls.yaml',
+      [
+        documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.5'] }),
+        documentOf('SipIpAcl', 'one', {}),
+        documentOf('SipIpAcl', 'two', {}),
+      ].join('\n---\n'),
+    );
     expect(await apply('owner.state.json', 'acls.yaml')).toMatchObject({ status: 'applied', failed: false });
   });
 });

@@ -4,9 +4,18 @@ import { change, plan } from '../support/plan.js';
 
 const sealer = new PlanSealer('token-one');
 const sealed = sealer.seal(
-  plan([change({ address: 'TrunkIpAcl/office', action: 'update', after: { ip_addresses: { '192.0.2.1': '192.0.2.1' } } })], {
-    approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: [] },
-  }),
+  plan(
+    [change({ address: 'TrunkIpAcl/office', action: 'update', after: { ip_addresses: { '192.0.2.1': '192.0.2.1' } } })],
+    {
+      approvals: {
+        allow_irreversible: [],
+        max_cost_usd: null,
+        force_deletes: false,
+        allow_empty: false,
+        prune_unmanaged: [],
+      },
+    },
+  ),
 );
 
 describe('PlanSealer', () => {
@@ -18,7 +27,10 @@ describe('PlanSealer', () => {
 
   it('detects an edit of any field, a missing seal and another token', () => {
     const edits: Array<(copy: typeof sealed) => void> = [
-      (copy) => ((copy.changes[0] as { after: Record<string, unknown> }).after.ip_addresses = { '198.51.100.1': '198.51.100.1' }),
+      (copy) =>
+        ((copy.changes[0] as { after: Record<string, unknown> }).after.ip_addresses = {
+          '198.51.100.1': '198.51.100.1',
+        }),
       (copy) => ((copy.changes[0] as { action: string }).action = 'delete'),
       (copy) => (copy.approvals.force_deletes = true),
       (copy) => (copy.basis.ledger_serial = 7),

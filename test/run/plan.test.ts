@@ -22,14 +22,23 @@ afterAll(async () => {
 });
 
 function request(changes: Partial<PlanRequest> = {}): PlanRequest {
-  return { paths: ['acl.yaml'], values: { value: ['pbx_ip=203.0.113.10'] }, approvals: approvalsFrom({}), options: {}, detailedExitcode: false, ...changes };
+  return {
+    paths: ['acl.yaml'],
+    values: { value: ['pbx_ip=203.0.113.10'] },
+    approvals: approvalsFrom({}),
+    options: {},
+    detailedExitcode: false,
+    ...changes,
+  };
 }
 
 describe('planManifests (run/plan.ts)', () => {
   it('plans the manifests with the values given, and exits 2 with --detailed-exitcode only', async () => {
     const context = harness.context(harness.envOf(2));
     const planned = await planManifests(request(), globals, context);
-    expect(planned.plan.changes.map((change) => [change.action, change.address])).toEqual([['create', 'TrunkIpAcl/office']]);
+    expect(planned.plan.changes.map((change) => [change.action, change.address])).toEqual([
+      ['create', 'TrunkIpAcl/office'],
+    ]);
     expect(planned.exitCode).toBe(0);
     expect((await planManifests(request({ detailedExitcode: true }), globals, context)).exitCode).toBe(2);
   });
@@ -40,15 +49,20 @@ describe('planManifests (run/plan.ts)', () => {
       globals,
       harness.context(harness.envOf(2)),
     );
-    expect(planned.notes).toEqual(['--allow-irreversible Trunk/pbx approves nothing: the plan has no irreversible change of Trunk/pbx (it has no irreversible change at all)']);
-    const saved = JSON.parse(await readFile(path.join(harness.folder, 'plan.json'), 'utf8')) as { changes: Array<{ address: string }> };
+    expect(planned.notes).toEqual([
+      '--allow-irreversible Trunk/pbx approves nothing: the plan has no irreversible change of Trunk/pbx (it has no irreversible change at all)',
+    ]);
+    const saved = JSON.parse(await readFile(path.join(harness.folder, 'plan.json'), 'utf8')) as {
+      changes: Array<{ address: string }>;
+    };
     expect(saved.changes.map((change) => change.address)).toEqual(['TrunkIpAcl/office']);
   });
 
   it('show verifies the saved plan with the credentials apply would use, and warns without them', async () => {
     await planManifests(request({ out: 'shown.json' }), globals, harness.context(harness.envOf(2)));
     const file = path.join(harness.folder, 'shown.json');
-    const noEmulator = () => Promise.reject(new Error('a plan made against an endpoint is never checked with the emulator token'));
+    const noEmulator = () =>
+      Promise.reject(new Error('a plan made against an endpoint is never checked with the emulator token'));
     const verified = await showSavedPlan(file, globals, harness.envOf(2), noEmulator);
     expect(verified.plan.changes.map((change) => change.address)).toEqual(['TrunkIpAcl/office']);
     expect(verified.seal.verified).toBe(true);
@@ -57,7 +71,9 @@ describe('planManifests (run/plan.ts)', () => {
   });
 
   it('refuses an --out that is one of the manifests before reading anything', async () => {
-    await expect(planManifests(request({ out: 'acl.yaml', values: { value: [] } }), globals, harness.context(harness.envOf(2)))).rejects.toMatchObject({
+    await expect(
+      planManifests(request({ out: 'acl.yaml', values: { value: [] } }), globals, harness.context(harness.envOf(2))),
+    ).rejects.toMatchObject({
       code: 'plan_target',
       message: '-o acl.yaml is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json',
     });

@@ -14,7 +14,12 @@ export interface ProductGate {
   close(): Promise<void>;
 }
 
-export async function startProductGate(target: string, refused: string, message: string, status = 403): Promise<ProductGate> {
+export async function startProductGate(
+  target: string,
+  refused: string,
+  message: string,
+  status = 403,
+): Promise<ProductGate> {
   const upstream = new URL(target);
   let rule = { refused, message, status };
   const paths: string[] = [];

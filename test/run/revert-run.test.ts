@@ -14,7 +14,8 @@ let harness: Harness;
 let globals: GlobalOptions;
 
 // Block YAML: `--write` edits a block mapping in place, every other byte kept.
-const acl = (ip: string) => `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses:\n    - ${ip}\n`;
+const acl = (ip: string) =>
+  `apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses:\n    - ${ip}\n`;
 const approvals = approvalsFrom({});
 
 beforeAll(async () => {
@@ -50,18 +51,46 @@ describe('revertApply (run/revert-run.ts)', () => {
         return { approve: async () => true, done: () => told.push('done') };
       },
     };
-    const saved = await revertApply({ seq: 2, mode: 'save', out: 'revert-2.json', approvals }, globals, context, watcher);
-    expect(saved.mode === 'saved' ? [saved.out, changesOf(saved.plan), saved.violations] : saved.mode).toEqual(['revert-2.json', ['update TrunkIpAcl/office'], []]);
-    expect(JSON.parse(await readFile(path.join(harness.folder, 'revert-2.json'), 'utf8'))).toMatchObject({ reverts: 2 });
+    const saved = await revertApply(
+      { seq: 2, mode: 'save', out: 'revert-2.json', approvals },
+      globals,
+      context,
+      watcher,
+    );
+    expect(saved.mode === 'saved' ? [saved.out, changesOf(saved.plan), saved.violations] : saved.mode).toEqual([
+      'revert-2.json',
+      ['update TrunkIpAcl/office'],
+      [],
+    ]);
+    expect(JSON.parse(await readFile(path.join(harness.folder, 'revert-2.json'), 'utf8'))).toMatchObject({
+      reverts: 2,
+    });
 
-    const cancelled = await revertApply({ seq: 2, mode: 'apply', approvals, parallelism: 4, waitMs: 0 }, globals, context, { planned: () => ({ approve: async () => false }) });
+    const cancelled = await revertApply(
+      { seq: 2, mode: 'apply', approvals, parallelism: 4, waitMs: 0 },
+      globals,
+      context,
+      { planned: () => ({ approve: async () => false }) },
+    );
     expect(cancelled).toMatchObject({ mode: 'apply', outcome: { status: 'cancelled' } });
 
-    const applied = await revertApply({ seq: 2, mode: 'apply', approvals, parallelism: 4, waitMs: 0 }, globals, context, watcher);
-    expect(applied.mode === 'apply' && applied.outcome.status === 'applied' ? applied.outcome.record : undefined).toMatchObject({ seq: 3, trigger: 'revert', reverts: 2 });
+    const applied = await revertApply(
+      { seq: 2, mode: 'apply', approvals, parallelism: 4, waitMs: 0 },
+      globals,
+      context,
+      watcher,
+    );
+    expect(
+      applied.mode === 'apply' && applied.outcome.status === 'applied' ? applied.outcome.record : undefined,
+    ).toMatchObject({ seq: 3, trigger: 'revert', reverts: 2 });
     expect(told).toEqual(['update TrunkIpAcl/office (1 steps)', 'done', 'update TrunkIpAcl/office (1 steps)', 'done']);
 
-    const again = await revertApply({ seq: 2, mode: 'apply', approvals, parallelism: 4, waitMs: 0 }, globals, context, watcher);
+    const again = await revertApply(
+      { seq: 2, mode: 'apply', approvals, parallelism: 4, waitMs: 0 },
+      globals,
+      context,
+      watcher,
+    );
     expect(again).toMatchObject({ mode: 'apply', outcome: { status: 'no_changes' } });
   });
 
@@ -72,7 +101,10 @@ describe('revertApply (run/revert-run.ts)', () => {
         throw new Error('a revert written into the manifests plans nothing');
       },
     });
-    expect(written).toEqual({ mode: 'written', result: { written: [expect.stringMatching(/^acl\.yaml(:\d+)?: TrunkIpAcl\/office /)], notes: [] } });
+    expect(written).toEqual({
+      mode: 'written',
+      result: { written: [expect.stringMatching(/^acl\.yaml(:\d+)?: TrunkIpAcl\/office /)], notes: [] },
+    });
     expect(await readFile(path.join(harness.folder, 'acl.yaml'), 'utf8')).toBe(acl('203.0.113.10'));
   });
 });

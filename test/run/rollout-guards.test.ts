@@ -65,13 +65,30 @@ describe('a rollout stopped at a failed gate', () => {
     const h = await startHarness();
     harness = h;
     // c's brand names a profile the account does not have: the API refuses the create.
-    await h.write('brand.yaml', documentOf('Brand', 'acme', { profile_uuid: '5eed0000-0000-4000-8000-00000000dead', brand_alias: 'Acme', brand_type: 'STANDARD' }));
+    await h.write(
+      'brand.yaml',
+      documentOf('Brand', 'acme', {
+        profile_uuid: '5eed0000-0000-4000-8000-00000000dead',
+        brand_alias: 'Acme',
+        brand_type: 'STANDARD',
+      }),
+    );
     await fleet(h, ['a', 'b', 'c'], { c: ['brand.yaml'] });
     const notes: string[] = [];
-    const report = await runRollout(run('accounts.yaml'), { waves: parseWaves('1,100%'), canary: [], soakMs: 0, resume: false, restart: false }, h.context(env, notes));
+    const report = await runRollout(
+      run('accounts.yaml'),
+      { waves: parseWaves('1,100%'), canary: [], soakMs: 0, resume: false, restart: false },
+      h.context(env, notes),
+    );
     expect(report.exit_code).toBe(1);
-    const reason = 'apply failed: Brand/acme: the API answered 400 to POST /10dlc/Brand/: profile_uuid 5eed0000-0000-4000-8000-00000000dead does not name a profile of this account';
-    expect(report.rollout?.waves[1]).toEqual({ wave: 2, accounts: ['b', 'c'], status: 'failed', failures: [{ account: 'c', reason }] });
+    const reason =
+      'apply failed: Brand/acme: the API answered 400 to POST /10dlc/Brand/: profile_uuid 5eed0000-0000-4000-8000-00000000dead does not name a profile of this account';
+    expect(report.rollout?.waves[1]).toEqual({
+      wave: 2,
+      accounts: ['b', 'c'],
+      status: 'failed',
+      failures: [{ account: 'c', reason }],
+    });
     expect(notes).toContain(`[wave 2/2] gate failed: c (${reason}); the rollout stops here`);
     // What report show|merge will read back fits the report schema (plans, errors and waves included).
     expect(accountsReportProblem(JSON.parse(JSON.stringify(report)))).toBeUndefined();
@@ -79,15 +96,24 @@ describe('a rollout stopped at a failed gate', () => {
     // A plain apply of every account would ship c past its gate; of the accounts that passed, it may run.
     const stopped = `the rollout recorded in ${path.join(h.folder, 'states', '_rollout.json')} stopped at wave 2 of 2, and c has not passed it: continue it with --resume, start over with --waves STEPS --restart, or apply anyway with --ignore-rollout`;
     await expect(runAccountsFanOut(run('accounts.yaml'), {}, h.context(env))).rejects.toThrow(stopped);
-    await expect(assertNoUnfinishedRollout({ accountsFile: 'accounts.yaml', only: ['a', 'b'], shard: undefined }, h.context(env))).resolves.toBeUndefined();
+    await expect(
+      assertNoUnfinishedRollout({ accountsFile: 'accounts.yaml', only: ['a', 'b'], shard: undefined }, h.context(env)),
+    ).resolves.toBeUndefined();
 
     // The shared manifest changes: resuming would ship the new version to c past the canary that passed the old one.
-    await h.write('acl.yaml', documentOf('TrunkIpAcl', 'office', { ip_addresses: [{ value: 'office_ip' }, '198.51.100.9'] }));
-    await expect(runRollout(run('accounts.yaml'), { canary: [], soakMs: 0, resume: true, restart: false }, h.context(env))).rejects.toThrow(
+    await h.write(
+      'acl.yaml',
+      documentOf('TrunkIpAcl', 'office', { ip_addresses: [{ value: 'office_ip' }, '198.51.100.9'] }),
+    );
+    await expect(
+      runRollout(run('accounts.yaml'), { canary: [], soakMs: 0, resume: true, restart: false }, h.context(env)),
+    ).rejects.toThrow(
       `the manifests or values of a, b, c changed since the rollout recorded in ${path.join(h.folder, 'states', '_rollout.json')} started; resuming would ship them past the gates the earlier version passed: start a new rollout of this version with --waves STEPS --restart`,
     );
     // Nothing of the new version went anywhere.
-    expect((await h.entry('states/b.json', 'TrunkIpAcl/office'))?.applied_spec).toMatchObject({ ip_addresses: ['203.0.113.2'] });
+    expect((await h.entry('states/b.json', 'TrunkIpAcl/office'))?.applied_spec).toMatchObject({
+      ip_addresses: ['203.0.113.2'],
+    });
   });
 });
 
@@ -100,13 +126,25 @@ describe("a wave's gate", () => {
     const clock: Clock = {
       now: systemClock.now,
       sleep: async () => {
-        await writeFile(path.join(h.folder, 'acl.yaml'), documentOf('TrunkIpAcl', 'office', { ip_addresses: [{ value: 'office_ip' }, '198.51.100.9'] }));
+        await writeFile(
+          path.join(h.folder, 'acl.yaml'),
+          documentOf('TrunkIpAcl', 'office', { ip_addresses: [{ value: 'office_ip' }, '198.51.100.9'] }),
+        );
       },
     };
-    const report = await runRollout(run('accounts.yaml'), { waves: parseWaves('1,100%'), canary: [], soakMs: 1_000, resume: false, restart: false, clock }, h.context(env));
+    const report = await runRollout(
+      run('accounts.yaml'),
+      { waves: parseWaves('1,100%'), canary: [], soakMs: 1_000, resume: false, restart: false, clock },
+      h.context(env),
+    );
     expect(report.exit_code).toBe(1);
     expect(report.rollout?.waves).toEqual([
-      { wave: 1, accounts: ['a'], status: 'failed', failures: [{ account: 'a', reason: 'drift check: manifest changes not yet applied: TrunkIpAcl/office' }] },
+      {
+        wave: 1,
+        accounts: ['a'],
+        status: 'failed',
+        failures: [{ account: 'a', reason: 'drift check: manifest changes not yet applied: TrunkIpAcl/office' }],
+      },
       { wave: 2, accounts: ['b'], status: 'not_started' },
     ]);
   });

@@ -16,7 +16,12 @@ import { accounts, documentOf, startHarness, type Harness } from './harness.js';
  */
 
 let harness: Harness;
-const env = { ONE_ID: accounts[0].authId, ONE_TOKEN: accounts[0].authToken, TWO_ID: accounts[1].authId, TWO_TOKEN: accounts[1].authToken };
+const env = {
+  ONE_ID: accounts[0].authId,
+  ONE_TOKEN: accounts[0].authToken,
+  TWO_ID: accounts[1].authId,
+  TWO_TOKEN: accounts[1].authToken,
+};
 
 beforeAll(async () => {
   harness = await startHarness();
@@ -26,8 +31,18 @@ beforeAll(async () => {
     JSON.stringify({
       defaults: { state: 'states/{account}.json', endpoint: harness.emulator.url },
       accounts: [
-        { name: 'one', manifests: ['acl.yaml'], credentials: { auth_id_env: 'ONE_ID', auth_token_env: 'ONE_TOKEN' }, values: { office_ip: '203.0.113.1' } },
-        { name: 'two', manifests: ['acl.yaml'], credentials: { auth_id_env: 'TWO_ID', auth_token_env: 'TWO_TOKEN' }, values: { office_ip: '203.0.113.2' } },
+        {
+          name: 'one',
+          manifests: ['acl.yaml'],
+          credentials: { auth_id_env: 'ONE_ID', auth_token_env: 'ONE_TOKEN' },
+          values: { office_ip: '203.0.113.1' },
+        },
+        {
+          name: 'two',
+          manifests: ['acl.yaml'],
+          credentials: { auth_id_env: 'TWO_ID', auth_token_env: 'TWO_TOKEN' },
+          values: { office_ip: '203.0.113.2' },
+        },
       ],
     }),
   );
@@ -57,12 +72,19 @@ describe('a rollout whose wave drifts during the soak', () => {
         slept.push(milliseconds);
         const id = (await harness.entry('states/one.json', 'TrunkIpAcl/office'))?.id as string;
         const authorization = `Basic ${Buffer.from(`${accounts[0].authId}:${accounts[0].authToken}`).toString('base64')}`;
-        const response = await fetch(`${harness.emulator.url}/v1/Account/${accounts[0].authId}/Zentrunk/IPAccessControlList/${id}/`, { method: 'DELETE', headers: { authorization } });
+        const response = await fetch(
+          `${harness.emulator.url}/v1/Account/${accounts[0].authId}/Zentrunk/IPAccessControlList/${id}/`,
+          { method: 'DELETE', headers: { authorization } },
+        );
         expect(response.status).toBe(204);
       },
     };
     const notes: string[] = [];
-    const report = await runRollout(run(), { waves: parseWaves('1,100%'), canary: [], soakMs: 600_000, resume: false, restart: false, clock }, harness.context(env, notes));
+    const report = await runRollout(
+      run(),
+      { waves: parseWaves('1,100%'), canary: [], soakMs: 600_000, resume: false, restart: false, clock },
+      harness.context(env, notes),
+    );
     expect(slept).toEqual([600_000]);
     expect(report.exit_code).toBe(1);
     expect(report.accounts.map((account) => [account.name, account.status])).toEqual([['one', 'applied']]);
@@ -70,13 +92,27 @@ describe('a rollout whose wave drifts during the soak', () => {
       resumed: false,
       stopped_at: 1,
       waves: [
-        { wave: 1, accounts: ['one'], status: 'failed', failures: [{ account: 'one', reason: 'drift check: changed outside telform: TrunkIpAcl/office' }] },
+        {
+          wave: 1,
+          accounts: ['one'],
+          status: 'failed',
+          failures: [{ account: 'one', reason: 'drift check: changed outside telform: TrunkIpAcl/office' }],
+        },
         { wave: 2, accounts: ['two'], status: 'not_started' },
       ],
     });
     expect(notes).toContain('[wave 1/2] applied; soaking 10m before the drift check');
-    const record = JSON.parse(await readFile(path.join(harness.folder, 'states', '_rollout.json'), 'utf8')) as Record<string, unknown>;
-    expect(record).toMatchObject({ kind: 'telform-rollout', status: 'stopped', passed: 0, accounts: { one: 'done' }, stopped: { wave: 1 } });
+    const record = JSON.parse(await readFile(path.join(harness.folder, 'states', '_rollout.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(record).toMatchObject({
+      kind: 'telform-rollout',
+      status: 'stopped',
+      passed: 0,
+      accounts: { one: 'done' },
+      stopped: { wave: 1 },
+    });
     // Nothing of the second wave ran: its account has no state at all.
     await expect(access(path.join(harness.folder, 'states', 'two.json'))).rejects.toThrow(/ENOENT/);
   });
@@ -87,7 +123,11 @@ describe('a rollout whose wave drifts during the soak', () => {
     const { runAccounts } = await import('../../src/run/accounts.js');
     const repaired = await runAccounts({ ...run(), only: ['one'] }, harness.context(env));
     expect(repaired.accounts.map((account) => account.status)).toEqual(['applied']);
-    const report = await runRollout(run(), { canary: [], soakMs: 0, resume: true, restart: false }, harness.context(env));
+    const report = await runRollout(
+      run(),
+      { canary: [], soakMs: 0, resume: true, restart: false },
+      harness.context(env),
+    );
     expect(report.exit_code).toBe(0);
     expect(report.accounts.map((account) => account.name)).toEqual(['two']);
     expect(report.rollout?.waves.map((wave) => wave.status)).toEqual(['passed', 'passed']);

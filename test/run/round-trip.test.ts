@@ -27,7 +27,8 @@ const password = 'Rt9!secretPw1';
 type Held = Record<string, unknown>;
 const maybe = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arbitrary, { nil: undefined });
 /** Drops the keys whose value was not generated: a held object omits what it never had. */
-const compact = (object: Held): Held => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+const compact = (object: Held): Held =>
+  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
 const word = fc.stringMatching(/^[a-z][a-z0-9]{2,10}$/);
 const alias = fc.oneof(fc.constant('testing'), word);
 
@@ -44,7 +45,13 @@ const contact = fc
 
 const address = fc.oneof(
   fc.constant({ street: '', city: '', state: '', postal_code: '', country: '' }),
-  fc.record({ street: fc.constant('1 Main St'), city: fc.constant('Austin'), state: fc.constant('TX'), postal_code: fc.constant('73301'), country: fc.constantFrom('US', 'IN') }),
+  fc.record({
+    street: fc.constant('1 Main St'),
+    city: fc.constant('Austin'),
+    state: fc.constant('TX'),
+    postal_code: fc.constant('73301'),
+    country: fc.constantFrom('US', 'IN'),
+  }),
 );
 
 const profile = fc
@@ -77,23 +84,43 @@ const brand = fc
   })
   .map(compact);
 
-const attributeNames = ['age_gated', 'direct_lending', 'embedded_link', 'embedded_phone', 'subscriber_help', 'subscriber_optin', 'subscriber_optout'];
+const attributeNames = [
+  'age_gated',
+  'direct_lending',
+  'embedded_link',
+  'embedded_phone',
+  'subscriber_help',
+  'subscriber_optin',
+  'subscriber_optout',
+];
 const campaign = fc
   .record({
     campaign_alias: maybe(alias),
     usecase: maybe(fc.constantFrom('STARTER', 'CUSTOMER_CARE', 'MIXED')),
     sub_usecase: maybe(fc.constant('2FA,ACCOUNT_NOTIFICATION')),
     vertical: maybe(fc.constantFrom('TECHNOLOGY', 'PROFESSIONAL')),
-    description: maybe(fc.constantFrom('Starter campaign', 'Support conversations with customers about their open tickets.')),
+    description: maybe(
+      fc.constantFrom('Starter campaign', 'Support conversations with customers about their open tickets.'),
+    ),
     sample1: maybe(fc.constantFrom('Code: 4821', 'Your ticket was updated; reply STOP to opt out.')),
     sample2: maybe(fc.constantFrom('See you soon', 'An agent replied; reply HELP for help.')),
-    campaign_attributes: maybe(fc.subarray(attributeNames).chain((names) => fc.tuple(...names.map(() => fc.boolean())).map((values) => Object.fromEntries(names.map((n, i) => [n, values[i]]))))),
+    campaign_attributes: maybe(
+      fc
+        .subarray(attributeNames)
+        .chain((names) =>
+          fc
+            .tuple(...names.map(() => fc.boolean()))
+            .map((values) => Object.fromEntries(names.map((n, i) => [n, values[i]]))),
+        ),
+    ),
     registration_status: fc.constantFrom('ACTIVE', 'ACTIVE', 'EXPIRED', 'FAILED'),
     brandIndex: fc.nat(),
   })
   .map(compact);
 
-const trunkCredential = fc.record({ username: fc.stringMatching(/^[a-z]{2,6}_[a-z0-9]{1,6}$/), name: maybe(word) }).map(compact);
+const trunkCredential = fc
+  .record({ username: fc.stringMatching(/^[a-z]{2,6}_[a-z0-9]{1,6}$/), name: maybe(word) })
+  .map(compact);
 const linkStatus = fc.constantFrom('REGISTERED', 'COMPLETED', 'FAILED', 'none', 'null', 'completed-without-campaign');
 
 /** A generated account: held objects with consistent references, and numbers linked to its campaigns. */
@@ -107,10 +134,14 @@ const heldAccount = fc
   })
   .map(({ profiles, brands, campaigns, trunkCredentials, numbers }): SeedInput => {
     const hex = (index: number): string => index.toString(16).padStart(2, '0');
-    const heldProfiles = profiles.map((item, index) => ({ ...item, profile_uuid: `0b5e0000-0000-4000-8000-0000000000${hex(index)}` }));
+    const heldProfiles = profiles.map((item, index) => ({
+      ...item,
+      profile_uuid: `0b5e0000-0000-4000-8000-0000000000${hex(index)}`,
+    }));
     let profileCursor = 0;
     const heldBrands = brands.map(({ onProfile, ...item }, index) => {
-      const profileUuid = onProfile && profileCursor < heldProfiles.length ? heldProfiles[profileCursor++]?.profile_uuid : undefined;
+      const profileUuid =
+        onProfile && profileCursor < heldProfiles.length ? heldProfiles[profileCursor++]?.profile_uuid : undefined;
       return compact({ ...item, brand_id: `BGEN0${hex(index)}`, profile_uuid: profileUuid });
     });
     const heldCampaigns = campaigns.map(({ brandIndex, ...item }, index) => ({
@@ -126,34 +157,56 @@ const heldAccount = fc
         return { number, campaign_id: target.campaign_id, campaign_link_status: status };
       }
       if (status === 'null') return { number, row: { tendlc_registration_status: null, carrier: 'Plivo' } };
-      if (status === 'completed-without-campaign') return { number, row: { tendlc_campaign_id: null, tendlc_registration_status: 'COMPLETED' } };
+      if (status === 'completed-without-campaign')
+        return { number, row: { tendlc_campaign_id: null, tendlc_registration_status: 'COMPLETED' } };
       return { number };
     });
     return {
-      existing: { profiles: heldProfiles, brands: heldBrands, campaigns: heldCampaigns, trunk_credentials: trunkCredentials },
+      existing: {
+        profiles: heldProfiles,
+        brands: heldBrands,
+        campaigns: heldCampaigns,
+        trunk_credentials: trunkCredentials,
+      },
       numbers: heldNumbers,
     };
   });
 
 /** The changes of a plan by action, as `Kind/name action` lines (readable in a failure). */
-function changesOf(plan: { changes: Array<{ address: string; action: string }> }, actions: readonly string[]): string[] {
-  return plan.changes.filter((change) => actions.includes(change.action)).map((change) => `${change.address} ${change.action}`);
+function changesOf(
+  plan: { changes: Array<{ address: string; action: string }> },
+  actions: readonly string[],
+): string[] {
+  return plan.changes
+    .filter((change) => actions.includes(change.action))
+    .map((change) => `${change.address} ${change.action}`);
 }
 
 async function roundTrip(seed: SeedInput): Promise<void> {
-  const emulator = await startEmulator({ shapes: 'production', registryDelayMs: 0, accounts: [account], seedData: seed });
+  const emulator = await startEmulator({
+    shapes: 'production',
+    registryDelayMs: 0,
+    accounts: [account],
+    seedData: seed,
+  });
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-round-trip-'));
   try {
     // The case's seed beside its manifests: `telform emulator --shapes production --seed seed.yaml` replays it.
     await writeFile(path.join(folder, 'seed.yaml'), stringify(seed));
     const notes: string[] = [];
-    const contextOf = (env: Record<string, string>): RunContext => ({ io: { cwd: folder, env, stderr: (line) => notes.push(line) }, connect });
+    const contextOf = (env: Record<string, string>): RunContext => ({
+      io: { cwd: folder, env, stderr: (line) => notes.push(line) },
+      connect,
+    });
     const env = { TELFORM_AUTH_ID: account.authId, TELFORM_AUTH_TOKEN: account.authToken };
     const globals: GlobalOptions = { endpoint: emulator.url, state: path.join(folder, 'telform.state.json') };
 
     const imported = await importAccount({ kinds: [], out: 'imported', layout: 'per-kind' }, globals, contextOf(env));
     // What the account holds is a fact: a held value kept unchanged is never an error, so nothing is left out.
-    expect(imported.refused.map((object) => `${object.address} (${object.id}): ${object.reason}`), 'objects the import left out').toEqual([]);
+    expect(
+      imported.refused.map((object) => `${object.address} (${object.id}): ${object.reason}`),
+      'objects the import left out',
+    ).toEqual([]);
 
     // `telform validate -f imported/`: the loader's problems and the 10DLC lint's errors.
     const loaded = await loadManifests(['imported'], { cwd: folder });
@@ -161,22 +214,34 @@ async function roundTrip(seed: SeedInput): Promise<void> {
     const errors = [...loaded.problems, ...lint].filter((problem) => problem.severity === 'error').map(formatProblem);
     expect(errors, 'validate of the imported folder').toEqual([]);
 
-    const secrets = Object.fromEntries(imported.imported.flatMap((resource) => Object.values(resource.secretVariables)).map((name) => [name, password]));
+    const secrets = Object.fromEntries(
+      imported.imported.flatMap((resource) => Object.values(resource.secretVariables)).map((name) => [name, password]),
+    );
     const withSecrets = { ...env, ...secrets };
-    const first = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), { lock: false });
+    const first = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), {
+      lock: false,
+    });
     await withReconciliation(first, async (run) => {
       expect(changesOf(run.plan, ['create', 'delete', 'replace']), 'the first plan after the import').toEqual([]);
     });
 
-    const apply = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), { lock: true });
+    const apply = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), {
+      lock: true,
+    });
     const outcome = await withReconciliation(apply, (run) => applyReconciled(run, { parallelism: 4, waitMs: 0 }));
     // Setting the secrets is the apply's only work; an account that holds none has nothing to apply.
-    expect(outcome.status, `apply of the imported secrets: ${notes.join(' | ')}`).toBe(Object.keys(secrets).length > 0 ? 'applied' : 'no_changes');
+    expect(outcome.status, `apply of the imported secrets: ${notes.join(' | ')}`).toBe(
+      Object.keys(secrets).length > 0 ? 'applied' : 'no_changes',
+    );
 
-    const last = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), { lock: false });
+    const last = await reconcile({ paths: ['imported'] }, globals, approvalsFrom({}), contextOf(withSecrets), {
+      lock: false,
+    });
     await withReconciliation(last, async (run) => {
       expect(
-        run.plan.changes.filter((change) => change.action !== 'noop').map((change) => `${change.address} ${change.action}`),
+        run.plan.changes
+          .filter((change) => change.action !== 'noop')
+          .map((change) => `${change.address} ${change.action}`),
         'the plan after one apply',
       ).toEqual([]);
     });

@@ -22,11 +22,21 @@ describe('repointState', () => {
   it('re-points the ledger once a managed resource is found at the new address, and refuses another account', async () => {
     await harness.write('acl.yaml', documentOf('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.20'] }));
     const state = path.join(harness.folder, 'repoint.state.json');
-    const run = await reconcile({ paths: ['acl.yaml'] }, { endpoint: harness.emulator.url, state }, approvalsFrom({}), harness.context(harness.envOf(0)), { lock: true });
-    expect((await withReconciliation(run, () => applyReconciled(run, { parallelism: 2, waitMs: 0 }))).status).toBe('applied');
+    const run = await reconcile(
+      { paths: ['acl.yaml'] },
+      { endpoint: harness.emulator.url, state },
+      approvalsFrom({}),
+      harness.context(harness.envOf(0)),
+      { lock: true },
+    );
+    expect((await withReconciliation(run, () => applyReconciled(run, { parallelism: 2, waitMs: 0 }))).status).toBe(
+      'applied',
+    );
 
     const elsewhere = harness.emulator.url.replace('127.0.0.1', 'localhost');
-    await expect(repointState(elsewhere, { state }, harness.context(harness.envOf(1)))).rejects.toMatchObject({ code: 'state_endpoint_account' });
+    await expect(repointState(elsewhere, { state }, harness.context(harness.envOf(1)))).rejects.toMatchObject({
+      code: 'state_endpoint_account',
+    });
     expect(await repointState(elsewhere, { state }, harness.context(harness.envOf(0)))).toEqual({
       state,
       account: harness.envOf(0).TELFORM_AUTH_ID,

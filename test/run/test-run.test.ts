@@ -71,7 +71,8 @@ tests:
               failure: {
                 step: 1,
                 stepName: 'out_of_band DELETE /Zentrunk/IPAccessControlList/{TrunkIpAcl/test-office}/',
-                message: "TrunkIpAcl/test-office is not in the account as this test's plans saw it: apply it before naming it",
+                message:
+                  "TrunkIpAcl/test-office is not in the account as this test's plans saw it: apply it before naming it",
                 values: [],
               },
             },
@@ -79,7 +80,13 @@ tests:
               name: 'a step that should fail and does not',
               status: 'failed',
               steps: 1,
-              failure: { step: 1, stepName: 'plan', assertion: 'expect_error', message: 'the step was expected to fail (expect_error: true) and did not', values: [] },
+              failure: {
+                step: 1,
+                stepName: 'plan',
+                assertion: 'expect_error',
+                message: 'the step was expected to fail (expect_error: true) and did not',
+                values: [],
+              },
             },
           ],
         },
@@ -125,14 +132,16 @@ tests:
       {
         step: 1,
         stepName: 'apply',
-        message: 'apply refused: Trunk/test-outbound violates policy outbound-trunks-secure: outbound trunks must be secure (TLS and SRTP)',
+        message:
+          'apply refused: Trunk/test-outbound violates policy outbound-trunks-secure: outbound trunks must be secure (TLS and SRTP)',
         values: [],
       },
     ]);
   });
 
   it("fails a step whose manifests do not load with the manifests' problems, and reads secrets from the file's env only", async () => {
-    const trunk = 'apiVersion: telform/v1\nkind: TrunkCredential\nmetadata:\n  name: login\nspec:\n  username: officetrunk01\n  password: { fromEnv: TEST_TRUNK_PASSWORD }\n  colour: blue\n';
+    const trunk =
+      'apiVersion: telform/v1\nkind: TrunkCredential\nmetadata:\n  name: login\nspec:\n  username: officetrunk01\n  password: { fromEnv: TEST_TRUNK_PASSWORD }\n  colour: blue\n';
     const report = await run(
       `apiVersion: telform/v1
 kind: Test
@@ -149,14 +158,21 @@ tests:
       step: 1,
       stepName: 'plan',
       message: 'the manifests have 1 error (listed above); nothing was sent',
-      values: ['login.yaml:8:3  TrunkCredential/login  spec.colour: unknown field "colour"; allowed: name, username, password'],
+      values: [
+        'login.yaml:8:3  TrunkCredential/login  spec.colour: unknown field "colour"; allowed: name, username, password',
+      ],
     });
 
     // Not from the environment telform runs in: a test needs the secret in its file.
     process.env.TEST_TRUNK_PASSWORD = 'TestOnly#Secret1';
     try {
-      const without = await run(`apiVersion: telform/v1\nkind: Test\nmanifests: [login.yaml]\ntests:\n  - name: no env\n    steps: [{ plan: {} }]\n`, { 'login.yaml': trunk.replace('  colour: blue\n', '') });
-      expect(without.files[0]?.tests[0]?.failure?.values).toEqual(['login.yaml:7:24  TrunkCredential/login  spec.password: environment variable TEST_TRUNK_PASSWORD is not set']);
+      const without = await run(
+        `apiVersion: telform/v1\nkind: Test\nmanifests: [login.yaml]\ntests:\n  - name: no env\n    steps: [{ plan: {} }]\n`,
+        { 'login.yaml': trunk.replace('  colour: blue\n', '') },
+      );
+      expect(without.files[0]?.tests[0]?.failure?.values).toEqual([
+        'login.yaml:7:24  TrunkCredential/login  spec.password: environment variable TEST_TRUNK_PASSWORD is not set',
+      ]);
     } finally {
       delete process.env.TEST_TRUNK_PASSWORD;
     }

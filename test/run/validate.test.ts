@@ -10,8 +10,10 @@ import { validate } from '../../src/run/validate.js';
 let folder: string;
 const io = () => ({ cwd: folder, env: {} });
 const noFlags = { checkSecrets: false, allowSecretFilesOutside: false, scope: [] };
-const acl = 'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [{ value: pbx_ip }]\n';
-const trunk = 'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: out\nspec:\n  trunk_direction: outbound\n  ipacl_uuid: { ref: office }\n';
+const acl =
+  'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [{ value: pbx_ip }]\n';
+const trunk =
+  'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: out\nspec:\n  trunk_direction: outbound\n  ipacl_uuid: { ref: office }\n';
 
 beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), 'telform-run-validate-'));
@@ -24,9 +26,24 @@ beforeAll(async () => {
     JSON.stringify({
       defaults: { state: 'states/{account}.json' },
       accounts: [
-        { name: 'acme', manifests: 'voice/', values: { pbx_ip: '203.0.113.20' }, credentials: { auth_id_env: 'ACME_ID', auth_token_env: 'ACME_TOKEN' } },
-        { name: 'globex', manifests: 'voice/', credentials: { auth_id_env: 'GLOBEX_ID', auth_token_env: 'GLOBEX_TOKEN' } },
-        { name: 'initech', manifests: 'voice/', values: { pbx_ip: '203.0.113.30' }, scope: 'messaging', credentials: { auth_id_env: 'INITECH_ID', auth_token_env: 'INITECH_TOKEN' } },
+        {
+          name: 'acme',
+          manifests: 'voice/',
+          values: { pbx_ip: '203.0.113.20' },
+          credentials: { auth_id_env: 'ACME_ID', auth_token_env: 'ACME_TOKEN' },
+        },
+        {
+          name: 'globex',
+          manifests: 'voice/',
+          credentials: { auth_id_env: 'GLOBEX_ID', auth_token_env: 'GLOBEX_TOKEN' },
+        },
+        {
+          name: 'initech',
+          manifests: 'voice/',
+          values: { pbx_ip: '203.0.113.30' },
+          scope: 'messaging',
+          credentials: { auth_id_env: 'INITECH_ID', auth_token_env: 'INITECH_TOKEN' },
+        },
       ],
     }),
   );
@@ -35,26 +52,43 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const problemsOf = (summary: { problems: readonly Parameters<typeof formatProblem>[0][] }) => summary.problems.map(formatProblem);
+const problemsOf = (summary: { problems: readonly Parameters<typeof formatProblem>[0][] }) =>
+  summary.problems.map(formatProblem);
 
 describe('validate (run/validate.ts)', () => {
   it('checks the manifests of -f with the values of --values and --value, exit 0 when valid', async () => {
-    const validation = await validate({ mode: 'one', paths: ['voice/'], values: { values: 'values.yaml', value: [] } }, noFlags, io());
-    expect(validation).toMatchObject({ mode: 'one', exitCode: 0, summary: { errorCount: 0, warningCount: 0, resourceCount: 2 } });
+    const validation = await validate(
+      { mode: 'one', paths: ['voice/'], values: { values: 'values.yaml', value: [] } },
+      noFlags,
+      io(),
+    );
+    expect(validation).toMatchObject({
+      mode: 'one',
+      exitCode: 0,
+      summary: { errorCount: 0, warningCount: 0, resourceCount: 2 },
+    });
   });
 
   it('without the value the manifests need, the problem is at its line and the exit code is 1', async () => {
     const validation = await validate({ mode: 'one', paths: ['voice/acl.yaml'], values: { value: [] } }, noFlags, io());
     expect(validation.exitCode).toBe(1);
     if (validation.mode !== 'one') throw new Error('expected one summary');
-    expect(problemsOf(validation.summary)).toEqual([expect.stringMatching(/^voice\/acl\.yaml:6:\d+  TrunkIpAcl\/office  .*pbx_ip/)]);
+    expect(problemsOf(validation.summary)).toEqual([
+      expect.stringMatching(/^voice\/acl\.yaml:6:\d+  TrunkIpAcl\/office  .*pbx_ip/),
+    ]);
   });
 
   it('--scope makes a document outside the scope an error', async () => {
-    const validation = await validate({ mode: 'one', paths: ['voice/trunk.yaml'], values: { value: [] } }, { ...noFlags, scope: ['messaging'] }, io());
+    const validation = await validate(
+      { mode: 'one', paths: ['voice/trunk.yaml'], values: { value: [] } },
+      { ...noFlags, scope: ['messaging'] },
+      io(),
+    );
     expect(validation.exitCode).toBe(1);
     if (validation.mode !== 'one') throw new Error('expected one summary');
-    expect(problemsOf(validation.summary)).toEqual([expect.stringContaining('Trunk/out is outside the scope this state owns (messaging')]);
+    expect(problemsOf(validation.summary)).toEqual([
+      expect.stringContaining('Trunk/out is outside the scope this state owns (messaging'),
+    ]);
   });
 
   it('checks every account of an accounts file with its own values and scope; one invalid account makes exit 1', async () => {
@@ -74,7 +108,11 @@ describe('validate (run/validate.ts)', () => {
   });
 
   it("an account's own scope wins over --scope", async () => {
-    const validation = await validate({ mode: 'accounts', accountsFile: 'accounts.yaml' }, { ...noFlags, scope: ['voice'] }, io());
+    const validation = await validate(
+      { mode: 'accounts', accountsFile: 'accounts.yaml' },
+      { ...noFlags, scope: ['voice'] },
+      io(),
+    );
     if (validation.mode !== 'accounts') throw new Error('expected the accounts loop');
     expect(validation.accounts.map((account) => [account.name, account.summary.errorCount])).toEqual([
       ['acme', 0],

@@ -12,7 +12,8 @@ function positionOf(text: string): { url: string; line: number; column: number }
   for (const file of readdirSync(bundle).filter((name) => name.endsWith('.js'))) {
     const lines = readFileSync(path.join(bundle, file), 'utf8').split('\n');
     const line = lines.findIndex((candidate) => candidate.includes(text));
-    if (line >= 0) return { url: pathToFileURL(path.join(bundle, file)).href, line, column: (lines[line] as string).search(/\S/) };
+    if (line >= 0)
+      return { url: pathToFileURL(path.join(bundle, file)).href, line, column: (lines[line] as string).search(/\S/) };
   }
   throw new Error(`"${text}" is in no chunk of ${bundle}: run \`npm run build\` first`);
 }
@@ -30,7 +31,9 @@ describe('originOf: where a position of the bundled CLI was written', () => {
   });
 
   it('names the dependency file behind a chunk position', () => {
-    expect(originOf(dependencyCode.url, dependencyCode.line, dependencyCode.column)).toBe(path.join(repository, 'node_modules/commander/lib/command.js'));
+    expect(originOf(dependencyCode.url, dependencyCode.line, dependencyCode.column)).toBe(
+      path.join(repository, 'node_modules/commander/lib/command.js'),
+    );
   });
 
   it('says nothing for Node internals or a file without a source map', () => {

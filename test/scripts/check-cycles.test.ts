@@ -57,11 +57,12 @@ describe('scripts/check-cycles.mjs', () => {
     expect(await check(root)).toEqual({
       code: 1,
       stdout: '',
-      stderr: '2 import cycles in src:\n  src/util/a.ts -> src/util/b.ts -> src/util/a.ts\n  src/util/c.ts -> src/util/d.ts -> src/util/c.ts\n',
+      stderr:
+        '2 import cycles in src:\n  src/util/a.ts -> src/util/b.ts -> src/util/a.ts\n  src/util/c.ts -> src/util/d.ts -> src/util/c.ts\n',
     });
   });
 
-  it('passes the project\'s own src', async () => {
+  it("passes the project's own src", async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'telform-cycles-'));
     folders.push(root);
     await cp(path.resolve('src'), path.join(root, 'src'), { recursive: true });
@@ -73,9 +74,15 @@ describe('scripts/check-cycles.mjs', () => {
     folders.push(root);
     await cp(path.resolve('src'), path.join(root, 'src'), { recursive: true });
     // The engine reaching up into the operations layer: type-only, and still a back-edge.
-    await appendFile(path.join(root, 'src/engine/kinds.ts'), "import type { RunContext } from '../run/context.js';\nexport type Planted = RunContext;\n");
+    await appendFile(
+      path.join(root, 'src/engine/kinds.ts'),
+      "import type { RunContext } from '../run/context.js';\nexport type Planted = RunContext;\n",
+    );
     // A command reading the ledger itself (not excepted), and a file that stopped needing its exception.
-    await appendFile(path.join(root, 'src/cli/history.ts'), "import type { LedgerStore } from '../state/ledger-store.js';\nexport type Planted = LedgerStore;\n");
+    await appendFile(
+      path.join(root, 'src/cli/history.ts'),
+      "import type { LedgerStore } from '../state/ledger-store.js';\nexport type Planted = LedgerStore;\n",
+    );
     await writeFile(path.join(root, 'src/cli/progress.ts'), 'export const progress = 1;\n');
     expect(await check(root)).toEqual({
       code: 1,

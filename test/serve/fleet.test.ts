@@ -5,21 +5,53 @@ import type { AccountCheck, RegistryEntry, ServeEvent } from '../../src/serve/mo
 function check(status: AccountCheck['status'], registry: RegistryEntry[] = [], drifted: string[] = []): AccountCheck {
   return { status, drifted, pending: [], notes: [], registry, plan: [], requests: 3, rateLimited: 0 };
 }
-const campaign = (status: string): RegistryEntry => ({ address: 'Campaign/promo', kind: 'Campaign', id: 'CAB12CD', status });
+const campaign = (status: string): RegistryEntry => ({
+  address: 'Campaign/promo',
+  kind: 'Campaign',
+  id: 'CAB12CD',
+  status,
+});
 
 describe('Fleet', () => {
   it('announces the first status and every change of it, never the same status twice', () => {
     const fleet = new Fleet(['acme']);
     expect(fleet.recordCheck('acme', check('in_sync'), fleet.beginObservation(), 'start')).toEqual([
-      { type: 'account_status', account: 'acme', cause: 'start', from: 'unknown', to: 'in_sync', drifted: [], pending: [] },
+      {
+        type: 'account_status',
+        account: 'acme',
+        cause: 'start',
+        from: 'unknown',
+        to: 'in_sync',
+        drifted: [],
+        pending: [],
+      },
     ]);
     expect(fleet.recordCheck('acme', check('in_sync'), fleet.beginObservation(), 'interval')).toEqual([]);
-    expect(fleet.recordCheck('acme', check('drifted', [], ['Trunk/pbx']), fleet.beginObservation(), 'interval')).toEqual([
-      { type: 'account_status', account: 'acme', cause: 'interval', from: 'in_sync', to: 'drifted', drifted: ['Trunk/pbx'], pending: [] },
+    expect(
+      fleet.recordCheck('acme', check('drifted', [], ['Trunk/pbx']), fleet.beginObservation(), 'interval'),
+    ).toEqual([
+      {
+        type: 'account_status',
+        account: 'acme',
+        cause: 'interval',
+        from: 'in_sync',
+        to: 'drifted',
+        drifted: ['Trunk/pbx'],
+        pending: [],
+      },
     ]);
     const failed = { ...check('error'), error: { code: 'api_error', message: 'the API answered 401' } };
     expect(fleet.recordCheck('acme', failed, fleet.beginObservation(), 'interval')).toEqual([
-      { type: 'account_status', account: 'acme', cause: 'interval', from: 'drifted', to: 'error', drifted: [], pending: [], error: failed.error },
+      {
+        type: 'account_status',
+        account: 'acme',
+        cause: 'interval',
+        from: 'drifted',
+        to: 'error',
+        drifted: [],
+        pending: [],
+        error: failed.error,
+      },
     ]);
   });
 
@@ -31,13 +63,24 @@ describe('Fleet', () => {
     const callbackRead = fleet.beginObservation();
     const fromCallback = fleet.recordRegistry('acme', campaign('EXPIRED'), callbackRead, 'callback');
     expect(fromCallback).toEqual([
-      { type: 'registry_status', account: 'acme', cause: 'callback', address: 'Campaign/promo', kind: 'Campaign', object_id: 'CAB12CD', from: 'ACTIVE', to: 'EXPIRED' },
+      {
+        type: 'registry_status',
+        account: 'acme',
+        cause: 'callback',
+        address: 'Campaign/promo',
+        kind: 'Campaign',
+        object_id: 'CAB12CD',
+        from: 'ACTIVE',
+        to: 'EXPIRED',
+      },
     ]);
     // The older read must not turn it back (and announce EXPIRED → ACTIVE).
     expect(fleet.recordCheck('acme', check('in_sync', [campaign('ACTIVE')]), slowCheck, 'interval')).toEqual([]);
     expect(fleet.findRegistry('acme', 'Campaign', 'CAB12CD')?.status).toBe('EXPIRED');
     // The next check sees EXPIRED too: already known, no event.
-    expect(fleet.recordCheck('acme', check('in_sync', [campaign('EXPIRED')]), fleet.beginObservation(), 'interval')).toEqual([]);
+    expect(
+      fleet.recordCheck('acme', check('in_sync', [campaign('EXPIRED')]), fleet.beginObservation(), 'interval'),
+    ).toEqual([]);
   });
 
   it('forgets objects no longer managed, keeps the registry through a failed check, and bounds the recent events', () => {
@@ -48,7 +91,15 @@ describe('Fleet', () => {
     fleet.recordCheck('acme', check('in_sync'), fleet.beginObservation(), 'interval');
     expect(fleet.findRegistry('acme', 'Campaign', 'CAB12CD')).toBeUndefined();
     for (let index = 0; index < recentEventLimit + 50; index += 1) {
-      fleet.remember({ id: `e-${index}`, at: '2026-01-01T00:00:00.000Z', account: index % 2 ? 'acme' : 'other', cause: 'interval', type: 'apply_held', changes: [], reasons: [] } as ServeEvent);
+      fleet.remember({
+        id: `e-${index}`,
+        at: '2026-01-01T00:00:00.000Z',
+        account: index % 2 ? 'acme' : 'other',
+        cause: 'interval',
+        type: 'apply_held',
+        changes: [],
+        reasons: [],
+      } as ServeEvent);
     }
     expect(fleet.recentEvents()).toHaveLength(recentEventLimit);
     expect(fleet.recentEvents()[0]?.id).toBe(`e-${recentEventLimit + 49}`);

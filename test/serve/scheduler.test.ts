@@ -25,7 +25,11 @@ describe('Scheduler', () => {
   it('looks at every account at start, at most `concurrency` at once, then an interval after each look', async () => {
     const clock = new ManualClock(0);
     const gate = gatedWork(clock);
-    const scheduler = new Scheduler(['a', 'b', 'c'], { intervalMs: 1_000, jitter: 0, concurrency: 2, clock }, gate.work);
+    const scheduler = new Scheduler(
+      ['a', 'b', 'c'],
+      { intervalMs: 1_000, jitter: 0, concurrency: 2, clock },
+      gate.work,
+    );
     scheduler.start();
     await settle();
     expect(gate.running()).toEqual(['a', 'b']);
@@ -34,14 +38,21 @@ describe('Scheduler', () => {
     await clock.advance(100);
     await gate.finish('b');
     await gate.finish('c');
-    expect(gate.started.map(({ name, cause, at }) => `${name} ${cause} ${at}`)).toEqual(['a start 0', 'b start 0', 'c start 0']);
+    expect(gate.started.map(({ name, cause, at }) => `${name} ${cause} ${at}`)).toEqual([
+      'a start 0',
+      'b start 0',
+      'c start 0',
+    ]);
     await clock.advance(899);
     expect(gate.running()).toEqual([]);
     await clock.advance(1);
     expect(gate.running()).toEqual(['a']);
     await clock.advance(100);
     expect(gate.running()).toEqual(['a', 'b']);
-    expect(gate.started.slice(3).map(({ name, cause, at }) => `${name} ${cause} ${at}`)).toEqual(['a interval 1000', 'b interval 1100']);
+    expect(gate.started.slice(3).map(({ name, cause, at }) => `${name} ${cause} ${at}`)).toEqual([
+      'a interval 1000',
+      'b interval 1100',
+    ]);
     await gate.finish('a');
     // c came due with b (both ended at 100) and waited for a free slot.
     expect(gate.running()).toEqual(['b', 'c']);
@@ -54,8 +65,11 @@ describe('Scheduler', () => {
     const clock = new ManualClock(0);
     const dues: number[] = [];
     const draws = [0, 1, 0.5];
-    const scheduler = new Scheduler(['a'], { intervalMs: 1_000, jitter: 0.2, concurrency: 1, clock, random: () => draws.shift() ?? 0.5 }, async () => undefined, (_, at) =>
-      dues.push(at),
+    const scheduler = new Scheduler(
+      ['a'],
+      { intervalMs: 1_000, jitter: 0.2, concurrency: 1, clock, random: () => draws.shift() ?? 0.5 },
+      async () => undefined,
+      (_, at) => dues.push(at),
     );
     scheduler.start();
     await clock.advance(0);
@@ -88,7 +102,13 @@ describe('Scheduler', () => {
     expect(gate.running()).toEqual(['b']);
     await gate.finish('b');
     expect(gate.running()).toEqual([]);
-    expect(gate.started.map(({ name, cause }) => `${name} ${cause}`)).toEqual(['a start', 'b start', 'b callback', 'a callback', 'b callback']);
+    expect(gate.started.map(({ name, cause }) => `${name} ${cause}`)).toEqual([
+      'a start',
+      'b start',
+      'b callback',
+      'a callback',
+      'b callback',
+    ]);
     expect(scheduler.trigger('nobody', 'callback')).toBe(false);
     await scheduler.stop();
   });

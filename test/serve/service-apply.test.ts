@@ -14,13 +14,24 @@ import { ManualClock, settle } from '../support/clock.js';
 const minute = 60_000;
 
 function pendingCheck(plan: PlanLine[]): AccountCheck {
-  return { status: 'pending', drifted: [], pending: plan.map((line) => line.address), notes: [], registry: [], plan, requests: 1, rateLimited: 0 };
+  return {
+    status: 'pending',
+    drifted: [],
+    pending: plan.map((line) => line.address),
+    notes: [],
+    registry: [],
+    plan,
+    requests: 1,
+    rateLimited: 0,
+  };
 }
 
 describe('serve --apply safe and a plan whose apply fails', () => {
   it('announces the failure once with the API message, backs off while the plan is the same, and retries at once when it changes', async () => {
     const clock = new ClockWithStart();
-    let plan: PlanLine[] = [{ address: 'Brand/acme', action: 'create', drifted: false, reasons: ['not in the account'] }];
+    let plan: PlanLine[] = [
+      { address: 'Brand/acme', action: 'create', drifted: false, reasons: ['not in the account'] },
+    ];
     const applies: number[] = [];
     const worker: AccountWorker = {
       name: 'acme',
@@ -32,7 +43,8 @@ describe('serve --apply safe and a plan whose apply fails', () => {
         return {
           result: 'applied',
           changes: plan.map((line) => line.address),
-          summary: 'Apply complete: 0 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 1.',
+          summary:
+            'Apply complete: 0 created, 0 updated, 0 replaced, 0 deleted, 0 adopted. Pending: 0. Blocked: 0. Failed: 1.',
           failed: true,
           failures: ['Brand/acme: the API answered 400 to POST /10dlc/Brand/: brand_alias is already registered'],
         };
@@ -41,7 +53,9 @@ describe('serve --apply safe and a plan whose apply fails', () => {
     };
     const events: ServeEvent[] = [];
     const logs: Array<{ message: string; fields: LogFields }> = [];
-    const logger = { log: (_level: string, message: string, fields: LogFields = {}) => void logs.push({ message, fields }) };
+    const logger = {
+      log: (_level: string, message: string, fields: LogFields = {}) => void logs.push({ message, fields }),
+    };
     const service = new ServeService([worker], {
       intervalMs: minute,
       jitter: 0,
@@ -59,11 +73,23 @@ describe('serve --apply safe and a plan whose apply fails', () => {
     expect(applies).toEqual([0, 2 * minute, 6 * minute, 14 * minute]);
     const failed = events.filter((event) => event.type === 'applied');
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ failed: true, errors: ['Brand/acme: the API answered 400 to POST /10dlc/Brand/: brand_alias is already registered'] });
-    expect(logs.filter((line) => line.message === 'apply failed again').map((line) => line.fields.failures)).toEqual([2, 3, 4]);
+    expect(failed[0]).toMatchObject({
+      failed: true,
+      errors: ['Brand/acme: the API answered 400 to POST /10dlc/Brand/: brand_alias is already registered'],
+    });
+    expect(logs.filter((line) => line.message === 'apply failed again').map((line) => line.fields.failures)).toEqual([
+      2, 3, 4,
+    ]);
 
     // The plan changes (the manifest was fixed): tried at the next look, and announced.
-    plan = [{ address: 'Brand/acme', action: 'create', drifted: false, reasons: ['not in the account', 'brand_alias changed'] }];
+    plan = [
+      {
+        address: 'Brand/acme',
+        action: 'create',
+        drifted: false,
+        reasons: ['not in the account', 'brand_alias changed'],
+      },
+    ];
     await clock.advance(minute);
     expect(applies).toHaveLength(5);
     expect(events.filter((event) => event.type === 'applied')).toHaveLength(2);

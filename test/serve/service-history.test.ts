@@ -31,7 +31,13 @@ describe('serve and the history', () => {
         plan: [],
         requests: 1,
         rateLimited: 0,
-        ...(drifted ? { windows: [{ address: 'Trunk/pbx-out', since: '2026-11-20T10:20:00.000Z', seen_at: '2026-11-20T10:21:00.000Z' }] } : {}),
+        ...(drifted
+          ? {
+              windows: [
+                { address: 'Trunk/pbx-out', since: '2026-11-20T10:20:00.000Z', seen_at: '2026-11-20T10:21:00.000Z' },
+              ],
+            }
+          : {}),
       };
     };
     const worker: AccountWorker = {
@@ -60,7 +66,12 @@ describe('serve and the history', () => {
     await clock.advance(minute);
     expect(moves).toEqual([{ address: 'Brand/acme', from: 'PROCESSING', status: 'ACTIVE' }]);
     expect(logs.filter((line) => line.message === 'changed outside telform').map((line) => line.fields)).toEqual([
-      { account: 'acme', address: 'Trunk/pbx-out', in_sync_at: '2026-11-20T10:20:00.000Z', changed_before: '2026-11-20T10:21:00.000Z' },
+      {
+        account: 'acme',
+        address: 'Trunk/pbx-out',
+        in_sync_at: '2026-11-20T10:20:00.000Z',
+        changed_before: '2026-11-20T10:21:00.000Z',
+      },
     ]);
     await service.stop(1_000);
   });

@@ -24,10 +24,16 @@ beforeAll(async () => {
   const response = await fetch(`${emulator.url}/v1/Account/${defaultAccount.authId}/10dlc/Brand/`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ profile_uuid: '5eed0000-0000-4000-8000-000000000002', brand_alias: 'bluebird', brand_type: 'STANDARD', url: `${receiverUrl}/callbacks/acme?tag=1` }),
+    body: JSON.stringify({
+      profile_uuid: '5eed0000-0000-4000-8000-000000000002',
+      brand_alias: 'bluebird',
+      brand_type: 'STANDARD',
+      url: `${receiverUrl}/callbacks/acme?tag=1`,
+    }),
   });
   expect(response.status).toBe(200);
-  for (let waited = 0; received.length === 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let waited = 0; received.length === 0 && waited < 5_000; waited += 20)
+    await new Promise((resolve) => setTimeout(resolve, 20));
 });
 afterAll(async () => {
   await emulator?.close();
@@ -40,26 +46,55 @@ describe('verifyCallbackSignature', () => {
     expect(callback).toBeDefined();
     const url = `${receiverUrl}${callback?.url}`;
     const headers = callback?.headers ?? {};
-    expect(verifyCallbackSignature({ url, headers }, defaultAccount.authToken)).toEqual({ ok: true, nonce: headers['x-plivo-signature-v2-nonce'] });
+    expect(verifyCallbackSignature({ url, headers }, defaultAccount.authToken)).toEqual({
+      ok: true,
+      nonce: headers['x-plivo-signature-v2-nonce'],
+    });
     // The query string is not signed: another one still verifies.
-    expect(verifyCallbackSignature({ url: url.replace('tag=1', 'tag=2'), headers }, defaultAccount.authToken).ok).toBe(true);
-    expect(verifyCallbackSignature({ url, headers }, 'another-token')).toEqual({ ok: false, reason: 'the signature does not match (wrong token, altered URL, or forged)' });
-    expect(verifyCallbackSignature({ url: url.replace('/acme', '/other'), headers }, defaultAccount.authToken).ok).toBe(false);
-    expect(verifyCallbackSignature({ url, headers: { ...headers, 'x-plivo-signature-v2-nonce': 'f00' } }, defaultAccount.authToken).ok).toBe(false);
+    expect(verifyCallbackSignature({ url: url.replace('tag=1', 'tag=2'), headers }, defaultAccount.authToken).ok).toBe(
+      true,
+    );
+    expect(verifyCallbackSignature({ url, headers }, 'another-token')).toEqual({
+      ok: false,
+      reason: 'the signature does not match (wrong token, altered URL, or forged)',
+    });
+    expect(verifyCallbackSignature({ url: url.replace('/acme', '/other'), headers }, defaultAccount.authToken).ok).toBe(
+      false,
+    );
+    expect(
+      verifyCallbackSignature(
+        { url, headers: { ...headers, 'x-plivo-signature-v2-nonce': 'f00' } },
+        defaultAccount.authToken,
+      ).ok,
+    ).toBe(false);
   });
 
   it('refuses a callback without a signature or without its nonce, and a signature that is not even base64 of the right length', () => {
     const url = `${receiverUrl}/callbacks/acme`;
     const reason = 'no signature (X-Plivo-Signature-V2 and its nonce are required)';
     expect(verifyCallbackSignature({ url, headers: {} }, defaultAccount.authToken)).toEqual({ ok: false, reason });
-    expect(verifyCallbackSignature({ url, headers: { 'x-plivo-signature-v2': 'abc' } }, defaultAccount.authToken)).toEqual({ ok: false, reason });
-    expect(verifyCallbackSignature({ url, headers: { 'x-plivo-signature-v2': '!!', 'x-plivo-signature-v2-nonce': '1' } }, defaultAccount.authToken).ok).toBe(false);
+    expect(
+      verifyCallbackSignature({ url, headers: { 'x-plivo-signature-v2': 'abc' } }, defaultAccount.authToken),
+    ).toEqual({ ok: false, reason });
+    expect(
+      verifyCallbackSignature(
+        { url, headers: { 'x-plivo-signature-v2': '!!', 'x-plivo-signature-v2-nonce': '1' } },
+        defaultAccount.authToken,
+      ).ok,
+    ).toBe(false);
   });
 });
 
 describe('NonceMemory', () => {
   it('admits a nonce once and forgets the oldest past its limit', () => {
     const memory = new NonceMemory(2);
-    expect([memory.admit('a'), memory.admit('a'), memory.admit('b'), memory.admit('c'), memory.admit('a'), memory.admit('c')]).toEqual([true, false, true, true, true, false]);
+    expect([
+      memory.admit('a'),
+      memory.admit('a'),
+      memory.admit('b'),
+      memory.admit('c'),
+      memory.admit('a'),
+      memory.admit('c'),
+    ]).toEqual([true, false, true, true, true, false]);
   });
 });

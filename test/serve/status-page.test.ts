@@ -14,14 +14,30 @@ function fleetWithHostileText(): Fleet {
     pending: [],
     notes: [`Campaign/promo was declined by the registry (${hostile})`],
     registry: [{ address: 'Campaign/promo', kind: 'Campaign', id: 'CAB12CD', status: 'ACTIVE' }],
-    plan: [{ address: 'Trunk/pbx-out', action: 'update', drifted: true, reasons: [`name changed outside telform to ${hostile}`] }],
+    plan: [
+      {
+        address: 'Trunk/pbx-out',
+        action: 'update',
+        drifted: true,
+        reasons: [`name changed outside telform to ${hostile}`],
+      },
+    ],
     requests: 5,
     rateLimited: 0,
   };
   const events = fleet.recordCheck('acme', check, fleet.beginObservation(), 'start');
   const read = fleet.beginObservation();
-  events.push(...fleet.recordRegistry('acme', { address: 'Campaign/promo', kind: 'Campaign', id: 'CAB12CD', status: 'FAILED', reason: hostile }, read, 'callback'));
-  events.forEach((draft, index) => fleet.remember({ ...draft, id: `r-${index}`, at: '2026-01-01T00:00:05.000Z' } as never));
+  events.push(
+    ...fleet.recordRegistry(
+      'acme',
+      { address: 'Campaign/promo', kind: 'Campaign', id: 'CAB12CD', status: 'FAILED', reason: hostile },
+      read,
+      'callback',
+    ),
+  );
+  events.forEach((draft, index) =>
+    fleet.remember({ ...draft, id: `r-${index}`, at: '2026-01-01T00:00:05.000Z' } as never),
+  );
   const view = fleet.account('acme');
   view.lastRunAt = Date.UTC(2026, 0, 1, 0, 0, 0);
   view.nextRunAt = Date.UTC(2026, 0, 1, 0, 5, 0);
@@ -49,7 +65,9 @@ describe('status page', () => {
     expect(fleetPage).toContain('<time datetime="2026-01-01T00:05:00.000Z">in 4 min</time>');
     expect(fleetPage).toContain('<div>1 × Campaign FAILED</div>');
     expect(fleetPage).toContain('2 accounts: 1 drifted, 1 unknown. Apply: safe.');
-    expect(accountPage).toContain('<code>Campaign/promo</code> ACTIVE → FAILED (Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u202eevil\\u0007)');
+    expect(accountPage).toContain(
+      '<code>Campaign/promo</code> ACTIVE → FAILED (Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u202eevil\\u0007)',
+    );
     expect(accountPage).toContain('<tr><td><code>Trunk/pbx-out</code></td><td>update</td><td>yes</td>');
     expect(renderAccountPage(context, 'nobody')).toBeUndefined();
     expect(renderAccountPage(context, 'zeta')).toContain('Not checked yet.');

@@ -19,7 +19,8 @@ let emulator: RunningEmulator;
 let folder: string;
 let worker: AccountWorker;
 
-const document = (kind: string, name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
+const document = (kind: string, name: string, spec: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: 'telform/v1', kind, metadata: { name }, spec });
 
 async function admin(method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${emulator.url}/__emulator/${route}`, {
@@ -42,18 +43,35 @@ beforeAll(async () => {
     path.join(folder, 'account.yaml'),
     [
       document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.7'] }),
-      document('Brand', 'bluebird', { profile_uuid: '5eed0000-0000-4000-8000-000000000002', brand_alias: 'Bluebird Logistics', brand_type: 'STANDARD' }),
+      document('Brand', 'bluebird', {
+        profile_uuid: '5eed0000-0000-4000-8000-000000000002',
+        brand_alias: 'Bluebird Logistics',
+        brand_type: 'STANDARD',
+      }),
     ].join('\n---\n'),
   );
   const connect: Connect = async (_globals, io) => {
-    const client = new ApiClient({ baseUrl: emulator.url, credentials: { authId: io.env.TELFORM_AUTH_ID as string, authToken: io.env.TELFORM_AUTH_TOKEN as string } });
-    return { client, endpointLabel: emulator.url, account: account.authId, authToken: account.authToken, close: () => client.close() };
+    const client = new ApiClient({
+      baseUrl: emulator.url,
+      credentials: { authId: io.env.TELFORM_AUTH_ID as string, authToken: io.env.TELFORM_AUTH_TOKEN as string },
+    });
+    return {
+      client,
+      endpointLabel: emulator.url,
+      account: account.authId,
+      authToken: account.authToken,
+      close: () => client.close(),
+    };
   };
   worker = createWorker({
     name: 'acme',
     manifests: [path.join(folder, 'account.yaml')],
     globals: { state: path.join(folder, 'acme.state.json') },
-    io: { cwd: folder, env: { TELFORM_AUTH_ID: account.authId, TELFORM_AUTH_TOKEN: account.authToken }, stderr: () => undefined },
+    io: {
+      cwd: folder,
+      env: { TELFORM_AUTH_ID: account.authId, TELFORM_AUTH_TOKEN: account.authToken },
+      stderr: () => undefined,
+    },
     connect,
     parallelism: 4,
   });
@@ -69,11 +87,17 @@ describe('the serve worker', () => {
   it('applies a plan that needs no approval, then checks in sync, counting exactly the requests the API received', async () => {
     expect(worker.authToken).toBe(account.authToken);
     const applied = await worker.applySafe();
-    expect(applied).toMatchObject({ result: 'applied', changes: ['TrunkIpAcl/office', 'Brand/bluebird'], failed: false });
+    expect(applied).toMatchObject({
+      result: 'applied',
+      changes: ['TrunkIpAcl/office', 'Brand/bluebird'],
+      failed: false,
+    });
     await admin('DELETE', 'requests/');
     const check = await worker.check();
     expect(check).toMatchObject({ status: 'in_sync', drifted: [], pending: [], plan: [], rateLimited: 0 });
-    expect(check.registry).toEqual([{ address: 'Brand/bluebird', kind: 'Brand', id: expect.stringMatching(/^B/), status: 'PROCESSING' }]);
+    expect(check.registry).toEqual([
+      { address: 'Brand/bluebird', kind: 'Brand', id: expect.stringMatching(/^B/), status: 'PROCESSING' },
+    ]);
     expect(check.requests).toBe(await requestsLogged());
     expect(await worker.applySafe()).toEqual({ result: 'nothing' });
   });
@@ -100,12 +124,17 @@ describe('the serve worker', () => {
   }, 30_000);
 
   it('holds a plan with an irreversible change for a person, and applies nothing', async () => {
-    await writeFile(path.join(folder, 'account.yaml'), document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.7'] }));
+    await writeFile(
+      path.join(folder, 'account.yaml'),
+      document('TrunkIpAcl', 'office', { ip_addresses: ['203.0.113.7'] }),
+    );
     await admin('DELETE', 'requests/');
     const held = await worker.applySafe();
     expect(held).toMatchObject({ result: 'held', changes: ['Brand/bluebird'] });
     expect((held as { reasons: string[] }).reasons.join('\n')).toContain('--allow-irreversible Brand/bluebird');
-    const log = (await admin('GET', `requests/?account=${account.authId}&type=request`)) as { requests: Array<{ method: string }> };
+    const log = (await admin('GET', `requests/?account=${account.authId}&type=request`)) as {
+      requests: Array<{ method: string }>;
+    };
     expect(log.requests.filter((entry) => entry.method !== 'GET')).toEqual([]);
   });
 });

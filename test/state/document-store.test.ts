@@ -51,5 +51,7 @@ describe.each(backends)('DocumentStore on the %s backend', (_name, open) => {
 });
 
 it('writes the file atomically as indented JSON', async () => {
-  expect(JSON.parse(await readFile(path.join(folder, '_rollout.json'), 'utf8'))).toMatchObject({ kind: 'telform-rollout' });
+  expect(JSON.parse(await readFile(path.join(folder, '_rollout.json'), 'utf8'))).toMatchObject({
+    kind: 'telform-rollout',
+  });
 });

@@ -3,7 +3,13 @@ import { mkdir, mkdtemp, readFile, symlink, utimes, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileBackend, journalPath, lockPath, resolveStatePath, unreadableLockTakeoverMs } from '../../src/state/backends/file.js';
+import {
+  FileBackend,
+  journalPath,
+  lockPath,
+  resolveStatePath,
+  unreadableLockTakeoverMs,
+} from '../../src/state/backends/file.js';
 import { emptyLedger, parseLedger, serializeLedger, type LedgerEntry } from '../../src/state/ledger.js';
 import { LedgerStore } from '../../src/state/ledger-store.js';
 
@@ -14,11 +20,33 @@ async function folder(): Promise<string> {
 }
 
 function entry(name: string, id: string): LedgerEntry {
-  return { kind: 'TrunkIpAcl', name, id, applied_spec: { name, ip_addresses: ['192.0.2.1'] }, secrets: {}, updated_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    kind: 'TrunkIpAcl',
+    name,
+    id,
+    applied_spec: { name, ip_addresses: ['192.0.2.1'] },
+    secrets: {},
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
-const intent = (seq: number, name: string) => JSON.stringify({ type: 'intent', seq, address: `TrunkIpAcl/${name}`, kind: 'TrunkIpAcl', action: 'create', at: '2026-01-01T00:00:00.000Z' });
-const result = (seq: number, name: string, id: string) => JSON.stringify({ type: 'result', seq, address: `TrunkIpAcl/${name}`, entry: entry(name, id), at: '2026-01-01T00:00:00.000Z' });
+const intent = (seq: number, name: string) =>
+  JSON.stringify({
+    type: 'intent',
+    seq,
+    address: `TrunkIpAcl/${name}`,
+    kind: 'TrunkIpAcl',
+    action: 'create',
+    at: '2026-01-01T00:00:00.000Z',
+  });
+const result = (seq: number, name: string, id: string) =>
+  JSON.stringify({
+    type: 'result',
+    seq,
+    address: `TrunkIpAcl/${name}`,
+    entry: entry(name, id),
+    at: '2026-01-01T00:00:00.000Z',
+  });
 
 describe('a retired ledger', () => {
   it('refuses every command, naming where it went, until --reopen-retired makes it a new ledger', async () => {
@@ -32,22 +60,38 @@ describe('a retired ledger', () => {
     for (const lock of [false, true]) {
       await expect(LedgerStore.open(new FileBackend(file), { binding, lock })).rejects.toMatchObject({
         code: 'state_retired',
-        message: expect.stringMatching(/^the state .*telform\.state\.json was migrated at \S+Z and is retired: use --state postgres:\/\/db\/telform --workspace acme instead/),
+        message: expect.stringMatching(
+          /^the state .*telform\.state\.json was migrated at \S+Z and is retired: use --state postgres:\/\/db\/telform --workspace acme instead/,
+        ),
       });
     }
     const notes: string[] = [];
-    const reading = await LedgerStore.open(new FileBackend(file), { binding, lock: false, reopenRetired: true, notify: (line) => notes.push(line) });
+    const reading = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: false,
+      reopenRetired: true,
+      notify: (line) => notes.push(line),
+    });
     expect(reading.ledger.lineage).toBe(ledger.lineage);
     await reading.close();
-    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ retired: { to: '--state postgres://db/telform --workspace acme' } });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      retired: { to: '--state postgres://db/telform --workspace acme' },
+    });
 
-    const reopened = await LedgerStore.open(new FileBackend(file), { binding, lock: true, reopenRetired: true, notify: (line) => notes.push(line) });
+    const reopened = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: true,
+      reopenRetired: true,
+      notify: (line) => notes.push(line),
+    });
     await reopened.close();
     const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     expect(written.retired).toBeUndefined();
     expect(written.lineage).not.toBe(ledger.lineage);
     expect(written.resources).toEqual(ledger.resources);
-    expect(notes[1]).toContain(`reopened the retired state ${file} as a new ledger (lineage ${written.lineage as string})`);
+    expect(notes[1]).toContain(
+      `reopened the retired state ${file} as a new ledger (lineage ${written.lineage as string})`,
+    );
   });
 });
 
@@ -60,7 +104,9 @@ describe('a state path', () => {
     expect(await resolveStatePath(link)).toBe(file);
 
     const first = await LedgerStore.open(new FileBackend(file), { binding, lock: true });
-    await expect(LedgerStore.open(new FileBackend(link), { binding, lock: true })).rejects.toMatchObject({ code: 'state_locked' });
+    await expect(LedgerStore.open(new FileBackend(link), { binding, lock: true })).rejects.toMatchObject({
+      code: 'state_locked',
+    });
     await first.recordResult('TrunkIpAcl/a', entry('a', 'id-a'));
     await first.close();
 
@@ -70,7 +116,10 @@ describe('a state path', () => {
     await second.close();
     const { lstat } = await import('node:fs/promises');
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
-    expect(Object.keys((JSON.parse(await readFile(file, 'utf8')) as { resources: object }).resources)).toEqual(['TrunkIpAcl/a', 'TrunkIpAcl/b']);
+    expect(Object.keys((JSON.parse(await readFile(file, 'utf8')) as { resources: object }).resources)).toEqual([
+      'TrunkIpAcl/a',
+      'TrunkIpAcl/b',
+    ]);
   });
 
   it('resolves a linked folder and a dangling link the first apply will create', async () => {
@@ -89,8 +138,14 @@ describe('a state path', () => {
     const dir = await folder();
     await writeFile(join(dir, 'notes.txt'), '');
     const message = `the state path ${join(dir, 'notes.txt', 'x.json')} is under ${join(dir, 'notes.txt')}, which is a file, not a folder; --state names a state file in a folder`;
-    await expect(resolveStatePath(join(dir, 'notes.txt', 'x.json'))).rejects.toMatchObject({ code: 'state_path', message });
-    await expect(new FileBackend(join(dir, 'notes.txt', 'x.json')).lock(0)).rejects.toMatchObject({ code: 'state_path', message });
+    await expect(resolveStatePath(join(dir, 'notes.txt', 'x.json'))).rejects.toMatchObject({
+      code: 'state_path',
+      message,
+    });
+    await expect(new FileBackend(join(dir, 'notes.txt', 'x.json')).lock(0)).rejects.toMatchObject({
+      code: 'state_path',
+      message,
+    });
     const deeper = join(dir, 'notes.txt', 'a', 'b', 'x.json');
     await expect(new FileBackend(deeper).lock(0)).rejects.toMatchObject({
       code: 'state_path',
@@ -104,9 +159,15 @@ describe('damage is loud', () => {
     const file = join(await folder(), 'telform.state.json');
     await writeFile(journalPath(file), `${intent(1, 'a')}\n${result(2, 'a', 'id-a')}\n{"type":"res`);
     const notes: string[] = [];
-    const store = await LedgerStore.open(new FileBackend(file), { binding, lock: false, notify: (line) => notes.push(line) });
+    const store = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: false,
+      notify: (line) => notes.push(line),
+    });
     expect(Object.keys(store.ledger.resources)).toEqual(['TrunkIpAcl/a']);
-    expect(notes).toEqual([`the last record of the journal of ${file} was cut short by a crash and is ignored (record 3)`]);
+    expect(notes).toEqual([
+      `the last record of the journal of ${file} was cut short by a crash and is ignored (record 3)`,
+    ]);
     await store.close();
 
     await writeFile(journalPath(file), `${intent(1, 'a')}\n{"type":"intent","se\n${intent(3, 'b')}\n`);
@@ -115,7 +176,9 @@ describe('damage is loud', () => {
       message: `record 2 of 3 in the journal of ${file} is damaged (it starts "{\\"type\\":\\"intent\\",\\"se"); only a torn last record is ignored. Restore the journal from a backup, or remove that record by hand if you know what it was`,
     });
     await writeFile(journalPath(file), `${intent(1, 'a')}\n[1,2]\n${intent(3, 'b')}\n`);
-    await expect(LedgerStore.open(new FileBackend(file), { binding, lock: false })).rejects.toMatchObject({ code: 'journal_corrupt' });
+    await expect(LedgerStore.open(new FileBackend(file), { binding, lock: false })).rejects.toMatchObject({
+      code: 'journal_corrupt',
+    });
   });
 
   it('reports a ledger that exists only as a journal instead of saying there is no state', async () => {
@@ -135,13 +198,23 @@ describe('damage is loud', () => {
   it('takes over an empty or damaged lock file once it is older than the bound, and says so', async () => {
     const file = join(await folder(), 'telform.state.json');
     await writeFile(lockPath(file), '');
-    await expect(LedgerStore.open(new FileBackend(file), { binding, lock: true })).rejects.toMatchObject({ code: 'state_locked' });
+    await expect(LedgerStore.open(new FileBackend(file), { binding, lock: true })).rejects.toMatchObject({
+      code: 'state_locked',
+    });
     const old = new Date(Date.now() - unreadableLockTakeoverMs - 5_000);
     await utimes(lockPath(file), old, old);
     const notes: string[] = [];
-    const store = await LedgerStore.open(new FileBackend(file), { binding, lock: true, notify: (line) => notes.push(line) });
+    const store = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: true,
+      notify: (line) => notes.push(line),
+    });
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(new RegExp(`^took over the lock ${lockPath(file).replace(/[.]/g, '\\.')}: it names no holder \\(empty or damaged\\) and is 1[56] s old$`));
+    expect(notes[0]).toMatch(
+      new RegExp(
+        `^took over the lock ${lockPath(file).replace(/[.]/g, '\\.')}: it names no holder \\(empty or damaged\\) and is 1[56] s old$`,
+      ),
+    );
     expect(JSON.parse(await readFile(lockPath(file), 'utf8'))).toMatchObject({ pid: process.pid });
     await store.close();
 
@@ -160,7 +233,10 @@ describe('a torn journal tail', () => {
     await store.recordIntent({ address: 'TrunkIpAcl/b', kind: 'TrunkIpAcl', action: 'create' });
     const lines = (await readFile(journalPath(file), 'utf8')).split('\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines.slice(0, -1).map((line) => (JSON.parse(line) as { seq: number; address: string }).address)).toEqual(['TrunkIpAcl/a', 'TrunkIpAcl/b']);
+    expect(lines.slice(0, -1).map((line) => (JSON.parse(line) as { seq: number; address: string }).address)).toEqual([
+      'TrunkIpAcl/a',
+      'TrunkIpAcl/b',
+    ]);
     // Killed here: the next run reads both intents, and no damage.
     const next = await LedgerStore.open(new FileBackend(file), { binding, lock: false });
     expect(next.uncertain.map((open) => open.address)).toEqual(['TrunkIpAcl/a', 'TrunkIpAcl/b']);
@@ -176,21 +252,36 @@ describe('a ledger parsed earlier in the run', () => {
     await writeFile(file, text);
     const peeked = parseLedger(text, file);
 
-    const reading = await LedgerStore.open(new FileBackend(file), { binding, lock: false, parsed: { text, ledger: peeked } });
+    const reading = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: false,
+      parsed: { text, ledger: peeked },
+    });
     expect(reading.ledger).toBe(peeked);
     await reading.close();
 
     // The state changed since it was peeked: the stored text is what counts.
-    const changed = serializeLedger({ ...emptyLedger('local', 'MA1'), resources: { 'TrunkIpAcl/b': entry('b', 'id-b') } });
+    const changed = serializeLedger({
+      ...emptyLedger('local', 'MA1'),
+      resources: { 'TrunkIpAcl/b': entry('b', 'id-b') },
+    });
     await writeFile(file, changed);
-    const fresh = await LedgerStore.open(new FileBackend(file), { binding, lock: false, parsed: { text, ledger: peeked } });
+    const fresh = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: false,
+      parsed: { text, ledger: peeked },
+    });
     expect(fresh.ledger).not.toBe(peeked);
     expect(Object.keys(fresh.ledger.resources)).toEqual(['TrunkIpAcl/b']);
     await fresh.close();
 
     // A run that takes the lock always reads what it locked.
     await writeFile(file, text);
-    const locked = await LedgerStore.open(new FileBackend(file), { binding, lock: true, parsed: { text, ledger: peeked } });
+    const locked = await LedgerStore.open(new FileBackend(file), {
+      binding,
+      lock: true,
+      parsed: { text, ledger: peeked },
+    });
     expect(locked.ledger).not.toBe(peeked);
     expect(locked.ledger).toEqual(peeked);
     await locked.close();

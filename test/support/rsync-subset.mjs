@@ -5,7 +5,19 @@
 //   -a (recursive, keep modes and times), -R (keep each source's path under the destination),
 //   --delete, --delete-excluded, --exclude PATTERN, --exclude-from FILE.
 // Any other option is refused (exit 1), so a future gitlab-ci-local that needs more fails loudly.
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, utimesSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs';
 import { join, posix } from 'node:path';
 
 const usage = (message) => {
@@ -103,7 +115,10 @@ for (const operand of operands) {
   }
   if (options.relative) {
     // -R: the source's path as given (less a leading "./" or "/") is kept under the destination.
-    const kept = posix.normalize(operand).replace(/^(\.\/|\/)+/, '').replace(/\/$/, '');
+    const kept = posix
+      .normalize(operand)
+      .replace(/^(\.\/|\/)+/, '')
+      .replace(/\/$/, '');
     if (kept === '.' || kept === '') copyEntry(operand, destination, '');
     else {
       const parts = kept.split('/');

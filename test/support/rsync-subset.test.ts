@@ -11,7 +11,11 @@ let work: string;
 let bin: string;
 
 function sh(script: string, cwd: string): { code: number | null; stderr: string } {
-  const result = spawnSync('bash', ['-c', script], { cwd, encoding: 'utf8', env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` } });
+  const result = spawnSync('bash', ['-c', script], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+  });
   return { code: result.status, stderr: result.stderr };
 }
 
@@ -74,7 +78,13 @@ describe('the rsync subset given to gitlab-ci-local', () => {
   });
 
   it('reports a missing source with rsync exit code 23 and refuses options it does not implement', () => {
-    expect(sh('rsync -Ra missing.json out/.', work)).toEqual({ code: 23, stderr: 'rsync: link_stat "missing.json" failed: No such file or directory (2)\n' });
-    expect(sh('rsync -az a b', work)).toEqual({ code: 1, stderr: 'rsync (telform test subset): option -az is not supported\n' });
+    expect(sh('rsync -Ra missing.json out/.', work)).toEqual({
+      code: 23,
+      stderr: 'rsync: link_stat "missing.json" failed: No such file or directory (2)\n',
+    });
+    expect(sh('rsync -az a b', work)).toEqual({
+      code: 1,
+      stderr: 'rsync (telform test subset): option -az is not supported\n',
+    });
   });
 });

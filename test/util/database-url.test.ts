@@ -7,7 +7,9 @@ describe('state URLs in messages', () => {
     expect(redactUrl('postgres://u@db/telform?sslmode=require&password=pw&sslpassword=key')).toBe(
       'postgres://u@db/telform?sslmode=require&password=***&sslpassword=***',
     );
-    expect(redactUrl('postgresql://u@db/telform?application_name=a')).toBe('postgresql://u@db/telform?application_name=a');
+    expect(redactUrl('postgresql://u@db/telform?application_name=a')).toBe(
+      'postgresql://u@db/telform?application_name=a',
+    );
     // Not a URL the parser takes: masked by pattern all the same.
     expect(redactUrl('postgres://u:p w@[bad/x?password=pw')).toBe('postgres://u:***@[bad/x?password=***');
   });

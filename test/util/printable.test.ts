@@ -7,7 +7,9 @@ describe('printable', () => {
     expect(printable('pbx\u001b[2J\u001b[H')).toBe('pbx\\u001b[2J\\u001b[H');
     expect(printable('a\r\nPlan: 0 to create\tx')).toBe('a\\r\\nPlan: 0 to create\\tx');
     expect(printable('\u007f\u009b31m')).toBe('\\u007f\\u009b31m');
-    expect(printable('abc\u202edcba\u2066\u2069\u200e\u061c\u2028')).toBe('abc\\u202edcba\\u2066\\u2069\\u200e\\u061c\\u2028');
+    expect(printable('abc\u202edcba\u2066\u2069\u200e\u061c\u2028')).toBe(
+      'abc\\u202edcba\\u2066\\u2069\\u200e\\u061c\\u2028',
+    );
     expect(printable('Büro-PBX 東京 ✓ "quoted" \\ back')).toBe('Büro-PBX 東京 ✓ "quoted" \\ back');
   });
 
@@ -23,7 +25,10 @@ describe('printable', () => {
 
 describe('an API error message', () => {
   it('quotes the API message and the path escaped, and keeps the raw message in its details', () => {
-    const error = new ApiRequestError(400, 'bad name \u001b[2J\r\nok', { method: 'POST', path: 'Zentrunk/Trunk/\u202eid/' });
+    const error = new ApiRequestError(400, 'bad name \u001b[2J\r\nok', {
+      method: 'POST',
+      path: 'Zentrunk/Trunk/\u202eid/',
+    });
     expect(error.message).toBe('the API answered 400 to POST Zentrunk/Trunk/\\u202eid/: bad name \\u001b[2J\\r\\nok');
     expect(error.details).toMatchObject({ api_message: 'bad name \u001b[2J\r\nok' });
   });

@@ -7,9 +7,17 @@ import type { ApprovalOptionValues, SecretFileOptionValue } from '../plan-comman
 import type { ValuesOptionValues } from '../values-options.js';
 import type { WavesOptionValues } from '../waves-options.js';
 import { Problems, type GivenFlags, type Parsed } from './parsed.js';
-import { checkAccountsOnly, checkFormat, checkManifestSource, checkScope, checkValues, parseRollout } from './shared.js';
+import {
+  checkAccountsOnly,
+  checkFormat,
+  checkManifestSource,
+  checkScope,
+  checkValues,
+  parseRollout,
+} from './shared.js';
 
-export interface ApplyFlags extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
+export interface ApplyFlags
+  extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues, WavesOptionValues {
   format: Format;
   /** With a saved plan: apply it to a replica of the account first. */
   rehearse?: boolean;
@@ -23,12 +31,19 @@ export type ApplyInput =
   | { mode: 'saved-plan'; planFile: string; flags: ApplyFlags }
   | { mode: 'manifests'; flags: ApplyFlags };
 
-export function parseApplyArguments(planFile: string | undefined, flags: ApplyFlags, given: GivenFlags): Parsed<ApplyInput> {
+export function parseApplyArguments(
+  planFile: string | undefined,
+  flags: ApplyFlags,
+  given: GivenFlags,
+): Parsed<ApplyInput> {
   const problems = new Problems();
   const values = flags.values !== undefined || flags.value.length > 0;
   checkAccountsOnly(problems, flags, given, 'apply');
   checkManifestSource(problems, flags);
-  problems.check(planFile !== undefined && flags.file.length > 0, 'give either a saved plan file or -f manifests, not both');
+  problems.check(
+    planFile !== undefined && flags.file.length > 0,
+    'give either a saved plan file or -f manifests, not both',
+  );
   checkValues(problems, flags);
   problems.check(
     planFile !== undefined && values,
@@ -36,7 +51,10 @@ export function parseApplyArguments(planFile: string | undefined, flags: ApplyFl
   );
   const rollout = parseRollout(problems, flags);
   checkScope(problems, flags, { accounts: flags.accounts !== undefined, planFile });
-  problems.check(planFile !== undefined && flags.accounts !== undefined, 'a saved plan is for one account: give either a plan file or --accounts');
+  problems.check(
+    planFile !== undefined && flags.accounts !== undefined,
+    'a saved plan is for one account: give either a plan file or --accounts',
+  );
   problems.check(
     planFile !== undefined && flags.policy.length > 0,
     `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`,
@@ -45,7 +63,10 @@ export function parseApplyArguments(planFile: string | undefined, flags: ApplyFl
     planFile === undefined && flags.accounts === undefined && flags.file.length === 0 && !flags.destroy,
     'no manifests given: pass -f PATH (repeatable), or a saved plan file',
   );
-  problems.check(flags.rehearse === true && planFile === undefined, '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)');
+  problems.check(
+    flags.rehearse === true && planFile === undefined,
+    '--rehearse rehearses a saved plan: give the plan file (or use `telform plan --rehearse`)',
+  );
   checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'apply');
   // Runs that cannot ask: refused before anything is read.
   problems.refuse(
@@ -59,7 +80,8 @@ export function parseApplyArguments(planFile: string | undefined, flags: ApplyFl
     'apply --format json does not ask: pass --auto-approve (review with `telform plan` first), or apply a saved plan',
   );
   return problems.result((): ApplyInput => {
-    if (flags.accounts !== undefined) return { mode: 'accounts', accountsFile: flags.accounts, ...(rollout ? { rollout } : {}), flags };
+    if (flags.accounts !== undefined)
+      return { mode: 'accounts', accountsFile: flags.accounts, ...(rollout ? { rollout } : {}), flags };
     if (planFile !== undefined) return { mode: 'saved-plan', planFile, flags };
     return { mode: 'manifests', flags };
   });

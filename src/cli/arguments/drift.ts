@@ -25,8 +25,14 @@ export function parseDriftArguments(flags: DriftFlags, given: GivenFlags): Parse
   checkManifestSource(problems, flags);
   checkValues(problems, flags);
   problems.check(flags.accept.length > 0 && !flags.write, '--accept chooses what --write writes: give --write too');
-  problems.check(flags.write === true && flags.accounts !== undefined, "--write rewrites one account's manifests: give either --write or --accounts");
-  problems.check(flags.write === true && given.has('format'), '--write writes manifests and prints what it wrote: give either --write or --format');
+  problems.check(
+    flags.write === true && flags.accounts !== undefined,
+    "--write rewrites one account's manifests: give either --write or --accounts",
+  );
+  problems.check(
+    flags.write === true && given.has('format'),
+    '--write writes manifests and prints what it wrote: give either --write or --format',
+  );
   if (!flags.write) checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'drift');
   return problems.result((): DriftInput => {
     if (flags.accounts !== undefined) return { mode: 'accounts', accountsFile: flags.accounts, flags };

@@ -3,5 +3,9 @@ import type { Command } from 'commander';
 import type { GivenFlags } from './parsed.js';
 
 export function givenFlags(command: Command): GivenFlags {
-  return new Set(command.options.map((option) => option.attributeName()).filter((attribute) => command.getOptionValueSource(attribute) === 'cli'));
+  return new Set(
+    command.options
+      .map((option) => option.attributeName())
+      .filter((attribute) => command.getOptionValueSource(attribute) === 'cli'),
+  );
 }

@@ -6,7 +6,8 @@
 // its own code, said only when the flags have no other problem.
 import { TelformError, type ErrorCode } from '../../util/errors.js';
 
-export type Parsed<T> = { input: T; problems?: undefined; code?: undefined } | { input?: undefined; problems: string[]; code?: ErrorCode };
+export type Parsed<T> =
+  { input: T; problems?: undefined; code?: undefined } | { input?: undefined; problems: string[]; code?: ErrorCode };
 
 /** Collects problems; `check` adds one when its condition holds. */
 export class Problems {

@@ -7,7 +7,8 @@ import type { ValuesOptionValues } from '../values-options.js';
 import { Problems, type GivenFlags, type Parsed } from './parsed.js';
 import { checkAccountsOnly, checkFormat, checkManifestSource, checkScope, checkValues } from './shared.js';
 
-export interface PlanFlags extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
+export interface PlanFlags
+  extends ApprovalOptionValues, AccountsOptionValues, SecretFileOptionValue, ValuesOptionValues {
   format: Format;
   out?: string;
   detailedExitcode?: boolean;
@@ -15,7 +16,8 @@ export interface PlanFlags extends ApprovalOptionValues, AccountsOptionValues, S
   rehearse?: boolean;
 }
 
-export type PlanInput = { mode: 'accounts'; accountsFile: string; flags: PlanFlags } | { mode: 'one'; flags: PlanFlags };
+export type PlanInput =
+  { mode: 'accounts'; accountsFile: string; flags: PlanFlags } | { mode: 'one'; flags: PlanFlags };
 
 export function parsePlanArguments(flags: PlanFlags, given: GivenFlags): Parsed<PlanInput> {
   const problems = new Problems();
@@ -25,7 +27,15 @@ export function parsePlanArguments(flags: PlanFlags, given: GivenFlags): Parsed<
   checkScope(problems, flags, { accounts: flags.accounts !== undefined });
   checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accounts' : 'plan');
   if (flags.rehearse === true) checkFormat(problems, flags.format, 'rehearsal');
-  problems.check(flags.rehearse === true && flags.accounts !== undefined, "--rehearse rehearses one account's plan on a replica of it: give either --rehearse or --accounts");
-  problems.check(flags.accounts !== undefined && flags.out !== undefined, 'a saved plan is for one account: give either -o FILE or --accounts');
-  return problems.result((): PlanInput => (flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', flags }));
+  problems.check(
+    flags.rehearse === true && flags.accounts !== undefined,
+    "--rehearse rehearses one account's plan on a replica of it: give either --rehearse or --accounts",
+  );
+  problems.check(
+    flags.accounts !== undefined && flags.out !== undefined,
+    'a saved plan is for one account: give either -o FILE or --accounts',
+  );
+  return problems.result((): PlanInput =>
+    flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', flags },
+  );
 }

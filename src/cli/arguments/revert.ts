@@ -24,11 +24,24 @@ export type RevertInput =
 
 export function parseRevertArguments(flags: RevertFlags): Parsed<RevertInput> {
   const problems = new Problems();
-  problems.check(flags.write === true && flags.out !== undefined, 'give either --write (into the manifests) or -o (a saved plan), not both');
-  problems.check(flags.write === true && flags.file.length === 0, '--write needs the manifests to write into: pass -f PATH (repeatable)');
-  problems.check(flags.write !== true && flags.file.length > 0, '-f is read only with --write: a revert is planned from the state and its history');
+  problems.check(
+    flags.write === true && flags.out !== undefined,
+    'give either --write (into the manifests) or -o (a saved plan), not both',
+  );
+  problems.check(
+    flags.write === true && flags.file.length === 0,
+    '--write needs the manifests to write into: pass -f PATH (repeatable)',
+  );
+  problems.check(
+    flags.write !== true && flags.file.length > 0,
+    '-f is read only with --write: a revert is planned from the state and its history',
+  );
   // A saved revert waits when it is applied: `telform apply FILE --wait`.
-  problems.check(flags.wait !== undefined && (flags.write === true || flags.out !== undefined), () => `--wait is read only when the revert is applied, not with ${flags.write ? '--write' : '-o'}${flags.out ? `; wait when applying it: telform apply ${flags.out} --wait DURATION` : ''}`);
+  problems.check(
+    flags.wait !== undefined && (flags.write === true || flags.out !== undefined),
+    () =>
+      `--wait is read only when the revert is applied, not with ${flags.write ? '--write' : '-o'}${flags.out ? `; wait when applying it: telform apply ${flags.out} --wait DURATION` : ''}`,
+  );
   return problems.result((): RevertInput => {
     if (flags.write) return { mode: 'write', files: flags.file };
     if (flags.out !== undefined) return { mode: 'save', out: flags.out, flags };

@@ -28,20 +28,38 @@ export interface ServeFlags extends ValuesOptionValues {
 /** The flags with every repeatable one as a list. */
 export type ServeFlagValues = ServeFlags & { file: string[]; only: string[]; policy: string[] };
 
-export type ServeInput = { mode: 'accounts'; accountsFile: string; flags: ServeFlagValues } | { mode: 'one'; paths: string[]; flags: ServeFlagValues };
+export type ServeInput =
+  | { mode: 'accounts'; accountsFile: string; flags: ServeFlagValues }
+  | { mode: 'one'; paths: string[]; flags: ServeFlagValues };
 
 export function parseServeArguments(given: ServeFlags): Parsed<ServeInput> {
   const problems = new Problems();
-  const flags: ServeFlagValues = { ...given, file: given.file ?? [], only: given.only ?? [], policy: given.policy ?? [] };
+  const flags: ServeFlagValues = {
+    ...given,
+    file: given.file ?? [],
+    only: given.only ?? [],
+    policy: given.policy ?? [],
+  };
   checkManifestSource(problems, flags);
   checkValues(problems, flags);
-  problems.check(flags.accounts === undefined && flags.file.length === 0, 'no manifests given: pass -f PATH (repeatable) or --accounts FILE');
-  problems.check(flags.accounts === undefined && (flags.only.length > 0 || flags.shard !== undefined), '--only and --shard choose accounts of --accounts FILE');
+  problems.check(
+    flags.accounts === undefined && flags.file.length === 0,
+    'no manifests given: pass -f PATH (repeatable) or --accounts FILE',
+  );
+  problems.check(
+    flags.accounts === undefined && (flags.only.length > 0 || flags.shard !== undefined),
+    '--only and --shard choose accounts of --accounts FILE',
+  );
   // A user or password in the URL would travel in every request line's logs and error messages: refused
   // at start, and the refusal does not repeat the URL.
-  problems.check(notifyHasUserInfo(flags.notify), '--notify must not carry a user or password in its URL (they would end up in logs): give the receiver a URL without them');
+  problems.check(
+    notifyHasUserInfo(flags.notify),
+    '--notify must not carry a user or password in its URL (they would end up in logs): give the receiver a URL without them',
+  );
   return problems.result((): ServeInput =>
-    flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', paths: flags.file, flags },
+    flags.accounts !== undefined
+      ? { mode: 'accounts', accountsFile: flags.accounts, flags }
+      : { mode: 'one', paths: flags.file, flags },
   );
 }
 

@@ -19,15 +19,29 @@ const accountsOnlyFlags: ReadonlyArray<[string, string]> = [
 ];
 
 /** Without --accounts a run reads none of them: a --shard in a single-account job must not pass for a partition. */
-export function checkAccountsOnly(problems: Problems, options: AccountsOptionValues, given: GivenFlags, command: string): void {
+export function checkAccountsOnly(
+  problems: Problems,
+  options: AccountsOptionValues,
+  given: GivenFlags,
+  command: string,
+): void {
   if (options.accounts !== undefined) return;
   const flag = accountsOnlyFlags.find(([attribute]) => given.has(attribute));
-  problems.check(flag !== undefined, () => `${flag?.[1]} works only with --accounts FILE; this ${command} runs the one account of -f`);
+  problems.check(
+    flag !== undefined,
+    () => `${flag?.[1]} works only with --accounts FILE; this ${command} runs the one account of -f`,
+  );
 }
 
 /** Manifests come from -f or from the accounts file, never both. */
-export function checkManifestSource(problems: Problems, options: { accounts?: string | undefined; file: readonly string[] }): void {
-  problems.check(options.accounts !== undefined && options.file.length > 0, 'give either --accounts FILE or -f manifests, not both');
+export function checkManifestSource(
+  problems: Problems,
+  options: { accounts?: string | undefined; file: readonly string[] },
+): void {
+  problems.check(
+    options.accounts !== undefined && options.file.length > 0,
+    'give either --accounts FILE or -f manifests, not both',
+  );
 }
 
 /** An accounts run takes each account's values from the accounts file. */
@@ -40,32 +54,77 @@ export function checkValues(problems: Problems, options: ValuesOptionValues): vo
 }
 
 /** `--target`, `--exclude` and `--destroy` name one account's resources, and a teardown reads no manifest. */
-export function checkScope(problems: Problems, options: ApprovalOptionValues, context: { accounts: boolean; planFile?: string | undefined }): void {
-  const scoped = [...(options.target.length > 0 ? ['--target'] : []), ...(options.exclude.length > 0 ? ['--exclude'] : []), ...(options.destroy ? ['--destroy'] : [])];
+export function checkScope(
+  problems: Problems,
+  options: ApprovalOptionValues,
+  context: { accounts: boolean; planFile?: string | undefined },
+): void {
+  const scoped = [
+    ...(options.target.length > 0 ? ['--target'] : []),
+    ...(options.exclude.length > 0 ? ['--exclude'] : []),
+    ...(options.destroy ? ['--destroy'] : []),
+  ];
   const [first] = scoped;
-  problems.check(first !== undefined && context.accounts, `${first} is about the resources of one account: give either ${first} or --accounts`);
+  problems.check(
+    first !== undefined && context.accounts,
+    `${first} is about the resources of one account: give either ${first} or --accounts`,
+  );
   problems.check(
     first !== undefined && context.planFile !== undefined,
-    () => `${context.planFile} is applied as it was planned: give ${first} to \`telform plan\`, not to the apply of a saved plan`,
+    () =>
+      `${context.planFile} is applied as it was planned: give ${first} to \`telform plan\`, not to the apply of a saved plan`,
   );
-  problems.check(options.destroy === true && options.file.length > 0, '--destroy deletes everything the state manages and reads no manifests: give either -f or --destroy');
-  problems.check(options.destroy === true && options.target.length > 0, '--destroy covers everything the state manages: leave out parts with --exclude, not --target');
+  problems.check(
+    options.destroy === true && options.file.length > 0,
+    '--destroy deletes everything the state manages and reads no manifests: give either -f or --destroy',
+  );
+  problems.check(
+    options.destroy === true && options.target.length > 0,
+    '--destroy covers everything the state manages: leave out parts with --exclude, not --target',
+  );
 }
 
 /** The rollout the flags ask for, or undefined for an apply of every account at once. */
-export function parseRollout(problems: Problems, options: WavesOptionValues & AccountsOptionValues): RolloutOptions | undefined {
+export function parseRollout(
+  problems: Problems,
+  options: WavesOptionValues & AccountsOptionValues,
+): RolloutOptions | undefined {
   const rollout = options.waves !== undefined || options.resume === true;
-  problems.check(options.ignoreRollout === true && !options.accounts, '--ignore-rollout is for an apply over --accounts FILE');
-  problems.check(rollout && options.ignoreRollout === true, '--ignore-rollout is for an apply of every account at once: give it without --waves or --resume');
+  problems.check(
+    options.ignoreRollout === true && !options.accounts,
+    '--ignore-rollout is for an apply over --accounts FILE',
+  );
+  problems.check(
+    rollout && options.ignoreRollout === true,
+    '--ignore-rollout is for an apply of every account at once: give it without --waves or --resume',
+  );
   if (!rollout) {
-    problems.check(options.canary.length > 0 || options.soak !== undefined || options.restart === true, '--canary, --soak and --restart are for a rollout in waves: give --waves too');
+    problems.check(
+      options.canary.length > 0 || options.soak !== undefined || options.restart === true,
+      '--canary, --soak and --restart are for a rollout in waves: give --waves too',
+    );
     return undefined;
   }
-  problems.check(!options.accounts, '--waves and --resume roll out over the accounts of an accounts file: give --accounts FILE');
-  problems.check(options.resume === true && options.waves !== undefined, '--resume continues the waves recorded when the rollout started: give --resume without --waves');
-  problems.check(options.resume === true && options.canary.length > 0, '--resume continues the waves recorded when the rollout started: give --resume without --canary');
-  problems.check(options.resume === true && options.only.length > 0, '--resume continues the accounts recorded when the rollout started: give --resume without --only');
-  problems.check(options.shard !== undefined, '--waves and --resume roll out over every account of one run: give them without --shard');
+  problems.check(
+    !options.accounts,
+    '--waves and --resume roll out over the accounts of an accounts file: give --accounts FILE',
+  );
+  problems.check(
+    options.resume === true && options.waves !== undefined,
+    '--resume continues the waves recorded when the rollout started: give --resume without --waves',
+  );
+  problems.check(
+    options.resume === true && options.canary.length > 0,
+    '--resume continues the waves recorded when the rollout started: give --resume without --canary',
+  );
+  problems.check(
+    options.resume === true && options.only.length > 0,
+    '--resume continues the accounts recorded when the rollout started: give --resume without --only',
+  );
+  problems.check(
+    options.shard !== undefined,
+    '--waves and --resume roll out over every account of one run: give them without --shard',
+  );
   const waves = options.waves === undefined ? undefined : problems.attempt(() => parseWaves(options.waves as string));
   return {
     ...(waves !== undefined ? { waves } : {}),

@@ -15,16 +15,23 @@ export interface ValidateFlags extends SecretFileOptionValue, ValuesOptionValues
   scope?: string[];
 }
 
-export type ValidateInput = { mode: 'accounts'; accountsFile: string; flags: ValidateFlags } | { mode: 'one'; paths: string[]; flags: ValidateFlags };
+export type ValidateInput =
+  | { mode: 'accounts'; accountsFile: string; flags: ValidateFlags }
+  | { mode: 'one'; paths: string[]; flags: ValidateFlags };
 
 export function parseValidateArguments(flags: ValidateFlags): Parsed<ValidateInput> {
   const problems = new Problems();
   const file = flags.file ?? [];
   checkManifestSource(problems, { ...flags, file });
   checkValues(problems, flags);
-  problems.check(flags.accounts === undefined && file.length === 0, 'no manifests given: pass -f PATH (repeatable), or --accounts FILE');
+  problems.check(
+    flags.accounts === undefined && file.length === 0,
+    'no manifests given: pass -f PATH (repeatable), or --accounts FILE',
+  );
   checkFormat(problems, flags.format, flags.accounts !== undefined ? 'accountsValidation' : 'validation');
   return problems.result((): ValidateInput =>
-    flags.accounts !== undefined ? { mode: 'accounts', accountsFile: flags.accounts, flags } : { mode: 'one', paths: file, flags },
+    flags.accounts !== undefined
+      ? { mode: 'accounts', accountsFile: flags.accounts, flags }
+      : { mode: 'one', paths: file, flags },
   );
 }

@@ -13,8 +13,14 @@ import { requireAccount } from './admin-seed.js';
  */
 
 const manualDecline = {
-  brand: { code: 'TCR_MANUAL_DECLINE', message: 'The registry declined the brand (decided through the emulator\'s admin route).' },
-  campaign: { error_code: 'CAMPAIGN_VETTING_DECLINED', error_reason: 'The carriers declined the campaign in vetting (decided through the emulator\'s admin route).' },
+  brand: {
+    code: 'TCR_MANUAL_DECLINE',
+    message: "The registry declined the brand (decided through the emulator's admin route).",
+  },
+  campaign: {
+    error_code: 'CAMPAIGN_VETTING_DECLINED',
+    error_reason: "The carriers declined the campaign in vetting (decided through the emulator's admin route).",
+  },
 };
 
 /** The registration's steps from now: PROCESSING until now, then `status` (no later expiry). */
@@ -30,21 +36,25 @@ export const adminRegistryRoutes: AdminRoute[] = [
     handle: ({ runtime, params, body }) => {
       const account = requireAccount(runtime, params.auth_id as string);
       const { decision, brand_id: brandId, campaign_id: campaignId } = body;
-      if (decision !== 'approve' && decision !== 'decline') throw new ApiError(400, 'decision must be approve or decline');
-      if ((typeof brandId === 'string') === (typeof campaignId === 'string')) throw new ApiError(400, 'give either brand_id or campaign_id');
+      if (decision !== 'approve' && decision !== 'decline')
+        throw new ApiError(400, 'decision must be approve or decline');
+      if ((typeof brandId === 'string') === (typeof campaignId === 'string'))
+        throw new ApiError(400, 'give either brand_id or campaign_id');
       const now = runtime.now();
       if (typeof brandId === 'string') {
         const brand = account.brands.get(brandId);
         if (!brand) throw new ApiError(404, `brand ${brandId} not found`);
         const status = statusAt(brand.registration, now);
-        if (status !== 'PROCESSING') throw new ApiError(409, `brand ${brandId} is already ${status}: the registry decides once`);
+        if (status !== 'PROCESSING')
+          throw new ApiError(409, `brand ${brandId} is already ${status}: the registry decides once`);
         decideNow(brand.registration, decision === 'approve' ? 'COMPLETED' : 'FAILED', now);
         brand.declined_reasons = decision === 'approve' ? [] : [manualDecline.brand];
       } else {
         const campaign = account.campaigns.get(campaignId as string);
         if (!campaign) throw new ApiError(404, `campaign ${String(campaignId)} not found`);
         const status = statusAt(campaign.registration, now);
-        if (status !== 'PROCESSING') throw new ApiError(409, `campaign ${String(campaignId)} is already ${status}: the registry decides once`);
+        if (status !== 'PROCESSING')
+          throw new ApiError(409, `campaign ${String(campaignId)} is already ${status}: the registry decides once`);
         decideNow(campaign.registration, decision === 'approve' ? 'ACTIVE' : 'FAILED', now);
         campaign.decline = decision === 'approve' ? null : manualDecline.campaign;
       }

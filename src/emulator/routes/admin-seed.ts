@@ -49,7 +49,8 @@ function readNumber(account: AccountState, body: JsonObject, createdAt: string):
     app_id: appId,
     campaign_id: campaignId,
     // A number linked without a stated status is taken as linked (COMPLETED).
-    campaign_link_status: campaignId === null ? null : ((status ?? 'COMPLETED') as NumberRecord['campaign_link_status']),
+    campaign_link_status:
+      campaignId === null ? null : ((status ?? 'COMPLETED') as NumberRecord['campaign_link_status']),
     link: null,
     ...(row ? { row: { ...(row as JsonObject) } } : {}),
     created_at: createdAt,
@@ -64,7 +65,8 @@ export const adminSeedRoutes: AdminRoute[] = [
       const account = requireAccount(runtime, params.auth_id as string);
       const appId = optionalText(body, 'app_id');
       if (appId !== null && !/^[0-9]{1,25}$/.test(appId)) throw new ApiError(400, 'app_id must be 1 to 25 digits');
-      if (appId !== null && account.applications.has(appId)) throw new ApiError(409, `application ${appId} already exists`);
+      if (appId !== null && account.applications.has(appId))
+        throw new ApiError(409, `application ${appId} already exists`);
       const record = buildApplication(account, body, runtime, appId ?? undefined);
       account.applications.set(record.app_id, record);
       return json(201, { application: presentApplication(record, `/v1/Account/${account.authId}`) });

@@ -55,8 +55,16 @@ export const adminRoutes: AdminRoute[] = [
       const advance = body.advance_ms;
       // The clock must stay a valid date with a four-digit year: past that, every timestamp the
       // emulator writes would fail (or change shape), so such a move is refused, never applied.
-      if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0 || runtime.now().getTime() + advance > latestClockMs) {
-        throw new ApiError(400, 'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000');
+      if (
+        typeof advance !== 'number' ||
+        !Number.isFinite(advance) ||
+        advance < 0 ||
+        runtime.now().getTime() + advance > latestClockMs
+      ) {
+        throw new ApiError(
+          400,
+          'advance_ms must be a non-negative number of milliseconds that keeps the clock before the year 10000',
+        );
       }
       runtime.advanceClock(advance);
       // Registrations that came due fire their status callbacks now (registry-sync.ts).
@@ -74,7 +82,8 @@ export const adminRoutes: AdminRoute[] = [
       }
       if (typeof authToken !== 'string' || authToken.length < 1) throw new ApiError(400, 'auth_token is required');
       const existing = runtime.state.accounts.get(authId);
-      if (existing && existing.authToken !== authToken) throw new ApiError(409, `account ${authId} exists with another token`);
+      if (existing && existing.authToken !== authToken)
+        throw new ApiError(409, `account ${authId} exists with another token`);
       runtime.ensureAccount(authId, authToken);
       return json(existing ? 200 : 201, { auth_id: authId });
     },

@@ -31,7 +31,11 @@ export const seededApplications: ReadonlyArray<{ app_id: string; app_name: strin
  * The application as the API reads it. With the production shapes an unset SIP auth field reads `null`,
  * as third parties report live (the ideal shapes keep the documented `""`).
  */
-export function presentApplication(record: ApplicationRecord, accountBase: string, shapes: Shapes = 'ideal'): JsonObject {
+export function presentApplication(
+  record: ApplicationRecord,
+  accountBase: string,
+  shapes: Shapes = 'ideal',
+): JsonObject {
   const sipField = (value: string): string | null => (value === '' && shapes === 'production' ? null : value);
   return {
     app_id: record.app_id,
@@ -119,7 +123,8 @@ function applySipAuth(account: AccountState, record: ApplicationRecord, body: Js
   const acl = needsAcl ? (aclInput ?? record.ip_acl_uuid) : '';
   const credential = needsCredential ? (credentialInput ?? record.credential_uuid) : '';
   if (needsAcl && acl === '') throw new ApiError(400, `ip_acl_uuid is required when sip_auth_type is ${type}`);
-  if (needsCredential && credential === '') throw new ApiError(400, `credential_uuid is required when sip_auth_type is ${type}`);
+  if (needsCredential && credential === '')
+    throw new ApiError(400, `credential_uuid is required when sip_auth_type is ${type}`);
   if (needsAcl && !account.sipAcls.has(acl)) {
     throw new ApiError(400, `ip_acl_uuid ${acl} is not an IP access control list of this account`);
   }
@@ -136,7 +141,12 @@ function applySipAuth(account: AccountState, record: ApplicationRecord, body: Js
  * `app_id`). `app_name` and `answer_url` are required, with production's message
  * (production's documentation quotes "answer_url parameter is missing"). Nothing is stored on error.
  */
-export function buildApplication(account: AccountState, body: JsonObject, runtime: Runtime, appId?: string): ApplicationRecord {
+export function buildApplication(
+  account: AccountState,
+  body: JsonObject,
+  runtime: Runtime,
+  appId?: string,
+): ApplicationRecord {
   for (const field of ['app_name', 'answer_url']) {
     const value = optionalString(body, field);
     if (value === undefined || value === '') throw new ApiError(400, `${field} parameter is missing`);
@@ -203,7 +213,14 @@ export const applicationRoutes: Route[] = [
     method: 'GET',
     path: itemPath,
     handle: ({ account, params, accountBase, runtime }) =>
-      json(200, presentApplication(findOr404(account.applications, params.app_id as string, 'application'), accountBase, runtime.config.shapes)),
+      json(
+        200,
+        presentApplication(
+          findOr404(account.applications, params.app_id as string, 'application'),
+          accountBase,
+          runtime.config.shapes,
+        ),
+      ),
   },
   {
     method: 'POST',

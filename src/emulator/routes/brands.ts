@@ -60,9 +60,13 @@ function createBrand(account: AccountState, body: JsonObject, runtime: Runtime):
   const profile = account.profiles.get(profileUuid);
   if (!profile) throw new ApiError(400, `profile_uuid ${profileUuid} does not name a profile of this account`);
   if (profile.used_by_brand_id !== null) {
-    throw new ApiError(400, `profile_uuid ${profileUuid} was already used to create brand ${profile.used_by_brand_id}; a profile makes one brand only`);
+    throw new ApiError(
+      400,
+      `profile_uuid ${profileUuid} was already used to create brand ${profile.used_by_brand_id}; a profile makes one brand only`,
+    );
   }
-  if ((profile.ein ?? '') === '') throw new ApiError(400, `profile_uuid ${profileUuid} holds no EIN; a STANDARD brand needs a profile with one`);
+  if ((profile.ein ?? '') === '')
+    throw new ApiError(400, `profile_uuid ${profileUuid} holds no EIN; a STANDARD brand needs a profile with one`);
   const submittedAt = runtime.now();
   const brandId = freshId(account.brands, () => runtime.registryId('B'));
   const decision = decideBrand({ brand_alias: brandAlias });
@@ -114,7 +118,10 @@ export const brandRoutes: Route[] = [
       const brand = createBrand(account, body, runtime);
       account.brands.set(brand.brand_id, brand);
       watchRegistration(account, runtime, brand.registration);
-      return json(200, { brand_id: brand.brand_id, message: 'Request to create brand was received and is being processed.' });
+      return json(200, {
+        brand_id: brand.brand_id,
+        message: 'Request to create brand was received and is being processed.',
+      });
     },
   },
   {
@@ -124,12 +131,22 @@ export const brandRoutes: Route[] = [
       syncRegistry(account, runtime);
       // Python's SDK sends `status` for `registration_status` (production's documentation).
       const status =
-        queryEnumAnyCase(query, 'registration_status', brandStatuses) ?? queryEnumAnyCase(query, 'status', brandStatuses);
+        queryEnumAnyCase(query, 'registration_status', brandStatuses) ??
+        queryEnumAnyCase(query, 'status', brandStatuses);
       const type = queryEnumAnyCase(query, 'type', ['STANDARD']);
       const brands = [...account.brands.values()].filter(
-        (brand) => (status === undefined || brandStatus(brand, runtime) === status) && (type === undefined || brand.brand_type === type),
+        (brand) =>
+          (status === undefined || brandStatus(brand, runtime) === status) &&
+          (type === undefined || brand.brand_type === type),
       );
-      return tendlcList(brands, query, `${accountBase}/10dlc/Brand/`, 'brands', (brand) => presentBrand(brand, runtime), { shapes: runtime.config.shapes });
+      return tendlcList(
+        brands,
+        query,
+        `${accountBase}/10dlc/Brand/`,
+        'brands',
+        (brand) => presentBrand(brand, runtime),
+        { shapes: runtime.config.shapes },
+      );
     },
   },
   {

@@ -31,7 +31,8 @@ const itemPath = '/10dlc/Campaign/:campaign_id/Number/:number/';
 /** `numbers`: a non-empty array of E.164 numbers (a `+` is optional); repeats count once. */
 function readNumbers(body: JsonObject): string[] {
   const raw = body.numbers;
-  if (!Array.isArray(raw) || raw.length === 0) throw new ApiError(400, 'numbers must be a non-empty array of phone numbers');
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new ApiError(400, 'numbers must be a non-empty array of phone numbers');
   const numbers = raw.map((item, index) => {
     const number = typeof item === 'string' ? normalizeNumber(item) : undefined;
     if (number === undefined) {
@@ -51,7 +52,11 @@ function campaignHeader(campaign: CampaignRecord): JsonObject {
 function presentLink(record: NumberRecord, now: Date, shapes: Shapes): JsonObject {
   const status = linkStatus(record, now);
   const failure = status === 'FAILED' && shapes === 'ideal' ? record.link?.failure : null;
-  return { number: record.number, status, ...(failure ? { error_code: failure.code, error_reason: failure.reason } : {}) };
+  return {
+    number: record.number,
+    status,
+    ...(failure ? { error_code: failure.code, error_reason: failure.reason } : {}),
+  };
 }
 
 /** The number in the path, which must be linked (in any status) to the campaign; 404 otherwise. */
@@ -70,7 +75,12 @@ function findCampaign({ account, params, runtime }: RouteContext): CampaignRecor
 }
 
 /** Checks every number against the rules above; returns the records to (re)link. */
-function numbersToLink(account: AccountState, campaign: CampaignRecord, numbers: readonly string[], now: Date): NumberRecord[] {
+function numbersToLink(
+  account: AccountState,
+  campaign: CampaignRecord,
+  numbers: readonly string[],
+  now: Date,
+): NumberRecord[] {
   const records: NumberRecord[] = [];
   for (const number of numbers) {
     const record = account.numbers.get(number);
@@ -79,7 +89,10 @@ function numbersToLink(account: AccountState, campaign: CampaignRecord, numbers:
     if (status === null || status === 'FAILED') {
       records.push(record);
     } else if (record.campaign_id !== campaign.campaign_id) {
-      throw new ApiError(400, `number ${number} is already linked to campaign ${record.campaign_id}; unlink it from that campaign first`);
+      throw new ApiError(
+        400,
+        `number ${number} is already linked to campaign ${record.campaign_id}; unlink it from that campaign first`,
+      );
     }
   }
   return records;
@@ -97,7 +110,10 @@ export const campaignNumberRoutes: Route[] = [
       const callback = callbackTarget(body);
       const status = campaignStatus(campaign, runtime);
       if (status !== 'ACTIVE') {
-        throw new ApiError(400, `campaign ${campaign.campaign_id} is ${status}; numbers can be linked only to an ACTIVE campaign`);
+        throw new ApiError(
+          400,
+          `campaign ${campaign.campaign_id} is ${status}; numbers can be linked only to an ACTIVE campaign`,
+        );
       }
       const now = runtime.now();
       for (const record of numbersToLink(account, campaign, numbers, now)) {
@@ -105,7 +121,11 @@ export const campaignNumberRoutes: Route[] = [
         record.campaign_id = campaign.campaign_id;
         record.campaign_link_status = null;
         forgetHeldLink(record);
-        record.link = { registration: numberLinkRegistration(failure, now, runtime.config.registryDelayMs), failure, callback };
+        record.link = {
+          registration: numberLinkRegistration(failure, now, runtime.config.registryDelayMs),
+          failure,
+          callback,
+        };
         watchRegistration(account, runtime, record.link.registration);
       }
       return json(200, {
@@ -120,9 +140,14 @@ export const campaignNumberRoutes: Route[] = [
       const { account, query, accountBase, runtime } = context;
       const campaign = findCampaign(context);
       const now = runtime.now();
-      const page = paginate(numbersOfCampaign(account, campaign.campaign_id), query, `${accountBase}/10dlc/Campaign/${campaign.campaign_id}/Number/`, {
-        leadingSlash: true,
-      });
+      const page = paginate(
+        numbersOfCampaign(account, campaign.campaign_id),
+        query,
+        `${accountBase}/10dlc/Campaign/${campaign.campaign_id}/Number/`,
+        {
+          leadingSlash: true,
+        },
+      );
       const shapes = runtime.config.shapes;
       return json(200, {
         ...campaignHeader(campaign),
@@ -137,7 +162,10 @@ export const campaignNumberRoutes: Route[] = [
     handle: (context) => {
       const campaign = findCampaign(context);
       const record = linkedNumber(context.account, campaign, context.params.number as string);
-      return json(200, { ...campaignHeader(campaign), phone_numbers: [presentLink(record, context.runtime.now(), context.runtime.config.shapes)] });
+      return json(200, {
+        ...campaignHeader(campaign),
+        phone_numbers: [presentLink(record, context.runtime.now(), context.runtime.config.shapes)],
+      });
     },
   },
   {
@@ -160,10 +188,18 @@ export const campaignNumberRoutes: Route[] = [
       if (callback) {
         const timestamp = runtime.nowIso();
         for (const status of ['created', 'success']) {
-          void sendCallback(runtime, account.authId, callback, { type: 'number_unlinking', campaign_id: campaign.campaign_id, number: record.number, status, timestamp });
+          void sendCallback(runtime, account.authId, callback, {
+            type: 'number_unlinking',
+            campaign_id: campaign.campaign_id,
+            number: record.number,
+            status,
+            timestamp,
+          });
         }
       }
-      return json(200, { message: `Request to unlink ${record.number} from campaign ${campaign.campaign_id} was received and is being processed` });
+      return json(200, {
+        message: `Request to unlink ${record.number} from campaign ${campaign.campaign_id} was received and is being processed`,
+      });
     },
   },
 ];

@@ -106,7 +106,10 @@ function checkField(field: UpdatableField, value: string | undefined): void {
   if (value === undefined) return;
   checkMinLength(field, value, minimumLength[field] ?? 0);
   if (field === 'help_keywords' && !capitalKeywordsPattern.test(value)) {
-    throw new ApiError(400, 'help_keywords must be comma-separated words in capitals, without spaces or special characters');
+    throw new ApiError(
+      400,
+      'help_keywords must be comma-separated words in capitals, without spaces or special characters',
+    );
   }
   if ((field === 'optin_keywords' || field === 'optout_keywords') && !keywordsPattern.test(value)) {
     throw new ApiError(400, `${field} must be comma-separated words without spaces or special characters`);
@@ -130,9 +133,11 @@ function readOptional(body: JsonObject, field: UpdatableField): string | undefin
 function readSubUseCases(body: JsonObject, usecase: string): string[] {
   const raw = body.sub_usecases;
   // The Python SDK sends `[]` when none were given (production's documentation).
-  const given = raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0) ? undefined : raw;
+  const given =
+    raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0) ? undefined : raw;
   if (!multiUseCases.includes(usecase)) {
-    if (given !== undefined) throw new ApiError(400, 'sub_usecases is allowed only when usecase is MIXED or LOW_VOLUME');
+    if (given !== undefined)
+      throw new ApiError(400, 'sub_usecases is allowed only when usecase is MIXED or LOW_VOLUME');
     return [];
   }
   if (given === undefined) throw new ApiError(400, `sub_usecases is required when usecase is ${usecase}`);
@@ -142,7 +147,8 @@ function readSubUseCases(body: JsonObject, usecase: string): string[] {
   const codes = given as string[];
   if (codes.length < 2 || codes.length > 5) throw new ApiError(400, 'sub_usecases must hold 2 to 5 use cases');
   for (const code of codes) {
-    if (!subUseCaseCodes.includes(code)) throw new ApiError(400, `sub_usecases must be chosen from ${subUseCaseCodes.join(', ')}`);
+    if (!subUseCaseCodes.includes(code))
+      throw new ApiError(400, `sub_usecases must be chosen from ${subUseCaseCodes.join(', ')}`);
   }
   if (new Set(codes).size !== codes.length) throw new ApiError(400, 'sub_usecases must not repeat a use case');
   return [...codes];
@@ -220,9 +226,13 @@ export function readCampaignContent(body: JsonObject): CampaignContent {
 export function readCampaignUpdate(body: JsonObject): Partial<Record<UpdatableField, string>> {
   for (const field of fixedFields) {
     const value = body[field];
-    const given = value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
+    const given =
+      value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
     if (given) {
-      throw new ApiError(400, `${field} cannot be updated; a campaign update may change only ${updatableFields.join(', ')}`);
+      throw new ApiError(
+        400,
+        `${field} cannot be updated; a campaign update may change only ${updatableFields.join(', ')}`,
+      );
     }
   }
   const changes: Partial<Record<UpdatableField, string>> = {};
@@ -231,7 +241,10 @@ export function readCampaignUpdate(body: JsonObject): Partial<Record<UpdatableFi
     if (value !== undefined) changes[field] = value;
   }
   if (Object.keys(changes).length === 0) {
-    throw new ApiError(400, `no updatable field given; a campaign update changes one or more of ${updatableFields.join(', ')}`);
+    throw new ApiError(
+      400,
+      `no updatable field given; a campaign update changes one or more of ${updatableFields.join(', ')}`,
+    );
   }
   return changes;
 }

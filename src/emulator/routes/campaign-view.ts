@@ -65,7 +65,8 @@ export function presentCampaign(campaign: CampaignRecord, runtime: Runtime): Jso
     attributes = { ...campaign.campaign_attributes };
     if (production) for (const attribute of unreadCampaignAttributes) delete attributes[attribute];
   }
-  const showsSubUseCases = (campaign.usecase !== undefined && multiUseCases.includes(campaign.usecase)) || campaign.sub_usecases.length > 0;
+  const showsSubUseCases =
+    (campaign.usecase !== undefined && multiUseCases.includes(campaign.usecase)) || campaign.sub_usecases.length > 0;
   return {
     campaign_id: campaign.campaign_id,
     ...present('campaign_alias', campaign.campaign_alias),

@@ -43,7 +43,10 @@ function registerCampaign(account: AccountState, body: JsonObject, runtime: Runt
   if (!brand) throw new ApiError(400, `brand_id ${brandId} does not name a brand of this account`);
   const status = brandStatus(brand, runtime);
   if (status !== 'COMPLETED') {
-    throw new ApiError(400, `brand_id ${brandId} is ${status}; campaigns can be registered only under a COMPLETED brand`);
+    throw new ApiError(
+      400,
+      `brand_id ${brandId} is ${status}; campaigns can be registered only under a COMPLETED brand`,
+    );
   }
   return {
     ...content,
@@ -70,7 +73,8 @@ function importCampaign(account: AccountState, body: JsonObject, runtime: Runtim
   if (!registryCampaignId.test(campaignId)) {
     throw new ApiError(400, 'campaign_id must be a registry campaign id: C followed by 6 capital letters or digits');
   }
-  if (account.campaigns.has(campaignId)) throw new ApiError(400, `campaign_id ${campaignId} is already a campaign of this account`);
+  if (account.campaigns.has(campaignId))
+    throw new ApiError(400, `campaign_id ${campaignId} is already a campaign of this account`);
   const content: CampaignContent = {
     campaign_alias: campaignAlias,
     vertical: 'TECHNOLOGY',
@@ -105,7 +109,12 @@ function importCampaign(account: AccountState, body: JsonObject, runtime: Runtim
   };
 }
 
-function updateCampaign(account: AccountState, campaign: CampaignRecord, body: JsonObject, runtime: Runtime): CampaignRecord {
+function updateCampaign(
+  account: AccountState,
+  campaign: CampaignRecord,
+  body: JsonObject,
+  runtime: Runtime,
+): CampaignRecord {
   const status = campaignStatus(campaign, runtime);
   if (status !== 'FAILED') {
     throw new ApiError(
@@ -170,9 +179,16 @@ export const campaignRoutes: Route[] = [
           (status === undefined || campaignStatus(campaign, runtime) === status) &&
           (source === undefined || campaign.campaign_source === source),
       );
-      return tendlcList(campaigns, query, `${accountBase}/10dlc/Campaign/`, 'campaigns', (campaign) => presentCampaign(campaign, runtime), {
-        shapes: runtime.config.shapes,
-      });
+      return tendlcList(
+        campaigns,
+        query,
+        `${accountBase}/10dlc/Campaign/`,
+        'campaigns',
+        (campaign) => presentCampaign(campaign, runtime),
+        {
+          shapes: runtime.config.shapes,
+        },
+      );
     },
   },
   {

@@ -36,4 +36,9 @@ export const accountRoutes: Route[] = [
 ];
 
 /** Run for every new account: the fixed applications, numbers and 10DLC profiles it starts with. */
-export const accountInitializers: AccountInitializer[] = [seedApplications, seedNumbers, seedProfiles, seedProductionObjects];
+export const accountInitializers: AccountInitializer[] = [
+  seedApplications,
+  seedNumbers,
+  seedProfiles,
+  seedProductionObjects,
+];

@@ -22,7 +22,13 @@ const collectionPath = '/Number/';
  * be attached to trunks and linked to campaigns without the admin route. Fictional (555-01xx is
  * reserved for fiction); the last one ends in 0000, so linking it to a campaign fails (registry.ts).
  */
-export const seededNumbers: readonly string[] = ['15125550101', '15125550102', '15125550103', '15125550104', '15125550000'];
+export const seededNumbers: readonly string[] = [
+  '15125550101',
+  '15125550102',
+  '15125550103',
+  '15125550104',
+  '15125550000',
+];
 
 export const seedNumbers: AccountInitializer = {
   name: 'numbers',
@@ -30,7 +36,14 @@ export const seedNumbers: AccountInitializer = {
     for (const number of seededNumbers) {
       // An account that gets them after the fact (loaded from an older data file) keeps a number it already has.
       if (account.numbers.has(number)) continue;
-      account.numbers.set(number, { number, app_id: null, campaign_id: null, campaign_link_status: null, link: null, created_at: runtime.nowIso() });
+      account.numbers.set(number, {
+        number,
+        app_id: null,
+        campaign_id: null,
+        campaign_link_status: null,
+        link: null,
+        created_at: runtime.nowIso(),
+      });
     }
   },
 };
@@ -50,7 +63,8 @@ export function checkAttachTarget(account: AccountState, appId: string): void {
   if (account.applications.has(appId)) return;
   const trunk = account.trunks.get(appId);
   if (trunk?.trunk_direction === 'inbound') return;
-  if (trunk) throw new ApiError(400, `trunk ${appId} is outbound; only inbound trunks can be attached to phone numbers`);
+  if (trunk)
+    throw new ApiError(400, `trunk ${appId} is outbound; only inbound trunks can be attached to phone numbers`);
   throw new ApiError(400, `app_id ${appId} is not an application or an inbound trunk of this account`);
 }
 

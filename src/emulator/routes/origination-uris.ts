@@ -55,7 +55,10 @@ function given(body: JsonObject, field: string): string | undefined {
 
 function checkUri(uri: string): void {
   if (!isOriginationUri(uri)) {
-    throw new ApiError(400, `uri must be a host name or IP address with an optional sip:/sips: scheme, user, port and parameters: ${uri}`);
+    throw new ApiError(
+      400,
+      `uri must be a host name or IP address with an optional sip:/sips: scheme, user, port and parameters: ${uri}`,
+    );
   }
 }
 
@@ -103,13 +106,22 @@ export const originationUriRoutes: Route[] = [
     method: 'GET',
     path: collectionPath,
     handle: ({ account, query, accountBase }) =>
-      listReply([...account.originationUris.values()], query, `${accountBase}${collectionPath}`, false, presentOriginationUri),
+      listReply(
+        [...account.originationUris.values()],
+        query,
+        `${accountBase}${collectionPath}`,
+        false,
+        presentOriginationUri,
+      ),
   },
   {
     method: 'GET',
     path: itemPath,
     handle: ({ account, params }) =>
-      json(200, presentOriginationUri(findOr404(account.originationUris, params.uri_uuid as string, 'origination URI'))),
+      json(
+        200,
+        presentOriginationUri(findOr404(account.originationUris, params.uri_uuid as string, 'origination URI')),
+      ),
   },
   {
     method: 'POST',

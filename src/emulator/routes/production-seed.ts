@@ -95,7 +95,13 @@ export const productionObjects: HeldObjects = {
       secondary_vetting: false,
       created_at: heldAt,
     },
-    { brand_id: 'BSTRT02', brand_alias: 'legacy-starter', brand_type: 'STARTER', secondary_vetting: false, created_at: heldAt },
+    {
+      brand_id: 'BSTRT02',
+      brand_alias: 'legacy-starter',
+      brand_type: 'STARTER',
+      secondary_vetting: false,
+      created_at: heldAt,
+    },
     {
       brand_id: 'BSTRT03',
       brand_alias: 'bakery-starter',
@@ -148,9 +154,21 @@ export const productionObjects: HeldObjects = {
       campaign_attributes: { ...starterAttributes, subscriber_help: true },
       created_at: heldAt,
     },
-    { campaign_id: 'CSTRT05', brand_id: 'BSTRT02', campaign_alias: 'testing', description: 'Campaign without a use case', created_at: heldAt },
+    {
+      campaign_id: 'CSTRT05',
+      brand_id: 'BSTRT02',
+      campaign_alias: 'testing',
+      description: 'Campaign without a use case',
+      created_at: heldAt,
+    },
     // An old campaign read back without alias, vertical, samples or attributes.
-    { campaign_id: 'COLD001', brand_id: 'BSTRT02', usecase: 'STARTER', description: 'Old starter campaign', created_at: heldAt },
+    {
+      campaign_id: 'COLD001',
+      brand_id: 'BSTRT02',
+      usecase: 'STARTER',
+      description: 'Old starter campaign',
+      created_at: heldAt,
+    },
     {
       campaign_id: 'CSTND01',
       brand_id: 'BSTND01',
@@ -160,11 +178,19 @@ export const productionObjects: HeldObjects = {
       description: 'Support conversations with Acme Holdings customers about their open tickets.',
       sample1: 'Acme support: your ticket 4411 was updated. Reply STOP to opt out.',
       sample2: 'Acme support: an agent replied to your request. Reply HELP for help.',
-      campaign_attributes: { ...starterAttributes, embedded_link: true, subscriber_help: true, subscriber_optin: true, subscriber_optout: true },
+      campaign_attributes: {
+        ...starterAttributes,
+        embedded_link: true,
+        subscriber_help: true,
+        subscriber_optin: true,
+        subscriber_optout: true,
+      },
       created_at: laterAt,
     },
   ],
-  trunk_credentials: [{ credential_uuid: productionTrunkCredentialUuid, name: 'legacy-pbx', username: 'sip_user_1', created_at: heldAt }],
+  trunk_credentials: [
+    { credential_uuid: productionTrunkCredentialUuid, name: 'legacy-pbx', username: 'sip_user_1', created_at: heldAt },
+  ],
 };
 
 /** The area codes of the held numbers: 100 fictional numbers each (555-0100 to 555-0199). */
@@ -192,7 +218,11 @@ function heldLinkOf(index: number): HeldLink {
     case 3:
       return { campaign_id: null, status: null, shown: { tendlc_registration_status: null } };
     case 4:
-      return { campaign_id: null, status: null, shown: { tendlc_campaign_id: null, tendlc_registration_status: 'COMPLETED' } };
+      return {
+        campaign_id: null,
+        status: null,
+        shown: { tendlc_campaign_id: null, tendlc_registration_status: 'COMPLETED' },
+      };
     case 6:
       return { campaign_id: 'CSTRT03', status: 'FAILED' };
     default:

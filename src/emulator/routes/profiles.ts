@@ -10,15 +10,7 @@ import {
   stockExchanges,
   verticals,
 } from './tendlc-codes.js';
-import {
-  checkEnum,
-  checkMaxLength,
-  object,
-  queryEnumAnyCase,
-  requiredText,
-  tendlcList,
-  text,
-} from './tendlc-input.js';
+import { checkEnum, checkMaxLength, object, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
 
 /**
  * `/Profile/`: the business data brands are registered from (production's documentation). Length
@@ -66,12 +58,19 @@ function readAddress(value: JsonObject | undefined, current: Partial<PostalAddre
     if (result === undefined) throw new ApiError(400, `address.${field} is required`);
     return result;
   };
-  const address = { street: read('street'), city: read('city'), state: read('state'), postal_code: read('postal_code'), country: read('country') };
+  const address = {
+    street: read('street'),
+    city: read('city'),
+    state: read('state'),
+    postal_code: read('postal_code'),
+    country: read('country'),
+  };
   checkMaxLength('address.street', address.street, 100);
   checkMaxLength('address.city', address.city, 100);
   checkMaxLength('address.state', address.state, 20);
   checkMaxLength('address.postal_code', address.postal_code, 10);
-  if (!countryPattern.test(address.country)) throw new ApiError(400, 'address.country must be an ISO 3166 alpha-2 code such as US');
+  if (!countryPattern.test(address.country))
+    throw new ApiError(400, 'address.country must be an ISO 3166 alpha-2 code such as US');
   return address;
 }
 
@@ -93,7 +92,8 @@ function readContact(value: JsonObject | undefined, current: HeldContact | undef
   };
   checkMaxLength('authorized_contact.email', contact.email, 100);
   if (!emailPattern.test(contact.email)) throw new ApiError(400, 'authorized_contact.email must be an email address');
-  if (!e164Pattern.test(contact.phone)) throw new ApiError(400, 'authorized_contact.phone must be an E.164 number such as +12025550123');
+  if (!e164Pattern.test(contact.phone))
+    throw new ApiError(400, 'authorized_contact.phone must be an E.164 number such as +12025550123');
   return contact;
 }
 
@@ -112,14 +112,20 @@ function checkProfile(profile: ProfileRecord, sent?: ReadonlySet<string>): void 
   if (judged('company_name')) checkMaxLength('company_name', value('company_name'), 100);
   if (judged('vertical')) checkEnum('vertical', value('vertical'), verticals);
   if (judged('ein')) checkMaxLength('ein', value('ein'), 100);
-  if (judged('ein_issuing_country') && value('ein_issuing_country') !== '' && !countryPattern.test(value('ein_issuing_country'))) {
+  if (
+    judged('ein_issuing_country') &&
+    value('ein_issuing_country') !== '' &&
+    !countryPattern.test(value('ein_issuing_country'))
+  ) {
     throw new ApiError(400, 'ein_issuing_country must be an ISO 3166 alpha-2 code such as US');
   }
   if (judged('entity_type', 'stock_symbol', 'stock_exchange') && value('entity_type') === 'PUBLIC') {
     if (value('stock_symbol') === '') throw new ApiError(400, 'stock_symbol is required when entity_type is PUBLIC');
-    if (value('stock_exchange') === '') throw new ApiError(400, 'stock_exchange is required when entity_type is PUBLIC');
+    if (value('stock_exchange') === '')
+      throw new ApiError(400, 'stock_exchange is required when entity_type is PUBLIC');
   }
-  if (judged('stock_exchange') && value('stock_exchange') !== '') checkEnum('stock_exchange', value('stock_exchange'), stockExchanges);
+  if (judged('stock_exchange') && value('stock_exchange') !== '')
+    checkEnum('stock_exchange', value('stock_exchange'), stockExchanges);
   if (judged('alt_business_id')) checkMaxLength('alt_business_id', value('alt_business_id'), 50);
   if (judged('alt_business_id_type') && value('alt_business_id_type') !== '') {
     checkEnum('alt_business_id_type', value('alt_business_id_type'), altBusinessIdTypes);
@@ -128,7 +134,8 @@ function checkProfile(profile: ProfileRecord, sent?: ReadonlySet<string>): void 
   if (judged('plivo_subaccount')) checkMaxLength('plivo_subaccount', value('plivo_subaccount'), 20);
   if (judged('business_contact_email') && value('business_contact_email') !== '') {
     checkMaxLength('business_contact_email', value('business_contact_email'), 255);
-    if (!emailPattern.test(value('business_contact_email'))) throw new ApiError(400, 'business_contact_email must be an email address');
+    if (!emailPattern.test(value('business_contact_email')))
+      throw new ApiError(400, 'business_contact_email must be an email address');
   }
   if (judged('doing_business_as')) checkMaxLength('doing_business_as', value('doing_business_as'), 100);
 }
@@ -218,7 +225,10 @@ export const profileRoutes: Route[] = [
           (vertical === undefined || profile.vertical === vertical),
       );
       // Production's profile list carries no total_count (production's documentation).
-      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, { shapes: runtime.config.shapes, withTotal: false });
+      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, {
+        shapes: runtime.config.shapes,
+        withTotal: false,
+      });
     },
   },
   {
@@ -247,7 +257,10 @@ export const profileRoutes: Route[] = [
     handle: ({ account, params }) => {
       const profile = findOr404(account.profiles, params.profile_uuid as string, 'profile');
       if (profile.profile_type === 'PRIMARY') {
-        throw new ApiError(400, `profile ${profile.profile_uuid} is the primary profile of the account and cannot be deleted`);
+        throw new ApiError(
+          400,
+          `profile ${profile.profile_uuid} is the primary profile of the account and cannot be deleted`,
+        );
       }
       account.profiles.delete(profile.profile_uuid);
       return json(200, { message: 'Profile deleted successfully.' });

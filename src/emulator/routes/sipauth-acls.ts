@@ -65,7 +65,8 @@ function readEntry(source: unknown, label: string, runtime: Runtime, taken: Read
   let description = '';
   if (entry.description !== undefined && entry.description !== null) {
     if (typeof entry.description !== 'string') throw new ApiError(400, `${label}description must be a string`);
-    if (characterCount(entry.description) > 255) throw new ApiError(400, `${label}description must be at most 255 characters`);
+    if (characterCount(entry.description) > 255)
+      throw new ApiError(400, `${label}description must be at most 255 characters`);
     description = entry.description;
   }
   let entryId = runtime.uuid();
@@ -136,7 +137,10 @@ export const sipAclRoutes: Route[] = [
     handle: ({ account, params, body, accountBase }) => {
       const record = findAcl(account, params.ip_acl_uuid as string);
       record.name = readName(body);
-      return json(202, { message: 'IP access control list updated successfully.', ...presentSipAcl(record, accountBase) });
+      return json(202, {
+        message: 'IP access control list updated successfully.',
+        ...presentSipAcl(record, accountBase),
+      });
     },
   },
   {

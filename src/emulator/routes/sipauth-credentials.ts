@@ -29,7 +29,10 @@ function checkPassword(password: string, maxLength: number | undefined): void {
   const length = [...password].length;
   if (length < 8 || (maxLength !== undefined && length > maxLength) || !strong) {
     const bounds = maxLength === undefined ? 'at least 8 characters' : `8 to ${maxLength} characters`;
-    throw new ApiError(400, `password must be ${bounds} with at least one uppercase letter, one lowercase letter and one digit`);
+    throw new ApiError(
+      400,
+      `password must be ${bounds} with at least one uppercase letter, one lowercase letter and one digit`,
+    );
   }
 }
 
@@ -64,7 +67,8 @@ export const sipCredentialRoutes: Route[] = [
       }
       checkPassword(password, 128);
       for (const existing of account.sipCredentials.values()) {
-        if (existing.username === username) throw new ApiError(409, `username ${username} already exists in this account`);
+        if (existing.username === username)
+          throw new ApiError(409, `username ${username} already exists in this account`);
       }
       if (account.sipCredentials.size >= maxSipCredentials) {
         throw new ApiError(400, `an account holds at most ${maxSipCredentials} SIP credentials`);
@@ -109,7 +113,10 @@ export const sipCredentialRoutes: Route[] = [
       const password = requiredString(body, 'password');
       checkPassword(password, undefined);
       record.password_hash = hashPassword(password);
-      return json(202, { message: 'SIP credential updated successfully.', ...presentSipCredential(record, accountBase) });
+      return json(202, {
+        message: 'SIP credential updated successfully.',
+        ...presentSipCredential(record, accountBase),
+      });
     },
   },
   {

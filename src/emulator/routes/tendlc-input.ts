@@ -93,7 +93,8 @@ export function callbackTarget(body: JsonObject): CallbackTarget | null {
   const url = text(body, 'url');
   const method = text(body, 'method')?.toUpperCase();
   checkHttpUrl('url', url);
-  if (method !== undefined && method !== 'GET' && method !== 'POST') throw new ApiError(400, 'method must be GET or POST');
+  if (method !== undefined && method !== 'GET' && method !== 'POST')
+    throw new ApiError(400, 'method must be GET or POST');
   if (url === undefined) return null;
   return { url, method: method === 'GET' ? 'GET' : 'POST' };
 }
@@ -102,7 +103,11 @@ export function callbackTarget(body: JsonObject): CallbackTarget | null {
  * An enumerated list filter compared without regard to case (the campaign list documents
  * `Active`, records say `ACTIVE`: production's documentation); answers the canonical value.
  */
-export function queryEnumAnyCase<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
+export function queryEnumAnyCase<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
   const raw = query.get(name);
   if (raw === null || raw === '') return undefined;
   const found = allowed.find((value) => value.toLowerCase() === raw.toLowerCase());

@@ -71,13 +71,22 @@ export const trunkCredentialRoutes: Route[] = [
     method: 'GET',
     path: collectionPath,
     handle: ({ account, query, accountBase }) =>
-      listReply([...account.trunkCredentials.values()], query, `${accountBase}${collectionPath}`, false, presentTrunkCredential),
+      listReply(
+        [...account.trunkCredentials.values()],
+        query,
+        `${accountBase}${collectionPath}`,
+        false,
+        presentTrunkCredential,
+      ),
   },
   {
     method: 'GET',
     path: itemPath,
     handle: ({ account, params }) =>
-      json(200, presentTrunkCredential(findOr404(account.trunkCredentials, params.credential_uuid as string, 'credential'))),
+      json(
+        200,
+        presentTrunkCredential(findOr404(account.trunkCredentials, params.credential_uuid as string, 'credential')),
+      ),
   },
   {
     method: 'POST',

@@ -45,7 +45,8 @@ export function presentTrunk(record: TrunkRecord): JsonObject {
 function readEnum<T extends string>(body: JsonObject, field: string, allowed: readonly T[]): T | undefined {
   const value = optionalString(body, field);
   if (value === undefined || value === '') return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new ApiError(400, `${field} must be ${allowed.join(' or ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ApiError(400, `${field} must be ${allowed.join(' or ')}`);
   return value as T;
 }
 
@@ -174,7 +175,10 @@ export const trunkRoutes: Route[] = [
       if (next.trunk_direction === 'outbound' && current.trunk_direction === 'inbound') {
         for (const number of account.numbers.values()) {
           if (number.app_id === current.trunk_id) {
-            throw new ApiError(400, `trunk ${current.trunk_id} has phone numbers attached; only inbound trunks can be attached to phone numbers`);
+            throw new ApiError(
+              400,
+              `trunk ${current.trunk_id} has phone numbers attached; only inbound trunks can be attached to phone numbers`,
+            );
           }
         }
       }

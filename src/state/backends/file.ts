@@ -1,10 +1,28 @@
-import { lstat, mkdir, open, readFile, readlink, realpath, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { TelformError } from '../../util/errors.js';
 import { writeAtomically } from '../../util/atomic-file.js';
-import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StateBackendKind, type StoredState } from '../backend.js';
+import {
+  stateConflictAdvice,
+  type LedgerCommit,
+  type LockHolder,
+  type StateBackend,
+  type StateBackendKind,
+  type StoredState,
+} from '../backend.js';
 
 /**
  * The ledger in a file (the default, `telform.state.json`): the journal beside it (`….journal`, one
@@ -26,7 +44,11 @@ export class FileBackend implements StateBackend {
 
   constructor(readonly location: string) {}
 
-  async lock(waitMs: number, clock: Clock = systemClock, notify: (line: string) => void = () => undefined): Promise<void> {
+  async lock(
+    waitMs: number,
+    clock: Clock = systemClock,
+    notify: (line: string) => void = () => undefined,
+  ): Promise<void> {
     // A state path may name a folder that does not exist yet (`states/{account}.json`): a locking run creates it.
     await mkdir(dirname(resolve(this.location)), { recursive: true }).catch(async (error: unknown) => {
       // EEXIST: the folder itself is a plain file; ENOTDIR: one above it is.
@@ -39,7 +61,8 @@ export class FileBackend implements StateBackend {
       const holder = await tryLock(file, new Date(clock.now()).toISOString(), notify);
       if (!holder) break;
       if (clock.now() >= deadline) {
-        const who = 'pid' in holder ? `process ${holder.pid} on ${holder.host} since ${holder.started_at}` : 'another process';
+        const who =
+          'pid' in holder ? `process ${holder.pid} on ${holder.host} since ${holder.started_at}` : 'another process';
         throw new TelformError(
           'state_locked',
           `the state file ${this.location} is locked by ${who}; wait for it to finish (or pass --lock-timeout), or remove ${lockPath(file)} if it is no longer running`,
@@ -70,12 +93,16 @@ export class FileBackend implements StateBackend {
     if (now !== change.expectedSerial) {
       const read = change.expectedSerial === undefined ? 'absent' : `serial ${change.expectedSerial}`;
       const found = now === undefined ? 'absent' : `serial ${now}`;
-      throw new TelformError('state_conflict', `the state file ${this.location} was ${read} when read and is ${found} now: ${stateConflictAdvice}`);
+      throw new TelformError(
+        'state_conflict',
+        `the state file ${this.location} was ${read} when read and is ${found} now: ${stateConflictAdvice}`,
+      );
     }
     await writeAtomically(file, change.ledger);
     await this.journal?.close();
     this.journal = undefined;
-    if (change.journal.length > 0) await writeAtomically(journalPath(file), change.journal.map((record) => `${record}\n`).join(''));
+    if (change.journal.length > 0)
+      await writeAtomically(journalPath(file), change.journal.map((record) => `${record}\n`).join(''));
     else await rm(journalPath(file), { force: true });
   }
 
@@ -103,7 +130,14 @@ export class FileBackend implements StateBackend {
       await handle.close();
     }
     const lines = await this.readHistory();
-    if (lines.length > keep) await writeAtomically(path, lines.slice(lines.length - keep).map((line) => `${line}\n`).join(''));
+    if (lines.length > keep)
+      await writeAtomically(
+        path,
+        lines
+          .slice(lines.length - keep)
+          .map((line) => `${line}\n`)
+          .join(''),
+      );
   }
 
   async close(): Promise<void> {
@@ -124,8 +158,12 @@ export class FileBackend implements StateBackend {
 async function underPlainFile(path: string): Promise<TelformError> {
   let folder = dirname(path);
   // The nearest part of the path that exists is the plain file in the way.
-  while (folder !== dirname(folder) && (await stat(folder).catch(() => undefined)) === undefined) folder = dirname(folder);
-  return new TelformError('state_path', `the state path ${path} is under ${folder}, which is a file, not a folder; --state names a state file in a folder`);
+  while (folder !== dirname(folder) && (await stat(folder).catch(() => undefined)) === undefined)
+    folder = dirname(folder);
+  return new TelformError(
+    'state_path',
+    `the state path ${path} is under ${folder}, which is a file, not a folder; --state names a state file in a folder`,
+  );
 }
 
 /**
@@ -148,7 +186,10 @@ export async function resolveStatePath(path: string): Promise<string> {
     try {
       const found = await lstat(current);
       if (found.isDirectory()) {
-        throw new TelformError('state_path', `the state path ${path} is a folder; --state names the state file, e.g. --state ${join(path, 'telform.json')}`);
+        throw new TelformError(
+          'state_path',
+          `the state path ${path} is a folder; --state names the state file, e.g. --state ${join(path, 'telform.json')}`,
+        );
       }
       if (!found.isSymbolicLink()) return current;
     } catch (error) {
@@ -158,7 +199,10 @@ export async function resolveStatePath(path: string): Promise<string> {
     }
     current = resolve(folder, await readlink(current));
   }
-  throw new TelformError('state_path', `the state path ${path} is a chain of more than 40 symbolic links (a loop?); name the file itself`);
+  throw new TelformError(
+    'state_path',
+    `the state path ${path} is a chain of more than 40 symbolic links (a loop?); name the file itself`,
+  );
 }
 
 /**
@@ -222,7 +266,11 @@ async function readOptional(file: string): Promise<string | undefined> {
 export const unreadableLockTakeoverMs = 10_000;
 
 /** Creates the lock file; when it exists, returns its holder (or `{}` when unreadable), after clearing a stale one. */
-async function tryLock(file: string, startedAt: string, notify: (line: string) => void): Promise<LockHolder | Record<string, never> | undefined> {
+async function tryLock(
+  file: string,
+  startedAt: string,
+  notify: (line: string) => void,
+): Promise<LockHolder | Record<string, never> | undefined> {
   const path = lockPath(file);
   const owner: LockHolder = { pid: process.pid, host: hostname(), started_at: startedAt };
   for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -242,7 +290,9 @@ async function tryLock(file: string, startedAt: string, notify: (line: string) =
       // The file system's time, not the run's clock: the lock's age is measured against its mtime.
       const age = await ageOf(path, Date.now());
       if (age !== undefined && age >= unreadableLockTakeoverMs) {
-        notify(`took over the lock ${path}: it names no holder (empty or damaged) and is ${Math.round(age / 1000)} s old`);
+        notify(
+          `took over the lock ${path}: it names no holder (empty or damaged) and is ${Math.round(age / 1000)} s old`,
+        );
         await rm(path, { force: true });
         continue;
       }
@@ -256,7 +306,13 @@ async function tryLock(file: string, startedAt: string, notify: (line: string) =
 async function readLockOwner(path: string): Promise<LockHolder | undefined> {
   try {
     const holder = JSON.parse(await readFile(path, 'utf8')) as Partial<LockHolder> | null;
-    if (holder === null || typeof holder !== 'object' || typeof holder.pid !== 'number' || typeof holder.host !== 'string') return undefined;
+    if (
+      holder === null ||
+      typeof holder !== 'object' ||
+      typeof holder.pid !== 'number' ||
+      typeof holder.host !== 'string'
+    )
+      return undefined;
     return holder as LockHolder;
   } catch {
     return undefined;

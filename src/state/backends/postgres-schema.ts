@@ -62,8 +62,10 @@ export async function migrate(client: pg.Client, location: string): Promise<void
     const found = await client.query<{ version: number }>('SELECT version FROM telform_schema');
     const current = found.rows[0]?.version ?? 0;
     refuseNewer(current, location);
-    for (let version = current + 1; version <= schemaVersion; version += 1) await client.query(migrations[version - 1] as string);
-    if (found.rows.length === 0) await client.query('INSERT INTO telform_schema (version) VALUES ($1)', [schemaVersion]);
+    for (let version = current + 1; version <= schemaVersion; version += 1)
+      await client.query(migrations[version - 1] as string);
+    if (found.rows.length === 0)
+      await client.query('INSERT INTO telform_schema (version) VALUES ($1)', [schemaVersion]);
     else if (current < schemaVersion) await client.query('UPDATE telform_schema SET version = $1', [schemaVersion]);
     await client.query('COMMIT');
   } catch (error) {
@@ -73,7 +75,9 @@ export async function migrate(client: pg.Client, location: string): Promise<void
 }
 
 async function currentVersion(client: pg.Client, location: string): Promise<number> {
-  const present = await client.query<{ present: boolean }>("SELECT to_regclass('telform_schema') IS NOT NULL AS present");
+  const present = await client.query<{ present: boolean }>(
+    "SELECT to_regclass('telform_schema') IS NOT NULL AS present",
+  );
   if (!present.rows[0]?.present) return 0;
   const version = (await client.query<{ version: number }>('SELECT version FROM telform_schema')).rows[0]?.version ?? 0;
   refuseNewer(version, location);

@@ -5,7 +5,13 @@ import { systemClock, type Clock } from '../../util/clock.js';
 import { TelformError } from '../../util/errors.js';
 import { describeDatabaseState, scrub, urlPassword } from '../../util/database-url.js';
 import { migrate } from './postgres-schema.js';
-import { stateConflictAdvice, type LedgerCommit, type LockHolder, type StateBackend, type StoredState } from '../backend.js';
+import {
+  stateConflictAdvice,
+  type LedgerCommit,
+  type LockHolder,
+  type StateBackend,
+  type StoredState,
+} from '../backend.js';
 
 /**
  * The ledger of one workspace in PostgreSQL (`--state postgres://…`, `--workspace NAME`).
@@ -33,7 +39,11 @@ export class PostgresBackend implements StateBackend {
     this.location = location;
   }
 
-  static async open(url: string, workspace: string, env: Readonly<Record<string, string | undefined>>): Promise<PostgresBackend> {
+  static async open(
+    url: string,
+    workspace: string,
+    env: Readonly<Record<string, string | undefined>>,
+  ): Promise<PostgresBackend> {
     const location = describeDatabaseState(url, workspace);
     const password = urlPassword(url) ?? env.PGPASSWORD;
     const client = new pg.Client({
@@ -103,8 +113,13 @@ export class PostgresBackend implements StateBackend {
     // One snapshot for both, so a commit between them cannot pair a new ledger with an old journal.
     await this.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
-      const ledger = await this.query<{ body: string }>('SELECT body FROM telform_ledgers WHERE workspace = $1', [this.workspace]);
-      const journal = await this.query<{ record: string }>('SELECT record FROM telform_journal WHERE workspace = $1 ORDER BY id', [this.workspace]);
+      const ledger = await this.query<{ body: string }>('SELECT body FROM telform_ledgers WHERE workspace = $1', [
+        this.workspace,
+      ]);
+      const journal = await this.query<{ record: string }>(
+        'SELECT record FROM telform_journal WHERE workspace = $1 ORDER BY id',
+        [this.workspace],
+      );
       await this.query('COMMIT');
       return { ledger: ledger.rows[0]?.body, journal: journal.rows.map((row) => row.record) };
     } catch (error) {
@@ -127,25 +142,28 @@ export class PostgresBackend implements StateBackend {
     try {
       const written =
         change.expectedSerial === undefined
-          ? await this.query('INSERT INTO telform_ledgers (workspace, serial, body) VALUES ($1, $2, $3) ON CONFLICT (workspace) DO NOTHING', [
-              this.workspace,
-              change.serial,
-              change.ledger,
-            ])
-          : await this.query('UPDATE telform_ledgers SET serial = $2, body = $3, updated_at = now() WHERE workspace = $1 AND serial = $4', [
-              this.workspace,
-              change.serial,
-              change.ledger,
-              change.expectedSerial,
-            ]);
+          ? await this.query(
+              'INSERT INTO telform_ledgers (workspace, serial, body) VALUES ($1, $2, $3) ON CONFLICT (workspace) DO NOTHING',
+              [this.workspace, change.serial, change.ledger],
+            )
+          : await this.query(
+              'UPDATE telform_ledgers SET serial = $2, body = $3, updated_at = now() WHERE workspace = $1 AND serial = $4',
+              [this.workspace, change.serial, change.ledger, change.expectedSerial],
+            );
       if (written.rowCount !== 1) {
-        const now = await this.query<{ serial: string }>('SELECT serial FROM telform_ledgers WHERE workspace = $1', [this.workspace]);
+        const now = await this.query<{ serial: string }>('SELECT serial FROM telform_ledgers WHERE workspace = $1', [
+          this.workspace,
+        ]);
         const found = now.rows[0] ? `serial ${now.rows[0].serial}` : 'no ledger';
         const read = change.expectedSerial === undefined ? 'none' : `serial ${change.expectedSerial}`;
-        throw new TelformError('state_conflict', `the state ${this.location} was ${read} when read and is ${found} now: ${stateConflictAdvice}`);
+        throw new TelformError(
+          'state_conflict',
+          `the state ${this.location} was ${read} when read and is ${found} now: ${stateConflictAdvice}`,
+        );
       }
       await this.query('DELETE FROM telform_journal WHERE workspace = $1', [this.workspace]);
-      for (const record of change.journal) await this.query('INSERT INTO telform_journal (workspace, record) VALUES ($1, $2)', [this.workspace, record]);
+      for (const record of change.journal)
+        await this.query('INSERT INTO telform_journal (workspace, record) VALUES ($1, $2)', [this.workspace, record]);
       await this.query('COMMIT');
     } catch (error) {
       await this.client.query('ROLLBACK').catch(() => undefined);
@@ -154,12 +172,18 @@ export class PostgresBackend implements StateBackend {
   }
 
   async backup(ledger: string): Promise<string> {
-    const saved = await this.query<{ id: string }>('INSERT INTO telform_backups (workspace, body) VALUES ($1, $2) RETURNING id', [this.workspace, ledger]);
+    const saved = await this.query<{ id: string }>(
+      'INSERT INTO telform_backups (workspace, body) VALUES ($1, $2) RETURNING id',
+      [this.workspace, ledger],
+    );
     return `${this.location}, backup ${saved.rows[0]?.id ?? '?'} in table telform_backups`;
   }
 
   async readHistory(): Promise<string[]> {
-    const found = await this.query<{ record: string }>('SELECT record FROM telform_history WHERE workspace = $1 ORDER BY id', [this.workspace]);
+    const found = await this.query<{ record: string }>(
+      'SELECT record FROM telform_history WHERE workspace = $1 ORDER BY id',
+      [this.workspace],
+    );
     return found.rows.map((row) => row.record);
   }
 
@@ -184,7 +208,10 @@ export class PostgresBackend implements StateBackend {
     this.closed = true;
     try {
       if (this.locked) {
-        await this.client.query('DELETE FROM telform_lock_holders WHERE workspace = $1 AND backend_pid = pg_backend_pid()', [this.workspace]);
+        await this.client.query(
+          'DELETE FROM telform_lock_holders WHERE workspace = $1 AND backend_pid = pg_backend_pid()',
+          [this.workspace],
+        );
         await this.client.query('SELECT pg_advisory_unlock($1)', [lockKey(this.workspace)]);
       }
     } catch {
@@ -194,12 +221,18 @@ export class PostgresBackend implements StateBackend {
     }
   }
 
-  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
     try {
       return await this.client.query<R>(text, values);
     } catch (error) {
       if (error instanceof TelformError) throw error;
-      throw new TelformError('state_database', `the state database ${this.location} failed: ${scrub((error as Error).message, this.password)}`);
+      throw new TelformError(
+        'state_database',
+        `the state database ${this.location} failed: ${scrub((error as Error).message, this.password)}`,
+      );
     }
   }
 }

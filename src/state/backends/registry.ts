@@ -16,6 +16,9 @@ export function backendFor(state: string): StateBackendKind {
   return stateBackends.find((kind) => kind.matches(state)) ?? fileBackendKind;
 }
 
-export function openStateBackend(location: StateLocation, env: Readonly<Record<string, string | undefined>>): Promise<StateBackend> {
+export function openStateBackend(
+  location: StateLocation,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<StateBackend> {
   return backendFor(location.state).open(location, env);
 }
