@@ -129,13 +129,21 @@ try {
 
   // (2) The whole command, as a user runs it.
   const started = performance.now();
+  // The campaigns draw lint warnings (one line each, ~6,000 lines): room for all of them, or spawnSync
+  // would kill the command at its default 1 MB and time a killed process.
   const cli = spawnSync(process.execPath, [path.join(repository, 'dist/cli/main.js'), 'validate', '-f', 'manifests'], {
     cwd: folder,
     encoding: 'utf8',
+    maxBuffer: 1024 * 1024 * 1024,
   });
   const wall = performance.now() - started;
+  if (cli.error || cli.status !== 0) {
+    process.stderr.write(`${cli.error?.message ?? ''}\n${cli.stderr.slice(-3000)}\n`);
+    throw new Error(`telform validate exited ${cli.status ?? cli.signal}`);
+  }
+  const lines = cli.stdout.trimEnd().split('\n');
   process.stdout.write(
-    `telform validate -f (10,000 resources), whole command: ${(wall / 1000).toFixed(2)} s, exit ${cli.status}: ${cli.stdout.trim()}\n`,
+    `telform validate -f (${total.toLocaleString('en-US')} resources), whole command: ${(wall / 1000).toFixed(2)} s, exit ${cli.status}, ${lines.length} lines of output; the last: ${lines.at(-1)}\n`,
   );
 } finally {
   await rm(folder, { recursive: true, force: true });
