@@ -1,28 +1,14 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorForCli, repository, runCli, type EmulatorForCli } from './cli.js';
+import { browserAvailable, chromiumArgs, chromiumPath } from '../support/chromium.js';
 
 // The markdown plan of the examples carries a mermaid graph; mermaid itself parses and draws it in
 // Chromium (Debian's chromium package, or CHROMIUM_PATH), loaded from the mermaid package on disk.
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(chromiumPath);
-if (!haveChromium)
-  console.warn(
-    `plan-graph: the Chromium part is skipped, no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-  );
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const haveChromium = browserAvailable('plan-graph');
 
 let harness: EmulatorForCli;
 let folder: string;
