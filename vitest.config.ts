@@ -14,7 +14,8 @@ const unit = [
   'test/run/**/*.test.ts',
   // The PostgreSQL backend's tests start a database server.
   'test/state/!(postgres-*).test.ts',
-  'test/docs/**/*.test.ts',
+  // The docs' examples run the built CLI in a shell.
+  'test/docs/!(pages|examples).test.ts',
   'test/serve/**/*.test.ts',
 ];
 

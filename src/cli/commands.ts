@@ -20,7 +20,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'state', load: async () => (await import('./state.js')).stateCommand() },
   { name: 'serve', load: async () => (await import('./serve.js')).serveCommand() },
   { name: 'report', load: async () => (await import('./report.js')).reportCommand() },
-  { name: 'emulator', load: async () => (await import('./emulator.js')).emulatorCommand() },
+  { name: 'emulator', load: async () => (await import('./emulator-commands.js')).emulatorCommands() },
   { name: 'completion', load: async () => (await import('./completion.js')).completionCommand() },
   {
     name: '__complete-addresses',

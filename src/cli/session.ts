@@ -3,6 +3,8 @@ import { resolveConnection } from '../api/connection.js';
 import { Limiter, defaultLimiterOptions, parseRateLimit } from '../api/limiter.js';
 import type { EndpointPools } from '../api/pools.js';
 import { systemClock } from '../util/clock.js';
+import { parseDuration } from '../util/duration.js';
+import { printable } from '../util/printable.js';
 import { TelformError } from '../util/errors.js';
 import type { Connect, GlobalOptions, RunContext, Session } from '../run/context.js';
 import { terminalStatus, type CommandIo } from './io.js';
@@ -49,7 +51,7 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
     ]);
     let embedded: Awaited<ReturnType<typeof startEmbeddedEmulator>>;
     try {
-      embedded = await startEmbeddedEmulator();
+      embedded = await startEmbeddedEmulator({ emulator: embeddedEmulatorOptions(io.env) });
     } catch (error) {
       throw asCliError(error);
     }
@@ -92,6 +94,25 @@ export async function openSession(options: GlobalOptions, io: SessionIo): Promis
     authToken: target.credentials.authToken,
     close: () => client.close(),
   };
+}
+
+/**
+ * What the environment asks of the embedded emulator (it has no flags of its own):
+ * `TELFORM_EMULATOR_REGISTRY_DELAY`, how long its registry keeps a submission under review (a duration,
+ * default 5s), so a demo or a docs example need not wait.
+ */
+export function embeddedEmulatorOptions(env: Readonly<Record<string, string | undefined>>): {
+  registryDelayMs?: number;
+} {
+  const delay = env.TELFORM_EMULATOR_REGISTRY_DELAY;
+  if (delay === undefined || delay === '') return {};
+  const ms = delay === '0' ? 0 : parseDuration(delay);
+  if (ms === undefined)
+    throw new TelformError(
+      'bad_option',
+      `TELFORM_EMULATOR_REGISTRY_DELAY "${printable(delay)}" is not a duration (e.g. 0s, 500ms, 5s)`,
+    );
+  return { registryDelayMs: ms };
 }
 
 /** How the CLI's operations connect: notes and `--log-http` on stderr, a status line on a terminal. */
