@@ -23,21 +23,22 @@ interface PageBody {
 const maxReads = 4;
 
 /**
- * Reads a whole list: the first page, then every other page concurrently once `total_count` is
- * known (the shared limiter bounds the concurrency). Items are de-duplicated by id. A list that
- * cannot be read whole — a page failed, or fewer items came back than `total_count` said — is an
+ * Reads a whole list: the first page, then every other page concurrently once the total is known
+ * (`meta.total_count`, or the `count` of an answer without `meta`; the shared limiter bounds the
+ * concurrency). Items are de-duplicated by id. A list that
+ * cannot be read whole — a page failed, or fewer items came back than the total said — is an
  * error, never a partial view (docs/state-and-safety.md, safety). A list that changed while it was read is read
  * again; one that keeps changing only by growing (this run's own parallel creates land while it is
  * read) is not short: every item counted at the start came back, so the last read is used.
- * Lists without `total_count` (10DLC, profiles), or without `meta`, are read page after page.
+ * Lists without a total (10DLC, profiles), or without paging fields, are read page after page.
  */
 export async function listAll<T>(client: ApiClient, path: string, options: ListOptions<T>): Promise<T[]> {
   try {
     let first = await readPage(client, path, options, 0);
-    if (typeof first.meta?.total_count !== 'number') return await followNextLinks(client, path, options, first);
+    if (totalOf(first) === undefined) return await followNextLinks(client, path, options, first);
     for (let read = 1; ; read += 1) {
-      const total = first.meta?.total_count;
-      if (typeof total !== 'number') throw new PartialListError(path, 'a later read has no total_count');
+      const total = totalOf(first);
+      if (total === undefined) throw new PartialListError(path, 'a later read has no total');
       const result = await readByOffsets(client, path, options, first, total);
       if (result.complete || (read === maxReads && result.grewOnly)) return result.items;
       if (read === maxReads) {
@@ -58,6 +59,13 @@ export async function listAll<T>(client: ApiClient, path: string, options: ListO
   }
 }
 
+/** The number of items in the whole list, where the answer says: `meta.total_count`, or `count` beside the items when there is no `meta`. */
+function totalOf(page: PageBody): number | undefined {
+  const meta = page.meta && typeof page.meta === 'object' ? page.meta : undefined;
+  if (meta) return typeof meta.total_count === 'number' ? meta.total_count : undefined;
+  return typeof page.count === 'number' ? page.count : undefined;
+}
+
 async function readByOffsets<T>(
   client: ApiClient,
   path: string,
@@ -65,10 +73,14 @@ async function readByOffsets<T>(
   first: PageBody,
   total: number,
 ): Promise<{ items: T[]; complete: boolean; grewOnly: boolean }> {
+  // A list may answer fewer items per page than asked (production's 10DLC lists answer 10): the
+  // offsets step by what the first page held.
+  const firstItems = itemsOf<T>(first, options.itemsKey, path);
+  const step = firstItems.length > 0 ? Math.min(firstItems.length, pageSize) : pageSize;
   const offsets: number[] = [];
-  for (let offset = pageSize; offset < total; offset += pageSize) offsets.push(offset);
+  for (let offset = step; offset < total; offset += step) offsets.push(offset);
   const pages = await Promise.all(offsets.map((offset) => readPage(client, path, options, offset)));
-  const totals = pages.map((page) => page.meta?.total_count);
+  const totals = pages.map(totalOf);
   const changed = totals.some((count) => count !== total);
   const items = dedupe(
     [first, ...pages].flatMap((page) => itemsOf<T>(page, options.itemsKey, path)),
@@ -79,10 +91,12 @@ async function readByOffsets<T>(
 }
 
 /**
- * Lists whose `meta` has no `total_count` (10DLC and profile lists), or no `meta` at all: pages are
- * read one after the other, following `meta.next` where the answer gives one, else by offset, until
- * `next` is null or a page comes back short. A `next` may be relative, with or without its leading
- * slash, or absolute: only its path and query are used, always on the client's own endpoint.
+ * Lists without a total (10DLC and profile lists), or without paging fields at all: pages are read one
+ * after the other, following `meta.next` where the answer gives one, else by offset, advanced by the
+ * number of items each page held (production may answer 10 or 2 per page whatever was asked). The list
+ * ends on an explicit null `next`, an empty page, or a page that brings nothing new; a short page alone
+ * is not the end. A `next` may be relative, with or without its leading slash, or absolute: only its
+ * path and query are used, always on the client's own endpoint.
  */
 async function followNextLinks<T>(
   client: ApiClient,
@@ -91,17 +105,22 @@ async function followNextLinks<T>(
   first: PageBody,
 ): Promise<T[]> {
   const items: T[] = [];
+  const ids = new Set<string>();
   const seen = new Set<string>();
   let page = first;
   let offset = 0;
   for (;;) {
     const pageItems = itemsOf<T>(page, options.itemsKey, path);
+    if (pageItems.length === 0) break;
+    const fresh = pageItems.filter((item) => !ids.has(options.idOf(item)));
+    // A page of items already read (an offset the API ignores) would repeat for ever.
+    if (fresh.length === 0) throw new PartialListError(path, `the page at offset ${offset} repeats items already read`);
+    for (const item of fresh) ids.add(options.idOf(item));
     items.push(...pageItems);
     const meta = page.meta && typeof page.meta === 'object' ? page.meta : undefined;
     const next = meta && 'next' in meta ? meta.next : undefined;
-    // A short page is the last, whatever else the answer says; so is an explicit null `next`.
-    if (pageItems.length < pageSize || next === null || next === '') break;
-    offset += pageSize;
+    if (next === null || next === '') break;
+    offset += pageItems.length;
     if (typeof next === 'string') {
       const link = pathOfLink(next);
       if (seen.has(link)) throw new PartialListError(path, `the next link repeats (${link})`);

@@ -3,6 +3,7 @@ import { resolveFaults, type FaultOptions, type FaultSettings } from './faults.j
 import { resolveLatency, type LatencyOption, type LatencySettings } from './latency.js';
 import { resolveRateLimit, type RateLimitOption, type RateLimitSettings } from './rate-limit.js';
 import { invalidOption } from './start-error.js';
+import { variationProblem, type VariationOptions } from './variation.js';
 
 /**
  * Options of `startEmulator` and of `telform emulator`. Every option has a default, so
@@ -45,6 +46,11 @@ export interface EmulatorOptions {
   shapes?: Shapes;
   /** The products the accounts have; a request to a product left out answers 403. Default: all of them. */
   products?: readonly Product[];
+  /**
+   * How each account's answers vary among production's known shapes (variation.ts): a `seed` draws each
+   * account's choices, a named choice fixes it. Default: none vary. Only under the production shapes.
+   */
+  variation?: VariationOptions;
 }
 
 export type Shapes = 'production' | 'ideal';
@@ -69,6 +75,7 @@ export interface EmulatorConfig {
   seedData: SeedInput | null;
   shapes: Shapes;
   products: ReadonlySet<Product>;
+  variation: VariationOptions | null;
 }
 
 /** The account served when none is configured; documented in docs/emulator.md. */
@@ -96,6 +103,7 @@ export function resolveOptions(options: EmulatorOptions = {}): EmulatorConfig {
     seedData: options.seedData ?? null,
     shapes: options.shapes === undefined ? shapesFromEnvironment() : resolveShapes(options.shapes),
     products: resolveProducts(options.products ?? productNames),
+    variation: resolveVariation(options.variation),
   };
 }
 
@@ -136,6 +144,13 @@ export function resolveProducts(input: string | readonly string[]): ReadonlySet<
     products.add(name as Product);
   }
   return products;
+}
+
+function resolveVariation(variation: VariationOptions | undefined): VariationOptions | null {
+  if (variation === undefined) return null;
+  const problem = variationProblem(variation);
+  if (problem !== undefined) throw invalidOption(problem);
+  return { ...variation };
 }
 
 /** A TCP port: 0 (any free port) to 65535. Given as text by the command line, as a number by code. */

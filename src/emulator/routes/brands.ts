@@ -9,6 +9,7 @@ import { numbersBeingLinked, releaseNumbers } from '../number-links.js';
 import { campaignStatus } from './campaign-view.js';
 import { useCases } from './tendlc-codes.js';
 import { callbackTarget, deactivated, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
+import { variationOf } from '../variation.js';
 
 /**
  * `/10dlc/Brand/` (the API reference, Brands; production's documentation). Brands cannot be updated. A brand is
@@ -145,7 +146,7 @@ export const brandRoutes: Route[] = [
         `${accountBase}/10dlc/Brand/`,
         'brands',
         (brand) => presentBrand(brand, runtime),
-        { shapes: runtime.config.shapes },
+        { shapes: runtime.config.shapes, variation: variationOf(runtime.config, account) },
       );
     },
   },

@@ -1,7 +1,6 @@
 import { sendCallback } from '../callbacks.js';
 import { ApiError, json, type JsonObject } from '../http.js';
 import { forgetHeldLink, linkStatus, numbersOfCampaign, unlink } from '../number-links.js';
-import { paginate } from '../pagination.js';
 import { findOr404 } from '../records.js';
 import { decideNumberLink, numberLinkRegistration } from '../registry.js';
 import { syncRegistry, watchRegistration } from '../registry-sync.js';
@@ -9,7 +8,8 @@ import type { Route, RouteContext } from '../router.js';
 import type { AccountState, CampaignRecord, NumberRecord } from '../state.js';
 import { campaignStatus } from './campaign-view.js';
 import { normalizeNumber } from './numbers.js';
-import { callbackTarget, tendlcMeta } from './tendlc-input.js';
+import { callbackTarget, tendlcPage } from './tendlc-input.js';
+import { variationOf } from '../variation.js';
 import type { Shapes } from '../options.js';
 
 /**
@@ -140,18 +140,16 @@ export const campaignNumberRoutes: Route[] = [
       const { account, query, accountBase, runtime } = context;
       const campaign = findCampaign(context);
       const now = runtime.now();
-      const page = paginate(
+      const shapes = runtime.config.shapes;
+      const page = tendlcPage(
         numbersOfCampaign(account, campaign.campaign_id),
         query,
         `${accountBase}/10dlc/Campaign/${campaign.campaign_id}/Number/`,
-        {
-          leadingSlash: true,
-        },
+        { shapes, variation: variationOf(runtime.config, account) },
       );
-      const shapes = runtime.config.shapes;
       return json(200, {
         ...campaignHeader(campaign),
-        meta: tendlcMeta(page.meta, { shapes }),
+        ...page.envelope,
         phone_numbers: page.items.map((record) => presentLink(record, now, shapes)),
       });
     },

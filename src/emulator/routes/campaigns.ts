@@ -11,6 +11,7 @@ import { readCampaignContent, readCampaignUpdate, type CampaignContent } from '.
 import { campaignStatus, presentCampaign } from './campaign-view.js';
 import { useCaseCodes } from './tendlc-codes.js';
 import { callbackTarget, deactivated, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
+import { variationOf } from '../variation.js';
 
 /**
  * `/10dlc/Campaign/` (the API reference, Campaigns; production's documentation). Register and import answer 200
@@ -185,9 +186,7 @@ export const campaignRoutes: Route[] = [
         `${accountBase}/10dlc/Campaign/`,
         'campaigns',
         (campaign) => presentCampaign(campaign, runtime),
-        {
-          shapes: runtime.config.shapes,
-        },
+        { shapes: runtime.config.shapes, variation: variationOf(runtime.config, account) },
       );
     },
   },

@@ -11,6 +11,7 @@ import {
   verticals,
 } from './tendlc-codes.js';
 import { checkEnum, checkMaxLength, object, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
+import { variationOf } from '../variation.js';
 
 /**
  * `/Profile/`: the business data brands are registered from (production's documentation). Length
@@ -228,6 +229,7 @@ export const profileRoutes: Route[] = [
       return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, {
         shapes: runtime.config.shapes,
         withTotal: false,
+        variation: variationOf(runtime.config, account),
       });
     },
   },

@@ -1,6 +1,7 @@
 import { ApiError, json, type JsonObject, type Reply } from '../http.js';
 import type { Shapes } from '../options.js';
-import { paginate, type PageMeta } from '../pagination.js';
+import { paginate, readPageBounds, type PageMeta } from '../pagination.js';
+import type { ShapeVariation } from '../variation.js';
 import { booleanInput } from '../params.js';
 import { characterCount } from '../records.js';
 import type { CallbackTarget } from '../state.js';
@@ -117,7 +118,7 @@ export function queryEnumAnyCase<T extends string>(
 
 /**
  * A list reply `{ api_id, meta, <key>: [...] }` (the API reference, Shared conventions: `brands`,
- * `campaigns`; `profiles` in production's documentation), its `meta` as `tendlcMeta` shapes it.
+ * `campaigns`; `profiles` in production's documentation), paged and enveloped as `tendlcPage` says.
  */
 export function tendlcList<T>(
   items: readonly T[],
@@ -127,8 +128,41 @@ export function tendlcList<T>(
   present: (item: T) => JsonObject,
   shape: MetaShape,
 ): Reply {
-  const page = paginate(items, query, listPath, { leadingSlash: true });
-  return json(200, { meta: tendlcMeta(page.meta, shape), [key]: page.items.map(present) });
+  const page = tendlcPage(items, query, listPath, shape);
+  return json(200, { ...page.envelope, [key]: page.items.map(present) });
+}
+
+/**
+ * One page of a 10DLC or Profile list and its paging fields. The production shapes vary per account
+ * (variation.ts): the page size may be production's 10 or 2 whatever the request asked (the `next` link then
+ * carries that limit), and the paging fields may be `meta` with or without `total_count`, `{count, limit,
+ * offset}` beside the items (`count` the total), or none at all.
+ */
+export function tendlcPage<T>(
+  items: readonly T[],
+  query: URLSearchParams,
+  listPath: string,
+  shape: MetaShape,
+): { envelope: JsonObject; items: T[] } {
+  const variation = shape.variation;
+  let pageQuery = query;
+  if (variation && typeof variation.pageSize === 'number') {
+    readPageBounds(query); // a bad limit or offset is still a 400
+    pageQuery = new URLSearchParams(query);
+    pageQuery.set('limit', String(variation.pageSize));
+  }
+  const page = paginate(items, pageQuery, listPath, { leadingSlash: true });
+  const meta = page.meta;
+  switch (variation?.listEnvelope ?? 'meta') {
+    case 'meta_total':
+      return { envelope: { meta: { ...tendlcMeta(meta, shape), total_count: meta.total_count } }, items: page.items };
+    case 'count':
+      return { envelope: { count: meta.total_count, limit: meta.limit, offset: meta.offset }, items: page.items };
+    case 'none':
+      return { envelope: {}, items: page.items };
+    default:
+      return { envelope: { meta: tendlcMeta(meta, shape) }, items: page.items };
+  }
 }
 
 /**
@@ -144,6 +178,8 @@ export interface MetaShape {
   shapes: Shapes;
   /** False for the profile list, which has no `total_count` even in the ideal shapes (production's documentation). */
   withTotal?: boolean;
+  /** The account's variation among production's shapes (none under the ideal shapes). */
+  variation?: ShapeVariation;
 }
 
 /**
