@@ -187,7 +187,7 @@ export interface MetaShape {
  * `previous` (the SDKs' fixtures), so a client cannot know the page count in advance. The ideal shapes keep
  * the full meta of the other lists.
  */
-export function tendlcMeta(meta: PageMeta, shape: MetaShape): JsonObject {
+function tendlcMeta(meta: PageMeta, shape: MetaShape): JsonObject {
   if (shape.shapes === 'production') return { limit: meta.limit, next: meta.next, offset: meta.offset };
   const full: JsonObject = { ...meta };
   if (shape.withTotal === false) delete full.total_count;
