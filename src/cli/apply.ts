@@ -42,6 +42,14 @@ export function applyCommand(): Command {
       '--rehearse',
       'with a saved plan: apply it to a replica of the account first, and apply it here only if it went through there',
     )
+    .option(
+      '--approvals <dir>',
+      'with a saved plan: the folder of its signed approvals (default: beside the plan, plan.approvals/; see docs/approvals.md)',
+    )
+    .option(
+      '--emergency <reason>',
+      "apply outside an approval rule's window or a freeze, where the rule allows it and a person of its emergency role signed the same reason",
+    )
     .option('--parallelism <n>', 'requests and operations in flight at once', positiveInteger, 8)
     .option(
       '--wait <duration>',
@@ -62,6 +70,7 @@ Examples:
   $ telform apply -f manifests/ --auto-approve --wait 15m
   $ telform apply -f manifests/ --auto-approve --format json > result.json
   $ telform plan -f manifests/ -o plan.json && telform apply plan.json
+  $ telform apply plan.json --policy policies/approvals.yaml      # with the approvals signed beside it
   $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15
   $ telform apply -f shared/ --values customers/acme.yaml --auto-approve
   $ telform apply --accounts accounts.yaml --auto-approve --waves 1,10%,100% --soak 10m
@@ -122,6 +131,10 @@ async function runApply(input: ApplyInput, globals: GlobalOptions): Promise<numb
       waitMs,
       asReportEntry: asJson,
       ...(options.rehearse && planFile ? { rehearsal: { start: startReplica, waitMs: rehearsalWaitMs } } : {}),
+      approvalGate: {
+        ...(options.approvals === undefined ? {} : { approvalsFolder: options.approvals }),
+        ...(options.emergency === undefined ? {} : { emergency: options.emergency }),
+      },
     },
     sessionGlobals,
     cliContext(io),

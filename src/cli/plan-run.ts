@@ -55,6 +55,7 @@ async function planOrAccounts(
       approvals,
       options: { ...planOptions, readAll: options.showUnmanaged === true, ...(ahead ? { readsAhead: ahead } : {}) },
       out: options.out,
+      ...(options.approvals === undefined ? {} : { approvalsFolder: options.approvals }),
       detailedExitcode: options.detailedExitcode === true,
     },
     globals,

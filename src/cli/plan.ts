@@ -26,6 +26,10 @@ export function planCommand(): Command {
         .default('text'),
     )
     .option('-o, --out <file>', 'save the plan (JSON) for `telform apply FILE`, with the approvals given here')
+    .option(
+      '--approvals <dir>',
+      "the signed approvals the plan's Approvals table counts (default: beside -o FILE, FILE.approvals/; docs/approvals.md)",
+    )
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--show-unmanaged', 'list objects in the account that neither the manifests nor the state know')
     .option(

@@ -277,6 +277,39 @@ const planApprovals = z.object({
 });
 export type PlanApprovals = z.infer<typeof planApprovals>;
 
+/**
+ * What the approval rules of the policy files ask of each change (docs/approvals.md), and who had
+ * signed when the plan was made. Left out of the digest approvals sign, like `created_at`.
+ */
+const approvalTable = z
+  .object({
+    digest: z
+      .string()
+      .describe('The digest approvals sign: sha256 of the plan without seal, created_at and approval_rules.'),
+    changes: z.array(
+      z.object({
+        address: z.string(),
+        rules: z.array(
+          z.object({
+            rule: z.string(),
+            needs: z.string().describe('"2 of messaging-leads", or "none".'),
+            ttl: z.string(),
+            windows: z.array(z.string()).describe('When it may be applied (empty: any time).'),
+            approved_by: z.array(z.string()),
+            missing: z.number().describe('How many more people of the role must approve.'),
+            expired: z.array(z.string()).describe('People whose approval is past its TTL.'),
+            window_open: z.boolean(),
+          }),
+        ),
+        frozen: z.array(z.string()).describe('The reasons of the freezes covering it.'),
+      }),
+    ),
+    refusals: z.array(z.string()).describe('Why apply would refuse it now (empty: approved).'),
+  })
+  .optional()
+  .describe('The approval rules over this plan (plan --policy with approval rules).');
+export type ApprovalTable = NonNullable<z.infer<typeof approvalTable>>;
+
 /** Fingerprint of what a saved plan was computed from, so `apply plan.json` can refuse if it changed. */
 const planBasis = z.object({
   ledger_lineage: z.string(),
@@ -361,6 +394,7 @@ export const planSchema = z
       )
       .optional()
       .describe('The values the manifests used ({ value: NAME }), each with where it was given.'),
+    approval_rules: approvalTable,
     basis: planBasis,
     seal: planSeal,
   })

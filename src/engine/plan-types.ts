@@ -2,6 +2,7 @@
 // plan-schema.ts and re-exported here as types only, so importing them loads no zod and builds no
 // schema (a plan, a drift or an apply never checks its own plan against the schema).
 export type {
+  ApprovalTable,
   BlastRadius,
   BlastTotals,
   ChangeFields,

@@ -75,7 +75,8 @@ function locator(file: string, source: string, counter: LineCounter, node: Scala
   return (offset) => at(start + quoted + offset);
 }
 
-function compile(
+/** Compiles one CEL field of a policy file (an approval rule's `match` too), within the cost budget. */
+export function compilePolicyExpression(
   file: string,
   source: string,
   counter: LineCounter,
@@ -143,7 +144,8 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
   if (String(root.get('kind')) !== 'Policy' || String(root.get('apiVersion')) !== 'telform/v1')
     fail(file, placeOfNode(root), 'a policy file starts with apiVersion: telform/v1 and kind: Policy');
   // A misspelt key (`rule:`, `rulez:`) would otherwise be skipped silently, with its rules never run.
-  const topLevel = ['apiVersion', 'kind', 'metadata', 'rules'];
+  // `people`, `approvals` and `freeze` are read by approval-policy.ts (docs/approvals.md).
+  const topLevel = ['apiVersion', 'kind', 'metadata', 'rules', 'people', 'approvals', 'freeze'];
   for (const pair of root.items) {
     const name = isScalar(pair.key) ? String(pair.key.value) : '';
     if (!topLevel.includes(name))
@@ -154,6 +156,8 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
       );
   }
   const rules = root.get('rules', true);
+  // A file of approval rules alone has no CEL rules to run.
+  if (rules === undefined && (root.has('approvals') || root.has('freeze'))) return [];
   if (!isSeq(rules) || rules.items.length === 0)
     fail(file, placeOfNode((rules as Node | undefined) ?? root), 'rules must be a list of at least one rule');
   const seen = new Set<string>();
@@ -188,12 +192,19 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
       id,
       severity: severity as PolicyRule['severity'],
       message,
-      expression: compile(file, source, counter, item.get('expression', true) as Node | null, 'expression', id),
+      expression: compilePolicyExpression(
+        file,
+        source,
+        counter,
+        item.get('expression', true) as Node | null,
+        'expression',
+        id,
+      ),
       file,
       place: placeOfNode(item),
     };
     if (item.has('match'))
-      rule.match = compile(file, source, counter, item.get('match', true) as Node | null, 'match', id);
+      rule.match = compilePolicyExpression(file, source, counter, item.get('match', true) as Node | null, 'match', id);
     return rule;
   });
 }

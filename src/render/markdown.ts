@@ -16,6 +16,7 @@ import { printable } from '../util/printable.js';
 import { escapeHtml, escapeMarkdown } from './markdown-escape.js';
 import { blastSummary, blastWords, findingLine } from './traffic.js';
 import { renderMermaid } from './graph.js';
+import { approvalTableMarkdown } from './approval-table.js';
 
 /** Changes drawn in the markdown plan's graph; the rest is one "…and N more" node. */
 const markdownGraphLimit = 40;
@@ -81,6 +82,7 @@ export function renderMarkdown(plan: Plan): string {
   }
   head.push(...findingLines(plan));
   head.push(...approvalLines(plan));
+  if (plan.approval_rules) head.push(...approvalTableMarkdown(plan.approval_rules));
   const values = valueLines(plan);
   if (values.length > 0) {
     head.push(

@@ -43,7 +43,7 @@ export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
 
 /** Each account is applied as `apply -f --auto-approve` applies one (no `approve`: --accounts never asks). */
 export function applyStep(
-  options: Pick<ApplyRunOptions, 'parallelism' | 'waitMs' | 'clock' | 'onEvent' | 'interruptible'>,
+  options: Pick<ApplyRunOptions, 'parallelism' | 'waitMs' | 'clock' | 'onEvent' | 'interruptible' | 'signoff'>,
 ) {
   return async (run: Reconciliation): Promise<StepOutcome> => {
     const outcome = await applyReconciled(run, options);

@@ -20,6 +20,8 @@ import {
   type Reconciliation,
 } from './reconcile.js';
 import { rehearse, type StartReplica } from './rehearse.js';
+import { passApprovalGate } from './approval-gate.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { planNotes } from './safety.js';
 import { readValues, type ValuesInput } from './values-input.js';
 
@@ -35,6 +37,8 @@ export interface ApplyRequest {
   asReportEntry?: boolean;
   /** `--rehearse` of a saved plan: the replica the caller starts, and how long it waits for its registry. */
   rehearsal?: { start: StartReplica; waitMs: number };
+  /** The approval rules' gate (run/approval-gate.ts): `--approvals DIR`, `--emergency REASON`, the clock it judges by. */
+  approvalGate?: { approvalsFolder?: string; emergency?: string; clock?: Clock };
 }
 
 /** How the caller follows one apply (all optional: absent, the apply runs unwatched and approved). */
@@ -94,10 +98,26 @@ export async function applyManifests(
       );
     }
   }
-  const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: true });
-  return withReconciliation(run, async (): Promise<ApplyRequestOutcome> => {
+  const reconciled = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: true });
+  return withReconciliation(reconciled, async (): Promise<ApplyRequestOutcome> => {
+    // The approval rules judge before anything is shown as about to run: a refusal sends nothing.
+    const gate = request.approvalGate ?? {};
+    const { violations, signoff } = await passApprovalGate(reconciled.plan, reconciled.violations, {
+      policies: request.options.policies ?? [],
+      ...('savedPlan' in source ? { planFile: source.savedPlan } : {}),
+      ...(gate.approvalsFolder === undefined ? {} : { approvalsFolder: gate.approvalsFolder }),
+      ...(gate.emergency === undefined ? {} : { emergency: gate.emergency }),
+      clock: gate.clock ?? systemClock,
+      cwd: context.io.cwd,
+    });
+    const run: Reconciliation = { ...reconciled, violations };
     const watch = watcher.planned(plannedRun(run, planNotes(run.plan, run.plan.approvals)));
-    const following = { parallelism: request.parallelism, waitMs: request.waitMs, ...followed(watch) };
+    const following = {
+      parallelism: request.parallelism,
+      waitMs: request.waitMs,
+      ...followed(watch),
+      ...(signoff ? { signoff } : {}),
+    };
     try {
       if (request.asReportEntry) {
         const { approve: _asked, onClaim: _claim, ...step } = following;

@@ -9,7 +9,7 @@ import { hasChanges } from '../engine/summary.js';
 import { claimOnFirstWrite } from '../state/ownership.js';
 import type { Reconciliation } from './reconcile.js';
 import { entriesBefore, recordApply } from './history.js';
-import type { HistoryRecord, HistoryTag } from '../state/history.js';
+import type { HistoryRecord, HistorySignoff, HistoryTag } from '../state/history.js';
 
 export interface ApplyRunOptions {
   /** Requests in flight at once (`--parallelism`). */
@@ -36,6 +36,8 @@ export interface ApplyRunOptions {
    * inside `interruptible`, so an interrupted claim is said as such.
    */
   onClaim?: (claiming: boolean) => void;
+  /** The approval rules' verdict, recorded with the apply (run/approval-gate.ts). */
+  signoff?: HistorySignoff;
 }
 
 /** A protection given or lifted: recorded in the state without a request. */
@@ -103,7 +105,13 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
   };
   const before = entriesBefore(run);
   const result = await (options.interruptible ? options.interruptible(send) : send());
-  const record = await recordApply(run, result, before, options.history ?? run.history ?? planTag(plan));
+  const record = await recordApply(
+    run,
+    result,
+    before,
+    options.history ?? run.history ?? planTag(plan),
+    options.signoff,
+  );
   return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0, record };
 }
 

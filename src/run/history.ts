@@ -6,7 +6,14 @@ import { createHash } from 'node:crypto';
 import type { ApplyResult } from '../engine/apply.js';
 import { desiredSpecOf, liveIdOf, liveSpecOf } from '../engine/change-fields.js';
 import type { Plan, PlannedChange } from '../engine/plan-types.js';
-import type { HistoryChange, HistoryDraft, HistoryRecord, HistoryTag, RunOrigin } from '../state/history.js';
+import type {
+  HistoryChange,
+  HistoryDraft,
+  HistoryRecord,
+  HistorySignoff,
+  HistoryTag,
+  RunOrigin,
+} from '../state/history.js';
 import type { LedgerEntry } from '../state/ledger.js';
 import { stableJson } from '../util/stable-json.js';
 import { runOrigin } from './history-origin.js';
@@ -46,6 +53,7 @@ export async function recordApply(
   result: ApplyResult,
   before: ReadonlyMap<string, LedgerEntry>,
   tag: HistoryTag,
+  signoff?: HistorySignoff,
 ): Promise<HistoryRecord> {
   await run.store.compact();
   const changes = run.plan.changes
@@ -75,6 +83,7 @@ export async function recordApply(
           : 'partial',
     ...(tag.reverts === undefined ? {} : { reverts: tag.reverts }),
     ...(tag.wave ? { wave: tag.wave } : {}),
+    ...(signoff ? { signoff } : {}),
   };
   return run.store.appendHistory(draft);
 }

@@ -10,6 +10,8 @@ import { reconcile, withReconciliation, type ReconcileInput, type ReconcileOptio
 import { planNotes } from './safety.js';
 import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
 import { readValues, type ValuesInput } from './values-input.js';
+import { approvalTableOf, judgePlanApprovals } from './approval-gate.js';
+import { systemClock } from '../util/clock.js';
 
 export interface PlanRequest {
   paths: string[];
@@ -21,6 +23,8 @@ export interface PlanRequest {
   out?: string | undefined;
   /** `--detailed-exitcode`: a plan with changes exits 2. */
   detailedExitcode: boolean;
+  /** `--approvals DIR`: the signed approvals its approval table counts (default: beside `out`). */
+  approvalsFolder?: string;
 }
 
 interface PlanOutcome {
@@ -42,7 +46,18 @@ export async function planManifests(
   const input: ReconcileInput = { paths: request.paths, ...(values ? { values } : {}) };
   const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: false });
   return withReconciliation(run, async () => {
-    const plan = run.plan;
+    // The approval rules' table (who must sign, who has): shown with the plan, outside the digest they sign.
+    const judged = await judgePlanApprovals(run.plan, {
+      policies: request.options.policies ?? [],
+      ...(request.approvalsFolder !== undefined
+        ? { approvalsFolder: request.approvalsFolder }
+        : request.out
+          ? { planFile: request.out }
+          : {}),
+      clock: systemClock,
+      cwd: context.io.cwd,
+    });
+    const plan = judged ? { ...run.plan, approval_rules: approvalTableOf(judged.judgement) } : run.plan;
     if (request.out) await writeSavedPlan(request.out, plan, run.session.authToken, context.io.cwd);
     const exitCode = request.detailedExitcode && hasChanges(plan) ? ExitCode.changes : ExitCode.ok;
     return { plan, notes: planNotes(plan, request.approvals, run.violations), exitCode, input };

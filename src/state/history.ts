@@ -47,6 +47,22 @@ export interface HistoryChange {
   error?: string;
 }
 
+/**
+ * What the approval rules asked of an apply and who gave it (docs/approvals.md): per change, the rules
+ * and their approvers; the approvals as signed (payload and SSH signature), so they can be verified
+ * again later against the people file's keys; and an emergency's reason.
+ */
+export interface HistorySignoff {
+  /** The digest the approvals sign (the plan without its seal and creation time). */
+  digest: string;
+  changes: Array<{
+    address: string;
+    rules: Array<{ rule: string; needs: string; approvers: Array<{ person: string; roles: string[]; key: string }> }>;
+  }>;
+  approvals: Array<Record<string, unknown>>;
+  emergency?: { reason: string; by: string; role: string };
+}
+
 /** The plan an apply carried out, by its digest (and seal, when it was a saved plan). */
 export interface HistoryPlan {
   digest: string;
@@ -70,6 +86,8 @@ export type HistoryEvent =
       reverts?: number;
       /** A rollout's wave (`apply --accounts --waves`). */
       wave?: { number: number; of: number };
+      /** The approval rules the plan passed, with the signed approvals (absent in records before them). */
+      signoff?: HistorySignoff;
     }
   | {
       type: 'state_edit';

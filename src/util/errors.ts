@@ -54,6 +54,11 @@ export const errorCodes = {
   unsafe_plan: 'apply refused changes the safety gates did not approve',
   policy_invalid:
     'a policy file cannot be read, or a rule or its CEL expression is invalid (named with its line and column)',
+  people_invalid: 'the people file (who approves, with which keys and roles) cannot be read or is invalid',
+  approval_refused:
+    'apply refused by the approval rules: approvals missing, expired or not counted, outside a window, or frozen',
+  approval_invalid:
+    'an approval or acknowledgement cannot be made or read (a key that cannot sign, a folder that cannot be read)',
   policy_failed: 'a policy rule could not be evaluated on a change (named with its line and column and the resource)',
   test_invalid:
     '`telform test`: a test file cannot be read or is invalid (named with its line and column); exit code 2',

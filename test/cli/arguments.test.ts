@@ -124,7 +124,7 @@ describe('plan flags', () => {
 });
 
 describe('apply flags', () => {
-  it('applies a saved plan as it was planned: no manifests, values, policies or scope beside it', () => {
+  it('applies a saved plan as it was planned: no manifests, values or scope beside it (policies give its approval rules)', () => {
     expect(
       parseApplyArguments(
         'plan.json',
@@ -135,7 +135,12 @@ describe('apply flags', () => {
       'give either a saved plan file or -f manifests, not both',
       'plan.json holds the values it was planned with: give --values / --value to `telform plan`, not to the apply of a saved plan',
       'plan.json is applied as it was planned: give --exclude to `telform plan`, not to the apply of a saved plan',
-      'plan.json carries the policy findings it was planned with: give --policy to `telform plan`, not to the apply of a saved plan',
+    ]);
+    expect(
+      parseApplyArguments(undefined, apply({ file: ['m/'], approvals: 'a/', emergency: ' ' }), none).problems,
+    ).toEqual([
+      '--approvals names the signed approvals of a saved plan: give the plan file',
+      '--emergency needs a reason, recorded in the history (e.g. --emergency "carrier outage, INC-4411")',
     ]);
     expect(parseApplyArguments('plan.json', apply({}), none).input).toMatchObject({
       mode: 'saved-plan',

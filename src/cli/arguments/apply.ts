@@ -24,6 +24,10 @@ export interface ApplyFlags
   autoApprove?: boolean;
   parallelism: number;
   wait?: number;
+  /** `--approvals DIR`: the signed approvals of a saved plan, instead of the folder beside it. */
+  approvals?: string;
+  /** `--emergency REASON`: past a window or freeze, where a rule allows it (docs/approvals.md). */
+  emergency?: string;
 }
 
 export type ApplyInput =
@@ -56,8 +60,16 @@ export function parseApplyArguments(
     'a saved plan is for one account: give either a plan file or --accounts',
   );
   problems.check(
-    planFile !== undefined && flags.policy.length > 0,
-    `${planFile} carries the policy findings it was planned with: give --policy to \`telform plan\`, not to the apply of a saved plan`,
+    flags.approvals !== undefined && planFile === undefined,
+    '--approvals names the signed approvals of a saved plan: give the plan file',
+  );
+  problems.check(
+    flags.emergency !== undefined && flags.emergency.trim() === '',
+    '--emergency needs a reason, recorded in the history (e.g. --emergency "carrier outage, INC-4411")',
+  );
+  problems.check(
+    flags.emergency !== undefined && flags.accounts !== undefined,
+    '--emergency is for one account: give a saved plan',
   );
   problems.check(
     planFile === undefined && flags.accounts === undefined && flags.file.length === 0 && !flags.destroy,

@@ -14,6 +14,8 @@ export interface PlanFlags
   detailedExitcode?: boolean;
   showUnmanaged?: boolean;
   rehearse?: boolean;
+  /** `--approvals DIR`: the signed approvals the plan's approval table counts (default: beside -o). */
+  approvals?: string;
 }
 
 export type PlanInput =
