@@ -16,26 +16,41 @@ export interface EmittedResource {
 }
 
 export function emitManifest(resources: readonly EmittedResource[], schemaPath: string): string {
-  const header = `# yaml-language-server: $schema=${schemaPath}\n`;
-  const documents = resources.map((resource) => {
-    const document = new Document({
-      apiVersion,
-      kind: resource.kind,
-      metadata: { name: resource.name },
-      spec: resource.spec,
-    });
-    if (resource.comments && resource.comments.length > 0)
-      document.commentBefore = resource.comments.map((line) => ` ${printable(line)}`).join('\n');
-    flowShortLists(document.contents);
-    // Live text with a bidi control or a line separator is written double-quoted, where it can be an escape.
-    visit(document, {
-      Scalar(_key, node) {
-        if (typeof node.value === 'string' && needsYamlEscape.test(node.value)) node.type = 'QUOTE_DOUBLE';
-      },
-    });
-    return escapeRawInDoubleQuoted(document.toString({ lineWidth: 0 }));
+  return joinDocuments(resources.map(emitDocument), schemaPath);
+}
+
+/** A file's text from its documents' (`emitDocument`), under the schema comment. */
+export function joinDocuments(documents: readonly string[], schemaPath: string): string {
+  return `# yaml-language-server: $schema=${schemaPath}\n${documents.join('---\n')}`;
+}
+
+/**
+ * One resource's document, without the schema comment. The shapes an import writes (plain words,
+ * addresses, numbers, short lists, refs) are written directly, byte for byte as the `yaml` package
+ * writes them (test/manifest/emit-fast.test.ts compares the two); anything else goes through it.
+ */
+export function emitDocument(resource: EmittedResource): string {
+  return emitDocumentFast(resource) ?? emitDocumentExactly(resource);
+}
+
+/** Through the `yaml` package: every shape, every escape. */
+export function emitDocumentExactly(resource: EmittedResource): string {
+  const document = new Document({
+    apiVersion,
+    kind: resource.kind,
+    metadata: { name: resource.name },
+    spec: resource.spec,
   });
-  return `${header}${documents.join('---\n')}`;
+  if (resource.comments && resource.comments.length > 0)
+    document.commentBefore = resource.comments.map((line) => ` ${printable(line)}`).join('\n');
+  flowShortLists(document.contents);
+  // Live text with a bidi control or a line separator is written double-quoted, where it can be an escape.
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && needsYamlEscape.test(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return escapeRawInDoubleQuoted(document.toString({ lineWidth: 0 }));
 }
 
 /** Short scalar lists (`ip_addresses`, `sub_usecases`) and refs read better inline. */
@@ -49,4 +64,161 @@ function flowShortLists(node: unknown): void {
     if (scalars && node.items.length <= 8) node.flow = true;
     for (const item of node.items) flowShortLists(item);
   }
+}
+
+// The fast writer. Each function returns undefined for what it does not know to write exactly as
+// `emitDocumentExactly` would; the whole document then goes the exact way.
+
+/** Printable ASCII: anything else (escapes, bidi, separators, non-ASCII) takes the exact way. */
+const plainAscii = /^[\x20-\x7e]*$/;
+/** Strings YAML 1.2's core schema would read as another type (null, booleans, numbers): quoted. */
+const coreTyped =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+/** What a plain scalar may not start with, hold or end with (indicators, `: `, ` #`). */
+const notPlain = /^[ ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-] |: |:$| #| $/;
+const flowIndicators = /[[\]{},]/;
+const documentMarker = /^(?:%|---|\.\.\.)/;
+const simpleKey = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Scalar = string | number | boolean | null;
+
+function isScalar(value: unknown): value is Scalar {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function scalarText(value: Scalar, inFlow: boolean): string | undefined {
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number')
+    return Number.isSafeInteger(value) && !Object.is(value, -0) ? String(value) : undefined;
+  if (!plainAscii.test(value) || documentMarker.test(value)) return undefined;
+  const plain =
+    value !== '' && !notPlain.test(value) && !(inFlow && flowIndicators.test(value)) && !coreTyped.test(value);
+  if (plain) return value;
+  return value.includes('"') || value.includes('\\') ? undefined : `"${value}"`;
+}
+
+function keyText(key: string): string | undefined {
+  return simpleKey.test(key) && !coreTyped.test(key) ? key : undefined;
+}
+
+/** `[ a, b ]`: a list of at most 8 scalars (the exact way's `flowShortLists`). */
+function flowList(items: readonly unknown[]): string | undefined {
+  if (items.length === 0) return '[]';
+  const texts: string[] = [];
+  for (const item of items) {
+    const text = isScalar(item) ? scalarText(item, true) : undefined;
+    if (text === undefined) return undefined;
+    texts.push(text);
+  }
+  return `[ ${texts.join(', ')} ]`;
+}
+
+function isShortScalarList(value: readonly unknown[]): boolean {
+  return value.length <= 8 && value.every(isScalar);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
+/** `{ ref: name }`. */
+function flowRef(value: Record<string, unknown>): string | undefined {
+  const target = value['ref'];
+  const text = isScalar(target) ? scalarText(target, true) : undefined;
+  return text === undefined ? undefined : `{ ref: ${text} }`;
+}
+
+function isRefOnly(value: Record<string, unknown>): boolean {
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === 'ref';
+}
+
+/**
+ * What follows `key:` on the key's line: ` value` for what fits inline, or a line break and the
+ * block at `indent` + 2 (a nested map) or at `indent` + 2 too (a list, indented under its key).
+ */
+function valueAfterKey(value: unknown, indent: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (isScalar(value)) {
+    const text = scalarText(value, false);
+    return text === undefined ? undefined : ` ${text}\n`;
+  }
+  if (Array.isArray(value)) {
+    if (isShortScalarList(value)) {
+      const text = flowList(value);
+      return text === undefined ? undefined : ` ${text}\n`;
+    }
+    const block = blockList(value, `${indent}  `);
+    return block === undefined ? undefined : `\n${block}`;
+  }
+  if (isPlainObject(value)) {
+    if (Object.keys(value).length === 0) return ' {}\n';
+    if (isRefOnly(value)) {
+      const text = flowRef(value);
+      return text === undefined ? undefined : ` ${text}\n`;
+    }
+    const block = blockMap(value, `${indent}  `, `${indent}  `);
+    return block === undefined ? undefined : `\n${block}`;
+  }
+  return undefined;
+}
+
+/** A block map's lines, its first key after `first` (the indent, or `- ` in a list) and the others at `indent`. */
+function blockMap(map: Record<string, unknown>, first: string, indent: string): string | undefined {
+  let text = '';
+  let lead = first;
+  for (const [key, value] of Object.entries(map)) {
+    const keyPart = keyText(key);
+    if (keyPart === undefined || value === undefined) return undefined;
+    const rest = valueAfterKey(value, indent);
+    if (rest === undefined) return undefined;
+    text += `${lead}${keyPart}:${rest}`;
+    lead = indent;
+  }
+  return text;
+}
+
+/** A block list's lines at `indent`: scalars, short scalar lists inline, refs, and non-empty maps. */
+function blockList(items: readonly unknown[], indent: string): string | undefined {
+  let text = '';
+  for (const item of items) {
+    let line: string | undefined;
+    if (isScalar(item)) {
+      const scalar = scalarText(item, false);
+      line = scalar === undefined ? undefined : `${indent}- ${scalar}\n`;
+    } else if (Array.isArray(item)) {
+      const flow = item.length > 0 && isShortScalarList(item) ? flowList(item) : undefined;
+      line = flow === undefined ? undefined : `${indent}- ${flow}\n`;
+    } else if (isPlainObject(item) && Object.keys(item).length > 0) {
+      if (isRefOnly(item)) {
+        const ref = flowRef(item);
+        line = ref === undefined ? undefined : `${indent}- ${ref}\n`;
+      } else line = blockMap(item, `${indent}- `, `${indent}  `);
+    }
+    if (line === undefined) return undefined;
+    text += line;
+  }
+  return text;
+}
+
+/** Directly, or undefined when the resource holds anything the fast writer leaves to the exact one. */
+export function emitDocumentFast(resource: EmittedResource): string | undefined {
+  let comment = '';
+  for (const line of resource.comments ?? []) {
+    const shown = printable(line);
+    if (shown === '' || !plainAscii.test(shown)) return undefined;
+    comment += `# ${shown}\n`;
+  }
+  const kind = scalarText(resource.kind, false);
+  const name = scalarText(resource.name, false);
+  const spec = isPlainObject(resource.spec) ? valueAfterKey(resource.spec, '') : undefined;
+  if (kind === undefined || name === undefined || spec === undefined) return undefined;
+  const body = `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: ${name}\nspec:${spec}`;
+  return comment === '' ? body : `${comment}\n${body}`;
 }

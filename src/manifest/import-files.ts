@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Kind } from '../resources/kind.js';
 import type { ImportedResource } from './account-import.js';
-import { emitManifest } from './emit.js';
+import { emitDocument, joinDocuments } from './emit.js';
 
 /**
  * Where `telform import` writes what it imported: one file per kind (`trunk-ip-acl.yaml`) or one
@@ -23,12 +23,22 @@ export function importFiles(
 ): Map<string, ImportedResource[]> {
   const out = path.resolve(outFolder);
   const files = new Map<string, ImportedResource[]>();
+  const byKind = new Map<string, ImportedResource[]>();
+  for (const resource of imported) {
+    const list = byKind.get(resource.kind);
+    if (list) list.push(resource);
+    else byKind.set(resource.kind, [resource]);
+  }
   for (const kind of kinds) {
-    for (const resource of imported.filter((item) => item.kind === kind.name)) {
-      const file =
-        layout === 'per-kind'
-          ? path.join(out, `${fileBase(kind.name)}.yaml`)
-          : path.join(out, fileBase(kind.name), `${resource.name}.yaml`);
+    const resources = byKind.get(kind.name);
+    if (!resources) continue;
+    if (layout === 'per-kind') {
+      files.set(path.join(out, `${fileBase(kind.name)}.yaml`), resources);
+      continue;
+    }
+    const folder = path.join(out, fileBase(kind.name));
+    for (const resource of resources) {
+      const file = path.join(folder, `${resource.name}.yaml`);
       const list = files.get(file) ?? [];
       list.push(resource);
       files.set(file, list);
@@ -39,7 +49,12 @@ export function importFiles(
 
 /** The manifest text of one file; `schema` is the `$schema` reference its first line carries. */
 export function importedManifest(resources: readonly ImportedResource[], schema: string): string {
-  return emitManifest(resources.map(toEmitted), schema);
+  return joinDocuments(resources.map(importedDocument), schema);
+}
+
+/** One resource's document (its comments, no schema line): `importedManifest` is these, joined. */
+export function importedDocument(resource: ImportedResource): string {
+  return emitDocument(toEmitted(resource));
 }
 
 function toEmitted(resource: ImportedResource) {

@@ -2,11 +2,12 @@
 // import would write are validated as `validate` does; an object whose document fails is left out,
 // said per object with the first reason, and the rest is imported again without it (its referrers
 // keep its id as a literal), until what is left validates.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importResources, type ImportedResource, type OwnedIds } from '../manifest/account-import.js';
-import { importFiles, importedManifest } from '../manifest/import-files.js';
+import { joinDocuments } from '../manifest/emit.js';
+import { importedDocument, importFiles } from '../manifest/import-files.js';
 import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { loadManifests } from '../manifest/load.js';
 import type { Kind } from '../resources/index.js';
@@ -27,7 +28,11 @@ export async function importExpressible(
   kinds: readonly Kind[],
   listed: ReadonlyMap<string, readonly LiveObject[]>,
   owned: OwnedIds,
-): Promise<{ imported: ImportedResource[]; refused: RefusedImport[] }> {
+): Promise<{
+  imported: ImportedResource[];
+  refused: RefusedImport[];
+  documents: ReadonlyMap<ImportedResource, string>;
+}> {
   const refused: RefusedImport[] = [];
   const left = new Map<string, Set<string>>();
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-import-check-'));
@@ -37,12 +42,15 @@ export async function importExpressible(
         [...listed].map(([kind, objects]) => [kind, objects.filter((object) => !left.get(kind)?.has(object.id))]),
       );
       const imported = importResources(kinds, lists, owned);
-      const failures = await validateImported(imported, kinds, path.join(folder, String(round)));
+      // Each document is written once: what is validated is what import writes.
+      const documents = new Map(imported.map((resource) => [resource, importedDocument(resource)]));
+      const failures = await validateImported(imported, documents, kinds, path.join(folder, String(round)));
       if (failures.size === 0 || round === maxRounds) {
         // Should a last round still fail, none of it is written rather than a folder validate rejects.
         if (failures.size > 0)
           return {
             imported: [],
+            documents: new Map(),
             refused: [
               ...refused,
               ...imported.map((resource) =>
@@ -50,7 +58,7 @@ export async function importExpressible(
               ),
             ],
           };
-        return { imported, refused };
+        return { imported, refused, documents };
       }
       for (const resource of imported) {
         const reason = failures.get(resource.address);
@@ -70,19 +78,31 @@ function refusal(resource: ImportedResource, reason: string): RefusedImport {
   return { address: resource.address, id: resource.id, reason };
 }
 
-/** Writes the documents one per resource and validates them as `validate` would: the first error per address. */
+/**
+ * Writes the documents, one file per kind (one write each), and validates them as `validate` would:
+ * the first error per address. A document's problems carry its address whichever file holds it.
+ */
 async function validateImported(
   imported: readonly ImportedResource[],
+  documents: ReadonlyMap<ImportedResource, string>,
   kinds: readonly Kind[],
   folder: string,
 ): Promise<Map<string, string>> {
   const failures = new Map<string, string>();
   if (imported.length === 0) return failures;
-  const files = importFiles(imported, folder, 'per-resource', kinds);
-  for (const [file, resources] of files) {
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, importedManifest(resources, 'manifest.schema.json'));
-  }
+  const files = importFiles(imported, folder, 'per-kind', kinds);
+  await mkdir(folder, { recursive: true });
+  await Promise.all(
+    [...files].map(([file, resources]) =>
+      writeFile(
+        file,
+        joinDocuments(
+          resources.map((resource) => documents.get(resource) ?? importedDocument(resource)),
+          'manifest.schema.json',
+        ),
+      ),
+    ),
+  );
   // Offline, as validate is: secrets are not resolved, values are not given.
   const result = await loadManifests([folder], { cwd: folder, env: {} });
   const lint = lintCampaigns(result.model.resources).map(findingProblem);

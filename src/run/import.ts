@@ -2,11 +2,12 @@
 // context, so the numbers every trunk and campaign read counts are listed once), writes manifests
 // for them and records them in the ledger, changing nothing in the account.
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportedResource } from '../manifest/account-import.js';
 import { importExpressible, type RefusedImport } from './import-check.js';
-import { importedManifest, importFiles, type ImportLayout } from '../manifest/import-files.js';
+import { joinDocuments } from '../manifest/emit.js';
+import { importedDocument, importFiles, type ImportLayout } from '../manifest/import-files.js';
 import { ownManifestSchema, ownSchemaPath, schemaReference } from '../manifest/schema-reference.js';
 import { catalog, type Kind } from '../resources/index.js';
 import { liveContext } from '../resources/live-side.js';
@@ -99,10 +100,10 @@ export async function importAccount(
       assertMayWrite(ownership, store, session.account, 'import');
       const listed = new Map(lists);
       const skipped = ownedAmong(listed, store.ledger);
-      const { imported, refused } = await importExpressible(kinds, listed, ownedIdsByKind(store.ledger));
+      const { imported, refused, documents } = await importExpressible(kinds, listed, ownedIdsByKind(store.ledger));
       assertImportOwnership(imported, store.ledger);
       const files = importFiles(imported, path.resolve(io.cwd, run.out), run.layout, kinds);
-      const taken = [...files.keys()].filter((file) => existsSync(file));
+      const taken = await existingFiles([...files.keys()]);
       if (taken.length > 0) {
         throw new TelformError(
           'import_overwrite',
@@ -118,13 +119,24 @@ export async function importAccount(
         await mkdir(path.dirname(ownSchemaPath(out)), { recursive: true });
         await writeFile(ownSchemaPath(out), ownManifestSchema());
       }
-      for (const [file, resources] of files) {
-        await mkdir(path.dirname(file), { recursive: true });
-        const schema =
-          schemaReference(path.dirname(file)) ??
-          path.relative(path.dirname(file), ownSchemaPath(out)).split(path.sep).join('/');
-        await writeFile(file, importedManifest(resources, schema));
+      // Each folder is made and its schema found once; each file is one write of the documents validated above.
+      const schemas = new Map<string, string>();
+      for (const folder of new Set([...files.keys()].map((file) => path.dirname(file)))) {
+        await mkdir(folder, { recursive: true });
+        schemas.set(
+          folder,
+          schemaReference(folder) ?? path.relative(folder, ownSchemaPath(out)).split(path.sep).join('/'),
+        );
       }
+      await inParallel([...files], writesInFlight, ([file, resources]) =>
+        writeFile(
+          file,
+          joinDocuments(
+            resources.map((resource) => documents.get(resource) ?? importedDocument(resource)),
+            schemas.get(path.dirname(file)) ?? '',
+          ),
+        ),
+      );
       // Recorded together: the journal appends and syncs them in one write, not one sync each.
       await Promise.all(
         imported.map((resource) =>
@@ -145,4 +157,42 @@ export async function importAccount(
   } finally {
     await session.close();
   }
+}
+
+/** Files written at once: enough to keep the disk busy, few enough to stay clear of the open-file limit. */
+const writesInFlight = 16;
+
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}
+
+/**
+ * Which of `files` exist, in their order: one listing per folder instead of a look-up per file (one per
+ * resource with `--layout per-resource`). A listed name is looked up still, so a link is judged as before.
+ */
+async function existingFiles(files: readonly string[]): Promise<string[]> {
+  const listings = new Map<string, Promise<ReadonlySet<string> | undefined>>();
+  const listing = (folder: string) => {
+    let names = listings.get(folder);
+    if (!names) {
+      // A folder that cannot be listed (missing, not a folder, unreadable): each file is looked up as before.
+      names = readdir(folder).then(
+        // Lower-cased: a file system that ignores case holds `Trunk.yaml` where `trunk.yaml` is asked for.
+        (entries) => new Set(entries.map((entry) => entry.toLowerCase())),
+        () => undefined,
+      );
+      listings.set(folder, names);
+    }
+    return names;
+  };
+  const taken: string[] = [];
+  for (const file of files) {
+    const names = await listing(path.dirname(file));
+    if ((names === undefined || names.has(path.basename(file).toLowerCase())) && existsSync(file)) taken.push(file);
+  }
+  return taken;
 }
