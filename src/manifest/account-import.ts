@@ -45,9 +45,12 @@ export function importResources(
     const used = new Set<string>(ownedOfKind.values());
     const byId = new Map<string, string>(ownedOfKind);
     names.set(kind.name, byId);
+    // Sorted by live name, then id (each object's name looked up once, not at every comparison).
     const objects = (live.get(kind.name) ?? [])
       .filter((object) => !ownedOfKind.has(object.id) && !(kind.live.idle?.(object) ?? false))
-      .sort((a, b) => compare(liveName(kind, a) ?? '', liveName(kind, b) ?? '') || compare(a.id, b.id));
+      .map((object) => ({ object, key: liveName(kind, object) ?? '' }))
+      .sort((a, b) => compare(a.key, b.key) || compare(a.object.id, b.object.id))
+      .map(({ object }) => object);
     for (const object of objects) {
       const { name, madeUpName } = chooseName(kind, object, used);
       used.add(name);
@@ -55,6 +58,14 @@ export function importResources(
       named.push({ kind, object, name, ...(madeUpName ? { madeUpName } : {}) });
     }
   }
+  // Each field's default as JSON, worked out once per kind rather than once per object.
+  const defaults = new Map<Kind, Map<string, string | undefined>>();
+  const defaultJson = (kind: Kind, field: string): string | undefined => {
+    let ofKind = defaults.get(kind);
+    if (!ofKind) defaults.set(kind, (ofKind = new Map()));
+    if (!ofKind.has(field)) ofKind.set(field, JSON.stringify(defaultOf(kind, field)));
+    return ofKind.get(field);
+  };
   return named.map(({ kind, object, name, madeUpName }) => {
     const applied: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(object.spec)) {
@@ -71,7 +82,7 @@ export function importResources(
     }
     for (const [field, value] of Object.entries(applied)) {
       if (field === kind.nameField && value === name) continue;
-      if (JSON.stringify(value) === JSON.stringify(defaultOf(kind, field))) continue;
+      if (JSON.stringify(value) === defaultJson(kind, field)) continue;
       manifestSpec[field] = value;
     }
     const secretVariables: Record<string, string> = {};

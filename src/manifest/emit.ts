@@ -1,7 +1,5 @@
-import { Document, isMap, isSeq, visit } from 'yaml';
 import { printable } from '../util/printable.js';
 import { apiVersion } from './document.js';
-import { escapeRawInDoubleQuoted, needsYamlEscape } from './yaml-escape.js';
 
 /**
  * Writes manifests (for `telform import`): documents in the format the loader reads, with the
@@ -15,8 +13,8 @@ export interface EmittedResource {
   comments?: string[];
 }
 
-export function emitManifest(resources: readonly EmittedResource[], schemaPath: string): string {
-  return joinDocuments(resources.map(emitDocument), schemaPath);
+export async function emitManifest(resources: readonly EmittedResource[], schemaPath: string): Promise<string> {
+  return joinDocuments(await emitDocuments(resources), schemaPath);
 }
 
 /** A file's text from its documents' (`emitDocument`), under the schema comment. */
@@ -25,45 +23,16 @@ export function joinDocuments(documents: readonly string[], schemaPath: string):
 }
 
 /**
- * One resource's document, without the schema comment. The shapes an import writes (plain words,
+ * Each resource's document, without the schema comment. The shapes an import writes (plain words,
  * addresses, numbers, short lists, refs) are written directly, byte for byte as the `yaml` package
- * writes them (test/manifest/emit-fast.test.ts compares the two); anything else goes through it.
+ * writes them (test/manifest/emit-fast.test.ts compares the two); anything else goes through it,
+ * loaded only then (it is most of a command's start-up code).
  */
-export function emitDocument(resource: EmittedResource): string {
-  return emitDocumentFast(resource) ?? emitDocumentExactly(resource);
-}
-
-/** Through the `yaml` package: every shape, every escape. */
-export function emitDocumentExactly(resource: EmittedResource): string {
-  const document = new Document({
-    apiVersion,
-    kind: resource.kind,
-    metadata: { name: resource.name },
-    spec: resource.spec,
-  });
-  if (resource.comments && resource.comments.length > 0)
-    document.commentBefore = resource.comments.map((line) => ` ${printable(line)}`).join('\n');
-  flowShortLists(document.contents);
-  // Live text with a bidi control or a line separator is written double-quoted, where it can be an escape.
-  visit(document, {
-    Scalar(_key, node) {
-      if (typeof node.value === 'string' && needsYamlEscape.test(node.value)) node.type = 'QUOTE_DOUBLE';
-    },
-  });
-  return escapeRawInDoubleQuoted(document.toString({ lineWidth: 0 }));
-}
-
-/** Short scalar lists (`ip_addresses`, `sub_usecases`) and refs read better inline. */
-function flowShortLists(node: unknown): void {
-  if (isMap(node)) {
-    const keys = node.items.map((pair) => String((pair.key as { value?: unknown })?.value ?? ''));
-    if (keys.length === 1 && keys[0] === 'ref') node.flow = true;
-    for (const pair of node.items) flowShortLists(pair.value);
-  } else if (isSeq(node)) {
-    const scalars = node.items.every((item) => !isMap(item) && !isSeq(item));
-    if (scalars && node.items.length <= 8) node.flow = true;
-    for (const item of node.items) flowShortLists(item);
-  }
+export async function emitDocuments(resources: readonly EmittedResource[]): Promise<string[]> {
+  const documents = resources.map(emitDocumentFast);
+  if (documents.every((document) => document !== undefined)) return documents as string[];
+  const { emitDocumentExactly } = await import('./emit-exact.js');
+  return documents.map((document, index) => document ?? emitDocumentExactly(resources[index]!));
 }
 
 // The fast writer. Each function returns undefined for what it does not know to write exactly as

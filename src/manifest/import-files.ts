@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Kind } from '../resources/kind.js';
 import type { ImportedResource } from './account-import.js';
-import { emitDocument, joinDocuments } from './emit.js';
+import { emitDocuments } from './emit.js';
 
 /**
  * Where `telform import` writes what it imported: one file per kind (`trunk-ip-acl.yaml`) or one
@@ -47,14 +47,9 @@ export function importFiles(
   return files;
 }
 
-/** The manifest text of one file; `schema` is the `$schema` reference its first line carries. */
-export function importedManifest(resources: readonly ImportedResource[], schema: string): string {
-  return joinDocuments(resources.map(importedDocument), schema);
-}
-
-/** One resource's document (its comments, no schema line): `importedManifest` is these, joined. */
-export function importedDocument(resource: ImportedResource): string {
-  return emitDocument(toEmitted(resource));
+/** Each resource's document (its comments, no schema line); a file is its resources' documents, joined (`joinDocuments`). */
+export function importedDocuments(resources: readonly ImportedResource[]): Promise<string[]> {
+  return emitDocuments(resources.map(toEmitted));
 }
 
 function toEmitted(resource: ImportedResource) {

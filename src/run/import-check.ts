@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importResources, type ImportedResource, type OwnedIds } from '../manifest/account-import.js';
 import { joinDocuments } from '../manifest/emit.js';
-import { importedDocument, importFiles } from '../manifest/import-files.js';
+import { importedDocuments, importFiles } from '../manifest/import-files.js';
 import { findingProblem, lintCampaigns } from '../manifest/campaign-lint.js';
 import { loadManifests } from '../manifest/load.js';
 import type { Kind } from '../resources/index.js';
@@ -43,7 +43,8 @@ export async function importExpressible(
       );
       const imported = importResources(kinds, lists, owned);
       // Each document is written once: what is validated is what import writes.
-      const documents = new Map(imported.map((resource) => [resource, importedDocument(resource)]));
+      const texts = await importedDocuments(imported);
+      const documents = new Map(imported.map((resource, index) => [resource, texts[index]!]));
       const failures = await validateImported(imported, documents, kinds, path.join(folder, String(round)));
       if (failures.size === 0 || round === maxRounds) {
         // Should a last round still fail, none of it is written rather than a folder validate rejects.
@@ -97,7 +98,7 @@ async function validateImported(
       writeFile(
         file,
         joinDocuments(
-          resources.map((resource) => documents.get(resource) ?? importedDocument(resource)),
+          resources.map((resource) => documentOf(documents, resource)),
           'manifest.schema.json',
         ),
       ),
@@ -111,4 +112,11 @@ async function validateImported(
     failures.set(problem.address, problem.field ? `${problem.field}: ${problem.message}` : problem.message);
   }
   return failures;
+}
+
+/** The document `importExpressible` wrote for a resource it returned. */
+export function documentOf(documents: ReadonlyMap<ImportedResource, string>, resource: ImportedResource): string {
+  const text = documents.get(resource);
+  if (text === undefined) throw new Error(`internal: no document was written for ${resource.address}`);
+  return text;
 }

@@ -5,9 +5,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportedResource } from '../manifest/account-import.js';
-import { importExpressible, type RefusedImport } from './import-check.js';
+import { documentOf, importExpressible, type RefusedImport } from './import-check.js';
 import { joinDocuments } from '../manifest/emit.js';
-import { importedDocument, importFiles, type ImportLayout } from '../manifest/import-files.js';
+import { importFiles, type ImportLayout } from '../manifest/import-files.js';
 import { ownManifestSchema, ownSchemaPath, schemaReference } from '../manifest/schema-reference.js';
 import { catalog, type Kind } from '../resources/index.js';
 import { liveContext } from '../resources/live-side.js';
@@ -132,7 +132,7 @@ export async function importAccount(
         writeFile(
           file,
           joinDocuments(
-            resources.map((resource) => documents.get(resource) ?? importedDocument(resource)),
+            resources.map((resource) => documentOf(documents, resource)),
             schemas.get(path.dirname(file)) ?? '',
           ),
         ),

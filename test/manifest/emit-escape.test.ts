@@ -3,14 +3,14 @@ import { parseAllDocuments } from 'yaml';
 import { emitManifest } from '../../src/manifest/emit.js';
 
 describe('emitManifest (import) and characters from the account (issue 33 item 7)', () => {
-  it('writes bidi, line-separator and C1 characters as escapes in double-quoted scalars, and reads back the same', () => {
+  it('writes bidi, line-separator and C1 characters as escapes in double-quoted scalars, and reads back the same', async () => {
     const spec = {
       description: 'Orders\u202eTOPS',
       sample1: 'a\u2028b\u2029c\u0085d',
       flags: ['x\u2066y', 'plain'],
       nested: { note: 'n\u200fo' },
     };
-    const text = emitManifest(
+    const text = await emitManifest(
       [{ kind: 'Campaign', name: 'orders', spec, comments: ['from the account: \u202eevil'] }],
       'schema.json',
     );
