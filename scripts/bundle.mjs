@@ -7,7 +7,9 @@
 //   emulator and the PostgreSQL state backend are dynamic imports in the source, so code splitting
 //   gives them chunks of their own that load only when a run uses them.
 // - Chunks sit beside main.js in dist/cli/: code reads `../../package.json` relative to its own file.
-// - `pg` stays outside the bundle, loaded from node_modules only by a PostgreSQL state.
+// - `pg` stays outside the bundle, loaded from node_modules only by a PostgreSQL state (and by serve's
+//   queue). pg-boss, the queue of `serve --queue`, is bundled like commander: a chunk of its own that
+//   only `serve --queue` loads, whose `require('pg')` finds the same runtime dependency.
 // - Unminified, with linked source maps, so a `--debug` stack trace stays readable.
 //
 // tsc still writes the rest of dist/ (dist/emulator/, dist/manifest/, …), which scripts and tests

@@ -4,7 +4,9 @@ import { parseShard, shardExpectation, type Shard } from '../util/shard.js';
 import { accountNamePattern } from '../manifest/accounts-file.js';
 import { ownPackageVersion } from '../manifest/schema-reference.js';
 import type { Connect, GlobalOptions } from '../run/context.js';
-import { serveConnections, startServe } from '../serve/start.js';
+import { serveConnections, startServe, type ServeAccount } from '../serve/start.js';
+import { TelformError } from '../util/errors.js';
+import { hostname } from 'node:os';
 import { watchedAccounts, type WatchedSource } from '../serve/watched-accounts.js';
 import { addClientOptions } from './client-options.js';
 import { collect, duration, positiveInteger } from './option-parsers.js';
@@ -78,6 +80,40 @@ export function serveCommand(): Command {
           .argParser(duration)
           .default(30_000, '30s'),
       )
+      .option(
+        '--queue <url>',
+        'share the accounts with the other replicas through a job queue in this PostgreSQL database (postgres://…), or "state" for the state\'s own database',
+        queueOption,
+      )
+      .option(
+        '--replica <name>',
+        "with --queue: this replica's name in the log, events, metrics and the queue (default: host name and process id)",
+        accountName,
+      )
+      .addOption(
+        new Option(
+          '--check-expiry <duration>',
+          "with --queue: a check running longer is taken over by another replica (a dead replica's checks are, after it)",
+        )
+          .argParser(duration)
+          .default(120_000, '2m'),
+      )
+      .addOption(
+        new Option(
+          '--apply-expiry <duration>',
+          'with --queue: the same for an apply; longer than the longest apply, and than --drain-timeout',
+        )
+          .argParser(duration)
+          .default(3_600_000, '1h'),
+      )
+      .addOption(
+        new Option(
+          '--callback-window <duration>',
+          'with --queue: callbacks for one account within this window make one check',
+        )
+          .argParser(duration)
+          .default(5_000, '5s'),
+      )
       .addHelpText(
         'after',
         `
@@ -88,11 +124,15 @@ as JSON lines. The server answers GET /healthz, /readyz, /metrics (Prometheus), 
 with callback_url in the accounts file's defaults.values. A callback's signature is checked with the
 account's token, and a callback only makes serve re-read the object it names.
 SIGTERM or SIGINT drains within --drain-timeout and releases every state lock.
+With --queue, replicas share the accounts: each account's checks and applies run on one replica at a
+time, the next check is queued an interval later, and a dead replica's jobs are taken over after
+their expiry (docs/serve.md).
 
 Examples:
   $ telform serve -f manifests/ --interval 5m
   $ telform serve --accounts accounts.yaml --listen 0.0.0.0:8080 --public-url https://telform.example.com
-  $ telform serve --accounts accounts.yaml --apply safe --notify https://hooks.example.com/telform`,
+  $ telform serve --accounts accounts.yaml --apply safe --notify https://hooks.example.com/telform
+  $ telform serve --accounts accounts.yaml --queue postgres://telform@db:5432/telform --apply safe`,
       )
       .action(async (flags: ServeFlags, cmd: Command) => {
         process.exitCode = await runServe(
@@ -141,6 +181,13 @@ function listenOption(value: string): { host: string; port: number } {
   return { host: (match[1] ?? match[2]) as string, port };
 }
 
+function queueOption(value: string): string {
+  if (value === 'state') return value;
+  if (!/^postgres(ql)?:\/\/./.test(value))
+    throw new InvalidArgumentError('expected a postgres:// URL, or "state" for the state\'s own PostgreSQL database');
+  return value;
+}
+
 function urlOption(value: string): string {
   let url: URL;
   try {
@@ -167,6 +214,7 @@ async function runServe(input: ServeInput, globals: GlobalOptions): Promise<numb
   const pools = new EndpointPools({ connections: serveConnections(options.accountParallelism, options.parallelism) });
   const serveConnect: Connect = (globalsOf, io) =>
     openSession(globalsOf, { env: io.env, note: io.stderr, logHttp: io.stderr, pools });
+  const queue = options.queue === undefined ? undefined : queueUrl(options.queue, globals, accounts);
   const running = await startServe({
     accounts,
     connect: serveConnect,
@@ -179,6 +227,17 @@ async function runServe(input: ServeInput, globals: GlobalOptions): Promise<numb
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(options.notify === undefined ? {} : { notifyUrl: options.notify }),
     drainMs: options.drainTimeout,
+    ...(queue === undefined
+      ? {}
+      : {
+          queue: {
+            url: queue,
+            replica: options.replica ?? `${hostname()}-${process.pid}`,
+            checkExpiryMs: options.checkExpiry,
+            applyExpiryMs: options.applyExpiry,
+            callbackWindowMs: options.callbackWindow,
+          },
+        }),
     version: ownPackageVersion(),
     clock: systemClock,
     stdout: (text) => process.stdout.write(text),
@@ -195,4 +254,22 @@ async function runServe(input: ServeInput, globals: GlobalOptions): Promise<numb
     process.once('SIGINT', stop);
   });
   return 0;
+}
+
+/**
+ * `--queue state`: the state's own PostgreSQL database — the `--state` given, or the one state every
+ * account of the accounts file shares.
+ */
+function queueUrl(given: string, globals: GlobalOptions, accounts: readonly ServeAccount[]): string {
+  if (given !== 'state') return given;
+  const isPostgres = (state: string | undefined): state is string =>
+    state !== undefined && /^postgres(ql)?:\/\//.test(state);
+  if (isPostgres(globals.state)) return globals.state;
+  const states = new Set(accounts.map((account) => account.globals.state));
+  const [only] = states;
+  if (states.size === 1 && isPostgres(only)) return only;
+  throw new TelformError(
+    'bad_option',
+    "--queue state needs one PostgreSQL state for every account (--state postgres://…, or the same state in the accounts file); give the queue's database as --queue postgres://…",
+  );
 }

@@ -105,6 +105,17 @@ export class Fleet {
     ];
   }
 
+  /**
+   * Takes over what the last look at `name` knew (another replica's look, with a queue): its status
+   * and registry objects, as if this process had seen them itself just now.
+   */
+  restore(name: string, status: AccountStatus, registry: readonly RegistryEntry[]): void {
+    const view = this.account(name);
+    view.status = status;
+    const observed = this.beginObservation();
+    view.registry = new Map(registry.map((entry) => [registryKey(entry), { entry, observed }]));
+  }
+
   /** The managed registry object a callback names, if this account has it. */
   findRegistry(name: string, kind: RegistryEntry['kind'], id: string): RegistryEntry | undefined {
     return this.accounts.get(name)?.registry.get(`${kind}:${id}`)?.entry;

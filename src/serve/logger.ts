@@ -15,13 +15,15 @@ export function jsonLogger(
   write: (line: string) => void,
   now: () => number = Date.now,
   minimum: LogLevel = 'info',
+  /** Fields every line carries (a replica's name). */
+  base: LogFields = {},
 ): Logger {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
   return {
     log(level, message, fields = {}) {
       if (order[level] < order[minimum]) return;
       const record: Record<string, unknown> = { time: new Date(now()).toISOString(), level, msg: message };
-      for (const [key, value] of Object.entries(fields)) if (value !== undefined) record[key] = value;
+      for (const [key, value] of Object.entries({ ...base, ...fields })) if (value !== undefined) record[key] = value;
       write(jsonLine(record));
     },
   };

@@ -4,6 +4,7 @@
 // accounts file, a checked alphabet) and fixed words: nothing from the live account, no secret.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AccountStatus, ServeEventType } from './model.js';
+import type { QueueSnapshot } from './queue-view.js';
 
 const statuses: readonly AccountStatus[] = ['unknown', 'in_sync', 'drifted', 'pending', 'error'];
 
@@ -19,6 +20,7 @@ export class ServeMetrics {
   private readonly events: Counter<'type'>;
   private readonly notifications: Counter<'result'>;
   private readonly applies: Counter<'result'>;
+  private jobs: Counter<'step' | 'result'> | undefined;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -118,6 +120,41 @@ export class ServeMetrics {
 
   apply(result: 'applied' | 'failed' | 'held' | 'locked'): void {
     this.applies.inc({ result });
+  }
+
+  /**
+   * With a queue: this replica's name (`telform_replica_info`), the jobs it finished by step and
+   * result, and the queue as the fleet view last read it (`telform_queue_jobs`, by state).
+   */
+  replicaOf(replica: string, queue: () => QueueSnapshot | undefined): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'telform_replica_info',
+      help: 'This replica of a fleet sharing a queue (its --replica name).',
+      labelNames: ['replica'],
+      registers,
+    }).set({ replica }, 1);
+    new Gauge({
+      name: 'telform_queue_jobs',
+      help: 'Accounts in the shared queue by state: scheduled (later), waiting (due), running, late (due too long).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const snapshot = queue();
+        if (!snapshot) return;
+        for (const state of ['scheduled', 'waiting', 'running', 'late'] as const) this.set({ state }, snapshot[state]);
+      },
+    });
+    this.jobs = new Counter({
+      name: 'telform_queue_jobs_done_total',
+      help: 'Jobs of the shared queue this replica finished (done) or handed back, by step (check, apply).',
+      labelNames: ['step', 'result'],
+      registers,
+    });
+  }
+
+  jobDone(step: 'check' | 'apply', result: 'done' | 'handed_back'): void {
+    this.jobs?.inc({ step, result });
   }
 
   render(): Promise<string> {

@@ -71,6 +71,8 @@ interface EventBase {
   at: string;
   account: string;
   cause: EventCause;
+  /** With a queue: the replica that saw it (`--replica`). */
+  replica?: string;
 }
 
 /** The account's drift status changed (including its first status after serve started). */

@@ -13,6 +13,7 @@ import type { RegistryKind } from './model.js';
 import type { ServeService } from './service.js';
 import { NonceMemory, hasSignature, unsignedReason, verifyCallbackSignature } from './signature.js';
 import { renderAccountPage, renderFleetPage } from './status-page.js';
+import type { QueueSnapshot } from './queue-view.js';
 
 export interface ServerOptions {
   service: ServeService;
@@ -25,6 +26,9 @@ export interface ServerOptions {
    * proxy; otherwise the request's own Host header names it.
    */
   publicUrl?: string;
+  /** With a queue: this replica's name and the fleet view's latest reading of the queue. */
+  replica?: string;
+  queue?: () => QueueSnapshot | undefined;
 }
 
 /** A callback body larger than this is refused unread (the registry's are a few hundred bytes). */
@@ -126,7 +130,15 @@ async function handle(
       : send(response, 503, 'application/json', JSON.stringify({ status: 'not ready' }));
   }
   if (path === '/metrics') return send(response, 200, options.metrics.contentType, await options.metrics.render());
-  const context = { fleet: service.fleet, now: options.now(), applyMode: service.applyMode, version: options.version };
+  const queue = options.queue?.();
+  const context = {
+    fleet: service.fleet,
+    now: options.now(),
+    applyMode: service.applyMode,
+    version: options.version,
+    ...(options.replica === undefined ? {} : { replica: options.replica }),
+    ...(queue === undefined ? {} : { queue }),
+  };
   if (path === '/') return send(response, 200, 'text/html; charset=utf-8', renderFleetPage(context));
   const account = /^\/accounts\/([^/]+)\/?$/.exec(path);
   const page = account ? renderAccountPage(context, safeDecode(account[1] as string)) : undefined;
@@ -214,8 +226,11 @@ async function receiveCallback(
   );
   if (!target) return refuse(400, 'unreadable', 'the payload names no brand, campaign or number');
   // Accounts sharing a token (sub-accounts of one parent would not) all signed it: the one that manages the object is meant.
+  // With a queue, another replica may have been the one to read the object: one signer is enough.
   const account =
-    named ?? signers.find((name) => service.fleet.findRegistry(name, target.kind, target.id) !== undefined);
+    named ??
+    signers.find((name) => service.fleet.findRegistry(name, target.kind, target.id) !== undefined) ??
+    (service.shared && signers.length === 1 ? signers[0] : undefined);
   if (account === undefined)
     return refuse(404, 'unknown_object', `no account of this serve manages ${target.kind} ${target.id}`);
   if (!nonces.admit(nonce)) return refuse(409, 'replayed', 'this signature nonce was already used');

@@ -7,7 +7,16 @@ import type { Clock } from '../util/clock.js';
 import { Fleet } from './fleet.js';
 import type { Logger } from './logger.js';
 import type { ServeMetrics } from './metrics.js';
-import type { AccountCheck, EventCause, EventDraft, RegistryEntry, RegistryKind, ServeEvent } from './model.js';
+import type { LookOutcome, LookScheduler, LookSchedulerFactory, LookStep } from './look-scheduler.js';
+import type {
+  AccountCheck,
+  AccountStatus,
+  EventCause,
+  EventDraft,
+  RegistryEntry,
+  RegistryKind,
+  ServeEvent,
+} from './model.js';
 import { Scheduler } from './scheduler.js';
 
 /** What `--apply safe` did with an account's plan. */
@@ -53,6 +62,28 @@ export interface ServiceOptions {
   metrics: ServeMetrics;
   /** Receives every event in order (stdout, `--notify`); must not block. */
   sinks: Array<(event: ServeEvent) => void>;
+  /**
+   * Who decides when each account is looked at; by default the in-process scheduler. With a queue,
+   * several replicas share the accounts, a callback is a (coalesced) check of its account from the
+   * queue, and an apply is a job of its own.
+   */
+  scheduler?: LookSchedulerFactory;
+  /** This replica's name, carried by every event (with a queue). */
+  replica?: string;
+}
+
+/**
+ * What one look leaves for the next look at the account, wherever that runs: its status, its
+ * registry objects, and the plans held or failing, so a replica that takes the account over
+ * announces only what changed since the last look of any replica.
+ */
+interface AccountMemory {
+  status: AccountStatus;
+  registry: RegistryEntry[];
+  held?: string;
+  failing?: { plan: string; failures: number; retryAt: number };
+  /** The checked plan the account's next job (an apply) is to heal. */
+  apply?: string;
 }
 
 /** The longest a failed plan waits before it is tried again unchanged. */
@@ -60,7 +91,7 @@ const maxBackoffMs = 24 * 3_600_000;
 
 export class ServeService {
   readonly fleet: Fleet;
-  private readonly scheduler: Scheduler;
+  private readonly scheduler: LookScheduler;
   private readonly workers = new Map<string, AccountWorker>();
   private readonly runId: string;
   private sequence = 0;
@@ -75,6 +106,8 @@ export class ServeService {
    * interval); a different plan is tried at once.
    */
   private readonly failing = new Map<string, { plan: string; failures: number; retryAt: number }>();
+  /** With a queue: the checked plan an account's apply job is to heal (carried to it in the account's memory). */
+  private readonly toApply = new Map<string, string>();
 
   constructor(
     workers: readonly AccountWorker[],
@@ -83,31 +116,76 @@ export class ServeService {
     for (const worker of workers) this.workers.set(worker.name, worker);
     this.fleet = new Fleet(workers.map((worker) => worker.name));
     this.runId = (options.random ?? Math.random)().toString(36).slice(2, 10).padEnd(8, '0');
-    this.scheduler = new Scheduler(
-      workers.map((worker) => worker.name),
-      {
-        intervalMs: options.intervalMs,
-        jitter: options.jitter,
-        concurrency: options.concurrency,
-        clock: options.clock,
-        ...(options.random ? { random: options.random } : {}),
-      },
-      (name, cause) => this.look(name, cause),
-      (name, dueAt) => {
-        this.fleet.account(name).nextRunAt = dueAt;
-        options.metrics.scheduled(name, dueAt);
-      },
-    );
+    const names = workers.map((worker) => worker.name);
+    const onScheduled = (name: string, dueAt: number) => {
+      this.fleet.account(name).nextRunAt = dueAt;
+      options.metrics.scheduled(name, dueAt);
+    };
+    this.scheduler = options.scheduler
+      ? options.scheduler(names, (name, cause, step) => this.look(name, cause, step), onScheduled)
+      : new Scheduler(
+          names,
+          {
+            intervalMs: options.intervalMs,
+            jitter: options.jitter,
+            concurrency: options.concurrency,
+            clock: options.clock,
+            ...(options.random ? { random: options.random } : {}),
+          },
+          async (name, cause) => {
+            await this.look(name, cause, 'check');
+          },
+          onScheduled,
+        );
     for (const worker of workers) options.metrics.setStatus(worker.name, 'unknown');
   }
 
-  start(): void {
-    this.started = true;
-    this.scheduler.start();
+  /** Starts looking; resolves once the scheduler has started (a queue's is reached and swept first). */
+  start(): Promise<void> {
+    const starting = this.scheduler.start();
+    if (starting === undefined) {
+      this.started = true;
+      return Promise.resolve();
+    }
+    return starting.then(() => {
+      this.started = true;
+    });
+  }
+
+  /** What the next look at `name` needs to know of this one (carried by the queue to whichever replica runs it). */
+  memoryOf(name: string): AccountMemory {
+    const view = this.fleet.account(name);
+    const held = this.held.get(name);
+    const failing = this.failing.get(name);
+    const apply = this.toApply.get(name);
+    return {
+      status: view.status,
+      registry: [...view.registry.values()].map((known) => known.entry),
+      ...(held === undefined ? {} : { held }),
+      ...(failing === undefined ? {} : { failing }),
+      ...(apply === undefined ? {} : { apply }),
+    };
+  }
+
+  /** Takes over what the previous look at `name` (another replica's, perhaps) knew, before this look begins. */
+  restore(name: string, memory: unknown): void {
+    if (!isAccountMemory(memory) || !this.workers.has(name)) return;
+    this.fleet.restore(name, memory.status, memory.registry);
+    if (memory.held === undefined) this.held.delete(name);
+    else this.held.set(name, memory.held);
+    if (memory.failing === undefined) this.failing.delete(name);
+    else this.failing.set(name, memory.failing);
+    if (memory.apply === undefined) this.toApply.delete(name);
+    else this.toApply.set(name, memory.apply);
   }
 
   get ready(): boolean {
     return this.started && !this.stopping;
+  }
+
+  /** Whether replicas share the accounts through a queue (then any replica may have read an account last). */
+  get shared(): boolean {
+    return this.options.scheduler !== undefined;
   }
 
   get applyMode(): 'never' | 'safe' {
@@ -132,6 +210,8 @@ export class ServeService {
   hint(account: string, kind: RegistryKind, id: string): 'read' | 'check' | 'ignored' {
     const worker = this.workers.get(account);
     if (!worker || this.stopping) return 'ignored';
+    // With a queue the callback is a check from the queue, coalesced with the account's other callbacks.
+    if (this.options.scheduler) return this.scheduler.trigger(account, 'callback') ? 'check' : 'ignored';
     const view = this.fleet.account(account);
     const known = this.fleet.findRegistry(account, kind, id);
     if (!known) {
@@ -172,13 +252,24 @@ export class ServeService {
     if (drafts.length > 0) this.scheduler.trigger(worker.name, 'callback');
   }
 
-  /** One scheduled look at an account: check, record, and with `--apply safe` heal what needs no approval. */
-  private async look(name: string, cause: EventCause): Promise<void> {
+  /**
+   * One scheduled look at an account: check, record, and with `--apply safe` heal what needs no
+   * approval (`check`); or leave the apply to a job of its own (`check-only` answers `apply`); or
+   * apply first, then check (`apply`).
+   */
+  private async look(name: string, cause: EventCause, step: LookStep): Promise<LookOutcome> {
     const worker = this.workers.get(name);
-    if (!worker) return;
+    if (!worker) return undefined;
     const view = this.fleet.account(name);
     view.running = true;
     try {
+      if (step === 'apply') {
+        const plan = this.toApply.get(name);
+        this.toApply.delete(name);
+        if (this.options.apply === 'safe' && !this.stopping) await this.applySafely(worker, plan);
+        else await this.checkAndRecord(worker, cause);
+        return undefined;
+      }
       const check = await this.checkAndRecord(worker, cause);
       // A plan that went away and comes back later is announced again.
       if (check.status !== 'error' && check.plan.length === 0) {
@@ -188,9 +279,14 @@ export class ServeService {
       if (this.options.apply === 'safe' && !this.stopping && check.status !== 'error' && check.plan.length > 0) {
         const plan = JSON.stringify(check.plan);
         const failing = this.failing.get(name);
-        if (failing?.plan === plan && this.options.clock.now() < failing.retryAt) return;
+        if (failing?.plan === plan && this.options.clock.now() < failing.retryAt) return undefined;
+        if (step === 'check-only') {
+          this.toApply.set(name, plan);
+          return 'apply';
+        }
         await this.applySafely(worker, plan);
       }
+      return undefined;
     } finally {
       view.running = false;
     }
@@ -233,10 +329,12 @@ export class ServeService {
     if (moves.length > 0 && worker.recordRegistry) await worker.recordRegistry(moves);
   }
 
-  private async applySafely(worker: AccountWorker, plan: string): Promise<void> {
+  /** `plan`: the checked plan it applies (an apply job of the queue knows it only from the apply's own reconcile). */
+  private async applySafely(worker: AccountWorker, checked: string | undefined): Promise<void> {
     const { clock, metrics, logger } = this.options;
     const started = clock.now();
     const outcome = await worker.applySafe();
+    const plan = checked ?? JSON.stringify('changes' in outcome ? outcome.changes : []);
     metrics.ranAt(worker.name, clock.now(), 'apply', clock.now() - started);
     if (this.stopping && outcome.result === 'applied' && outcome.failed) {
       // Abandoned by the stop, not failed: what it sent is in the journal, for the next run to settle.
@@ -330,6 +428,7 @@ export class ServeService {
     const event = {
       id: `${this.runId}-${this.sequence}`,
       at: new Date(this.options.clock.now()).toISOString(),
+      ...(this.options.replica === undefined ? {} : { replica: this.options.replica }),
       ...draft,
     } as ServeEvent;
     this.fleet.remember(event);
@@ -346,10 +445,17 @@ export class ServeService {
     this.stopping = true;
     const settled = Promise.all([this.scheduler.stop(), ...this.hints]).then(() => true);
     const finished = await this.within(settled, graceMs);
+    if (!finished) this.scheduler.handBack?.();
     // Closing aborts the requests still in flight: an apply among them ends (its journal holds what
     // it sent) and closes its state, which releases the lock. That too gets a bound.
     await Promise.all([...this.workers.values()].map((worker) => worker.close()));
     if (!finished) await this.within(settled, graceMs);
     return { finished };
   }
+}
+
+function isAccountMemory(value: unknown): value is AccountMemory {
+  if (typeof value !== 'object' || value === null) return false;
+  const memory = value as Partial<AccountMemory>;
+  return typeof memory.status === 'string' && Array.isArray(memory.registry);
 }

@@ -12,6 +12,7 @@ import { WebhookNotifier } from './notifier.js';
 import { startServer } from './server.js';
 import { ServeService } from './service.js';
 import { createWorker } from './worker.js';
+import { openQueue, type QueueSettings } from './queue-open.js';
 
 export interface ServeAccount {
   name: string;
@@ -40,6 +41,8 @@ export interface ServeOptions {
   notifyUrl?: string;
   /** How long a stop waits for what is under way before abandoning it. */
   drainMs: number;
+  /** Replicas share the accounts through this queue; none: this process watches every account alone. */
+  queue?: QueueSettings;
   version: string;
   clock: Clock;
   /** Events, one JSON line each. */
@@ -67,7 +70,12 @@ export function serveConnections(accountParallelism: number, parallelism: number
 
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const { clock } = options;
-  const logger = jsonLogger(options.stderr, () => clock.now());
+  const logger = jsonLogger(
+    options.stderr,
+    () => clock.now(),
+    'info',
+    options.queue ? { replica: options.queue.replica } : {},
+  );
   const metrics = new ServeMetrics();
   const sinks: Array<(event: ServeEvent) => void> = [(event) => options.stdout(jsonLine(event))];
   let notifier: WebhookNotifier | undefined;
@@ -102,7 +110,17 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       unavailable: account.unavailable,
     }),
   );
-  const service = new ServeService(workers, {
+  const queue = options.queue
+    ? await openQueue(options.queue, {
+        intervalMs: options.intervalMs,
+        jitter: options.jitter,
+        concurrency: options.accountParallelism,
+        logger,
+        metrics,
+        service: () => service,
+      })
+    : undefined;
+  const service: ServeService = new ServeService(workers, {
     intervalMs: options.intervalMs,
     jitter: options.jitter,
     concurrency: options.accountParallelism,
@@ -111,6 +129,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     logger,
     metrics,
     sinks,
+    ...(queue ? { scheduler: queue.scheduler, replica: queue.replica } : {}),
   });
   const server = await startServer(
     {
@@ -120,16 +139,24 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       now: () => clock.now(),
       version: options.version,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      ...(queue ? { replica: queue.replica, queue: () => queue.view.snapshot } : {}),
     },
     options.listen,
   );
-  service.start();
+  try {
+    await service.start();
+  } catch (error) {
+    await server.close();
+    await queue?.close();
+    throw error;
+  }
   logger.log('info', 'listening', {
     url: server.url,
     callbacks: `${(options.publicUrl ?? server.url).replace(/\/$/, '')}/callbacks`,
     accounts: options.accounts.length,
     apply: options.apply,
     interval_ms: options.intervalMs,
+    ...(queue ? { queue: queue.where } : {}),
   });
   let stopping: Promise<void> | undefined;
   return {
@@ -144,6 +171,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
           in_flight: [...service.fleet.accounts.values()].filter((view) => view.running).map((view) => view.name),
         });
         const { finished } = await service.stop(options.drainMs);
+        await queue?.close();
         await notifier?.close(Math.min(5_000, options.drainMs));
         await server.close();
         logger.log('info', 'stopped', { drained: finished });

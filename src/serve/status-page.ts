@@ -5,6 +5,7 @@
 import type { AccountView, Fleet } from './fleet.js';
 import { Html, html } from './html.js';
 import type { ServeEvent } from './model.js';
+import type { QueueSnapshot } from './queue-view.js';
 
 export interface PageContext {
   fleet: Fleet;
@@ -12,6 +13,62 @@ export interface PageContext {
   /** `never` or `safe`. */
   applyMode: string;
   version: string;
+  /** With a queue: this replica's name, and the queue as last read (the fleet view). */
+  replica?: string;
+  queue?: QueueSnapshot;
+}
+
+/**
+ * The fleet as the queue sees it: every replica reads the same queue, so this part of the page is
+ * the same on each; the accounts table below is what this replica itself looked at.
+ */
+function queueSection(queue: QueueSnapshot | undefined, now: number): Html | false {
+  if (!queue) return false;
+  const replicas = queue.doneByReplica.map(
+    (row) =>
+      html`<tr data-replica="${row.replica}">
+        <td>${row.replica}</td>
+        <td>${String(row.checks)}</td>
+        <td>${String(row.applies)}</td>
+      </tr>`,
+  );
+  const running = queue.runningAccounts.map(
+    (row) => html`<li>${row.account} (${row.step}, since ${when(row.since, now)})</li>`,
+  );
+  const late = queue.lateAccounts.map((row) => html`<li>${row.account} (due ${when(row.dueAt, now)})</li>`);
+  return html`<h2>Fleet (from the queue, read ${when(queue.at, now)})</h2>
+    <p class="meta" id="queue">
+      ${String(queue.waiting)} waiting, ${String(queue.running)} running, ${String(queue.late)} late,
+      ${String(queue.scheduled)} scheduled.
+    </p>
+    ${
+      running.length > 0
+        ? html`<p>Running:</p>
+            <ul>
+              ${running}
+            </ul>`
+        : false
+    }
+    ${
+      late.length > 0
+        ? html`<p>Late:</p>
+            <ul>
+              ${late}
+            </ul>`
+        : false
+    }
+    <table id="replicas">
+      <thead>
+        <tr>
+          <th>Replica</th>
+          <th>Checks (last ${span(Math.round(queue.recentMs / 1000))})</th>
+          <th>Applies</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${replicas}
+      </tbody>
+    </table>`;
 }
 
 const style = `
@@ -152,7 +209,7 @@ export function renderFleetPage(context: PageContext): string {
     html`<h1>telform serve</h1>
       <p class="meta">
         ${views.length} account${views.length === 1 ? '' : 's'}: ${summary}. Apply: ${context.applyMode}. telform
-        ${context.version}.
+        ${context.version}.${context.replica === undefined ? '' : ` Replica ${context.replica}: what it looked at.`}
       </p>
       <table id="fleet">
         <thead>
@@ -170,6 +227,7 @@ export function renderFleetPage(context: PageContext): string {
           ${rows}
         </tbody>
       </table>
+      ${queueSection(context.queue, now)}
       <h2>Recent events</h2>
       ${eventsTable(fleet.recentEvents(), true)}`,
   );

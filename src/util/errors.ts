@@ -70,6 +70,7 @@ export const errorCodes = {
   state_locked: "another run holds the state's lock",
   state_conflict: 'the state changed under this run (compare-and-swap failed)',
   state_database: 'the PostgreSQL state cannot be used',
+  serve_queue: "serve's queue database (--queue) cannot be used",
   state_schema: 'the PostgreSQL state has a newer schema than this telform',
   state_exists: 'a state migration target is not empty (it holds a ledger, or another file such as a manifest)',
   state_unsettled: 'the state holds operations of an interrupted apply still to settle',

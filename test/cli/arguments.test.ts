@@ -296,6 +296,9 @@ describe('validate and serve flags', () => {
       apply: 'never',
       listen: { host: '127.0.0.1', port: 0 },
       drainTimeout: 30_000,
+      checkExpiry: 120_000,
+      applyExpiry: 3_600_000,
+      callbackWindow: 5_000,
       ...flags,
     });
     expect(parseServeArguments(serve({})).problems).toEqual([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { serveCommand } from '../../src/cli/serve.js';
+import { parseServeArguments, type ServeFlags } from '../../src/cli/arguments/serve.js';
 
 /** `telform serve`'s flags as a user reads and types them (issue 33 items 15 and 32). */
 
@@ -36,5 +37,41 @@ describe('serve options', () => {
     expect(parseError(['--interval', '500ms'])).toBe(
       "error: option '--interval <duration>' argument '500ms' is invalid. expected a duration of at least 1s, such as 5m, 90s or 1h",
     );
+  });
+
+  it('takes a queue as a postgres:// URL or "state", and refuses what would split or name the fleet wrongly', () => {
+    expect(parseError(['--queue', 'mysql://db/telform'])).toBe(
+      "error: option '--queue <url>' argument 'mysql://db/telform' is invalid. expected a postgres:// URL, or \"state\" for the state's own PostgreSQL database",
+    );
+    const help = serveCommand().helpInformation().replace(/\s+/g, ' ');
+    expect(help).toContain('(default: 2m)');
+    expect(help).toContain('(default: 1h)');
+    expect(help).toContain('(default: 5s)');
+    const flags = (given: Partial<ServeFlags>): ServeFlags => ({
+      accounts: 'accounts.yaml',
+      value: [],
+      name: 'default',
+      interval: 300_000,
+      jitter: 0.1,
+      accountParallelism: 4,
+      parallelism: 8,
+      apply: 'never',
+      listen: { host: '127.0.0.1', port: 0 },
+      drainTimeout: 30_000,
+      checkExpiry: 120_000,
+      applyExpiry: 3_600_000,
+      callbackWindow: 5_000,
+      ...given,
+    });
+    expect(parseServeArguments(flags({ queue: 'state', replica: 'r1' })).problems ?? []).toEqual([]);
+    expect(parseServeArguments(flags({ queue: 'state', shard: { index: 1, count: 2 } })).problems).toEqual([
+      '--queue and --shard both split the accounts between replicas: with --queue every replica takes its share from the queue, so leave out --shard',
+    ]);
+    expect(parseServeArguments(flags({ replica: 'r1' })).problems).toEqual([
+      '--replica names one of the replicas sharing a --queue: give --queue too',
+    ]);
+    expect(parseServeArguments(flags({ queue: 'state', applyExpiry: 30_000 })).problems).toEqual([
+      '--apply-expiry must be longer than --drain-timeout: an apply still draining would otherwise be taken over while it runs',
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Service } from 'kubernetes-models/v1/Service';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServeMetrics } from '../../src/serve/metrics.js';
@@ -32,7 +33,11 @@ interface Container {
 }
 interface DeploymentDoc {
   kind: 'Deployment';
-  spec: { replicas: number; template: { spec: { terminationGracePeriodSeconds: number; containers: Container[] } } };
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { spec: { terminationGracePeriodSeconds: number; containers: Container[] } };
+  };
 }
 
 let server: RunningServer;
@@ -58,16 +63,18 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 describe('integrations/kubernetes/telform-serve.yaml', () => {
-  it('is a Deployment and a Service valid against the Kubernetes schemas (and the check can fail)', async () => {
+  it('is a Deployment, a PodDisruptionBudget and a Service valid against the Kubernetes schemas (and the check can fail)', async () => {
     const documents = parseAllDocuments(await read('integrations/kubernetes/telform-serve.yaml')).map(
       (document) => document.toJS() as Record<string, unknown>,
     );
     expect(documents.map((document) => `${document.apiVersion} ${document.kind}`)).toEqual([
       'apps/v1 Deployment',
+      'policy/v1 PodDisruptionBudget',
       'v1 Service',
     ]);
     expect(() => new Deployment(documents[0] as never).validate()).not.toThrow();
-    expect(() => new Service(documents[1] as never).validate()).not.toThrow();
+    expect(() => new PodDisruptionBudget(documents[1] as never).validate()).not.toThrow();
+    expect(() => new Service(documents[2] as never).validate()).not.toThrow();
     const broken = structuredClone(documents[0]) as unknown as DeploymentDoc;
     (broken.spec.template.spec.containers[0] as unknown as { ports: unknown[] }).ports = [
       { name: 'http', containerPort: '8080' },
@@ -76,9 +83,13 @@ describe('integrations/kubernetes/telform-serve.yaml', () => {
   });
 
   it('runs a command line the CLI accepts, on the port its probes, Service and metrics use, with secrets only by reference', async () => {
-    const [deployment, service] = parseAllDocuments(await read('integrations/kubernetes/telform-serve.yaml')).map(
-      (document) => document.toJS(),
-    ) as [DeploymentDoc, { spec: { ports: Array<{ targetPort: string }> } }];
+    const [deployment, budget, service] = parseAllDocuments(
+      await read('integrations/kubernetes/telform-serve.yaml'),
+    ).map((document) => document.toJS()) as [
+      DeploymentDoc,
+      { spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } } },
+      { spec: { ports: Array<{ targetPort: string }> } },
+    ];
     const container = deployment.spec.template.spec.containers[0] as Container;
     expect(container.command).toEqual(['telform']);
     expect(await parseError(container.args)).toBeUndefined();
@@ -89,6 +100,13 @@ describe('integrations/kubernetes/telform-serve.yaml', () => {
     expect(option('--drain-timeout')).toBe('30s');
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(30);
     expect(container.env ?? []).toEqual([]);
+    // Several replicas share the accounts through the queue, never split by --shard; a disruption
+    // takes one of them at a time.
+    expect(deployment.spec.replicas).toBeGreaterThan(1);
+    expect(option('--queue')).toBe('state');
+    expect(container.args).not.toContain('--shard');
+    expect(budget.spec.maxUnavailable).toBe(1);
+    expect(budget.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
     expect(container.envFrom.map((source) => source.secretRef.name)).toEqual(['telform-accounts', 'telform-state']);
     for (const probe of [container.readinessProbe, container.livenessProbe]) {
       expect(probe.httpGet.port).toBe('http');

@@ -1,5 +1,6 @@
 // `telform serve`'s flag rules: one account of -f, or the accounts of an accounts file (chosen with
-// --only and --shard; which of them exist is the account selection's business, in run/).
+// --only and --shard; which of them exist is the account selection's business, in run/); with
+// --queue, replicas share the accounts through a PostgreSQL queue, which --shard would split again.
 import type { Shard } from '../../util/shard.js';
 import type { ValuesOptionValues } from '../values-options.js';
 import { Problems, type Parsed } from './parsed.js';
@@ -23,6 +24,13 @@ export interface ServeFlags extends ValuesOptionValues {
   publicUrl?: string;
   notify?: string;
   drainTimeout: number;
+  /** `--queue postgres://…`, or `state` for the state's own PostgreSQL database. */
+  queue?: string;
+  /** `--replica NAME`: this replica's name in the log, events, metrics and the queue. */
+  replica?: string;
+  checkExpiry: number;
+  applyExpiry: number;
+  callbackWindow: number;
 }
 
 /** The flags with every repeatable one as a list. */
@@ -49,6 +57,18 @@ export function parseServeArguments(given: ServeFlags): Parsed<ServeInput> {
   problems.check(
     flags.accounts === undefined && (flags.only.length > 0 || flags.shard !== undefined),
     '--only and --shard choose accounts of --accounts FILE',
+  );
+  problems.check(
+    flags.queue !== undefined && flags.shard !== undefined,
+    '--queue and --shard both split the accounts between replicas: with --queue every replica takes its share from the queue, so leave out --shard',
+  );
+  problems.check(
+    flags.queue === undefined && flags.replica !== undefined,
+    '--replica names one of the replicas sharing a --queue: give --queue too',
+  );
+  problems.check(
+    flags.queue !== undefined && flags.applyExpiry <= flags.drainTimeout,
+    '--apply-expiry must be longer than --drain-timeout: an apply still draining would otherwise be taken over while it runs',
   );
   // A user or password in the URL would travel in every request line's logs and error messages: refused
   // at start, and the refusal does not repeat the URL.
