@@ -155,7 +155,8 @@ Examples:
   $ telform emulator --data account.snapshot.json   # a replica of an account (telform snapshot), kept in memory
   $ telform emulator --shapes ideal            # no legacy objects; campaign reads return every field sent
   $ telform emulator --latency 20-80 --rate-limit 300/5s --faults 500=0.05,lost=0.1,methods=POST+DELETE,seed=7
-  $ TELFORM_ENDPOINT=http://127.0.0.1:8080 TELFORM_AUTH_ID=MATEST00000000000001 TELFORM_AUTH_TOKEN=s3cret telform plan -f examples/`,
+  $ TELFORM_ENDPOINT=http://127.0.0.1:8080 TELFORM_AUTH_ID=MATEST00000000000001 TELFORM_AUTH_TOKEN=s3cret telform plan -f examples/10dlc/
+  $ telform emulator request GET Zentrunk/Trunk/   # one request to this folder's embedded emulator`,
     )
     .action(async (flags: EmulatorFlags) => {
       const accounts: EmulatorAccount[] = [];

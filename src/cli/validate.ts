@@ -60,8 +60,8 @@ Examples:
   $ telform validate -f base/ -f prod/trunks.yaml --format json
   $ telform validate -f manifests/ --format github              # in a GitHub Actions step
   $ telform validate -f manifests/ --format gitlab > gl-code-quality-report.json
-  $ PBX_PASSWORD=... telform validate -f examples/ --check-secrets
-  $ telform validate -f shared/ --values customers/acme.yaml
+  $ set -a; . examples/demo-secrets.env; set +a; telform validate -f examples/ --check-secrets
+  $ telform validate -f shared/ --values acme.values.yaml   # a YAML mapping of the values shared/ uses
   $ telform validate --accounts accounts.yaml                    # every account, with its values
   $ telform validate -f messaging/ --scope messaging             # a { ref } to the voice team's trunk is fine
 

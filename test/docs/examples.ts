@@ -29,8 +29,9 @@ export interface DocPage {
   problems: string[];
 }
 
-const directivePattern = /^<!--\s*doc-test:\s*(.*?)\s*-->\s*$/;
-const fencePattern = /^(`{3,}|~{3,})\s*([\w-]*)/;
+const directivePattern = /^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$/;
+/** A fence, also indented (a block inside a list item): its indent, its marker and its language. */
+const fencePattern = /^( *)(`{3,}|~{3,})\s*([\w-]*)/;
 /** Languages whose blocks are shell: each must be an example or say why it is not run. */
 const shellLanguages = new Set(['sh', 'shell', 'bash', 'console']);
 /** Languages whose blocks may be examples (`$` lines); others (yaml, json, markdown…) never are. */
@@ -62,12 +63,16 @@ export function parsePage(text: string): DocPage {
       }
       continue;
     }
-    const marker = fence[1] ?? '```';
-    const language = (fence[2] ?? '').toLowerCase();
+    const indent = fence[1] ?? '';
+    const marker = fence[2] ?? '```';
+    const language = (fence[3] ?? '').toLowerCase();
     const start = index + 1;
     const body: string[] = [];
     index += 1;
-    while (index < lines.length && !(lines[index] ?? '').startsWith(marker)) body.push(lines[index++] ?? '');
+    while (index < lines.length && !(lines[index] ?? '').trimStart().startsWith(marker)) {
+      const text = lines[index++] ?? '';
+      body.push(text.startsWith(indent) ? text.slice(indent.length) : text.trimStart());
+    }
     const directiveHere = pending;
     pending = undefined;
     if (directiveHere?.words.startsWith('skip')) {

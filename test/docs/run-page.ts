@@ -106,9 +106,11 @@ function commandScript(command: ShownCommand, text: string, index: number): stri
   if (!command.background) return [`{ ${text}`, '} </dev/null 2>&1', '__dt_status=$?', end];
   const log = `"$__dt_logs/${index}"`;
   const shown = Math.max(1, command.output.filter((item) => !isAbridged(item.text)).length);
+  // The log exists before the command starts, so the wait never reads a file not yet made.
   return [
+    `: >${log}`,
     `{ ${text}`,
-    `} </dev/null >${log} 2>&1 &`,
+    `} </dev/null >>${log} 2>&1 &`,
     `__dt_wait ${log} ${shown} $!`,
     `head -n ${shown} ${log}`,
     '__dt_status=0',
