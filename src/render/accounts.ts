@@ -79,7 +79,7 @@ export function headline(report: AccountsReport, escape: (text: string) => strin
   for (const account of report.accounts) counts.set(account.status, (counts.get(account.status) ?? 0) + 1);
   const parts = [...counts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([status, count]) => `${count} ${escape(statusWord(status))}`);
+    .map(([status, count]) => `${count} ${escape(count > 1 && status === 'error' ? 'errors' : statusWord(status))}`);
   const shard = report.shard ? ` (shard ${escape(`${report.shard.index}/${report.shard.count}`)})` : '';
   const total = `${report.accounts.length} account${report.accounts.length === 1 ? '' : 's'}`;
   const rollout = report.rollout;

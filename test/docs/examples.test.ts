@@ -15,7 +15,7 @@ describe('parsePage', () => {
         'kind: Trunk',
         fence,
         `${fence}text`,
-        '$ telform emulator --port 8080 &',
+        '$ telform emulator --port 8080 &   # shared by the examples below',
         'listening on http://127.0.0.1:8080',
         '$ telform validate \\',
         '    -f manifests/',

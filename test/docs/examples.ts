@@ -112,8 +112,9 @@ function parseCommands(body: string[], fenceLine: number, problems: string[]): P
         parts.push(body[offset] ?? '');
       }
       let command = parts.join('\n');
-      const background = /\s&$/.test(command);
-      if (background) command = command.replace(/\s*&$/, '');
+      // `&` at the end, or before a trailing comment.
+      const background = /\s&(\s+#.*)?$/.test(command);
+      if (background) command = command.replace(/\s*&(\s+#.*)?$/, '');
       current = { line, command, background, output: [], exit: 0 };
       commands.push(current);
       continue;

@@ -25,3 +25,24 @@ describe('the rollout headline', () => {
     expect(headline(report(2))).toBe('telform apply: 1 account: 1 applied. Rollout of 2 waves complete. Exit code 0.');
   });
 });
+
+describe('the accounts headline', () => {
+  it('says "1 error" and "3 errors"', () => {
+    const accounts = (errors: number): AccountsReport => ({
+      format_version: 1,
+      command: 'plan',
+      exit_code: 1,
+      accounts: [
+        ...Array.from({ length: errors }, (_, index) => ({
+          name: `broken-${index}`,
+          exit_code: 1,
+          status: 'error',
+          summary: 'invalid manifests',
+        })),
+        { name: 'fine', exit_code: 0, status: 'no_changes', summary: 'No changes.' },
+      ],
+    });
+    expect(headline(accounts(1))).toBe('telform plan: 2 accounts: 1 error, 1 no changes. Exit code 1.');
+    expect(headline(accounts(3))).toBe('telform plan: 4 accounts: 3 errors, 1 no changes. Exit code 1.');
+  });
+});
