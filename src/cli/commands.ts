@@ -11,6 +11,7 @@ export const commands: ReadonlyArray<{ name: string; load: () => Promise<Command
   { name: 'apply', load: async () => (await import('./apply.js')).applyCommand() },
   { name: 'approve', load: async () => (await import('./approve.js')).approveCommand() },
   { name: 'approvals', load: async () => (await import('./approvals.js')).approvalsCommand() },
+  { name: 'acknowledge', load: async () => (await import('./acknowledge.js')).acknowledgeCommand() },
   { name: 'explain', load: async () => (await import('./explain.js')).explainCommand() },
   { name: 'show', load: async () => (await import('./show.js')).showCommand() },
   { name: 'drift', load: async () => (await import('./drift.js')).driftCommand() },

@@ -20,6 +20,20 @@ export const driftReportSchema = z
       .array(z.string())
       .describe('Addresses whose manifest changes wait to be applied (registry waits included).'),
     notes: z.array(z.string()).describe('Registry outcomes worth a look: declined, expired, under review.'),
+    acknowledged: z
+      .array(
+        z.object({
+          address: z.string(),
+          by: z.string(),
+          reason: z.string(),
+          until: z.string(),
+          seq: z.number().describe('The history record of the acknowledgement.'),
+        }),
+      )
+      .optional()
+      .describe(
+        'Drift a person acknowledged (telform acknowledge): not counted as drift until it ends or the object drifts further.',
+      ),
     plan: planSchema.describe('The plan the report was made from.'),
   })
   .describe('A telform drift report (telform drift --format json).');

@@ -30,6 +30,13 @@ export function renderDriftText(report: DriftReport, plan: Plan): string {
     for (const address of report.pending)
       lines.push(`  ${printable(address)}: ${byAddress.get(address)?.action ?? 'change'}`);
   }
+  if ((report.acknowledged ?? []).length > 0) {
+    lines.push(`Acknowledged drift (${report.acknowledged?.length}):`);
+    for (const ack of report.acknowledged ?? [])
+      lines.push(
+        `  ${printable(ack.address)}: by ${ack.by} until ${ack.until}: ${printable(ack.reason)} (history #${ack.seq})`,
+      );
+  }
   for (const note of report.notes) lines.push(`note: ${printable(note)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -153,18 +153,22 @@ const run = promisify(execFile);
  * unencrypted OpenSSH key), else with `ssh-keygen -Y sign` (an encrypted key, RSA, ECDSA; the agent).
  */
 export async function signApproval(payload: ApprovalPayload, keyFile: string, cwd: string): Promise<ApprovalFile> {
-  const message = approvalMessage(payload);
+  return { ...payload, signature: await signMessage(approvalMessage(payload), approvalNamespace, keyFile, cwd) };
+}
+
+/** An armored SSH signature of `message` in `namespace` with the key file (in process, else ssh-keygen). */
+export async function signMessage(message: string, namespace: string, keyFile: string, cwd: string): Promise<string> {
   const absolute = path.resolve(cwd, keyFile);
   const text = await readFile(absolute, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new TelformError('approval_invalid', `--key ${keyFile} cannot be read (${error.code ?? error.message})`);
   });
   const key = readSshPrivateKey(text);
-  if (key) return { ...payload, signature: signSsh(message, approvalNamespace, key) };
+  if (key) return signSsh(message, namespace, key);
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-approve-'));
   try {
     const messageFile = path.join(folder, 'message');
     await writeFile(messageFile, message);
-    await run('ssh-keygen', ['-Y', 'sign', '-q', '-f', absolute, '-n', approvalNamespace, messageFile]).catch(
+    await run('ssh-keygen', ['-Y', 'sign', '-q', '-f', absolute, '-n', namespace, messageFile]).catch(
       (error: NodeJS.ErrnoException & { stderr?: string }) => {
         throw new TelformError(
           'approval_invalid',
@@ -174,7 +178,7 @@ export async function signApproval(payload: ApprovalPayload, keyFile: string, cw
         );
       },
     );
-    return { ...payload, signature: await readFile(`${messageFile}.sig`, 'utf8') };
+    return await readFile(`${messageFile}.sig`, 'utf8');
   } finally {
     await rm(folder, { recursive: true, force: true });
   }

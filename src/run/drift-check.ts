@@ -5,7 +5,9 @@ import type { Plan } from '../engine/plan-types.js';
 import type { DriftReport } from '../render/drift-schema.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import type { ReadsAhead } from './early-reads.js';
-import { driftOf } from './drift.js';
+import { driftExitCode, driftOf } from './drift.js';
+import { readAcknowledgements, withAcknowledgements } from './drift-acks.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { driftWindowsOf, type DriftWindow } from './drift-window.js';
 import { writeDriftBack, type DriftWriteResult } from './drift-write.js';
 import type { ExitCodeValue } from './exit-codes.js';
@@ -22,6 +24,8 @@ interface DriftRequest {
   windows?: { checkedAt: string } | undefined;
   /** Reads the command started before the rest of it loaded (`readAhead`). */
   readsAhead?: ReadsAhead;
+  /** When acknowledgements end is judged by this clock (tests set it). */
+  clock?: Clock;
 }
 
 type DriftCheck =
@@ -56,7 +60,15 @@ export async function checkDrift(
   return withReconciliation(run, async (): Promise<DriftCheck> => {
     if (request.write)
       return { mode: 'write', result: await writeDriftBack(run, request.write.accept, context.io.cwd) };
-    const { report, exitCode } = driftOf(run);
+    const seen = driftOf(run);
+    // Drift a person acknowledged is listed apart, and not counted until it ends or drifts further.
+    const report = withAcknowledgements(
+      seen.report,
+      run.plan,
+      await readAcknowledgements(run.store),
+      (request.clock ?? systemClock).now(),
+    );
+    const exitCode = report === seen.report ? seen.exitCode : driftExitCode(report.status);
     if (!request.windows || report.drifted.length === 0) return { mode: 'report', report, plan: run.plan, exitCode };
     const windows = await driftWindowsOf(run, report.drifted, request.windows.checkedAt);
     return { mode: 'report', report, plan: run.plan, exitCode, windows: { state: run.store.file, windows } };

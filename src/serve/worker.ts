@@ -11,6 +11,8 @@ import { errorOutcome } from '../run/accounts.js';
 import { applyReconciled } from '../run/apply.js';
 import type { Connect, GlobalOptions, RunIo, Session } from '../run/context.js';
 import { driftOf } from '../run/drift.js';
+import { approvalHolds } from '../run/serve-holds.js';
+import { systemClock } from '../util/clock.js';
 import { readRegistryStatus } from '../run/registry-read.js';
 import { approvalsFrom, reconcile, withReconciliation, type Reconciliation } from '../run/reconcile.js';
 import type { ValueSet } from '../manifest/values.js';
@@ -254,7 +256,11 @@ class OperationsWorker implements AccountWorker {
         await applyReconciled(run, { parallelism: this.setup.parallelism, waitMs: 0 });
         return { result: 'nothing' };
       }
-      const reasons = reasonsToHold(run.plan, run.violations);
+      // The approval rules and acknowledged drift too: serve heals only what a needs: none rule lets through.
+      const reasons = [
+        ...reasonsToHold(run.plan, run.violations),
+        ...(await approvalHolds(run, { policies: this.policies(), clock: systemClock, cwd: this.setup.io.cwd })),
+      ];
       if (reasons.length > 0) return { result: 'held', changes, reasons };
       const outcome = await applyReconciled(run, {
         parallelism: this.setup.parallelism,

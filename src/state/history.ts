@@ -106,7 +106,25 @@ export type HistoryEvent =
       address: string;
       status: string;
       from?: string;
+    }
+  | {
+      /** A person acknowledged a resource's drift until `ack.until` (run/acknowledge.ts, docs/approvals.md). */
+      type: 'drift_ack';
+      ack: DriftAcknowledgement;
     };
+
+/** An acknowledgement as signed: the drift's fingerprint, the reason, until when, by whom, and the SSH signature. */
+interface DriftAcknowledgement {
+  format: string;
+  account: string;
+  address: string;
+  fingerprint: string;
+  reason: string;
+  person: string;
+  signed_at: string;
+  until: string;
+  signature: string;
+}
 
 export type HistoryRecord = HistoryEvent & {
   format_version: number;
@@ -247,6 +265,8 @@ export function recordsOf(records: readonly HistoryRecord[], address: string): H
         return record.drifted.some((item) => item.address === address);
       case 'registry':
         return record.address === address;
+      case 'drift_ack':
+        return record.ack.address === address;
       default:
         return false;
     }
