@@ -1,36 +1,21 @@
 import type { Command } from 'commander';
-import { collect, count, usdAmount } from './option-parsers.js';
+import { collect } from './option-parsers.js';
+import { approvalOption } from './arguments/approvals.js';
 
 /** The approval flags shared by `plan` (recorded in a saved plan) and `apply`. */
 export function addApprovalOptions(command: Command): Command {
+  command.option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, []);
+  for (const name of ['allowIrreversible', 'maxCost', 'maxNumbersAffected', 'allowLint'] as const)
+    command.addOption(approvalOption(name));
   return command
-    .option('-f, --file <path>', 'manifest file or folder (repeatable)', collect, [])
-    .option(
-      '--allow-irreversible <address>',
-      'approve deleting or replacing this brand/campaign (repeatable; "all" for everything)',
-      collect,
-      [],
-    )
-    .option('--max-cost <usd>', 'approve billable changes up to this many USD', usdAmount)
-    .option(
-      '--max-numbers-affected <n>',
-      'approve a plan that breaks calls or messages of up to this many phone numbers (default 0)',
-      count,
-    )
-    .option(
-      '--allow-lint <rule>',
-      'approve submitting campaigns despite error-level findings of this 10DLC lint rule (repeatable; "all" for every rule)',
-      collect,
-      [],
-    )
     .option(
       '--policy <file>',
       'evaluate the CEL rules of this policy file over every change; an error-level violation makes apply refuse (repeatable)',
       collect,
       [],
     )
-    .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
-    .option('--allow-empty', 'approve manifests that hold no resource (deletes everything telform manages)')
+    .addOption(approvalOption('forceDeletes'))
+    .addOption(approvalOption('allowEmpty'))
     .option(
       '--prune-unmanaged <kind>',
       'also delete objects of this kind that neither the manifests nor the state know (repeatable)',

@@ -9,6 +9,7 @@ import { printable } from '../util/printable.js';
 import { addClientOptions } from './client-options.js';
 import { processIo, useColor } from './io.js';
 import { collect, duration, positiveInteger } from './option-parsers.js';
+import { approvalOption } from './arguments/approvals.js';
 import { parseRevertArguments, type RevertFlags, type RevertInput } from './arguments/revert.js';
 import { inputOrRefuse } from './arguments/parsed.js';
 import { cliContext } from './session.js';
@@ -42,25 +43,22 @@ export function revertCommand(): Command {
       '-o, --out <file>',
       'save the revert plan (JSON) for review and `telform apply FILE`, instead of applying it',
     )
-    .option(
-      '--allow-irreversible <address>',
-      'approve registering a deleted campaign anew, or deleting a brand or campaign the apply created (repeatable; "all")',
-      collect,
-      [],
+    .addOption(
+      approvalOption(
+        'allowIrreversible',
+        'approve registering a deleted campaign anew, or deleting a brand or campaign the apply created (repeatable; "all")',
+      ),
     )
     .addOption(
-      new Option(
-        '--max-cost <usd>',
+      approvalOption(
+        'maxCost',
         'approve billable changes up to this many USD (a campaign update put back, or a deleted campaign registered again, is a 15 USD vetting review)',
-      ).argParser(Number),
+      ),
     )
     .addOption(
-      new Option(
-        '--max-numbers-affected <n>',
-        'approve a revert that breaks calls or messages of up to this many numbers',
-      ).argParser(Number),
+      approvalOption('maxNumbersAffected', 'approve a revert that breaks calls or messages of up to this many numbers'),
     )
-    .option('--force-deletes', 'approve deleting all of a kind, or more than 30% of a kind with 10 or more')
+    .addOption(approvalOption('forceDeletes'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option(
       '--wait <duration>',
