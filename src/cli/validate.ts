@@ -6,6 +6,7 @@ import { parseValidateArguments, type ValidateFlags } from './arguments/validate
 import { inputOrRefuse } from './arguments/parsed.js';
 import { catalog } from '../resources/index.js';
 import { addSecretFileOption } from './plan-command-options.js';
+import type { GlobalOptions } from '../run/context.js';
 
 /** `-f` may be repeated; commander calls this once per occurrence. No default: it is required. */
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -44,6 +45,10 @@ export function validateCommand(): Command {
       'check against the part of the account the state owns (as state claim --scope: voice, messaging, kinds, prefix=TEXT): documents outside it are errors, and a { ref } into another scope needs no document',
       collect,
     )
+    .option(
+      '--no-state',
+      'judge every object as new: a value that breaks a create rule is an error even where the state records the account holding it',
+    )
     .addHelpText(
       'after',
       `
@@ -65,9 +70,16 @@ Examples:
   $ telform validate --accounts accounts.yaml                    # every account, with its values
   $ telform validate -f messaging/ --scope messaging             # a { ref } to the voice team's trunk is fine
 
+A value that breaks a create rule (an enum, a length, a format, a required field) is a warning only
+where the state (--state, as plan finds it; read, never the account) records that object holding that
+same value, as an import records it: a create, or a change of the field, would be refused. Elsewhere it
+is an error.
+
 Exit codes: 0 valid (warnings allowed), 1 invalid.`,
     )
-    .action(async (flags: ValidateFlags) => {
+    .action(async (flags: ValidateFlags, command: Command) => {
+      // The program's --state and --workspace: this command's own `state` is the --no-state switch.
+      const globals = command.parent?.opts<GlobalOptions>() ?? {};
       const input = inputOrRefuse(parseValidateArguments(flags));
       const options = input.flags;
       const source: ValidateSource =
@@ -80,6 +92,7 @@ Exit codes: 0 valid (warnings allowed), 1 invalid.`,
           checkSecrets: options.checkSecrets === true,
           allowSecretFilesOutside: options.allowSecretFilesOutside === true,
           scope: options.scope ?? [],
+          state: options.state === false ? 'off' : { state: globals.state, workspace: globals.workspace },
         },
         { cwd: process.cwd(), env: process.env },
       );

@@ -205,6 +205,12 @@ const finding = z
     /** Where in the manifests (the field, else the document). */
     source_place: sourcePlace.optional(),
     reference: z.string().optional().describe('The guidance a lint rule follows, or the policy file a rule is from.'),
+    held: z
+      .literal(true)
+      .optional()
+      .describe(
+        'A lint error on a campaign the plan does not submit: the registry holds it as it is, and a resubmission would have to meet the rule. Not an error of this plan.',
+      ),
   })
   .describe('A finding of the 10DLC lint or of a policy; an error-level one makes apply refuse.');
 export type PlanFinding = z.infer<typeof finding>;
@@ -345,8 +351,14 @@ export const planSchema = z
     changes: z.array(change).describe('In execution order.'),
     unmanaged: z.array(unmanagedObject),
     summary: planSummary,
-    /** Non-blocking observations (literal secrets, short passwords, pending registrations). */
+    /** Non-blocking observations about what the plan does (literal secrets, short passwords, pending registrations). */
     warnings: z.array(z.string()),
+    notes: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'What a reviewer may want to know about objects the plan leaves as they are (a registration declined or under review): notes, not warnings.',
+      ),
     approvals: planApprovals,
     required_approvals: z
       .array(z.object({ flag: z.string(), given: z.boolean() }))

@@ -209,7 +209,14 @@ export function buildPlan(given: PlanInputs): Plan {
     changes: ordered,
     unmanaged,
     summary: summarize(ordered, inputs.readRequests ?? 0),
-    warnings: [...followed.notes, ...settledWarnings, ...context.unknown.warnings(), ...pendingWarnings(ordered)],
+    warnings: [
+      ...followed.notes,
+      ...settledWarnings,
+      ...context.unknown.warnings(ordered),
+      ...pendingWarnings(ordered.filter((change) => change.action !== 'noop')),
+    ],
+    // A converged plan prints no warning: the registry's word on objects left as they are is a note.
+    ...notesOf(pendingWarnings(ordered.filter((change) => change.action === 'noop'))),
     approvals: inputs.approvals,
     basis: { ledger_lineage: inputs.ledger.lineage, ledger_serial: inputs.ledger.serial, objects: basis },
   };
@@ -338,7 +345,7 @@ function decideMatched(
   change.before = before;
   change.after = withSensitive(after, desired);
   if (unknown.length > 0) {
-    context.unknown.note(kind.kind, unknown);
+    context.unknown.note(kind.kind, unknown, change.address);
     change.reasons.push(
       `the API did not read back ${unknown.join(', ')}: unknown, so ${entry ? 'compared with the values telform last applied' : 'taken as the manifest says'}`,
     );
@@ -664,4 +671,9 @@ function displayName(kind: PlannerKind, live: LiveObject): string {
   if (typeof named === 'string' && named !== '') return named;
   const key = kind.live.naturalKey(live.spec);
   return key === undefined || key === live.id ? '' : key;
+}
+
+/** `notes` when there are any: a plan without them reads as before. */
+function notesOf(notes: string[]): { notes?: string[] } {
+  return notes.length > 0 ? { notes } : {};
 }

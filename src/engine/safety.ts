@@ -166,7 +166,10 @@ function heldValueViolations(plan: Plan, desired: readonly DesiredResource[]): S
     const resource = byAddress.get(change.address);
     if (!resource?.held) continue;
     let broken: NonNullable<DesiredResource['held']>;
-    if (change.action === 'create' || change.action === 'replace') {
+    // A change waiting for the registry sends its whole spec once it goes: judged as the create it is
+    // when nothing is live yet.
+    const creates = change.action === 'wait' && Object.keys(change.before ?? {}).length === 0;
+    if (change.action === 'create' || change.action === 'replace' || creates) {
       broken = resource.held;
     } else if (change.action === 'update') {
       const changed = new Set(
@@ -183,7 +186,7 @@ function heldValueViolations(plan: Plan, desired: readonly DesiredResource[]): S
       const what =
         change.action === 'update'
           ? `changes spec.${rule.field ?? ''}`
-          : `would be ${change.action === 'create' ? 'created' : 'created anew'}`;
+          : `would be ${change.action === 'replace' ? 'created anew' : 'created'}`;
       violations.push({
         code: 'held_value',
         address: change.address,

@@ -54,9 +54,11 @@ export function limitToTargets(
     Object.entries(plan.basis.objects).filter(([key]) => addresses.has(key.split('#')[0] as string)),
   );
   const left = plan.changes.length - changes.length;
+  const notes = pendingWarnings(changes.filter((change) => change.action === 'noop'));
   const sorted = [...new Set(targets)].sort();
+  const { notes: _wholeNotes, ...rest } = plan;
   return {
-    ...plan,
+    ...rest,
     targets: sorted,
     changes,
     unmanaged: [],
@@ -65,8 +67,11 @@ export function limitToTargets(
     warnings: [
       `--target: this plan covers only ${sorted.join(', ')} and what ${sorted.length === 1 ? 'it depends' : 'they depend'} on (${changes.length} of ${plan.changes.length} resources); the other ${left} were not looked at, and changes to them are neither shown nor applied`,
       ...plan.warnings.filter((warning) => !isAbout(warning, plan.changes, addresses)),
-      ...pendingWarnings(changes).filter((warning) => !plan.warnings.includes(warning)),
+      ...pendingWarnings(changes.filter((change) => change.action !== 'noop')).filter(
+        (warning) => !plan.warnings.includes(warning),
+      ),
     ],
+    ...(notes.length > 0 ? { notes } : {}),
     basis: { ...plan.basis, objects },
   };
 }

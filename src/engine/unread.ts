@@ -25,24 +25,31 @@ export function assumedUnknowns(
 
 /**
  * The fields reads left out of managed objects, per kind, and how many objects: one note per kind, so a
- * reader knows those were not compared with the account (unknown is not absent).
+ * reader knows those were not compared with the account (unknown is not absent). Only objects the plan
+ * changes are counted: a converged plan says nothing (each change's reasons say it beside the change).
  */
 export class UnknownFields {
-  private readonly byKind = new Map<string, { fields: Set<string>; objects: number }>();
+  private readonly byAddress = new Map<string, { kind: string; fields: readonly string[] }>();
 
-  note(kind: string, fields: readonly string[]): void {
-    const seen = this.byKind.get(kind) ?? { fields: new Set<string>(), objects: 0 };
-    for (const field of fields) seen.fields.add(field);
-    seen.objects += 1;
-    this.byKind.set(kind, seen);
+  note(kind: string, fields: readonly string[], address: string): void {
+    this.byAddress.set(address, { kind, fields });
   }
 
-  warnings(): string[] {
-    return [...this.byKind]
+  warnings(changes: ReadonlyArray<{ address: string; action: string }>): string[] {
+    const byKind = new Map<string, { fields: Set<string>; objects: number }>();
+    for (const change of changes) {
+      const noted = change.action === 'noop' ? undefined : this.byAddress.get(change.address);
+      if (!noted) continue;
+      const seen = byKind.get(noted.kind) ?? { fields: new Set<string>(), objects: 0 };
+      for (const field of noted.fields) seen.fields.add(field);
+      seen.objects += 1;
+      byKind.set(noted.kind, seen);
+    }
+    return [...byKind]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(
         ([kind, { fields, objects }]) =>
-          `${kind}: the API did not read back ${[...fields].sort().join(', ')} of ${objects} managed object(s); telform takes each as it last applied it (or, before its first apply, as the manifest says), never as drift`,
+          `${kind}: the API did not read back ${[...fields].sort().join(', ')} of ${objects} managed object(s) this plan changes; telform takes each as it last applied it (or, before its first apply, as the manifest says), never as drift`,
       );
   }
 }

@@ -22,6 +22,11 @@ export interface DesiredSet {
   /** Findings of the 10DLC lint on the manifests' campaigns (a saved plan carries its own). */
   findings: PlanFinding[];
   resolveSecrets(resource: DesiredResource): Promise<Record<string, ResolvedSecret>>;
+  /**
+   * With `DesiredIo.deferWarnings`: the manifests' warnings, each with the resource it is about, for
+   * the plan to print those about what it changes (validate prints them all).
+   */
+  warnings?: Array<{ address?: string; line: string }>;
   /** The values the manifests used (`{ value: NAME }`), for the plan to show; absent for a saved plan. */
   values?: UsedValue[];
 }
@@ -37,6 +42,12 @@ export interface DesiredIo {
   values?: ValueSet;
   /** The part of the account the state owns (`LoadOptions.scope`). */
   scope?: Scope;
+  /**
+   * Keep warnings back (`DesiredSet.warnings`) instead of reporting them: a plan says those about
+   * the resources it changes. A held value's warning is dropped: the plan's judgement refuses a
+   * create or change that breaks the rule, and an object left as it is breaks nothing.
+   */
+  deferWarnings?: boolean;
 }
 
 export async function loadDesired(paths: readonly string[], io: DesiredIo): Promise<DesiredSet> {
@@ -51,7 +62,15 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
     ...(io.values ? { values: io.values } : {}),
     ...(io.scope ? { scope: io.scope } : {}),
   });
-  for (const problem of result.problems) io.report(formatProblem(problem));
+  const deferred: Array<{ address?: string; line: string }> = [];
+  for (const problem of result.problems) {
+    if (!io.deferWarnings || problem.severity === 'error') io.report(formatProblem(problem));
+    else if (problem.code !== 'held_value')
+      deferred.push({
+        ...(problem.address === undefined ? {} : { address: problem.address }),
+        line: formatProblem(problem),
+      });
+  }
   if (result.errorCount > 0) {
     // The errors also travel with it, for a report that is read without the lines above (--accounts).
     const errors = result.problems.filter((problem) => problem.severity === 'error').map(formatProblem);
@@ -84,6 +103,7 @@ export async function loadDesired(paths: readonly string[], io: DesiredIo): Prom
     resolveSecrets: (resource) =>
       resolveSources(resource.address, sources.get(resource.address) ?? {}, environment, io.cwd),
     ...(result.values.length > 0 ? { values: result.values } : {}),
+    ...(io.deferWarnings ? { warnings: deferred } : {}),
   };
 }
 

@@ -95,7 +95,8 @@ export function renderMarkdown(plan: Plan): string {
     );
   }
   for (const warning of plan.warnings) head.push(`> ${escapeMarkdown(warning)}`);
-  if (plan.warnings.length > 0) head.push('');
+  for (const note of plan.notes ?? []) head.push(`> note: ${escapeMarkdown(note)}`);
+  if (plan.warnings.length > 0 || (plan.notes ?? []).length > 0) head.push('');
   if (changes.length === 0) head.push(escapeMarkdown(noChangesLine(plan)), '');
 
   // The order apply runs the changes in, as a graph GitHub and GitLab draw (bounded, so it stays readable).
@@ -145,14 +146,15 @@ function findingLines(plan: Plan): string[] {
   const findings = plan.findings ?? [];
   if (findings.length === 0) return [];
   const ordered = [
-    ...findings.filter((finding) => finding.severity === 'error'),
-    ...findings.filter((finding) => finding.severity !== 'error'),
+    ...findings.filter((finding) => finding.severity === 'error' && !finding.held),
+    ...findings.filter((finding) => finding.severity !== 'error' || finding.held),
   ];
   return [
     '#### Findings (10DLC lint and policies)',
     '',
     ...ordered.map(
-      (finding) => `- ${finding.severity === 'error' ? '❌' : '⚠️'} ${escapeMarkdown(findingLine(finding))}`,
+      (finding) =>
+        `- ${finding.held ? 'ℹ️' : finding.severity === 'error' ? '❌' : '⚠️'} ${escapeMarkdown(findingLine(finding))}`,
     ),
     '',
   ];

@@ -52,7 +52,7 @@ export function planAnnotations(plan: Pick<Plan, 'changes' | 'findings'>): PlanA
   }
   for (const finding of plan.findings ?? []) {
     annotations.push({
-      severity: finding.severity === 'info' ? 'notice' : finding.severity,
+      severity: finding.severity === 'info' || finding.held ? 'notice' : finding.severity,
       check: finding.source,
       ...(finding.source_place ? { place: finding.source_place } : {}),
       message: `${finding.address}  ${finding.field ? `${finding.field}: ` : ''}${finding.message} (${finding.source} ${finding.rule})`,

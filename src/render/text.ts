@@ -79,7 +79,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push('');
   }
   for (const warning of plan.warnings) lines.push(`${paint('yellow', 'warning:')} ${printable(warning)}`);
-  if (plan.warnings.length > 0) lines.push('');
+  for (const note of plan.notes ?? []) lines.push(`note: ${printable(note)}`);
+  if (plan.warnings.length > 0 || (plan.notes ?? []).length > 0) lines.push('');
   const approvals = plan.required_approvals ?? [];
   if (approvals.length > 0) {
     lines.push(
@@ -90,7 +91,9 @@ export function renderText(plan: Plan, options: TextOptions): string {
   if ((plan.findings ?? []).length > 0) {
     lines.push(paint('bold', 'Findings (10DLC lint and policies):'));
     for (const finding of plan.findings ?? [])
-      lines.push(`  ${finding.severity === 'error' ? paint('red', findingLine(finding)) : findingLine(finding)}`);
+      lines.push(
+        `  ${finding.severity === 'error' && !finding.held ? paint('red', findingLine(finding)) : findingLine(finding)}`,
+      );
     lines.push('');
   }
   lines.push(paint('bold', summaryLine(plan.summary, countMoves(plan.changes))));

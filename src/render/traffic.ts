@@ -47,5 +47,5 @@ export function findingLine(finding: PlanFinding): string {
     ? `${finding.source_place.file}:${finding.source_place.line}:${finding.source_place.column}  `
     : '';
   const field = finding.field ? `${finding.field}: ` : '';
-  return `${place}${finding.severity}  ${finding.rule}  ${finding.address}  ${field}${finding.message} [${finding.source}]`;
+  return `${place}${finding.held ? 'held' : finding.severity}  ${finding.rule}  ${finding.address}  ${field}${finding.message} [${finding.source}]`;
 }

@@ -42,6 +42,9 @@ export const trunkIpAclLive: LiveSide = {
   whenInUse: 'breaks_auth',
 };
 
+/** The API keeps at most this many entries in one IP ACL. */
+const maxTrunkAclEntries = 50;
+
 const trunkIpAclSpec = builtOnce(() =>
   z
     .strictObject({
@@ -49,7 +52,10 @@ const trunkIpAclSpec = builtOnce(() =>
       ip_addresses: z
         .array(ipv4OrCidr)
         .min(1, { error: 'must hold at least one address (the API refuses an empty list)' })
-        .describe('IPv4 addresses or CIDR ranges, at least one; a set (order does not matter).'),
+        .max(maxTrunkAclEntries, {
+          error: `must hold at most ${maxTrunkAclEntries} addresses (the API's limit per IP ACL)`,
+        })
+        .describe(`IPv4 addresses or CIDR ranges, 1 to ${maxTrunkAclEntries}; a set (order does not matter).`),
     })
     .describe('TrunkIpAcl spec.'),
 );

@@ -10,12 +10,18 @@ import { applyReconciled, type ApplyRunOptions } from './apply.js';
 import { driftOf } from './drift.js';
 import { ExitCode } from './exit-codes.js';
 import type { Reconciliation } from './reconcile.js';
-import { accountRefusalMessage, refusalNotes } from './safety.js';
+import { accountRefusalMessage, brokenCreateRules, refusalNotes } from './safety.js';
 
 type StepOutcome = Omit<AccountOutcome, 'name'>;
 
 export function planStep(options: { detailedExitcode?: boolean | undefined; showUnmanaged?: boolean | undefined }) {
   return async (run: Reconciliation): Promise<StepOutcome> => {
+    const broken = brokenCreateRules(run.violations);
+    if (broken.length > 0) {
+      // As for one account: a create rule broken fails the plan, with each break in the report line.
+      const message = `the plan breaks ${broken.length === 1 ? 'a create rule' : `${broken.length} create rules`}, which the API would refuse: ${broken.map((violation) => violation.message).join('; ')}`;
+      return { exit_code: ExitCode.error, status: 'error', summary: message, error: { code: 'create_rule', message } };
+    }
     const changed = hasChanges(run.plan);
     const refusals = refusalNotes(run.violations);
     return {

@@ -49,7 +49,7 @@ export function classifyDrift(plan: Plan, ledgerExists: boolean): DriftReport {
     else pending.push(change.address);
   }
   const status: DriftStatus = drifted.length > 0 ? 'drifted' : pending.length > 0 ? 'pending' : 'in_sync';
-  return { status, drifted, pending, notes: plan.warnings };
+  return { status, drifted, pending, notes: [...plan.warnings, ...(plan.notes ?? [])] };
 }
 
 function onlyUnverifiableSecrets(change: PlannedChange): boolean {

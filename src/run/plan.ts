@@ -7,7 +7,7 @@ import { hasChanges } from '../engine/summary.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { reconcile, withReconciliation, type ReconcileInput, type ReconcileOptions } from './reconcile.js';
-import { planNotes } from './safety.js';
+import { assertCreateRulesMet, planNotes } from './safety.js';
 import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
 import { readValues, type ValuesInput } from './values-input.js';
 import { approvalTableOf, judgePlanApprovals } from './approval-gate.js';
@@ -46,6 +46,8 @@ export async function planManifests(
   const input: ReconcileInput = { paths: request.paths, ...(values ? { values } : {}) };
   const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: false });
   return withReconciliation(run, async () => {
+    // Before the plan is saved or shown: a create rule broken is an error, never a warning to approve.
+    assertCreateRulesMet(run.violations, context.io.stderr);
     // The approval rules' table (who must sign, who has): shown with the plan, outside the digest they sign.
     const judged = await judgePlanApprovals(run.plan, {
       policies: request.options.policies ?? [],

@@ -318,6 +318,7 @@ export async function reconcile(
     if (claims)
       io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
     const violations = saved ? checkSafety(chosen, approvals, desired.resources, store.ledger) : judged;
+    reportManifestWarnings(desired.warnings ?? [], chosen, io.stderr);
     return {
       session,
       store: opened,
@@ -390,6 +391,7 @@ async function loadInputs({
               allowSecretFilesOutside,
               ...(values ? { values } : {}),
               scope,
+              deferWarnings: true,
             });
           });
   // Compiled before the account is read: a rule with a CEL error stops the run at its line and column.
@@ -410,11 +412,41 @@ function assertScopeAsGiven(given: Scope, owned: Scope, file?: string): void {
   );
 }
 
-/** The findings about the plan's resources (a `--target` plan leaves the others out). */
+/**
+ * The manifests' warnings about what the plan changes, and those about no resource: a converged plan
+ * prints none (validate lists every warning).
+ */
+function reportManifestWarnings(
+  warnings: ReadonlyArray<{ address?: string; line: string }>,
+  plan: Plan,
+  report: (line: string) => void,
+): void {
+  if (warnings.length === 0) return;
+  const changing = new Set(plan.changes.filter((change) => change.action !== 'noop').map((change) => change.address));
+  for (const warning of warnings)
+    if (warning.address === undefined || changing.has(warning.address)) report(warning.line);
+}
+
+/**
+ * The findings about the plan's resources (a `--target` plan leaves the others out). A lint error on a
+ * campaign the plan does not submit is held: the registry took the campaign as it is.
+ */
 function findingsOf(plan: Plan, findings: readonly PlanFinding[]): PlanFinding[] {
   const addresses = new Set(plan.changes.map((change) => change.address));
-  return findings.filter((finding) => addresses.has(finding.address));
+  const submitted = new Set(
+    plan.changes.filter((change) => submittingActions.has(change.action)).map((change) => change.address),
+  );
+  return findings
+    .filter((finding) => addresses.has(finding.address))
+    .map((finding) =>
+      finding.source === 'lint' && finding.severity === 'error' && !submitted.has(finding.address)
+        ? { ...finding, held: true as const }
+        : finding,
+    );
 }
+
+/** Campaign changes that submit to the registry (`engine/safety.ts` judges their lint errors). */
+const submittingActions = new Set(['create', 'update', 'replace', 'wait']);
 
 /** Whether applying the plan writes (to the account or the ledger): a blocked change is never sent. */
 function writes(plan: Plan): boolean {

@@ -10,9 +10,34 @@ export function planNotes(plan: Plan, approvals: PlanApprovals, violations: read
   return [...unusedApprovals(plan, approvals), ...refusalNotes(violations)];
 }
 
-/** The plan's warning for each change apply will refuse with the approvals given. */
+/**
+ * The plan's warning for each change apply will refuse with the approvals given. A broken create rule
+ * is never one: the plan itself is refused (`brokenCreateRules`).
+ */
 export function refusalNotes(violations: readonly SafetyViolation[]): string[] {
-  return violations.map((violation) => `apply will refuse: ${violation.message}`);
+  return violations
+    .filter((violation) => violation.code !== 'held_value')
+    .map((violation) => `apply will refuse: ${violation.message}`);
+}
+
+/**
+ * A create, replace or change of a field that breaks a create rule: the API would refuse it and no
+ * flag approves it, so a plan holding one fails as an error (exit 1), as its apply would.
+ */
+export function brokenCreateRules(violations: readonly SafetyViolation[]): SafetyViolation[] {
+  return violations.filter((violation) => violation.code === 'held_value');
+}
+
+/** Refuses a plan that breaks a create rule: each break on `report` (`refused: …`), then the error. */
+export function assertCreateRulesMet(violations: readonly SafetyViolation[], report: (line: string) => void): void {
+  const broken = brokenCreateRules(violations);
+  if (broken.length === 0) return;
+  for (const line of refusalLines(broken)) report(line);
+  throw new TelformError(
+    'create_rule',
+    `the plan breaks ${broken.length === 1 ? 'a create rule' : `${broken.length} create rules`} (listed above), which the API would refuse; fix the manifest${broken.length === 1 ? '' : 's'}; nothing was sent`,
+    { details: { violations: broken.map((violation) => violation.message) } },
+  );
 }
 
 /** The lines an apply that refuses prints before its error, one per violation. */

@@ -52,6 +52,8 @@ export const errorCodes = {
   plan_stale: 'something the saved plan was made from changed since',
   // Safety and approval
   unsafe_plan: 'apply refused changes the safety gates did not approve',
+  create_rule:
+    'the plan creates, replaces or changes a field with a value that breaks a create rule (the API would refuse it; no flag approves it)',
   policy_invalid:
     'a policy file cannot be read, or a rule or its CEL expression is invalid (named with its line and column)',
   people_invalid: 'the people file (who approves, with which keys and roles) cannot be read or is invalid',

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorForCli, runCli, type EmulatorForCli } from './cli.js';
 
-// A value rule broken in a NEW manifest (nothing in the account holds it): validate reports it as a
-// held_value warning, and plan and apply refuse it, naming file:line:col and the rule, before any write.
+// A value rule broken in a NEW manifest (nothing in the account holds it, and no state says it does):
+// validate reports it as an error, and plan and apply refuse it, naming file:line:col and the rule,
+// before any write.
 let harness: EmulatorForCli;
 let folder: string;
 const cli = (args: string[]) => runCli(args, { cwd: folder, env: harness.env });
@@ -31,19 +32,16 @@ afterAll(async () => {
 });
 
 describe('a held value in a manifest with no live counterpart', () => {
-  it('is a warning for validate, and refused by plan and apply before any request', async () => {
-    const validate = await cli(['validate', '-f', 'acl.yaml']);
-    expect(validate.code).toBe(0);
-    expect(validate.stdout).toContain(
-      'acl.yaml:6:31  TrunkIpAcl/pbx  spec.ip_addresses[1]: warning: must be an IPv4 address',
-    );
-    expect(validate.stdout).toContain(
-      '(valid while the account holds it; a create, or a change of this field, must meet this rule)',
-    );
+  it('is an error for validate, and refused by plan and apply before any request', async () => {
+    const validate = await cli(['validate', '-f', 'acl.yaml', '--state', 'held.json']);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toContain('acl.yaml:6:31  TrunkIpAcl/pbx  spec.ip_addresses[1]: must be an IPv4 address');
+    expect(validate.stdout).toContain('(no state at held.json: a new object must meet this rule;');
 
     const plan = await cli(['plan', '-f', 'acl.yaml', '--state', 'held.json']);
-    expect(plan.stdout + plan.stderr).toContain(
-      'acl.yaml:6:31: TrunkIpAcl/pbx would be created, which must meet the create rules: spec.ip_addresses must be an IPv4 address',
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(
+      'refused: acl.yaml:6:31: TrunkIpAcl/pbx would be created, which must meet the create rules: spec.ip_addresses must be an IPv4 address',
     );
 
     const since = harness.emulator.runtime.log.list({ type: 'request' }).length;

@@ -182,7 +182,8 @@ describe('telform import', () => {
       expect(change.patch).toEqual([]);
       expect(Object.values(secretsOf(change) ?? {})).toEqual([{ value: 'unverifiable' }]);
     }
-    expect(parsed.warnings).toEqual(
+    // The registry's word on a campaign the plan leaves as it is: a note, not a warning.
+    expect(parsed.notes).toEqual(
       expect.arrayContaining([expect.stringMatching(/^Campaign\/initech-decline was declined by the registry/)]),
     );
   });

@@ -203,7 +203,7 @@ describe('the resource lifecycle', () => {
     expect(first.code).toBe(0);
     await advanceClock(harness.emulator, 1_000);
     const declined = await cli(['plan', '-f', file, '--state', 'billing.json']);
-    expect(declined.stdout).toMatch(/warning: Campaign\/billing-campaign was declined by the registry/);
+    expect(declined.stdout).toMatch(/note: Campaign\/billing-campaign was declined by the registry/);
 
     await manifests('billing.yaml', [brand, campaign('billing-fixed')]);
     const costly = await cli(['apply', '-f', file, '--state', 'billing.json', '--auto-approve']);
@@ -287,7 +287,7 @@ describe('the resource lifecycle', () => {
     await api('GET', '/10dlc/Brand/');
     await advanceClock(harness.emulator, 1_000);
     const drift = await cli(['plan', '-f', file, '--state', 'declined.json']);
-    expect(drift.stdout).toMatch(/warning: Brand\/declined-brand was declined by the registry \(.+\)/);
+    expect(drift.stdout).toMatch(/note: Brand\/declined-brand was declined by the registry \(.+\)/);
   });
 
   it('never shows a secret: not in --log-http, the plan, the output or the state file', async () => {

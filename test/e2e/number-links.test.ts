@@ -96,7 +96,7 @@ describe('phone numbers linked to a campaign', () => {
     ].id as string;
     expect(await linkOf('15125550101')).toEqual({ campaign: campaignId, status: 'PROCESSING' });
     const processing = await cli(['plan', '-f', 'links.yaml', ...state, '--detailed-exitcode']);
-    expect(processing.stdout).toContain('warning: PhoneNumber/first is still being reviewed by the registry');
+    expect(processing.stdout).toContain('note: PhoneNumber/first is still being reviewed by the registry');
     expect(processing.code).toBe(0);
 
     await afterRegistry();

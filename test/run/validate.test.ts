@@ -9,7 +9,7 @@ import { validate } from '../../src/run/validate.js';
 
 let folder: string;
 const io = () => ({ cwd: folder, env: {} });
-const noFlags = { checkSecrets: false, allowSecretFilesOutside: false, scope: [] };
+const noFlags = { checkSecrets: false, allowSecretFilesOutside: false, scope: [], state: {} };
 const acl =
   'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [{ value: pbx_ip }]\n';
 const trunk =
@@ -119,5 +119,72 @@ describe('validate (run/validate.ts)', () => {
       ['globex', 1],
       ['initech', 2],
     ]);
+  });
+});
+
+describe('the held-value rule: the state vouches for a value that breaks a create rule', () => {
+  const sideways =
+    'apiVersion: telform/v1\nkind: Trunk\nmetadata:\n  name: legacy\nspec:\n  trunk_direction: sideways\n  ipacl_uuid: { ref: office }\n';
+  const ledger = (trunkDirection: string) =>
+    JSON.stringify({
+      format_version: 1,
+      lineage: '00000000-0000-4000-8000-000000000001',
+      endpoint: 'local',
+      account: 'MA00000000000000000A',
+      serial: 1,
+      resources: {
+        'Trunk/legacy': {
+          kind: 'Trunk',
+          name: 'legacy',
+          id: 'trunk-1',
+          applied_spec: { name: 'legacy', trunk_direction: trunkDirection, ipacl_uuid: { ref: 'office' } },
+          secrets: {},
+          updated_at: '2026-01-01T00:00:00.000Z',
+        },
+      },
+    });
+  const run = async (state: { state?: string } | 'off') => {
+    await writeFile(path.join(folder, 'held', 'trunk.yaml'), sideways);
+    const validation = await validate(
+      { mode: 'one', paths: ['held/'], values: { value: [] } },
+      { ...noFlags, state },
+      io(),
+    );
+    if (validation.mode !== 'one') throw new Error('expected one summary');
+    return { exitCode: validation.exitCode, problems: problemsOf(validation.summary) };
+  };
+
+  beforeAll(async () => {
+    await mkdir(path.join(folder, 'held'));
+    await writeFile(
+      path.join(folder, 'held', 'acl.yaml'),
+      'apiVersion: telform/v1\nkind: TrunkIpAcl\nmetadata:\n  name: office\nspec:\n  ip_addresses: [203.0.113.10]\n',
+    );
+    await writeFile(path.join(folder, 'holding.json'), ledger('sideways'));
+    await writeFile(path.join(folder, 'other-value.json'), ledger('both'));
+  });
+
+  it('is a warning when the state records that object holding that same value', async () => {
+    const { exitCode, problems } = await run({ state: 'holding.json' });
+    expect(exitCode).toBe(0);
+    expect(problems).toEqual([
+      expect.stringMatching(/^held\/trunk\.yaml:6:20  Trunk\/legacy  spec\.trunk_direction: warning: must be one of/),
+    ]);
+  });
+
+  it('is an error at its line when the state records another value, no such object, or there is no state', async () => {
+    const other = await run({ state: 'other-value.json' });
+    expect(other.exitCode).toBe(1);
+    expect(other.problems).toEqual([
+      expect.stringMatching(
+        /^held\/trunk\.yaml:6:20  Trunk\/legacy  spec\.trunk_direction: must be one of .*\(the state other-value\.json records Trunk\/legacy holding another value: a change of spec\.trunk_direction must meet this rule\)$/,
+      ),
+    ]);
+    const none = await run({ state: 'missing.json' });
+    expect(none.exitCode).toBe(1);
+    expect(none.problems[0]).toMatch(/\(no state at missing\.json: .*pass --state .*run telform import/);
+    const off = await run('off');
+    expect(off.exitCode).toBe(1);
+    expect(off.problems[0]).toContain('(--no-state: every object is new, and a new one must meet this rule)');
   });
 });

@@ -13,6 +13,8 @@ export interface ValidateFlags extends SecretFileOptionValue, ValuesOptionValues
   checkSecrets?: boolean;
   /** `--scope`: the part of the account the manifests are checked against. */
   scope?: string[];
+  /** `--no-state` gives false: every object is judged as new. */
+  state?: boolean;
 }
 
 export type ValidateInput =
