@@ -11,7 +11,7 @@ import { parseLedger, type Ledger } from '../state/ledger.js';
 import type { Environment } from './context.js';
 
 /** What validate knows of the account: a ledger, no state yet, or none asked for (`--no-state`). */
-export type HeldWitness =
+type HeldWitness =
   { state: 'ledger'; ledger: Ledger; location: string } | { state: 'none'; location: string } | { state: 'off' };
 
 /**

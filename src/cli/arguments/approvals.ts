@@ -29,7 +29,7 @@ const approvalFlags = {
   allowEmpty: (help: string) => new Option('--allow-empty', help),
 } as const;
 
-export type ApprovalFlagName = keyof typeof approvalFlags;
+type ApprovalFlagName = keyof typeof approvalFlags;
 
 /** What each flag approves, as `plan` and `apply` say it; a command may say it in its own words. */
 const defaultHelp: Record<ApprovalFlagName, string> = {
