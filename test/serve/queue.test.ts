@@ -262,3 +262,52 @@ describe('a storm of callbacks', () => {
     if (stormMs <= 1_000) expect(checks).toBeLessThanOrEqual(20);
   }, 90_000);
 });
+
+describe('a replica stopped mid-check', () => {
+  let fleet: QueueFleet;
+
+  beforeAll(async () => {
+    fleet = await startQueueFleet({
+      accounts: 4,
+      latency: '3000-3500',
+      replicaArgs: ['--interval', '30s', '--check-expiry', '60s', '--drain-timeout', '1s'],
+    });
+  }, 60_000);
+  afterAll(async () => fleet?.close());
+
+  it('hands back on SIGTERM the checks it cannot finish within the drain, and another replica takes them at once', async () => {
+    const leaving = await fleet.startReplica('leaving');
+    // Checks under way: each of their reads takes over three seconds.
+    const running = await waitFor(
+      'a check under way',
+      async () => {
+        const rows = await fleet.query<{ account: string }>(
+          `SELECT singleton_key AS account FROM pgboss.job WHERE name = 'telform-serve' AND state = 'active'`,
+        );
+        return rows.length > 0 ? rows : undefined;
+      },
+      30_000,
+    );
+    const stoppedAt = Date.now();
+    expect(await leaving.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    const handedBack = leaving.logs.filter((line) => line.msg === 'job handed back').map((line) => line.account);
+    expect(handedBack.sort()).toEqual(running.map((row) => row.account).sort());
+    await fleet.startReplica('staying');
+    // Each handed-back account is checked again by the other replica at once, not after its 60 s expiry.
+    for (const account of handedBack) {
+      const retaken = await waitFor(
+        `${String(account)} taken by the other replica`,
+        async () =>
+          (
+            await fleet.query<{ started: Date }>(
+              `SELECT started_on AS started FROM pgboss.job WHERE name = 'telform-serve' AND singleton_key = $1
+                AND state = 'completed' AND output->>'replica' = 'staying' ORDER BY started_on LIMIT 1`,
+              [account],
+            )
+          )[0],
+        30_000,
+      );
+      expect(retaken.started.getTime() - stoppedAt).toBeLessThan(30_000);
+    }
+  }, 90_000);
+});
