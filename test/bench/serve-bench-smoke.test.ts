@@ -22,6 +22,10 @@ describe('bench:serve harness', () => {
           BENCH_RSS_ACCOUNTS: '2',
           BENCH_INTERVALS: '10',
           BENCH_SETTLE_MS: '0',
+          BENCH_QUEUE_ACCOUNTS: '6',
+          BENCH_QUEUE_RSS_ACCOUNTS: '6',
+          BENCH_QUEUE_INTERVAL_MS: '2000',
+          BENCH_QUEUE_RSS_INTERVAL_MS: '2000',
         },
         maxBuffer: 10 * 1024 * 1024,
       }));
@@ -36,5 +40,11 @@ describe('bench:serve harness', () => {
     );
     expect(stdout).toContain('every event once:       yes');
     expect(stdout).toMatch(/memory, 2 accounts x 10 intervals after 10 to warm up/);
+    // The replicas: every account's checks counted, none of one account overlapping another.
+    expect(stdout).toContain('replicas: 6 accounts, 2 s interval, 20 ms per request');
+    expect(stdout).toMatch(/request log: \d+ checks, 0 of one account overlapping/);
+    expect(stdout).toMatch(
+      /memory at 6 accounts after 2 intervals: one process without a queue \d+ MB; 3 replicas \d+ MB, \d+ MB, \d+ MB/,
+    );
   }, 240_000);
 });

@@ -13,12 +13,16 @@
 // 3. A callback storm: the registry expires every campaign at once, so the emulator sends N signed
 //    callbacks one after the other. Every campaign must be announced exactly once (an event per
 //    campaign, none twice), each within how long of its callback leaving the emulator (p50, p99, max).
+// 4. Replicas sharing a queue (serve-queue.mjs): accounts checked per replica per interval at 3 × 300,
+//    a fourth replica joining, and memory per replica at 1,000 accounts over 3 replicas beside one
+//    process without a queue (BENCH_QUEUE_ACCOUNTS=0 leaves this phase out).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { EmulatorAdmin, inBatches, startEmulatorChild } from './emulator.mjs';
+import { benchReplicas } from './serve-queue.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const cli = join(root, 'dist/cli/main.js');
@@ -366,3 +370,4 @@ async function main() {
 }
 
 await main();
+await benchReplicas(root);
