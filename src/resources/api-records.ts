@@ -57,13 +57,50 @@ function idIn(record: unknown, field: string): string | undefined {
   return undefined;
 }
 
-/** The new object's id from a create response. */
-export function idFromResponse(body: unknown, field: string, path: string): string {
-  const id = idIn(body, field);
+/**
+ * Where a kind's create answer holds the new object's id (declared once, as its live side's `createAnswer`):
+ * production answers it at the top level (`{campaign_id}`), in camelCase (`{campaignId}`), or nested under
+ * the kind (`{api_id, campaign: {campaign_id, …}}`); every one of these is read.
+ */
+export interface CreateAnswer {
+  /** The id field as the API spells it in reads (`campaign_id`). */
+  readonly idField: string;
+  /** The members a create answer may nest the new object under (`campaign`). */
+  readonly under: readonly string[];
+}
+
+/** `campaign_id` → `campaignId`. */
+function camelCase(field: string): string {
+  return field.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** The new object's id from a create answer, wherever `answer` says it may be; undefined when it is nowhere. */
+export function createdIdIn(body: unknown, answer: CreateAnswer): string | undefined {
+  const names = [answer.idField, camelCase(answer.idField)];
+  const places = [
+    body,
+    ...answer.under.flatMap((member) => [member, camelCase(member)].map((key) => memberOf(body, key))),
+  ];
+  for (const place of places) {
+    for (const name of names) {
+      const id = idIn(place, name);
+      if (id !== undefined) return id;
+    }
+  }
+  return undefined;
+}
+
+function memberOf(body: unknown, key: string): unknown {
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as ApiRecord)[key] : undefined;
+}
+
+/** The new object's id from a create answer; an answer without it is an error naming where it was looked for. */
+export function createdId(body: unknown, answer: CreateAnswer, path: string): string {
+  const id = createdIdIn(body, answer);
   if (id !== undefined) return id;
   throw new TelformError(
     'unexpected_response',
-    `the API answered POST ${path} without "${field}", so the new object cannot be tracked`,
+    `the API answered POST ${path} without "${answer.idField}" (at the top level, in camelCase or under ${answer.under.map((member) => `"${member}"`).join(' or ') || 'no member'}), so the new object cannot be tracked`,
   );
 }
 

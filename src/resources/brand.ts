@@ -5,7 +5,7 @@ import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
 import type { LiveObject, LiveSide } from './live-side.js';
-import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
+import { itemPath, readRecord, requireId, text, upperText, createdId, type CreateAnswer } from './api-records.js';
 import {
   accountBrands,
   accountCampaigns,
@@ -54,8 +54,12 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
  * immutable (a change is `blocked`); a delete is irreversible, refused while the brand has active
  * campaigns, and confirmed by reading the brand back (docs/commands.md, connecting to the API).
  */
+/** Where a brand create answer holds the new id: `brand_id`, `brandId`, or under `brand` (SDK fixtures show each). */
+const brandCreateAnswer: CreateAnswer = { idField: 'brand_id', under: ['brand'] };
+
 export const brandLive: LiveSide = {
   product: '10DLC',
+  createAnswer: brandCreateAnswer,
   // A profile makes one brand only, so the profile names the brand.
   naturalKey: (spec) => text(spec.profile_uuid),
   naturalKeyWord: 'profile',
@@ -90,7 +94,7 @@ export const brandLive: LiveSide = {
       return found === undefined ? undefined : String(found.brand_id);
     });
     if (outcome.kind === 'recovered') return { id: String(outcome.found) };
-    return { id: requireId(outcome.response.body ?? {}, 'brand_id', brandPath) };
+    return { id: createdId(outcome.response.body, brandCreateAnswer, brandPath) };
   },
 
   async update(_context, request) {

@@ -3,7 +3,16 @@ import { OutcomeUnknownError } from '../api/errors.js';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
-import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
+import {
+  itemPath,
+  readRecord,
+  requireId,
+  text,
+  upperText,
+  createdId,
+  createdIdIn,
+  type CreateAnswer,
+} from './api-records.js';
 import {
   accountCampaigns,
   accountNumbers,
@@ -21,6 +30,9 @@ import {
  */
 
 const importPath = '/10dlc/Campaign/Import/';
+
+/** Where a campaign create answer holds the new id: `campaign_id`, `campaignId`, or under `campaign` (SDK fixtures show each). */
+const campaignCreateAnswer: CreateAnswer = { idField: 'campaign_id', under: ['campaign'] };
 
 /** The eight `campaign_attributes` booleans, flat in the manifest (the register request takes them under `campaign_attributes`). */
 export const campaignAttributes = [
@@ -252,7 +264,7 @@ async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<
     },
   );
   if (outcome.kind === 'recovered') return String(outcome.found);
-  return requireId(outcome.response.body ?? {}, 'campaign_id', campaignPath);
+  return createdId(outcome.response.body, campaignCreateAnswer, campaignPath);
 }
 
 /** Import (it takes `campaign_alias`, `campaign_id`, `url`, `method`); the campaign keeps the registry's id. */
@@ -262,7 +274,7 @@ async function importCampaign(client: ApiClient, spec: ResolvedSpec, campaignId:
     (await readRecord(client, itemPath(campaignPath, campaignId), 'campaign')) === undefined ? undefined : campaignId,
   );
   if (outcome.kind === 'recovered') return campaignId;
-  return text(outcome.response.body?.campaign_id) ?? campaignId;
+  return createdIdIn(outcome.response.body, campaignCreateAnswer) ?? campaignId;
 }
 
 /**
@@ -289,6 +301,7 @@ async function sendUpdate(client: ApiClient, id: string, body: Record<string, un
 
 export const campaignLive: LiveSide = {
   product: '10DLC',
+  createAnswer: campaignCreateAnswer,
   // An imported campaign is named by its registry id, a registered one by its alias (docs/state-and-safety.md).
   naturalKey(spec) {
     const imported = importIdOf(spec);

@@ -1,6 +1,14 @@
 import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
-import { idFromResponse, itemPath, listRecords, readRecord, text, type ApiRecord } from './api-records.js';
+import {
+  createdId,
+  itemPath,
+  listRecords,
+  readRecord,
+  text,
+  type ApiRecord,
+  type CreateAnswer,
+} from './api-records.js';
 import type { LiveContext, LiveObject, LiveSide, ResolvedSpec, UpdateRequest } from './live-side.js';
 
 /**
@@ -28,12 +36,12 @@ export async function createOnce(
   context: LiveContext,
   path: string,
   body: Record<string, unknown>,
-  idField: string,
+  answer: CreateAnswer,
   recover: () => Promise<LiveObject | undefined>,
 ): Promise<{ id: string }> {
   const outcome = await createWithRecovery<unknown>(context.client, path, body, recover);
   if (outcome.kind === 'recovered') return { id: (outcome.found as LiveObject).id };
-  return { id: idFromResponse(outcome.response.body, idField, path) };
+  return { id: createdId(outcome.response.body, answer, path) };
 }
 
 /** Deletes by path; an object already gone (404, also on a retry after a lost answer) is done. */
@@ -114,6 +122,8 @@ export interface CollectionLiveOptions {
   collection: string;
   /** The id field of a record, e.g. `uri_uuid`. */
   idField: string;
+  /** Members a create answer may nest the new object under (the kind's name); the id field is also read in camelCase. */
+  createdUnder: readonly string[];
   normalise(raw: ApiRecord): LiveObject;
   /** The spec fields a create sends. */
   createFields: readonly string[];
@@ -132,19 +142,21 @@ export interface CollectionLiveOptions {
  */
 export function collectionLive(
   options: CollectionLiveOptions,
-): Pick<LiveSide, 'naturalKey' | 'list' | 'read' | 'create' | 'update' | 'delete'> {
+): Pick<LiveSide, 'naturalKey' | 'list' | 'read' | 'createAnswer' | 'create' | 'update' | 'delete'> {
+  const createAnswer: CreateAnswer = { idField: options.idField, under: options.createdUnder };
   const naturalKey = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
   const list = async (context: LiveContext): Promise<LiveObject[]> =>
     (await listRecords(context.client, options.collection, options.idField)).map((raw) => options.normalise(raw));
   return {
     naturalKey,
     list,
+    createAnswer,
     read: async (context, id) => {
       const raw = await readRecord(context.client, itemPath(options.collection, id));
       return raw && options.normalise(raw);
     },
     create: (context, spec) =>
-      createOnce(context, options.collection, pick(spec, options.createFields), options.idField, async () =>
+      createOnce(context, options.collection, pick(spec, options.createFields), createAnswer, async () =>
         findCreated(await list(context), naturalKey, spec, options.matchFields, options.kind),
       ),
     update: async (context, request) => {

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../api/client.js';
+import type { CreateAnswer } from './api-records.js';
 
 /**
  * The live side of a kind: how to read, normalise, create, update and
@@ -167,6 +168,11 @@ export interface LiveSide {
   list(context: LiveContext): Promise<LiveObject[]>;
   /** One object by id; undefined when it does not exist. */
   read(context: LiveContext, id: string): Promise<LiveObject | undefined>;
+  /**
+   * Where its create answer holds the new id (top level, camelCase, nested under the kind): the one place
+   * that says it, read by `create`. Undefined for kinds telform does not create (numbers, SIP auth bindings).
+   */
+  createAnswer?: CreateAnswer;
   /** Creates and returns the new object's id. Recovers a lost response by natural key. */
   create(context: LiveContext, spec: ResolvedSpec): Promise<{ id: string }>;
   update(context: LiveContext, request: UpdateRequest): Promise<void>;

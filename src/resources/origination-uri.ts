@@ -37,6 +37,7 @@ export const originationUriLive: LiveSide = {
     kind: 'OriginationUri',
     collection,
     idField: 'uri_uuid',
+    createdUnder: ['uri', 'object'],
     normalise: normaliseOriginationUri,
     createFields: ['name', 'uri', 'authentication_needed', 'username', 'password'],
     matchFields: ['uri', 'authentication_needed', 'username'],

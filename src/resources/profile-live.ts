@@ -3,7 +3,7 @@ import { listAll } from '../api/list.js';
 import { createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
-import { itemPath, readRecord, requireId, text, upperText } from './api-records.js';
+import { itemPath, readRecord, requireId, text, upperText, createdId, type CreateAnswer } from './api-records.js';
 import { accountBrands, deleteConfirmed, listBrands, type RawBrand } from './tendlc-api.js';
 
 /**
@@ -139,8 +139,12 @@ function removedFields(desired: ResolvedSpec, live: Record<string, unknown>, cha
   return removed;
 }
 
+/** Where a profile create answer holds the new id: `profile_uuid`, `profileUuid`, or under `profile`. */
+const profileCreateAnswer: CreateAnswer = { idField: 'profile_uuid', under: ['profile'] };
+
 export const profileLive: LiveSide = {
   product: '10DLC',
+  createAnswer: profileCreateAnswer,
   naturalKey: (spec) => text(spec.profile_alias),
 
   async list(context) {
@@ -162,7 +166,7 @@ export const profileLive: LiveSide = {
       return found === undefined ? undefined : String(found.profile_uuid);
     });
     if (outcome.kind === 'recovered') return { id: String(outcome.found) };
-    return { id: requireId(outcome.response.body ?? {}, 'profile_uuid', profilePath) };
+    return { id: createdId(outcome.response.body, profileCreateAnswer, profilePath) };
   },
 
   async update({ client }, { id, desired, live, changedFields }) {

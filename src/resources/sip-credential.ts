@@ -3,7 +3,7 @@ import { ApiRequestError } from '../api/errors.js';
 import { secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
-import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
+import { itemPath, listRecords, present, readRecord, text, type ApiRecord, type CreateAnswer } from './api-records.js';
 import { createOnce, deleteAt, findCreated } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { checkSipAuthPassword } from './passwords.js';
@@ -22,8 +22,12 @@ const naturalKey = (spec: Record<string, unknown>): string | undefined => text(s
  * the credential (create first: the new username differs, so both can exist); an update sends the
  * password only, and only when it is to be (re)set.
  */
+/** Where a create answer holds the new credential's id. */
+const createAnswer: CreateAnswer = { idField: 'credential_uuid', under: ['credential', 'object'] };
+
 export const sipCredentialLive: LiveSide = {
   naturalKey,
+  createAnswer,
   list: async (context) =>
     (await listRecords(context.client, collection, 'credential_uuid')).map(normaliseSipCredential),
   read: async (context, id) => {
@@ -35,7 +39,7 @@ export const sipCredentialLive: LiveSide = {
     const lookup = async () =>
       findCreated(await sipCredentialLive.list(context), naturalKey, spec, [], 'SipCredential');
     try {
-      return await createOnce(context, collection, body, 'credential_uuid', lookup);
+      return await createOnce(context, collection, body, createAnswer, lookup);
     } catch (error) {
       // 409: the username exists, e.g. made by an earlier run whose answer was
       // lost, the next run planning a replace again. Usernames are unique, so that credential is the

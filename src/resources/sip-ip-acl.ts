@@ -4,7 +4,16 @@ import { TelformError } from '../util/errors.js';
 import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
-import { integer, itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
+import {
+  integer,
+  itemPath,
+  listRecords,
+  present,
+  readRecord,
+  text,
+  type ApiRecord,
+  type CreateAnswer,
+} from './api-records.js';
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide, PatchOperation } from './live-side.js';
 import {
@@ -180,6 +189,9 @@ function updateRequests(patch: readonly PatchOperation[]): number {
   return requests + 1 + [...entries.values()].reduce((sum, count) => sum + count, 0);
 }
 
+/** Where a create answer holds the new list's id (the field's name there is not documented: see `createOwnershipMarker`). */
+const createAnswer: CreateAnswer = { idField: 'ip_acl_uuid', under: ['ip_acl', 'object'] };
+
 /**
  * The live side: created with its entries in one request;
  * a rename is the list update; entries are added and removed one by one.
@@ -196,10 +208,11 @@ export const sipIpAclLive: LiveSide = {
     const raw = await readRecord(context.client, itemPath(collection, id));
     return raw && !markerOf(raw) ? normaliseSipIpAcl(raw) : undefined;
   },
+  createAnswer,
   create: (context, spec) => {
     const entries = desiredEntries(spec).map((entry) => pick(entry, ['ip', 'cidr_prefix', 'description']));
     const body = { name: spec['name'], ...(entries.length > 0 ? { entries } : {}) };
-    return createOnce(context, collection, body, 'ip_acl_uuid', async () =>
+    return createOnce(context, collection, body, createAnswer, async () =>
       findCreated(
         await sipIpAclLive.list(context),
         naturalKey,

@@ -28,6 +28,7 @@ export const trunkCredentialLive: LiveSide = {
     kind: 'TrunkCredential',
     collection,
     idField: 'credential_uuid',
+    createdUnder: ['credential', 'object'],
     normalise: normaliseTrunkCredential,
     createFields: ['name', 'username', 'password'],
     matchFields: ['username'],

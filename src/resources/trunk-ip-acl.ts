@@ -30,6 +30,7 @@ export const trunkIpAclLive: LiveSide = {
     kind: 'TrunkIpAcl',
     collection,
     idField: 'ipacl_uuid',
+    createdUnder: ['ipacl', 'object'],
     normalise: normaliseTrunkIpAcl,
     createFields: ['name', 'ip_addresses'],
     matchFields: ['ip_addresses'],

@@ -68,6 +68,8 @@ const rows = collectionLive({
   kind: 'Trunk',
   collection,
   idField: 'trunk_id',
+  // Production nests a trunk GET under `object`; a create answer may nest it likewise, or under `trunk`.
+  createdUnder: ['trunk', 'object'],
   normalise: (raw) => normaliseTrunk(unwrapTrunk(raw), 0),
   createFields,
   matchFields: createFields,

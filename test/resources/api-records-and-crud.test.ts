@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TelformError } from '../../src/util/errors.js';
-import { flag, idFromResponse, integer, text } from '../../src/resources/api-records.js';
+import { createdId, flag, integer, text } from '../../src/resources/api-records.js';
 import { findCreated, sameValue, updateBody } from '../../src/resources/collection-crud.js';
 import type { LiveObject } from '../../src/resources/live-side.js';
 
@@ -88,11 +88,15 @@ describe('updateBody', () => {
   });
 });
 
-describe('idFromResponse', () => {
-  it('reads the id, or says the new object cannot be tracked', () => {
-    expect(idFromResponse({ trunk_id: '123' }, 'trunk_id', '/Zentrunk/Trunk/')).toBe('123');
-    expect(() => idFromResponse({ message: 'ok' }, 'trunk_id', '/Zentrunk/Trunk/')).toThrow(
-      'the API answered POST /Zentrunk/Trunk/ without "trunk_id", so the new object cannot be tracked',
+describe('createdId', () => {
+  const answer = { idField: 'trunk_id', under: ['trunk'] };
+  it('reads the id at the top level, in camelCase, or nested under the kind, or says the new object cannot be tracked', () => {
+    expect(createdId({ trunk_id: '123' }, answer, '/Zentrunk/Trunk/')).toBe('123');
+    expect(createdId({ trunkId: 124 }, answer, '/Zentrunk/Trunk/')).toBe('124');
+    expect(createdId({ api_id: 'a', trunk: { trunk_id: '125' } }, answer, '/Zentrunk/Trunk/')).toBe('125');
+    expect(createdId({ trunk: { trunkId: '126' } }, answer, '/Zentrunk/Trunk/')).toBe('126');
+    expect(() => createdId({ message: 'ok' }, answer, '/Zentrunk/Trunk/')).toThrow(
+      'the API answered POST /Zentrunk/Trunk/ without "trunk_id" (at the top level, in camelCase or under "trunk"), so the new object cannot be tracked',
     );
   });
 });

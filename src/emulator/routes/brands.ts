@@ -8,7 +8,16 @@ import type { AccountState, BrandRecord, BrandStatus } from '../state.js';
 import { numbersBeingLinked, releaseNumbers } from '../number-links.js';
 import { campaignStatus } from './campaign-view.js';
 import { useCases } from './tendlc-codes.js';
-import { callbackTarget, deactivated, flag, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
+import {
+  callbackTarget,
+  createdReply,
+  deactivated,
+  flag,
+  queryEnumAnyCase,
+  requiredText,
+  tendlcList,
+  text,
+} from './tendlc-input.js';
 import { variationOf } from '../variation.js';
 
 /**
@@ -119,10 +128,13 @@ export const brandRoutes: Route[] = [
       const brand = createBrand(account, body, runtime);
       account.brands.set(brand.brand_id, brand);
       watchRegistration(account, runtime, brand.registration);
-      return json(200, {
-        brand_id: brand.brand_id,
-        message: 'Request to create brand was received and is being processed.',
-      });
+      return createdReply(
+        variationOf(runtime.config, account),
+        'brand',
+        'brand_id',
+        brand.brand_id,
+        'Request to create brand was received and is being processed.',
+      );
     },
   },
   {

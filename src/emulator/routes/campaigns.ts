@@ -10,7 +10,14 @@ import { brandStatus } from './brands.js';
 import { readCampaignContent, readCampaignUpdate, type CampaignContent } from './campaign-rules.js';
 import { campaignStatus, presentCampaign } from './campaign-view.js';
 import { useCaseCodes } from './tendlc-codes.js';
-import { callbackTarget, deactivated, queryEnumAnyCase, requiredText, tendlcList } from './tendlc-input.js';
+import {
+  callbackTarget,
+  createdReply,
+  deactivated,
+  queryEnumAnyCase,
+  requiredText,
+  tendlcList,
+} from './tendlc-input.js';
 import { variationOf } from '../variation.js';
 
 /**
@@ -146,7 +153,7 @@ function submitCampaign(build: typeof registerCampaign, message: string): Route[
     const campaign = build(account, body, runtime);
     account.campaigns.set(campaign.campaign_id, campaign);
     watchRegistration(account, runtime, campaign.registration);
-    return json(200, { campaign_id: campaign.campaign_id, message });
+    return createdReply(variationOf(runtime.config, account), 'campaign', 'campaign_id', campaign.campaign_id, message);
   };
 }
 

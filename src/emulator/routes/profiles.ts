@@ -10,7 +10,16 @@ import {
   stockExchanges,
   verticals,
 } from './tendlc-codes.js';
-import { checkEnum, checkMaxLength, object, queryEnumAnyCase, requiredText, tendlcList, text } from './tendlc-input.js';
+import {
+  checkEnum,
+  checkMaxLength,
+  createdReply,
+  object,
+  queryEnumAnyCase,
+  requiredText,
+  tendlcList,
+  text,
+} from './tendlc-input.js';
 import { variationOf } from '../variation.js';
 
 /**
@@ -209,7 +218,13 @@ export const profileRoutes: Route[] = [
       const uuid = freshId(account.profiles, () => runtime.uuid());
       const profile = createProfile(account, body, uuid, runtime.nowIso());
       account.profiles.set(uuid, profile);
-      return json(200, { message: 'Profile created successfully.', profile_uuid: uuid });
+      return createdReply(
+        variationOf(runtime.config, account),
+        'profile',
+        'profile_uuid',
+        uuid,
+        'Profile created successfully.',
+      );
     },
   },
   {

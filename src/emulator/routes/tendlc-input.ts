@@ -193,3 +193,23 @@ function tendlcMeta(meta: PageMeta, shape: MetaShape): JsonObject {
   if (shape.withTotal === false) delete full.total_count;
   return full;
 }
+
+/**
+ * The answer of a brand, campaign or profile create, with the new id where the account's variation puts it:
+ * at the top level (`{campaign_id, message}`), nested under the kind (`{message, campaign: {campaign_id}}`), or
+ * in camelCase (`{campaignId, message}`), the shapes the SDKs' fixtures show.
+ */
+export function createdReply(
+  variation: ShapeVariation,
+  kind: string,
+  idField: string,
+  id: string,
+  message: string,
+): Reply {
+  if (variation.createAnswer === 'nested') return json(200, { message, [kind]: { [idField]: id } });
+  if (variation.createAnswer === 'camel') {
+    const camel = idField.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    return json(200, { [camel]: id, message });
+  }
+  return json(200, { [idField]: id, message });
+}
