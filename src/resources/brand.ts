@@ -38,9 +38,12 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
         .filter((reason): reason is Record<string, unknown> => reason !== null && typeof reason === 'object')
         .map((reason) => ({ code: String(reason.code ?? ''), message: String(reason.message ?? '') }))
     : [];
+  // A read without `brand_type` (production's reads may leave it out) leaves it unknown, never the schema's default.
+  const unread = type === undefined ? { unread: ['brand_type'] } : {};
   return {
     id,
     spec,
+    ...unread,
     registry: {
       registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
       ...(reasons.length > 0 ? { declined_reasons: reasons } : {}),
@@ -111,6 +114,7 @@ export const brandLive: LiveSide = {
     replaceOn: [],
     immutable: ['profile_uuid', 'brand_alias', 'brand_type', ...unreadable],
     unreadable,
+    mayBeUnread: ['brand_type'],
   },
   // A read also lists the brand's campaigns; a delete is read back.
   requests: { read: 2, delete: 2 },

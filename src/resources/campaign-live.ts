@@ -15,7 +15,7 @@ import {
 } from './api-records.js';
 import {
   accountCampaigns,
-  accountNumbers,
+  numbersIfReadable,
   campaignPath,
   deleteConfirmed,
   listCampaigns,
@@ -184,6 +184,9 @@ function unreadCampaignFields(raw: RawCampaign, spec: Record<string, unknown>): 
   return unread.sort();
 }
 
+const noNumbers: NumberCounts = { linked: 0, processing: 0 };
+
+/** A live campaign; `numbers` undefined: its linked numbers could not be read (403), so they are unknown. */
 export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | undefined): LiveObject {
   const id = requireId(raw, 'campaign_id', campaignPath);
   const errorCode = text(raw.error_code);
@@ -199,7 +202,7 @@ export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | unde
       ...(errorCode === undefined ? {} : { error_code: errorCode }),
       ...(errorReason === undefined ? {} : { error_reason: errorReason }),
     },
-    facts: { numbers: numbers?.linked ?? 0, numbersProcessing: numbers?.processing ?? 0 },
+    facts: numbers === undefined ? {} : { numbers: numbers.linked, numbersProcessing: numbers.processing },
   };
 }
 
@@ -309,16 +312,18 @@ export const campaignLive: LiveSide = {
   },
 
   async list(context) {
-    const [campaigns, numbers] = await Promise.all([accountCampaigns(context), accountNumbers(context)]);
-    const counts = countNumbers(numbers);
-    return campaigns.map((campaign) => normaliseCampaign(campaign, counts.get(String(campaign.campaign_id))));
+    const [campaigns, numbers] = await Promise.all([accountCampaigns(context), numbersIfReadable(context)]);
+    const counts = numbers && countNumbers(numbers);
+    return campaigns.map((campaign) =>
+      normaliseCampaign(campaign, counts ? (counts.get(String(campaign.campaign_id)) ?? noNumbers) : undefined),
+    );
   },
 
   async read(context, id) {
     const raw = await readRecord<RawCampaign>(context.client, itemPath(campaignPath, id), 'campaign');
     if (raw === undefined) return undefined;
-    const counts = countNumbers(await accountNumbers(context));
-    return normaliseCampaign(raw, counts.get(id));
+    const numbers = await numbersIfReadable(context);
+    return normaliseCampaign(raw, numbers ? (countNumbers(numbers).get(id) ?? noNumbers) : undefined);
   },
 
   async create({ client }, spec) {

@@ -77,6 +77,22 @@ export function accountNumbers(context: LiveContext): Promise<Array<RawNumber & 
   );
 }
 
+/**
+ * The account's phone numbers, or undefined when the account may not read them (403): a trunk's or a
+ * campaign's count of numbers is then unknown, and the run goes on (the PhoneNumber kind's own read, skipped
+ * as a helpful kind refused, says so once).
+ */
+export async function numbersIfReadable(
+  context: LiveContext,
+): Promise<Array<RawNumber & Record<string, unknown>> | undefined> {
+  try {
+    return await accountNumbers(context);
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 403) return undefined;
+    throw error;
+  }
+}
+
 /** Campaign statuses under which the API refuses a brand delete (the API says "active campaigns"). */
 const blockingBrandDelete = new Set(['ACTIVE', 'PROCESSING']);
 

@@ -4,7 +4,7 @@ import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
 import { flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
-import { accountNumbers } from './tendlc-api.js';
+import { numbersIfReadable } from './tendlc-api.js';
 import type { LiveContext, LiveObject, LiveSide } from './live-side.js';
 
 const collection = '/Zentrunk/Trunk/';
@@ -20,6 +20,8 @@ const createFields = [
 ];
 /** A trunk update accepts every create parameter. */
 const updatable = createFields;
+/** Fields the schema gives a default: a read that leaves one out leaves it unknown. */
+const defaultedFields = ['trunk_status', 'secure'];
 const directionFields: Record<string, readonly string[]> = {
   outbound: ['ipacl_uuid', 'credential_uuid'],
   inbound: ['primary_uri_uuid', 'fallback_uri_uuid'],
@@ -30,18 +32,28 @@ const directionFields: Record<string, readonly string[]> = {
  * references of its direction (the others are null on the API). `numbers` is how
  * many phone numbers are attached to it.
  */
-export function normaliseTrunk(raw: ApiRecord, numbers: number): LiveObject {
+export function normaliseTrunk(raw: ApiRecord, numbers: number | undefined): LiveObject {
   const direction = lowerText(raw['trunk_direction']);
   const spec: Record<string, unknown> = {
     name: text(raw['name']),
     trunk_direction: direction,
-    // The API takes a trunk as enabled unless told otherwise.
-    trunk_status: lowerText(raw['trunk_status']) ?? 'enabled',
-    secure: flag(raw['secure'], false),
+    trunk_status: lowerText(raw['trunk_status']),
+    secure:
+      typeof raw['secure'] === 'boolean' || raw['secure'] === 'true' || raw['secure'] === 'false'
+        ? flag(raw['secure'], false)
+        : undefined,
   };
   for (const field of directionFields[direction ?? ''] ?? []) spec[field] = text(raw[field]);
+  // A field the schema defaults (status, secure) that the read left out is unknown, never the default.
+  const unread = defaultedFields.filter((field) => spec[field] === undefined);
   const createdAt = text(raw['created_at']);
-  return { id: String(raw['trunk_id']), spec: present(spec), facts: { numbers }, ...(createdAt ? { createdAt } : {}) };
+  return {
+    id: String(raw['trunk_id']),
+    spec: present(spec),
+    ...(unread.length > 0 ? { unread } : {}),
+    facts: numbers === undefined ? {} : { numbers },
+    ...(createdAt ? { createdAt } : {}),
+  };
 }
 
 /** Production nests a trunk GET under `object`, the docs show it flat: both are read. */
@@ -55,9 +67,11 @@ function unwrapTrunk(body: ApiRecord): ApiRecord {
  * path, `/v1/Account/{id}/Zentrunk/Trunk/{trunk_id}/`; both trunking
  * spellings are recognised.
  */
-async function numbersByTrunk(context: LiveContext): Promise<Map<string, number>> {
+async function numbersByTrunk(context: LiveContext): Promise<Map<string, number> | undefined> {
+  const numbers = await numbersIfReadable(context);
+  if (numbers === undefined) return undefined;
   const counts = new Map<string, number>();
-  for (const number of await accountNumbers(context)) {
+  for (const number of numbers) {
     const match = /\/(?:Zentrunk|Trunking)\/Trunk\/([^/]+)\/?$/.exec(text(number['application']) ?? '');
     if (match) counts.set(match[1] as string, (counts.get(match[1] as string) ?? 0) + 1);
   }
@@ -89,15 +103,15 @@ export const trunkLive: LiveSide = {
       listRecords(context.client, collection, 'trunk_id'),
       numbersByTrunk(context),
     ]);
-    return trunks.map((raw) => normaliseTrunk(raw, numbers.get(String(raw['trunk_id'])) ?? 0));
+    return trunks.map((raw) => normaliseTrunk(raw, numbers && (numbers.get(String(raw['trunk_id'])) ?? 0)));
   },
   read: async (context, id) => {
     const body = await readRecord(context.client, itemPath(collection, id));
     if (!body) return undefined;
     const numbers = await numbersByTrunk(context);
-    return normaliseTrunk(unwrapTrunk(body), numbers.get(id) ?? 0);
+    return normaliseTrunk(unwrapTrunk(body), numbers && (numbers.get(id) ?? 0));
   },
-  fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
+  fields: { updatable, replaceOn: [], immutable: [], unreadable: [], mayBeUnread: defaultedFields },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',
   irreversibleDelete: false,
@@ -105,9 +119,12 @@ export const trunkLive: LiveSide = {
   whenInUse: 'breaks_calls',
 
   updateRefusal(live, desired) {
-    const numbers = live.facts?.numbers ?? 0;
-    if (numbers === 0 || live.spec['trunk_direction'] !== 'inbound' || desired?.['trunk_direction'] !== 'outbound')
-      return undefined;
+    if (live.spec['trunk_direction'] !== 'inbound' || desired?.['trunk_direction'] !== 'outbound') return undefined;
+    const numbers = live.facts?.numbers;
+    // The numbers could not be read (403): the worst is assumed, as the blast radius does.
+    if (numbers === undefined)
+      return 'the phone numbers attached to it could not be read, and only inbound trunks can carry numbers; turn it outbound once they can be read';
+    if (numbers === 0) return undefined;
     // Only inbound trunks can be attached to numbers (the API's trunk rules); the API would keep the numbers on a trunk that no longer answers them.
     return `${numbers} phone number(s) are attached to it and only inbound trunks can carry numbers; detach or re-point them before turning it outbound`;
   },

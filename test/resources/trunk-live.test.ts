@@ -248,7 +248,7 @@ describe('Trunk live side', () => {
     expect(await live.read(fixture.context, id)).toBeUndefined();
   });
 
-  it('normalises case, defaults and the fields of the other direction', () => {
+  it('normalises case and the fields of the other direction; a defaulted field it does not give is unknown', () => {
     expect(
       normaliseTrunk(
         {
@@ -267,7 +267,9 @@ describe('Trunk live side', () => {
       ),
     ).toEqual({
       id: '1',
-      spec: { trunk_direction: 'outbound', trunk_status: 'enabled', secure: false, ipacl_uuid: 'a' },
+      // `secure: null` says nothing: unknown (unread), never the schema's default.
+      spec: { trunk_direction: 'outbound', trunk_status: 'enabled', ipacl_uuid: 'a' },
+      unread: ['secure'],
       facts: { numbers: 0 },
     });
   });

@@ -17,8 +17,9 @@ import {
   requiredText,
   tendlcList,
   text,
+  withoutAlias,
 } from './tendlc-input.js';
-import { variationOf } from '../variation.js';
+import { variationOf, type ShapeVariation } from '../variation.js';
 
 /**
  * `/10dlc/Brand/` (the API reference, Brands; production's documentation). Brands cannot be updated. A brand is
@@ -37,12 +38,13 @@ export function brandStatus(brand: BrandRecord, runtime: Runtime): BrandStatus {
 }
 
 /** The brand as the API returns it: vetting only once completed, reasons only when failed. */
-export function presentBrand(brand: BrandRecord, runtime: Runtime): JsonObject {
+export function presentBrand(brand: BrandRecord, runtime: Runtime, variation?: ShapeVariation): JsonObject {
   const status = brandStatus(brand, runtime);
   return {
     brand_id: brand.brand_id,
     brand_alias: brand.brand_alias,
-    brand_type: brand.brand_type,
+    // Some production reads leave the type out (the Node SDK's brand mock).
+    ...(variation?.brandTypeUnread ? {} : { brand_type: brand.brand_type }),
     company_name: brand.company_name,
     ein: brand.ein,
     ein_issuing_country: brand.ein_issuing_country,
@@ -152,13 +154,14 @@ export const brandRoutes: Route[] = [
           (status === undefined || brandStatus(brand, runtime) === status) &&
           (type === undefined || brand.brand_type === type),
       );
+      const variation = variationOf(runtime.config, account);
       return tendlcList(
         brands,
         query,
         `${accountBase}/10dlc/Brand/`,
         'brands',
-        (brand) => presentBrand(brand, runtime),
-        { shapes: runtime.config.shapes, variation: variationOf(runtime.config, account) },
+        (brand) => withoutAlias(presentBrand(brand, runtime, variation), 'brand_alias', variation),
+        { shapes: runtime.config.shapes, variation },
       );
     },
   },
@@ -168,7 +171,7 @@ export const brandRoutes: Route[] = [
     handle: ({ account, params, runtime }) => {
       syncRegistry(account, runtime);
       const brand = findOr404(account.brands, params.brand_id as string, 'brand');
-      return json(200, { brand: presentBrand(brand, runtime) });
+      return json(200, { brand: presentBrand(brand, runtime, variationOf(runtime.config, account)) });
     },
   },
   {

@@ -17,6 +17,7 @@ import {
   queryEnumAnyCase,
   requiredText,
   tendlcList,
+  withoutAlias,
 } from './tendlc-input.js';
 import { variationOf } from '../variation.js';
 
@@ -187,13 +188,14 @@ export const campaignRoutes: Route[] = [
           (status === undefined || campaignStatus(campaign, runtime) === status) &&
           (source === undefined || campaign.campaign_source === source),
       );
+      const variation = variationOf(runtime.config, account);
       return tendlcList(
         campaigns,
         query,
         `${accountBase}/10dlc/Campaign/`,
         'campaigns',
-        (campaign) => presentCampaign(campaign, runtime),
-        { shapes: runtime.config.shapes, variation: variationOf(runtime.config, account) },
+        (campaign) => withoutAlias(presentCampaign(campaign, runtime), 'campaign_alias', variation),
+        { shapes: runtime.config.shapes, variation },
       );
     },
   },

@@ -5,6 +5,7 @@ import { findOr404, listReply } from '../records.js';
 import type { Route } from '../router.js';
 import type { AccountInitializer } from '../runtime.js';
 import type { AccountState, NumberRecord } from '../state.js';
+import { variationOf, type ShapeVariation } from '../variation.js';
 
 /**
  * The account's phone numbers (`/Number/`), the part production serves that the reconciler reads:
@@ -104,6 +105,17 @@ export function presentNumber(record: NumberRecord, account: AccountState, accou
   return row;
 }
 
+/** A number row as the account's variation shows it: link statuses in lower case and the number with a `+` (SDK mocks). */
+function variedRow(row: JsonObject, variation: ShapeVariation): JsonObject {
+  if (variation.numberRows !== 'lower_plus') return row;
+  const status = row.tendlc_registration_status;
+  return {
+    ...row,
+    number: `+${String(row.number)}`,
+    ...(typeof status === 'string' ? { tendlc_registration_status: status.toLowerCase() } : {}),
+  };
+}
+
 function findNumber(account: AccountState, raw: string): NumberRecord {
   return findOr404(account.numbers, normalizeNumber(raw) ?? raw, 'number');
 }
@@ -113,11 +125,14 @@ export const numberRoutes: Route[] = [
     method: 'GET',
     path: collectionPath,
     handle: ({ account, query, accountBase, runtime }) => {
+      const variation = variationOf(runtime.config, account);
+      // An account's permissions may refuse one list (not a whole product).
+      if (variation.forbiddenList === 'numbers') throw new ApiError(403, 'not permitted to list phone numbers');
       const appId = query.get('app_id');
       const numbers = [...account.numbers.values()].filter((record) => !appId || record.app_id === appId);
       const now = runtime.now();
       return listReply(numbers, query, `${accountBase}${collectionPath}`, true, (record) =>
-        presentNumber(record, account, accountBase, now),
+        variedRow(presentNumber(record, account, accountBase, now), variation),
       );
     },
   },
@@ -125,7 +140,13 @@ export const numberRoutes: Route[] = [
     method: 'GET',
     path: itemPath,
     handle: ({ account, params, accountBase, runtime }) =>
-      json(200, presentNumber(findNumber(account, params.number as string), account, accountBase, runtime.now())),
+      json(
+        200,
+        variedRow(
+          presentNumber(findNumber(account, params.number as string), account, accountBase, runtime.now()),
+          variationOf(runtime.config, account),
+        ),
+      ),
   },
   {
     method: 'POST',

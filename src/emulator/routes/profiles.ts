@@ -19,6 +19,7 @@ import {
   requiredText,
   tendlcList,
   text,
+  withoutAlias,
 } from './tendlc-input.js';
 import { variationOf } from '../variation.js';
 
@@ -241,10 +242,13 @@ export const profileRoutes: Route[] = [
           (vertical === undefined || profile.vertical === vertical),
       );
       // Production's profile list carries no total_count (production's documentation).
-      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', presentProfile, {
+      const variation = variationOf(runtime.config, account);
+      const present = (profile: ProfileRecord): JsonObject =>
+        withoutAlias(presentProfile(profile), 'profile_alias', variation);
+      return tendlcList(profiles, query, `${accountBase}/Profile/`, 'profiles', present, {
         shapes: runtime.config.shapes,
         withTotal: false,
-        variation: variationOf(runtime.config, account),
+        variation,
       });
     },
   },

@@ -213,3 +213,10 @@ export function createdReply(
   }
   return json(200, { [idField]: id, message });
 }
+
+/** A list row without its alias when the account's variation says so (campaign rows in two SDKs' list mocks carry none). */
+export function withoutAlias(row: JsonObject, aliasField: string, variation: ShapeVariation): JsonObject {
+  if (!variation.rowsWithoutAlias) return row;
+  const { [aliasField]: _alias, ...rest } = row;
+  return rest;
+}
