@@ -50,6 +50,11 @@ export interface PlanInputs {
   readRequests?: number;
   /** The desired, recorded and live specs' comparable forms and the live fingerprints, made while the account was read; made here otherwise. */
   forms?: SpecForms;
+  /**
+   * The account as the gates read it, whatever the state's scope (blast radius, deletes something
+   * still uses): every kind's objects, not only the scope's. Absent: `live` with `kinds` (no scope).
+   */
+  whole?: { kinds: PlannerKinds; live: LiveModel };
 }
 
 const noFlags: ChangeFlags = {
@@ -72,7 +77,8 @@ export function buildPlan(given: PlanInputs): Plan {
   const kinds = inputs.kinds;
   const matches = matchResources(inputs);
   const references = new ReferenceIndex(matches);
-  const usage = new UsageIndex(kinds.values(), inputs.live);
+  // What uses an object, read from the whole account: a scope narrows what is planned, not what is judged.
+  const usage = new UsageIndex((inputs.whole?.kinds ?? kinds).values(), inputs.whole?.live ?? inputs.live);
   const desiredByAddress = new Map(inputs.desired.map((resource) => [resource.address, resource]));
   const deletedInPlan = new Set<string>();
   for (const match of matches) {
@@ -189,8 +195,8 @@ export function buildPlan(given: PlanInputs): Plan {
   }
   measureBlastRadius({
     changes: drafts,
-    live: inputs.live,
-    kinds,
+    live: inputs.whole?.live ?? inputs.live,
+    kinds: inputs.whole?.kinds ?? kinds,
     desiredByAddress: context.desiredByAddress,
     references,
   });

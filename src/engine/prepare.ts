@@ -40,6 +40,11 @@ export interface PrepareInputs {
   targets?: readonly string[];
   /** Read every kind, needed or not (`--show-unmanaged` lists what the account holds of each). */
   readAll?: boolean;
+  /**
+   * The kinds unscoped, when `kinds` is a scope's view: the gates read the whole account's objects of
+   * the kinds the run needs (a number of another scope on a trunk this state deletes), never written.
+   */
+  wholeKinds?: PlannerKinds;
   /** Lists already under way on `live` (started while the manifests loaded), by kind, and the request count before them. */
   started?: { lists: ReadonlyMap<string, Promise<LiveObject[]>>; sentBefore: number };
 }
@@ -53,7 +58,7 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
   const timer = inputs.timer ?? untimed;
   const forms = new SpecForms();
   const sentBefore = inputs.started?.sentBefore ?? inputs.live.client.requestsSent;
-  const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints } = await timer.timeAsync(
+  const { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints, whole } = await timer.timeAsync(
     'read',
     async () => {
       // The secrets are resolved and fingerprinted while the lists are read: local work in the
@@ -73,10 +78,11 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
         fingerprintSecrets(inputs),
         forms.prepare(specsToDiff(inputs), inputs.kinds).catch(() => undefined),
       ]);
+      const whole = inputs.wholeKinds ? await readWhole(inputs, inputs.wholeKinds) : undefined;
       const settled = await settleUncertain(inputs, live);
       const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
       const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
-      return { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints };
+      return { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints, whole };
     },
   );
   // The planner sees the kinds that were read: a kind nothing needs has no resource to plan.
@@ -98,12 +104,28 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
       timer,
       readRequests: inputs.live.client.requestsSent - sentBefore,
       forms,
+      ...(whole ? { whole } : {}),
     }),
   );
   // A saved plan must not be applied with other secret values than it was made with.
   Object.assign(plan.basis.objects, fingerprints);
   plan.warnings.unshift(...notes);
   return { plan, live };
+}
+
+/** The whole account's objects of the kinds the run needs, for the gates of a scoped run. */
+async function readWhole(
+  inputs: PrepareInputs,
+  wholeKinds: PlannerKinds,
+): Promise<{ kinds: PlannerKinds; live: LiveModel }> {
+  const needs = neededKinds({
+    kinds: wholeKinds,
+    desired: inputs.desired,
+    ledger: inputs.store.ledger,
+    prune: inputs.approvals.prune_unmanaged,
+  });
+  const { live } = await readNeeded(wholeKinds, needs, inputs.live);
+  return { kinds: kindsByName([...wholeKinds.values()].filter((kind) => live.has(kind.kind))), live };
 }
 
 /** The specs the plan compares live objects with: the manifests' and those the state recorded. */

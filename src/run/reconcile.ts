@@ -36,6 +36,7 @@ import {
   releaseOutOfScope,
   resolveForeignRefs,
   scopedKinds,
+  wholeAccountKinds,
   type PeekedState,
 } from './scope.js';
 import { startEarly, type ReadsAhead } from './early-reads.js';
@@ -240,6 +241,8 @@ export async function reconcile(
         readAll: options.readAll === true,
         // The lists started early were read as the whole account sees them.
         ...(started && isEverything(scope) ? { started } : {}),
+        // A scope narrows what this state may write, never what its gates read.
+        ...(isEverything(scope) ? {} : { wholeKinds: wholeAccountKinds(allKinds) }),
       });
       return { kinds, ...prepared };
     };

@@ -2,9 +2,9 @@
 // scope is known before the manifests are checked, the planner sees only the scope's objects, a
 // `{ ref }` into another scope is looked up in the account (read, never written), and ledger
 // entries another state took over are let go instead of being planned as deletes.
-import type { DesiredResource, PlannerKinds } from '../engine/model.js';
+import type { DesiredResource, PlannerKind, PlannerKinds } from '../engine/model.js';
 import { isReference } from '../engine/model.js';
-import type { LiveContext, LiveObject } from '../resources/live-side.js';
+import { memoised, type LiveContext, type LiveObject } from '../resources/live-side.js';
 import {
   describeScope,
   everything,
@@ -83,12 +83,30 @@ export function scopedKinds(kinds: PlannerKinds, scope: Scope): PlannerKinds {
     [...kinds].map(([name, kind]) => {
       const list = async (context: LiveContext): Promise<LiveObject[]> => {
         if (!scopeHasKind(scope, name)) return [];
-        const objects = await kind.live.list(context);
+        const objects = await wholeList(kind, context);
         return objects.filter((object) => scopeHolds(scope, name, apiName(kind.nameField, object)));
       };
       return [name, { ...kind, live: { ...kind.live, list } }] as const;
     }),
   );
+}
+
+/**
+ * The kinds as the gates of a scoped run read them: every object of the account (read, never
+ * written), each list read once per run with the scope's view of it.
+ */
+export function wholeAccountKinds(kinds: PlannerKinds): PlannerKinds {
+  return new Map(
+    [...kinds].map(([name, kind]) => [
+      name,
+      { ...kind, live: { ...kind.live, list: (context: LiveContext) => wholeList(kind, context) } },
+    ]),
+  );
+}
+
+/** A kind's whole list, read once per run (the scope's view and the gates' share it). */
+function wholeList(kind: PlannerKind, context: LiveContext): Promise<LiveObject[]> {
+  return memoised(context, `whole-list:${kind.kind}`, () => kind.live.list(context));
 }
 
 function apiName(nameField: string | undefined, object: LiveObject): string | undefined {
