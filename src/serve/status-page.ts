@@ -26,49 +26,18 @@ function queueSection(queue: QueueSnapshot | undefined, now: number): Html | fal
   if (!queue) return false;
   const replicas = queue.doneByReplica.map(
     (row) =>
-      html`<tr data-replica="${row.replica}">
-        <td>${row.replica}</td>
-        <td>${String(row.checks)}</td>
-        <td>${String(row.applies)}</td>
-      </tr>`,
+      html`<tr data-replica="${row.replica}"><td>${row.replica}</td><td>${String(row.checks)}</td><td>${String(row.applies)}</td></tr>`,
   );
   const running = queue.runningAccounts.map(
     (row) => html`<li>${row.account} (${row.step}, since ${when(row.since, now)})</li>`,
   );
   const late = queue.lateAccounts.map((row) => html`<li>${row.account} (due ${when(row.dueAt, now)})</li>`);
   return html`<h2>Fleet (from the queue, read ${when(queue.at, now)})</h2>
-    <p class="meta" id="queue">
-      ${String(queue.waiting)} waiting, ${String(queue.running)} running, ${String(queue.late)} late,
-      ${String(queue.scheduled)} scheduled.
-    </p>
-    ${
-      running.length > 0
-        ? html`<p>Running:</p>
-            <ul>
-              ${running}
-            </ul>`
-        : false
-    }
-    ${
-      late.length > 0
-        ? html`<p>Late:</p>
-            <ul>
-              ${late}
-            </ul>`
-        : false
-    }
-    <table id="replicas">
-      <thead>
-        <tr>
-          <th>Replica</th>
-          <th>Checks (last ${span(Math.round(queue.recentMs / 1000))})</th>
-          <th>Applies</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${replicas}
-      </tbody>
-    </table>`;
+<p class="meta" id="queue">${String(queue.waiting)} waiting, ${String(queue.running)} running, ${String(queue.late)} late, ${String(queue.scheduled)} scheduled.</p>
+${running.length > 0 ? html`<p>Running:</p><ul>${running}</ul>` : false}
+${late.length > 0 ? html`<p>Late:</p><ul>${late}</ul>` : false}
+<table id="replicas"><thead><tr><th>Replica</th><th>Checks (last ${span(Math.round(queue.recentMs / 1000))})</th><th>Applies</th></tr></thead>
+<tbody>${replicas}</tbody></table>`;
 }
 
 const style = `
@@ -86,20 +55,10 @@ code{font:12px ui-monospace,monospace}ul{margin:0;padding-left:1.1rem}a{color:#1
 
 function page(title: string, body: Html): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta http-equiv="refresh" content="30" />
-        <title>${title}</title>
-        <style>
-          ${new Html(style)}
-        </style>
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html> `.text;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="30"><title>${title}</title><style>${new Html(style)}</style></head>
+<body>${body}</body></html>
+`.text;
 }
 
 function badge(status: string): Html {
@@ -132,19 +91,15 @@ function registrySummary(view: AccountView): Html {
 function listOrDash(items: readonly string[], limit = 5): Html {
   if (items.length === 0) return html`—`;
   const shown = items.slice(0, limit).map((item) => html`<li><code>${item}</code></li>`);
-  return html`<ul>
-    ${shown}${items.length > limit ? html`<li>and ${items.length - limit} more</li>` : false}
-  </ul>`;
+  return html`<ul>${shown}${items.length > limit ? html`<li>and ${items.length - limit} more</li>` : false}</ul>`;
 }
 
 function describeEvent(event: ServeEvent): Html {
   switch (event.type) {
     case 'account_status':
-      return html`status ${event.from.replace('_', ' ')} →
-      ${badge(event.to)}${event.error ? html` <span>${event.error.message}</span>` : false}`;
+      return html`status ${event.from.replace('_', ' ')} → ${badge(event.to)}${event.error ? html` <span>${event.error.message}</span>` : false}`;
     case 'registry_status':
-      return html`<code>${event.address}</code> ${event.from} →
-        ${event.to}${event.reason ? html` (${event.reason})` : false}`;
+      return html`<code>${event.address}</code> ${event.from} → ${event.to}${event.reason ? html` (${event.reason})` : false}`;
     case 'applied':
       return html`applied ${event.changes.length} change${event.changes.length === 1 ? '' : 's'}: ${event.summary}`;
     case 'apply_held':
@@ -158,32 +113,17 @@ function describeEvent(event: ServeEvent): Html {
 
 function eventsTable(events: readonly ServeEvent[], withAccount: boolean): Html {
   if (events.length === 0) return html`<p class="meta">No events yet.</p>`;
-  const rows = events.slice(0, 50).map(
-    (event) =>
-      html`<tr>
-        <td><time datetime="${event.at}">${event.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time></td>
-        ${
+  const rows = events
+    .slice(0, 50)
+    .map(
+      (event) =>
+        html`<tr><td><time datetime="${event.at}">${event.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time></td>${
           withAccount
             ? html`<td><a href="/accounts/${encodeURIComponent(event.account)}">${event.account}</a></td>`
             : false
-        }
-        <td>${event.cause}</td>
-        <td>${describeEvent(event)}</td>
-      </tr>`,
-  );
-  return html`<table id="events">
-    <thead>
-      <tr>
-        <th>Time</th>
-        ${withAccount ? html`<th>Account</th>` : false}
-        <th>Cause</th>
-        <th>Event</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+        }<td>${event.cause}</td><td>${describeEvent(event)}</td></tr>`,
+    );
+  return html`<table id="events"><thead><tr><th>Time</th>${withAccount ? html`<th>Account</th>` : false}<th>Cause</th><th>Event</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 export function renderFleetPage(context: PageContext): string {
@@ -192,44 +132,22 @@ export function renderFleetPage(context: PageContext): string {
   const counts = new Map<string, number>();
   for (const view of views) counts.set(view.status, (counts.get(view.status) ?? 0) + 1);
   const rows = views.map(
-    (view) =>
-      html`<tr data-account="${view.name}">
-        <td><a href="/accounts/${encodeURIComponent(view.name)}">${view.name}</a></td>
-        <td>${badge(view.status)}${view.running ? html` <span class="meta">checking…</span>` : false}</td>
-        <td>${when(view.lastRunAt, now)}</td>
-        <td>${when(view.nextRunAt, now)}</td>
-        <td>${listOrDash(view.check?.drifted ?? [])}</td>
-        <td>${registrySummary(view)}</td>
-        <td>${view.check?.error ? view.check.error.message : ''}</td>
-      </tr>`,
+    (view) => html`<tr data-account="${view.name}">
+<td><a href="/accounts/${encodeURIComponent(view.name)}">${view.name}</a></td>
+<td>${badge(view.status)}${view.running ? html` <span class="meta">checking…</span>` : false}</td>
+<td>${when(view.lastRunAt, now)}</td><td>${when(view.nextRunAt, now)}</td>
+<td>${listOrDash(view.check?.drifted ?? [])}</td><td>${registrySummary(view)}</td>
+<td>${view.check?.error ? view.check.error.message : ''}</td></tr>`,
   );
   const summary = [...counts].map(([status, count]) => `${count} ${status.replace('_', ' ')}`).join(', ');
   return page(
     'telform serve',
     html`<h1>telform serve</h1>
-      <p class="meta">
-        ${views.length} account${views.length === 1 ? '' : 's'}: ${summary}. Apply: ${context.applyMode}. telform
-        ${context.version}.${context.replica === undefined ? '' : ` Replica ${context.replica}: what it looked at.`}
-      </p>
-      <table id="fleet">
-        <thead>
-          <tr>
-            <th>Account</th>
-            <th>Status</th>
-            <th>Last run</th>
-            <th>Next run</th>
-            <th>Drifted</th>
-            <th>Registry</th>
-            <th>Error</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-      ${queueSection(context.queue, now)}
-      <h2>Recent events</h2>
-      ${eventsTable(fleet.recentEvents(), true)}`,
+<p class="meta">${views.length} account${views.length === 1 ? '' : 's'}: ${summary}. Apply: ${context.applyMode}. telform ${context.version}.${context.replica === undefined ? '' : ` Replica ${context.replica}: what it looked at.`}</p>
+<table id="fleet"><thead><tr><th>Account</th><th>Status</th><th>Last run</th><th>Next run</th><th>Drifted</th><th>Registry</th><th>Error</th></tr></thead>
+<tbody>${rows}</tbody></table>
+${queueSection(context.queue, now)}
+<h2>Recent events</h2>${eventsTable(fleet.recentEvents(), true)}`,
   );
 }
 
@@ -240,80 +158,31 @@ export function renderAccountPage(context: PageContext, name: string): string | 
   const check = view.check;
   const planRows = (check?.plan ?? []).map(
     (line) =>
-      html`<tr>
-        <td><code>${line.address}</code></td>
-        <td>${line.action}</td>
-        <td>${line.drifted ? 'yes' : 'no'}</td>
-        <td>${listOrDash(line.reasons, 10)}</td>
-      </tr>`,
+      html`<tr><td><code>${line.address}</code></td><td>${line.action}</td><td>${line.drifted ? 'yes' : 'no'}</td><td>${listOrDash(line.reasons, 10)}</td></tr>`,
   );
   const registryRows = [...view.registry.values()]
     .map(({ entry }) => entry)
     .sort((a, b) => a.address.localeCompare(b.address))
     .map(
       (entry) =>
-        html`<tr>
-          <td><code>${entry.address}</code></td>
-          <td>${entry.kind}</td>
-          <td><code>${entry.id}</code></td>
-          <td>${entry.status}</td>
-          <td>${entry.reason ?? ''}</td>
-        </tr>`,
+        html`<tr><td><code>${entry.address}</code></td><td>${entry.kind}</td><td><code>${entry.id}</code></td><td>${entry.status}</td><td>${entry.reason ?? ''}</td></tr>`,
     );
   return page(
     `${name} · telform serve`,
-    html`<p><a href="/">← all accounts</a></p>
-      <h1>${name} ${badge(view.status)}</h1>
-      <p class="meta">
-        Last run
-        ${when(view.lastRunAt, now)}${view.lastDurationMs === undefined ? '' : ` (${Math.round(view.lastDurationMs)} ms)`},
-        next run ${when(view.nextRunAt, now)}.
-      </p>
-      ${check?.error ? html`<p><strong>Error:</strong> ${check.error.message} <code>${check.error.code}</code></p>` : false}
-      <h2>Latest plan</h2>
-      ${
-        planRows.length === 0
-          ? html`<p class="meta">${check ? 'No changes: the account matches the manifests.' : 'Not checked yet.'}</p>`
-          : html`<table id="plan">
-              <thead>
-                <tr>
-                  <th>Resource</th>
-                  <th>Action</th>
-                  <th>Drifted</th>
-                  <th>Why</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${planRows}
-              </tbody>
-            </table>`
-      }
-      ${
-        check && check.notes.length > 0
-          ? html`<h2>Registry notes</h2>
-              ${listOrDash(check.notes, 50)}`
-          : false
-      }
-      <h2>Registry</h2>
-      ${
-        registryRows.length === 0
-          ? html`<p class="meta">No brands, campaigns or number links managed.</p>`
-          : html`<table id="registry">
-              <thead>
-                <tr>
-                  <th>Resource</th>
-                  <th>Kind</th>
-                  <th>Id</th>
-                  <th>Status</th>
-                  <th>Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${registryRows}
-              </tbody>
-            </table>`
-      }
-      <h2>Recent events</h2>
-      ${eventsTable(context.fleet.recentEvents(name), false)}`,
+    html`<p><a href="/">← all accounts</a></p><h1>${name} ${badge(view.status)}</h1>
+<p class="meta">Last run ${when(view.lastRunAt, now)}${view.lastDurationMs === undefined ? '' : ` (${Math.round(view.lastDurationMs)} ms)`}, next run ${when(view.nextRunAt, now)}.</p>
+${check?.error ? html`<p><strong>Error:</strong> ${check.error.message} <code>${check.error.code}</code></p>` : false}
+<h2>Latest plan</h2>${
+      planRows.length === 0
+        ? html`<p class="meta">${check ? 'No changes: the account matches the manifests.' : 'Not checked yet.'}</p>`
+        : html`<table id="plan"><thead><tr><th>Resource</th><th>Action</th><th>Drifted</th><th>Why</th></tr></thead><tbody>${planRows}</tbody></table>`
+    }
+${check && check.notes.length > 0 ? html`<h2>Registry notes</h2>${listOrDash(check.notes, 50)}` : false}
+<h2>Registry</h2>${
+      registryRows.length === 0
+        ? html`<p class="meta">No brands, campaigns or number links managed.</p>`
+        : html`<table id="registry"><thead><tr><th>Resource</th><th>Kind</th><th>Id</th><th>Status</th><th>Reason</th></tr></thead><tbody>${registryRows}</tbody></table>`
+    }
+<h2>Recent events</h2>${eventsTable(context.fleet.recentEvents(name), false)}`,
   );
 }

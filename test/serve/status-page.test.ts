@@ -65,12 +65,10 @@ describe('status page', () => {
     expect(fleetPage).toContain('<time datetime="2026-01-01T00:05:00.000Z">in 4 min</time>');
     expect(fleetPage).toContain('<div>1 × Campaign FAILED</div>');
     expect(fleetPage).toContain('2 accounts: 1 drifted, 1 unknown. Apply: safe.');
-    // As a browser reads it: a line break inside the text is a space, and none between two tags.
-    const shown = accountPage.replace(/\s+/g, ' ').replace(/> </g, '><');
-    expect(shown).toContain(
+    expect(accountPage).toContain(
       '<code>Campaign/promo</code> ACTIVE → FAILED (Declined &lt;script&gt;alert(1)&lt;/script&gt; &quot;x&quot; \\u202eevil\\u0007)',
     );
-    expect(shown).toContain('<tr><td><code>Trunk/pbx-out</code></td><td>update</td><td>yes</td>');
+    expect(accountPage).toContain('<tr><td><code>Trunk/pbx-out</code></td><td>update</td><td>yes</td>');
     expect(renderAccountPage(context, 'nobody')).toBeUndefined();
     expect(renderAccountPage(context, 'zeta')).toContain('Not checked yet.');
   });
