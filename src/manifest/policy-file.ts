@@ -3,7 +3,8 @@
 // reported at its file, line and column before the account is read.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Environment, ParseError, type ParseResult } from '@marcbachmann/cel-js';
+import { ParseError, type ParseResult } from '@marcbachmann/cel-js';
+import { compileCel } from './policy-cel.js';
 import { estimateCost, policyCostBudget } from './policy-cost.js';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Scalar } from 'yaml';
 import { TelformError, type SourcePlace } from '../util/errors.js';
@@ -27,15 +28,6 @@ export interface CompiledExpression {
   /** Where offset `n` of the expression is in the file. */
   placeAt(offset: number): SourcePlace;
 }
-
-/**
- * The CEL environment of every rule: variables are maps and lists of dynamic values (see
- * docs/policies.md for what each holds); lists and maps written in a rule may mix types.
- */
-export const policyEnvironment = new Environment({
-  unlistedVariablesAreDyn: true,
-  homogeneousAggregateLiterals: false,
-});
 
 const severities = new Set(['error', 'warning', 'info']);
 
@@ -91,7 +83,7 @@ export function compilePolicyExpression(
   const placeAt = locator(file, source, counter, node);
   let run: CompiledExpression['run'];
   try {
-    run = policyEnvironment.parse(node.value);
+    run = compileCel(node.value);
   } catch (error) {
     if (error instanceof ParseError)
       fail(file, placeAt(error.range?.start ?? 0), `rule ${ruleId}: ${field}: ${error.summary}`);

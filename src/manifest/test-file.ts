@@ -10,7 +10,8 @@ import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type YAM
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { didYouMean } from '../util/suggest.js';
 import { estimateCost, policyCostBudget } from './policy-cost.js';
-import { policyEnvironment, type CompiledExpression } from './policy-file.js';
+import { type CompiledExpression } from './policy-file.js';
+import { compileCel } from './policy-cel.js';
 import { parseDuration } from '../util/duration.js';
 
 /** The exit code of `telform test` for a test file it cannot run. */
@@ -162,7 +163,7 @@ class Reader {
     };
     let run: CompiledExpression['run'];
     try {
-      run = policyEnvironment.parse(text);
+      run = compileCel(text);
     } catch (error) {
       if (error instanceof ParseError) {
         throw new TelformError('test_invalid', `${what}: ${error.summary}`, {

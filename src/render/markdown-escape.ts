@@ -6,7 +6,18 @@ import { printable } from '../util/printable.js';
 
 /** HTML text (inside `<summary>`, `<code>`): the characters that could open a tag or an entity, as entities. */
 export function escapeHtml(text: string): string {
-  return printable(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return withoutMentions(
+    printable(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
+  );
+}
+
+/**
+ * `@team` and `@org/team` in a comment notify people: in text from the account or a CI variable a
+ * zero-width space after the `@` keeps it readable and keeps it from pinging anyone. An `@` after a
+ * letter or digit (`ops@example.com`) is no mention and stays as it is.
+ */
+function withoutMentions(text: string): string {
+  return text.replace(/(^|[^\w])@(?=[A-Za-z0-9])/g, '$1@&#8203;');
 }
 
 /**

@@ -3,7 +3,7 @@
 // and each side of a comparison, so a failure says what the account and the plan held.
 import { EvaluationError } from '@marcbachmann/cel-js';
 import type { Assertion } from '../manifest/test-file.js';
-import { policyEnvironment } from '../manifest/policy-file.js';
+import { compileCel } from '../manifest/policy-cel.js';
 import { toCel } from '../manifest/policy-eval.js';
 
 interface CelNode {
@@ -56,7 +56,7 @@ function textOf(node: CelNode): string {
 }
 
 function evaluate(text: string, context: Record<string, unknown>): unknown {
-  return policyEnvironment.parse(text)(context);
+  return compileCel(text)(context);
 }
 
 /** The parts of a false expression worth showing. */
