@@ -1,9 +1,8 @@
 // `telform snapshot --out FILE`: parse, take the snapshot (run/snapshot.ts), write it, say what was read.
-import path from 'node:path';
 import { Command } from 'commander';
 import type { GlobalOptions } from '../run/context.js';
-import { snapshotText, takeSnapshot } from '../run/snapshot.js';
-import { writeAtomically } from '../util/atomic-file.js';
+import { isSnapshotText, snapshotText, takeSnapshot } from '../run/snapshot.js';
+import { checkOutputFile, outputGuard, writeOutputFile } from '../run/output-file.js';
 import { printable } from '../util/printable.js';
 import { processIo } from './io.js';
 import { cliContext } from './session.js';
@@ -34,9 +33,14 @@ Examples:
     .action(async (options: SnapshotOptions, cmd: Command) => {
       const io = processIo();
       const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const guard = {
+        ...outputGuard('--out', [], globals, { io }),
+        replaces: { what: 'a snapshot', test: isSnapshotText },
+      };
+      // Checked before the account is read, and again as it is written.
+      await checkOutputFile(options.out, guard);
       const snapshot = await takeSnapshot({ globals, now: new Date().toISOString() }, cliContext(io));
-      const file = path.resolve(io.cwd, options.out);
-      await writeAtomically(file, snapshotText(snapshot), 0o600);
+      await writeOutputFile(options.out, guard, snapshotText(snapshot), 0o600);
       for (const skip of snapshot.skipped) {
         io.stderr(
           `note: ${skip.collection.path} was not read: the account does not have ${skip.collection.product} (${printable(skip.message)})`,

@@ -6,10 +6,18 @@ import { findTestFiles, loadTestFile, type TestFile } from '../manifest/test-fil
 import { testTotals } from '../render/test-report.js';
 import { formatChoices, rendererFor, type Format } from '../render/index.js';
 import { runTests } from '../run/test-run.js';
-import { writeAtomically } from '../util/atomic-file.js';
-import { TelformError } from '../util/errors.js';
+import type { GlobalOptions } from '../run/context.js';
+import { checkOutputFile, outputGuard, writeOutputFile, type OutputGuard } from '../run/output-file.js';
 import { processIo } from './io.js';
 import { startTestEmulator } from './test-emulator.js';
+
+/** What a test file reads besides itself: its manifests, policies and start snapshot (relative to where telform runs). */
+function testInputs(file: TestFile): string[] {
+  const manifests = file.tests.flatMap((test) => test.manifests ?? []);
+  return [...manifests, ...file.policies, ...(file.start ? [file.start] : [])].map((item) =>
+    path.resolve(file.folder, item),
+  );
+}
 
 interface TestOptions {
   format: Format;
@@ -81,22 +89,28 @@ Examples:
   $ telform test tests/ --junit telform-tests.xml
   $ telform test tests/declined.tftest.yaml --format junit > report.xml`,
     )
-    .action(async (paths: string[], options: TestOptions) => {
+    .action(async (paths: string[], options: TestOptions, cmd: Command) => {
       const io = processIo();
+      const found = await findTestFiles(paths, io.cwd);
+      // The report never replaces a test file, a manifest or snapshot a test reads, or the state.
+      const guard = (files: readonly TestFile[]): OutputGuard => ({
+        ...outputGuard(
+          '--junit',
+          [...paths, ...found, ...files.flatMap(testInputs)],
+          cmd.optsWithGlobals<GlobalOptions>(),
+          {
+            io,
+          },
+        ),
+        replaces: { what: 'a JUnit report', test: (text) => /^\s*(<\?xml[^>]*>\s*)?<testsuites?[\s>]/.test(text) },
+      });
+      if (options.junit !== undefined) await checkOutputFile(options.junit, guard([]));
       const files: TestFile[] = [];
-      for (const file of await findTestFiles(paths, io.cwd)) files.push(await loadTestFile(file, io.cwd));
+      for (const file of found) files.push(await loadTestFile(file, io.cwd));
       const report = await runTests(files, startTestEmulator);
       io.stdout(rendererFor(options.format, 'test')(report));
-      if (options.junit !== undefined) {
-        await writeAtomically(path.resolve(io.cwd, options.junit), rendererFor('junit', 'test')(report), 0o644).catch(
-          (error: unknown) => {
-            throw new TelformError(
-              'bad_option',
-              `--junit ${options.junit}: the report cannot be written there (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-            );
-          },
-        );
-      }
+      if (options.junit !== undefined)
+        await writeOutputFile(options.junit, guard(files), rendererFor('junit', 'test')(report));
       process.exitCode = testTotals(report).failed > 0 ? 1 : 0;
     });
 }

@@ -2,7 +2,7 @@
 // context, so the numbers every trunk and campaign read counts are listed once), writes manifests
 // for them and records them in the ledger, changing nothing in the account.
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportedResource } from '../manifest/account-import.js';
 import { documentOf, importExpressible, type RefusedImport } from './import-check.js';
@@ -18,6 +18,7 @@ import { TelformError } from '../util/errors.js';
 import { describeScope, scopeHasKind, scopeHolds } from '../resources/ownership-scope.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { openState } from './state-location.js';
+import { checkOutputFolder, outputGuard, writeOutputFile } from './output-file.js';
 
 export interface ImportRun {
   /** Kind names (empty: every kind). */
@@ -61,6 +62,8 @@ export async function importAccount(
 ): Promise<ImportResult> {
   const { io } = context;
   const kinds = selectKinds(run.kinds);
+  const guard = outputGuard('--out', [], globals, context);
+  await checkOutputFolder(run.out, guard);
   const session = await context.connect(globals, io);
   try {
     const store = await openState(globals, io.env, {
@@ -70,6 +73,14 @@ export async function importAccount(
     });
     try {
       const live = liveContext(session.client);
+      // Recording objects is writing: only the account's owner imports (any ledger, while nobody has
+      // claimed it). Asked first, so an owned account is refused before any of its lists is read.
+      const ownership = ownershipOf(
+        (await readMarkerReading(live)).markers,
+        store.ledger.lineage,
+        ledgerScope(store.ledger),
+      );
+      assertMayWrite(ownership, store, session.account, 'import');
       // Only the part of the account the state owns: another scope's objects are not imported.
       const scope = ledgerScope(store.ledger);
       const outside = kinds.filter((kind) => !scopeHasKind(scope, kind.name));
@@ -91,13 +102,6 @@ export async function importAccount(
             return [kind.name, objects] as const;
           }),
       );
-      // Recording objects is writing: only the account's owner imports (any ledger, while nobody has claimed it).
-      const ownership = ownershipOf(
-        (await readMarkerReading(live)).markers,
-        store.ledger.lineage,
-        ledgerScope(store.ledger),
-      );
-      assertMayWrite(ownership, store, session.account, 'import');
       const listed = new Map(lists);
       const skipped = ownedAmong(listed, store.ledger);
       const { imported, refused, documents } = await importExpressible(kinds, listed, ownedIdsByKind(store.ledger));
@@ -117,7 +121,7 @@ export async function importAccount(
       const out = path.resolve(io.cwd, run.out);
       if (files.size > 0 && schemaReference(out) === undefined) {
         await mkdir(path.dirname(ownSchemaPath(out)), { recursive: true });
-        await writeFile(ownSchemaPath(out), ownManifestSchema());
+        await writeOutputFile(ownSchemaPath(out), guard, ownManifestSchema());
       }
       // Each folder is made and its schema found once; each file is one write of the documents validated above.
       const schemas = new Map<string, string>();
@@ -129,8 +133,9 @@ export async function importAccount(
         );
       }
       await inParallel([...files], writesInFlight, ([file, resources]) =>
-        writeFile(
+        writeOutputFile(
           file,
+          guard,
           joinDocuments(
             resources.map((resource) => documentOf(documents, resource)),
             schemas.get(path.dirname(file)) ?? '',

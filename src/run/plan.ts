@@ -9,6 +9,7 @@ import { ExitCode } from './exit-codes.js';
 import { reconcile, withReconciliation, type ReconcileInput, type ReconcileOptions } from './reconcile.js';
 import { assertCreateRulesMet, planNotes } from './safety.js';
 import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
+import { outputGuard } from './output-file.js';
 import { readValues, type ValuesInput } from './values-input.js';
 import { approvalTableOf, judgePlanApprovals } from './approval-gate.js';
 import { systemClock } from '../util/clock.js';
@@ -42,7 +43,9 @@ export async function planManifests(
   context: RunContext,
 ): Promise<PlanOutcome> {
   const values = await readValues(request.values, context.io.cwd);
-  if (request.out) await assertPlanTarget(request.out, request.paths, context.io.cwd);
+  const guard = request.out
+    ? await assertPlanTarget(request.out, outputGuard('-o', request.paths, globals, context))
+    : undefined;
   const input: ReconcileInput = { paths: request.paths, ...(values ? { values } : {}) };
   const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: false });
   return withReconciliation(run, async () => {
@@ -60,7 +63,7 @@ export async function planManifests(
       cwd: context.io.cwd,
     });
     const plan = judged ? { ...run.plan, approval_rules: approvalTableOf(judged.judgement) } : run.plan;
-    if (request.out) await writeSavedPlan(request.out, plan, run.session.authToken, context.io.cwd);
+    if (request.out && guard) await writeSavedPlan(request.out, plan, run.session.authToken, guard);
     const exitCode = request.detailedExitcode && hasChanges(plan) ? ExitCode.changes : ExitCode.ok;
     return { plan, notes: planNotes(plan, request.approvals, run.violations), exitCode, input };
   });

@@ -12,6 +12,7 @@ import { withReconciliation } from './reconcile.js';
 import { reconcileRevert, revertOf, writeRevertBack, type RevertWrite } from './revert.js';
 import { planNotes } from './safety.js';
 import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
+import { outputGuard } from './output-file.js';
 
 interface RevertPlanning {
   approvals: PlanApprovals;
@@ -44,7 +45,8 @@ export async function revertApply(
     const { record } = await revertOf(seq, globals, context);
     return { mode: 'written', result: await writeRevertBack(record, request.files, context) };
   }
-  if (request.mode === 'save') await assertPlanTarget(request.out, [], context.io.cwd);
+  const guard =
+    request.mode === 'save' ? await assertPlanTarget(request.out, outputGuard('-o', [], globals, context)) : undefined;
   const { run } = await reconcileRevert(seq, globals, request.approvals, context, {
     lock: request.mode === 'apply',
     allowSecretFilesOutside: request.allowSecretFilesOutside,
@@ -53,7 +55,7 @@ export async function revertApply(
     const watch = watcher.planned(plannedRun(run, planNotes(run.plan, request.approvals)));
     if (request.mode === 'save') {
       watch.done?.();
-      await writeSavedPlan(request.out, run.plan, run.session.authToken, context.io.cwd);
+      if (guard) await writeSavedPlan(request.out, run.plan, run.session.authToken, guard);
       return { mode: 'saved', out: request.out, plan: run.plan, violations: run.violations };
     }
     try {

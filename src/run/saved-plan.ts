@@ -1,9 +1,8 @@
 import { desiredSpecOf } from '../engine/change-fields.js';
-import { readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { sameEndpoint } from '../util/endpoint.js';
 import { TelformError } from '../util/errors.js';
-import { writeAtomically } from '../util/atomic-file.js';
+import { checkOutputFile, writeOutputFile, type OutputGuard } from './output-file.js';
 import type { DesiredResource } from '../engine/model.js';
 import { PlanSealer } from './plan-seal.js';
 import { planFormatVersion } from '../engine/plan-format.js';
@@ -14,22 +13,10 @@ import type { Plan, PlanApprovals } from '../engine/plan-types.js';
  * refused when anything it was computed from changed since (docs/commands.md, plan). `file` is as
  * the user gave it (messages name it so), relative to `cwd`.
  */
-export async function writeSavedPlan(file: string, plan: Plan, authToken: string, cwd: string): Promise<void> {
+export async function writeSavedPlan(file: string, plan: Plan, authToken: string, guard: OutputGuard): Promise<void> {
   assertPlanSavable(plan, file);
-  try {
-    await writeAtomically(
-      path.resolve(cwd, file),
-      `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`,
-    );
-  } catch (error) {
-    // The folder was checked before the account was read; it may have changed since, or be read-only or full.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (typeof code !== 'string') throw error;
-    throw new TelformError(
-      'plan_target',
-      `-o ${file} cannot be written (${code}: ${(error as Error).message.split(',')[0] ?? code})`,
-    );
-  }
+  // The folder was checked before the account was read; the guard checks it again as it writes.
+  await writeOutputFile(file, guard, `${JSON.stringify(new PlanSealer(authToken).seal(plan), null, 2)}\n`, 0o644);
 }
 
 /**
@@ -109,60 +96,26 @@ function looksLikeManifest(file: string, text: string): boolean {
   return /\.ya?ml$/i.test(file) || /^\s*apiVersion\s*:/m.test(text);
 }
 
+/** Said when `-o` names a device or a pipe. */
+const savedPlanInstead =
+  'a saved plan is written to a file of its own (such as plan.json) for telform apply FILE, and --format json prints the plan on stdout';
+
 /**
- * Where `plan -o` may write: never over a manifest it reads, never over a file that is not a saved
- * plan (a typo must not replace a manifest, a key or anything else with a plan), never a `.yaml`
- * name (a plan is JSON, and in a manifest folder it would be read as a manifest next time).
+ * Where `plan -o` may write: what the output guard allows (run/output-file.ts: never the state, a
+ * manifest, a link, a folder or a device), never a `.yaml` name (a plan is JSON, and in a manifest
+ * folder it would be read as a manifest next time), and never over a file that is not a saved plan
+ * (a typo must not replace a key or anything else with a plan). Returns the guard the write uses.
  */
-export async function assertPlanTarget(out: string, inputs: readonly string[], cwd: string): Promise<void> {
-  const target = path.resolve(cwd, out);
-  if (inputs.some((input) => path.resolve(cwd, input) === target)) {
-    throw new TelformError(
-      'plan_target',
-      `-o ${out} is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json`,
-    );
-  }
+export async function assertPlanTarget(out: string, guard: OutputGuard): Promise<OutputGuard> {
+  const planGuard: OutputGuard = {
+    ...guard,
+    instead: savedPlanInstead,
+    replaces: { what: 'a saved plan', test: (text) => parseSavedPlan(text) !== undefined },
+  };
+  await checkOutputFile(out, planGuard);
   if (/\.ya?ml$/i.test(out))
-    throw new TelformError('plan_target', `-o ${out}: a saved plan is JSON; name it like plan.json`);
-  // Looked at, never opened, before it is known to be a regular file: opening /dev/stdout of a
-  // pipeline to read it would wait for telform's own output, for ever.
-  const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw new TelformError('plan_target', `-o ${out} cannot be written: ${error.code ?? error.message}`);
-  });
-  if (!existing) {
-    const folder = path.dirname(out);
-    const parent = await stat(path.dirname(target)).catch(() => undefined);
-    if (!parent)
-      throw new TelformError(
-        'plan_target',
-        `-o ${out}: the folder ${folder} does not exist; create it first, or save the plan elsewhere`,
-      );
-    if (!parent.isDirectory()) throw new TelformError('plan_target', `-o ${out}: ${folder} is not a folder`);
-    return;
-  }
-  if (!existing.isFile()) {
-    throw new TelformError(
-      'plan_target',
-      `-o ${out} is not a regular file; a saved plan is written to a file of its own (such as plan.json) for telform apply FILE, and --format json prints the plan on stdout`,
-    );
-  }
-  let text: string;
-  try {
-    text = await readFile(target, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new TelformError(
-      'plan_target',
-      `-o ${out} cannot be read to check that it is a saved plan: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  if (!parseSavedPlan(text)) {
-    throw new TelformError(
-      'plan_target',
-      `-o ${out} exists and is not a saved plan; it was left as it is (remove it, or choose another file)`,
-    );
-  }
+    throw new TelformError('plan_target', `${guard.option} ${out}: a saved plan is JSON; name it like plan.json`);
+  return planGuard;
 }
 
 /** The desired resources a saved plan was computed from (secrets as their sources, never values). */

@@ -48,3 +48,8 @@ export async function takeSnapshot(input: SnapshotInput, context: RunContext): P
 export function snapshotText(snapshot: Snapshot): string {
   return `${JSON.stringify(snapshot.document, null, 2)}\n`;
 }
+
+/** Whether a file's text is a snapshot (its header's first key says so): `snapshot --out` replaces only those. */
+export function isSnapshotText(text: string): boolean {
+  return /^\s*\{\s*"format"\s*:\s*"telform-snapshot"/.test(text);
+}

@@ -41,6 +41,8 @@ export const errorCodes = {
   secret_source: "a secret source is refused (a file outside the manifest folders, the API's own credentials)",
   literal_secret_in_plan:
     'a saved plan cannot hold a secret that is a literal in the manifest (refused by plan -o, and by apply FILE)',
+  output_file:
+    'a file telform was asked to write (-o, --out, --junit) is the state or beside it, a file the run reads, a link, not a regular file, a folder, or in a folder that does not exist; nothing was written',
   // Saved plans
   plan_target:
     '`plan -o` names a file that is not for a saved plan (a manifest, a file that is not regular, a missing folder) or cannot be written',

@@ -165,9 +165,7 @@ describe('plan -o and apply FILE', () => {
     const before = await readFile(path.join(folder, file), 'utf8');
     const over = await cli(['plan', '-f', 'm.yaml', '-o', 'm.yaml', '--state', 'out.json']);
     expect(over.code).toBe(1);
-    expect(over.stderr).toBe(
-      'error: -o m.yaml is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json\n',
-    );
+    expect(over.stderr).toBe('error: -o m.yaml is m.yaml, a file this run reads; write to a file of its own\n');
     expect(await readFile(path.join(folder, file), 'utf8')).toBe(before);
     await writeFile(path.join(folder, 'notes.json'), '{"mine": true}\n');
     const notes = await cli(['plan', '-f', 'm.yaml', '-o', 'notes.json', '--state', 'out.json']);

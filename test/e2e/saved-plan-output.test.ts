@@ -51,7 +51,7 @@ describe('plan -o', () => {
   it('into a folder that does not exist is a user error naming the folder', async () => {
     const run = await cli(['plan', '-f', 'acl.yaml', '-o', 'plans/today/plan.json']);
     expect(run.stderr).toBe(
-      'error: -o plans/today/plan.json: the folder plans/today does not exist; create it first, or save the plan elsewhere\n',
+      'error: -o plans/today/plan.json: the folder plans/today does not exist; create it first, or write elsewhere\n',
     );
     expect(run.code).toBe(1);
   });
@@ -59,7 +59,7 @@ describe('plan -o', () => {
   it('to /dev/stdout in a pipeline ends at once with a user error (it never reads its own output)', async () => {
     const run = await intoHead(['plan', '-f', 'acl.yaml', '-o', '/dev/stdout']);
     expect(run.stderr).toBe(
-      'error: -o /dev/stdout is not a regular file; a saved plan is written to a file of its own (such as plan.json) for telform apply FILE, and --format json prints the plan on stdout\n',
+      'error: -o /dev/stdout is not a regular file (a device, a pipe or a socket); a saved plan is written to a file of its own (such as plan.json) for telform apply FILE, and --format json prints the plan on stdout\n',
     );
     expect(run.code).toBe(1);
   }, 20_000);

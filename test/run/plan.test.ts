@@ -74,8 +74,8 @@ describe('planManifests (run/plan.ts)', () => {
     await expect(
       planManifests(request({ out: 'acl.yaml', values: { value: [] } }), globals, harness.context(harness.envOf(2))),
     ).rejects.toMatchObject({
-      code: 'plan_target',
-      message: '-o acl.yaml is one of the manifests (-f); a saved plan needs a file of its own, such as plan.json',
+      code: 'output_file',
+      message: '-o acl.yaml is acl.yaml, a file this run reads; write to a file of its own',
     });
   });
 });
