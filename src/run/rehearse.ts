@@ -23,6 +23,8 @@ import { approvalsFrom, reconcile, type ReconcileInput, type ReconcileOptions } 
 import { snapshotDocument } from './snapshot-format.js';
 import type { Rehearsal, RehearsalRefusal } from '../render/rehearsal-report.js';
 import { stateLocation } from './state-location.js';
+import { desiredFromPlan, readSavedPlan } from './saved-plan.js';
+import { removeOnExit } from '../util/exit-cleanup.js';
 
 /** A replica the caller started from a snapshot file: an emulator serving `account` (only the CLI starts one). */
 export interface Replica {
@@ -57,6 +59,8 @@ export async function rehearse(
   startReplica: StartReplica,
 ): Promise<Rehearsal> {
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-rehearsal-'));
+  // It holds a snapshot of the account and a copy of the state: gone on every exit, an interrupted one's too.
+  const release = removeOnExit(folder);
   try {
     const real = await context.connect(input.globals, context.io);
     let identity: Pick<Session, 'endpointLabel' | 'account' | 'authToken'>;
@@ -133,7 +137,7 @@ export async function rehearse(
           });
         if (result?.status === 'pending') pending.push(change.address);
       }
-      const after = 'paths' in input.reconcile ? await planAfter(input, globals, replicaContext) : [];
+      const after = await planAfter(await afterInput(input), globals, replicaContext);
       return {
         plan,
         refused,
@@ -149,6 +153,7 @@ export async function rehearse(
     }
   } finally {
     await rm(folder, { recursive: true, force: true });
+    release();
   }
 }
 
@@ -168,6 +173,25 @@ async function askTheApi(change: PlannedChange, reason: string, replica: Replica
     if (error instanceof ApiRequestError) return `the API answered ${error.status}: ${error.apiMessage}`;
     return reason;
   }
+}
+
+/**
+ * What the plan after the rehearsal reconciles: the same manifests, or for a saved plan what it
+ * wants (its desired resources, targets and teardown), planned afresh: the saved plan itself would be
+ * refused as stale once the replica changed, and an empty answer would hide a refused change.
+ */
+async function afterInput(input: RehearsalInput): Promise<RehearsalInput> {
+  if (!('savedPlan' in input.reconcile)) return input;
+  const saved = await readSavedPlan(input.reconcile.savedPlan);
+  return {
+    ...input,
+    reconcile: { resources: desiredFromPlan(saved) },
+    options: {
+      ...input.options,
+      ...(saved.targets && saved.targets.length > 0 ? { targets: saved.targets } : {}),
+      ...(saved.destroy === true ? { destroy: true } : {}),
+    },
+  };
 }
 
 async function planAfter(

@@ -2,6 +2,7 @@
 // emulator the caller starts (only the CLI starts emulators), with a state of its own in a temporary
 // folder, through the same reconcile, apply and drift operations as the commands. A step's failure
 // stops its test and is reported with the step and the assertion; the next test goes on.
+import { removeOnExit } from '../util/exit-cleanup.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,6 +66,7 @@ export async function runTests(files: readonly TestFile[], startEmulator: StartT
 
 async function runTest(file: TestFile, test: TestCase, startEmulator: StartTestEmulator): Promise<TestCaseResult> {
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-test-'));
+  const release = removeOnExit(folder);
   try {
     const emulator = await startEmulator(file.start === undefined ? undefined : path.resolve(file.folder, file.start));
     try {
@@ -99,6 +101,7 @@ async function runTest(file: TestFile, test: TestCase, startEmulator: StartTestE
     }
   } finally {
     await rm(folder, { recursive: true, force: true });
+    release();
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -132,11 +132,17 @@ describe('apply plan.json --rehearse', () => {
       credential_uuid: id,
     });
     const before = emulator.runtime.log.list().at(-1)?.seq ?? 0;
+    const leftBefore = (await readdir(tmpdir())).filter((name) => name.startsWith('telform-rehearsal-'));
     const applied = await runCli(['apply', 'plan.json', '--rehearse'], { cwd: folder, env });
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(
       'the rehearsal of plan.json on a replica of the account did not go through (see above); nothing was applied',
     );
+    // What the saved plan wants and the replica refused is still wanted after it (issue 46 item 7).
+    expect(applied.stderr).toContain(
+      '  the plan after the rehearsal still wants 1 change:\n    blocked SipCredential/deskphone\n',
+    );
     expect(await writesSince(emulator, before)).toEqual([]);
+    expect((await readdir(tmpdir())).filter((name) => name.startsWith('telform-rehearsal-'))).toEqual(leftBefore);
   });
 });
