@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { TelformError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
 import type { StartTestEmulator, TestEmulator } from '../run/test-run.js';
+import type { TestFileChecks } from '../manifest/test-file.js';
 import { startLocalEmulator } from './local-emulator.js';
 
 /** How long the test emulator's registry keeps a brand, campaign or number link under review. */
@@ -62,3 +63,34 @@ export const startTestEmulator: StartTestEmulator = async (snapshot) => {
   };
   return started;
 };
+
+/**
+ * What the test emulator would refuse in a test file, checked as the file loads, so a bad `fault:` or
+ * `rate_limit:` spec or a `start:` snapshot it cannot load is an invalid test file (exit 2, at its
+ * line) rather than a failure when the step runs.
+ */
+export async function testFileChecks(): Promise<TestFileChecks> {
+  const { parseFaultSpec, resolveRateLimit } = await import('../emulator/index.js');
+  const said = (run: () => unknown): string | undefined => {
+    try {
+      run();
+      return undefined;
+    } catch (error) {
+      return printable((error as Error).message);
+    }
+  };
+  return {
+    fault: (spec) => said(() => parseFaultSpec(spec)),
+    rateLimit: (spec) => said(() => resolveRateLimit(spec)),
+    start: async (file) => {
+      try {
+        const emulator = await startTestEmulator(file);
+        await emulator.close();
+        return undefined;
+      } catch (error) {
+        if (error instanceof TelformError) return error.message;
+        return `the emulator cannot load it: ${printable((error as Error).message)}`;
+      }
+    },
+  };
+}

@@ -9,7 +9,7 @@ import { runTests } from '../run/test-run.js';
 import type { GlobalOptions } from '../run/context.js';
 import { checkOutputFile, outputGuard, writeOutputFile, type OutputGuard } from '../run/output-file.js';
 import { processIo } from './io.js';
-import { startTestEmulator } from './test-emulator.js';
+import { startTestEmulator, testFileChecks } from './test-emulator.js';
 
 /** What a test file reads besides itself: its manifests, policies and start snapshot (relative to where telform runs). */
 function testInputs(file: TestFile): string[] {
@@ -106,7 +106,8 @@ Examples:
       });
       if (options.junit !== undefined) await checkOutputFile(options.junit, guard([]));
       const files: TestFile[] = [];
-      for (const file of found) files.push(await loadTestFile(file, io.cwd));
+      const checks = await testFileChecks();
+      for (const file of found) files.push(await loadTestFile(file, io.cwd, checks));
       const report = await runTests(files, startTestEmulator);
       io.stdout(rendererFor(options.format, 'test')(report));
       if (options.junit !== undefined)

@@ -229,8 +229,14 @@ export function holdCampaign(account: AccountState, body: JsonObject, runtime: R
   const brandId = fields.text('brand_id');
   if (brandId === undefined)
     throw new ApiError(400, 'brand_id is required: a campaign belongs to a brand of the account');
-  if (!account.brands.has(brandId))
-    throw new ApiError(400, `brand_id ${brandId} does not name a brand of this account`);
+  // Production writes the source in either case; a shared campaign's brand is another account's, so
+  // the account holds the campaign without its brand (a replica of such an account must load).
+  const source = oneOf('campaign_source', fields.text('campaign_source')?.toLowerCase(), ['plivo', 'shared'], 'plivo');
+  if (!account.brands.has(brandId) && source !== 'shared')
+    throw new ApiError(
+      400,
+      `brand_id ${brandId} does not name a brand of this account (only a campaign_source: shared campaign may have its brand elsewhere)`,
+    );
   const texts: Partial<Record<(typeof campaignTexts)[number], string>> = {};
   for (const field of campaignTexts) texts[field] = fields.text(field);
   // Read back as a comma string (`sub_usecase`), as the API shows it.
@@ -239,7 +245,6 @@ export function holdCampaign(account: AccountState, body: JsonObject, runtime: R
   const errorCode = fields.text('error_code');
   const errorReason = fields.text('error_reason');
   const attributes = fields.members('campaign_attributes', 'boolean') as Partial<CampaignAttributes> | undefined;
-  const source = oneOf('campaign_source', fields.text('campaign_source'), ['plivo', 'shared'], 'plivo');
   const createdAt = fields.text('created_at') ?? runtime.nowIso();
   const record: CampaignRecord = {
     campaign_id: campaignId,

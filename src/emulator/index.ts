@@ -15,3 +15,5 @@ export { EmulatorStartError, type EmulatorStartErrorCode } from './start-error.j
 export { startEmbeddedEmulator, type EmbeddedEmulator, type EmbeddedEmulatorOptions } from './embedded.js';
 export type { Controls } from './controls.js';
 export { isLoopbackHost } from './loopback.js';
+export { parseFaultSpec } from './faults.js';
+export { resolveRateLimit } from './rate-limit.js';

@@ -99,10 +99,22 @@ const stepKeys = ['name', 'assert', 'expect_converged', 'expect_error', 'finding
 const fileKeys = ['apiVersion', 'kind', 'manifests', 'env', 'start', 'policies', 'tests'];
 const testKeys = ['name', 'manifests', 'steps'];
 
+/**
+ * What only the emulator can check in a test file: a `fault:` or `rate_limit:` spec it would refuse,
+ * a `start:` snapshot it would not load. The CLI passes them in (this layer knows no emulator); each
+ * answers what is wrong, or undefined. Without them those are found when the step runs.
+ */
+export interface TestFileChecks {
+  fault(spec: string): string | undefined;
+  rateLimit(spec: string): string | undefined;
+  start(file: string): Promise<string | undefined>;
+}
+
 class Reader {
   constructor(
     readonly file: string,
     private readonly counter: LineCounter,
+    readonly checks?: TestFileChecks,
   ) {}
 
   placeOf(node: Node | null | undefined): SourcePlace {
@@ -244,10 +256,18 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
         reader.fail(node, `${name} names a Brand or Campaign by address, e.g. Campaign/acme-orders`);
       return { kind: 'decide', decision: name, address };
     }
-    case 'fault':
-      return { kind: 'fault', spec: reader.text(node, 'fault') };
-    case 'rate_limit':
-      return { kind: 'rate_limit', spec: reader.text(node, 'rate_limit') };
+    case 'fault': {
+      const spec = reader.text(node, 'fault');
+      const wrong = spec === 'none' ? undefined : reader.checks?.fault(spec);
+      if (wrong !== undefined) reader.fail(node, `fault: ${wrong}`);
+      return { kind: 'fault', spec };
+    }
+    case 'rate_limit': {
+      const spec = reader.text(node, 'rate_limit');
+      const wrong = spec === 'none' ? undefined : reader.checks?.rateLimit(spec);
+      if (wrong !== undefined) reader.fail(node, `rate_limit: ${wrong}`);
+      return { kind: 'rate_limit', spec };
+    }
     case 'out_of_band': {
       const options = reader.map(node, 'out_of_band');
       reader.keys(options, ['method', 'path', 'body'], 'out_of_band');
@@ -255,6 +275,11 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
       if (method !== 'POST' && method !== 'DELETE')
         reader.fail(options.get('method', true) as Node, 'out_of_band: method must be POST (an update) or DELETE');
       const requestPath = reader.text(options.get('path', true) as Node, 'out_of_band: path');
+      if (leavesTheAccount(requestPath))
+        reader.fail(
+          options.get('path', true) as Node,
+          'out_of_band: path may not hold . or .. segments, a backslash, a query or an encoded slash: it stays under the account',
+        );
       if (!requestPath.startsWith('/'))
         reader.fail(
           options.get('path', true) as Node,
@@ -352,7 +377,17 @@ function readTest(reader: Reader, node: Node, manifests: string[]): TestCase {
 }
 
 /** Reads and checks one test file; any problem is a `test_invalid` error at its file:line:column (exit code 2). */
-export async function loadTestFile(file: string, cwd: string): Promise<TestFile> {
+/**
+ * Whether an out_of_band path could reach past the account's API (the test emulator's admin routes):
+ * a dot segment, plain or percent-encoded, a backslash some servers read as a slash, an encoded slash,
+ * or a query or fragment.
+ */
+export function leavesTheAccount(requestPath: string): boolean {
+  if (/[\\?#]|%2f|%5c/i.test(requestPath)) return true;
+  return requestPath.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
+export async function loadTestFile(file: string, cwd: string, checks?: TestFileChecks): Promise<TestFile> {
   const absolute = path.resolve(cwd, file);
   let source: string;
   try {
@@ -366,7 +401,7 @@ export async function loadTestFile(file: string, cwd: string): Promise<TestFile>
   }
   const counter = new LineCounter();
   const document = parseDocument(source, { lineCounter: counter, prettyErrors: false });
-  const reader: Reader = new Reader(file, counter);
+  const reader: Reader = new Reader(file, counter, checks);
   const syntax = document.errors[0];
   if (syntax) {
     const position = counter.linePos(syntax.pos[0]);
@@ -425,6 +460,10 @@ export async function loadTestFile(file: string, cwd: string): Promise<TestFile>
     !(await stat(path.resolve(path.dirname(absolute), start)).catch(() => undefined))?.isFile()
   ) {
     reader.fail(startNode, `start: ${start} is not a file (a snapshot written by telform snapshot --out)`);
+  }
+  if (start !== undefined && checks) {
+    const wrong = await checks.start(path.resolve(path.dirname(absolute), start));
+    if (wrong !== undefined) reader.fail(startNode, `start: ${start}: ${wrong}`);
   }
   return {
     file,

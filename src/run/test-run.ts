@@ -3,13 +3,15 @@
 // folder, through the same reconcile, apply and drift operations as the commands. A step's failure
 // stops its test and is reported with the step and the assertion; the next test goes on.
 import { removeOnExit } from '../util/exit-cleanup.js';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { parseMarkerName } from '../resources/ownership-marker.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { liveIdOf } from '../engine/change-fields.js';
 import type { Plan } from '../engine/plan-types.js';
-import type { TestCase, TestFile, TestStep } from '../manifest/test-file.js';
+import { leavesTheAccount, type TestCase, type TestFile, type TestStep } from '../manifest/test-file.js';
 import type { TestCaseResult, TestFailure, TestReport } from '../render/test-report.js';
 import { TelformError } from '../util/errors.js';
 import { applyReconciled, type ApplyRunOutcome } from './apply.js';
@@ -68,7 +70,11 @@ async function runTest(file: TestFile, test: TestCase, startEmulator: StartTestE
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-test-'));
   const release = removeOnExit(folder);
   try {
-    const emulator = await startEmulator(file.start === undefined ? undefined : path.resolve(file.folder, file.start));
+    const emulator = await startEmulator(
+      file.start === undefined
+        ? undefined
+        : await withoutOwnershipMarkers(path.resolve(file.folder, file.start), folder),
+    );
     try {
       const notes: string[] = [];
       const session: Session = {
@@ -222,6 +228,9 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
       const requestPath = action.path.replace(/\{([^{}]+)\}/g, (_whole, address: string) =>
         encodeURIComponent(liveIdIn(run, address)),
       );
+      // An id is the account's text: once put in, the path is checked again to stay under the account.
+      if (leavesTheAccount(requestPath))
+        throw new TelformError('test_invalid', `out_of_band: ${requestPath} would leave the account's API`);
       await run.emulator.client.request(action.method, requestPath, {
         mode: 'idempotent',
         ...(action.body ? { body: action.body } : {}),
@@ -233,6 +242,33 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
       throw new Error(`unhandled step ${String(never)}`);
     }
   }
+}
+
+/**
+ * A snapshot of an account telform manages holds its ownership marker (an empty SIP IP ACL naming
+ * the owning ledger's lineage), which would refuse the test's fresh state as another owner: the test
+ * starts from a copy without markers, in its own folder. Any other ACL, one merely named like a
+ * marker included, stays. A snapshot with no marker is used as it is.
+ */
+async function withoutOwnershipMarkers(snapshot: string, folder: string): Promise<string> {
+  let document: unknown;
+  try {
+    document = parseYaml(await readFile(snapshot, 'utf8'));
+  } catch {
+    return snapshot; // The emulator says what is wrong with it.
+  }
+  const existing = (document as { existing?: { sip_ip_acls?: unknown } } | null)?.existing;
+  const acls = existing?.sip_ip_acls;
+  if (!Array.isArray(acls)) return snapshot;
+  const kept = acls.filter((acl: unknown) => {
+    const name = (acl as { name?: unknown } | null)?.name;
+    return typeof name !== 'string' || parseMarkerName(name) === undefined;
+  });
+  if (kept.length === acls.length) return snapshot;
+  (existing as { sip_ip_acls: unknown[] }).sip_ip_acls = kept;
+  const copy = path.join(folder, 'start.snapshot.json');
+  await writeFile(copy, `${JSON.stringify(document)}\n`, { mode: 0o600 });
+  return copy;
 }
 
 /** The live id of `address` as the test's last plans saw it; an object no plan saw is the step's error. */

@@ -43,6 +43,16 @@ describe('npm run demo', () => {
     });
     expect(plan.stdout).toContain('No changes. The account matches the manifests.');
     expect(plan.code).toBe(0);
+    // The account holds a campaign shared with it (its brand is another account's): the replica holds
+    // it too, and the rehearsal of the examples goes through (issue 46 item 5).
+    const rehearsed = await runCli(['plan', '-f', 'examples/', '--rehearse'], {
+      cwd: clone,
+      env: cleanEnv(demoSecrets()),
+    });
+    expect(rehearsed.stdout).toMatch(
+      /Rehearsed on a replica of the account \(snapshot taken [^)]+\): it went through\./,
+    );
+    expect(rehearsed.code).toBe(0);
     const list = await runCli(['state', 'list'], { cwd: clone, env: cleanEnv() });
     expect(list.stdout).toContain('TrunkIpAcl/pbx-office');
     expect(list.code).toBe(0);

@@ -334,10 +334,29 @@ describe('held objects (seed "existing") and data files', () => {
     await expect(
       start({ seedData: { existing: { campaigns: [{ campaign_id: 'CHELD02', brand_id: 'BNONE01' }] } } }),
     ).rejects.toThrow(
-      'seed data (existing.campaigns[0]): the emulator refused this item (400): brand_id BNONE01 does not name a brand of this account.',
+      'seed data (existing.campaigns[0]): the emulator refused this item (400): brand_id BNONE01 does not name a brand of this account (only a campaign_source: shared campaign may have its brand elsewhere).',
     );
     await expect(
       start({ seedData: { existing: { brands: [{ brand_id: 'BHELD03', brand_typo: 'STARTER' }] } } }),
     ).rejects.toThrow('unknown field brand_typo for a held brand');
+  });
+
+  it('holds a campaign shared with the account, whose brand belongs to another account (issue 46 item 5)', async () => {
+    const emulator = await start({
+      shapes: 'ideal',
+      seedData: {
+        existing: {
+          campaigns: [
+            { campaign_id: 'CSHRD01', brand_id: 'BOTHER1', campaign_source: 'SHARED', usecase: 'CUSTOMER_CARE' },
+          ],
+        },
+      },
+    });
+    expect((await get(emulator, '/10dlc/Campaign/CSHRD01/')).body.campaign).toMatchObject({
+      campaign_id: 'CSHRD01',
+      brand_id: 'BOTHER1',
+      campaign_source: 'shared',
+    });
+    expect((await get(emulator, '/10dlc/Brand/')).body.brands).toEqual([]);
   });
 });
