@@ -74,26 +74,29 @@ Examples:
   history
     .command('verify')
     .description(
-      "Check the history's chain: every record unchanged, none removed or inserted; names the first that does not fit.",
+      "Check the history's chain and its ends: every record unchanged, none removed or inserted, none cut from the end; names the first that does not fit.",
     )
-    .action(async (_options: unknown, cmd: Command) => {
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (options: { format: 'text' | 'json' }, cmd: Command) => {
       const io = processIo();
       const { location, verdict } = await verifyStateHistory(cmd.optsWithGlobals<GlobalOptions>(), { io });
-      if (!verdict.ok) {
-        const which =
-          verdict.seq === undefined ? `line ${verdict.position}` : `record #${verdict.seq} (line ${verdict.position})`;
-        throw new TelformError(
-          'history_broken',
-          `the history of ${location} does not verify: ${which} does not fit: ${verdict.reason}`,
-        );
+      if (options.format === 'json') {
+        io.stdout(`${JSON.stringify({ location, ...verdict }, null, 2)}\n`);
+        if (!verdict.ok) process.exitCode = 1;
+        return;
       }
+      if (!verdict.ok)
+        throw new TelformError('history_broken', `the history of ${location} does not verify: ${verdict.problem}`);
       if (verdict.count === 0) {
-        io.stdout(`the history of ${printable(location)} is empty: nothing to verify\n`);
+        io.stdout(`the history of ${printable(location)} holds no records yet: nothing to verify\n`);
         return;
       }
       const trimmed = verdict.trimmed ? `; records before #${verdict.first} were dropped by retention` : '';
+      const anchored = verdict.anchored
+        ? ', the newest as the state anchors it'
+        : '; the state does not anchor its end (written before telform did), so records removed from the end cannot be seen';
       io.stdout(
-        `the history of ${printable(location)} verifies: ${verdict.count} record${verdict.count === 1 ? '' : 's'}, #${verdict.first} to #${verdict.last}, each chained to the one before${trimmed}\n`,
+        `the history of ${printable(location)} verifies: ${verdict.count} record${verdict.count === 1 ? '' : 's'}, #${verdict.first} to #${verdict.last}, each chained to the one before${anchored}${trimmed}\n`,
       );
     });
   history

@@ -8,8 +8,14 @@ export function collect(value: string, previous: string[] = []): string[] {
 }
 
 export function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  // Digits only: Number() would read `1e3` as 1000 and `99999999999999999999` as 1e20.
+  const parsed = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError(
+      /^\d+$/.test(value.trim())
+        ? `expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`
+        : 'expected a whole number of at least 1, in digits (e.g. 5000)',
+    );
   return parsed;
 }
 

@@ -9,9 +9,11 @@ import {
   parseHistory,
   recordsOf,
   verifyHistory,
+  type HistoryAnchor,
   type HistoryRecord,
   type HistoryVerdict,
 } from '../state/history.js';
+import { parseLedger } from '../state/ledger.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { runOrigin } from './history-origin.js';
@@ -48,8 +50,8 @@ export async function verifyStateHistory(
   globals: GlobalOptions,
   context: Pick<RunContext, 'io'>,
 ): Promise<{ location: string; verdict: HistoryVerdict }> {
-  const { location, lines } = await historyLines(stateLocation(globals, context.io.env), context);
-  return { location, verdict: verifyHistory(lines) };
+  const { location, lines, anchor } = await historyLines(stateLocation(globals, context.io.env), context);
+  return { location, verdict: verifyHistory(lines, anchor) };
 }
 
 /**
@@ -115,13 +117,23 @@ export async function readAccountsHistory(
   );
 }
 
+/**
+ * The history's lines and what the ledger anchors of it. The ledger is read first: a record appended
+ * meanwhile is then past the anchor, which verifies, where the other order could see an end removed.
+ */
 async function historyLines(
   location: { state: string; workspace: string },
   context: Pick<RunContext, 'io'>,
-): Promise<{ location: string; lines: string[] }> {
+): Promise<{ location: string; lines: string[]; anchor?: HistoryAnchor }> {
   const backend = await openStateBackend(location, context.io.env);
   try {
-    return { location: backend.location, lines: await backend.readHistory() };
+    const stored = await backend.read();
+    const ledger = stored.ledger === undefined ? undefined : parseLedger(stored.ledger, backend.location);
+    return {
+      location: backend.location,
+      lines: await backend.readHistory(),
+      ...(ledger ? { anchor: { head: ledger.history_head, serial: ledger.serial } } : {}),
+    };
   } finally {
     await backend.close();
   }

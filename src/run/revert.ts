@@ -8,7 +8,7 @@ import { markRevertPlan, revertSet, type RevertSet } from '../engine/revert.js';
 import type { PlanApprovals } from '../engine/plan-types.js';
 import { loadDesired } from '../manifest/desired.js';
 import { rewriteManifest, type DocumentEdit } from '../manifest/write-back.js';
-import { parseHistory, type HistoryRecord } from '../state/history.js';
+import { parseHistory, untrustedRecord, type HistoryRecord } from '../state/history.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
@@ -55,7 +55,8 @@ export async function revertOf(
 ): Promise<{ record: HistoryRecord & { type: 'apply' }; set: RevertSet }> {
   const store = await openState(globals, context.io.env, { lock: false, notify: context.io.stderr });
   try {
-    const records = parseHistory(await store.readHistory());
+    const lines = await store.readHistory();
+    const records = parseHistory(lines);
     const record = records.find((candidate) => candidate.seq === seq);
     if (!record) {
       const held =
@@ -67,6 +68,12 @@ export async function revertOf(
         `the history of ${store.file} has no record #${seq} (${held}); see telform history`,
       );
     }
+    const untrusted = untrustedRecord(lines, { head: store.ledger.history_head, serial: store.ledger.serial }, seq);
+    if (untrusted !== undefined)
+      throw new TelformError(
+        'history_broken',
+        `apply #${seq} cannot be reverted: the history of ${store.file} does not verify (${untrusted}), so what the record says is not known to be what was applied; restore the history from a backup, or revert by hand (telform history shows what it changed)`,
+      );
     if (record.type !== 'apply')
       throw new TelformError(
         'history_unknown',

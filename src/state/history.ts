@@ -5,7 +5,7 @@
 // secret: write-only fields appear only as the fingerprints the ledger already keeps.
 import { createHash } from 'node:crypto';
 import { stableJson } from '../util/stable-json.js';
-import type { SecretFingerprint } from './ledger.js';
+import type { HistoryHead, SecretFingerprint } from './ledger.js';
 
 export const historyFormatVersion = 1;
 
@@ -195,62 +195,151 @@ export function parseHistory(lines: readonly string[]): HistoryRecord[] {
 }
 
 export type HistoryVerdict =
-  | { ok: true; count: number; first?: number; last?: number; trimmed: boolean }
-  /** `position`: 1-based line; `seq`: the record's number when it still reads as one. */
-  | { ok: false; position: number; seq?: number; reason: string };
+  | {
+      ok: true;
+      count: number;
+      first?: number;
+      last?: number;
+      /** Records before `first` were dropped by retention (the ledger says so when it anchors the history). */
+      trimmed: boolean;
+      /** The ledger anchors the history's end (ledgers written before the anchor do not). */
+      anchored: boolean;
+    }
+  /**
+   * `problem`: the whole sentence of what does not fit. `position`: the 1-based line; `seq`: the
+   * record's number when it still reads as one (neither when the end or the whole history is missing).
+   */
+  | { ok: false; problem: string; position?: number; seq?: number };
+
+/** What the ledger says of its history: its anchored end, and its serial (how many times it was written). */
+export interface HistoryAnchor {
+  head?: HistoryHead | undefined;
+  serial: number;
+}
 
 /**
  * Checks the chain: every record reads, its hash is its own, its number follows the one before and
- * its `prev` is that one's hash. The first record kept may follow one retention dropped (`trimmed`):
- * its `prev` cannot be checked, only that it is not claiming to be the first ever.
+ * its `prev` is that one's hash. With the ledger's anchor it also checks the ends: the newest record
+ * the ledger anchored is there with its hash (none removed from the end, the history not emptied or
+ * deleted), and the oldest kept is the one retention kept (none removed from the start). A record
+ * appended after the anchor (a run stopped between the two writes) is accepted: it chains.
  */
-export function verifyHistory(lines: readonly string[]): HistoryVerdict {
+export function verifyHistory(lines: readonly string[], anchor?: HistoryAnchor): HistoryVerdict {
   let before: HistoryRecord | undefined;
   let first: HistoryRecord | undefined;
+  const records: HistoryRecord[] = [];
   for (const [index, line] of lines.entries()) {
     const position = index + 1;
     const record = parseHistoryLine(line);
-    if (!record) return { ok: false, position, reason: 'it is not a history record (not JSON, or fields missing)' };
-    const named = { position, seq: record.seq };
-    if (recordHash(record) !== record.hash)
+    if (!record)
       return {
         ok: false,
-        ...named,
-        reason: 'its content does not match its hash (it was edited after it was written)',
+        position,
+        problem: `line ${position} does not fit: it is not a history record (not JSON, or fields missing)`,
       };
+    const misfit = (reason: string) =>
+      ({
+        ok: false,
+        position,
+        seq: record.seq,
+        problem: `record #${record.seq} (line ${position}) does not fit: ${reason}`,
+      }) as const;
+    if (recordHash(record) !== record.hash)
+      return misfit('its content does not match its hash (it was edited after it was written)');
     if (before) {
       if (record.seq !== before.seq + 1)
-        return {
-          ok: false,
-          ...named,
-          reason: `it follows #${before.seq}, so it should be #${before.seq + 1} (a record was removed or inserted)`,
-        };
+        return misfit(
+          `it follows #${before.seq}, so it should be #${before.seq + 1} (a record was removed or inserted)`,
+        );
       if (record.prev !== before.hash)
-        return {
-          ok: false,
-          ...named,
-          reason: `it does not carry the hash of #${before.seq} (that record was rewritten, or this one was moved)`,
-        };
+        return misfit(
+          `it does not carry the hash of #${before.seq} (that record was rewritten, or this one was moved)`,
+        );
     } else if ((record.seq === 1) !== (record.prev === null)) {
-      return {
-        ok: false,
-        ...named,
-        reason:
-          record.seq === 1
-            ? 'as the first record it must not name one before it'
-            : 'it claims to be the first record ever, but its number is not 1',
-      };
+      return misfit(
+        record.seq === 1
+          ? 'as the first record it must not name one before it'
+          : 'it claims to be the first record ever, but its number is not 1',
+      );
     }
     first ??= record;
     before = record;
+    records.push(record);
   }
+  const ends = anchor ? endProblem(records, anchor) : undefined;
+  if (ends) return ends;
   return {
     ok: true,
     count: lines.length,
     ...(first ? { first: first.seq } : {}),
     ...(before ? { last: before.seq } : {}),
     trimmed: first !== undefined && first.seq > 1,
+    anchored: anchor?.head !== undefined,
   };
+}
+
+/** What the ledger's anchor says is missing from a chain that holds together, if anything. */
+function endProblem(records: readonly HistoryRecord[], anchor: HistoryAnchor): HistoryVerdict | undefined {
+  const { head, serial } = anchor;
+  const last = records[records.length - 1];
+  const first = records[0];
+  if (!head) {
+    // A ledger from before the anchor: only a history lost whole can be seen, by the ledger's writes.
+    if (!last && serial > 0)
+      return {
+        ok: false,
+        problem: `the history holds no records, but the ledger is at serial ${serial} (it was written ${serial} time${serial === 1 ? '' : 's'}): the history was lost or never kept with the state`,
+      };
+    return undefined;
+  }
+  if (head.seq === 0) return undefined;
+  if (!last || !first)
+    return {
+      ok: false,
+      seq: head.seq,
+      problem: `the history holds no records, but the ledger anchors #${head.seq} as its newest (${head.count} kept): it was emptied or deleted`,
+    };
+  if (last.seq < head.seq)
+    return {
+      ok: false,
+      seq: head.seq,
+      position: records.length,
+      problem: `the history ends at #${last.seq}, but the ledger anchors #${head.seq} as its newest: ${last.seq + 1 === head.seq ? `#${head.seq} was` : `#${last.seq + 1} to #${head.seq} were`} removed from its end`,
+    };
+  const anchored = records.find((record) => record.seq === head.seq);
+  if (anchored && anchored.hash !== head.hash)
+    return {
+      ok: false,
+      seq: head.seq,
+      position: records.indexOf(anchored) + 1,
+      problem: `record #${head.seq} is not the one the ledger anchored (its hash differs): the history's end was rewritten`,
+    };
+  if (head.first > 0 && first.seq > head.first)
+    return {
+      ok: false,
+      seq: first.seq,
+      position: 1,
+      problem: `the history starts at #${first.seq}, but retention kept it from #${head.first}: ${head.first + 1 === first.seq ? `#${head.first} was` : `#${head.first} to #${first.seq - 1} were`} removed from its start, not by retention`,
+    };
+  return undefined;
+}
+
+/**
+ * Why record #`seq` cannot be trusted, or undefined when it can: it is not in a history that
+ * verifies, or it is the record `verify` names, or the record after it (or the ledger's anchor) does
+ * not vouch for its hash. A revert acts only on a record this accepts.
+ */
+export function untrustedRecord(lines: readonly string[], anchor: HistoryAnchor, seq: number): string | undefined {
+  const verdict = verifyHistory(lines, anchor);
+  if (verdict.ok) return undefined;
+  const named = verdict.seq;
+  // A record rewritten with its hash made again breaks the link of the one after it, or the anchor.
+  if (named === seq || named === seq + 1 || named === undefined || verdict.position === undefined)
+    return verdict.problem;
+  // Damage elsewhere: the chain up to and after #seq still vouches for it only when the damage is later.
+  const records = parseHistory(lines);
+  const index = records.findIndex((record) => record.seq === seq);
+  return index >= 0 && verdict.position > index + 2 ? undefined : verdict.problem;
 }
 
 /** The records that concern `address`: applies that changed it, drift seen on it, its registry events. */

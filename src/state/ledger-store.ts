@@ -112,7 +112,7 @@ export class LedgerStore {
       }
       const ledger =
         stored.ledger === undefined && options.binding
-          ? emptyLedger(options.binding.endpoint, options.binding.account)
+          ? anchoredFromStart(emptyLedger(options.binding.endpoint, options.binding.account))
           : !options.lock && options.parsed !== undefined && options.parsed.text === stored.ledger
             ? options.parsed.ledger
             : parseLedger(stored.ledger ?? '', backend.location);
@@ -233,10 +233,13 @@ export class LedgerStore {
 
   /**
    * Appends a record to the history, chained to the last one stored (the lock keeps two runs from
-   * chaining to the same record). Called after `compact`, so the record names the serial written.
+   * chaining to the same record), then anchors the history's new end in the ledger (its serial kept:
+   * the anchor changes no resource). Writes the ledger first when it has changes, so the record
+   * names the serial written.
    */
   async appendHistory(draft: HistoryDraft): Promise<HistoryRecord> {
     this.assertLocked();
+    await this.persist();
     const lines = await this.backend.readHistory();
     const tail = lines[lines.length - 1];
     // A damaged last line is chained to as it is (by its text's hash): `history verify` names it, and this record does not hide it.
@@ -245,7 +248,21 @@ export class LedgerStore {
         ? undefined
         : (parseHistoryLine(tail) ?? { seq: lines.length, hash: createHash('sha256').update(tail).digest('hex') });
     const record = chainRecord({ ...draft, ledger_serial: this.ledger.serial }, last, this.timestamp());
-    await this.backend.appendHistory(JSON.stringify(record), this.ledger.history_keep ?? defaultHistoryKeep);
+    const keep = this.ledger.history_keep ?? defaultHistoryKeep;
+    await this.backend.appendHistory(JSON.stringify(record), keep);
+    const kept = [...lines, JSON.stringify(record)].slice(-keep);
+    this.ledger.history_head = {
+      seq: record.seq,
+      hash: record.hash,
+      count: kept.length,
+      first: parseHistoryLine(kept[0] ?? '')?.seq ?? record.seq,
+    };
+    await this.backend.commit({
+      ledger: serializeLedger(this.ledger),
+      serial: this.ledger.serial,
+      expectedSerial: this.storedSerial,
+      journal: this.open.map((intent) => JSON.stringify(intent)),
+    });
     return record;
   }
 
@@ -437,4 +454,10 @@ function looksLikeLedger(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A new ledger's history is kept from its start: its anchor says so, and no record yet. */
+function anchoredFromStart(ledger: Ledger): Ledger {
+  ledger.history_head = { seq: 0, hash: null, count: 0, first: 0 };
+  return ledger;
 }

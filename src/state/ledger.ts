@@ -91,6 +91,24 @@ export interface Ledger {
    * (history.ts). The oldest beyond it are dropped as new ones are appended.
    */
   history_keep?: number;
+  /**
+   * The end of the history as the last append left it (history.ts): the newest record's number and
+   * hash, how many records are kept and the first of them. Written with every append, so a history
+   * cut short, emptied or deleted no longer matches its ledger, and `history verify` says so.
+   * Absent in ledgers written before the history was anchored.
+   */
+  history_head?: HistoryHead;
+}
+
+/** The history's end as its ledger anchors it; `seq` 0: no record yet. */
+export interface HistoryHead {
+  seq: number;
+  /** The newest record's hash (null with no record). */
+  hash: string | null;
+  /** Records kept after the last append (retention drops the oldest beyond `history_keep`). */
+  count: number;
+  /** The oldest record kept (0 with none): those before it were dropped by retention. */
+  first: number;
 }
 
 /** A hand-over of the account, as the ledger that made it records it. */

@@ -18,6 +18,9 @@ describe('option parsers', () => {
     expect(() => usdAmount('-1')).toThrow();
     expect(positiveInteger('8')).toBe(8);
     expect(() => positiveInteger('0')).toThrow();
+    // Number() would take these as 1000 and 1e20: a count is written in digits, within 2^53.
+    expect(() => positiveInteger('1e3')).toThrow('expected a whole number of at least 1, in digits (e.g. 5000)');
+    expect(() => positiveInteger('99999999999999999999')).toThrow('expected a whole number from 1 to 9007199254740991');
     expect(collect('b', collect('a'))).toEqual(['a', 'b']);
   });
 });

@@ -135,7 +135,7 @@ describe('history and revert', () => {
     const verified = await cli(['history', 'verify']);
     expect([verified.code, verified.stdout]).toEqual([
       0,
-      'the history of telform.state.json verifies: 3 records, #1 to #3, each chained to the one before\n',
+      'the history of telform.state.json verifies: 3 records, #1 to #3, each chained to the one before, the newest as the state anchors it\n',
     ]);
     expect((await cli(['history'])).stdout).toMatch(/\n#3 {2}\S+ \S+ UTC {2}revert of #2 {2}commit /);
 

@@ -108,7 +108,7 @@ describe('the history of applies', () => {
       first.type === 'apply' &&
         first.changes.find((change) => change.address === 'OriginationUri/pbx-backup')?.secrets_after?.password?.hmac,
     ).toMatch(/^[0-9a-f]{64}$/);
-    expect(verifyHistory(lines)).toEqual({ ok: true, count: 2, first: 1, last: 2, trimmed: false });
+    expect(verifyHistory(lines)).toEqual({ ok: true, count: 2, first: 1, last: 2, trimmed: false, anchored: false });
 
     // One byte of the second record changed: it is the one named.
     const edited = [lines[0] as string, (lines[1] as string).replace('sip2.pbx', 'sip3.pbx')];

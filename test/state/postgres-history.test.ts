@@ -82,6 +82,7 @@ describe('the history in a PostgreSQL state', () => {
       first: 1,
       last: 3,
       trimmed: false,
+      anchored: true,
     });
 
     const client = new pg.Client({ connectionString: url });
@@ -94,5 +95,46 @@ describe('the history in a PostgreSQL state', () => {
       await client.end();
     }
     expect((await verifyStateHistory(globals(), context)).verdict).toMatchObject({ ok: false, position: 2, seq: 2 });
+  });
+
+  it('names the newest records deleted from the table, and the table emptied, by the anchor in the ledger', async () => {
+    const context = harness.context(harness.envOf(0));
+    await harness.write('acl.yaml', acl(['203.0.113.30']));
+    const anchored = { ...globals(), workspace: 'anchored' };
+    for (const ip of ['203.0.113.30', '203.0.113.31']) {
+      await harness.write('acl.yaml', acl([ip]));
+      const run = await reconcile(
+        { paths: ['acl.yaml'] },
+        anchored,
+        approvalsFrom({}),
+        harness.context(harness.envOf(1)),
+        {
+          lock: true,
+        },
+      );
+      expect((await withReconciliation(run, () => applyReconciled(run, { parallelism: 4, waitMs: 0 }))).status).toBe(
+        'applied',
+      );
+    }
+    expect((await verifyStateHistory(anchored, context)).verdict).toMatchObject({ ok: true, count: 2, anchored: true });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        "DELETE FROM telform_history WHERE id = (SELECT max(id) FROM telform_history WHERE workspace = 'anchored')",
+      );
+      expect((await verifyStateHistory(anchored, context)).verdict).toMatchObject({
+        ok: false,
+        problem: 'the history ends at #1, but the ledger anchors #2 as its newest: #2 was removed from its end',
+      });
+      await client.query("DELETE FROM telform_history WHERE workspace = 'anchored'");
+      expect((await verifyStateHistory(anchored, context)).verdict).toMatchObject({
+        ok: false,
+        problem:
+          'the history holds no records, but the ledger anchors #2 as its newest (2 kept): it was emptied or deleted',
+      });
+    } finally {
+      await client.end();
+    }
   });
 });
