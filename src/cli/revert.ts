@@ -58,6 +58,12 @@ export function revertCommand(): Command {
     .addOption(
       approvalOption('maxNumbersAffected', 'approve a revert that breaks calls or messages of up to this many numbers'),
     )
+    .option(
+      '--over <apply>',
+      'put back a field apply N changed even though this later apply changed it again (repeatable; the plan names each conflict)',
+      (value: string, previous: number[]) => [...previous, positiveInteger(value)],
+      [],
+    )
     .addOption(approvalOption('forceDeletes'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option(
@@ -70,8 +76,10 @@ export function revertCommand(): Command {
     .addHelpText(
       'after',
       `
-A revert is planned from the state and the history, not from the manifests: an update gets back the
-values from before the apply, what it created is deleted, what it deleted is created again. What
+A revert is planned from the state and the history, not from the manifests: the fields the apply
+changed get back their values from before it (no other field), what it created is deleted, what it
+deleted is created again. A field a later apply changed again is a conflict: the plan names the field
+and the later apply, and the revert is refused unless --over LATER takes it back anyway. What
 cannot come back is said: a deleted campaign returns only as a new registration (new id, new
 vetting), refused without --allow-irreversible, and billed as a vetting review (15 USD, approved with
 --max-cost); a deleted brand (its profile has registered its one brand) and a released number not at all;
@@ -82,6 +90,7 @@ Examples:
   $ telform history                                         # find the apply: #42
   $ telform revert 42                                       # show the plan, ask, apply
   $ telform revert 42 -o revert-42.json                     # for review; then telform apply revert-42.json
+  $ telform revert 42 --over 43                             # also take back what #43 changed again
   $ telform revert 42 --write -f manifests/                 # the revert as a pull request
   $ telform revert 42 --auto-approve --allow-irreversible Campaign/spring --max-cost 15
   $ telform revert 42 --auto-approve --allow-irreversible all --max-cost 15 --wait 15m  # continue after the registry`,
@@ -175,6 +184,7 @@ function revertRequest(seq: number, input: RevertInput): RevertRequest {
       forceDeletes: flags.forceDeletes === true,
     }),
     allowSecretFilesOutside: flags.allowSecretFilesOutside,
+    over: flags.over,
   };
   return input.mode === 'save'
     ? { seq, mode: 'save', out: input.out, ...planning }

@@ -393,6 +393,13 @@ export const planSchema = z
       .describe(
         "telform revert N: the number of the apply in the state's history this plan puts back; applying it is recorded as a revert of #N.",
       ),
+    /** `revert N --over N2`: later applies whose changes to the same fields this plan takes back. */
+    reverts_over: z
+      .array(z.number())
+      .optional()
+      .describe(
+        'telform revert N --over N2: the later applies whose changes to the fields N changed this plan takes back anyway; recorded with the revert.',
+      ),
     values: z
       .array(
         z.object({

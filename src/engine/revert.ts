@@ -10,6 +10,7 @@ import type { Ledger, SecretFingerprint } from '../state/ledger.js';
 import type { DesiredResource, PlannerKinds, SecretSourceRef } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
 import { summarize } from './summary.js';
+import { stableJson } from '../util/stable-json.js';
 
 /** Kinds whose deleted object does not return at all: a released number goes back to the carrier. */
 const lostKinds = new Set(['PhoneNumber']);
@@ -28,6 +29,41 @@ export interface RevertSet {
   unrepeatable: Array<{ address: string; reason: string }>;
   /** What the revert does not do, and why (one sentence each). */
   notes: string[];
+  /** Per resource updated back: the fields put back to their values before #N. */
+  putBack: Map<string, string[]>;
+  /**
+   * Fields #N changed that a later apply changed again: put back only when each of those applies is
+   * given (`--over N2`); otherwise the revert is refused, naming them.
+   */
+  conflicts: RevertConflict[];
+  /** The later applies the user let the revert take fields back from (`--over`). */
+  over: number[];
+}
+
+export interface RevertConflict {
+  address: string;
+  field: string;
+  /** The later applies that changed the field again, oldest first. */
+  later: number[];
+  /** Every one of them was given with `--over`: the field is put back anyway. */
+  taken: boolean;
+}
+
+export interface RevertOptions {
+  /** The history's records after #N (any order): their changes to the same fields are conflicts. */
+  later?: readonly HistoryRecord[];
+  /** `--over N2`: later applies whose changes the revert may take back. */
+  over?: readonly number[];
+  kinds?: KindCatalog;
+}
+
+/** The top-level fields a change set to another value: those of its spec after that differ from before. */
+export function changedFields(change: Pick<HistoryChange, 'before' | 'after'>): string[] {
+  const before = change.before ?? {};
+  const after = change.after ?? {};
+  return Object.keys(after)
+    .filter((field) => stableJson(before[field]) !== stableJson(after[field]))
+    .sort();
 }
 
 /**
@@ -37,8 +73,19 @@ export interface RevertSet {
 export function revertSet(
   record: HistoryRecord & { type: 'apply' },
   ledger: Ledger,
-  kinds: KindCatalog = catalog,
+  options: RevertOptions = {},
 ): RevertSet {
+  const kinds = options.kinds ?? catalog;
+  const over = [...new Set(options.over ?? [])].sort((a, b) => a - b);
+  const laterChanges = (address: string) =>
+    (options.later ?? [])
+      .filter((later): later is HistoryRecord & { type: 'apply' } => later.type === 'apply' && later.seq > record.seq)
+      .sort((a, b) => a.seq - b.seq)
+      .flatMap((later) =>
+        later.changes
+          .filter((change) => change.address === address && change.result === 'done')
+          .map((change) => ({ seq: later.seq, change })),
+      );
   const wanted = new Map<string, DesiredResource>();
   for (const [address, entry] of Object.entries(ledger.resources)) {
     wanted.set(address, {
@@ -58,6 +105,9 @@ export function revertSet(
     lost: [],
     unrepeatable: [],
     notes: [],
+    putBack: new Map(),
+    conflicts: [],
+    over,
   };
   for (const change of record.changes) {
     if (change.result !== 'done') {
@@ -77,20 +127,62 @@ export function revertSet(
           );
           continue;
         }
+        for (const later of laterChanges(change.address))
+          if (later.change.action === 'update' || later.change.action === 'replace')
+            for (const field of changedFields(later.change)) {
+              // Deleting it takes back what later applies set on it too.
+              const taken = over.includes(later.seq);
+              const known = set.conflicts.find(
+                (conflict) => conflict.address === change.address && conflict.field === field,
+              );
+              if (known) {
+                known.later.push(later.seq);
+                known.taken &&= taken;
+              } else set.conflicts.push({ address: change.address, field, later: [later.seq], taken });
+            }
+        if (set.conflicts.some((conflict) => conflict.address === change.address && !conflict.taken)) continue;
         wanted.delete(change.address);
         set.targets.push(change.address);
         break;
       case 'update':
-      case 'replace':
+      case 'replace': {
         if (!managed || !change.before) {
+          const gone = laterChanges(change.address).find((later) => later.change.action === 'delete');
           set.notes.push(
-            `${change.address}: changed by apply #${record.seq}, no longer in the state; it is left as it is`,
+            gone
+              ? `${change.address}: changed by apply #${record.seq}, then deleted by apply #${gone.seq}; it is not brought back (revert #${gone.seq} does that)`
+              : `${change.address}: changed by apply #${record.seq}, no longer in the state; it is left as it is`,
           );
           continue;
         }
-        wanted.set(change.address, { ...managed, spec: { ...change.before } });
+        // Field by field: only what #N changed goes back, and only where no later apply changed it again.
+        const before = change.before;
+        const spec = { ...managed.spec };
+        const fields: string[] = [];
+        const later = laterChanges(change.address);
+        for (const field of changedFields(change)) {
+          const changedAgain = later.filter(
+            (next) =>
+              (next.change.action === 'update' || next.change.action === 'replace') &&
+              changedFields(next.change).includes(field),
+          );
+          const again = changedAgain.map((next) => next.seq);
+          // The last of them already set it back to what it was before #N (a revert of #N): no conflict.
+          const settledBack = stableJson(changedAgain.at(-1)?.change.after?.[field]) === stableJson(before[field]);
+          if (again.length > 0 && !settledBack) {
+            const taken = again.every((seq) => over.includes(seq));
+            set.conflicts.push({ address: change.address, field, later: again, taken });
+            if (!taken) continue;
+          }
+          if (field in before) spec[field] = before[field];
+          else delete spec[field];
+          fields.push(field);
+        }
+        set.putBack.set(change.address, fields);
+        wanted.set(change.address, { ...managed, spec });
         set.targets.push(change.address);
         break;
+      }
       case 'delete': {
         if (lostKinds.has(change.kind)) {
           set.lost.push({
@@ -100,6 +192,12 @@ export function revertSet(
           continue;
         }
         if (managed || !change.before) {
+          if (managed) {
+            const again = laterChanges(change.address).find((later) => later.change.action === 'create');
+            set.notes.push(
+              `${change.address}: deleted by apply #${record.seq}, and managed again${again ? ` since apply #${again.seq} created it` : ''}; it is left as it is`,
+            );
+          }
           if (!change.before)
             set.notes.push(
               `${change.address}: deleted by apply #${record.seq}, which had no spec of it (it was already gone); nothing to create`,
@@ -196,13 +294,85 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
     changes,
     summary: summarize(changes, plan.summary.api_reads ?? 0),
     reverts: set.seq,
+    ...(set.over.length > 0 ? { reverts_over: set.over } : {}),
     // The targets are the revert's own: say what it covers in its words, not as a `--target` the user gave.
     warnings: [
-      `revert of apply #${set.seq}: this plan covers only what that apply changed (${set.targets.join(', ') || 'nothing left to put back'}) and what it depends on; the rest of the account is left as it is`,
+      ...revertCoverage(set, changes),
       ...plan.warnings.filter((warning) => !warning.startsWith('--target: ')),
       ...set.notes,
     ],
   };
+}
+
+/**
+ * What the plan of a revert covers, exactly: the fields it puts back, what it deletes and creates
+ * again, the conflicts (refused, or taken with `--over`), and whatever else the plan changes that #N
+ * did not (what the put-back refers to, fields changed outside telform since).
+ */
+export function revertCoverage(set: RevertSet, changes: readonly PlannedChange[]): string[] {
+  const seq = set.seq;
+  const parts: string[] = [];
+  const fieldsOf = (address: string) => set.putBack.get(address) ?? [];
+  const byAction = (action: string) => changes.filter((change) => change.action === action);
+  const putBack = [...set.putBack].filter(([, fields]) => fields.length > 0);
+  if (putBack.length > 0)
+    parts.push(
+      `puts back ${putBack.map(([address, fields]) => `${address} ${fields.join(', ')}`).join('; ')} to the values before #${seq}`,
+    );
+  const targets = new Set(set.targets);
+  const deletes = byAction('delete').filter((change) => targets.has(change.address));
+  if (deletes.length > 0)
+    parts.push(`deletes what #${seq} created: ${deletes.map((change) => change.address).join(', ')}`);
+  const creates = changes.filter(
+    (change) => (change.action === 'create' || change.action === 'wait') && targets.has(change.address),
+  );
+  if (creates.length > 0)
+    parts.push(`creates again what #${seq} deleted: ${creates.map((change) => change.address).join(', ')}`);
+  const lines = [`revert of apply #${seq}: this plan ${parts.length > 0 ? parts.join('; ') : 'puts nothing back'}`];
+  // Fields the plan changes on a put-back resource that #N did not: the resource drifted since.
+  for (const change of changes) {
+    if (change.action !== 'update' || !set.putBack.has(change.address)) continue;
+    const own = new Set(fieldsOf(change.address));
+    const extra = [
+      ...new Set(change.patch.map((operation) => operation.path.split('/')[1] ?? '').filter((field) => field !== '')),
+    ].filter((field) => !own.has(field));
+    if (extra.length > 0)
+      lines.push(
+        `${change.address}: the plan also sets ${extra.join(', ')} back to what telform last applied (changed outside telform since; apply #${seq} did not change ${extra.length === 1 ? 'it' : 'them'})`,
+      );
+  }
+  const others = changes.filter(
+    (change) => !targets.has(change.address) && change.action !== 'noop' && change.action !== 'blocked',
+  );
+  if (others.length > 0)
+    lines.push(
+      `the plan also changes what the put-back refers to: ${others.map((change) => `${change.address} (${change.action})`).join(', ')}`,
+    );
+  for (const conflict of set.conflicts) {
+    const applies = conflict.later.map((later) => `#${later}`).join(' and ');
+    lines.push(
+      conflict.taken
+        ? `--over ${conflict.later.join(' --over ')}: ${conflict.address} ${conflict.field} is put back although apply ${applies} changed it again`
+        : `conflict: ${conflict.address} ${conflict.field} was changed again by apply ${applies}; it is not put back, and the revert is refused (--over ${conflict.later.join(' --over ')} puts it back anyway)`,
+    );
+  }
+  if (lines.length === 1 && set.conflicts.length === 0) lines[0] += '; nothing else in the account changes';
+  return lines;
+}
+
+/** The refusal of a revert whose conflicts were not all taken with `--over`, or undefined. */
+export function conflictRefusal(set: RevertSet): string | undefined {
+  const open = set.conflicts.filter((conflict) => !conflict.taken);
+  if (open.length === 0) return undefined;
+  const later = [...new Set(open.flatMap((conflict) => conflict.later))].sort((a, b) => a - b);
+  return `the revert of apply #${set.seq} is refused: ${open
+    .map(
+      (conflict) =>
+        `${conflict.address} ${conflict.field} was changed again by apply ${conflict.later.map((seq) => `#${seq}`).join(' and ')}`,
+    )
+    .join(
+      '; ',
+    )}; put ${open.length === 1 ? 'it' : 'them'} back anyway with ${later.map((seq) => `--over ${seq}`).join(' ')}`;
 }
 
 /** A create that cannot be made, as a blocked change: nothing sent, nothing billed. */

@@ -117,7 +117,8 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
 
 /** What the plan itself says it is: a revert's plan (saved by `revert -o`) is recorded as the revert of its apply. */
 function planTag(plan: Plan): HistoryTag {
-  return plan.reverts === undefined ? { trigger: 'apply' } : { trigger: 'revert', reverts: plan.reverts };
+  if (plan.reverts === undefined) return { trigger: 'apply' };
+  return { trigger: 'revert', reverts: plan.reverts, ...(plan.reverts_over ? { over: plan.reverts_over } : {}) };
 }
 
 /** The line the CLI prints for a protection recorded without a request. */

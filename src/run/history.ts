@@ -82,6 +82,7 @@ export async function recordApply(
           ? 'failed'
           : 'partial',
     ...(tag.reverts === undefined ? {} : { reverts: tag.reverts }),
+    ...(tag.over && tag.over.length > 0 ? { over: [...tag.over] } : {}),
     ...(tag.wave ? { wave: tag.wave } : {}),
     ...(signoff ? { signoff } : {}),
   };

@@ -11,11 +11,15 @@ import type { GlobalOptions, RunContext } from './context.js';
 import { withReconciliation } from './reconcile.js';
 import { reconcileRevert, revertOf, writeRevertBack, type RevertWrite } from './revert.js';
 import { planNotes } from './safety.js';
+import { conflictRefusal } from '../engine/revert.js';
+import { TelformError } from '../util/errors.js';
 import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
 import { outputGuard } from './output-file.js';
 
 interface RevertPlanning {
   approvals: PlanApprovals;
+  /** `--over N2`: later applies whose changes to the same fields the revert may take back. */
+  over?: readonly number[];
   allowSecretFilesOutside?: boolean | undefined;
 }
 
@@ -47,12 +51,22 @@ export async function revertApply(
   }
   const guard =
     request.mode === 'save' ? await assertPlanTarget(request.out, outputGuard('-o', [], globals, context)) : undefined;
-  const { run } = await reconcileRevert(seq, globals, request.approvals, context, {
+  const { run, set } = await reconcileRevert(seq, globals, request.approvals, context, {
     lock: request.mode === 'apply',
     allowSecretFilesOutside: request.allowSecretFilesOutside,
+    over: request.over ?? [],
   });
   return withReconciliation(run, async (): Promise<RevertOutcome> => {
     const watch = watcher.planned(plannedRun(run, planNotes(run.plan, request.approvals)));
+    // A field a later apply changed again is refused (the plan above names it) unless taken with --over.
+    const refused = conflictRefusal(set);
+    if (refused) {
+      watch.done?.();
+      throw new TelformError(
+        'revert_conflict',
+        `${refused}; nothing was ${request.mode === 'save' ? 'saved' : 'sent'}`,
+      );
+    }
     if (request.mode === 'save') {
       watch.done?.();
       if (guard) await writeSavedPlan(request.out, run.plan, run.session.authToken, guard);
@@ -62,7 +76,7 @@ export async function revertApply(
       const outcome = await applyReconciled(run, {
         parallelism: request.parallelism,
         waitMs: request.waitMs,
-        history: { trigger: 'revert', reverts: seq },
+        history: { trigger: 'revert', reverts: seq, ...(set.over.length > 0 ? { over: set.over } : {}) },
         ...followed(watch),
       });
       return { mode: 'apply', plan: run.plan, outcome };

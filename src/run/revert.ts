@@ -4,7 +4,7 @@
 // puts the before-values into the manifests instead, so the revert is reviewed as a pull request.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { markRevertPlan, revertSet, type RevertSet } from '../engine/revert.js';
+import { conflictRefusal, markRevertPlan, revertSet, type RevertSet } from '../engine/revert.js';
 import type { PlanApprovals } from '../engine/plan-types.js';
 import { loadDesired } from '../manifest/desired.js';
 import { rewriteManifest, type DocumentEdit } from '../manifest/write-back.js';
@@ -27,9 +27,11 @@ export async function reconcileRevert(
   globals: GlobalOptions,
   approvals: PlanApprovals,
   context: RunContext,
-  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined },
+  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined; over?: readonly number[] },
 ): Promise<RevertRun> {
-  const { record, set } = await revertOf(seq, globals, context);
+  const { record, set } = await revertOf(seq, globals, context, options.over ?? []);
+  const refused = set.targets.length === 0 ? conflictRefusal(set) : undefined;
+  if (refused) throw new TelformError('revert_conflict', `${refused}; nothing was sent`);
   if (set.targets.length === 0) {
     // No target would mean no limit: the plan would cover the whole account, which is not this revert.
     const why = [...set.lost.map((lost) => `${lost.address}: ${lost.reason}`), ...set.notes];
@@ -52,6 +54,7 @@ export async function revertOf(
   seq: number,
   globals: GlobalOptions,
   context: Pick<RunContext, 'io'>,
+  over: readonly number[] = [],
 ): Promise<{ record: HistoryRecord & { type: 'apply' }; set: RevertSet }> {
   const store = await openState(globals, context.io.env, { lock: false, notify: context.io.stderr });
   try {
@@ -84,7 +87,17 @@ export async function revertOf(
         'history_unknown',
         `apply #${seq} of ${store.file} changed nothing (every change failed or was skipped): there is nothing to revert`,
       );
-    return { record, set: revertSet(record, store.ledger) };
+    const newest = records[records.length - 1]?.seq ?? seq;
+    const unknown = over.filter((later) => later <= seq || later > newest);
+    if (unknown.length > 0)
+      throw new TelformError(
+        'bad_option',
+        `--over ${unknown.join(', ')}: names an apply after #${seq} whose changes the revert may take back (the history holds #${seq + 1} to #${newest})`,
+      );
+    return {
+      record,
+      set: revertSet(record, store.ledger, { later: records.filter((later) => later.seq > seq), over }),
+    };
   } finally {
     await store.close();
   }

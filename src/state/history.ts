@@ -84,6 +84,8 @@ export type HistoryEvent =
       result: 'applied' | 'partial' | 'failed';
       /** A revert: the number of the apply it put back. */
       reverts?: number;
+      /** A revert given `--over`: the later applies whose changes to the same fields it took back. */
+      over?: number[];
       /** A rollout's wave (`apply --accounts --waves`). */
       wave?: { number: number; of: number };
       /** The approval rules the plan passed, with the signed approvals (absent in records before them). */
@@ -144,6 +146,7 @@ export type HistoryRecord = HistoryEvent & {
 export interface HistoryTag {
   trigger: 'apply' | 'serve' | 'revert' | 'rollout';
   reverts?: number;
+  over?: number[];
   wave?: { number: number; of: number };
 }
 

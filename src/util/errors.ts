@@ -83,8 +83,10 @@ export const errorCodes = {
   state_journal_only: 'the state has no ledger yet, only the journal of an apply that stopped before writing it',
   state_path: 'the state path cannot be resolved to a file (a folder, a loop of symbolic links)',
   journal_corrupt: 'a journal record other than a torn last one is damaged',
-  history_broken: '`history verify` found a record that does not fit the chain (edited, removed or inserted)',
+  history_broken:
+    '`history verify` found a record that does not fit (edited, removed or inserted, the end cut short, the history emptied or lost)',
   history_unknown: '`revert` names an apply the history does not hold (never made, or dropped by retention)',
+  revert_conflict: '`revert` would put back a field a later apply changed again (`--over N` takes it anyway)',
   account_owned:
     'the account is owned by another ledger (its ownership marker names another lineage); this one may only read it',
   account_released: 'this ledger released the account (`state release`) and must claim it again to write to it',

@@ -244,7 +244,15 @@ describe('revert flags', () => {
     file: [],
     allowIrreversible: [],
     parallelism: 8,
+    over: [],
     ...flags,
+  });
+
+  it('reads --over only when the revert is planned', () => {
+    expect(parseRevertArguments(revert({ over: [3] })).input).toMatchObject({ mode: 'apply', flags: { over: [3] } });
+    expect(parseRevertArguments(revert({ write: true, file: ['m/'], over: [3] })).problems).toEqual([
+      '--over is read only when the revert is planned: --write writes what apply N changed, and a later change shows in the diff',
+    ]);
   });
 
   it('applies, saves (-o) or writes into the manifests (--write -f), one of the three', () => {

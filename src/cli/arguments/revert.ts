@@ -14,6 +14,8 @@ export interface RevertFlags {
   autoApprove?: boolean;
   parallelism: number;
   allowSecretFilesOutside?: boolean;
+  /** `--over N2` (repeatable): later applies whose changes to the same fields the revert may take back. */
+  over: number[];
 }
 
 /** What the revert does with its plan. */
@@ -41,6 +43,10 @@ export function parseRevertArguments(flags: RevertFlags): Parsed<RevertInput> {
     flags.wait !== undefined && (flags.write === true || flags.out !== undefined),
     () =>
       `--wait is read only when the revert is applied, not with ${flags.write ? '--write' : '-o'}${flags.out ? `; wait when applying it: telform apply ${flags.out} --wait DURATION` : ''}`,
+  );
+  problems.check(
+    flags.write === true && flags.over.length > 0,
+    '--over is read only when the revert is planned: --write writes what apply N changed, and a later change shows in the diff',
   );
   return problems.result((): RevertInput => {
     if (flags.write) return { mode: 'write', files: flags.file };
