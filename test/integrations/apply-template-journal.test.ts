@@ -146,6 +146,10 @@ describe('the GitHub apply workflow keeps the journal', () => {
     const ledger = JSON.parse(await readFile(path.join(third, 'telform.state.json'), 'utf8')) as { resources: object };
     expect(Object.keys(ledger.resources).sort()).toEqual(names.map((name) => `TrunkIpAcl/${name}`).sort());
     expect(git(third, 'ls-tree', '--name-only', 'origin/main').split('\n')).not.toContain('telform.state.json.journal');
+    // The history went with the state: the next runner's copy verifies against the ledger's anchor.
+    expect(git(third, 'ls-tree', '--name-only', 'origin/main').split('\n')).toContain('telform.state.json.history');
+    const verified = await runCli(['history', 'verify', '--state', 'telform.state.json'], { cwd: third, env: api.env });
+    expect([verified.code, verified.stderr]).toEqual([0, '']);
     const plan = await runCli(['plan', '-f', 'manifests', '--state', 'telform.state.json', '--detailed-exitcode'], {
       cwd: third,
       env: api.env,
