@@ -40,7 +40,7 @@ export interface RevertSet {
   over: number[];
 }
 
-export interface RevertConflict {
+interface RevertConflict {
   address: string;
   field: string;
   /** The later applies that changed the field again, oldest first. */
@@ -49,7 +49,7 @@ export interface RevertConflict {
   taken: boolean;
 }
 
-export interface RevertOptions {
+interface RevertOptions {
   /** The history's records after #N (any order): their changes to the same fields are conflicts. */
   later?: readonly HistoryRecord[];
   /** `--over N2`: later applies whose changes the revert may take back. */
@@ -58,7 +58,7 @@ export interface RevertOptions {
 }
 
 /** The top-level fields a change set to another value: those of its spec after that differ from before. */
-export function changedFields(change: Pick<HistoryChange, 'before' | 'after'>): string[] {
+function changedFields(change: Pick<HistoryChange, 'before' | 'after'>): string[] {
   const before = change.before ?? {};
   const after = change.after ?? {};
   return Object.keys(after)
@@ -309,7 +309,7 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
  * again, the conflicts (refused, or taken with `--over`), and whatever else the plan changes that #N
  * did not (what the put-back refers to, fields changed outside telform since).
  */
-export function revertCoverage(set: RevertSet, changes: readonly PlannedChange[]): string[] {
+function revertCoverage(set: RevertSet, changes: readonly PlannedChange[]): string[] {
   const seq = set.seq;
   const parts: string[] = [];
   const fieldsOf = (address: string) => set.putBack.get(address) ?? [];
