@@ -39,6 +39,7 @@ export function describeEvent(record: HistoryRecord): string {
           : record.trigger === 'serve'
             ? 'serve apply'
             : 'apply';
+      if (record.interrupted) return `${what} (interrupted; recorded from its journal by the next run)`;
       return record.wave ? `${what} (rollout wave ${record.wave.number}/${record.wave.of})` : what;
     }
     case 'state_edit':

@@ -90,6 +90,11 @@ export type HistoryEvent =
       wave?: { number: number; of: number };
       /** The approval rules the plan passed, with the signed approvals (absent in records before them). */
       signoff?: HistorySignoff;
+      /**
+       * An apply that stopped before it could record itself (killed, the machine lost): written by the
+       * next run that took the lock, from the journal it settled. Its plan and origin are not known.
+       */
+      interrupted?: { journal_from: string; settled_at: string };
     }
   | {
       type: 'state_edit';

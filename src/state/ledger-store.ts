@@ -12,7 +12,14 @@ import {
   type OwnershipEvent,
 } from './ledger.js';
 import type { StateBackend } from './backend.js';
-import { chainRecord, defaultHistoryKeep, parseHistoryLine, type HistoryDraft, type HistoryRecord } from './history.js';
+import {
+  chainRecord,
+  defaultHistoryKeep,
+  parseHistoryLine,
+  type HistoryChange,
+  type HistoryDraft,
+  type HistoryRecord,
+} from './history.js';
 
 /**
  * The ledger of a run, wherever it lives (a `StateBackend`: a file, a PostgreSQL workspace).
@@ -64,6 +71,8 @@ export class LedgerStore {
   /** The append in progress and those that follow it while records keep coming; undefined when idle. */
   private flushing: Promise<void> | undefined;
   private dirty = false;
+  /** The journal of an apply that stopped, found by this locking run: recorded in the history once. */
+  private interrupted: InterruptedApply | undefined;
 
   private constructor(
     private readonly backend: StateBackend,
@@ -120,8 +129,11 @@ export class LedgerStore {
       if (options.binding)
         assertLedgerBinding(ledger, options.binding.endpoint, options.binding.account, backend.location);
       const storedSerial = stored.ledger === undefined ? undefined : ledger.serial;
+      // A locking run that finds a journal finds an apply that stopped before it recorded itself: what
+      // its entries were before, so that the run can write its history record once it is settled.
+      const interrupted = options.lock && records.length > 0 ? interruptedApply(ledger, records) : undefined;
       const { uncertain, replayed, lastSeq } = replayJournal(ledger, records);
-      return new LedgerStore(
+      const store = new LedgerStore(
         backend,
         ledger,
         uncertain,
@@ -132,6 +144,8 @@ export class LedgerStore {
         storedSerial,
         options.clock ?? systemClock,
       );
+      store.interrupted = interrupted;
+      return store;
     } catch (error) {
       await backend.close();
       throw error;
@@ -239,6 +253,37 @@ export class LedgerStore {
    */
   async appendHistory(draft: HistoryDraft): Promise<HistoryRecord> {
     this.assertLocked();
+    await this.recordInterrupted();
+    return this.appendRecord(draft);
+  }
+
+  /**
+   * Writes the history record of the stopped apply this run found in the journal, once: what its
+   * journal says it changed, with what settling found (an operation still open is `pending`).
+   * Called before this run's own record, and when the run closes without one.
+   */
+  async recordInterrupted(): Promise<void> {
+    const found = this.interrupted;
+    if (!found || !this.locked) return;
+    this.interrupted = undefined;
+    await this.compact();
+    const changes = interruptedChanges(found, this.ledger, this.open);
+    if (changes.length === 0) return;
+    await this.appendRecord({
+      type: 'apply',
+      trigger: 'apply',
+      origin: {},
+      plan: { digest: '', created_at: found.from },
+      approvals: {},
+      changes,
+      requests: 0,
+      fees_usd: 0,
+      result: changes.every((change) => change.result === 'done') ? 'applied' : 'partial',
+      interrupted: { journal_from: found.from, settled_at: this.timestamp() },
+    });
+  }
+
+  private async appendRecord(draft: HistoryDraft): Promise<HistoryRecord> {
     await this.persist();
     const lines = await this.backend.readHistory();
     const tail = lines[lines.length - 1];
@@ -320,7 +365,10 @@ export class LedgerStore {
   /** Compacts and releases the lock; safe to call more than once. */
   async close(): Promise<void> {
     try {
-      if (this.locked) await this.compact();
+      if (this.locked) {
+        await this.recordInterrupted();
+        await this.compact();
+      }
     } finally {
       await this.backend.close();
     }
@@ -460,4 +508,53 @@ function looksLikeLedger(text: string): boolean {
 function anchoredFromStart(ledger: Ledger): Ledger {
   ledger.history_head = { seq: 0, hash: null, count: 0, first: 0 };
   return ledger;
+}
+
+/** What a locking run found of a stopped apply: its journal's first time and its entries before it. */
+interface InterruptedApply {
+  from: string;
+  before: Map<string, LedgerEntry | undefined>;
+}
+
+function interruptedApply(ledger: Ledger, records: readonly JournalRecord[]): InterruptedApply {
+  const before = new Map<string, LedgerEntry | undefined>();
+  for (const record of records)
+    if (!before.has(record.address)) {
+      const entry = ledger.resources[record.address];
+      before.set(record.address, entry ? structuredClone(entry) : undefined);
+    }
+  return { from: records[0]?.at ?? '', before };
+}
+
+/** The changes a stopped apply made, from its entries before and the ledger once settled. */
+function interruptedChanges(
+  found: InterruptedApply,
+  ledger: Ledger,
+  open: readonly UncertainOperation[],
+): HistoryChange[] {
+  const changes: HistoryChange[] = [];
+  for (const [address, before] of found.before) {
+    const after = ledger.resources[address];
+    const pending = open.find((intent) => intent.address === address);
+    const action = !before ? 'create' : !after ? 'delete' : before.id !== after.id ? 'replace' : 'update';
+    if (!pending && before && after && action === 'update' && JSON.stringify(before) === JSON.stringify(after))
+      continue;
+    if (!pending && !before && !after) continue;
+    const kind = (after ?? before)?.kind ?? pending?.kind ?? address.split('/')[0] ?? '';
+    const id = after?.id ?? before?.id ?? pending?.id;
+    changes.push({
+      address,
+      kind,
+      action: pending && !before && !after ? pending.action : action,
+      ...(id ? { id } : {}),
+      ...(before ? { before: { ...before.applied_spec } } : {}),
+      ...(after ? { after: { ...after.applied_spec } } : {}),
+      ...(before && Object.keys(before.secrets).length > 0 ? { secrets_before: before.secrets } : {}),
+      ...(after && Object.keys(after.secrets).length > 0 ? { secrets_after: after.secrets } : {}),
+      requests: 0,
+      fees_usd: 0,
+      result: pending ? 'pending' : 'done',
+    });
+  }
+  return changes.sort((a, b) => a.address.localeCompare(b.address));
 }
