@@ -18,6 +18,7 @@ describe('telform explain', () => {
         '  type: one of: enabled, disabled',
         '  Whether the trunk carries calls.',
         '  optional, default "enabled"',
+        "  rule: some reads of the API leave it out: it is then unknown, compared with the value telform last applied (or the manifest's, before the first apply), never drift or a reason to replace",
         '  change: in place: updated on the existing object',
         // A trunk with numbers attached cannot turn outbound.
         '  change: blocked while the live object is in a state the API refuses updates in (the plan says which)',

@@ -25,7 +25,7 @@ describe('loadPolicyFile', () => {
     expect(error).toBeInstanceOf(TelformError);
     expect((error as TelformError).code).toBe('policy_invalid');
     expect((error as TelformError).message).toBe(
-      'unknown field "rule"; did you mean "rules"? (a policy file holds apiVersion, kind, metadata, rules)',
+      'unknown field "rule"; did you mean "rules"? (a policy file holds apiVersion, kind, metadata, rules, people, approvals, freeze)',
     );
     expect((error as TelformError).place?.source).toEqual({ file: 'p.yaml', line: 9, column: 1 });
   });
