@@ -43,8 +43,8 @@ export function outputGuard(
   return { option, cwd: context.io.cwd, inputs, state: stateLocation(globals, context.io.env).state };
 }
 
-/** The extensions of files a folder input holds that a later run reads (manifests, tests, policies). */
-const readInFolders = /\.(ya?ml|json)$/i;
+/** The extensions of files a folder input holds that a later run reads: manifests are YAML (a saved plan beside them is not). */
+const readInFolders = /\.ya?ml$/i;
 
 /** `-o x is …` or `-o x: …`, as the reason reads. */
 function refuse(guard: OutputGuard, given: string, reason: string): TelformError {

@@ -49,10 +49,10 @@ describe('telform validate', () => {
     expect(await validate('-f', 'acl.yaml', '-f', 'trunk.yaml')).toBe(1);
     expect(stdout).toBe(
       [
-        // A value rule is a held value at validate (plan refuses to create it); a missing ref is an error.
-        'trunk.yaml:6:20  Trunk/out  spec.trunk_direction: warning: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
+        // With no state every object is new: a value rule and a missing ref are both errors.
+        'trunk.yaml:6:20  Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (no state at telform.state.json: a new object must meet this rule; if the account already holds this value, pass --state with the account\'s state, or run telform import so a state records it)',
         'trunk.yaml:7:22  Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests; did you mean "office"?',
-        'invalid: 1 error, 1 warning in 2 files',
+        'invalid: 2 errors, 0 warnings in 2 files',
         '',
       ].join('\n'),
     );
@@ -63,9 +63,9 @@ describe('telform validate', () => {
     expect(await validate('-f', 'trunk.yaml', '--format', 'github')).toBe(1);
     expect(stdout).toBe(
       [
-        '::warning file=trunk.yaml,line=6,col=20,title=telform held_value::Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
+        '::error file=trunk.yaml,line=6,col=20,title=telform rule::Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (no state at telform.state.json: a new object must meet this rule; if the account already holds this value, pass --state with the account\'s state, or run telform import so a state records it)',
         '::error file=trunk.yaml,line=7,col=22,title=telform ref_missing::Trunk/out  spec.ipacl_uuid.ref: no TrunkIpAcl named "ofice" in these manifests',
-        'invalid: 1 error(s), 1 warning(s)',
+        'invalid: 2 error(s), 0 warning(s)',
         '',
       ].join('\n'),
     );
@@ -78,10 +78,10 @@ describe('telform validate', () => {
     expect(issues.map(({ fingerprint, ...issue }) => ({ ...issue, fingerprint: typeof fingerprint }))).toEqual([
       {
         description:
-          'Trunk/out  spec.trunk_direction: warning: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
-        check_name: 'held_value',
+          'Trunk/out  spec.trunk_direction: must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (no state at telform.state.json: a new object must meet this rule; if the account already holds this value, pass --state with the account\'s state, or run telform import so a state records it)',
+        check_name: 'rule',
         fingerprint: 'string',
-        severity: 'minor',
+        severity: 'major',
         location: { path: 'trunk.yaml', lines: { begin: 6 } },
       },
       {
@@ -101,21 +101,21 @@ describe('telform validate', () => {
     expect(report).toMatchObject({
       format_version: 1,
       valid: false,
-      error_count: 1,
-      warning_count: 1,
+      error_count: 2,
+      warning_count: 0,
       resource_count: 1,
       files: ['trunk.yaml'],
     });
     expect((report['problems'] as unknown[])[0]).toEqual({
-      severity: 'warning',
-      code: 'held_value',
+      severity: 'error',
+      code: 'rule',
       file: 'trunk.yaml',
       line: 6,
       column: 20,
       address: 'Trunk/out',
       field: 'spec.trunk_direction',
       message:
-        'must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (valid while the account holds it; a create, or a change of this field, must meet this rule)',
+        'must be one of inbound, outbound (got "outbond"); did you mean "outbound"? (no state at telform.state.json: a new object must meet this rule; if the account already holds this value, pass --state with the account\'s state, or run telform import so a state records it)',
       related: null,
     });
   });

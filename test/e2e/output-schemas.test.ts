@@ -38,7 +38,7 @@ describe('committed schemas', () => {
 
 describe('reports of the built CLI', () => {
   it('validate --format json matches the validate schema, valid or not', async () => {
-    // A wrong type is an error; a broken value rule a held value (a warning, refused by plan).
+    // A wrong type is an error; so is a broken value rule of an object no state records (every object is new).
     await writeFile(path.join(folder, 'acl.yaml'), acl('{ ip: 1 }'));
     const invalid = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(invalid.code).toBe(1);
@@ -48,11 +48,11 @@ describe('reports of the built CLI', () => {
     ]);
     await writeFile(path.join(folder, 'acl.yaml'), acl('999.0.0.1'));
     const held = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
-    expect(held.code).toBe(0);
+    expect(held.code).toBe(1);
     const heldReport = validateReportSchema.parse(JSON.parse(held.stdout));
     expect(
       heldReport.problems.map((problem) => [problem.severity, problem.code, problem.line, problem.address]),
-    ).toEqual([['warning', 'held_value', 6, 'TrunkIpAcl/office']]);
+    ).toEqual([['error', 'rule', 6, 'TrunkIpAcl/office']]);
     await writeFile(path.join(folder, 'acl.yaml'), acl('203.0.113.10'));
     const valid = await cli(['validate', '-f', 'acl.yaml', '--format', 'json']);
     expect(validateReportSchema.parse(JSON.parse(valid.stdout))).toMatchObject({ valid: true, problems: [] });
