@@ -20,7 +20,6 @@ import {
   type Reconciliation,
 } from './reconcile.js';
 import { rehearse, type StartReplica } from './rehearse.js';
-import { passApprovalGate } from './approval-gate.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { planNotes } from './safety.js';
 import { readValues, type ValuesInput } from './values-input.js';
@@ -102,14 +101,20 @@ export async function applyManifests(
   return withReconciliation(reconciled, async (): Promise<ApplyRequestOutcome> => {
     // The approval rules judge before anything is shown as about to run: a refusal sends nothing.
     const gate = request.approvalGate ?? {};
-    const { violations, signoff } = await passApprovalGate(reconciled.plan, reconciled.violations, {
-      policies: request.options.policies ?? [],
-      ...('savedPlan' in source ? { planFile: source.savedPlan } : {}),
-      ...(gate.approvalsFolder === undefined ? {} : { approvalsFolder: gate.approvalsFolder }),
-      ...(gate.emergency === undefined ? {} : { emergency: gate.emergency }),
-      clock: gate.clock ?? systemClock,
-      cwd: context.io.cwd,
-    });
+    // The rules live in policy files: without one, nothing loads the policy reader (YAML, CEL) at all.
+    const judgesApprovals = (request.options.policies ?? []).length > 0 || gate.emergency !== undefined;
+    const { passApprovalGate } = judgesApprovals ? await import('./approval-gate.js') : { passApprovalGate: undefined };
+    const { violations, signoff } =
+      passApprovalGate === undefined
+        ? { violations: [...reconciled.violations], signoff: undefined }
+        : await passApprovalGate(reconciled.plan, reconciled.violations, {
+            policies: request.options.policies ?? [],
+            ...('savedPlan' in source ? { planFile: source.savedPlan } : {}),
+            ...(gate.approvalsFolder === undefined ? {} : { approvalsFolder: gate.approvalsFolder }),
+            ...(gate.emergency === undefined ? {} : { emergency: gate.emergency }),
+            clock: gate.clock ?? systemClock,
+            cwd: context.io.cwd,
+          });
     const run: Reconciliation = { ...reconciled, violations };
     const watch = watcher.planned(plannedRun(run, planNotes(run.plan, run.plan.approvals)));
     const following = {
