@@ -58,12 +58,7 @@ export function revertCommand(): Command {
     .addOption(
       approvalOption('maxNumbersAffected', 'approve a revert that breaks calls or messages of up to this many numbers'),
     )
-    .option(
-      '--over <apply>',
-      'put back a field apply N changed even though this later apply changed it again (repeatable; the plan names each conflict)',
-      (value: string, previous: number[]) => [...previous, positiveInteger(value)],
-      [],
-    )
+    .addOption(approvalOption('over'))
     .addOption(approvalOption('forceDeletes'))
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option(

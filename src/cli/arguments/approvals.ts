@@ -2,7 +2,7 @@
 // declared once with its one checked parser: every command that takes one (plan, apply, revert) adds
 // it from here, so a bad value (`--max-cost abc`) is the same one-line user error everywhere.
 import { InvalidArgumentError, Option } from 'commander';
-import { collect, count, usdAmount } from '../option-parsers.js';
+import { collect, count, positiveInteger, usdAmount } from '../option-parsers.js';
 
 /** `Kind/name` (or `Kind/#id`), or `all`. */
 function approvedAddress(value: string, previous: string[] = []): string[] {
@@ -18,6 +18,11 @@ function lintRule(value: string, previous: string[] = []): string[] {
   return collect(value, previous);
 }
 
+/** A later apply's number whose changes a revert may take back (repeatable). */
+function laterApply(value: string, previous: number[] = []): number[] {
+  return [...previous, positiveInteger(value)];
+}
+
 /** Each approval flag, by the attribute commander gives it. */
 const approvalFlags = {
   allowIrreversible: (help: string) =>
@@ -27,6 +32,7 @@ const approvalFlags = {
   allowLint: (help: string) => new Option('--allow-lint <rule>', help).argParser(lintRule).default([]),
   forceDeletes: (help: string) => new Option('--force-deletes', help),
   allowEmpty: (help: string) => new Option('--allow-empty', help),
+  over: (help: string) => new Option('--over <apply>', help).argParser(laterApply).default([]),
 } as const;
 
 type ApprovalFlagName = keyof typeof approvalFlags;
@@ -40,6 +46,7 @@ const defaultHelp: Record<ApprovalFlagName, string> = {
     'approve submitting campaigns despite error-level findings of this 10DLC lint rule (repeatable; "all" for every rule)',
   forceDeletes: 'approve deleting all of a kind, or more than 30% of a kind with 10 or more',
   allowEmpty: 'approve manifests that hold no resource (deletes everything telform manages)',
+  over: 'put back a field apply N changed even though this later apply changed it again (repeatable; the plan names each conflict)',
 };
 
 /** An approval option as a command takes it, from the one declaration (its help in the command's words if given). */
