@@ -7,6 +7,7 @@
 // pointed at an overload of our own that runs RE2 (linear in its input, no back-references).
 import { Environment, EvaluationError, type ParseResult } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { isNode } from './policy-cost.js';
 
 /**
  * Every rule's environment: variables are maps and lists of dynamic values (docs/policies.md lists
@@ -40,17 +41,6 @@ policyEnvironment.registerFunction(`string.${linearMatches}(string): bool`, (tex
   // CEL's matches() is true when the pattern matches any part of the string.
   patternOf(source).test(text),
 );
-
-interface CelNode {
-  op: string;
-  args: unknown;
-}
-
-function isNode(value: unknown): value is CelNode {
-  return (
-    value !== null && typeof value === 'object' && typeof (value as { op?: unknown }).op === 'string' && 'args' in value
-  );
-}
 
 /** Points every `x.matches(y)` of a syntax tree at the linear-time overload. */
 function useLinearMatches(value: unknown, seen = new Set<unknown>()): void {

@@ -12,12 +12,13 @@ export const policyCostBudget = 1_000_000;
 const assumedListLength = 50;
 const comprehensions = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
+/** A node of cel-js's parsed tree (the shape this module and the matches() rewrite walk). */
 interface CelNode {
   op: string;
   args: unknown;
 }
 
-function isNode(value: unknown): value is CelNode {
+export function isNode(value: unknown): value is CelNode {
   return (
     value !== null && typeof value === 'object' && typeof (value as { op?: unknown }).op === 'string' && 'args' in value
   );
