@@ -1,4 +1,5 @@
 import type { ApiClient, ApiResponse, RequestOptions } from './client.js';
+import { TelformError } from '../util/errors.js';
 import { ApiRequestError, OutcomeUnknownError, RetriesExhaustedError } from './errors.js';
 
 /**
@@ -11,10 +12,16 @@ export type CreateOutcome<T> =
   /** The create had happened although its response was lost: `found` is what the lookup found. */
   | { kind: 'recovered'; found: unknown };
 
+/** What `lookup` answers when the reads cannot tell whether the create happened: nothing is sent again. */
+export const cannotTell = Symbol('cannot tell');
+
 /**
  * Sends a create. When its outcome is unknown, `lookup` reads the API by natural key (a create) or
- * for the entry (an entry add): if it finds the object, that is adopted; otherwise the create is
- * sent again. Bounded: after `maxAttempts` unknown outcomes it gives up with the last error.
+ * for the entry (an entry add): if it finds the object, that is adopted; if it answers `cannotTell`
+ * (the reads do not show the name), or `resend` is false (a billed or irreversible kind), nothing is
+ * sent again: the error says so, and the journal's open intent lets the next run settle it from the
+ * account. Otherwise (the reads show the create did not happen) it is sent again. Bounded: after
+ * `maxAttempts` unknown outcomes it gives up with the last error.
  */
 export async function createWithRecovery<T>(
   client: ApiClient,
@@ -22,6 +29,7 @@ export async function createWithRecovery<T>(
   body: Record<string, unknown>,
   lookup: () => Promise<unknown>,
   maxAttempts = 4,
+  resend = true,
 ): Promise<CreateOutcome<T>> {
   let lastError: OutcomeUnknownError | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
@@ -31,7 +39,14 @@ export async function createWithRecovery<T>(
       if (!(error instanceof OutcomeUnknownError)) throw error;
       lastError = error;
       const found = await lookup();
-      if (found !== undefined) return { kind: 'recovered', found };
+      if (found !== undefined && found !== cannotTell) return { kind: 'recovered', found };
+      if (found === cannotTell || !resend) {
+        throw new TelformError(
+          'create_outcome_unknown',
+          `POST ${path} got no answer and ${found === cannotTell ? 'the account’s reads cannot tell whether it made the object' : 'the object cannot be found yet'}; it was not sent again (that could make a second one): the next run settles it from the account`,
+          { cause: error },
+        );
+      }
     }
   }
   throw new RetriesExhaustedError(

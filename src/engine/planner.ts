@@ -186,6 +186,15 @@ export function buildPlan(given: PlanInputs): Plan {
     }
   }
   addRepointing(drafts, context);
+  // A create an interrupted apply may have made, which the account's reads cannot tell apart from others:
+  // never sent again blind (settle.ts), so blocked until a person says which object it is.
+  for (const settlement of inputs.settled) {
+    if (settlement.outcome !== 'ambiguous') continue;
+    const draft = drafts.find((item) => item.address === settlement.address);
+    if (!draft || (draft.action !== 'create' && draft.action !== 'replace')) continue;
+    draft.action = 'blocked';
+    unknownAddresses.add(draft.address);
+  }
   blockDependents(drafts, unknownAddresses, kinds, context.desiredByAddress);
   for (const draft of drafts) {
     const old = followed.moves.get(draft.address);

@@ -166,7 +166,9 @@ async function settleUncertain(inputs: PrepareInputs, live: LiveModel): Promise<
     reread,
     now: inputs.now,
   });
-  for (const settlement of settlements) await inputs.store.settle(settlement.address, settlement.entry);
+  // An ambiguous create stays uncertain: every run blocks it until the account or the state says which object it made.
+  for (const settlement of settlements)
+    if (settlement.outcome !== 'ambiguous') await inputs.store.settle(settlement.address, settlement.entry);
   return settlements;
 }
 

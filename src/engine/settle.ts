@@ -1,4 +1,3 @@
-import { TelformError } from '../util/errors.js';
 import { sameValue } from '../resources/collection-crud.js';
 import type { LiveObject } from '../resources/live-side.js';
 import type { UncertainOperation } from '../state/journal.js';
@@ -23,13 +22,22 @@ import type { LiveModel, PlannerKind } from './model.js';
  * Pure: the caller reads the lists and re-reads objects, then records the outcomes.
  */
 
+/** A field's value as text, to tell whether a read shows it: `""`, null and absent are none. */
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  return value === undefined || value === null ? undefined : JSON.stringify(value);
+}
+
 /** How far the API's clock may be behind ours, and its whole-second timestamps, when comparing creation times. */
 export const clockSkewMs = 60_000;
 
 export interface Settlement {
   address: string;
   action: UncertainOperation['action'];
-  outcome: 'claimed' | 'not_found' | 'applied' | 'not_applied' | 'deleted' | 'not_deleted' | 'gone' | 'unknown';
+  outcome:
+    'claimed' | 'not_found' | 'ambiguous' | 'applied' | 'not_applied' | 'deleted' | 'not_deleted' | 'gone' | 'unknown';
+  /** `ambiguous`: the objects that might be the one the create made; its change is blocked, never sent again. */
+  candidates?: string[];
   /** The ledger entry to record (`null`: forget it; undefined: keep it as it is). */
   entry: LedgerEntry | null | undefined;
   /** One sentence for the plan: what was found and why. */
@@ -120,29 +128,50 @@ function settleCreate(
   );
   const compared = comparedFields(kind, sent);
   const earliest = Date.parse(intent.at) - clockSkewMs;
-  const candidates = (inputs.live.get(kind.kind) ?? []).filter(
-    (object) =>
-      !owned.has(object.id) &&
-      !claimed.has(object.id) &&
-      kind.live.naturalKey(object.spec) === key &&
-      compared.every((field) => (object.unread ?? []).includes(field) || sameValue(object.spec[field], sent[field])) &&
-      (object.createdAt === undefined || Date.parse(object.createdAt) >= earliest),
-  );
-  if (candidates.length > 1) {
-    throw new TelformError(
-      'ambiguous_create',
-      `${intent.address}: an earlier apply stopped while creating it, and ${candidates.length} objects nobody owns could be the one it made (${candidates.map((object) => object.id).join(', ')}: same name and fields); they are alike, so delete all but one of them (by hand: nobody owns them), then run again`,
-      { place: { address: intent.address } },
+  // A read that leaves out the name (list rows without an alias) or a field neither proves nor refutes:
+  // such an object stays a candidate, and only what the read does show must match.
+  const candidates = (inputs.live.get(kind.kind) ?? []).filter((object) => {
+    if (owned.has(object.id) || claimed.has(object.id)) return false;
+    const liveKey = kind.live.naturalKey(object.spec);
+    if (liveKey !== undefined && liveKey !== key) return false;
+    const unread = object.unread ?? [];
+    return (
+      compared.every((field) => unread.includes(field) || sameValue(object.spec[field], sent[field])) &&
+      (object.createdAt === undefined || Date.parse(object.createdAt) >= earliest)
     );
-  }
-  const [found] = candidates;
-  if (!found)
+  });
+  const [only] = candidates;
+  if (candidates.length === 0)
     return outcome(
       intent,
       'not_found',
       undefined,
       `no ${kind.kind} named "${key}" with the fields it sent exists, so it did not happen`,
     );
+  // One candidate is the one it made when its name shows, or when the account dates it after the create
+  // began and it shows a field the create sent; anything less cannot tell, and the create is never sent again blind.
+  const named = only !== undefined && kind.live.naturalKey(only.spec) === key;
+  const dated =
+    only !== undefined &&
+    only.createdAt !== undefined &&
+    compared.some((field) => !(only.unread ?? []).includes(field) && text(only.spec[field]) !== undefined);
+  if (candidates.length > 1 || !(named || dated)) {
+    const ids = candidates.map((object) => object.id);
+    const why =
+      candidates.length > 1
+        ? `${ids.length} objects nobody owns could be the one it made (${ids.join(', ')}), and the account's reads cannot tell them apart`
+        : `${ids[0]} might be the one it made, but the account's reads show neither its name nor when it was made`;
+    return {
+      ...outcome(
+        intent,
+        'ambiguous',
+        undefined,
+        `${why}; it is not created again (that could make a second ${kind.kind}${kind.live.billableUpdateUsd > 0 || kind.live.irreversibleDelete ? ', billed or irreversible' : ''}): adopt the right one with \`telform import\` or delete the ones that are not, then run again`,
+      ),
+      candidates: ids,
+    };
+  }
+  const found = only as LiveObject;
   claimed.add(found.id);
   const superseded = [
     ...(entry?.superseded ?? []),
@@ -163,7 +192,9 @@ function settleCreate(
     intent,
     'claimed',
     claimedEntry,
-    `claimed ${kind.kind} ${found.id}, the only object nobody owns named "${key}" with every field that create sent${when}`,
+    named
+      ? `claimed ${kind.kind} ${found.id}, the only object nobody owns named "${key}" with every field that create sent${when}`
+      : `claimed ${kind.kind} ${found.id}, the only object nobody owns made since with every field that create sent the account shows (its name is not read back)${when}`,
   );
 }
 

@@ -39,11 +39,15 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
         .map((reason) => ({ code: String(reason.code ?? ''), message: String(reason.message ?? '') }))
     : [];
   // A read without `brand_type` (production's reads may leave it out) leaves it unknown, never the schema's default.
-  const unread = type === undefined ? { unread: ['brand_type'] } : {};
+  // So may list rows leave out the alias (two SDKs' list mocks).
+  const missing = [...(alias === undefined ? ['brand_alias'] : []), ...(type === undefined ? ['brand_type'] : [])];
+  const unread = missing.length > 0 ? { unread: missing } : {};
+  const createdAt = text((raw as Record<string, unknown>).created_at);
   return {
     id,
     spec,
     ...unread,
+    ...(createdAt === undefined ? {} : { createdAt }),
     registry: {
       registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
       ...(reasons.length > 0 ? { declined_reasons: reasons } : {}),
@@ -92,10 +96,18 @@ export const brandLive: LiveSide = {
       ...(url === undefined ? {} : { url, method: spec.method }),
     };
     // A lost answer is recovered by the profile: it can have made this brand only (docs/state-and-safety.md).
-    const outcome = await createWithRecovery<Record<string, unknown>>(client, brandPath, body, async () => {
-      const found = (await listBrands(client)).find((brand) => brand.profile_uuid === profileUuid);
-      return found === undefined ? undefined : String(found.brand_id);
-    });
+    const outcome = await createWithRecovery<Record<string, unknown>>(
+      client,
+      brandPath,
+      body,
+      async () => {
+        const found = (await listBrands(client)).find((brand) => brand.profile_uuid === profileUuid);
+        return found === undefined ? undefined : String(found.brand_id);
+      },
+      4,
+      // A brand registration is vetted and irreversible: never sent again on doubt.
+      false,
+    );
     if (outcome.kind === 'recovered') return { id: String(outcome.found) };
     return { id: createdId(outcome.response.body, brandCreateAnswer, brandPath) };
   },
@@ -114,7 +126,7 @@ export const brandLive: LiveSide = {
     replaceOn: [],
     immutable: ['profile_uuid', 'brand_alias', 'brand_type', ...unreadable],
     unreadable,
-    mayBeUnread: ['brand_type'],
+    mayBeUnread: ['brand_alias', 'brand_type'],
   },
   // A read also lists the brand's campaigns; a delete is read back.
   requests: { read: 2, delete: 2 },

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { OutcomeUnknownError } from '../api/errors.js';
-import { createWithRecovery } from '../api/writes.js';
+import { cannotTell, createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import {
@@ -158,7 +158,7 @@ function countNumbers(numbers: readonly RawNumber[]): Map<string, NumberCounts> 
  * seven of the eight attributes, no message flow or replies, and older ones no vertical, samples or
  * attributes at all. The alias and brand are not among them: they name and place the campaign.
  */
-const mayBeUnread = [...textFields, 'sub_usecases', ...campaignAttributes].sort();
+const mayBeUnread = ['campaign_alias', ...textFields, 'sub_usecases', ...campaignAttributes].sort();
 
 /** A member the body leaves out (or gives as null): unknown, where `""` or `false` is a value. */
 function missing(record: Record<string, unknown>, field: string): boolean {
@@ -181,6 +181,8 @@ function unreadCampaignFields(raw: RawCampaign, spec: Record<string, unknown>): 
     unread.push('sub_usecases');
   }
   for (const attribute of campaignAttributes) if (missing(attributes, attribute)) unread.push(attribute);
+  // List rows may carry no alias at all (two SDKs' list mocks): unknown, not removed.
+  if (missing(raw, 'campaign_alias')) unread.push('campaign_alias');
   return unread.sort();
 }
 
@@ -193,9 +195,12 @@ export function normaliseCampaign(raw: RawCampaign, numbers: NumberCounts | unde
   const errorReason = text(raw.error_reason);
   const spec = normaliseCampaignSpec(raw);
   const unread = unreadCampaignFields(raw, spec);
+  const createdAt = text(raw.created_at);
   return {
     id,
     spec,
+    // When the registry made it: settling a lost register claims only a campaign made since.
+    ...(createdAt === undefined ? {} : { createdAt }),
     ...(unread.length === 0 ? {} : { unread }),
     registry: {
       registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
@@ -247,7 +252,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 function isRegisteredFrom(raw: RawCampaign, spec: ResolvedSpec): boolean {
   const live = normaliseCampaignSpec(raw);
   if (live.import !== undefined) return false;
-  // A field the read leaves out cannot tell the two apart; the ones it returns must match.
+  // A field the read leaves out cannot tell the two apart; the ones it returns must match. List rows
+  // may carry no alias at all.
   const unread = unreadCampaignFields(raw, live);
   return ['campaign_alias', ...replaceOn.filter((field) => field !== 'import')].every(
     (field) => unread.includes(field) || sameValue(live[field], spec[field]),
@@ -261,10 +267,15 @@ async function registerCampaign(client: ApiClient, spec: ResolvedSpec): Promise<
     campaignPath,
     registerBody(spec),
     async () => {
-      const campaigns = await listCampaigns(client, brandId);
-      const found = campaigns.find((campaign) => isRegisteredFrom(campaign, spec));
-      return found === undefined ? undefined : String(found.campaign_id);
+      const campaigns = (await listCampaigns(client, brandId)).filter((campaign) => isRegisteredFrom(campaign, spec));
+      const [found] = campaigns;
+      // Only one candidate that shows the alias is known to be this registration; anything else cannot tell.
+      if (campaigns.length === 1 && found && !missing(found, 'campaign_alias')) return String(found.campaign_id);
+      return campaigns.length === 0 ? undefined : cannotTell;
     },
+    4,
+    // A registration is a billed vetting submission: never sent again on doubt.
+    false,
   );
   if (outcome.kind === 'recovered') return String(outcome.found);
   return createdId(outcome.response.body, campaignCreateAnswer, campaignPath);

@@ -1,4 +1,4 @@
-import { createWithRecovery, deleteIdempotent } from '../api/writes.js';
+import { cannotTell, createWithRecovery, deleteIdempotent } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import {
   createdId,
@@ -37,7 +37,7 @@ export async function createOnce(
   path: string,
   body: Record<string, unknown>,
   answer: CreateAnswer,
-  recover: () => Promise<LiveObject | undefined>,
+  recover: () => Promise<LiveObject | typeof cannotTell | undefined>,
 ): Promise<{ id: string }> {
   const outcome = await createWithRecovery<unknown>(context.client, path, body, recover);
   if (outcome.kind === 'recovered') return { id: (outcome.found as LiveObject).id };
@@ -61,11 +61,14 @@ export function findCreated(
   spec: ResolvedSpec,
   compare: readonly string[],
   kind: string,
-): LiveObject | undefined {
+): LiveObject | typeof cannotTell | undefined {
   const key = naturalKey(spec);
   if (key === undefined) return undefined;
   const candidates = objects.filter((object) => naturalKey(object.spec) === key);
-  if (candidates.length <= 1) return candidates[0];
+  // Objects read without their name (rows that leave it out) might be the one: absence is not proven.
+  if (candidates.length === 0)
+    return objects.some((object) => naturalKey(object.spec) === undefined) ? cannotTell : undefined;
+  if (candidates.length === 1) return candidates[0];
   const same = candidates.filter((object) => compare.every((field) => sameValue(object.spec[field], spec[field])));
   if (same.length === 1) return same[0];
   throw new TelformError(

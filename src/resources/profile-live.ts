@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { listAll } from '../api/list.js';
-import { createWithRecovery } from '../api/writes.js';
+import { cannotTell, createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText, createdId, type CreateAnswer } from './api-records.js';
@@ -83,7 +83,15 @@ export function normaliseProfile(raw: RawProfile, brands: readonly string[]): Li
   const contact = nested(raw.authorized_contact, contactFields);
   if (address) spec.address = address;
   if (contact) spec.authorized_contact = contact;
-  return { id, spec, facts: { primary: upperText(raw.profile_type) === 'PRIMARY', brands: [...brands].sort() } };
+  // List rows may carry no alias (unknown, not removed); the creation time lets a lost create be told apart.
+  const createdAt = text((raw as Record<string, unknown>).created_at);
+  return {
+    id,
+    spec,
+    ...(text((raw as Record<string, unknown>).profile_alias) === undefined ? { unread: ['profile_alias'] } : {}),
+    ...(createdAt === undefined ? {} : { createdAt }),
+    facts: { primary: upperText(raw.profile_type) === 'PRIMARY', brands: [...brands].sort() },
+  };
 }
 
 function listProfiles(client: ApiClient): Promise<RawProfile[]> {
@@ -162,8 +170,11 @@ export const profileLive: LiveSide = {
   async create({ client }, spec) {
     const request = body(spec, [...textFields, 'address', 'authorized_contact']);
     const outcome = await createWithRecovery<Record<string, unknown>>(client, profilePath, request, async () => {
-      const found = (await listProfiles(client)).find((raw) => isCreatedFrom(raw, spec));
-      return found === undefined ? undefined : String(found.profile_uuid);
+      const profiles = await listProfiles(client);
+      const found = profiles.find((raw) => isCreatedFrom(raw, spec));
+      if (found !== undefined) return String(found.profile_uuid);
+      // Rows read without their alias might be the one: absence is not proven.
+      return profiles.some((raw) => text(raw.profile_alias) === undefined) ? cannotTell : undefined;
     });
     if (outcome.kind === 'recovered') return { id: String(outcome.found) };
     return { id: createdId(outcome.response.body, profileCreateAnswer, profilePath) };
@@ -190,7 +201,7 @@ export const profileLive: LiveSide = {
 
   delete: ({ client }, id) => deleteConfirmed(client, itemPath(profilePath, id), `Profile ${id}`, 'profile'),
 
-  fields: { updatable, replaceOn, immutable: [], unreadable: [] },
+  fields: { updatable, replaceOn, immutable: [], unreadable: [], mayBeUnread: ['profile_alias'] },
   billableUpdateUsd: 0,
   // A new profile can exist beside the old one (a brand holds on to the old one anyway).
   replaceStrategy: 'create_before_delete',

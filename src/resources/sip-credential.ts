@@ -4,6 +4,7 @@ import { secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
 import { itemPath, listRecords, present, readRecord, text, type ApiRecord, type CreateAnswer } from './api-records.js';
+import { cannotTell } from '../api/writes.js';
 import { createOnce, deleteAt, findCreated } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { checkSipAuthPassword } from './passwords.js';
@@ -46,7 +47,7 @@ export const sipCredentialLive: LiveSide = {
       // one the manifest describes: it is taken over and given the manifest's password.
       if (!(error instanceof ApiRequestError && error.status === 409)) throw error;
       const existing = await lookup();
-      if (!existing) throw error;
+      if (!existing || existing === cannotTell) throw error;
       await context.client.request('POST', itemPath(collection, existing.id), {
         body: { password: spec['password'] },
         mode: 'idempotent',

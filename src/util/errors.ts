@@ -119,6 +119,8 @@ export const errorCodes = {
   not_in_account: 'a phone number in the manifests is not one the account owns (telform never buys numbers)',
   unlink_refused: 'the API refused to unlink a phone number from its campaign',
   update_outcome_unknown: 'a billed campaign update got no answer and was not sent again',
+  create_outcome_unknown:
+    'a create got no answer, the reads cannot tell whether it happened, and it was not sent again',
   kind_cycle: 'kinds refer to each other in a cycle (a bug in telform)',
   // The API
   api_error: 'the API answered with an error',

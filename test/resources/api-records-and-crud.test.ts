@@ -3,6 +3,7 @@ import { TelformError } from '../../src/util/errors.js';
 import { createdId, flag, integer, text } from '../../src/resources/api-records.js';
 import { findCreated, sameValue, updateBody } from '../../src/resources/collection-crud.js';
 import type { LiveObject } from '../../src/resources/live-side.js';
+import { cannotTell } from '../../src/api/writes.js';
 
 const byName = (spec: Record<string, unknown>): string | undefined => text(spec['name']);
 
@@ -38,14 +39,27 @@ describe('findCreated', () => {
   ];
 
   it('finds the one object with the natural key, or nothing', () => {
-    expect(findCreated(objects, byName, { name: 'a' }, [], 'TrunkIpAcl')?.id).toBe('1');
+    expect((findCreated(objects, byName, { name: 'a' }, [], 'TrunkIpAcl') as LiveObject).id).toBe('1');
     expect(findCreated(objects, byName, { name: 'c' }, [], 'TrunkIpAcl')).toBeUndefined();
     expect(findCreated(objects, byName, {}, [], 'TrunkIpAcl')).toBeUndefined();
   });
 
+  it('cannot tell when the name it looks for is absent but some objects are read without a name', () => {
+    const unnamed = [...objects, { id: '4', spec: { ip_addresses: ['192.0.2.4'] } }];
+    expect(findCreated(unnamed, byName, { name: 'c' }, [], 'TrunkIpAcl')).toBe(cannotTell);
+  });
+
   it('narrows several namesakes to the one with the fields that were sent', () => {
     expect(
-      findCreated(objects, byName, { name: 'b', ip_addresses: ['192.0.2.3'] }, ['ip_addresses'], 'TrunkIpAcl')?.id,
+      (
+        findCreated(
+          objects,
+          byName,
+          { name: 'b', ip_addresses: ['192.0.2.3'] },
+          ['ip_addresses'],
+          'TrunkIpAcl',
+        ) as LiveObject
+      ).id,
     ).toBe('3');
   });
 

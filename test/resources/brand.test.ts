@@ -136,7 +136,7 @@ describe('Brand live side', () => {
       replaceOn: [],
       immutable: ['profile_uuid', 'brand_alias', 'brand_type', 'secondary_vetting', 'url', 'method'],
       unreadable: ['secondary_vetting', 'url', 'method'],
-      mayBeUnread: ['brand_type'],
+      mayBeUnread: ['brand_alias', 'brand_type'],
     });
     expect(brandLive.irreversibleDelete).toBe(true);
     const { context } = await liveAccount(emulator);
