@@ -66,17 +66,70 @@ describe('settling an interrupted create', () => {
     });
   });
 
-  it('refuses to pick between two objects it could equally have made', () => {
+  it('never picks between two objects it could equally have made: the change is blocked with both ids', () => {
     const objects = { Trunk: [live('t-1', trunkSent), live('t-2', trunkSent)] };
-    expect(() =>
+    const settled = settle(
+      [intent(1, { address: 'Trunk/pbx', action: 'create', fields: trunkSent, spec: trunkSpec })],
+      ledgerWith([]),
+      objects,
+    );
+    expect(settled).toEqual([
+      {
+        address: 'Trunk/pbx',
+        action: 'create',
+        outcome: 'ambiguous',
+        candidates: ['t-1', 't-2'],
+        entry: undefined,
+        note: `an earlier apply stopped while creating it (${at}): 2 objects nobody owns could be the one it made (t-1, t-2), and the account's reads cannot tell them apart; it is not created again (that could make a second Trunk): adopt the right one with \`telform import\` or delete the ones that are not, then run again`,
+      },
+    ]);
+  });
+
+  it('keeps an object read without its name a candidate: claimed when dated since the intent, blocked when not', () => {
+    const unnamed = { trunk_direction: 'outbound', secure: true, ipacl_uuid: 'acl-1' };
+    const run = (extra: Partial<LiveObject>) =>
       settle(
         [intent(1, { address: 'Trunk/pbx', action: 'create', fields: trunkSent, spec: trunkSpec })],
         ledgerWith([]),
-        objects,
-      ),
-    ).toThrow(
-      'Trunk/pbx: an earlier apply stopped while creating it, and 2 objects nobody owns could be the one it made (t-1, t-2: same name and fields); they are alike, so delete all but one of them (by hand: nobody owns them), then run again',
+        { Trunk: [live('t-9', unnamed, { unread: ['name'], ...extra })] },
+      )[0];
+    expect(run({ createdAt: '2026-11-25T10:00:02Z' })).toMatchObject({
+      outcome: 'claimed',
+      entry: { id: 't-9' },
+      note: `an earlier apply stopped while creating it (${at}): claimed Trunk t-9, the only object nobody owns made since with every field that create sent the account shows (its name is not read back), created 2026-11-25T10:00:02Z`,
+    });
+    expect(run({})).toMatchObject({
+      outcome: 'ambiguous',
+      candidates: ['t-9'],
+      entry: undefined,
+      note: `an earlier apply stopped while creating it (${at}): t-9 might be the one it made, but the account's reads show neither its name nor when it was made; it is not created again (that could make a second Trunk): adopt the right one with \`telform import\` or delete the ones that are not, then run again`,
+    });
+    // Made before the create began: not the one it made, so the create did not happen.
+    expect(run({ createdAt: '2026-11-25T08:00:00Z' })).toMatchObject({ outcome: 'not_found' });
+  });
+
+  it('blocks the create it cannot tell, so the plan never sends it again', () => {
+    const objects = {
+      Trunk: [live('t-9', { trunk_direction: 'outbound', secure: true, ipacl_uuid: 'acl-1' }, { unread: ['name'] })],
+      TrunkIpAcl: [live('acl-1', { name: 'office' })],
+    };
+    const ledger = ledgerWith([{ kind: 'TrunkIpAcl', name: 'office', id: 'acl-1', spec: { name: 'office' } }]);
+    const settled = settle(
+      [intent(1, { address: 'Trunk/pbx', action: 'create', fields: trunkSent, spec: trunkSpec })],
+      ledger,
+      objects,
     );
+    const plan = buildPlan(
+      planInputs({
+        desired: [desired('Trunk', 'pbx', trunkSpec), desired('TrunkIpAcl', 'office', { name: 'office' })],
+        live: new Map(Object.entries(objects)),
+        ledger,
+        settled,
+      }),
+    );
+    expect(plan.changes.filter((change) => change.action !== 'noop').map((c) => [c.address, c.action])).toEqual([
+      ['Trunk/pbx', 'blocked'],
+    ]);
   });
 
   it('says the create did not happen when nothing matches', () => {

@@ -57,6 +57,7 @@ describe('Brand live side', () => {
       {
         id,
         spec: { profile_uuid: profileA, brand_alias: 'northwind', brand_type: 'STANDARD' },
+        createdAt: expect.any(String),
         registry: { registration_status: 'PROCESSING' },
         facts: { activeCampaigns: [] },
       },
