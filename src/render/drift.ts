@@ -83,6 +83,16 @@ export function renderDriftMarkdown(report: DriftReport, plan?: Plan): string {
       ...report.pending.map((address) => `- \`${printable(address).replace(/`/g, "'")}\``),
       '',
     );
+  if ((report.acknowledged ?? []).length > 0)
+    lines.push(
+      'Acknowledged drift (not counted until it ends or the object drifts further):',
+      '',
+      ...(report.acknowledged ?? []).map(
+        (ack) =>
+          `- \`${printable(ack.address).replace(/`/g, "'")}\`: by ${escapeMarkdown(ack.by)} until ${ack.until}: ${escapeMarkdown(ack.reason)} (history #${ack.seq})`,
+      ),
+      '',
+    );
   for (const note of report.notes) lines.push(`> ${escapeMarkdown(note)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,7 @@
 // `telform history`: the records of a state newest first (text, JSON, markdown), or one address's
 // timeline across applies, drift seen and registry events. Values come from the live account and the
 // manifests: escaped for the terminal (controls, bidi) and for markdown.
-import type { HistoryChange, HistoryRecord, RunOrigin } from '../state/history.js';
+import type { HistoryChange, HistoryRecord, HistorySignoff, RunOrigin } from '../state/history.js';
 import { printable, printableJson } from '../util/printable.js';
 import { escapeMarkdown, markdownCode } from './markdown-escape.js';
 
@@ -48,6 +48,8 @@ export function describeEvent(record: HistoryRecord): string {
       return 'drift seen';
     case 'registry':
       return 'registry';
+    case 'drift_ack':
+      return 'drift acknowledged';
     default:
       return 'record';
   }
@@ -84,7 +86,11 @@ function bodyLines(record: HistoryRecord, address: string | undefined): string[]
   switch (record.type) {
     case 'apply': {
       const changes = address ? record.changes.filter((change) => change.address === address) : record.changes;
-      const lines = changes.flatMap((change) => changeLines(change, address !== undefined));
+      const lines = changes.flatMap((change) => [
+        ...changeLines(change, address !== undefined),
+        ...signoffLines(record.signoff, change.address).map((line) => `    ${line}`),
+      ]);
+      if (record.signoff?.emergency) lines.push(emergencyText(record.signoff.emergency));
       lines.push(
         `${record.result} · ${count(record.changes.length, 'change')} · ${count(record.requests, 'request')} · ${record.fees_usd.toFixed(2)} USD · plan ${record.plan.digest.slice(0, 12)}${record.plan.seal ? ' (saved, sealed)' : ''}`,
       );
@@ -106,9 +112,38 @@ function bodyLines(record: HistoryRecord, address: string | undefined): string[]
       return [
         `${printable(record.address)} ${record.from ? `${printable(record.from)} → ` : ''}${printable(record.status)}`,
       ];
+    case 'drift_ack':
+      return [ackText(record.ack)];
     default:
       return [];
   }
+}
+
+type Acknowledgement = Extract<HistoryRecord, { type: 'drift_ack' }>['ack'];
+
+/** `TrunkIpAcl/office acknowledged by carol until 2026-11-28 09:22 UTC: carrier test` */
+function ackText(ack: Acknowledgement): string {
+  return `${printable(ack.address)} acknowledged by ${printable(ack.person)} until ${shortTime(ack.until)}: ${printable(ack.reason)}`;
+}
+
+/** `emergency by carol (sre): carrier outage INC-7` */
+function emergencyText(emergency: NonNullable<HistorySignoff['emergency']>): string {
+  return `emergency by ${printable(emergency.by)} (${printable(emergency.role)}): ${printable(emergency.reason)}`;
+}
+
+/**
+ * The approval rules a change passed, one line each: `rule trunk-changes (2 of voice-leads): alice
+ * [voice-leads], bob [voice-leads, sre]`, or `rule acl-self-heal (needs none)`.
+ */
+function signoffLines(signoff: HistorySignoff | undefined, address: string): string[] {
+  const rules = signoff?.changes.find((change) => change.address === address)?.rules ?? [];
+  return rules.map((rule) =>
+    rule.needs === 'none'
+      ? `rule ${printable(rule.rule)} (needs none)`
+      : `rule ${printable(rule.rule)} (${printable(rule.needs)}): ${rule.approvers
+          .map((approver) => `${printable(approver.person)} [${approver.roles.map(printable).join(', ')}]`)
+          .join(', ')}`,
+  );
 }
 
 const markers: Record<string, string> = {
@@ -202,19 +237,23 @@ export function renderHistoryMarkdown(views: readonly HistoryView[], address?: s
 function markdownChanges(record: HistoryRecord, address: string | undefined): string {
   switch (record.type) {
     case 'apply':
-      return record.changes
-        .filter((change) => !address || change.address === address)
-        .map(
-          (change) =>
-            `${change.action} ${markdownCode(change.address)}${
-              address
-                ? fieldChanges(change)
-                    .map((field) => ` ${markdownCode(`${field.field}: ${field.before} → ${field.after}`)}`)
-                    .join('')
-                : ''
-            }`,
-        )
-        .join('<br>');
+      return [
+        ...record.changes
+          .filter((change) => !address || change.address === address)
+          .map(
+            (change) =>
+              `${change.action} ${markdownCode(change.address)}${
+                address
+                  ? fieldChanges(change)
+                      .map((field) => ` ${markdownCode(`${field.field}: ${field.before} → ${field.after}`)}`)
+                      .join('')
+                  : ''
+              }${signoffLines(record.signoff, change.address)
+                .map((line) => ` — ${escapeMarkdown(line)}`)
+                .join('')}`,
+          ),
+        ...(record.signoff?.emergency ? [escapeMarkdown(emergencyText(record.signoff.emergency))] : []),
+      ].join('<br>');
     case 'state_edit':
       return record.edits
         .map((edit) => `${markdownCode(edit.address)}${edit.to ? ` → ${markdownCode(edit.to)}` : ''}`)
@@ -223,6 +262,8 @@ function markdownChanges(record: HistoryRecord, address: string | undefined): st
       return record.drifted.map((item) => `changed ${markdownCode(item.address)}`).join('<br>');
     case 'registry':
       return `${markdownCode(record.address)} ${escapeMarkdown(record.status)}`;
+    case 'drift_ack':
+      return `${markdownCode(record.ack.address)} acknowledged by ${escapeMarkdown(record.ack.person)} until ${shortTime(record.ack.until)}: ${escapeMarkdown(record.ack.reason)}`;
     default:
       return '';
   }

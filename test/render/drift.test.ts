@@ -37,3 +37,36 @@ describe('renderDriftMarkdown', () => {
     );
   });
 });
+
+describe('acknowledged drift in the markdown report', () => {
+  it('lists each acknowledgement with who, until when, why and its history record, live text escaped', () => {
+    const text = renderDriftMarkdown({
+      status: 'in_sync',
+      drifted: [],
+      pending: [],
+      notes: [],
+      acknowledged: [
+        {
+          address: 'TrunkIpAcl/office',
+          by: 'carol',
+          reason: 'carrier test from *192.0.2.44*, CHG-118',
+          until: '2026-11-28T09:22:58.206Z',
+          seq: 3,
+        },
+      ],
+    });
+    expect(text).toBe(
+      [
+        '### telform drift',
+        '',
+        'Status: **in sync**',
+        '',
+        'Acknowledged drift (not counted until it ends or the object drifts further):',
+        '',
+        '- `TrunkIpAcl/office`: by carol until 2026-11-28T09:22:58.206Z: carrier test from \\*192.0.2.44\\*, CHG-118 (history #3)',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+});

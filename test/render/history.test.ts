@@ -94,3 +94,106 @@ describe('the history of several accounts', () => {
     ]);
   });
 });
+
+// An apply of a signed plan shows each change's rules and approvers (and an emergency's reason); an
+// acknowledgement of drift is a record of its own.
+const signed: HistoryRecord = {
+  ...record,
+  seq: 4,
+  trigger: 'apply',
+  wave: undefined,
+  changes: [
+    { ...(record as Extract<HistoryRecord, { type: 'apply' }>).changes[0]!, address: 'TrunkIpAcl/office' },
+    {
+      address: 'Trunk/pbx-out',
+      kind: 'Trunk',
+      action: 'update',
+      id: '3002',
+      before: { trunk_status: 'enabled' },
+      after: { trunk_status: 'disabled' },
+      requests: 1,
+      fees_usd: 0,
+      result: 'done',
+    },
+  ],
+  requests: 2,
+  signoff: {
+    digest: 'd'.repeat(64),
+    changes: [
+      { address: 'TrunkIpAcl/office', rules: [{ rule: 'acl-self-heal', needs: 'none', approvers: [] }] },
+      {
+        address: 'Trunk/pbx-out',
+        rules: [
+          {
+            rule: 'trunk-hours',
+            needs: '2 of voice-leads',
+            approvers: [
+              { person: 'alice', roles: ['voice-leads'], key: 'SHA256:a' },
+              { person: 'bob', roles: ['voice-leads', 'sre'], key: 'SHA256:b' },
+            ],
+          },
+        ],
+      },
+    ],
+    approvals: [],
+    emergency: { reason: 'carrier outage *INC-7*', by: 'bob', role: 'sre' },
+  },
+} as HistoryRecord;
+const acknowledged: HistoryRecord = {
+  format_version: 1,
+  seq: 5,
+  prev: 'e'.repeat(64),
+  at: '2026-11-20T11:00:00.000Z',
+  origin: { actor: 'carol' },
+  hash: 'f'.repeat(64),
+  type: 'drift_ack',
+  ack: {
+    format: 'telform-drift-ack/v1',
+    account: 'MA01',
+    address: 'TrunkIpAcl/office',
+    fingerprint: 'sha256:0',
+    reason: 'carrier test, CHG-118 \u202e',
+    person: 'carol',
+    signed_at: '2026-11-20T11:00:00.000Z',
+    until: '2026-11-20T12:00:00.000Z',
+    signature: '-----BEGIN SSH SIGNATURE-----',
+  },
+};
+
+describe('signoffs and acknowledgements in the history', () => {
+  const view: HistoryView = { location: 'voice.state.json', records: [signed, acknowledged] };
+
+  it('text: the rules and approvers under each change, the emergency, and the acknowledgement', () => {
+    expect(renderHistoryText(view)).toBe(
+      [
+        'voice.state.json: 2 records, newest first',
+        '',
+        '#5  2026-11-20 11:00 UTC  drift acknowledged  by carol',
+        '    TrunkIpAcl/office acknowledged by carol until 2026-11-20 12:00 UTC: carrier test, CHG-118 \\u202e',
+        '',
+        '#4  2026-11-20 10:02 UTC  apply  commit 3f2a9c1, github-actions run 812, by ana|ops',
+        '    ~ TrunkIpAcl/office  update',
+        '        rule acl-self-heal (needs none)',
+        '    ~ Trunk/pbx-out  update',
+        '        rule trunk-hours (2 of voice-leads): alice [voice-leads], bob [voice-leads, sre]',
+        '    emergency by bob (sre): carrier outage *INC-7*',
+        '    applied · 2 changes · 2 requests · 0.00 USD · plan cccccccccccc',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('markdown: the same in the changes cell, escaped for markdown', () => {
+    expect(renderHistoryMarkdown([view])).toBe(
+      [
+        '### History: `voice.state.json`',
+        '',
+        '| # | When | What | Origin | Changes | Result |',
+        '|---|---|---|---|---|---|',
+        '| 5 | 2026-11-20 11:00 UTC | drift acknowledged | by carol | `TrunkIpAcl/office` acknowledged by carol until 2026-11-20 12:00 UTC: carrier test, CHG-118 \\\\u202e |  |',
+        '| 4 | 2026-11-20 10:02 UTC | apply | commit 3f2a9c1, github-actions run 812, by ana\\|ops | update `TrunkIpAcl/office` — rule acl-self-heal (needs none)<br>update `Trunk/pbx-out` — rule trunk-hours (2 of voice-leads): alice \\[voice-leads\\], bob \\[voice-leads, sre\\]<br>emergency by bob (sre): carrier outage \\*INC-7\\* | applied |',
+        '',
+      ].join('\n'),
+    );
+  });
+});
