@@ -160,4 +160,5 @@ export const applicationSipAuth = {
       removalBreaks: true,
     },
   },
+  scope: { code: 'ap', preset: 'voice' },
 } as const satisfies Kind;

@@ -191,4 +191,5 @@ export const brand = {
     registersOnce: (spec) =>
       `the API lets a profile register one brand, ever, and profile ${String(spec.profile_uuid)} registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests`,
   },
+  scope: { code: 'br', preset: 'messaging' },
 } as const satisfies Kind;

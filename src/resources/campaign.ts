@@ -248,4 +248,5 @@ export const campaign = {
     unregistered: 'UNKNOWN',
     callback: { types: ['campaign'], idField: 'campaign_id', untyped: true },
   },
+  scope: { code: 'cp', preset: 'messaging' },
 } as const satisfies Kind;

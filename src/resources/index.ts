@@ -29,9 +29,15 @@ export interface KindCatalog {
  */
 export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
   const byName = new Map<string, Kind>();
+  const byScopeCode = new Map<string, Kind>();
   for (const kind of kinds) {
     if (byName.has(kind.name)) throw new Error(`kind ${kind.name} is registered twice`);
     byName.set(kind.name, kind);
+    const { code } = kind.scope;
+    if (!/^[a-z]{2}$/.test(code)) throw new Error(`kind ${kind.name}: scope code ${code} is not two small letters`);
+    const holder = byScopeCode.get(code);
+    if (holder) throw new Error(`kind ${kind.name}: scope code ${code} is ${holder.name}'s already`);
+    byScopeCode.set(code, kind);
   }
   for (const kind of kinds) {
     for (const [field, target] of Object.entries(kind.references)) {

@@ -91,6 +91,22 @@ export interface Kind {
    * registry's callbacks about it, and leaves a re-registration to a person. Left out: none.
    */
   readonly registry?: KindRegistry;
+  /**
+   * How an ownership scope (`--scope`, `state claim`, an accounts file's `scope:`) names the kind: its
+   * two-letter code in a marker's name, unique in the catalog, and the preset it belongs to (see
+   * `ownership-scope.ts`).
+   */
+  readonly scope: KindScope;
+}
+
+/**
+ * How a scope names a kind: two letters, so a marker naming every kind and a prefix stays within the
+ * API's 120 characters for an ACL name, and the preset (a team's share of an account: `voice`,
+ * `messaging`) it belongs to.
+ */
+interface KindScope {
+  readonly code: string;
+  readonly preset: string;
 }
 
 export type ReferenceRule = (target: Readonly<Record<string, unknown>>) => string | undefined;

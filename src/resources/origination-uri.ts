@@ -139,4 +139,5 @@ export const originationUri = {
     },
   ],
   live: originationUriLive,
+  scope: { code: 'ou', preset: 'voice' },
 } as const satisfies Kind;

@@ -4,7 +4,13 @@ import { TelformError } from '../util/errors.js';
 import { itemPath, listRecords, text, type ApiRecord } from './api-records.js';
 import { deleteAt } from './collection-crud.js';
 import type { LiveContext } from './live-side.js';
-import { everything, parseScopeSuffix, scopeSuffix, type Scope } from './ownership-scope.js';
+import {
+  isOwnershipMarkerName,
+  markerNameParts,
+  markerRecordsMemoKey,
+  ownershipMarkerPrefix,
+} from './ownership-marker-name.js';
+import { everything, scopeFromCodes, scopeSuffix, type Scope } from './ownership-scope.js';
 
 /**
  * An ownership marker is a SIP IP access control list with no entries, named
@@ -27,16 +33,10 @@ import { everything, parseScopeSuffix, scopeSuffix, type Scope } from './ownersh
  * lists (so plans, imports, unmanaged lists and `--prune-unmanaged` never see one) and a manifest
  * may not name one; the API and the emulator treat it as any other ACL.
  */
-export const ownershipMarkerPrefix = 'telform-owner:';
-
 const collection = '/SipAuth/IpAccessControlList/';
-const memoKey = 'ownership-markers';
 
 /** The SIP IP ACLs an account may hold (the API's limit): a claim needs one of them free. */
 export const maxSipIpAcls = 100;
-
-/** A lineage as `state/ledger.ts` makes it: `crypto.randomUUID()`, lower case. */
-const lineagePattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 export interface OwnershipMarker {
   /** The ACL's id. */
@@ -62,11 +62,6 @@ export interface MarkerReading {
   total: number;
 }
 
-/** Whether an ACL name is in the markers' namespace (also what a manifest may not use). */
-export function isOwnershipMarkerName(name: unknown): boolean {
-  return typeof name === 'string' && name.startsWith(ownershipMarkerPrefix);
-}
-
 /** The name of the marker of a lineage and scope (within the API's 120 characters: `ownership-scope.ts`). */
 export function ownershipMarkerName(lineage: string, scope: Scope = everything): string {
   return `${ownershipMarkerPrefix}${lineage}${scopeSuffix(scope)}`;
@@ -74,26 +69,12 @@ export function ownershipMarkerName(lineage: string, scope: Scope = everything):
 
 /** The marker a name is, if it has exactly the form telform writes. */
 export function parseMarkerName(name: string): { lineage: string; scope: Scope } | undefined {
-  if (!name.startsWith(ownershipMarkerPrefix)) return undefined;
-  const rest = name.slice(ownershipMarkerPrefix.length);
-  const lineage = lineagePattern.exec(rest)?.[0];
-  if (lineage === undefined) return undefined;
-  const scope = parseScopeSuffix(rest.slice(lineage.length));
-  return scope ? { lineage, scope } : undefined;
-}
-
-/**
- * Splits a SIP IP ACL list into the markers and the rest, and remembers the markers for the run
- * (the kind's list is read by every plan: the ownership check needs no request of its own).
- * An ACL named like a marker that is not one stays in the list: it is an ordinary ACL.
- */
-export function separateOwnershipMarkers(context: LiveContext, records: readonly ApiRecord[]): ApiRecord[] {
-  context.memo?.set(memoKey, Promise.resolve(readingOf(records)));
-  return records.filter((record) => markerOf(record) === undefined);
+  const parts = markerNameParts(name);
+  return parts && { lineage: parts.lineage, scope: scopeFromCodes(parts.codes, parts.prefix) };
 }
 
 /** The marker a SIP IP ACL record is, if it is one. */
-export function markerOf(record: ApiRecord): OwnershipMarker | undefined {
+function markerOf(record: ApiRecord): OwnershipMarker | undefined {
   const name = text(record['name']);
   const parsed = name === undefined ? undefined : parseMarkerName(name);
   return parsed ? { id: String(record['ip_acl_uuid']), ...parsed } : undefined;
@@ -117,11 +98,11 @@ function readingOf(records: readonly ApiRecord[]): MarkerReading {
  * the run's list of SIP IP ACLs saw them, or (`fresh`, or no list read yet) read now.
  */
 export async function readMarkerReading(context: LiveContext, fresh = false): Promise<MarkerReading> {
-  const seen = fresh ? undefined : context.memo?.get(memoKey);
-  if (seen) return seen as Promise<MarkerReading>;
-  const reading = readingOf(await listRecords(context.client, collection, 'ip_acl_uuid'));
-  context.memo?.set(memoKey, Promise.resolve(reading));
-  return reading;
+  const seen = fresh ? undefined : context.memo?.get(markerRecordsMemoKey);
+  if (seen) return readingOf((await seen) as readonly ApiRecord[]);
+  const records = await listRecords(context.client, collection, 'ip_acl_uuid');
+  context.memo?.set(markerRecordsMemoKey, Promise.resolve(records));
+  return readingOf(records);
 }
 
 /** The account's markers, sorted by lineage, so a message naming several is stable. */
@@ -145,7 +126,7 @@ export async function createOwnershipMarker(
       (marker) => marker.lineage === lineage && ownershipMarkerName(marker.lineage, marker.scope) === name,
     );
   const outcome = await createWithRecovery<unknown>(context.client, collection, { name }, find);
-  context.memo?.delete(memoKey);
+  context.memo?.delete(markerRecordsMemoKey);
   if (outcome.kind === 'recovered') return outcome.found as OwnershipMarker;
   const body = outcome.response.body as ApiRecord | undefined;
   const id = body && typeof body === 'object' ? text(body['ip_acl_uuid']) : undefined;
@@ -161,5 +142,5 @@ export async function createOwnershipMarker(
 /** Deletes a marker (one already gone is done). */
 export async function deleteOwnershipMarker(context: LiveContext, marker: Pick<OwnershipMarker, 'id'>): Promise<void> {
   await deleteAt(context, itemPath(collection, marker.id));
-  context.memo?.delete(memoKey);
+  context.memo?.delete(markerRecordsMemoKey);
 }

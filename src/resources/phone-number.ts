@@ -76,4 +76,5 @@ export const phoneNumber = {
       untyped: false,
     },
   },
+  scope: { code: 'pn', preset: 'messaging' },
 } as const satisfies Kind;

@@ -121,4 +121,5 @@ export const profile = {
   ],
   checks: [],
   live: profileLive,
+  scope: { code: 'pf', preset: 'messaging' },
 } as const satisfies Kind;

@@ -109,4 +109,5 @@ export const sipCredential = {
   live: sipCredentialLive,
   // A new password or username makes the copy the caller stored fail.
   traffic: { admits: { credential: ['username'] } },
+  scope: { code: 'sc', preset: 'voice' },
 } as const satisfies Kind;

@@ -17,11 +17,11 @@ import {
 import { createOnce, deleteAt, findCreated, pick } from './collection-crud.js';
 import type { LiveContext, LiveObject, LiveSide, PatchOperation } from './live-side.js';
 import {
+  isMarkerRecord,
   isOwnershipMarkerName,
-  markerOf,
   ownershipMarkerPrefix,
   separateOwnershipMarkers,
-} from './ownership-marker.js';
+} from './ownership-marker-name.js';
 
 /** A SIP IP access control list holds at most 50 entries (the API refuses more). */
 export const maxSipAclEntries = 50;
@@ -206,7 +206,7 @@ export const sipIpAclLive: LiveSide = {
     ),
   read: async (context, id) => {
     const raw = await readRecord(context.client, itemPath(collection, id));
-    return raw && !markerOf(raw) ? normaliseSipIpAcl(raw) : undefined;
+    return raw && !isMarkerRecord(raw) ? normaliseSipIpAcl(raw) : undefined;
   },
   createAnswer,
   create: (context, spec) => {
@@ -298,4 +298,5 @@ export const sipIpAcl = {
   live: sipIpAclLive,
   // An address taken out of the list is a caller no longer let in.
   traffic: { admits: { members: 'entries' } },
+  scope: { code: 'sa', preset: 'voice' },
 } as const satisfies Kind;

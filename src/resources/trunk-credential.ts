@@ -75,4 +75,5 @@ export const trunkCredential = {
   live: trunkCredentialLive,
   // A new password or username makes the copy the caller stored fail.
   traffic: { admits: { credential: ['username'] } },
+  scope: { code: 'tc', preset: 'voice' },
 } as const satisfies Kind;

@@ -98,4 +98,5 @@ export const trunkIpAcl = {
   live: trunkIpAclLive,
   // An address taken out of the list is a caller no longer let in.
   traffic: { admits: { members: 'ip_addresses' } },
+  scope: { code: 'ta', preset: 'voice' },
 } as const satisfies Kind;

@@ -218,4 +218,5 @@ export const trunk = {
       removalBreaks: false,
     },
   },
+  scope: { code: 'tr', preset: 'voice' },
 } as const satisfies Kind;

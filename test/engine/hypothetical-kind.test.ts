@@ -8,6 +8,14 @@ import { reference } from '../../src/resources/fields.js';
 import { catalog, createKindCatalog, type Kind } from '../../src/resources/index.js';
 import type { LiveObject, LiveSide } from '../../src/resources/live-side.js';
 import { renderText } from '../../src/render/text.js';
+import {
+  describeScope,
+  parseScope,
+  scopeFromCodes,
+  scopeHolds,
+  scopeSuffix,
+  scopeVocabulary,
+} from '../../src/resources/ownership-scope.js';
 import { reasonsToHold, registryEntries } from '../../src/serve/safe-plan.js';
 import { callbackTarget } from '../../src/serve/server.js';
 import { desired, ledgerWith, live, planInputs } from './builders.js';
@@ -58,6 +66,7 @@ const tollFreeNumber = {
       untyped: false,
     },
   },
+  scope: { code: 'tf', preset: 'messaging' },
 } as const satisfies Kind;
 
 const withTollFree = createKindCatalog([...catalog.kinds, tollFreeNumber]);
@@ -175,6 +184,20 @@ describe('a kind declared in its own file and one catalog line', () => {
     );
   });
 
+  it('is named by scopes: by its name, in the preset it declares, and in a marker by its code', () => {
+    const scopes = scopeVocabulary(withTollFree.kinds);
+    const messaging = parseScope(['messaging'], scopes);
+    expect(messaging).toEqual({ kinds: ['Brand', 'Campaign', 'PhoneNumber', 'Profile', 'TollFreeNumber'] });
+    expect(describeScope(messaging, scopes)).toBe('messaging (Brand, Campaign, PhoneNumber, Profile, TollFreeNumber)');
+    expect(scopeHolds(parseScope(['TollFreeNumber', 'prefix=1800'], scopes), 'TollFreeNumber', '18005550100')).toBe(
+      true,
+    );
+    expect(scopeSuffix(parseScope(['TollFreeNumber'], scopes), scopes)).toBe(' kinds=tf');
+    expect(scopeFromCodes(['tf', 'tr'], undefined, scopes)).toEqual({ kinds: ['TollFreeNumber', 'Trunk'] });
+    // Without the catalog line, no scope can name it.
+    expect(() => parseScope(['TollFreeNumber'])).toThrow('--scope TollFreeNumber: not a preset or a kind');
+  });
+
   it('is refused at start-up when its traffic names a field that is no reference, or authenticates by what admits nothing', () => {
     expect(() => createKindCatalog([...catalog.kinds, { ...tollFreeNumber, traffic: { calls: 'number' } }])).toThrow(
       'kind TollFreeNumber: traffic calls field number is not one of its references',
@@ -188,5 +211,8 @@ describe('a kind declared in its own file and one catalog line', () => {
         },
       ]),
     ).toThrow('kind TollFreeNumber: app_id authenticates by Trunk, which declares no traffic.admits');
+    expect(() =>
+      createKindCatalog([...catalog.kinds, { ...tollFreeNumber, scope: { code: 'tr', preset: 'messaging' } }]),
+    ).toThrow("kind TollFreeNumber: scope code tr is Trunk's already");
   });
 });

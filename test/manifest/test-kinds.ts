@@ -31,6 +31,7 @@ export const nodeKind: Kind = {
     replaceStrategy: 'create_before_delete',
     irreversibleDelete: false,
   },
+  scope: { code: 'nd', preset: 'test' },
 };
 
 /** The real kinds plus `Node`. */

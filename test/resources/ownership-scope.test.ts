@@ -70,4 +70,26 @@ describe('scopes', () => {
       expect(parseMarkerName(forged)).toBeUndefined();
     }
   });
+
+  it('writes each kind as the code it declares, which markers in accounts already carry and so never changes', () => {
+    const codes = Object.fromEntries(
+      scopeKinds.map((kind) => [kind, ownershipMarkerName(lineage, { kinds: [kind] }).split(' kinds=')[1]]),
+    );
+    expect(codes).toEqual({
+      SipCredential: 'sc',
+      SipIpAcl: 'sa',
+      TrunkCredential: 'tc',
+      TrunkIpAcl: 'ta',
+      OriginationUri: 'ou',
+      Trunk: 'tr',
+      Profile: 'pf',
+      Brand: 'br',
+      Campaign: 'cp',
+      PhoneNumber: 'pn',
+      ApplicationSipAuth: 'ap',
+    });
+    expect(ownershipMarkerName(lineage, parseScope(['messaging', 'prefix=team-a-']))).toBe(
+      `telform-owner:${lineage} kinds=br.cp.pf.pn prefix=team-a-`,
+    );
+  });
 });
