@@ -18,8 +18,11 @@ export interface ShapeVariation {
   brandTypeUnread: boolean;
   /** A list the account may not read (403): the phone numbers, or none. */
   forbiddenList: 'none' | 'numbers';
-  /** Phone number rows: as stored, or with link statuses in lower case and numbers with a leading `+`. */
-  numberRows: 'stored' | 'lower_plus';
+  /**
+   * Phone number rows: as stored, with link statuses in lower case and numbers with a leading `+`, or with
+   * `UNREGISTERED` beside the campaign id of every linked number (the campaign's number route still tells).
+   */
+  numberRows: 'stored' | 'lower_plus' | 'unregistered';
 }
 
 export type VariationOptions = Partial<ShapeVariation> & {
@@ -46,7 +49,7 @@ const variationChoices: { readonly [K in keyof ShapeVariation]: readonly ShapeVa
   rowsWithoutAlias: [false, true],
   brandTypeUnread: [false, true],
   forbiddenList: ['none', 'numbers'],
-  numberRows: ['stored', 'lower_plus'],
+  numberRows: ['stored', 'lower_plus', 'unregistered'],
 };
 
 const chosen = new WeakMap<AccountState, ShapeVariation>();

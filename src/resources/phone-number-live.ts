@@ -21,10 +21,21 @@ type RawNumber = Record<string, unknown>;
  */
 const linked = new Set(['PROCESSING', 'COMPLETED', 'REGISTERED']);
 
-/** Whether a number naming a campaign is linked to it (or on its way); anything else is a failed link. */
-function isLinked(status: string | undefined): boolean {
-  return status === undefined || linked.has(status);
+/** Statuses that say the link was declined. */
+const declined = new Set(['FAILED', 'REJECTED', 'DECLINED']);
+
+/**
+ * What a number row alone says of its link to the campaign it names: linked, declined, or neither
+ * (`UNREGISTERED` beside a campaign id, as SDK mocks show it, or a status unknown to telform): then the
+ * campaign's number route is asked, and only a failure it reports makes the link a declined one.
+ */
+function rowLink(status: string | undefined): 'linked' | 'declined' | 'ask' {
+  if (status === undefined || linked.has(status)) return 'linked';
+  return declined.has(status) ? 'declined' : 'ask';
 }
+
+/** What is known of a number's link beyond its row: declined (with why, when known), or its route's status. */
+export type LinkReading = { declined: true; reason?: string } | { declined: false; status?: string };
 
 /** The API's form of a number: E.164 digits without the `+`, as production's number routes take it. */
 export function numberDigits(value: unknown): string | undefined {
@@ -46,23 +57,26 @@ function attachmentOf(raw: RawNumber): { id: string; type: 'trunk' | 'applicatio
 }
 
 /**
- * A live number in the manifest's shape. A link that failed (the number names a campaign but is
- * not `PROCESSING` or `COMPLETED`) is no link: the spec leaves `campaign_id` out, so the next apply
- * links it again, and the plan reports the failure with `failure` (its reason, when known).
+ * A live number in the manifest's shape. A declined link (the row or the campaign's number route says
+ * it failed) is no link: the spec leaves `campaign_id` out, so the next apply links it again, and the
+ * plan reports the failure (its reason, when known). A row whose status says neither is a link.
  */
-export function normalisePhoneNumber(raw: RawNumber, failure?: string): LiveObject {
+export function normalisePhoneNumber(raw: RawNumber, reading?: LinkReading): LiveObject {
   const id = numberDigits(raw.number) ?? '';
   const spec: Record<string, unknown> = { number: id };
   const attachment = attachmentOf(raw);
   if (attachment) spec.app_id = attachment.id;
   const campaign = text(raw.tendlc_campaign_id);
   const status = upperText(raw.tendlc_registration_status);
+  const isDeclined = reading?.declined ?? rowLink(status) === 'declined';
   let registry: RegistryStatus | undefined;
-  if (campaign !== undefined && isLinked(status)) {
+  if (campaign !== undefined && !isDeclined) {
     spec.campaign_id = campaign;
-    if (status !== undefined) registry = { registration_status: status };
+    const shown = (reading?.declined === false ? reading.status : undefined) ?? status;
+    if (shown !== undefined) registry = { registration_status: shown };
   } else if (campaign !== undefined) {
-    registry = { registration_status: 'FAILED', error_reason: failure ?? `the link to campaign ${campaign} failed` };
+    const reason = reading?.declined ? reading.reason : undefined;
+    registry = { registration_status: 'FAILED', error_reason: reason ?? `the link to campaign ${campaign} failed` };
   }
   return {
     id,
@@ -80,40 +94,66 @@ function linkPath(campaignId: string, number: string): string {
   return `${itemPath(campaignPath, campaignId)}Number/${encodeURIComponent(number)}/`;
 }
 
-/** Why a link failed, as the campaign's number route tells it; undefined when it does not say. */
-async function linkFailure(client: ApiClient, campaignId: string, number: string): Promise<string | undefined> {
+/** The number's entry on the campaign's number route: its status and, when it failed, why (undefined: none). */
+async function linkEntry(
+  client: ApiClient,
+  campaignId: string,
+  number: string,
+): Promise<{ status?: string; why?: string } | undefined> {
   const body = await readRecord<Record<string, unknown>>(client, linkPath(campaignId, number), 'link');
   const entries = Array.isArray(body?.phone_numbers) ? (body.phone_numbers as unknown[]) : [];
   const entry = entries.find(
     (item): item is RawNumber =>
       item !== null && typeof item === 'object' && numberDigits((item as RawNumber).number) === number,
   );
-  const why = [text(entry?.error_code), text(entry?.error_reason)].filter((part) => part !== undefined).join(': ');
-  return why === '' ? undefined : `linking to campaign ${campaignId} failed: ${why}`;
+  if (entry === undefined) return undefined;
+  const why = [text(entry.error_code), text(entry.error_reason)].filter((part) => part !== undefined).join(': ');
+  const status = upperText(entry.status);
+  return { ...(status === undefined ? {} : { status }), ...(why === '' ? {} : { why }) };
+}
+
+/** The route's answer as one sentence, for a link whose reading failed. */
+function answerOf(error: unknown): string {
+  return error instanceof ApiRequestError ? `the API answered ${error.status}: ${error.apiMessage}` : String(error);
 }
 
 /**
- * Why a link failed, or that its reason could not be read: that read concerns this one number (a
- * "not linked" answer may come as 400 rather than 404), so its failure never stops the run.
+ * What the campaign's number route says of a link the row left in doubt or showed declined. That read
+ * concerns this one number (a "not linked" answer may come as 400 rather than 404), so its failure never
+ * stops the run: a declined link keeps the row's word with what the API said, and a link in doubt stays
+ * a link (telform never reads a failure into a row that does not show one).
  */
-async function failureOrUnknown(client: ApiClient, campaignId: string, number: string): Promise<string | undefined> {
+async function readLink(
+  client: ApiClient,
+  campaignId: string,
+  number: string,
+  row: 'declined' | 'ask',
+  rowStatus: string | undefined,
+): Promise<LinkReading> {
+  let entry: { status?: string; why?: string } | undefined;
   try {
-    return await linkFailure(client, campaignId, number);
+    entry = await linkEntry(client, campaignId, number);
   } catch (error) {
     if (!(error instanceof TelformError) || error.code === 'client_closed') throw error;
-    const why =
-      error instanceof ApiRequestError ? `the API answered ${error.status}: ${error.apiMessage}` : error.message;
-    return `the link to campaign ${campaignId} failed (its reason could not be read: ${why})`;
+    if (row === 'ask') return { declined: false, ...(rowStatus === undefined ? {} : { status: rowStatus }) };
+    return {
+      declined: true,
+      reason: `the link to campaign ${campaignId} failed (its reason could not be read: ${answerOf(error)})`,
+    };
   }
+  const reason = entry?.why === undefined ? undefined : `linking to campaign ${campaignId} failed: ${entry.why}`;
+  const routeDeclined = entry !== undefined && (entry.why !== undefined || declined.has(entry.status ?? ''));
+  if (row === 'declined' || routeDeclined) return { declined: true, ...(reason === undefined ? {} : { reason }) };
+  const status = entry?.status !== undefined && linked.has(entry.status) ? entry.status : rowStatus;
+  return { declined: false, ...(status === undefined ? {} : { status }) };
 }
 
 async function normaliseWithFailure(client: ApiClient, raw: RawNumber): Promise<LiveObject> {
   const campaign = text(raw.tendlc_campaign_id);
   const status = upperText(raw.tendlc_registration_status);
-  const number = numberDigits(raw.number) ?? '';
-  const failure =
-    campaign !== undefined && !isLinked(status) ? await failureOrUnknown(client, campaign, number) : undefined;
-  return normalisePhoneNumber(raw, failure);
+  const row = rowLink(status);
+  if (campaign === undefined || row === 'linked') return normalisePhoneNumber(raw);
+  return normalisePhoneNumber(raw, await readLink(client, campaign, numberDigits(raw.number) ?? '', row, status));
 }
 
 async function readNumber(client: ApiClient, number: string): Promise<RawNumber | undefined> {

@@ -7,7 +7,8 @@ import { normalisePhoneNumber, phoneNumberLive } from '../../src/resources/phone
 import { InstantClock } from '../support/clock.js';
 
 // Link statuses of real accounts: REGISTERED and null beside a campaign are links, not failures;
-// a failed link whose reason cannot be read (the "not linked" answer as 400) is that number's only.
+// a failed link whose reason cannot be read (the "not linked" answer as 400) is that number's only; UNREGISTERED
+// beside a campaign id is a link unless the campaign's number route reports a failure.
 
 describe('link statuses', () => {
   it('take REGISTERED as linked', () => {
@@ -66,10 +67,11 @@ describe('a failed link whose reason cannot be read', () => {
       if (url.pathname.endsWith('/Number/')) {
         response.end(
           JSON.stringify({
-            meta: { total_count: 2, limit: 20, offset: 0 },
+            meta: { total_count: 3, limit: 20, offset: 0 },
             objects: [
               { number: '14155550100', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: 'FAILED' },
               { number: '14155550101', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: 'COMPLETED' },
+              { number: '+14155550102', tendlc_campaign_id: 'CAMP001', tendlc_registration_status: 'unregistered' },
             ],
           }),
         );
@@ -103,7 +105,10 @@ describe('a failed link whose reason cannot be read', () => {
           },
         ],
         ['14155550101', { registration_status: 'COMPLETED' }],
+        // UNREGISTERED beside a campaign id is no failure; the route that could say more is unreadable: a link.
+        ['14155550102', { registration_status: 'UNREGISTERED' }],
       ]);
+      expect(numbers[2]?.spec).toEqual({ number: '14155550102', campaign_id: 'CAMP001' });
     } finally {
       await client.close();
     }

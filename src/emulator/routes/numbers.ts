@@ -105,8 +105,15 @@ export function presentNumber(record: NumberRecord, account: AccountState, accou
   return row;
 }
 
-/** A number row as the account's variation shows it: link statuses in lower case and the number with a `+` (SDK mocks). */
+/**
+ * A number row as the account's variation shows it (SDK mocks): link statuses in lower case and the number with
+ * a `+`, or `UNREGISTERED` beside the campaign id of a linked number.
+ */
 function variedRow(row: JsonObject, variation: ShapeVariation): JsonObject {
+  if (variation.numberRows === 'unregistered')
+    return row.tendlc_campaign_id === null || row.tendlc_campaign_id === undefined
+      ? row
+      : { ...row, tendlc_registration_status: 'UNREGISTERED' };
   if (variation.numberRows !== 'lower_plus') return row;
   const status = row.tendlc_registration_status;
   return {
