@@ -35,7 +35,7 @@ function rowLink(status: string | undefined): 'linked' | 'declined' | 'ask' {
 }
 
 /** What is known of a number's link beyond its row: declined (with why, when known), or its route's status. */
-export type LinkReading = { declined: true; reason?: string } | { declined: false; status?: string };
+type LinkReading = { declined: true; reason?: string } | { declined: false; status?: string };
 
 /** The API's form of a number: E.164 digits without the `+`, as production's number routes take it. */
 export function numberDigits(value: unknown): string | undefined {
