@@ -1,6 +1,7 @@
 // One ledger, one identity: a retired ledger refuses, a linked path shares the lock, damage is loud.
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -222,6 +223,41 @@ describe('damage is loud', () => {
     await utimes(lockPath(file), old, old);
     const again = await LedgerStore.open(new FileBackend(file), { binding, lock: true, notify: () => undefined });
     await again.close();
+  });
+});
+
+describe('a lock whose holder was killed and never reaped', () => {
+  // A SIGKILLed telform whose parent never waits for it (PID 1 of a container that does not reap) stays a
+  // zombie: it still answers signal 0, but it holds nothing. `sh` starts the holder in the background and
+  // becomes a `sleep` that never reaps it, as such a PID 1 does.
+  it.runIf(process.platform === 'linux')('is taken over: a zombie is not alive', async () => {
+    const file = join(await folder(), 'telform.state.json');
+    const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const holder = Number(
+        await new Promise<string>((done) => parent.stdout.once('data', (chunk: Buffer) => done(chunk.toString()))),
+      );
+      await writeFile(
+        lockPath(file),
+        `${JSON.stringify({ pid: holder, host: hostname(), started_at: new Date().toISOString() })}\n`,
+      );
+      // Alive, the holder keeps the lock.
+      await expect(LedgerStore.open(new FileBackend(file), { binding, lock: true })).rejects.toMatchObject({
+        code: 'state_locked',
+      });
+      process.kill(holder, 'SIGKILL');
+      const stateOf = async () => {
+        const stat = await readFile(`/proc/${holder}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      };
+      while ((await stateOf()) !== 'Z') await new Promise((done) => setTimeout(done, 20));
+      expect(() => process.kill(holder, 0)).not.toThrow();
+      const store = await LedgerStore.open(new FileBackend(file), { binding, lock: true });
+      expect(JSON.parse(await readFile(lockPath(file), 'utf8'))).toMatchObject({ pid: process.pid });
+      await store.close();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -81,6 +82,44 @@ describe('PostgreSQL state backend', () => {
       await waiting.lock(10_000);
     } finally {
       await waiting.close();
+    }
+  });
+
+  // A holder killed under a parent that never reaps it (PID 1 of a container) stays a zombie, but the
+  // kernel closed its connection when it exited: the server ends the session and its advisory lock.
+  it.runIf(process.platform === 'linux')('loses the lock with a SIGKILLed holder nobody reaps (a zombie)', async () => {
+    const script = `
+      const { PostgresBackend } = await import(${JSON.stringify(resolve('dist/state/backends/postgres.js'))});
+      const backend = await PostgresBackend.open(process.argv[1], 'zombie', {});
+      await backend.lock(0);
+      process.stdout.write('locked ' + process.pid + '\\n');
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(
+      'sh',
+      ['-c', `"$0" --input-type=module -e "$1" "$2" & exec sleep 600`, process.execPath, script, url],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const holder = Number(
+        await new Promise<string>((done) =>
+          parent.stdout.on('data', (chunk: Buffer) => {
+            const found = /locked (\d+)/.exec(chunk.toString());
+            if (found) done(found[1] as string);
+          }),
+        ),
+      );
+      const waiting = await open('zombie');
+      try {
+        await expect(waiting.lock(0)).rejects.toThrow(`is locked by process ${holder} on`);
+        process.kill(holder, 'SIGKILL');
+        await waiting.lock(10_000);
+        const stat = await readFile(`/proc/${holder}/stat`, 'utf8');
+        expect(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)).toBe('Z');
+      } finally {
+        await waiting.close();
+      }
+    } finally {
+      parent.kill('SIGKILL');
     }
   });
 

@@ -10,6 +10,7 @@ import {
   writeFile,
   type FileHandle,
 } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { systemClock, type Clock } from '../../util/clock.js';
@@ -328,13 +329,32 @@ async function ageOf(path: string, now: number): Promise<number | undefined> {
   }
 }
 
+/**
+ * Whether the lock's holder still runs. A process that exited but that nobody has reaped yet (a zombie:
+ * its parent does not wait for it, as PID 1 of a container often does not) still answers signal 0, so
+ * on Linux its state in `/proc/PID/stat` decides: `Z` (zombie) or `X` (dead) is not alive. Elsewhere,
+ * or when that file cannot be read, signal 0 alone answers.
+ */
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !exitedUnreaped(pid);
+}
+
+/** Whether `/proc/PID/stat` says the process has exited (state Z or X) and only waits to be reaped. */
+function exitedUnreaped(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // `PID (COMMAND) STATE …`: the command may hold spaces and parentheses, so the state follows the last `)`.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 /** The file backend as the registry sees it: any location no other backend claims is a path. */
