@@ -95,7 +95,16 @@ describe('one owner per account', () => {
     expect(plan).toMatchObject({ code: 1, stdout: '', stderr: `error: plan ${refusal}` });
     const apply = await w.cli(['--state', 'laptop.json', 'apply', '-f', 'examples/', '--auto-approve']);
     expect(apply).toMatchObject({ code: 1, stdout: '', stderr: `error: apply ${refusal}` });
+    // The refused import asks who owns the account (the SIP IP ACL list, where the markers are) and reads
+    // no other list: an owned account is refused before its objects are read.
+    const requestsBefore = w.harness.emulator.runtime.log.list({ type: 'request' }).length;
     const imported = await w.cli(['--state', 'laptop.json', 'import', '--out', 'laptop-import']);
+    expect(
+      w.harness.emulator.runtime.log
+        .list({ type: 'request' })
+        .slice(requestsBefore)
+        .map((entry) => `${entry.method} ${entry.path.replace(/\?.*/, '')}`),
+    ).toEqual(['GET /v1/Account/MAEMULATOR0000000001/SipAuth/IpAccessControlList/']);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain(
       `error: import refused: account MAEMULATOR0000000001 is owned by the telform ledger of lineage ${owner}`,
