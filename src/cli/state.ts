@@ -6,6 +6,8 @@ import { stateClaimCommand, stateReleaseCommand } from './state-ownership.js';
 import { renderMoved, renderUnprotected, stateListSummary } from '../render/state.js';
 import { formatChoices, rendererFor, type Format } from '../render/index.js';
 import { processIo } from './io.js';
+import { cliContext } from './session.js';
+import { scopeInAccount } from '../run/state-hand-over.js';
 import type { GlobalOptions } from '../run/context.js';
 
 /**
@@ -44,7 +46,12 @@ Examples:
       const io = processIo();
       const ledger = await readState(globalsOf(cmd), { io });
       io.stdout(rendererFor(options.format, 'stateList')(ledger));
-      if (options.format === 'text') io.stderr(stateListSummary(ledger));
+      if (options.format === 'text') {
+        io.stderr(stateListSummary(ledger));
+        // The scope as the account's marker says it now (after another state's take-over), where the account can be read.
+        const now = await scopeInAccount(ledger, globalsOf(cmd), cliContext(io));
+        if (now) io.stderr(now);
+      }
     });
   state
     .command('show')

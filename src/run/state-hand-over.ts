@@ -4,9 +4,13 @@
 import { liveContext } from '../resources/live-side.js';
 import { backendFor, openStateBackend } from '../state/backends/registry.js';
 import type { LedgerStore } from '../state/ledger-store.js';
-import { claimAccount, releaseAccount } from '../state/ownership.js';
+import { claimAccount, ledgerScope, releaseAccount } from '../state/ownership.js';
 import { TelformError } from '../util/errors.js';
-import type { Scope } from '../resources/ownership-scope.js';
+import { describeScope, sameScope, type Scope } from '../resources/ownership-scope.js';
+import { readMarkerReading } from '../resources/ownership-marker.js';
+import { resolveConnection } from '../api/connection.js';
+import type { Ledger } from '../state/ledger.js';
+import { sameEndpoint } from '../util/endpoint.js';
 import type { GlobalOptions, RunContext, Session } from './context.js';
 import { openState, stateLocation } from './state-location.js';
 
@@ -126,6 +130,45 @@ async function withAccount<T>(
     } finally {
       await store.close();
     }
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * What the account's markers of this ledger claim now, when it is not what the ledger recorded
+ * (another state took part of its scope over with `state claim --take-over`, or its marker went): a
+ * line for `state list`, else undefined. The account is read only where the environment names a
+ * connection to the ledger's own account (credentials, or `--endpoint local` asked for): a listing
+ * without them, or one that cannot reach the account, shows what the ledger recorded, as before.
+ */
+export async function scopeInAccount(
+  ledger: Ledger,
+  globals: GlobalOptions,
+  context: RunContext,
+): Promise<string | undefined> {
+  const last = ledger.ownership?.at(-1);
+  if (!last || (last.action === 'release' && last.scope === undefined)) return undefined;
+  try {
+    const target = resolveConnection({ endpointFlag: globals.endpoint, env: context.io.env });
+    if (target.kind === 'local' && target.reason !== 'requested') return undefined;
+  } catch {
+    return undefined;
+  }
+  // The notes of connecting (the embedded emulator's start) are not the listing's.
+  const session = await context.connect(globals, { ...context.io, stderr: () => undefined }).catch(() => undefined);
+  if (!session) return undefined;
+  try {
+    if (!sameEndpoint(session.endpointLabel, ledger.endpoint) || session.account !== ledger.account) return undefined;
+    const markers = (await readMarkerReading(liveContext(session.client), true)).markers;
+    const mine = markers.filter((marker) => marker.lineage === ledger.lineage);
+    if (mine.length === 0)
+      return `the account holds no marker of this state now: another state took its part over, or the marker was removed`;
+    const recorded = ledgerScope(ledger);
+    if (mine.some((marker) => sameScope(marker.scope, recorded))) return undefined;
+    return `the account's marker of this state claims ${mine.map((marker) => describeScope(marker.scope)).join(' and ')} now: another state took the rest over`;
+  } catch {
+    return undefined;
   } finally {
     await session.close();
   }

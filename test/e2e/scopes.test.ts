@@ -97,5 +97,20 @@ describe('scopes through the CLI', () => {
     expect(stray.code).toBe(1);
     expect(stray.stderr).toContain('stray.yaml:1:');
     expect(stray.stderr).toContain('TrunkIpAcl/stray is outside the scope this state owns');
+    // A third state takes the trunks over: the voice state's list says what its marker claims now,
+    // read from the account, beside what it recorded.
+    const takeOver = await cli(['--state', 'third.json', 'state', 'claim', '--scope', 'Trunk', '--take-over', lineage]);
+    expect(takeOver.code).toBe(0);
+    const listed = await cli(['state', 'list'], voiceDir);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr.split('\n').slice(1)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^lineage ${lineage}; claimed the account at \\S+ \\(scope ${voiceKinds.replace(/[()]/g, '\\$&')}\\)$`,
+        ),
+      ),
+      `the account's marker of this state claims ApplicationSipAuth, OriginationUri, SipCredential, SipIpAcl, TrunkCredential, TrunkIpAcl now: another state took the rest over`,
+      '',
+    ]);
   }, 120_000);
 });
