@@ -18,7 +18,7 @@ import type { GlobalOptions } from '../run/context.js';
  */
 export function stateCommand(): Command {
   const state = new Command('state')
-    .description('Inspect and edit the state (the ownership ledger); never touches the account.')
+    .description('Inspect and edit the state (the ownership ledger); never writes to the account.')
     .addHelpText(
       'after',
       `
