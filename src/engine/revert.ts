@@ -9,6 +9,8 @@ import type { HistoryChange, HistoryRecord } from '../state/history.js';
 import type { Ledger, SecretFingerprint } from '../state/ledger.js';
 import type { DesiredResource, PlannerKinds, SecretSourceRef } from './model.js';
 import type { Plan, PlannedChange } from './plan-types.js';
+import { desiredSpecOf, liveIdOf, liveSpecOf } from './change-fields.js';
+import { orphanForgottenReason, orphanReason } from './planner.js';
 import { summarize } from './summary.js';
 import { stableJson } from '../util/stable-json.js';
 
@@ -244,8 +246,17 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
   const unrepeatable = new Map(set.unrepeatable.map(({ address, reason }) => [address, reason]));
   const blockedBy = new Map<string, string>();
   const changes: PlannedChange[] = [];
+  // A revert reads no manifests: what it deletes goes because apply #N created it.
+  const ownReasons: Readonly<Record<string, string>> = {
+    [orphanReason]: `created by apply #${set.seq}; the revert deletes it`,
+    [orphanForgottenReason]: `created by apply #${set.seq}, and already gone from the account; it is only forgotten`,
+  };
+  const reworded = plan.changes.map((change) => ({
+    ...change,
+    reasons: change.reasons.map((reason) => ownReasons[reason] ?? reason),
+  }));
   // In execution order: what a change depends on is decided before it.
-  for (const change of plan.changes) {
+  for (const change of reworded) {
     const reason = unrepeatable.get(change.address);
     const waitsOn = change.depends_on.find((address) => blockedBy.has(address));
     if ((reason || waitsOn) && (change.action === 'create' || change.action === 'wait')) {
@@ -275,6 +286,7 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
       ],
     });
   }
+  keepWhatStaysNeeds(changes, kinds);
   for (const { address, reason } of set.lost) {
     const [kind = '', ...rest] = address.split('/');
     changes.push({
@@ -358,6 +370,45 @@ function revertCoverage(set: RevertSet, changes: readonly PlannedChange[]): stri
   }
   if (lines.length === 1 && set.conflicts.length === 0) lines[0] += '; nothing else in the account changes';
   return lines;
+}
+
+/**
+ * A revert's delete of what an object that stays refers to (its own delete blocked: a brand whose
+ * campaigns the revert does not delete) is blocked too: the profile a brand is registered from is not
+ * taken from under it. In place, until nothing more is blocked (what stays may keep more).
+ */
+function keepWhatStaysNeeds(changes: PlannedChange[], kinds: PlannerKinds): void {
+  for (let changed = true; changed;) {
+    changed = false;
+    const staying = changes.filter((change) => change.action === 'blocked' && liveIdOf(change) !== undefined);
+    for (const [index, change] of changes.entries()) {
+      if (change.action !== 'delete') continue;
+      const holder = staying.find((kept) => refersTo(kept, change, kinds));
+      if (!holder) continue;
+      changes[index] = {
+        ...change,
+        action: 'blocked',
+        reasons: [
+          `${holder.address} stays (its delete is blocked) and refers to it: it is not deleted from under ${holder.address}`,
+        ],
+        flags: { ...change.flags, irreversible: false, billable_usd: 0 },
+        api_requests: 0,
+      };
+      changed = true;
+    }
+  }
+}
+
+/** Whether `holder`'s live spec refers to `target` (by `{ ref }` to its name, or by its id). */
+function refersTo(holder: PlannedChange, target: PlannedChange, kinds: PlannerKinds): boolean {
+  const spec = liveSpecOf(holder) ?? desiredSpecOf(holder) ?? {};
+  const id = liveIdOf(target);
+  return (kinds.get(holder.kind)?.references ?? []).some(({ field, target: kind }) => {
+    if (kind !== target.kind) return false;
+    const value = spec[field];
+    if (typeof value === 'object' && value !== null && 'ref' in value) return value.ref === target.name;
+    return id !== undefined && value === id;
+  });
 }
 
 /** The refusal of a revert whose conflicts were not all taken with `--over`, or undefined. */

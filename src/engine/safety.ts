@@ -86,8 +86,9 @@ export function checkSafety(
   ledger: Ledger,
 ): SafetyViolation[] {
   const violations: SafetyViolation[] = [];
-  // A teardown (`--destroy`) is the reviewed intent these two gates guard against doing by mistake.
-  const teardown = plan.destroy === true;
+  // A teardown (`--destroy`) is the reviewed intent these two gates guard against doing by mistake; so
+  // is a revert, which reads no manifests: its deletes are what apply #N created, named in its plan.
+  const teardown = plan.destroy === true || plan.reverts !== undefined;
   if (desired.length === 0 && !approvals.allow_empty && !teardown) {
     violations.push({
       code: 'empty',
@@ -100,6 +101,8 @@ export function checkSafety(
   let protectedInState: ReadonlySet<string> | undefined;
   const allowAll = approvals.allow_irreversible.includes('all');
   for (const change of plan.changes) {
+    // A blocked change sends nothing: no gate concerns it (the summary does not count it either).
+    if (change.action === 'blocked') continue;
     const destructive = change.action === 'delete' || change.action === 'replace';
     // A create is irreversible only as a revert's new registration of a deleted brand or campaign.
     if (!destructive && !change.flags.irreversible) continue;

@@ -189,7 +189,14 @@ export const brand = {
     callback: { types: ['brand'], idField: 'brand_id', untyped: true },
     // The profile a deleted brand was made from has had its one brand: the API refuses it another.
     registersOnce: (spec) =>
-      `the API lets a profile register one brand, ever, and profile ${String(spec.profile_uuid)} registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests`,
+      `the API lets a profile register one brand, ever, and profile ${profileLabel(spec.profile_uuid)} registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests`,
   },
   scope: { code: 'br', preset: 'messaging' },
 } as const satisfies Kind;
+
+/** The profile a brand names, as a reader knows it: `Profile/name` for a `{ ref }`, else its uuid. */
+function profileLabel(value: unknown): string {
+  if (typeof value === 'object' && value !== null && 'ref' in value && typeof value.ref === 'string')
+    return `Profile/${value.ref}`;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

@@ -5,7 +5,10 @@
 import { createHash } from 'node:crypto';
 import type { ApplyResult } from '../engine/apply.js';
 import { desiredSpecOf, liveIdOf, liveSpecOf } from '../engine/change-fields.js';
-import type { Plan, PlannedChange } from '../engine/plan-types.js';
+import type { PlannerKind } from '../engine/model.js';
+import type { Plan, PlannedChange, UpdateChange } from '../engine/plan-types.js';
+import { estimateRequests } from '../engine/request-estimate.js';
+import type { ChangeOutcome } from '../engine/step-runner.js';
 import type {
   HistoryChange,
   HistoryDraft,
@@ -59,7 +62,13 @@ export async function recordApply(
   const changes = run.plan.changes
     .filter((change) => change.action !== 'noop')
     .map((change) =>
-      historyChange(change, result, before.get(change.address), run.store.ledger.resources[change.address]),
+      historyChange(
+        change,
+        result,
+        before.get(change.address),
+        run.store.ledger.resources[change.address],
+        run.kinds.get(change.kind),
+      ),
     );
   const done = changes.filter((change) => change.result === 'done').length;
   const draft: HistoryDraft = {
@@ -89,31 +98,57 @@ export async function recordApply(
   return run.store.appendHistory(draft);
 }
 
+/**
+ * The action a change is recorded as: what it did. A `wait` that went on (`apply --wait`, the registry
+ * approved what it waited for) created the object, or updated it when it existed (a number linked):
+ * recorded as that, with that write's requests, so `history` shows it and `revert` undoes it.
+ */
+function recordedAction(
+  change: PlannedChange,
+  outcome: ChangeOutcome | undefined,
+  kind: PlannerKind | undefined,
+): { action: string; requests: number } {
+  if (change.action !== 'wait' || outcome?.status !== 'done')
+    return { action: change.action, requests: change.api_requests };
+  if (!change.id) return { action: 'create', requests: 1 };
+  const update: UpdateChange = {
+    ...change,
+    action: 'update',
+    id: change.id,
+    before: change.before ?? {},
+    after: change.after ?? {},
+  };
+  return { action: 'update', requests: kind ? estimateRequests(update, kind) : 1 };
+}
+
 function historyChange(
   change: PlannedChange,
   result: ApplyResult,
   before: LedgerEntry | undefined,
   after: LedgerEntry | undefined,
+  kind: PlannerKind | undefined,
 ): HistoryChange {
   const outcome = result.outcomes.get(change.address);
+  const recorded = recordedAction(change, outcome, kind);
   const secretFields = new Set([
     ...Object.keys(change.secret_sources ?? {}),
     ...Object.keys(before?.secrets ?? {}),
     ...Object.keys(after?.secrets ?? {}),
   ]);
   const id = liveIdOf(change) ?? (outcome?.status === 'done' ? outcome.id : undefined) ?? after?.id;
-  const liveBefore = liveSpecOf(change);
+  // A wait that created its object had none before it (the plan's `before` of a create is empty).
+  const liveBefore = recorded.action === 'create' ? undefined : liveSpecOf(change);
   const desired = change.action === 'delete' ? undefined : desiredSpecOf(change);
   return {
     address: change.address,
     kind: change.kind,
-    action: change.action,
+    action: recorded.action,
     ...(id ? { id } : {}),
     ...(liveBefore ? { before: withoutSecrets(liveBefore, secretFields) } : {}),
     ...(desired ? { after: withoutSecrets(desired, secretFields) } : {}),
     ...(before && Object.keys(before.secrets).length > 0 ? { secrets_before: before.secrets } : {}),
     ...(after && Object.keys(after.secrets).length > 0 ? { secrets_after: after.secrets } : {}),
-    requests: change.api_requests,
+    requests: recorded.requests,
     fees_usd: change.flags.billable_usd,
     ...(change.flags.irreversible ? { irreversible: true as const } : {}),
     result: outcome?.status ?? 'skipped',

@@ -49,6 +49,7 @@ import { timerOf, type GlobalOptions, type RunContext, type RunIo, type Session 
 import type { HistoryTag } from '../state/history.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan, mergeApprovals, readSavedPlan } from './saved-plan.js';
 import { openState } from './state-location.js';
+import { revertOf } from './revert-record.js';
 import { printable } from '../util/printable.js';
 
 /** Flags that approve what the safety gates would refuse (docs/state-and-safety.md, safety). */
@@ -204,6 +205,12 @@ export async function reconcile(
   try {
     // Before the state, the account or a secret is read: an edited plan could name what is read.
     if (saved) assertPlanSealed(saved.plan, session, saved.file);
+    // A saved revert wants what the revert wanted, made again from the history and the ledger (it is
+    // applied only while the ledger is the one it was made from): its plan lists only what it changes.
+    if (saved?.plan.reverts !== undefined) {
+      const { set } = await revertOf(saved.plan.reverts, globals, { io }, saved.plan.reverts_over ?? []);
+      desired = { ...desired, resources: set.resources };
+    }
     store = await openState(globals, io.env, {
       binding: { endpoint: session.endpointLabel, account: session.account },
       lock: options.lock,

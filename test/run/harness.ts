@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApiClient } from '../../src/api/client.js';
 import { Limiter } from '../../src/api/limiter.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import type { Connect, RunContext } from '../../src/run/context.js';
 import { openState } from '../../src/run/state-location.js';
 import type { LedgerEntry } from '../../src/state/ledger.js';
@@ -45,8 +45,9 @@ export const connect: Connect = async (globals, io) => {
   return { client, endpointLabel: globals.endpoint, account: authId, authToken, close: () => client.close() };
 };
 
-export async function startHarness(): Promise<Harness> {
-  const emulator = await startEmulator({ accounts: accounts.map((account) => ({ ...account })) });
+/** `options`: the emulator's, beside its accounts (a short registry delay for a test that waits on it). */
+export async function startHarness(options: Omit<EmulatorOptions, 'accounts'> = {}): Promise<Harness> {
+  const emulator = await startEmulator({ ...options, accounts: accounts.map((account) => ({ ...account })) });
   const folder = await mkdtemp(path.join(tmpdir(), 'telform-run-'));
   return {
     emulator,
