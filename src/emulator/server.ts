@@ -8,6 +8,7 @@ import { ApiError, errorBody, readJsonBody, type JsonObject, type Reply } from '
 import { delay } from './latency.js';
 import type { DataFileWriter } from './persistence.js';
 import { checkProduct } from './products.js';
+import { forbiddenListRefusal, variationOf } from './variation.js';
 import type { RequestLogEntry } from './request-log.js';
 import { Router, decodePathSegment, matchSegments, segmentsOf, type AdminRoute, type Route } from './router.js';
 import type { Runtime } from './runtime.js';
@@ -158,6 +159,9 @@ export class EmulatorServer {
         throw new ApiError(500, 'internal server error (injected fault)');
       }
       checkProduct(this.runtime.config.products, match[2] ?? '/');
+      // An account's permissions may refuse one list (not a whole product): the variation chooses which.
+      const forbidden = forbiddenListRefusal(variationOf(this.runtime.config, state), method, match[2] ?? '/');
+      if (forbidden !== undefined) throw new ApiError(403, forbidden);
       const { route, params } = this.router.match(method, match[2] ?? '/');
       const body = await readJsonBody(request);
       reply = await route.handle({

@@ -16,14 +16,29 @@ export interface ShapeVariation {
   rowsWithoutAlias: boolean;
   /** Brand reads (list and get) leave `brand_type` out. */
   brandTypeUnread: boolean;
-  /** A list the account may not read (403): the phone numbers, or none. */
-  forbiddenList: 'none' | 'numbers';
+  /**
+   * A list the account may not read (403, its permissions): none, or one of the lists a run may read only for
+   * context (the numbers on a trunk or campaign, a brand's campaigns, a profile's brands, the trunks using an
+   * ACL, the applications using SIP auth).
+   */
+  forbiddenList: ForbiddableList;
   /**
    * Phone number rows: as stored, with link statuses in lower case and numbers with a leading `+`, or with
    * `UNREGISTERED` beside the campaign id of every linked number (the campaign's number route still tells).
    */
   numberRows: 'stored' | 'lower_plus' | 'unregistered';
 }
+
+/** The lists `forbiddenList` may refuse, by the collection path below the account. */
+const forbiddableLists = {
+  numbers: '/Number/',
+  campaigns: '/10dlc/Campaign/',
+  brands: '/10dlc/Brand/',
+  trunks: '/Zentrunk/Trunk/',
+  applications: '/Application/',
+} as const;
+
+type ForbiddableList = 'none' | keyof typeof forbiddableLists;
 
 export type VariationOptions = Partial<ShapeVariation> & {
   /** Seed of the choices (0 to 4294967295); each account draws its own from it and its Auth ID. */
@@ -48,7 +63,7 @@ const variationChoices: { readonly [K in keyof ShapeVariation]: readonly ShapeVa
   createAnswer: ['flat', 'nested', 'camel'],
   rowsWithoutAlias: [false, true],
   brandTypeUnread: [false, true],
-  forbiddenList: ['none', 'numbers'],
+  forbiddenList: ['none', 'numbers', 'campaigns', 'brands', 'trunks', 'applications'],
   numberRows: ['stored', 'lower_plus', 'unregistered'],
 };
 
@@ -112,4 +127,11 @@ export function variationProblem(options: VariationOptions): string | undefined 
       return `the variation ${key} must be one of ${variationChoices[key].join(', ')}, not ${String(value)}`;
   }
   return undefined;
+}
+
+/** The 403 of the list the account's variation refuses (a GET of that collection, whatever its query). */
+export function forbiddenListRefusal(variation: ShapeVariation, method: string, path: string): string | undefined {
+  if (variation.forbiddenList === 'none' || method !== 'GET') return undefined;
+  const forbidden = forbiddableLists[variation.forbiddenList];
+  return path === forbidden || `${path}/` === forbidden ? `not permitted to list ${forbidden}` : undefined;
 }

@@ -146,7 +146,7 @@ export async function readNeeded(
     const neededBy = needs.required.get(result.kind.kind);
     if (!neededBy) {
       notes.push(
-        `${result.kind.kind} was not read: the account does not have ${product} (the API answered 403: ${result.refused.apiMessage}), and nothing in the manifests or the state uses it`,
+        `${result.kind.kind} was not read: the account does not have ${product} or may not read that list (the API answered 403 to ${result.refused.request.method} ${result.refused.request.path}: ${result.refused.apiMessage}), and nothing in the manifests or the state uses it`,
       );
       continue;
     }

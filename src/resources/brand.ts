@@ -14,6 +14,7 @@ import {
   deleteConfirmed,
   listBrands,
   listCampaigns,
+  unlessRefused,
   type RawBrand,
 } from './tendlc-api.js';
 
@@ -24,7 +25,7 @@ const unreadable = ['secondary_vetting', 'url', 'method'];
  * A live brand in the manifest's shape: `profile_uuid`, `brand_alias`, `brand_type`. The company
  * data the API copies from the profile is the profile's business, not the brand's spec.
  */
-export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]): LiveObject {
+export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[] | undefined): LiveObject {
   const id = requireId(raw as Record<string, unknown>, 'brand_id', brandPath);
   const spec: Record<string, unknown> = {};
   const profileUuid = text(raw.profile_uuid);
@@ -52,7 +53,8 @@ export function normaliseBrand(raw: RawBrand, activeCampaigns: readonly string[]
       registration_status: upperText(raw.registration_status) ?? 'UNKNOWN',
       ...(reasons.length > 0 ? { declined_reasons: reasons } : {}),
     },
-    facts: { activeCampaigns: [...activeCampaigns] },
+    // Undefined: the campaign list was refused (403), so whether campaigns hold the brand back is unknown.
+    facts: activeCampaigns === undefined ? { unreadContext: 'campaigns' } : { activeCampaigns: [...activeCampaigns] },
   };
 }
 
@@ -72,15 +74,18 @@ export const brandLive: LiveSide = {
   naturalKeyWord: 'profile',
 
   async list(context) {
-    const [brands, campaigns] = await Promise.all([accountBrands(context), accountCampaigns(context)]);
-    return brands.map((brand) => normaliseBrand(brand, activeCampaignsOf(campaigns, String(brand.brand_id))));
+    // The campaigns are read for context only (what holds a brand back): a list refused 403 leaves that unknown.
+    const [brands, campaigns] = await Promise.all([accountBrands(context), unlessRefused(accountCampaigns(context))]);
+    return brands.map((brand) =>
+      normaliseBrand(brand, campaigns && activeCampaignsOf(campaigns, String(brand.brand_id))),
+    );
   },
 
   async read({ client }, id) {
     const raw = await readRecord<RawBrand>(client, itemPath(brandPath, id), 'brand');
     if (raw === undefined) return undefined;
-    const campaigns = await listCampaigns(client, id);
-    return normaliseBrand(raw, activeCampaignsOf(campaigns, id));
+    const campaigns = await unlessRefused(listCampaigns(client, id));
+    return normaliseBrand(raw, campaigns && activeCampaignsOf(campaigns, id));
   },
 
   async create({ client }, spec) {
@@ -136,6 +141,8 @@ export const brandLive: LiveSide = {
   irreversibleDelete: true,
 
   deleteRefusal(live, deletedFirst) {
+    if (live.facts?.unreadContext === 'campaigns')
+      return 'its campaigns could not be read (the API answered 403 to the campaign list), and the API refuses to delete a brand that has active campaigns: the worst is assumed';
     // Campaigns this plan deletes first do not hold the brand back.
     const active = (live.facts?.activeCampaigns ?? []).filter((id) => !deletedFirst.has(id));
     if (active.length === 0) return undefined;

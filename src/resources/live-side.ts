@@ -58,6 +58,8 @@ export interface LiveFacts {
   brands?: readonly string[];
   /** What a phone number's `app_id` is: an inbound trunk or an application. */
   attachment?: 'trunk' | 'application';
+  /** A list these facts come from that the account refused (403): what it would tell is unknown, and the worst is assumed. */
+  unreadContext?: 'campaigns' | 'brands';
   /** The campaign a phone number is linked to, being linked to, or failed to link to. */
   linkedCampaign?: string;
 }

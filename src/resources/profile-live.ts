@@ -4,7 +4,7 @@ import { cannotTell, createWithRecovery } from '../api/writes.js';
 import { TelformError } from '../util/errors.js';
 import type { LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText, createdId, type CreateAnswer } from './api-records.js';
-import { accountBrands, deleteConfirmed, listBrands, type RawBrand } from './tendlc-api.js';
+import { accountBrands, deleteConfirmed, listBrands, unlessRefused, type RawBrand } from './tendlc-api.js';
 
 /**
  * The live side of Profile (`/Profile/`): create, update of the fields the
@@ -72,7 +72,7 @@ function nested(raw: unknown, fields: readonly string[]): Record<string, string>
 }
 
 /** A live profile in the manifest's shape; `""` is absent (the API returns `""` for unset fields). */
-export function normaliseProfile(raw: RawProfile, brands: readonly string[]): LiveObject {
+export function normaliseProfile(raw: RawProfile, brands: readonly string[] | undefined): LiveObject {
   const id = requireId(raw, 'profile_uuid', profilePath);
   const spec: Record<string, unknown> = {};
   for (const field of textFields) {
@@ -90,7 +90,11 @@ export function normaliseProfile(raw: RawProfile, brands: readonly string[]): Li
     spec,
     ...(text((raw as Record<string, unknown>).profile_alias) === undefined ? { unread: ['profile_alias'] } : {}),
     ...(createdAt === undefined ? {} : { createdAt }),
-    facts: { primary: upperText(raw.profile_type) === 'PRIMARY', brands: [...brands].sort() },
+    // Undefined brands: the brand list was refused (403), so which brands refer to it is unknown.
+    facts: {
+      primary: upperText(raw.profile_type) === 'PRIMARY',
+      ...(brands === undefined ? { unreadContext: 'brands' as const } : { brands: [...brands].sort() }),
+    },
   };
 }
 
@@ -156,15 +160,17 @@ export const profileLive: LiveSide = {
   naturalKey: (spec) => text(spec.profile_alias),
 
   async list(context) {
-    const [profiles, brands] = await Promise.all([listProfiles(context.client), accountBrands(context)]);
-    const byProfile = brandsByProfile(brands);
-    return profiles.map((raw) => normaliseProfile(raw, byProfile.get(String(raw.profile_uuid)) ?? []));
+    // The brands are read for context only (which refer to a profile): a list refused 403 leaves that unknown.
+    const [profiles, brands] = await Promise.all([listProfiles(context.client), unlessRefused(accountBrands(context))]);
+    const byProfile = brands && brandsByProfile(brands);
+    return profiles.map((raw) => normaliseProfile(raw, byProfile && (byProfile.get(String(raw.profile_uuid)) ?? [])));
   },
 
   async read({ client }, id) {
     const raw = await readRecord<RawProfile>(client, itemPath(profilePath, id), 'profile');
     if (raw === undefined) return undefined;
-    return normaliseProfile(raw, brandsByProfile(await listBrands(client)).get(id) ?? []);
+    const brands = await unlessRefused(listBrands(client));
+    return normaliseProfile(raw, brands && (brandsByProfile(brands).get(id) ?? []));
   },
 
   async create({ client }, spec) {
@@ -209,6 +215,8 @@ export const profileLive: LiveSide = {
 
   deleteRefusal(live, deletedFirst) {
     if (live.facts?.primary) return "it is the account's primary profile, which the API never deletes";
+    if (live.facts?.unreadContext === 'brands')
+      return 'the brands could not be read (the API answered 403 to the brand list), so one may still refer to it: the worst is assumed';
     const brands = (live.facts?.brands ?? []).filter((id) => !deletedFirst.has(id));
     if (brands.length === 0) return undefined;
     return `Brand ${brands.join(', ')} was registered from it and still refers to it; delete the brand first`;

@@ -77,6 +77,16 @@ export function accountNumbers(context: LiveContext): Promise<Array<RawNumber & 
   );
 }
 
+/** What a list refused with 403 (an account's permissions) reads as, for a list read only for context: undefined. */
+export async function unlessRefused<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 403) return undefined;
+    throw error;
+  }
+}
+
 /**
  * The account's phone numbers, or undefined when the account may not read them (403): a trunk's or a
  * campaign's count of numbers is then unknown, and the run goes on (the PhoneNumber kind's own read, skipped

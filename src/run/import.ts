@@ -10,7 +10,8 @@ import { joinDocuments } from '../manifest/emit.js';
 import { importFiles, type ImportLayout } from '../manifest/import-files.js';
 import { ownManifestSchema, ownSchemaPath, schemaReference } from '../manifest/schema-reference.js';
 import { catalog, type Kind } from '../resources/index.js';
-import { liveContext } from '../resources/live-side.js';
+import { liveContext, type LiveContext, type LiveObject } from '../resources/live-side.js';
+import { ApiRequestError } from '../api/errors.js';
 import { readMarkerReading } from '../resources/ownership-marker.js';
 import { assertImportOwnership, ownedAmong, ownedIdsByKind } from '../state/import-ownership.js';
 import { assertMayWrite, claimOnFirstWrite, claimsOnWrite, ledgerScope, ownershipOf } from '../state/ownership.js';
@@ -38,6 +39,26 @@ export interface ImportResult {
   skipped: string[];
   /** Objects left out because their manifest would not validate: neither written nor recorded. */
   refused: RefusedImport[];
+}
+
+/**
+ * A kind's list, or, when the account refuses it with 403 (a product it lacks, or its permissions) and
+ * `--kinds` did not name it, the one note that says it was skipped: an import of everything imports
+ * what the account lets it read (docs/real-accounts.md, What a run reads).
+ */
+async function listUnlessRefused(
+  kind: Kind,
+  live: LiveContext,
+  named: boolean,
+): Promise<{ objects: LiveObject[]; refused?: undefined } | { objects?: undefined; refused: string }> {
+  try {
+    return { objects: await kind.live.list(live) };
+  } catch (error) {
+    if (named || !(error instanceof ApiRequestError && error.status === 403)) throw error;
+    return {
+      refused: `note: ${kind.name} was not imported: the API answered 403 to ${error.request.method} ${error.request.path}: ${error.apiMessage}`,
+    };
+  }
 }
 
 /** The kinds `--kinds` names (every kind when none), in catalog order; an unknown name is refused. */
@@ -94,7 +115,13 @@ export async function importAccount(
         kinds
           .filter((kind) => scopeHasKind(scope, kind.name))
           .map(async (kind) => {
-            const objects = (await kind.live.list(live)).filter((object) => {
+            // A kind `--kinds` names must be read; in an import of everything, a refused list is skipped.
+            const read = await listUnlessRefused(kind, live, run.kinds.length > 0);
+            if (read.refused !== undefined) {
+              io.stderr(read.refused);
+              return [kind.name, [] as LiveObject[]] as const;
+            }
+            const objects = read.objects.filter((object) => {
               const name = kind.nameField === undefined ? undefined : object.spec[kind.nameField];
               return scopeHolds(scope, kind.name, typeof name === 'string' ? name : undefined);
             });

@@ -43,6 +43,8 @@ describe('normaliseCampaign', () => {
   it('gives the manifest shape: codes in capitals, sub_usecases as an array, attributes flat, "" and null absent', () => {
     expect(normaliseCampaign(record, { linked: 3, processing: 1 })).toEqual({
       id: 'CABC123',
+      // When the registry made it: a lost register is settled by the campaigns made since.
+      createdAt: '2026-01-01T00:00:00Z',
       spec: {
         campaign_alias: 'support',
         brand_id: 'BXYZ789',

@@ -133,8 +133,6 @@ export const numberRoutes: Route[] = [
     path: collectionPath,
     handle: ({ account, query, accountBase, runtime }) => {
       const variation = variationOf(runtime.config, account);
-      // An account's permissions may refuse one list (not a whole product).
-      if (variation.forbiddenList === 'numbers') throw new ApiError(403, 'not permitted to list phone numbers');
       const appId = query.get('app_id');
       const numbers = [...account.numbers.values()].filter((record) => !appId || record.app_id === appId);
       const now = runtime.now();
