@@ -40,6 +40,7 @@ export function describeEvent(record: HistoryRecord): string {
             ? 'serve apply'
             : 'apply';
       if (record.interrupted) return `${what} (interrupted; recorded from its journal by the next run)`;
+      if (record.finishes !== undefined) return `${what} (the rest of #${record.finishes})`;
       return record.wave ? `${what} (rollout wave ${record.wave.number}/${record.wave.of})` : what;
     }
     case 'state_edit':

@@ -110,6 +110,7 @@ export async function applyManifests(
         : await passApprovalGate(reconciled.plan, reconciled.violations, {
             policies: request.options.policies ?? [],
             ...('savedPlan' in source ? { planFile: source.savedPlan } : {}),
+            ...(reconciled.resumed ? { reviewed: reconciled.resumed.reviewed } : {}),
             ...(gate.approvalsFolder === undefined ? {} : { approvalsFolder: gate.approvalsFolder }),
             ...(gate.emergency === undefined ? {} : { emergency: gate.emergency }),
             clock: gate.clock ?? systemClock,

@@ -29,6 +29,8 @@ export interface ApprovalGateInput {
   approvalsFolder?: string;
   /** `--emergency REASON`. */
   emergency?: string;
+  /** The saved plan as reviewed, when what runs is only the rest of it (run/plan-resume.ts): the approvals sign its digest. */
+  reviewed?: Plan;
   clock: Clock;
   cwd: string;
 }
@@ -48,7 +50,7 @@ export async function judgePlanApprovals(
   const policy = await loadApprovalPolicy(input.policies, input.cwd);
   if (policy.rules.length === 0 && policy.freezes.length === 0) return undefined;
   const nowMs = input.clock.now();
-  const digest = approvalDigest(plan);
+  const digest = approvalDigest(input.reviewed ?? plan);
   const folder = input.approvalsFolder ?? (input.planFile ? approvalsFolderOf(input.planFile) : undefined);
   const approvals: VerifiedApproval[] = [];
   const rejected: RejectedApproval[] = [];

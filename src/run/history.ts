@@ -93,6 +93,7 @@ export async function recordApply(
     ...(tag.reverts === undefined ? {} : { reverts: tag.reverts }),
     ...(tag.over && tag.over.length > 0 ? { over: [...tag.over] } : {}),
     ...(tag.wave ? { wave: tag.wave } : {}),
+    ...(tag.finishes === undefined ? {} : { finishes: tag.finishes }),
     ...(signoff ? { signoff } : {}),
   };
   return run.store.appendHistory(draft);

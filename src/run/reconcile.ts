@@ -47,6 +47,7 @@ import type { ValueSet } from '../manifest/values.js';
 import type { StageTimer } from '../util/stage-timer.js';
 import { timerOf, type GlobalOptions, type RunContext, type RunIo, type Session } from './context.js';
 import type { HistoryTag } from '../state/history.js';
+import { resumablePart, resumedNote, type ResumedPlan } from './plan-resume.js';
 import { assertPlanApplies, assertPlanSealed, desiredFromPlan, mergeApprovals, readSavedPlan } from './saved-plan.js';
 import { openState } from './state-location.js';
 import { revertOf } from './revert-record.js';
@@ -88,6 +89,8 @@ export interface Reconciliation {
   claimsAccount: boolean;
   /** Where the run reads files and variables: the history record's origin is found there. */
   io: RunIo;
+  /** A saved plan partly applied before: what is left of it, and the reviewed plan its approvals sign. */
+  resumed?: ResumedPlan;
   /** What ran the apply, for its history record; set by a caller other than `apply` (a rollout's wave). */
   history?: HistoryTag;
   close(): Promise<void>;
@@ -322,8 +325,10 @@ export async function reconcile(
     // The API's 100 SIP IP ACLs: a plan (and its claim) that needs more is refused before anything is sent.
     if (!options.readOnly)
       assertAclQuota(plan, markers.total, claims, session.account, options.lock ? 'apply' : 'plan');
-    if (saved) assertPlanApplies(saved.plan, plan, saved.file);
-    const chosen = saved ? saved.plan : plan;
+    // A saved plan an earlier attempt applied part of is finished: only what it left is applied (run/plan-resume.ts).
+    const resumed = saved ? await resumeOrAssertApplies(saved, plan, store) : undefined;
+    if (resumed && saved) io.stderr(resumedNote(saved, resumed));
+    const chosen = saved ? (resumed?.plan ?? saved.plan) : plan;
     // Plain adoptions only: a number the account already holds is attached by an update, and is not another ledger's.
     if (claims)
       io.stderr(claimNote(store, session.account, chosen.changes.filter((change) => change.action === 'adopt').length));
@@ -336,6 +341,7 @@ export async function reconcile(
       desired,
       desiredByAddress: new Map(desired.resources.map((resource) => [resource.address, resource])),
       plan: chosen,
+      ...(resumed ? { resumed, history: { trigger: 'apply' as const, finishes: resumed.finishes } } : {}),
       approvals,
       live,
       read,
@@ -474,5 +480,22 @@ export async function withReconciliation<T>(
     return await work(run);
   } finally {
     await run.close();
+  }
+}
+
+/** The saved plan applies as it is, or what an earlier attempt left of it does; otherwise it is stale. */
+async function resumeOrAssertApplies(
+  saved: { file: string; plan: Plan },
+  fresh: Plan,
+  store: LedgerStore,
+): Promise<ResumedPlan | undefined> {
+  try {
+    assertPlanApplies(saved.plan, fresh, saved.file);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof TelformError) || error.code !== 'plan_stale') throw error;
+    const resumed = await resumablePart(saved.plan, fresh, store, saved.file);
+    if (!resumed) throw error;
+    return resumed;
   }
 }

@@ -88,6 +88,8 @@ export type HistoryEvent =
       over?: number[];
       /** A rollout's wave (`apply --accounts --waves`). */
       wave?: { number: number; of: number };
+      /** The rest of a saved plan an earlier apply (this number) applied part of. */
+      finishes?: number;
       /** The approval rules the plan passed, with the signed approvals (absent in records before them). */
       signoff?: HistorySignoff;
       /**
@@ -153,6 +155,8 @@ export interface HistoryTag {
   reverts?: number;
   over?: number[];
   wave?: { number: number; of: number };
+  /** A saved plan finished: the number of the attempt that applied part of it. */
+  finishes?: number;
 }
 
 export type HistoryDraft = HistoryEvent & { origin: RunOrigin; ledger_serial?: number };
