@@ -2,12 +2,11 @@
 // `match`), who must approve them (`needs: 2 of messaging-leads`, or `none`), how long an approval
 // holds (`ttl`), when they may be applied (`windows` in a time zone), who may apply them outside a
 // window by emergency; a fleet-wide `freeze`; and the `people` file of who holds which role.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, type LineCounter, type Node, type YAMLMap } from 'yaml';
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { parseDuration } from '../util/duration.js';
-import { compilePolicyExpression, type CompiledExpression } from './policy-file.js';
+import { compilePolicyExpression, readPolicyDocument, type CompiledExpression } from './policy-file.js';
 import { loadPeopleFile, type People } from './people-file.js';
 
 interface ChangeWindow {
@@ -89,27 +88,11 @@ export async function loadApprovalPolicy(files: readonly string[], cwd: string):
 }
 
 async function loadOne(file: string, cwd: string): Promise<ApprovalPolicy> {
-  let source: string;
-  try {
-    source = await readFile(path.resolve(cwd, file), 'utf8');
-  } catch (error) {
-    throw new TelformError(
-      'policy_invalid',
-      `${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  const counter = new LineCounter();
-  const document = parseDocument(source, { lineCounter: counter, prettyErrors: false });
-  const at = (node: Node | null | undefined): SourcePlace => {
-    const position = counter.linePos(node?.range?.[0] ?? 0);
-    return { file, line: position.line, column: position.col };
-  };
+  // The file's shape (YAML, kind, top-level keys) is checked by the one reader of policy files.
+  const { source, counter, root, placeOfNode: at } = await readPolicyDocument(file, cwd);
   const fail = (node: Node | null | undefined, message: string): never => {
     throw new TelformError('policy_invalid', message, { place: { source: at(node) } });
   };
-  const root = document.contents;
-  // policy-file.ts reports the file's own shape; here only its approval parts are read.
-  if (document.errors.length > 0 || !isMap(root)) return { rules: [], freezes: [] };
   const policy: ApprovalPolicy = { rules: [], freezes: [] };
   const peopleNode = root.get('people', true) as Node | undefined;
   if (peopleNode !== undefined) {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ParseError, type ParseResult } from '@marcbachmann/cel-js';
 import { compileCel } from './policy-cel.js';
 import { estimateCost, policyCostBudget } from './policy-cost.js';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Scalar } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Scalar, type YAMLMap } from 'yaml';
 import { TelformError, type SourcePlace } from '../util/errors.js';
 import { didYouMean } from '../util/suggest.js';
 
@@ -105,12 +105,22 @@ function linePlace(counter: LineCounter, offset: number): { line: number; column
   return { line: position.line, column: position.col };
 }
 
+/** A policy file read and its shape checked: its text, where each offset is, and its top-level mapping. */
+interface PolicyDocument {
+  file: string;
+  source: string;
+  counter: LineCounter;
+  root: YAMLMap;
+  /** The place of a node of the file (its first line when the node has none). */
+  placeOfNode(node: Node | null | undefined): SourcePlace;
+}
+
 /**
- * Reads a policy file: `apiVersion: telform/v1`, `kind: Policy`, and `rules`, each with `id`,
- * `severity` (`error`, `warning` or `info`), `message` and `expression` (optionally `match`).
- * Any problem is a `policy_invalid` error naming the file, line and column.
+ * The one reader of a policy file, for its CEL `rules` (below) and its approval rules, freezes and
+ * people (approval-policy.ts): `apiVersion: telform/v1`, `kind: Policy`, and only the known top-level
+ * keys. Any problem is a `policy_invalid` error naming the file, line and column.
  */
-export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyRule[]> {
+export async function readPolicyDocument(file: string, cwd: string): Promise<PolicyDocument> {
   let source: string;
   try {
     source = await readFile(path.resolve(cwd, file), 'utf8');
@@ -130,7 +140,7 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
       `not valid YAML: ${syntax.message.split('\n')[0] ?? ''}`,
     );
   const root = document.contents;
-  const placeOfNode = (node: Node | null | undefined) =>
+  const placeOfNode = (node: Node | null | undefined): SourcePlace =>
     node?.range ? { file, ...linePlace(counter, node.range[0]) } : { file, line: 1, column: 1 };
   if (!isMap(root)) fail(file, placeOfNode(root), 'a policy file is a mapping with apiVersion, kind: Policy and rules');
   if (String(root.get('kind')) !== 'Policy' || String(root.get('apiVersion')) !== 'telform/v1')
@@ -147,6 +157,15 @@ export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyR
         `unknown field ${JSON.stringify(name)}${didYouMean(name, topLevel)} (a policy file holds ${topLevel.join(', ')})`,
       );
   }
+  return { file, source, counter, root, placeOfNode };
+}
+
+/**
+ * The CEL rules of a policy file: `rules`, each with `id`, `severity` (`error`, `warning` or `info`),
+ * `message` and `expression` (optionally `match`).
+ */
+export async function loadPolicyFile(file: string, cwd: string): Promise<PolicyRule[]> {
+  const { source, counter, root, placeOfNode } = await readPolicyDocument(file, cwd);
   const rules = root.get('rules', true);
   // A file of approval rules alone has no CEL rules to run.
   if (rules === undefined && (root.has('approvals') || root.has('freeze'))) return [];

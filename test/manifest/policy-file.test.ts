@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadApprovalPolicy } from '../../src/manifest/approval-policy.js';
 import { loadPolicyFile } from '../../src/manifest/policy-file.js';
 import { TelformError } from '../../src/util/errors.js';
 
@@ -61,5 +62,30 @@ describe('loadPolicyFile', () => {
       `apiVersion: telform/v1\nkind: Policy\nmetadata:\n  name: o\nrules:\n  - id: fine\n    message: m\n    expression: "${expression}"\n`,
     );
     expect((await loadPolicyFile('ok.yaml', folder)).map((loaded) => loaded.id)).toEqual(['fine']);
+  });
+});
+
+describe('approval rules are read by the same reader (approval-policy.ts)', () => {
+  it('refuses a misspelt approvals key, a wrong kind and bad YAML exactly as the CEL rules do', async () => {
+    const cases = [
+      ['a.yaml', 'apiVersion: telform/v1\nkind: Policy\naprovals:\n  - { id: x, match: "true", needs: none }\n'],
+      ['b.yaml', 'apiVersion: telform/v1\nkind: Policies\napprovals: []\n'],
+      ['c.yaml', 'apiVersion: telform/v1\nkind: Policy\napprovals: [\n'],
+    ] as const;
+    for (const [file, text] of cases) {
+      await writeFile(path.join(folder, file), text);
+      const approvals = await loadApprovalPolicy([file], folder).catch((caught: unknown) => caught);
+      const rules = await loadPolicyFile(file, folder).catch((caught: unknown) => caught);
+      expect(approvals).toBeInstanceOf(TelformError);
+      expect([
+        (approvals as TelformError).code,
+        (approvals as TelformError).message,
+        (approvals as TelformError).place,
+      ]).toEqual([(rules as TelformError).code, (rules as TelformError).message, (rules as TelformError).place]);
+    }
+    const first = await loadApprovalPolicy(['a.yaml'], folder).catch((caught: unknown) => caught as TelformError);
+    expect((first as TelformError).message).toBe(
+      'unknown field "aprovals"; did you mean "approvals"? (a policy file holds apiVersion, kind, metadata, rules, people, approvals, freeze)',
+    );
   });
 });
