@@ -3,6 +3,7 @@
 // Actions, GitLab CI), else the local user and host. Nothing here fails a run: what cannot be found
 // is left out.
 import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import type { RunOrigin } from '../state/history.js';
@@ -12,7 +13,9 @@ import type { Environment } from './context.js';
 export async function runOrigin(env: Environment, cwd: string, files: readonly string[]): Promise<RunOrigin> {
   const origin: RunOrigin = {};
   const folder = files[0] === undefined ? cwd : path.dirname(path.resolve(cwd, files[0]));
-  const commit = await git(folder, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  const commit = (await inWorkTree(folder))
+    ? await git(folder, ['rev-parse', '--verify', '--quiet', 'HEAD'])
+    : undefined;
   if (commit && /^[0-9a-f]{40,64}$/.test(commit)) {
     origin.commit = commit;
     // Only the manifests' own edits count (a run that read none, a state edit, has none to show).
@@ -59,6 +62,26 @@ function localUser(env: Environment): string {
   } catch {
     // No passwd entry for this uid (a container's arbitrary user): the environment's name, if any.
     return env.USER || env.USERNAME || 'unknown';
+  }
+}
+
+/**
+ * Whether `folder` or a folder above it holds a `.git` (or git is pointed elsewhere by GIT_DIR). Asked
+ * first because starting git costs tens of milliseconds of the event loop (the process is forked from
+ * this one), and serve records an origin with every registry move it sees: manifests outside any work
+ * tree (a container's mounted files) then cost no process at all.
+ */
+async function inWorkTree(folder: string): Promise<boolean> {
+  if (process.env.GIT_DIR) return true;
+  for (let current = folder; ; current = path.dirname(current)) {
+    if (
+      await stat(path.join(current, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
+    if (path.dirname(current) === current) return false;
   }
 }
 

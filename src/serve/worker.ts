@@ -44,6 +44,9 @@ export interface WorkerSetup {
   unavailable?: TelformError | undefined;
 }
 
+/** How long serve's records reuse one origin (a commit pulled meanwhile shows from the next minute). */
+const originTtlMs = 60_000;
+
 export function createWorker(setup: WorkerSetup): AccountWorker {
   return new OperationsWorker(setup);
 }
@@ -57,6 +60,7 @@ class OperationsWorker implements AccountWorker {
   private readonly inSyncAt = new Map<string, string>();
   /** Resources whose change outside telform was already reported (and recorded) since they were last in sync. */
   private readonly reported = new Set<string>();
+  private originMemo: { at: number; origin: ReturnType<typeof runOrigin> } | undefined;
 
   constructor(private readonly setup: WorkerSetup) {
     this.name = setup.name;
@@ -161,9 +165,23 @@ class OperationsWorker implements AccountWorker {
     return seen;
   }
 
+  /**
+   * Where serve's records come from (the manifests' commit, the host and user), worked out at most once
+   * a minute per account and before the state's lock is taken: asking git starts a process, and a
+   * storm of callbacks would otherwise start one per registry move while holding the lock.
+   */
+  private origin(): ReturnType<typeof runOrigin> {
+    const now = systemClock.now();
+    if (!this.originMemo || now - this.originMemo.at > originTtlMs) {
+      const origin = runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests);
+      this.originMemo = { at: now, origin };
+    }
+    return this.originMemo.origin;
+  }
+
   async recordRegistry(moves: ReadonlyArray<{ address: string; from: string; status: string }>): Promise<void> {
+    const origin = await this.origin();
     await this.appendHistory(async (store) => {
-      const origin = await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests);
       for (const move of moves)
         await store.appendHistory({
           type: 'registry',
@@ -194,6 +212,7 @@ class OperationsWorker implements AccountWorker {
 
   /** Appends serve's sighting to the state's history (briefly taking its lock; a busy lock skips it, said in the log by the caller). */
   private async recordDrift(seen: readonly DriftSeen[]): Promise<void> {
+    const origin = await this.origin();
     await this.appendHistory(async (store) => {
       const earliest = seen
         .map((item) => item.since)
@@ -203,7 +222,7 @@ class OperationsWorker implements AccountWorker {
         type: 'drift',
         checked_at: earliest ?? (seen[0] as DriftSeen).seen_at,
         drifted: seen.map((item) => ({ address: item.address, ...(item.since ? { since: item.since } : {}) })),
-        origin: await runOrigin(this.setup.io.env, this.setup.io.cwd, this.setup.manifests),
+        origin,
       });
     });
   }
