@@ -154,7 +154,8 @@ export class QueueScheduler implements LookScheduler {
 
   /**
    * A callback's hint: the account's waiting job is pulled forward to the end of the window (never
-   * pushed back), so every callback within the window is one check. pg-boss has no call that moves a
+   * pushed back) and marked as asked for by a callback (its events say so), so every callback within
+   * the window is one check. pg-boss has no call that moves a
    * waiting job, hence the one UPDATE on its table, limited to a waiting job so a running one is
    * never touched. With no job waiting (it is running now), one is queued for the end of the window,
    * behind every other job (priority −1): it cannot start while the running one holds the account.
@@ -171,11 +172,12 @@ export class QueueScheduler implements LookScheduler {
   private async pullForward(name: string, cause: EventCause): Promise<void> {
     const windowSeconds = this.options.callbackWindowMs / 1000;
     const { rows } = await this.sql<{ id: string }>(
-      `UPDATE ${this.schema}.job SET start_after = now() + $3 * interval '1 second'
+      `UPDATE ${this.schema}.job SET start_after = now() + $3 * interval '1 second',
+              data = jsonb_set(data, '{cause}', to_jsonb($4::text))
         WHERE name = $1 AND singleton_key = $2 AND state = 'created'
           AND start_after > now() + $3 * interval '1 second'
         RETURNING id`,
-      [serveQueueName, name, windowSeconds],
+      [serveQueueName, name, windowSeconds, cause],
     );
     if (rows.length > 0) {
       this.onScheduled(name, Date.now() + this.options.callbackWindowMs);
