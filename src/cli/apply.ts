@@ -65,14 +65,16 @@ billable ones (campaign vetting reviews, 15 USD each) --max-cost USD, a plan tha
 messages of phone numbers --max-numbers-affected N (its blast radius; default 0), a campaign submitted
 with a 10DLC lint error --allow-lint RULE.
 
-Examples:
+Examples (examples/ runs as shown on the embedded emulator, and acme.values.yaml is the file
+docs/values-and-waves.md writes; other folders, files and addresses stand for your own):
+  $ set -a; . examples/demo-secrets.env; set +a                # the demo secrets examples/ reads
   $ telform apply -f examples/
   $ telform apply -f manifests/ --auto-approve --wait 15m
   $ telform apply -f manifests/ --auto-approve --format json > result.json
   $ telform plan -f manifests/ -o plan.json && telform apply plan.json
   $ telform apply plan.json --policy policies/approvals.yaml      # with the approvals signed beside it
   $ telform apply -f manifests/ --auto-approve --allow-irreversible Campaign/old-promo --max-cost 15
-  $ telform apply -f shared/ --values customers/acme.yaml --auto-approve
+  $ telform apply -f examples/reseller/shared/ --values acme.values.yaml --auto-approve
   $ telform apply --accounts accounts.yaml --auto-approve --waves 1,10%,100% --soak 10m
   $ telform apply --accounts accounts.yaml --auto-approve --waves 2,100% --canary acme --canary globex
   $ telform apply --accounts accounts.yaml --auto-approve --resume      # after fixing what stopped it

@@ -40,11 +40,12 @@ Exit codes: 0 in sync, 1 error, 2 the account was changed outside telform (wheth
 manifests changed too), 3 only manifest changes wait to be applied. Without a state file a
 difference in an object the account holds is 2, a resource never created 3. Registry waits, expired campaigns and declined registrations are reported, not acted on.
 
-Examples:
+Examples (examples/ runs as shown on the embedded emulator, and acme.values.yaml is the file
+docs/values-and-waves.md writes; other folders, files and addresses stand for your own):
   $ telform drift -f manifests/
   $ telform drift -f manifests/ --format json > drift.json; echo $?
   $ telform drift -f manifests/ --format github                # registry refusals as pull-request annotations
-  $ telform drift -f shared/ --values customers/acme.yaml
+  $ telform drift -f examples/reseller/shared/ --values acme.values.yaml
   $ telform drift -f manifests/ --write && git diff manifests/      # accept what support changed by hand
   $ telform drift -f manifests/ --write --accept Trunk/pbx-out      # accept that trunk's changes, not the rest
 

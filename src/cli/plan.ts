@@ -39,7 +39,9 @@ export function planCommand(): Command {
     .addHelpText(
       'after',
       `
-Examples:
+Examples (examples/ runs as shown on the embedded emulator, and acme.values.yaml is the file
+docs/values-and-waves.md writes; other folders, files and addresses stand for your own):
+  $ set -a; . examples/demo-secrets.env; set +a                # the demo secrets examples/ reads
   $ telform plan -f examples/
   $ telform plan -f manifests/ --format markdown > plan.md       # a pull-request comment
   $ telform plan -f manifests/ --rehearse --format markdown      # and what the API did with it on a replica
@@ -50,7 +52,7 @@ Examples:
   $ telform plan -f manifests/ --detailed-exitcode || echo "changes pending"
   $ telform plan -f manifests/ --exclude Campaign/spring-promo    # all but that campaign (and what uses it)
   $ telform plan --destroy -o teardown.json --allow-irreversible all  # a customer leaves: review, then apply it
-  $ telform plan -f shared/ --values customers/acme.yaml --value pbx_ip=203.0.113.10`,
+  $ telform plan -f examples/reseller/shared/ --values acme.values.yaml --value uri_host=sip2.acme.example.com`,
     )
     .action(async (flags: PlanFlags, cmd: Command) => {
       const input = inputOrRefuse(parsePlanArguments(flags, givenFlags(cmd)));

@@ -60,13 +60,15 @@ carriers would decline, each finding naming its rule (e.g. sample-names-brand) a
 
 Kinds: ${catalog.names.join(', ')}
 
-Examples:
+Examples (examples/ runs as shown on the embedded emulator, and acme.values.yaml is the file
+docs/values-and-waves.md writes; other folders, files and addresses stand for your own):
+  $ set -a; . examples/demo-secrets.env; set +a                # the demo secrets examples/ reads
   $ telform validate -f examples/
   $ telform validate -f base/ -f prod/trunks.yaml --format json
   $ telform validate -f manifests/ --format github              # in a GitHub Actions step
   $ telform validate -f manifests/ --format gitlab > gl-code-quality-report.json
   $ set -a; . examples/demo-secrets.env; set +a; telform validate -f examples/ --check-secrets
-  $ telform validate -f shared/ --values acme.values.yaml   # a YAML mapping of the values shared/ uses
+  $ telform validate -f examples/reseller/shared/ --values acme.values.yaml   # a YAML mapping of the values it uses
   $ telform validate --accounts accounts.yaml                    # every account, with its values
   $ telform validate -f messaging/ --scope messaging             # a { ref } to the voice team's trunk is fine
 
