@@ -108,6 +108,13 @@ describe('compareOutput', () => {
       actual: 'Plan: 2 to create',
     });
     expect(compareOutput(shown('a', '…', 'c'), 'a\nb')).toEqual({ line: 12, expected: 'c', actual: 'b' });
+    // After a `…`, the actual line most like the shown one, not the line the `…` began at.
+    expect(
+      compareOutput(
+        shown('a', '…', 'Plan: 0 to create, 2 to change', 'end'),
+        'a\n\nx\nPlan: 0 to create, 2 to update\nend',
+      ),
+    ).toEqual({ line: 12, expected: 'Plan: 0 to create, 2 to change', actual: 'Plan: 0 to create, 2 to update' });
     expect(compareOutput(shown('a'), 'a\nmore')).toEqual({
       line: undefined,
       expected: '(end of the shown output)',

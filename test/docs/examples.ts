@@ -169,14 +169,14 @@ export function compareOutput(shown: ShownCommand['output'], actualText: string)
   while (actual.length && actual[actual.length - 1] === '') actual.pop();
   const patterns = shown.map((item) => (isAbridged(item.text) ? undefined : linePattern(item.text)));
   const seen = new Set<number>();
-  let furthest = { shownIndex: -1, actualIndex: 0 };
+  // The shown line furthest in, and every actual line it was tried at (after a `…`, many).
+  let furthest = { shownIndex: -1, tried: [] as number[] };
   const matches = (i: number, j: number): boolean => {
     const key = i * (actual.length + 1) + j;
     if (seen.has(key)) return false;
     seen.add(key);
-    // The shown line furthest in, at the first actual line where it was tried.
-    if (i > furthest.shownIndex || (i === furthest.shownIndex && j < furthest.actualIndex))
-      furthest = { shownIndex: i, actualIndex: j };
+    if (i > furthest.shownIndex) furthest = { shownIndex: i, tried: [j] };
+    else if (i === furthest.shownIndex) furthest.tried.push(j);
     if (i === shown.length) return j === actual.length;
     const pattern = patterns[i];
     if (pattern === undefined) {
@@ -186,11 +186,21 @@ export function compareOutput(shown: ShownCommand['output'], actualText: string)
     return j < actual.length && pattern.test(actual[j] ?? '') && matches(i + 1, j + 1);
   };
   if (matches(0, 0)) return undefined;
-  const { shownIndex, actualIndex } = furthest;
+  const { shownIndex, tried } = furthest;
   const at = shown[shownIndex];
+  // Of the actual lines it was tried at, the one that agrees with it longest (the first of those):
+  // the line a reader compares it with, not the line after the `…` before it.
+  const agreement = (index: number) => commonPrefix(at?.text ?? '', actual[index] ?? '');
+  const actualIndex = tried.reduce((best, index) => (agreement(index) > agreement(best) ? index : best), tried[0] ?? 0);
   return {
     line: at?.line,
     expected: at ? at.text : '(end of the shown output)',
     actual: actualIndex < actual.length ? (actual[actualIndex] ?? '') : '(end of the output)',
   };
+}
+
+function commonPrefix(a: string, b: string): number {
+  let length = 0;
+  while (length < a.length && length < b.length && a[length] === b[length]) length += 1;
+  return length;
 }
