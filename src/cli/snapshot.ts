@@ -43,7 +43,7 @@ Examples:
       await writeOutputFile(options.out, guard, snapshotText(snapshot), 0o600);
       for (const skip of snapshot.skipped) {
         io.stderr(
-          `note: ${skip.collection.path} was not read: the account does not have ${skip.collection.product} (${printable(skip.message)})`,
+          `note: ${skip.collection.path} was not read: the account does not have ${skip.collection.product ?? 'voice'} (${printable(skip.message)})`,
         );
       }
       const total = Object.values(snapshot.counts).reduce((sum, count) => sum + count, 0);

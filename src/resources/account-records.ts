@@ -1,79 +1,26 @@
-// The account's objects as the API returns them, every collection telform knows, unnormalised: what a
-// snapshot (a replica of the account for rehearsals and tests) is made of. A collection the account's
-// products do not include (the API answers its list 403) is reported as skipped, not as a failure.
+// The account's objects as the API returns them, every collection of the catalog's kinds (`Kind.snapshot`),
+// unnormalised: what a snapshot (a replica of the account for rehearsals and tests) is made of. A collection
+// the account's products do not include (the API answers its list 403) is reported as skipped, not as a failure.
 import type { ApiClient } from '../api/client.js';
 import { ApiRequestError } from '../api/errors.js';
 import { listAll } from '../api/list.js';
 import type { ApiRecord } from './api-records.js';
+import { catalog, type KindCatalog } from './index.js';
+import type { KindSnapshot } from './snapshot-record.js';
 
-/** One collection of the account: where it is listed, the key of its items and the field that is its id. */
-export interface AccountCollection {
-  readonly name: AccountCollectionName;
-  readonly path: string;
-  readonly itemsKey: string;
-  readonly idField: string;
-  /** The product an account must have for the list to answer (403 otherwise). */
-  readonly product: 'voice' | 'sip trunking' | '10DLC';
+/** One collection of the account (a kind's `snapshot`), with the product an account must have for its list to answer. */
+export interface AccountCollection extends KindSnapshot {
+  /** The kind's product (`Kind.live.product`); undefined for what every account has (voice). */
+  readonly product: string | undefined;
 }
 
-export type AccountCollectionName =
-  | 'sip_credentials'
-  | 'sip_ip_acls'
-  | 'applications'
-  | 'numbers'
-  | 'trunk_credentials'
-  | 'trunk_ip_acls'
-  | 'origination_uris'
-  | 'trunks'
-  | 'profiles'
-  | 'brands'
-  | 'campaigns';
+/** The collections of a catalog's kinds, in its order. */
+function accountCollections(kinds: KindCatalog): AccountCollection[] {
+  return kinds.kinds.map((kind) => ({ ...kind.snapshot, product: kind.live.product }));
+}
 
-export const accountCollections: readonly AccountCollection[] = [
-  {
-    name: 'sip_credentials',
-    path: '/SipAuth/Credential/',
-    itemsKey: 'objects',
-    idField: 'credential_uuid',
-    product: 'voice',
-  },
-  {
-    name: 'sip_ip_acls',
-    path: '/SipAuth/IpAccessControlList/',
-    itemsKey: 'objects',
-    idField: 'ip_acl_uuid',
-    product: 'voice',
-  },
-  { name: 'applications', path: '/Application/', itemsKey: 'objects', idField: 'app_id', product: 'voice' },
-  { name: 'numbers', path: '/Number/', itemsKey: 'objects', idField: 'number', product: 'voice' },
-  {
-    name: 'trunk_credentials',
-    path: '/Zentrunk/Credential/',
-    itemsKey: 'objects',
-    idField: 'credential_uuid',
-    product: 'sip trunking',
-  },
-  {
-    name: 'trunk_ip_acls',
-    path: '/Zentrunk/IPAccessControlList/',
-    itemsKey: 'objects',
-    idField: 'ipacl_uuid',
-    product: 'sip trunking',
-  },
-  {
-    name: 'origination_uris',
-    path: '/Zentrunk/URI/',
-    itemsKey: 'objects',
-    idField: 'uri_uuid',
-    product: 'sip trunking',
-  },
-  { name: 'trunks', path: '/Zentrunk/Trunk/', itemsKey: 'objects', idField: 'trunk_id', product: 'sip trunking' },
-  { name: 'profiles', path: '/Profile/', itemsKey: 'profiles', idField: 'profile_uuid', product: '10DLC' },
-  { name: 'brands', path: '/10dlc/Brand/', itemsKey: 'brands', idField: 'brand_id', product: '10DLC' },
-  { name: 'campaigns', path: '/10dlc/Campaign/', itemsKey: 'campaigns', idField: 'campaign_id', product: '10DLC' },
-];
-
-export type AccountRecords = { [name in AccountCollectionName]?: ApiRecord[] };
+/** The records read, by collection name. */
+type AccountRecords = Record<string, ApiRecord[]>;
 
 export interface AccountReading {
   records: AccountRecords;
@@ -82,23 +29,24 @@ export interface AccountReading {
 }
 
 /** Lists every collection whole (concurrently; the client's limiter bounds it). */
-export async function readAccountRecords(client: ApiClient): Promise<AccountReading> {
+export async function readAccountRecords(client: ApiClient, kinds: KindCatalog = catalog): Promise<AccountReading> {
   const reading: AccountReading = { records: {}, skipped: [] };
+  const collections = accountCollections(kinds);
   await Promise.all(
-    accountCollections.map(async (collection) => {
+    collections.map(async (source) => {
       try {
-        reading.records[collection.name] = await listAll<ApiRecord>(client, collection.path, {
-          itemsKey: collection.itemsKey,
-          idOf: (item) => String(item[collection.idField]),
+        reading.records[source.collection] = await listAll<ApiRecord>(client, source.path, {
+          itemsKey: source.itemsKey,
+          idOf: (item) => String(item[source.idField]),
         });
       } catch (error) {
-        const refusal = await productRefusal(client, collection);
+        const refusal = await productRefusal(client, source);
         if (refusal === undefined) throw error;
-        reading.skipped.push({ collection, message: refusal });
+        reading.skipped.push({ collection: source, message: refusal });
       }
     }),
   );
-  reading.skipped.sort((a, b) => accountCollections.indexOf(a.collection) - accountCollections.indexOf(b.collection));
+  reading.skipped.sort((a, b) => collections.indexOf(a.collection) - collections.indexOf(b.collection));
   return reading;
 }
 

@@ -3,6 +3,7 @@ import { ApiRequestError } from '../api/errors.js';
 import { reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { itemPath, listRecords, present, readRecord, text, type ApiRecord } from './api-records.js';
 import type { LiveContext, LiveObject, LiveSide, ResolvedSpec } from './live-side.js';
 
@@ -159,6 +160,31 @@ export const applicationSipAuth = {
       counted: { in: 'applications', as: (id) => `Application/${id}` },
       removalBreaks: true,
     },
+  },
+  snapshot: {
+    collection: 'applications',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'app_id',
+    seed: 'section',
+    fields: textFields(
+      [
+        'app_id',
+        'app_name',
+        'answer_url',
+        'answer_method',
+        'hangup_url',
+        'hangup_method',
+        'fallback_answer_url',
+        'fallback_method',
+        'message_url',
+        'message_method',
+        'sip_auth_type',
+        'ip_acl_uuid',
+        'credential_uuid',
+      ],
+      { default_app: 'flag', enabled: 'flag', public_uri: 'flag', log_incoming_messages: 'flag' },
+    ),
   },
   scope: { code: 'ap', preset: 'voice' },
 } as const satisfies Kind;

@@ -4,6 +4,7 @@ import { TelformError } from '../util/errors.js';
 import { callbackMethod, friendlyName, httpUrl, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields, type SnapshotJson } from './snapshot-record.js';
 import type { LiveObject, LiveSide } from './live-side.js';
 import { itemPath, readRecord, requireId, text, upperText, createdId, type CreateAnswer } from './api-records.js';
 import {
@@ -175,6 +176,19 @@ const brandSpec = builtOnce(() =>
  * A 10DLC brand registered from an existing profile. Brands cannot be updated
  * and a profile makes one brand only, so `profile_uuid` is unique among brands.
  */
+/**
+ * A brand as a snapshot keeps it. A brand read does not say whether secondary vetting was asked for;
+ * a completed brand shows its vetting only when it was, so that is what the replica holds.
+ */
+function withSecondaryVetting(
+  record: Readonly<Record<string, unknown>>,
+  kept: Record<string, SnapshotJson>,
+): SnapshotJson {
+  if (kept.secondary_vetting === undefined && String(record.registration_status ?? '').toUpperCase() === 'COMPLETED')
+    return { ...kept, secondary_vetting: record.vetting_status !== undefined && record.vetting_status !== null };
+  return kept;
+}
+
 export const brand = {
   name: 'Brand',
   description: 'US 10DLC brand: the business behind your messaging, registered from an existing profile.',
@@ -197,6 +211,31 @@ export const brand = {
     // The profile a deleted brand was made from has had its one brand: the API refuses it another.
     registersOnce: (spec) =>
       `the API lets a profile register one brand, ever, and profile ${profileLabel(spec.profile_uuid)} registered this one, so it cannot be registered again from it; a brand registered anew needs a new profile, in the manifests`,
+  },
+  snapshot: {
+    collection: 'brands',
+    path: brandPath,
+    itemsKey: 'brands',
+    idField: 'brand_id',
+    seed: 'existing',
+    fields: textFields(
+      [
+        'brand_id',
+        'brand_type',
+        'profile_uuid',
+        'brand_alias',
+        'company_name',
+        'ein',
+        'ein_issuing_country',
+        'entity_type',
+        'vertical',
+        'website',
+        'registration_status',
+        'created_at',
+      ],
+      { address: 'object', authorized_contact: 'object', secondary_vetting: 'flag', declined_reasons: 'list' },
+    ),
+    project: withSecondaryVetting,
   },
   scope: { code: 'br', preset: 'messaging' },
 } as const satisfies Kind;

@@ -3,6 +3,8 @@ import { campaignLive } from './campaign-live.js';
 import { callbackMethod, friendlyName, httpUrl, maxTextLength, reference } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
+import { campaignPath } from './tendlc-api.js';
 
 /** The register parameters of a campaign. */
 export const verticals = [
@@ -247,6 +249,45 @@ export const campaign = {
     vetted: true,
     unregistered: 'UNKNOWN',
     callback: { types: ['campaign'], idField: 'campaign_id', untyped: true },
+  },
+  snapshot: {
+    collection: 'campaigns',
+    path: campaignPath,
+    itemsKey: 'campaigns',
+    idField: 'campaign_id',
+    seed: 'existing',
+    fields: textFields(
+      [
+        'campaign_id',
+        'brand_id',
+        'campaign_alias',
+        'vertical',
+        'usecase',
+        'sub_usecase',
+        'description',
+        'sample1',
+        'sample2',
+        'sample3',
+        'sample4',
+        'sample5',
+        'message_flow',
+        'help_message',
+        'optout_message',
+        'optin_message',
+        'optin_keywords',
+        'optout_keywords',
+        'help_keywords',
+        'terms_and_conditions_link',
+        'privacy_policy_link',
+        'registration_status',
+        'error_code',
+        'error_reason',
+        'campaign_source',
+        'reseller_id',
+        'created_at',
+      ],
+      { campaign_attributes: 'object' },
+    ),
   },
   scope: { code: 'cp', preset: 'messaging' },
 } as const satisfies Kind;

@@ -30,6 +30,7 @@ export interface KindCatalog {
 export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
   const byName = new Map<string, Kind>();
   const byScopeCode = new Map<string, Kind>();
+  const byCollection = new Map<string, Kind>();
   for (const kind of kinds) {
     if (byName.has(kind.name)) throw new Error(`kind ${kind.name} is registered twice`);
     byName.set(kind.name, kind);
@@ -38,6 +39,10 @@ export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
     const holder = byScopeCode.get(code);
     if (holder) throw new Error(`kind ${kind.name}: scope code ${code} is ${holder.name}'s already`);
     byScopeCode.set(code, kind);
+    const { collection } = kind.snapshot;
+    const other = byCollection.get(collection);
+    if (other) throw new Error(`kind ${kind.name}: snapshot collection ${collection} is ${other.name}'s already`);
+    byCollection.set(collection, kind);
   }
   for (const kind of kinds) {
     for (const [field, target] of Object.entries(kind.references)) {

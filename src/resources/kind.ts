@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { LiveSide } from './live-side.js';
 import type { KindRegistry } from './registration.js';
+import type { KindSnapshot } from './snapshot-record.js';
 import type { KindTraffic } from './traffic.js';
 
 /**
@@ -97,6 +98,12 @@ export interface Kind {
    * `ownership-scope.ts`).
    */
   readonly scope: KindScope;
+  /**
+   * What a snapshot of the account (`telform snapshot`, rehearsals, `telform test`'s `start:`) reads of
+   * the kind and keeps (see `snapshot-record.ts`): where its objects are listed, the collection of the
+   * emulator's seed format that holds them, and their fields.
+   */
+  readonly snapshot: KindSnapshot;
 }
 
 /**

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { maxTextLength, optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { flag, present, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -139,5 +140,13 @@ export const originationUri = {
     },
   ],
   live: originationUriLive,
+  snapshot: {
+    collection: 'origination_uris',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'uri_uuid',
+    seed: 'existing',
+    fields: textFields(['uri_uuid', 'name', 'uri', 'username', 'created_at'], { authentication_needed: 'flag' }),
+  },
   scope: { code: 'ou', preset: 'voice' },
 } as const satisfies Kind;

@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { reference } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { jsonOf, type SnapshotJson } from './snapshot-record.js';
+import { numberPath } from './tendlc-api.js';
 import { phoneNumberLive } from './phone-number-live.js';
 
 const phoneNumberSpec = builtOnce(() =>
@@ -41,6 +43,36 @@ const phoneNumberSpec = builtOnce(() =>
  * 10DLC campaign it is linked to. telform never buys or releases numbers; removing the document
  * detaches and unlinks the number.
  */
+/** A number's columns the emulator computes itself (its own id path, the attachment as a URI). */
+const computedNumberColumns = new Set(['number', 'application', 'app_id', 'resource_uri']);
+const heldLinkStatuses = new Set(['PROCESSING', 'COMPLETED', 'FAILED', 'REGISTERED']);
+
+/** A number as a snapshot keeps it: what it is attached to and linked to, and every other column of its row. */
+function numberAsHeld(record: Readonly<Record<string, unknown>>): SnapshotJson {
+  const out: Record<string, SnapshotJson> = { number: String(record.number ?? '') };
+  const attachedTo =
+    typeof record.app_id === 'string' && record.app_id !== '' ? record.app_id : lastSegment(record.application);
+  if (attachedTo) out.app_id = attachedTo;
+  const campaign = record.tendlc_campaign_id;
+  const status =
+    typeof record.tendlc_registration_status === 'string' ? record.tendlc_registration_status.toUpperCase() : undefined;
+  if (typeof campaign === 'string' && campaign !== '') {
+    out.campaign_id = campaign;
+    if (status && heldLinkStatuses.has(status)) out.campaign_link_status = status;
+  }
+  const row: Record<string, SnapshotJson> = {};
+  for (const [column, value] of Object.entries(record))
+    if (!computedNumberColumns.has(column)) row[column] = jsonOf(value);
+  out.row = row;
+  return out;
+}
+
+function lastSegment(uri: unknown): string | undefined {
+  if (typeof uri !== 'string' || uri === '') return undefined;
+  const segments = uri.split('/').filter((segment) => segment !== '');
+  return segments[segments.length - 1];
+}
+
 export const phoneNumber = {
   name: 'PhoneNumber',
   description:
@@ -75,6 +107,15 @@ export const phoneNumber = {
       id: (value) => value.replace(/^\+/, ''),
       untyped: false,
     },
+  },
+  snapshot: {
+    collection: 'numbers',
+    path: numberPath,
+    itemsKey: 'objects',
+    idField: 'number',
+    seed: 'section',
+    fields: {},
+    project: numberAsHeld,
   },
   scope: { code: 'pn', preset: 'messaging' },
 } as const satisfies Kind;

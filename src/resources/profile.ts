@@ -3,6 +3,7 @@ import { verticals } from './campaign.js';
 import { friendlyName } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { profileLive } from './profile-live.js';
 
 /** The entity types a profile takes on input. */
@@ -121,5 +122,36 @@ export const profile = {
   ],
   checks: [],
   live: profileLive,
+  snapshot: {
+    collection: 'profiles',
+    path: '/Profile/',
+    itemsKey: 'profiles',
+    idField: 'profile_uuid',
+    seed: 'existing',
+    fields: textFields(
+      [
+        'profile_uuid',
+        'profile_alias',
+        'profile_type',
+        'primary_profile',
+        'customer_type',
+        'entity_type',
+        'company_name',
+        'vertical',
+        'ein',
+        'ein_issuing_country',
+        'stock_symbol',
+        'stock_exchange',
+        'alt_business_id',
+        'alt_business_id_type',
+        'website',
+        'plivo_subaccount',
+        'business_contact_email',
+        'doing_business_as',
+        'created_at',
+      ],
+      { address: 'object', authorized_contact: 'object' },
+    ),
+  },
   scope: { code: 'pf', preset: 'messaging' },
 } as const satisfies Kind;

@@ -3,6 +3,7 @@ import { ApiRequestError } from '../api/errors.js';
 import { secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { itemPath, listRecords, present, readRecord, text, type ApiRecord, type CreateAnswer } from './api-records.js';
 import { cannotTell } from '../api/writes.js';
 import { createOnce, deleteAt, findCreated } from './collection-crud.js';
@@ -109,5 +110,13 @@ export const sipCredential = {
   live: sipCredentialLive,
   // A new password or username makes the copy the caller stored fail.
   traffic: { admits: { credential: ['username'] } },
+  snapshot: {
+    collection: 'sip_credentials',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'credential_uuid',
+    seed: 'existing',
+    fields: textFields(['credential_uuid', 'username', 'realm', 'created_at']),
+  },
   scope: { code: 'sc', preset: 'voice' },
 } as const satisfies Kind;

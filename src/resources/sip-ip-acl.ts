@@ -4,6 +4,7 @@ import { TelformError } from '../util/errors.js';
 import { friendlyName, ipv4 } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { keepFields, textFields, type SnapshotJson } from './snapshot-record.js';
 import {
   integer,
   itemPath,
@@ -259,6 +260,19 @@ const sipIpAclSpec = builtOnce(() =>
  * A SIP IP access control list (SipAuth) of trusted IPv4 addresses or ranges, assigned to
  * applications by `ApplicationSipAuth`. Entries are a set keyed by `ip/cidr_prefix`.
  */
+const aclEntrySnapshotFields = textFields(['entry_id', 'ip', 'description'], { cidr_prefix: 'number' });
+
+/** A SIP IP ACL as a snapshot keeps it: each entry cut to its documented fields. */
+function withAclEntries(record: Readonly<Record<string, unknown>>, kept: Record<string, SnapshotJson>): SnapshotJson {
+  const entries = Array.isArray(record.entries) ? (record.entries as unknown[]) : [];
+  return {
+    ...kept,
+    entries: entries
+      .filter((entry): entry is Record<string, unknown> => entry !== null && typeof entry === 'object')
+      .map((entry) => keepFields(entry, aclEntrySnapshotFields)),
+  };
+}
+
 export const sipIpAcl = {
   name: 'SipIpAcl',
   description: 'SIP IP access control list: trusted IPv4 addresses or ranges for calls to an application.',
@@ -298,5 +312,14 @@ export const sipIpAcl = {
   live: sipIpAclLive,
   // An address taken out of the list is a caller no longer let in.
   traffic: { admits: { members: 'entries' } },
+  snapshot: {
+    collection: 'sip_ip_acls',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'ip_acl_uuid',
+    seed: 'existing',
+    fields: textFields(['ip_acl_uuid', 'name', 'created_at'], { entries: 'list' }),
+    project: withAclEntries,
+  },
   scope: { code: 'sa', preset: 'voice' },
 } as const satisfies Kind;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { optionalFriendlyName, secret } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { present, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -75,5 +76,13 @@ export const trunkCredential = {
   live: trunkCredentialLive,
   // A new password or username makes the copy the caller stored fail.
   traffic: { admits: { credential: ['username'] } },
+  snapshot: {
+    collection: 'trunk_credentials',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'credential_uuid',
+    seed: 'existing',
+    fields: textFields(['credential_uuid', 'name', 'username', 'created_at']),
+  },
   scope: { code: 'tc', preset: 'voice' },
 } as const satisfies Kind;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { optionalFriendlyName, ipv4OrCidr } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { present, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import type { LiveObject, LiveSide } from './live-side.js';
@@ -98,5 +99,13 @@ export const trunkIpAcl = {
   live: trunkIpAclLive,
   // An address taken out of the list is a caller no longer let in.
   traffic: { admits: { members: 'ip_addresses' } },
+  snapshot: {
+    collection: 'trunk_ip_acls',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'ipacl_uuid',
+    seed: 'existing',
+    fields: textFields(['ipacl_uuid', 'name', 'created_at'], { ip_addresses: 'list' }),
+  },
   scope: { code: 'ta', preset: 'voice' },
 } as const satisfies Kind;

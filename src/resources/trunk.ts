@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { optionalFriendlyName, reference, uuid } from './fields.js';
 import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
+import { textFields } from './snapshot-record.js';
 import { flag, itemPath, listRecords, lowerText, present, readRecord, text, type ApiRecord } from './api-records.js';
 import { collectionLive } from './collection-crud.js';
 import { numbersIfReadable } from './tendlc-api.js';
@@ -217,6 +218,29 @@ export const trunk = {
       counted: { in: 'trunks' },
       removalBreaks: false,
     },
+  },
+  snapshot: {
+    collection: 'trunks',
+    path: collection,
+    itemsKey: 'objects',
+    idField: 'trunk_id',
+    seed: 'existing',
+    fields: textFields(
+      [
+        'trunk_id',
+        'name',
+        'trunk_status',
+        'trunk_direction',
+        'ipacl_uuid',
+        'credential_uuid',
+        'primary_uri_uuid',
+        'fallback_uri_uuid',
+        'trunk_domain',
+        'created_at',
+        'updated_at',
+      ],
+      { secure: 'flag' },
+    ),
   },
   scope: { code: 'tr', preset: 'voice' },
 } as const satisfies Kind;

@@ -125,7 +125,7 @@ describe('telform snapshot', () => {
     const taken = await runCli(['snapshot', '--out', 's.json'], { cwd: folder, env: original.env });
     expect(taken.code).toBe(0);
     expect(taken.stderr).toContain(
-      'note: /Zentrunk/Trunk/ was not read: the account does not have sip trunking (SIP trunking not enabled)',
+      'note: /Zentrunk/Trunk/ was not read: the account does not have SIP trunking (SIP trunking not enabled)',
     );
     const document = JSON.parse(await readFile(path.join(folder, 's.json'), 'utf8')) as { products: string[] };
     expect(document.products).toEqual(['10dlc']);

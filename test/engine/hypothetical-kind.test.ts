@@ -4,7 +4,15 @@ import { buildPlan } from '../../src/engine/planner.js';
 import { plannerKinds } from '../../src/engine/kinds.js';
 import { neededKinds } from '../../src/engine/needed-kinds.js';
 import type { Plan } from '../../src/engine/plan-types.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { json } from '../../src/emulator/http.js';
+import type { Route } from '../../src/emulator/router.js';
+import { accountRoutes } from '../../src/emulator/routes/index.js';
+import { readAccountRecords } from '../../src/resources/account-records.js';
 import { reference } from '../../src/resources/fields.js';
+import { textFields } from '../../src/resources/snapshot-record.js';
+import { snapshotDocument } from '../../src/run/snapshot-format.js';
+import { clientFor } from '../support/emulator.js';
 import { catalog, createKindCatalog, type Kind } from '../../src/resources/index.js';
 import type { LiveObject, LiveSide } from '../../src/resources/live-side.js';
 import { renderText } from '../../src/render/text.js';
@@ -67,6 +75,14 @@ const tollFreeNumber = {
     },
   },
   scope: { code: 'tf', preset: 'messaging' },
+  snapshot: {
+    collection: 'toll_free_numbers',
+    path: '/TollFree/',
+    itemsKey: 'objects',
+    idField: 'number',
+    seed: 'existing',
+    fields: textFields(['number', 'app_id', 'campaign_id'], { verified: 'flag' }),
+  },
 } as const satisfies Kind;
 
 const withTollFree = createKindCatalog([...catalog.kinds, tollFreeNumber]);
@@ -198,6 +214,37 @@ describe('a kind declared in its own file and one catalog line', () => {
     expect(() => parseScope(['TollFreeNumber'])).toThrow('--scope TollFreeNumber: not a preset or a kind');
   });
 
+  it('is read into a snapshot of the account, cut to the fields it declares', async () => {
+    // The emulator's route for the kind, which the emulator has not: its list, as the API would answer it.
+    const tollFreeList: Route = {
+      method: 'GET',
+      path: '/TollFree/',
+      handle: () =>
+        json(200, {
+          meta: { limit: 20, offset: 0, total_count: 2, previous: null, next: null },
+          objects: [
+            { number: '18005550100', app_id: 'TRMAIN', verified: 'true', monthly_rental_rate: '2.00' },
+            { number: '18005550101', campaign_id: 'CAAAAAA', verified: false },
+          ],
+        }),
+    };
+    const emulator = await startEmulator({}, { routes: [...accountRoutes, tollFreeList] });
+    try {
+      const reading = await readAccountRecords(clientFor(emulator), withTollFree);
+      const header = { takenAt: '2026-01-01T00:00:00.000Z', endpoint: 'local', account: 'MA' };
+      const document = snapshotDocument(reading, header, withTollFree);
+      expect((document.existing as Record<string, unknown>)['toll_free_numbers']).toEqual([
+        { number: '18005550100', app_id: 'TRMAIN', verified: true },
+        { number: '18005550101', campaign_id: 'CAAAAAA', verified: false },
+      ]);
+      // The kinds already there are read as before; without the catalog line the collection is not read.
+      expect(document.numbers).toEqual(snapshotDocument(reading, header).numbers);
+      expect(Object.keys((await readAccountRecords(clientFor(emulator))).records)).not.toContain('toll_free_numbers');
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it('is refused at start-up when its traffic names a field that is no reference, or authenticates by what admits nothing', () => {
     expect(() => createKindCatalog([...catalog.kinds, { ...tollFreeNumber, traffic: { calls: 'number' } }])).toThrow(
       'kind TollFreeNumber: traffic calls field number is not one of its references',
@@ -214,5 +261,11 @@ describe('a kind declared in its own file and one catalog line', () => {
     expect(() =>
       createKindCatalog([...catalog.kinds, { ...tollFreeNumber, scope: { code: 'tr', preset: 'messaging' } }]),
     ).toThrow("kind TollFreeNumber: scope code tr is Trunk's already");
+    expect(() =>
+      createKindCatalog([
+        ...catalog.kinds,
+        { ...tollFreeNumber, snapshot: { ...tollFreeNumber.snapshot, collection: 'numbers' } },
+      ]),
+    ).toThrow("kind TollFreeNumber: snapshot collection numbers is PhoneNumber's already");
   });
 });

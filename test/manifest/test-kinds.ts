@@ -32,6 +32,7 @@ export const nodeKind: Kind = {
     irreversibleDelete: false,
   },
   scope: { code: 'nd', preset: 'test' },
+  snapshot: { collection: 'nodes', path: '/Node/', itemsKey: 'objects', idField: 'id', seed: 'existing', fields: {} },
 };
 
 /** The real kinds plus `Node`. */
