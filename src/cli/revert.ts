@@ -60,6 +60,16 @@ export function revertCommand(): Command {
     )
     .addOption(approvalOption('over'))
     .addOption(approvalOption('forceDeletes'))
+    .option(
+      '--policy <file>',
+      "judge the revert by this policy file's CEL rules and approval rules, as any plan (repeatable; docs/policies.md)",
+      collect,
+      [],
+    )
+    .option(
+      '--emergency <reason>',
+      "apply the revert outside an approval rule's window or a freeze, where the rule allows it (docs/approvals.md)",
+    )
     .option('--auto-approve', 'apply without asking (for pipelines)')
     .option(
       '--wait <duration>',
@@ -180,6 +190,8 @@ function revertRequest(seq: number, input: RevertInput): RevertRequest {
     }),
     allowSecretFilesOutside: flags.allowSecretFilesOutside,
     over: flags.over,
+    policies: flags.policy ?? [],
+    ...(flags.emergency === undefined ? {} : { emergency: flags.emergency }),
   };
   return input.mode === 'save'
     ? { seq, mode: 'save', out: input.out, ...planning }

@@ -16,14 +16,14 @@ type StepOutcome = Omit<AccountOutcome, 'name'>;
 
 export function planStep(options: { detailedExitcode?: boolean | undefined; showUnmanaged?: boolean | undefined }) {
   return async (run: Reconciliation): Promise<StepOutcome> => {
-    const broken = brokenCreateRules(run.violations);
+    const broken = brokenCreateRules(run.judged.violations);
     if (broken.length > 0) {
       // As for one account: a create rule broken fails the plan, with each break in the report line.
       const message = `the plan breaks ${broken.length === 1 ? 'a create rule' : `${broken.length} create rules`}, which the API would refuse: ${broken.map((violation) => violation.message).join('; ')}`;
       return { exit_code: ExitCode.error, status: 'error', summary: message, error: { code: 'create_rule', message } };
     }
     const changed = hasChanges(run.plan);
-    const refusals = refusalNotes(run.violations);
+    const refusals = refusalNotes(run.judged.violations);
     return {
       exit_code: changed && options.detailedExitcode ? ExitCode.changes : ExitCode.ok,
       status: changed ? 'changes' : 'no_changes',
@@ -49,7 +49,7 @@ export async function driftStep(run: Reconciliation): Promise<StepOutcome> {
 
 /** Each account is applied as `apply -f --auto-approve` applies one (no `approve`: --accounts never asks). */
 export function applyStep(
-  options: Pick<ApplyRunOptions, 'parallelism' | 'waitMs' | 'clock' | 'onEvent' | 'interruptible' | 'signoff'>,
+  options: Pick<ApplyRunOptions, 'parallelism' | 'waitMs' | 'clock' | 'onEvent' | 'interruptible'>,
 ) {
   return async (run: Reconciliation): Promise<StepOutcome> => {
     const outcome = await applyReconciled(run, options);

@@ -3,6 +3,7 @@
 // limiter (the API limits per account) — at most `accountParallelism` at once, and handed to one
 // step (plan, drift or apply: the same operations as for one account). A failure in one account is
 // that account's outcome and never stops the others. One report, exit code the worst.
+import { systemClock } from '../util/clock.js';
 import { ApiRequestError } from '../api/errors.js';
 import type { PlanApprovals } from '../engine/plan-types.js';
 import type { AccountSpec } from '../manifest/accounts-file.js';
@@ -88,6 +89,8 @@ export async function runOne(
         readOnly: run.command === 'drift',
         policies: [...account.policies, ...(run.policies ?? [])],
         ...(account.scope ? { scope: account.scope } : {}),
+        // Each account's apply is judged by the approval rules as one account's apply is.
+        ...(run.lock ? { approvalRules: { clock: systemClock } } : {}),
       },
     );
     if (run.history) reconciliation.history = run.history;

@@ -97,33 +97,15 @@ export async function applyManifests(
       );
     }
   }
-  const reconciled = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: true });
-  return withReconciliation(reconciled, async (): Promise<ApplyRequestOutcome> => {
-    // The approval rules judge before anything is shown as about to run: a refusal sends nothing.
-    const gate = request.approvalGate ?? {};
-    // The rules live in policy files: without one, nothing loads the policy reader (YAML, CEL) at all.
-    const judgesApprovals = (request.options.policies ?? []).length > 0 || gate.emergency !== undefined;
-    const { passApprovalGate } = judgesApprovals ? await import('./approval-gate.js') : { passApprovalGate: undefined };
-    const { violations, signoff } =
-      passApprovalGate === undefined
-        ? { violations: [...reconciled.violations], signoff: undefined }
-        : await passApprovalGate(reconciled.plan, reconciled.violations, {
-            policies: request.options.policies ?? [],
-            ...('savedPlan' in source ? { planFile: source.savedPlan } : {}),
-            ...(reconciled.resumed ? { reviewed: reconciled.resumed.reviewed } : {}),
-            ...(gate.approvalsFolder === undefined ? {} : { approvalsFolder: gate.approvalsFolder }),
-            ...(gate.emergency === undefined ? {} : { emergency: gate.emergency }),
-            clock: gate.clock ?? systemClock,
-            cwd: context.io.cwd,
-          });
-    const run: Reconciliation = { ...reconciled, violations };
+  // The approval rules judge with the other gates, before anything is shown as about to run: a refusal sends nothing.
+  const reconciled = await reconcile(input, globals, request.approvals, context, {
+    ...request.options,
+    lock: true,
+    approvalRules: approvalRulesOf(request.approvalGate),
+  });
+  return withReconciliation(reconciled, async (run): Promise<ApplyRequestOutcome> => {
     const watch = watcher.planned(plannedRun(run, planNotes(run.plan, run.plan.approvals)));
-    const following = {
-      parallelism: request.parallelism,
-      waitMs: request.waitMs,
-      ...followed(watch),
-      ...(signoff ? { signoff } : {}),
-    };
+    const following = { parallelism: request.parallelism, waitMs: request.waitMs, ...followed(watch) };
     try {
       if (request.asReportEntry) {
         const { approve: _asked, onClaim: _claim, ...step } = following;
@@ -134,6 +116,17 @@ export async function applyManifests(
       watch.done?.();
     }
   });
+}
+
+/** The approval rules' inputs of an apply: `--approvals DIR`, `--emergency REASON`, the clock they judge by. */
+export function approvalRulesOf(
+  gate: ApplyRequest['approvalGate'] = {},
+): NonNullable<ReconcileOptions['approvalRules']> {
+  return {
+    ...(gate.approvalsFolder === undefined ? {} : { approvalsFolder: gate.approvalsFolder }),
+    ...(gate.emergency === undefined ? {} : { emergency: gate.emergency }),
+    clock: gate.clock ?? systemClock,
+  };
 }
 
 /** The plan and where it runs, as a watcher is told it. */

@@ -8,8 +8,9 @@ import type { SafetyViolation } from '../engine/safety.js';
 import { hasChanges } from '../engine/summary.js';
 import { claimOnFirstWrite } from '../state/ownership.js';
 import type { Reconciliation } from './reconcile.js';
+import { assertNotRefused, isJudged } from './judgement.js';
 import { entriesBefore, recordApply } from './history.js';
-import type { HistoryRecord, HistorySignoff, HistoryTag } from '../state/history.js';
+import type { HistoryRecord, HistoryTag } from '../state/history.js';
 
 export interface ApplyRunOptions {
   /** Requests in flight at once (`--parallelism`). */
@@ -36,8 +37,6 @@ export interface ApplyRunOptions {
    * inside `interruptible`, so an interrupted claim is said as such.
    */
   onClaim?: (claiming: boolean) => void;
-  /** The approval rules' verdict, recorded with the apply (run/approval-gate.ts). */
-  signoff?: HistorySignoff;
 }
 
 /** A protection given or lifted: recorded in the state without a request. */
@@ -63,8 +62,11 @@ export type ApplyRunOutcome =
  * and compacts the journal.
  */
 export async function applyReconciled(run: Reconciliation, options: ApplyRunOptions): Promise<ApplyRunOutcome> {
-  const { plan } = run;
-  if (run.violations.length > 0) return { status: 'refused', violations: run.violations };
+  // Only a plan that came out of the one judgement is applied, and exactly as judged.
+  if (!isJudged(run.judged)) throw new Error('applyReconciled: the plan did not pass the judgement stage');
+  const { plan, violations } = run.judged;
+  assertNotRefused(run.judged, 'sent');
+  if (violations.length > 0) return { status: 'refused', violations: [...violations] };
   const inputs = {
     plan,
     kinds: run.kinds,
@@ -110,7 +112,7 @@ export async function applyReconciled(run: Reconciliation, options: ApplyRunOpti
     result,
     before,
     options.history ?? run.history ?? planTag(plan),
-    options.signoff,
+    run.judged.signoff,
   );
   return { status: 'applied', result, failed: result.failed > 0 || result.blocked > 0, record };
 }

@@ -14,7 +14,7 @@ import { sameEndpoint } from '../util/endpoint.js';
 import type { GlobalOptions, RunContext, Session } from './context.js';
 import { peekState, type PeekedState } from './scope.js';
 
-interface EarlyReads {
+export interface EarlyReads {
   live: LiveContext;
   /** The lists started, by kind; each promise already has a handler (its error waits for the run to need it). */
   lists: ReadonlyMap<string, Promise<LiveObject[]>>;

@@ -50,7 +50,7 @@ export async function planManifests(
   const run = await reconcile(input, globals, request.approvals, context, { ...request.options, lock: false });
   return withReconciliation(run, async () => {
     // Before the plan is saved or shown: a create rule broken is an error, never a warning to approve.
-    assertCreateRulesMet(run.violations, context.io.stderr);
+    assertCreateRulesMet(run.judged.violations, context.io.stderr);
     // The approval rules' table (who must sign, who has): shown with the plan, outside the digest they sign.
     const judged = await judgePlanApprovals(run.plan, {
       policies: request.options.policies ?? [],
@@ -65,6 +65,6 @@ export async function planManifests(
     const plan = judged ? { ...run.plan, approval_rules: approvalTableOf(judged.judgement) } : run.plan;
     if (request.out && guard) await writeSavedPlan(request.out, plan, run.session.authToken, guard);
     const exitCode = request.detailedExitcode && hasChanges(plan) ? ExitCode.changes : ExitCode.ok;
-    return { plan, notes: planNotes(plan, request.approvals, run.violations), exitCode, input };
+    return { plan, notes: planNotes(plan, request.approvals, run.judged.violations), exitCode, input };
   });
 }

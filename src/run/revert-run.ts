@@ -6,13 +6,12 @@
 import type { Plan, PlanApprovals } from '../engine/plan-types.js';
 import type { SafetyViolation } from '../engine/safety.js';
 import { applyReconciled, type ApplyRunOutcome } from './apply.js';
-import { followed, plannedRun, type ApplyWatcher } from './apply-run.js';
+import { approvalRulesOf, followed, plannedRun, type ApplyWatcher } from './apply-run.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { withReconciliation } from './reconcile.js';
 import { reconcileRevert, revertOf, writeRevertBack, type RevertWrite } from './revert.js';
 import { planNotes } from './safety.js';
-import { conflictRefusal } from '../engine/revert.js';
-import { TelformError } from '../util/errors.js';
+import { assertNotRefused } from './judgement.js';
 import { assertPlanTarget, writeSavedPlan } from './saved-plan.js';
 import { outputGuard } from './output-file.js';
 
@@ -21,6 +20,10 @@ interface RevertPlanning {
   /** `--over N2`: later applies whose changes to the same fields the revert may take back. */
   over?: readonly number[];
   allowSecretFilesOutside?: boolean | undefined;
+  /** `--policy FILE`: the policies and approval rules the revert is judged by. */
+  policies?: readonly string[];
+  /** `--emergency REASON`: an applied revert outside a window or freeze the rules allow it past. */
+  emergency?: string;
 }
 
 export type RevertRequest = { seq: number } &
@@ -55,22 +58,26 @@ export async function revertApply(
     lock: request.mode === 'apply',
     allowSecretFilesOutside: request.allowSecretFilesOutside,
     over: request.over ?? [],
+    policies: request.policies ?? [],
+    ...(request.mode === 'apply'
+      ? {
+          approvalRules: approvalRulesOf({
+            ...(request.emergency === undefined ? {} : { emergency: request.emergency }),
+          }),
+        }
+      : {}),
   });
   return withReconciliation(run, async (): Promise<RevertOutcome> => {
     const watch = watcher.planned(plannedRun(run, planNotes(run.plan, request.approvals)));
     // A field a later apply changed again is refused (the plan above names it) unless taken with --over.
-    const refused = conflictRefusal(set);
-    if (refused) {
+    if (run.judged.refusal) {
       watch.done?.();
-      throw new TelformError(
-        'revert_conflict',
-        `${refused}; nothing was ${request.mode === 'save' ? 'saved' : 'sent'}`,
-      );
+      assertNotRefused(run.judged, request.mode === 'save' ? 'saved' : 'sent');
     }
     if (request.mode === 'save') {
       watch.done?.();
       if (guard) await writeSavedPlan(request.out, run.plan, run.session.authToken, guard);
-      return { mode: 'saved', out: request.out, plan: run.plan, violations: run.violations };
+      return { mode: 'saved', out: request.out, plan: run.plan, violations: [...run.judged.violations] };
     }
     try {
       const outcome = await applyReconciled(run, {

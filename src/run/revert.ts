@@ -12,7 +12,7 @@ import type { HistoryRecord } from '../state/history.js';
 import { writeAtomically } from '../util/atomic-file.js';
 import { TelformError } from '../util/errors.js';
 import type { GlobalOptions, RunContext } from './context.js';
-import { reconcile, type Reconciliation } from './reconcile.js';
+import { reconcile, type ReconcileOptions, type Reconciliation } from './reconcile.js';
 import { revertOf } from './revert-record.js';
 
 export { revertOf };
@@ -29,7 +29,9 @@ export async function reconcileRevert(
   globals: GlobalOptions,
   approvals: PlanApprovals,
   context: RunContext,
-  options: { lock: boolean; allowSecretFilesOutside?: boolean | undefined; over?: readonly number[] },
+  options: Pick<ReconcileOptions, 'lock' | 'allowSecretFilesOutside' | 'policies' | 'approvalRules'> & {
+    over?: readonly number[];
+  },
 ): Promise<RevertRun> {
   const { record, set } = await revertOf(seq, globals, context, options.over ?? []);
   const refused = set.targets.length === 0 ? conflictRefusal(set) : undefined;
@@ -47,6 +49,13 @@ export async function reconcileRevert(
     allowSecretFilesOutside: options.allowSecretFilesOutside,
     targets: set.targets,
     adjust: (plan, kinds) => markRevertPlan(plan, set, kinds),
+    // A field a later apply changed again: the judgement refuses the revert unless taken with --over.
+    producerRefusal: () => {
+      const reason = conflictRefusal(set);
+      return reason === undefined ? undefined : { code: 'revert_conflict', reason };
+    },
+    ...(options.policies ? { policies: options.policies } : {}),
+    ...(options.approvalRules ? { approvalRules: options.approvalRules } : {}),
   });
   return { run, set, record };
 }

@@ -277,7 +277,7 @@ class OperationsWorker implements AccountWorker {
       }
       // The approval rules and acknowledged drift too: serve heals only what a needs: none rule lets through.
       const reasons = [
-        ...reasonsToHold(run.plan, run.violations),
+        ...reasonsToHold(run.plan, run.judged.violations),
         ...(await approvalHolds(run, { policies: this.policies(), clock: systemClock, cwd: this.setup.io.cwd })),
       ];
       if (reasons.length > 0) return { result: 'held', changes, reasons };

@@ -16,6 +16,9 @@ export interface RevertFlags {
   allowSecretFilesOutside?: boolean;
   /** `--over N2` (repeatable): later applies whose changes to the same fields the revert may take back. */
   over: number[];
+  /** `--policy FILE` (repeatable): the rules every plan is judged by, approval rules included. */
+  policy?: string[];
+  emergency?: string;
 }
 
 /** What the revert does with its plan. */
@@ -47,6 +50,14 @@ export function parseRevertArguments(flags: RevertFlags): Parsed<RevertInput> {
   problems.check(
     flags.write === true && flags.over.length > 0,
     '--over is read only when the revert is planned: --write writes what apply N changed, and a later change shows in the diff',
+  );
+  problems.check(
+    flags.emergency !== undefined && flags.write !== true && flags.out !== undefined,
+    () => `--emergency is read when the revert is applied; give it to telform apply ${flags.out} instead`,
+  );
+  problems.check(
+    flags.write === true && ((flags.policy ?? []).length > 0 || flags.emergency !== undefined),
+    '--policy and --emergency judge a planned revert; --write only writes the manifests, judged when they are planned',
   );
   return problems.result((): RevertInput => {
     if (flags.write) return { mode: 'write', files: flags.file };
