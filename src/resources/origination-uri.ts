@@ -16,15 +16,19 @@ const updatable = ['name', 'uri', 'authentication_needed', 'username', 'password
  * API returns it as null otherwise); the password is never returned.
  */
 export function normaliseOriginationUri(raw: ApiRecord): LiveObject {
-  const authentication = flag(raw['authentication_needed'], false);
+  const given = raw['authentication_needed'];
+  // A read that leaves `authentication_needed` out leaves it unknown, never the schema's default (false);
+  // the username then shows only when the read gives one.
+  const authentication = given === undefined || given === null ? undefined : flag(given, false);
+  const username = authentication === false ? undefined : text(raw['username']);
+  const unread = [
+    ...(authentication === undefined ? ['authentication_needed'] : []),
+    ...(authentication === undefined && username === undefined ? ['username'] : []),
+  ];
   return {
     id: String(raw['uri_uuid']),
-    spec: present({
-      name: text(raw['name']),
-      uri: text(raw['uri']),
-      authentication_needed: authentication,
-      username: authentication ? text(raw['username']) : undefined,
-    }),
+    spec: present({ name: text(raw['name']), uri: text(raw['uri']), authentication_needed: authentication, username }),
+    ...(unread.length > 0 ? { unread } : {}),
   };
 }
 
@@ -53,7 +57,13 @@ export const originationUriLive: LiveSide = {
         body['password'] = password;
     },
   }),
-  fields: { updatable, replaceOn: [], immutable: [], unreadable: [] },
+  fields: {
+    updatable,
+    replaceOn: [],
+    immutable: [],
+    unreadable: [],
+    mayBeUnread: ['authentication_needed', 'username'],
+  },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',
   irreversibleDelete: false,

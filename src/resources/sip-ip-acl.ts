@@ -78,10 +78,21 @@ function specEntry(entry: { ip?: unknown; cidr_prefix?: unknown; description?: u
   });
 }
 
+/**
+ * A live list in the manifest's shape. A read that leaves out the entries, or an entry's `cidr_prefix`, leaves
+ * the entries unknown (`unread`), never the schema's defaults (no entries, a single address).
+ */
 export function normaliseSipIpAcl(raw: ApiRecord): LiveObject {
+  const listed = Array.isArray(raw['entries']) ? (raw['entries'] as unknown[]) : undefined;
+  const unknownEntries =
+    listed === undefined ||
+    listed.some(
+      (item) => item !== null && typeof item === 'object' && integer((item as ApiRecord)['cidr_prefix']) === undefined,
+    );
   return {
     id: String(raw['ip_acl_uuid']),
-    spec: present({ name: text(raw['name']), entries: liveEntries(raw).map(specEntry) }),
+    spec: present({ name: text(raw['name']), entries: unknownEntries ? undefined : liveEntries(raw).map(specEntry) }),
+    ...(unknownEntries ? { unread: ['entries'] } : {}),
   };
 }
 
@@ -235,7 +246,7 @@ export const sipIpAclLive: LiveSide = {
   },
   // A 409 (still assigned to an application) surfaces with the API's own message.
   delete: (context, id) => deleteAt(context, itemPath(collection, id)),
-  fields: { updatable: ['name', 'entries'], replaceOn: [], immutable: [], unreadable: [] },
+  fields: { updatable: ['name', 'entries'], replaceOn: [], immutable: [], unreadable: [], mayBeUnread: ['entries'] },
   requests: { update: updateRequests },
   billableUpdateUsd: 0,
   replaceStrategy: 'create_before_delete',

@@ -175,14 +175,22 @@ describe('SipIpAcl live side', () => {
     expect(await live.read(fixture.context, id)).toBeUndefined();
   });
 
-  it('normalises entries without an id, with the default prefix and without empty descriptions', () => {
+  it('normalises entries without an id and without empty descriptions; a prefix left out leaves the entries unknown', () => {
+    expect(
+      normaliseSipIpAcl({
+        ip_acl_uuid: 'a1',
+        name: 'n',
+        entries: [{ entry_id: 'e1', ip: '192.0.2.1', cidr_prefix: 32, description: '' }],
+        resource_uri: '/v1/Account/X/SipAuth/IpAccessControlList/a1/',
+      }),
+    ).toEqual({ id: 'a1', spec: { name: 'n', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] } });
+    // Not the schema's default (a single address): unknown, compared with what telform applied.
     expect(
       normaliseSipIpAcl({
         ip_acl_uuid: 'a1',
         name: 'n',
         entries: [{ entry_id: 'e1', ip: '192.0.2.1', cidr_prefix: null, description: '' }],
-        resource_uri: '/v1/Account/X/SipAuth/IpAccessControlList/a1/',
       }),
-    ).toEqual({ id: 'a1', spec: { name: 'n', entries: [{ ip: '192.0.2.1', cidr_prefix: 32 }] } });
+    ).toEqual({ id: 'a1', spec: { name: 'n' }, unread: ['entries'] });
   });
 });
