@@ -1,9 +1,9 @@
 // `telform revert N`: the desired resources that put back what apply #N changed, for the planner to
 // plan against the account as it is now (docs/state-and-safety.md, history). The base is the state:
 // every resource it manages is wanted as last applied, except those apply #N touched — an update or
-// replace wants its spec from before #N, a create is deleted, a delete is created again. Pure: the
-// history record and the ledger in, the resources, the addresses to target and what cannot come back
-// out. Secrets come back only as their sources (the history holds fingerprints, never values).
+// replace wants its spec from before #N, a create is deleted, a delete is created again (a detached
+// number attached again). Pure: the history record and the ledger in, the resources, the addresses to
+// target and what cannot come back out. Secrets come back only as their sources (the history holds fingerprints, never values).
 import { catalog, type KindCatalog } from '../resources/index.js';
 import type { HistoryChange, HistoryRecord } from '../state/history.js';
 import type { Ledger, SecretFingerprint } from '../state/ledger.js';
@@ -14,9 +14,6 @@ import { orphanForgottenReason, orphanReason } from './planner.js';
 import { summarize } from './summary.js';
 import { stableJson } from '../util/stable-json.js';
 
-/** Kinds whose deleted object does not return at all: a released number goes back to the carrier. */
-const lostKinds = new Set(['PhoneNumber']);
-
 export interface RevertSet {
   /** The apply this reverts. */
   seq: number;
@@ -25,10 +22,15 @@ export interface RevertSet {
   targets: string[];
   /** Objects of vetted kinds #N deleted (campaigns), which come back only as new registrations. */
   renewed: string[];
-  /** What cannot come back, by address, with why. */
-  lost: Array<{ address: string; reason: string }>;
+  /**
+   * Deleted by #N but still in the account (a number: telform detaches it, never releases it): the
+   * revert attaches it again as it was.
+   */
+  reattached: string[];
   /** Deleted objects that are planned but cannot be registered again (a brand), with why: blocked, and what waits on them. */
   unrepeatable: Array<{ address: string; reason: string }>;
+  /** Resources whose put-back cannot be sent (a reference to what a later apply deleted), with why: blocked. */
+  blocked: Array<{ address: string; reason: string }>;
   /** What the revert does not do, and why (one sentence each). */
   notes: string[];
   /** Per resource updated back: the fields put back to their values before #N. */
@@ -79,15 +81,48 @@ export function revertSet(
 ): RevertSet {
   const kinds = options.kinds ?? catalog;
   const over = [...new Set(options.over ?? [])].sort((a, b) => a - b);
-  const laterChanges = (address: string) =>
-    (options.later ?? [])
-      .filter((later): later is HistoryRecord & { type: 'apply' } => later.type === 'apply' && later.seq > record.seq)
-      .sort((a, b) => a.seq - b.seq)
-      .flatMap((later) =>
-        later.changes
-          .filter((change) => change.address === address && change.result === 'done')
-          .map((change) => ({ seq: later.seq, change })),
-      );
+  const laterRecords = (options.later ?? []).filter((later) => later.seq > record.seq).sort((a, b) => a.seq - b.seq);
+  /**
+   * A resource of apply #N through the records after it: its address now, renames followed
+   * (`metadata.moved_from`, `state mv`; undefined once `state rm` forgot it), and the changes later
+   * applies made to it.
+   */
+  const follow = (address: string) => {
+    let now: string | undefined = address;
+    const changes: Array<{ seq: number; change: HistoryChange }> = [];
+    for (const later of laterRecords) {
+      if (now === undefined) break;
+      if (later.type === 'apply') {
+        for (const change of later.changes) {
+          // A move is in the state before any request is sent, whatever came of the change.
+          if (change.moved_from === now) now = change.address;
+          if (change.address === now && change.result === 'done') changes.push({ seq: later.seq, change });
+        }
+      } else if (later.type === 'state_edit') {
+        for (const edit of later.edits) if (edit.address === now) now = edit.removed ? undefined : (edit.to ?? now);
+      }
+    }
+    return { now, changes };
+  };
+  const laterChanges = (address: string) => follow(address).changes;
+  /**
+   * `value` as it can be put back in `field`: a `{ ref }` to a resource renamed since names it by its
+   * name now; one to a resource the state no longer has cannot be put back (`blocked`, with why).
+   */
+  const putBackValue = (kind: string, field: string, value: unknown): { value: unknown } | { blocked: string } => {
+    const targetKind = (kinds.get(kind)?.references as Readonly<Record<string, string>> | undefined)?.[field];
+    if (!targetKind || typeof value !== 'object' || value === null || !('ref' in value)) return { value };
+    const target = `${targetKind}/${String(value.ref)}`;
+    const { now, changes } = follow(target);
+    if (now !== undefined && wanted.has(now))
+      return { value: now === target ? value : { ...value, ref: now.slice(targetKind.length + 1) } };
+    const deleted = changes.find((later) => later.change.action === 'delete');
+    return {
+      blocked: deleted
+        ? `${field}: its value before #${record.seq} refers to ${target}, which apply #${deleted.seq} deleted; revert #${deleted.seq} first (it creates ${target} again), then this one`
+        : `${field}: its value before #${record.seq} refers to ${target}, which the state no longer has`,
+    };
+  };
   const wanted = new Map<string, DesiredResource>();
   for (const [address, entry] of Object.entries(ledger.resources)) {
     wanted.set(address, {
@@ -104,7 +139,8 @@ export function revertSet(
     resources: [],
     targets: [],
     renewed: [],
-    lost: [],
+    reattached: [],
+    blocked: [],
     unrepeatable: [],
     notes: [],
     putBack: new Map(),
@@ -120,36 +156,43 @@ export function revertSet(
       continue;
     }
     secretNote(change, record.seq, set);
-    const managed = wanted.get(change.address);
+    // What #N made or changed is acted on where the state holds it now.
+    const followed = follow(change.address);
+    const address = change.action === 'delete' ? change.address : followed.now;
+    if (address !== undefined && address !== change.address)
+      set.notes.push(`${change.address}: renamed ${address} since apply #${record.seq}; the revert follows it`);
+    const managed = address === undefined ? undefined : wanted.get(address);
+    if (change.moved_from)
+      set.notes.push(
+        `${change.address}: renamed from ${change.moved_from} by apply #${record.seq}, in the state only; telform state mv ${address ?? change.address} ${change.moved_from} renames it back`,
+      );
     switch (change.action) {
       case 'create':
-        if (!managed) {
+        if (!managed || address === undefined) {
           set.notes.push(
             `${change.address}: created by apply #${record.seq}, no longer in the state; nothing to delete`,
           );
           continue;
         }
-        for (const later of laterChanges(change.address))
+        for (const later of followed.changes)
           if (later.change.action === 'update' || later.change.action === 'replace')
             for (const field of changedFields(later.change)) {
               // Deleting it takes back what later applies set on it too.
               const taken = over.includes(later.seq);
-              const known = set.conflicts.find(
-                (conflict) => conflict.address === change.address && conflict.field === field,
-              );
+              const known = set.conflicts.find((conflict) => conflict.address === address && conflict.field === field);
               if (known) {
                 known.later.push(later.seq);
                 known.taken &&= taken;
-              } else set.conflicts.push({ address: change.address, field, later: [later.seq], taken });
+              } else set.conflicts.push({ address, field, later: [later.seq], taken });
             }
-        if (set.conflicts.some((conflict) => conflict.address === change.address && !conflict.taken)) continue;
-        wanted.delete(change.address);
-        set.targets.push(change.address);
+        if (set.conflicts.some((conflict) => conflict.address === address && !conflict.taken)) continue;
+        wanted.delete(address);
+        set.targets.push(address);
         break;
       case 'update':
       case 'replace': {
-        if (!managed || !change.before) {
-          const gone = laterChanges(change.address).find((later) => later.change.action === 'delete');
+        if (!managed || !change.before || address === undefined) {
+          const gone = followed.changes.find((later) => later.change.action === 'delete');
           set.notes.push(
             gone
               ? `${change.address}: changed by apply #${record.seq}, then deleted by apply #${gone.seq}; it is not brought back (revert #${gone.seq} does that)`
@@ -161,7 +204,7 @@ export function revertSet(
         const before = change.before;
         const spec = { ...managed.spec };
         const fields: string[] = [];
-        const later = laterChanges(change.address);
+        const later = followed.changes;
         for (const field of changedFields(change)) {
           const changedAgain = later.filter(
             (next) =>
@@ -173,26 +216,25 @@ export function revertSet(
           const settledBack = stableJson(changedAgain.at(-1)?.change.after?.[field]) === stableJson(before[field]);
           if (again.length > 0 && !settledBack) {
             const taken = again.every((seq) => over.includes(seq));
-            set.conflicts.push({ address: change.address, field, later: again, taken });
+            set.conflicts.push({ address, field, later: again, taken });
             if (!taken) continue;
           }
-          if (field in before) spec[field] = before[field];
+          const back = putBackValue(change.kind, field, before[field]);
+          if ('blocked' in back) {
+            // Sent, it would fail at apply: the plan says so instead, and sends nothing for the resource.
+            set.blocked.push({ address, reason: back.blocked });
+            continue;
+          }
+          if (field in before) spec[field] = back.value;
           else delete spec[field];
           fields.push(field);
         }
-        set.putBack.set(change.address, fields);
-        wanted.set(change.address, { ...managed, spec });
-        set.targets.push(change.address);
+        set.putBack.set(address, fields);
+        wanted.set(address, { ...managed, spec });
+        set.targets.push(address);
         break;
       }
       case 'delete': {
-        if (lostKinds.has(change.kind)) {
-          set.lost.push({
-            address: change.address,
-            reason: `released by apply #${record.seq}: a released number goes back to the carrier and cannot be brought back (ordering one is not reverting)`,
-          });
-          continue;
-        }
         if (managed || !change.before) {
           if (managed) {
             const again = laterChanges(change.address).find((later) => later.change.action === 'create');
@@ -206,15 +248,24 @@ export function revertSet(
             );
           continue;
         }
+        // Its references as they are now: to what was renamed since by its name now; one to what is gone blocks it.
+        const spec = { ...change.before };
+        for (const field of Object.keys(spec)) {
+          const back = putBackValue(change.kind, field, spec[field]);
+          if ('blocked' in back) set.blocked.push({ address: change.address, reason: back.blocked });
+          else spec[field] = back.value;
+        }
         const [kind = change.kind, ...rest] = change.address.split('/');
         wanted.set(change.address, {
           kind,
           name: rest.join('/'),
           address: change.address,
           protect: false,
-          spec: { ...change.before },
+          spec,
           secretSources: sourcesOf(change.secrets_before ?? {}),
         });
+        // A kind telform never creates (a number) was only detached: it is attached again as it was.
+        if (kinds.get(change.kind)?.live.absentError) set.reattached.push(change.address);
         const registry = kinds.get(change.kind)?.registry;
         const refusal = registry?.registersOnce?.(change.before);
         if (refusal)
@@ -238,7 +289,7 @@ export function revertSet(
  * The plan of a revert, made honest: a campaign created again is marked irreversible (a new
  * registration, refused without `--allow-irreversible`) and priced at the vetting review its kind
  * declares (`billableUpdateUsd`: 15 USD, so the plan needs `--max-cost`); a brand that cannot be
- * registered again, and what waits on it, and what cannot come back at all are blocked changes. The
+ * registered again, and what waits on it, are blocked changes, and so is what an object that stays needs. The
  * plan remembers the apply it reverts, so applying it saved is recorded as such.
  */
 export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds): Plan {
@@ -286,21 +337,19 @@ export function markRevertPlan(plan: Plan, set: RevertSet, kinds: PlannerKinds):
       ],
     });
   }
-  keepWhatStaysNeeds(changes, kinds);
-  for (const { address, reason } of set.lost) {
-    const [kind = '', ...rest] = address.split('/');
-    changes.push({
+  for (const address of new Set(set.blocked.map((blocked) => blocked.address))) {
+    const index = changes.findIndex((change) => change.address === address);
+    const change = changes[index];
+    if (!change || change.action === 'blocked') continue;
+    changes[index] = {
+      ...change,
       action: 'blocked',
-      address,
-      kind,
-      name: rest.join('/'),
-      reasons: [reason],
-      flags: { billable_usd: 0, irreversible: false, breaks_auth: false, breaks_calls: false, needs_unassign: false },
-      patch: [],
-      depends_on: [],
+      reasons: set.blocked.filter((blocked) => blocked.address === address).map((blocked) => blocked.reason),
+      flags: { ...change.flags, irreversible: false, billable_usd: 0 },
       api_requests: 0,
-    });
+    } as PlannedChange;
   }
+  keepWhatStaysNeeds(changes, kinds);
   return {
     ...plan,
     changes,
@@ -340,6 +389,13 @@ function revertCoverage(set: RevertSet, changes: readonly PlannedChange[]): stri
   );
   if (creates.length > 0)
     parts.push(`creates again what #${seq} deleted: ${creates.map((change) => change.address).join(', ')}`);
+  const reattached = changes.filter(
+    (change) => set.reattached.includes(change.address) && change.action !== 'noop' && change.action !== 'blocked',
+  );
+  if (reattached.length > 0)
+    parts.push(
+      `attaches again what #${seq} detached (telform never releases a number): ${reattached.map((change) => change.address).join(', ')}`,
+    );
   const lines = [`revert of apply #${seq}: this plan ${parts.length > 0 ? parts.join('; ') : 'puts nothing back'}`];
   // Fields the plan changes on a put-back resource that #N did not: the resource drifted since.
   for (const change of changes) {

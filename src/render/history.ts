@@ -155,6 +155,7 @@ const markers: Record<string, string> = {
   adopt: '=',
   wait: '…',
   blocked: '!',
+  move: '→',
 };
 
 /** A change as a line, and with `fields` each top-level field that differs (`uri: "a" → "b"`). */
@@ -166,7 +167,7 @@ function changeLines(change: HistoryChange, fields: boolean): string[] {
     change.fees_usd > 0 ? `${change.fees_usd.toFixed(2)} USD` : '',
   ].filter(Boolean);
   const lines = [
-    `${markers[change.action] ?? '?'} ${printable(change.address)}  ${change.action}${result}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}`,
+    `${markers[change.action] ?? '?'} ${printable(change.address)}  ${change.action}${change.moved_from ? ` (from ${printable(change.moved_from)})` : ''}${result}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}`,
   ];
   if (!fields) return lines;
   for (const { field, before, after } of fieldChanges(change))

@@ -60,7 +60,8 @@ export async function recordApply(
 ): Promise<HistoryRecord> {
   await run.store.compact();
   const changes = run.plan.changes
-    .filter((change) => change.action !== 'noop')
+    // A rename alone changes the state, not the account: it is recorded too (as a move).
+    .filter((change) => change.action !== 'noop' || change.moved_from !== undefined)
     .map((change) =>
       historyChange(
         change,
@@ -109,6 +110,8 @@ function recordedAction(
   outcome: ChangeOutcome | undefined,
   kind: PlannerKind | undefined,
 ): { action: string; requests: number } {
+  // The move is in the state before any request is sent (engine/apply-moves.ts).
+  if (change.action === 'noop') return { action: 'move', requests: 0 };
   if (change.action !== 'wait' || outcome?.status !== 'done')
     return { action: change.action, requests: change.api_requests };
   if (!change.id) return { action: 'create', requests: 1 };
@@ -144,6 +147,7 @@ function historyChange(
     address: change.address,
     kind: change.kind,
     action: recorded.action,
+    ...(change.moved_from ? { moved_from: change.moved_from } : {}),
     ...(id ? { id } : {}),
     ...(liveBefore ? { before: withoutSecrets(liveBefore, secretFields) } : {}),
     ...(desired ? { after: withoutSecrets(desired, secretFields) } : {}),
@@ -152,7 +156,7 @@ function historyChange(
     requests: recorded.requests,
     fees_usd: change.flags.billable_usd,
     ...(change.flags.irreversible ? { irreversible: true as const } : {}),
-    result: outcome?.status ?? 'skipped',
+    result: outcome?.status ?? (recorded.action === 'move' ? 'done' : 'skipped'),
     ...(outcome && outcome.status === 'failed' ? { error: outcome.error } : {}),
   };
 }

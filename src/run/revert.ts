@@ -38,7 +38,7 @@ export async function reconcileRevert(
   if (refused) throw new TelformError('revert_conflict', `${refused}; nothing was sent`);
   if (set.targets.length === 0) {
     // No target would mean no limit: the plan would cover the whole account, which is not this revert.
-    const why = [...set.lost.map((lost) => `${lost.address}: ${lost.reason}`), ...set.notes];
+    const why = set.notes;
     throw new TelformError(
       'history_unknown',
       `nothing that apply #${seq} changed can be put back${why.length > 0 ? `: ${why.join('; ')}` : ''}`,

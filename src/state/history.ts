@@ -30,6 +30,11 @@ export interface HistoryChange {
   address: string;
   kind: string;
   action: string;
+  /**
+   * The address the state held it under before this apply renamed it (`metadata.moved_from`); a
+   * rename alone is recorded with the action `move`.
+   */
+  moved_from?: string;
   /** The live object's id before the apply (update, replace, delete) or after it (create). */
   id?: string;
   /** The normalised live spec the plan saw (secrets are never in it). */
