@@ -16,22 +16,14 @@ output planned false
 # An old report of the same command (a runner reused) must never pass for this run's.
 rm -f "$report"
 
-# Approvals are reviewed like the manifests; only these three flags are accepted from the file.
+# Approvals are reviewed like the manifests: each line of the file is one approval flag, as telform
+# plan takes it (--approval-flags reads it with telform's own declaration of every approval flag).
 approvals=()
-read_approvals() {
-  [ -f "$approvals_file" ] || return 0
-  local line
-  while IFS= read -r line || [ -n "$line" ]; do
-    case "$line" in '' | '#'*) continue ;; esac
-    if [[ "$line" =~ ^--(allow-irreversible\ (all|[A-Za-z]+/[A-Za-z0-9._-]+)|max-cost\ [0-9]+(\.[0-9]{1,2})?|force-deletes)$ ]]; then
-      read -r -a words <<< "$line"
-      approvals+=("${words[@]}")
-    else
-      echo "::error file=${approvals_file}::\"${line}\" is not --allow-irreversible ADDRESS, --max-cost USD or --force-deletes"
-      return 1
-    fi
-  done < "$approvals_file"
-}
+if [ -f "$approvals_file" ]; then approvals=(--approval-flags "$approvals_file"); fi
+# Approvals bound to people (docs/approvals.md): the policy holding the approval rules, and the folder
+# of the approvals reviewers signed (telform approve) and committed.
+signed=()
+if [ -n "${INPUT_POLICY:-}" ]; then signed=(--policy "$INPUT_POLICY" --approvals "${INPUT_APPROVALS_DIR:-telform-approvals}"); fi
 
 status=0
 case "$command" in
@@ -43,19 +35,22 @@ case "$command" in
     elif [ -z "${TELFORM_AUTH_ID:-}" ] || [ -z "${TELFORM_AUTH_TOKEN:-}" ]; then
       # A pull request from a fork gets no secrets: its code never runs with the account's credentials.
       printf '### telform plan\n\nNot planned: this run has no API credentials (a pull request from a fork gets no secrets). The manifests are valid. A maintainer can push the branch to this repository to get a plan; nothing is applied without one.\n' > "$report"
-    elif ! read_approvals; then
-      status=1
-      printf '### telform plan\n\n`%s` has a line that is not an approval; see the annotation.\n' "$approvals_file" > "$report"
     else
       # Every pull request's plan is rehearsed on a replica of the account unless the workflow says rehearse: false.
+      plan_errors="${RUNNER_TEMP:-/tmp}/telform-plan.err"
       rehearse=()
       if [ "${INPUT_REHEARSE:-true}" = true ]; then rehearse=(--rehearse); fi
-      telform plan -f "$manifests" --state "$state" -o "$plan_file" --format markdown "${approvals[@]}" "${rehearse[@]}" > "$report" || status=$?
+      telform plan -f "$manifests" --state "$state" -o "$plan_file" --format markdown "${approvals[@]}" "${signed[@]}" "${rehearse[@]}" > "$report" 2> "$plan_errors" || status=$?
+      cat "$plan_errors" >&2
       if [ "$status" -eq 0 ]; then
         output planned true
       elif grep -q '^### Rehearsed on a replica of the account' "$report"; then
         # Planned, but the API refused part of it on the replica: the report says what, and the check fails.
         output planned true
+      elif grep -q -- '--approval-flags' "$plan_errors"; then
+        # A line of the approvals file that is not one approval flag: annotated on the file.
+        sed 's/^error: --approval-flags /::error file='"${approvals_file}"'::/' "$plan_errors"
+        printf '### telform plan\n\n`%s` has a line that is not an approval; see the annotation.\n' "$approvals_file" > "$report"
       else
         printf '### telform plan\n\nThe plan failed; the error is in the job log.\n' > "$report"
       fi
@@ -68,10 +63,12 @@ case "$command" in
       cat "$errors" >&2
       { printf '### telform apply: failed\n\nThe saved plan could not be read, so nothing was applied:\n\n```\n'; cat "$errors"; printf '```\n'; } > "$report"
     else
-      telform apply "$plan_file" --state "$state" 2> "$errors" | tee "${RUNNER_TEMP:-/tmp}/telform-apply.out" || status=$?
+      telform apply "$plan_file" --state "$state" "${signed[@]}" 2> "$errors" | tee "${RUNNER_TEMP:-/tmp}/telform-apply.out" || status=$?
       cat "$errors" >&2
       if [ "$status" -eq 0 ]; then
         { printf '### telform apply\n\n```\n'; tail -n 1 "${RUNNER_TEMP:-/tmp}/telform-apply.out"; printf '```\n'; } > "$report"
+      elif grep -q 'refused by the approval rules' "$errors"; then
+        { printf '### telform apply: refused\n\nThe approval rules do not let the reviewed plan through now (docs/approvals.md), so nothing was applied:\n\n```\n'; cat "$errors"; printf '```\n\nThe missing approvers sign it (telform approve) in a new pull request, or the apply waits for the rule'"'"'s window.\n'; } > "$report"
       elif grep -q 'is stale\|was made for account' "$errors"; then
         { printf '### telform apply: refused\n\nThe reviewed plan no longer matches the account or the state, so nothing was applied and nothing was planned again:\n\n```\n'; cat "$errors"; printf '```\n\nTo go on, open a pull request (an empty commit is enough): its plan shows what the merged manifests still change, and merging it applies that plan.\n'; } > "$report"
       else

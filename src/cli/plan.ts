@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
+import { TelformError } from '../util/errors.js';
+import { parseApprovalFlagsFile, withApprovalFlagsFile } from './arguments/approvals.js';
 import { formatChoices } from '../render/formats.js';
 import { processIo } from './io.js';
 import { addClientOptions } from './client-options.js';
@@ -11,6 +14,22 @@ import { parsePlanArguments, type PlanFlags } from './arguments/plan.js';
 import { readAhead } from '../run/early-reads.js';
 import { givenFlags } from './arguments/given.js';
 import { inputOrRefuse } from './arguments/parsed.js';
+
+/** The flags given with those of `--approval-flags FILE` (relative to the working directory). */
+async function withFlagsOfFile(flags: PlanFlags, file: string): Promise<PlanFlags> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new TelformError(
+      'bad_option',
+      `--approval-flags ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const { values, problems } = parseApprovalFlagsFile(file, text);
+  if (problems.length > 0) throw new TelformError('bad_option', `--approval-flags ${problems.join('; ')}`);
+  return withApprovalFlagsFile(flags, values);
+}
 
 export function planCommand(): Command {
   const command = new Command('plan').description(
@@ -29,6 +48,10 @@ export function planCommand(): Command {
     .option(
       '--approvals <dir>',
       "the signed approvals the plan's Approvals table counts (default: beside -o FILE, FILE.approvals/; docs/approvals.md)",
+    )
+    .option(
+      '--approval-flags <file>',
+      "approval flags reviewed in a file, one per line as on the command line (a CI template's telform.approvals; docs/ci.md)",
     )
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--show-unmanaged', 'list objects in the account that neither the manifests nor the state know')
@@ -54,7 +77,8 @@ docs/values-and-waves.md writes; other folders, files and addresses stand for yo
   $ telform plan --destroy -o teardown.json --allow-irreversible all  # a customer leaves: review, then apply it
   $ telform plan -f examples/reseller/shared/ --values acme.values.yaml --value uri_host=sip2.acme.example.com`,
     )
-    .action(async (flags: PlanFlags, cmd: Command) => {
+    .action(async (given: PlanFlags, cmd: Command) => {
+      const flags = given.approvalFlags === undefined ? given : await withFlagsOfFile(given, given.approvalFlags);
       const input = inputOrRefuse(parsePlanArguments(flags, givenFlags(cmd)));
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const io = processIo();

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
-import { cleanEnv, cliPath, emulatorForCli, repository, type EmulatorForCli } from '../e2e/cli.js';
+import { sshPublicKeyLine } from '../../src/util/ssh-signature.js';
+import { cleanEnv, cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from '../e2e/cli.js';
 
 /**
  * The GitHub action's telform step (integrations/github-action/run.sh) run with bash as the runner
@@ -101,7 +103,10 @@ describe('the GitHub action step', () => {
     const run = await runStep('plan');
     expect(run.outputs).toMatchObject({ 'exit-code': '1', planned: 'false' });
     expect(run.stdout).toContain(
-      '::error file=telform.approvals::"--endpoint https://example.com" is not --allow-irreversible ADDRESS, --max-cost USD or --force-deletes',
+      '::error file=telform.approvals::telform.approvals:1: "--endpoint https://example.com" is not one approval flag (--allow-irreversible <address>, --max-cost <usd>, --max-numbers-affected <n>, --allow-lint <rule>, --force-deletes, --allow-empty)',
+    );
+    expect(run.report).toBe(
+      '### telform plan\n\n`telform.approvals` has a line that is not an approval; see the annotation.\n',
     );
   });
 
@@ -123,7 +128,7 @@ describe('the GitHub action step', () => {
   it('plans with the reviewed approvals recorded, applies the saved plan, then reports drift', async () => {
     await writeFile(
       path.join(work, 'repo/telform.approvals'),
-      '# reviewed with the manifests\n--max-cost 15\n--allow-irreversible Campaign/old-promo\n',
+      '# reviewed with the manifests\n--max-cost 15\n--allow-irreversible Campaign/old-promo\n--max-numbers-affected 3\n--allow-lint all\n',
     );
     const plan = await runStep('plan');
     expect(plan.outputs).toMatchObject({ 'exit-code': '0', planned: 'true' });
@@ -135,7 +140,12 @@ describe('the GitHub action step', () => {
     const saved = JSON.parse(await readFile(path.join(work, 'repo/telform-plan.json'), 'utf8')) as {
       approvals: Record<string, unknown>;
     };
-    expect(saved.approvals).toMatchObject({ allow_irreversible: ['Campaign/old-promo'], max_cost_usd: 15 });
+    expect(saved.approvals).toMatchObject({
+      allow_irreversible: ['Campaign/old-promo'],
+      max_cost_usd: 15,
+      max_numbers_affected: 3,
+      allow_lint: ['all'],
+    });
 
     const apply = await runStep('apply');
     expect(apply.outputs['exit-code']).toBe('0');
@@ -152,5 +162,69 @@ describe('the GitHub action step', () => {
     expect(pending.outputs['exit-code']).toBe('3');
     expect(pending.report).toContain('### telform drift');
     expect(pending.stdout).not.toContain(defaultAccount.authToken);
+  });
+  it('runs the signed flow: plan with the approval rules, each reviewer signs and commits, apply of the signed plan', async () => {
+    const repo = path.join(work, 'repo');
+    await writeFile(path.join(repo, 'telform.approvals'), '');
+    const keys = { alice: generateKeyPairSync('ed25519').privateKey, bob: generateKeyPairSync('ed25519').privateKey };
+    await mkdir(path.join(repo, 'policies'), { recursive: true });
+    for (const [name, key] of Object.entries(keys))
+      await writeFile(path.join(work, `${name}.pem`), key.export({ format: 'pem', type: 'pkcs8' }).toString());
+    await writeFile(
+      path.join(repo, 'policies/people.yaml'),
+      `apiVersion: telform/v1\nkind: People\npeople:\n${Object.entries(keys)
+        .map(([name, key]) => `  ${name}: { keys: ["${sshPublicKeyLine(key)}"], roles: [voice-leads] }\n`)
+        .join('')}`,
+    );
+    await writeFile(
+      path.join(repo, 'policies/approvals.yaml'),
+      'apiVersion: telform/v1\nkind: Policy\npeople: people.yaml\napprovals:\n  - { id: acl-changes, match: change.kind == "TrunkIpAcl", needs: 2 of voice-leads, ttl: 24h }\n',
+    );
+    const signed = { INPUT_POLICY: 'policies/approvals.yaml', INPUT_REHEARSE: 'false' };
+    await writeFile(path.join(repo, 'manifests/acl.yaml'), manifest(['203.0.113.10', '203.0.113.12']));
+    const plan = await runStep('plan', signed);
+    expect(plan.outputs).toMatchObject({ 'exit-code': '0', planned: 'true' });
+    expect(plan.report).toContain(
+      '| `TrunkIpAcl/office` | acl-changes | 2 of voice-leads, ttl 24h | - | ❌ 2 missing |',
+    );
+
+    // Merged before anyone signed: refused, nothing sent.
+    const unsigned = await runStep('apply', signed);
+    expect(unsigned.outputs['exit-code']).toBe('1');
+    expect(unsigned.report).toContain(
+      '### telform apply: refused\n\nThe approval rules do not let the reviewed plan through now (docs/approvals.md), so nothing was applied:',
+    );
+    expect(unsigned.report).toContain(
+      'TrunkIpAcl/office: rule acl-changes needs 2 of voice-leads; no valid approval; 2 more missing (of alice, bob)',
+    );
+
+    // Each reviewer runs the documented command on the pull request's plan and commits the file it writes.
+    for (const name of Object.keys(keys)) {
+      const approved = await runCli(
+        [
+          'approve',
+          'telform-plan.json',
+          '--as',
+          name,
+          '--key',
+          path.join(work, `${name}.pem`),
+          '--policy',
+          'policies/approvals.yaml',
+          '--approvals',
+          'telform-approvals',
+        ],
+        { cwd: repo, env: cleanEnv() },
+      );
+      expect(approved.code, approved.stderr).toBe(0);
+    }
+    // The push of the approvals plans again: the same digest, now signed by both.
+    const again = await runStep('plan', signed);
+    expect(again.report).toContain(
+      '| `TrunkIpAcl/office` | acl-changes | 2 of voice-leads, ttl 24h | alice, bob | ✅ approved |',
+    );
+
+    const apply = await runStep('apply', signed);
+    expect(apply.outputs['exit-code']).toBe('0');
+    expect(apply.report).toMatch(/^### telform apply\n\n```\nApply complete: 0 created, 1 updated/);
   });
 });

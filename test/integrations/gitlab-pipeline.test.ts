@@ -1,10 +1,12 @@
 import { spawn, execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAccount } from '../../src/emulator/index.js';
 import { callApi, cleanEnv, cliPath, emulatorForCli, repository, runCli, type EmulatorForCli } from '../e2e/cli.js';
+import { sshPublicKeyLine } from '../../src/util/ssh-signature.js';
 import { installRsyncSubset } from '../support/rsync.js';
 import { startFakeGitlab, type FakeGitlab } from './fake-gitlab.js';
 
@@ -251,4 +253,72 @@ describe('the GitLab template, run by gitlab-ci-local', () => {
     expect(apply.output).toContain('Apply complete: 0 created, 1 updated, 0 replaced, 0 deleted, 0 adopted.');
     expect(apply.output).toContain('PASS  telform-apply');
   }, 300_000);
+  it('runs the signed flow: the plan names who must sign, each reviewer commits an approval, the merge applies the signed plan', async () => {
+    const keys = { alice: generateKeyPairSync('ed25519').privateKey, bob: generateKeyPairSync('ed25519').privateKey };
+    await mkdir(path.join(project, 'policies'), { recursive: true });
+    for (const [name, key] of Object.entries(keys))
+      await writeFile(path.join(work, `${name}.pem`), key.export({ format: 'pem', type: 'pkcs8' }).toString());
+    await writeFile(
+      path.join(project, 'policies/people.yaml'),
+      `apiVersion: telform/v1\nkind: People\npeople:\n${Object.entries(keys)
+        .map(([name, key]) => `  ${name}: { keys: ["${sshPublicKeyLine(key)}"], roles: [voice-leads] }\n`)
+        .join('')}`,
+    );
+    await writeFile(
+      path.join(project, 'policies/approvals.yaml'),
+      'apiVersion: telform/v1\nkind: Policy\npeople: people.yaml\napprovals:\n  - { id: acl-changes, match: change.kind == "TrunkIpAcl", needs: 2 of voice-leads, ttl: 24h }\n',
+    );
+    await writeFile(
+      path.join(project, 'manifests/acl.yaml'),
+      aclManifest(['203.0.113.10', '203.0.113.12', '203.0.113.13']),
+    );
+    git('add', '-A');
+    git('commit', '-qm', 'one more address, under the approval rules');
+    const signedVariables = {
+      CI_MERGE_REQUEST_IID: '3',
+      TELFORM_POLICY: 'policies/approvals.yaml',
+      TELFORM_REHEARSE: 'false',
+    };
+    const planNote = () => gitlab.notes.find((note) => note.body.startsWith('<!-- telform-plan -->'))?.body ?? '';
+    const plan = await runJob('telform-plan', 'merge_request_event', signedVariables);
+    expect(plan.output).toContain('PASS  telform-plan');
+    expect(planNote()).toContain(
+      '| `TrunkIpAcl/office` | acl-changes | 2 of voice-leads, ttl 24h | - | ❌ 2 missing |',
+    );
+
+    // Each reviewer signs the merge request's plan (the job's artifact) and commits the file it writes.
+    const artifact = '.gitlab-ci-local/artifacts/telform-plan/telform-plan.json';
+    for (const name of Object.keys(keys)) {
+      const approved = await runCli(
+        [
+          'approve',
+          artifact,
+          '--as',
+          name,
+          '--key',
+          path.join(work, `${name}.pem`),
+          '--policy',
+          'policies/approvals.yaml',
+          '--approvals',
+          'telform-approvals',
+        ],
+        { cwd: project, env: cleanEnv() },
+      );
+      expect(approved.code, approved.stderr).toBe(0);
+    }
+    git('add', 'telform-approvals');
+    git('commit', '-qm', 'approvals of alice and bob');
+    const signedHead = git('rev-parse', 'HEAD');
+    git('push', '-q', origin, `${signedHead}:refs/merge-requests/3/head`);
+    const again = await runJob('telform-plan', 'merge_request_event', signedVariables);
+    expect(again.output).toContain('PASS  telform-plan');
+    expect(planNote()).toContain(
+      '| `TrunkIpAcl/office` | acl-changes | 2 of voice-leads, ttl 24h | alice, bob | ✅ approved |',
+    );
+
+    gitlab.mergeRequest = { iid: 3, sha: signedHead, state: 'merged' };
+    const apply = await runJob('telform-apply', 'push', { TELFORM_POLICY: 'policies/approvals.yaml' });
+    expect(apply.output).toContain('Apply complete: 0 created, 1 updated, 0 replaced, 0 deleted, 0 adopted.');
+    expect(apply.output).toContain('PASS  telform-apply');
+  }, 400_000);
 });

@@ -37,8 +37,10 @@ export function shellTexts(file: string, content: string): string[] {
 
 /** Sample values for the variables the templates pass, so each option gets a value of its kind. */
 const samples: Record<string, string[]> = {
-  '@': ['--allow-irreversible', 'Campaign/old-promo', '--max-cost', '15', '--force-deletes'],
-  'approvals[@]': ['--allow-irreversible', 'Campaign/old-promo', '--max-cost', '15', '--force-deletes'],
+  // GitLab's `set --` lists: what plan and apply both take (plan's also holds --approval-flags FILE).
+  '@': ['--policy', 'policies/approvals.yaml', '--approvals', 'telform-approvals'],
+  'approvals[@]': ['--approval-flags', 'telform.approvals'],
+  'signed[@]': ['--policy', 'policies/approvals.yaml', '--approvals', 'telform-approvals'],
   'rehearse[@]': ['--rehearse'],
   // A shard number, as in "${SHARD}/4".
   SHARD: ['1'],

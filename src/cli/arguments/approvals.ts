@@ -56,3 +56,81 @@ export function approvalOption(name: ApprovalFlagName, help: string = defaultHel
 
 /** The long flag of every approval option (a test walks every command's options with it). */
 export const approvalFlagNames: readonly string[] = Object.values(approvalFlags).map((make) => make('').long as string);
+
+/** The approval flags a reviewed file may hold (a CI template's `telform.approvals`): every one `plan` takes. */
+const fileFlags = [
+  'allowIrreversible',
+  'maxCost',
+  'maxNumbersAffected',
+  'allowLint',
+  'forceDeletes',
+  'allowEmpty',
+] as const;
+
+type FileFlagValues = Partial<{
+  allowIrreversible: string[];
+  maxCost: number;
+  maxNumbersAffected: number;
+  allowLint: string[];
+  forceDeletes: boolean;
+  allowEmpty: boolean;
+}>;
+
+/**
+ * `--approval-flags FILE`: approval flags reviewed with the manifests, one per line as on the command
+ * line (`--max-cost 15`, `--allow-lint all`; blank lines and `#` comments skipped), each parsed by its
+ * one declaration above. A line that is not one approval flag, or a bad value, is a problem at its line.
+ */
+export function parseApprovalFlagsFile(file: string, text: string): { values: FileFlagValues; problems: string[] } {
+  const options = fileFlags.map((name) => approvalOption(name));
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  const names = options.map((option) => `${option.long}${option.required ? ` ${option.flags.split(' ')[1]}` : ''}`);
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `${file}:${index + 1}`;
+    const words = line.split(/\s+/);
+    const option = options.find((candidate) => candidate.long === words[0]);
+    if (!option || words.length !== (option.required ? 2 : 1)) {
+      problems.push(`${where}: ${JSON.stringify(printableLine(line))} is not one approval flag (${names.join(', ')})`);
+      return;
+    }
+    const key = option.attributeName();
+    if (!option.required) {
+      values[key] = true;
+      return;
+    }
+    const value = words[1] as string;
+    try {
+      const previous = values[key] ?? (Array.isArray(option.defaultValue) ? [] : undefined);
+      values[key] = option.parseArg ? option.parseArg(value, previous) : value;
+    } catch (error) {
+      if (!(error instanceof InvalidArgumentError)) throw error;
+      problems.push(`${where}: ${option.long} ${JSON.stringify(printableLine(value))}: ${error.message}`);
+    }
+  });
+  return { values: values as FileFlagValues, problems };
+}
+
+/** A line of the file as shown in a problem: no control characters. */
+function printableLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}
+
+/** The flags given with those of the file: lists joined, a number or switch given on the command line kept. */
+export function withApprovalFlagsFile<T extends FileFlagValues>(flags: T, file: FileFlagValues): T {
+  const joined = (a: string[] | undefined, b: string[] | undefined) => [...new Set([...(a ?? []), ...(b ?? [])])];
+  return {
+    ...flags,
+    allowIrreversible: joined(flags.allowIrreversible, file.allowIrreversible),
+    allowLint: joined(flags.allowLint, file.allowLint),
+    ...(flags.maxCost === undefined && file.maxCost !== undefined ? { maxCost: file.maxCost } : {}),
+    ...(flags.maxNumbersAffected === undefined && file.maxNumbersAffected !== undefined
+      ? { maxNumbersAffected: file.maxNumbersAffected }
+      : {}),
+    ...(file.forceDeletes ? { forceDeletes: true } : {}),
+    ...(file.allowEmpty ? { allowEmpty: true } : {}),
+  };
+}

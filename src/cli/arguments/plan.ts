@@ -14,6 +14,8 @@ export interface PlanFlags
   detailedExitcode?: boolean;
   showUnmanaged?: boolean;
   rehearse?: boolean;
+  /** `--approval-flags FILE`: approval flags reviewed in a file, one per line (the CI templates'). */
+  approvalFlags?: string;
   /** `--approvals DIR`: the signed approvals the plan's approval table counts (default: beside -o). */
   approvals?: string;
 }
