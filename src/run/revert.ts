@@ -101,6 +101,21 @@ export async function writeRevertBack(
       notes.push(`${change.address}: not declared in the manifests given, so nothing is written for it`);
       continue;
     }
+    // A secret is never in the history, only its fingerprint: said, with where its value comes from.
+    for (const [field, after] of Object.entries(change.secrets_after ?? {})) {
+      const before = change.secrets_before?.[field];
+      if (before && before.hmac === after.hmac) continue;
+      const source = resource.secretSources[field];
+      const from =
+        source && 'fromEnv' in source
+          ? ` (from env ${source.fromEnv})`
+          : source && 'fromFile' in source
+            ? ` (from file ${source.fromFile})`
+            : '';
+      notes.push(
+        `${change.address}: apply #${record.seq} changed its ${field}${from}; the history keeps only a fingerprint of a secret, never its value, so set it back to its earlier value yourself`,
+      );
+    }
     const before = change.before;
     const after = change.after;
     const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])]
@@ -112,13 +127,33 @@ export async function writeRevertBack(
     byFile.set(resource.source.file, edits);
   }
   const written: string[] = [];
+  const originals = new Map<string, string>();
   for (const [file, edits] of byFile) {
     const absolute = path.resolve(io.cwd, file);
     const text = await readFile(absolute, 'utf8');
     const rewrite = rewriteManifest(text, edits);
-    if (rewrite.text !== text) await writeAtomically(absolute, rewrite.text);
+    if (rewrite.text !== text) {
+      originals.set(absolute, text);
+      await writeAtomically(absolute, rewrite.text);
+    }
     written.push(...rewrite.written.map((what) => `${file}: ${what}`));
     notes.push(...rewrite.notes);
+  }
+  // The manifests are validated as written; ones that do not are put back byte for byte.
+  if (originals.size > 0) {
+    try {
+      // Warnings were said when the manifests were read above; only whether they still validate matters here.
+      await loadDesired(paths, { cwd: io.cwd, env: io.env, report: () => undefined });
+    } catch (error) {
+      for (const [absolute, text] of originals) await writeAtomically(absolute, text);
+      if (!(error instanceof TelformError)) throw error;
+      const problems = error.details.problems;
+      const why = Array.isArray(problems) ? problems.map(String).join('; ') : error.message;
+      throw new TelformError(
+        'revert_write_invalid',
+        `the values from before apply #${record.seq} would leave the manifests invalid, so nothing was written: ${why}; write the revert by hand, or apply it with telform revert ${record.seq}`,
+      );
+    }
   }
   return { written, notes };
 }

@@ -87,6 +87,8 @@ export const errorCodes = {
     '`history verify` found a record that does not fit (edited, removed or inserted, the end cut short, the history emptied or lost)',
   history_unknown: '`revert` names an apply the history does not hold (never made, or dropped by retention)',
   revert_conflict: '`revert` would put back a field a later apply changed again (`--over N` takes it anyway)',
+  revert_write_invalid:
+    '`revert --write` would leave manifests that do not validate (a value from before the apply refers to what is gone); nothing is written',
   account_owned:
     'the account is owned by another ledger (its ownership marker names another lineage); this one may only read it',
   account_released: 'this ledger released the account (`state release`) and must claim it again to write to it',
