@@ -13,6 +13,8 @@ import { estimateCost, policyCostBudget } from './policy-cost.js';
 import { type CompiledExpression } from './policy-file.js';
 import { compileCel } from './policy-cel.js';
 import { parseDuration } from '../util/duration.js';
+import { catalog } from '../resources/index.js';
+import { decidedKinds } from '../resources/registration.js';
 
 /** The exit code of `telform test` for a test file it cannot run. */
 const badTestFileExitCode = 2;
@@ -39,7 +41,7 @@ type StepAction =
   | { kind: 'fault'; spec: string }
   /** A rate limit in the `--rate-limit` syntax, or `none`: requests past it are answered 429. */
   | { kind: 'rate_limit'; spec: string }
-  /** The registry approves or declines a brand or campaign still under review, now. */
+  /** The registry approves or declines an object of a vetted kind (a brand, a campaign) still under review, now. */
   | { kind: 'decide'; decision: 'approve' | 'decline'; address: string }
   /** A request sent to the API as someone else would; `{Kind/name}` in the path is that object's id. */
   | { kind: 'out_of_band'; method: 'POST' | 'DELETE'; path: string; body?: Record<string, unknown> };
@@ -252,8 +254,12 @@ function readAction(reader: Reader, step: YAMLMap<unknown, unknown>, name: (type
     case 'approve':
     case 'decline': {
       const address = reader.text(node, name);
-      if (!/^(Brand|Campaign)\/[^/]+$/.test(address))
-        reader.fail(node, `${name} names a Brand or Campaign by address, e.g. Campaign/acme-orders`);
+      const decided = decidedKinds(catalog.kinds);
+      const [kind, objectName, ...rest] = address.split('/');
+      if (!decided.includes(kind ?? '') || !objectName || rest.length > 0) {
+        const kinds = decided.length > 1 ? `${decided.slice(0, -1).join(', ')} or ${decided.at(-1)}` : decided.join('');
+        reader.fail(node, `${name} names a ${kinds} by address, e.g. ${decided.at(-1) ?? 'Campaign'}/acme-orders`);
+      }
       return { kind: 'decide', decision: name, address };
     }
     case 'fault': {

@@ -19,7 +19,11 @@ interface RegistryCallback {
 }
 
 export interface KindRegistry {
-  /** Its create is a submission the registry vets (a brand, a campaign): registering one again is a person's decision. */
+  /**
+   * Its create is a submission the registry vets (a brand, a campaign): registering one again is a
+   * person's decision. A test (`telform test`) may have the registry approve or decline one under
+   * review (`approve: Kind/name`), which the emulator's registry takes by its id in `callback.idField`.
+   */
   readonly vetted: boolean;
   /**
    * Why an object of the kind, once deleted, cannot be registered again from the spec it had (a
@@ -29,4 +33,25 @@ export interface KindRegistry {
   /** The status serve reports when a read finds the object with no registration (a number linked to no campaign). */
   readonly unregistered: string;
   readonly callback: RegistryCallback;
+}
+
+type RegisteredKinds = readonly { readonly name: string; readonly registry?: KindRegistry }[];
+
+/** The kinds whose objects a test may have the registry approve or decline: the vetted ones, in catalog order. */
+export function decidedKinds(kinds: RegisteredKinds): string[] {
+  return kinds.filter((kind) => kind.registry?.vetted === true).map((kind) => kind.name);
+}
+
+/**
+ * How the emulator's registry names the object at `address` (`Kind/name`) with live id `id` when told
+ * to decide it: its id in the field the registry's callbacks name it by. Undefined for a kind not vetted.
+ */
+export function decisionTarget(
+  kinds: RegisteredKinds,
+  address: string,
+  id: string,
+): Record<string, string> | undefined {
+  const kindName = address.slice(0, address.indexOf('/'));
+  const registry = kinds.find((kind) => kind.name === kindName)?.registry;
+  return registry?.vetted === true ? { [registry.callback.idField]: id } : undefined;
 }

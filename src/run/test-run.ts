@@ -5,7 +5,9 @@
 import { removeOnExit } from '../util/exit-cleanup.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { catalog } from '../resources/index.js';
 import { parseMarkerName } from '../resources/ownership-marker.js';
+import { decisionTarget } from '../resources/registration.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ApiClient } from '../api/client.js';
@@ -208,11 +210,12 @@ async function act(run: TestRun, step: TestStep): Promise<string | undefined> {
       await run.emulator.admin('POST', '/__emulator/clock/', { advance_ms: action.ms });
       return undefined;
     case 'decide': {
-      const id = liveIdIn(run, action.address);
-      const field = action.address.startsWith('Brand/') ? 'brand_id' : 'campaign_id';
+      const target = decisionTarget(catalog.kinds, action.address, liveIdIn(run, action.address));
+      // The test file names only vetted kinds (manifest/test-file.ts).
+      if (target === undefined) throw new Error(`${action.address} is of no vetted kind`);
       await run.emulator.admin('POST', `/__emulator/accounts/${encodeURIComponent(run.emulator.account)}/registry/`, {
         decision: action.decision,
-        [field]: id,
+        ...target,
       });
       return undefined;
     }

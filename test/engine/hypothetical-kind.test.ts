@@ -10,6 +10,7 @@ import type { Route } from '../../src/emulator/router.js';
 import { accountRoutes } from '../../src/emulator/routes/index.js';
 import { readAccountRecords } from '../../src/resources/account-records.js';
 import { reference } from '../../src/resources/fields.js';
+import { decidedKinds, decisionTarget } from '../../src/resources/registration.js';
 import { textFields } from '../../src/resources/snapshot-record.js';
 import { snapshotDocument } from '../../src/run/snapshot-format.js';
 import { clientFor } from '../support/emulator.js';
@@ -243,6 +244,17 @@ describe('a kind declared in its own file and one catalog line', () => {
     } finally {
       await emulator.close();
     }
+  });
+
+  it('may have its verification approved or declined by the registry in a test, named as its callbacks name it', () => {
+    expect(decidedKinds(withTollFree.kinds)).toEqual(['Brand', 'Campaign', 'TollFreeNumber']);
+    expect(decisionTarget(withTollFree.kinds, 'TollFreeNumber/hotline', '18005550100')).toEqual({
+      toll_free_number: '18005550100',
+    });
+    expect(decisionTarget(withTollFree.kinds, 'Campaign/promo', 'CAAAAAA')).toEqual({ campaign_id: 'CAAAAAA' });
+    // Without the catalog line a test cannot name it.
+    expect(decidedKinds(catalog.kinds)).toEqual(['Brand', 'Campaign']);
+    expect(decisionTarget(catalog.kinds, 'TollFreeNumber/hotline', '18005550100')).toBeUndefined();
   });
 
   it('is refused at start-up when its traffic names a field that is no reference, or authenticates by what admits nothing', () => {

@@ -5,8 +5,12 @@ import { createKindCatalog, catalog } from '../../src/resources/index.js';
 import type { Kind } from '../../src/resources/kind.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { checkSeedShape, locateInObject } from '../../src/emulator/seed.js';
+import { decidedKinds } from '../../src/resources/registration.js';
 
 const repository = path.resolve(import.meta.dirname, '../..');
+const stateAndSafety = readFileSync(path.join(repository, 'docs/state-and-safety.md'), 'utf8').replace(/\s+/g, ' ');
 
 describe('the kind catalog', () => {
   it('holds the kinds of docs/manifests.md; docs/state-and-safety.md, in dependency order', () => {
@@ -77,5 +81,33 @@ describe.each(catalog.kinds.map((kind) => [kind.name, kind] as const))('kind %s'
   it('is used by the examples', async () => {
     const result = await loadManifests(['examples/'], { cwd: repository, env: {} });
     expect(result.model.resources.some((resource) => resource.kind === name)).toBe(true);
+  });
+});
+
+// The facts a kind declares for the generic code that needs a kind: each is required by the type
+// (`Kind`), and these say each one is also right, so a new kind that leaves one out or gets it wrong fails here.
+describe.each(catalog.kinds.map((kind) => [kind.name, kind] as const))('kind %s declares', (name, kind) => {
+  it('its scope: a two-letter code and a preset docs/state-and-safety.md lists', () => {
+    expect(kind.scope.code).toMatch(/^[a-z]{2}$/);
+    expect(stateAndSafety, `preset ${kind.scope.preset}`).toContain(`\`${kind.scope.preset}\` (`);
+    const listed = new RegExp(`\`${kind.scope.preset}\` \\(([^)]*)\\)`).exec(stateAndSafety)?.[1];
+    expect(listed?.split(', '), `docs/state-and-safety.md lists ${name} in ${kind.scope.preset}`).toContain(name);
+  });
+
+  it('its snapshot: a collection the emulator seeds, listed at a path, kept with its id', () => {
+    const { snapshot } = kind;
+    const seed =
+      snapshot.seed === 'existing' ? { existing: { [snapshot.collection]: [] } } : { [snapshot.collection]: [] };
+    expect(() => checkSeedShape(seed, locateInObject)).not.toThrow();
+    expect(snapshot.path).toMatch(/^\/[A-Za-z0-9/]+\/$/);
+    const record = { [snapshot.idField]: 'ID1' };
+    const kept = snapshot.fields[snapshot.idField] === 'text' ? { [snapshot.idField]: 'ID1' } : {};
+    const held = snapshot.project ? snapshot.project(record, kept) : kept;
+    expect(JSON.stringify(held), `${name} keeps ${snapshot.idField}`).toContain('ID1');
+  });
+
+  it('its registry decision: a vetted kind is one a test may approve or decline, by its callback id field', () => {
+    expect(decidedKinds([kind])).toEqual(kind.registry?.vetted ? [name] : []);
+    if (kind.registry?.vetted) expect(kind.registry.callback.idField).toMatch(/^[a-z_]+$/);
   });
 });
