@@ -289,13 +289,18 @@ function liveView(
   for (const field of kind.live.fields.unreadable) assume(field, entry?.applied_spec[field] ?? desired?.spec[field]);
   // An object the account holds without a name (an omitted alias): the name metadata.name fills in is no change to it.
   const nameField = kind.nameField;
-  if (nameField !== undefined && desired?.nameDefaulted && (spec[nameField] === undefined || spec[nameField] === null))
-    assume(nameField, desired.spec[nameField]);
+  const unnamed =
+    nameField !== undefined &&
+    desired?.nameDefaulted === true &&
+    (spec[nameField] === undefined || spec[nameField] === null);
+  if (unnamed) assume(nameField, desired.spec[nameField]);
   // Most objects' reads leave nothing out.
   if (live.unread === undefined || live.unread.length === 0)
     return { spec, fields: assumedFields ?? referenceFieldsOf(kind), unknown: [] };
   const assumed = assumedUnknowns(kind, live, entry, desired);
-  for (const [field, known] of assumed) assume(field, context.references.canonical(kind, { [field]: known })[field]);
+  // A name left unread is the one metadata.name fills in, as above: never what the state lacks.
+  for (const [field, known] of assumed)
+    if (!(unnamed && field === nameField)) assume(field, context.references.canonical(kind, { [field]: known })[field]);
   return {
     spec,
     fields: assumedFields ?? referenceFieldsOf(kind),

@@ -74,6 +74,12 @@ export function importResources(
       const targetName = target && typeof value === 'string' ? names.get(target)?.get(value) : undefined;
       applied[field] = targetName === undefined ? value : { ref: targetName };
     }
+    // A field the read left out is unknown: the manifest will say its default, so the state records that as
+    // applied (before telform applies the object, the manifest's value is assumed, never a change).
+    for (const field of object.unread ?? []) {
+      const fallback = applied[field] === undefined ? defaultJson(kind, field) : undefined;
+      if (fallback !== undefined) applied[field] = JSON.parse(fallback) as unknown;
+    }
     const manifestSpec: Record<string, unknown> = {};
     const nameSchema = kind.nameField ? kind.spec.shape[kind.nameField] : undefined;
     if (kind.nameField && applied[kind.nameField] === undefined && nameSchema?.safeParse('').success) {
