@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  describeEvent,
   renderHistoryJson,
   renderHistoryMarkdown,
   renderHistoryText,
@@ -195,5 +196,11 @@ describe('signoffs and acknowledgements in the history', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('the rest of a saved plan that partly failed', () => {
+  it('names the attempt it finishes', () => {
+    expect(describeEvent({ ...signed, finishes: 3 } as HistoryRecord)).toBe('apply (the rest of #3)');
   });
 });
