@@ -26,6 +26,7 @@ export interface ApprovalFlags {
 }
 
 import type { Reconciliation, ReconcileInput, ReconcileOptions } from './reconcile/types.js';
+import type { ResumedPlan } from './plan-resume.js';
 export type { Reconciliation, ReconcileInput, ReconcileOptions } from './reconcile/types.js';
 
 export function approvalsFrom(flags: ApprovalFlags): PlanApprovals {
@@ -68,57 +69,57 @@ export async function reconcile(
   try {
     const wanted = await sealedInputsStage(loaded, session, globals, io);
     store = await openStateStage(wanted, globals, io, options.lock, session);
-    const opened = store;
     const fingerprinter = new SecretFingerprinter(session.authToken);
     const live = started?.live ?? liveContext(session.client);
     const timer = timerOf(context);
-    const owned = await ownedPlanStage({
-      loaded: wanted,
-      options,
-      store,
-      session,
-      live,
-      started,
-      fingerprinter,
-      io,
-      timer,
-    });
-    const { desired } = owned;
+    const loadedAs = { loaded: wanted, options, store, session, io };
+    const owned = await ownedPlanStage({ ...loadedAs, live, started, fingerprinter, timer });
     const transformed = transformStage(owned.whole, { ...wanted, options, ...owned, ledger: store.ledger });
-    const { judged, claims, resumed } = await judgeStage(transformed, {
-      ...owned,
-      loaded: wanted,
-      store,
-      session,
-      options,
-      io,
-    });
-    reportManifestWarnings(desired.warnings ?? [], judged.plan, io.stderr);
-    return {
-      session,
-      store,
-      kinds: owned.kinds,
+    const verdict = await judgeStage(transformed, { ...owned, ...loadedAs });
+    reportManifestWarnings(owned.desired.warnings ?? [], verdict.judged.plan, io.stderr);
+    const { kinds, desired, read } = owned;
+    return reconciliationOf({
+      kinds,
       desired,
-      desiredByAddress: new Map(desired.resources.map((resource) => [resource.address, resource])),
-      plan: judged.plan,
-      judged,
-      approvals: loaded.approvals,
+      read,
+      ...verdict,
+      session,
+      store,
       live,
-      read: owned.read,
       fingerprinter,
-      claimsAccount: claims,
       io,
-      ...(resumed ? { resumed, history: { trigger: 'apply' as const, finishes: resumed.finishes } } : {}),
-      close: async () => {
-        await opened.close();
-        await session.close();
-      },
-    };
+      approvals: loaded.approvals,
+    });
   } catch (error) {
     await store?.close().catch(() => undefined);
     await session.close();
     throw error;
   }
+}
+
+/** The stages' outcome as the caller uses it; closing it closes the state and the session. */
+function reconciliationOf(
+  parts: Omit<Reconciliation, 'plan' | 'desiredByAddress' | 'claimsAccount' | 'close' | 'resumed' | 'history'> & {
+    claims: boolean;
+    resumed?: ResumedPlan;
+  },
+): Reconciliation {
+  const { claims, resumed, judged, desired, store, session, ...rest } = parts;
+  return {
+    ...rest,
+    judged,
+    desired,
+    store,
+    session,
+    plan: judged.plan,
+    desiredByAddress: new Map(desired.resources.map((resource) => [resource.address, resource])),
+    claimsAccount: claims,
+    ...(resumed ? { resumed, history: { trigger: 'apply' as const, finishes: resumed.finishes } } : {}),
+    close: async () => {
+      await store.close();
+      await session.close();
+    },
+  };
 }
 
 /**
