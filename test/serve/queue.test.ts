@@ -189,6 +189,55 @@ describe('a replica killed mid-apply', () => {
   }, 120_000);
 });
 
+describe('a replica killed mid-check', () => {
+  let fleet: QueueFleet;
+
+  beforeAll(async () => {
+    fleet = await startQueueFleet({
+      accounts: 4,
+      // Each read takes two seconds or more: the kill comes while the checks read.
+      latency: '2000-2500',
+      replicaArgs: ['--interval', '30s', '--check-expiry', '3s'],
+    });
+  }, 60_000);
+  afterAll(async () => fleet?.close());
+
+  it('has its checks done again by another replica within the expiry and 5 s', async () => {
+    const doomed = await fleet.startReplica('doomed');
+    const held = await waitFor(
+      'checks under way',
+      async () => {
+        const rows = await fleet.query<{ account: string; step: string }>(
+          `SELECT singleton_key AS account, data->>'step' AS step FROM pgboss.job
+            WHERE name = 'telform-serve' AND state = 'active'`,
+        );
+        return rows.length > 0 ? rows : undefined;
+      },
+      30_000,
+    );
+    await doomed.stop('SIGKILL');
+    const killedAt = Date.now();
+    expect(held.every((job) => job.step === 'check')).toBe(true);
+    await fleet.startReplica('r1');
+    for (const job of held) {
+      const retaken = await waitFor(
+        `${job.account} checked by r1`,
+        async () =>
+          (
+            await fleet.query<{ started: Date }>(
+              `SELECT started_on AS started FROM pgboss.job WHERE name = 'telform-serve' AND singleton_key = $1
+                AND state = 'completed' AND output->>'replica' = 'r1' ORDER BY started_on LIMIT 1`,
+              [job.account],
+            )
+          )[0],
+        30_000,
+      );
+      console.log(`${job.account} (check) taken over ${retaken.started.getTime() - killedAt} ms after the kill`);
+      expect(retaken.started.getTime() - killedAt).toBeLessThan(3_000 + 5_000);
+    }
+  }, 90_000);
+});
+
 describe('a storm of callbacks', () => {
   // Longer than the storm takes to send on a busy machine: every callback of an account falls in the
   // window its first one opened, or in the one after, so the bound below holds however slow the sending.
