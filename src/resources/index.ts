@@ -56,8 +56,8 @@ export function createKindCatalog(kinds: readonly Kind[]): KindCatalog {
 
 /**
  * Every kind telform manages, in dependency order (what is referred to before what refers to it),
- * which is also the order of the JSON Schema and of the README. Adding a kind: its file, this
- * list, examples and tests (its traffic and registry status included: see `Kind.traffic`, `Kind.registry`).
+ * which is also the order of the JSON Schema. Adding a kind: its file, this list, its emulator route,
+ * examples, tests and docs (docs/architecture.md, Adding a kind, counts them).
  */
 export const catalog: KindCatalog = createKindCatalog([
   sipCredential,
