@@ -80,6 +80,9 @@ export async function preparePlan(inputs: PrepareInputs): Promise<Prepared> {
       ]);
       const whole = inputs.wholeKinds ? await readWhole(inputs, inputs.wholeKinds) : undefined;
       const settled = await settleUncertain(inputs, live);
+      // An apply stopped before it recorded itself is recorded now, as settling left it: before this
+      // run changes anything (a read-only run records nothing).
+      await inputs.store.recordInterrupted();
       const { fetchedById, unreadable } = await fetchMissingLedgerObjects(inputs, live);
       const { states: secretStates, fingerprints } = compareSecrets(inputs, resolved);
       return { live, notes, settled, fetchedById, unreadable, secretStates, fingerprints, whole };

@@ -8,7 +8,7 @@ import { callApi, emulatorForCli, runCli, startCli, type EmulatorForCli } from '
 
 /**
  * The ledger in PostgreSQL, end to end through the built CLI: two applies at once on one workspace,
- * a holder SIGKILLed mid-apply, and moving a ledger from a file to the database and back.
+ * a holder SIGKILLed mid-apply (recorded in the history by the next run), and moving a ledger from a file to the database and back.
  */
 
 let server: PostgresServer;
@@ -202,6 +202,36 @@ describe('state in PostgreSQL', () => {
     expect(plan.code).toBe(0);
     const journal = await database.query('SELECT record FROM telform_journal WHERE workspace = $1', ['killed']);
     expect(journal.rows).toEqual([]);
+    // The killed apply reached the history, from the journal the next run settled, before that run's own record.
+    const history = await database.query<{ record: string }>(
+      'SELECT record FROM telform_history WHERE workspace = $1 ORDER BY id',
+      ['killed'],
+    );
+    const records = history.rows.map(
+      (row) =>
+        JSON.parse(row.record) as {
+          seq: number;
+          interrupted?: unknown;
+          changes: Array<{ address: string; action: string; result: string }>;
+        },
+    );
+    expect(records.map((record) => [record.seq, record.interrupted !== undefined])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+    const created = (seq: number) =>
+      (records[seq - 1]?.changes ?? [])
+        .filter((change) => change.action === 'create' && change.result === 'done')
+        .map((change) => change.address);
+    const made = created(1);
+    expect(made.length).toBeGreaterThanOrEqual(2);
+    // Between them, every ACL was created once: what the killed apply made, the next one did not make again.
+    expect([...(made ?? []), ...(records[1]?.changes.map((change) => change.address) ?? [])].sort()).toEqual(
+      names.map((name) => `TrunkIpAcl/${name}`).sort(),
+    );
+    const listed = await cli([...inDatabase('killed'), 'history']);
+    expect(listed.stdout).toContain('apply (interrupted; recorded from its journal by the next run)');
+    expect((await cli([...inDatabase('killed'), 'history', 'verify'])).code).toBe(0);
   }, 120_000);
 
   it('keeps each account of an accounts file in its own workspace of one database', async () => {
