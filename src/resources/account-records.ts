@@ -35,10 +35,13 @@ export async function readAccountRecords(client: ApiClient, kinds: KindCatalog =
   await Promise.all(
     collections.map(async (source) => {
       try {
-        reading.records[source.collection] = await listAll<ApiRecord>(client, source.path, {
+        const rows = await listAll<ApiRecord>(client, source.path, {
           itemsKey: source.itemsKey,
           idOf: (item) => String(item[source.idField]),
         });
+        reading.records[source.collection] = source.settle
+          ? ((await source.settle(client, rows)) as ApiRecord[])
+          : rows;
       } catch (error) {
         const refusal = await productRefusal(client, source);
         if (refusal === undefined) throw error;

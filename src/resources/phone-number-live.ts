@@ -156,6 +156,35 @@ async function normaliseWithFailure(client: ApiClient, raw: RawNumber): Promise<
   return normalisePhoneNumber(raw, await readLink(client, campaign, numberDigits(raw.number) ?? '', row, status));
 }
 
+/** Rows (as read, unchanged) whose link the campaign's number route reported failed. */
+const failedLinkRows = new WeakSet<object>();
+
+/** Whether the campaign's number route reported this row's link failed when a snapshot read it. */
+export function linkFailedBehindRow(row: object): boolean {
+  return failedLinkRows.has(row);
+}
+
+/**
+ * Number rows as a snapshot reads them: a row that leaves its link in doubt (`UNREGISTERED` beside a
+ * campaign id) is asked of the campaign's number route, and remembered when that reports the link
+ * failed; the row itself is kept exactly as read. A replica then holds the link failed, as the account does.
+ */
+export async function settleNumberRows(
+  client: ApiClient,
+  rows: ReadonlyArray<Readonly<RawNumber>>,
+): Promise<Array<Readonly<RawNumber>>> {
+  await Promise.all(
+    rows.map(async (raw) => {
+      const campaign = text(raw.tendlc_campaign_id);
+      const status = upperText(raw.tendlc_registration_status);
+      if (campaign === undefined || rowLink(status) !== 'ask') return;
+      const reading = await readLink(client, campaign, numberDigits(raw.number) ?? '', 'ask', status);
+      if (reading.declined) failedLinkRows.add(raw);
+    }),
+  );
+  return [...rows];
+}
+
 async function readNumber(client: ApiClient, number: string): Promise<RawNumber | undefined> {
   return readRecord<RawNumber>(client, itemPath(numberPath, number), 'object');
 }

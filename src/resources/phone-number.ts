@@ -4,7 +4,7 @@ import type { Kind } from './kind.js';
 import { builtOnce } from './kind.js';
 import { jsonOf, type SnapshotJson } from './snapshot-record.js';
 import { numberPath } from './tendlc-api.js';
-import { phoneNumberLive } from './phone-number-live.js';
+import { linkFailedBehindRow, phoneNumberLive, settleNumberRows } from './phone-number-live.js';
 
 const phoneNumberSpec = builtOnce(() =>
   z
@@ -58,7 +58,8 @@ function numberAsHeld(record: Readonly<Record<string, unknown>>): SnapshotJson {
     typeof record.tendlc_registration_status === 'string' ? record.tendlc_registration_status.toUpperCase() : undefined;
   if (typeof campaign === 'string' && campaign !== '') {
     out.campaign_id = campaign;
-    if (status && heldLinkStatuses.has(status)) out.campaign_link_status = status;
+    if (linkFailedBehindRow(record)) out.campaign_link_status = 'FAILED';
+    else if (status && heldLinkStatuses.has(status)) out.campaign_link_status = status;
   }
   const row: Record<string, SnapshotJson> = {};
   for (const [column, value] of Object.entries(record))
@@ -116,6 +117,7 @@ export const phoneNumber = {
     seed: 'section',
     fields: {},
     project: numberAsHeld,
+    settle: settleNumberRows,
   },
   scope: { code: 'pn', preset: 'messaging' },
 } as const satisfies Kind;

@@ -6,6 +6,8 @@
 export type SnapshotJson = null | boolean | number | string | SnapshotJson[] | { [key: string]: SnapshotJson };
 type SnapshotFieldType = 'text' | 'flag' | 'number' | 'object' | 'list';
 type SnapshotFields = Readonly<Record<string, SnapshotFieldType>>;
+import type { ApiClient } from '../api/client.js';
+
 type Row = Readonly<Record<string, unknown>>;
 
 export interface KindSnapshot {
@@ -28,6 +30,12 @@ export interface KindSnapshot {
    * row): given the record as read and what `fields` kept of it. Left out: what `fields` kept.
    */
   readonly project?: (record: Row, kept: Record<string, SnapshotJson>) => SnapshotJson;
+  /**
+   * What the list's rows leave in doubt, read further before they are kept (a number shown `UNREGISTERED`
+   * beside a campaign id: its campaign's number route says whether the link failed). Returns the rows as
+   * the account holds them.
+   */
+  readonly settle?: (client: ApiClient, rows: Row[]) => Promise<Row[]>;
 }
 
 /** Text fields by name, and `others` with their own types. */
