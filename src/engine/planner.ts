@@ -427,7 +427,7 @@ function decideMatched(
     addDeleteFlags(change, kind, live, context, { replacing: true });
     return change;
   }
-  const refusal = kind.live.updateRefusal?.(live, after);
+  const refusal = kind.live.updateRefusal?.(live, after, diff.changedFields);
   if (refusal) {
     change.action = 'blocked';
     change.reasons.push(refusal);

@@ -212,9 +212,14 @@ export interface LiveSide {
   /**
    * Why the API would refuse an update of this object in its live state (campaign not FAILED), or
    * why telform refuses it (a trunk turned outbound while numbers are attached). `desired` is the
-   * manifest's spec, references in `{ ref }` form where they name managed resources.
+   * manifest's spec, references in `{ ref }` form where they name managed resources; `changedFields`
+   * the top-level fields the update changes.
    */
-  updateRefusal?(live: LiveObject, desired?: Readonly<Record<string, unknown>>): string | undefined;
+  updateRefusal?(
+    live: LiveObject,
+    desired?: Readonly<Record<string, unknown>>,
+    changedFields?: readonly string[],
+  ): string | undefined;
   /**
    * What an update (`desired` given) or a delete (`desired` undefined) breaks beyond what the
    * generic flags see: a phone number detached from its trunk stops receiving calls.

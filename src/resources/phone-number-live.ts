@@ -264,6 +264,15 @@ export const phoneNumberLive: LiveSide = {
     if (campaign !== undefined) await unlink(client, campaign, id);
   },
 
+  // The API unlinks a number only once its link is decided: leaving a campaign (or moving to another) while the
+  // link is still PROCESSING is refused, so the plan says so instead of showing an update apply would meet refused.
+  updateRefusal(live, _desired, changedFields) {
+    const current = live.facts?.linkedCampaign;
+    if (current === undefined || live.registry?.registration_status !== 'PROCESSING') return undefined;
+    if (!changedFields?.includes('campaign_id')) return undefined;
+    return `its link to campaign ${current} is still PROCESSING: the API unlinks a number only once its link is COMPLETED or FAILED; apply again then`;
+  },
+
   keyField: {
     field: 'number',
     reason: (from, to) =>

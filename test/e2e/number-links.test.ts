@@ -98,6 +98,19 @@ describe('phone numbers linked to a campaign', () => {
     const processing = await cli(['plan', '-f', 'links.yaml', ...state, '--detailed-exitcode']);
     expect(processing.stdout).toContain('note: PhoneNumber/first is still being reviewed by the registry');
     expect(processing.code).toBe(0);
+    // Unlinking (or linking elsewhere) a number whose link is still PROCESSING is refused by the API: the
+    // plan says so, before apply meets it.
+    await writeFile(
+      path.join(folder, 'relink.yaml'),
+      [profile, brand, campaign, number('first', '+15125550101', {}), number('second', '15125550102')].join('\n---\n'),
+    );
+    const relink = await cli(['plan', '-f', 'relink.yaml', ...state]);
+    expect(relink.stdout).toContain(
+      [
+        '  # PhoneNumber/first cannot be changed',
+        `  #   its link to campaign ${campaignId} is still PROCESSING: the API unlinks a number only once its link is COMPLETED or FAILED; apply again then`,
+      ].join('\n'),
+    );
 
     await afterRegistry();
     expect(await linkOf('15125550101')).toEqual({ campaign: campaignId, status: 'COMPLETED' });
