@@ -124,6 +124,9 @@ export function holdProfile(account: AccountState, body: JsonObject, runtime: Ru
   const contact = fields.members('authorized_contact', 'string') as HeldContact | undefined;
   const createdAt = fields.text('created_at') ?? runtime.nowIso();
   fields.text('primary_profile');
+  // The brand this profile registered, when the account's past says so (a snapshot records it, the
+  // deleted brand's included): a profile registers one brand only, ever.
+  const usedBy = fields.text('used_by_brand_id') ?? null;
   fields.checkNoOthers('profile');
   const record: ProfileRecord = {
     profile_uuid: uuid,
@@ -132,7 +135,7 @@ export function holdProfile(account: AccountState, body: JsonObject, runtime: Ru
     ...presentOnly(texts),
     ...(address ? { address } : {}),
     ...(contact ? { authorized_contact: contact } : {}),
-    used_by_brand_id: null,
+    used_by_brand_id: usedBy,
     created_at: createdAt,
   };
   account.profiles.set(uuid, record);
@@ -163,7 +166,7 @@ export function holdBrand(account: AccountState, body: JsonObject, runtime: Runt
   const profile = profileUuid === undefined ? undefined : account.profiles.get(profileUuid);
   if (profileUuid !== undefined && !profile)
     throw new ApiError(400, `profile_uuid ${profileUuid} does not name a profile of this account`);
-  if (profile && profile.used_by_brand_id !== null)
+  if (profile && profile.used_by_brand_id !== null && profile.used_by_brand_id !== brandId)
     throw new ApiError(400, `profile_uuid ${profileUuid} already made brand ${profile.used_by_brand_id}`);
   const texts: Partial<Record<(typeof brandTexts)[number], string>> = {};
   for (const field of brandTexts) texts[field] = fields.text(field);

@@ -12,7 +12,6 @@ import { ApiRequestError } from '../api/errors.js';
 import { liveIdOf } from '../engine/change-fields.js';
 import type { PlannedChange } from '../engine/plan-types.js';
 import { liveContext } from '../resources/live-side.js';
-import { catalog } from '../resources/index.js';
 import type { ChangeOutcome } from '../engine/apply.js';
 import { readAccountRecords } from '../resources/account-records.js';
 import { openStateBackend } from '../state/backends/registry.js';
@@ -20,6 +19,8 @@ import { fileBackendKind } from '../state/backends/file.js';
 import { applyReconciled } from './apply.js';
 import type { GlobalOptions, RunContext, Session } from './context.js';
 import { approvalsFrom, reconcile, type ReconcileInput, type ReconcileOptions } from './reconcile.js';
+import { brandsMadeInState } from './brands-made.js';
+import { catalog } from '../resources/index.js';
 import { snapshotDocument } from './snapshot-format.js';
 import type { Rehearsal, RehearsalRefusal } from '../render/rehearsal-report.js';
 import { stateLocation } from './state-location.js';
@@ -68,7 +69,12 @@ export async function rehearse(
     try {
       identity = { endpointLabel: real.endpointLabel, account: real.account, authToken: real.authToken };
       const reading = await readAccountRecords(real.client);
-      const document = snapshotDocument(reading, { takenAt, endpoint: real.endpointLabel, account: real.account });
+      const document = snapshotDocument(
+        reading,
+        { takenAt, endpoint: real.endpointLabel, account: real.account },
+        catalog,
+        await brandsMadeInState(input.globals, context.io),
+      );
       await writeFile(path.join(folder, 'account.snapshot.json'), `${JSON.stringify(document)}\n`, { mode: 0o600 });
     } finally {
       await real.close();

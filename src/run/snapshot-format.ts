@@ -28,6 +28,7 @@ export function snapshotDocument(
   reading: AccountReading,
   header: SnapshotHeaderInput,
   kinds: KindCatalog = catalog,
+  brandsMade: ReadonlyMap<string, { brand: string }> = new Map(),
 ): Record<string, Json> {
   const skippedProducts = new Set(reading.skipped.map((skip) => skip.collection.product));
   const products = new Set<string>();
@@ -47,6 +48,7 @@ export function snapshotDocument(
     if (snapshot.seed === 'section') sections[snapshot.collection] = held;
     else if (held.length > 0) existing[snapshot.collection] = held;
   }
+  markProfilesUsed(existing, reading, brandsMade);
   return {
     format: snapshotFormat,
     version: snapshotVersion,
@@ -58,4 +60,29 @@ export function snapshotDocument(
     existing,
     ...sections,
   };
+}
+
+/**
+ * Each profile that registered a brand says which (`used_by_brand_id`): the account's brands tell it for
+ * the live ones, the state's ledger and history (`brandsMade`) for brands deleted since. The API refuses
+ * a second brand from such a profile and no read says which profiles did, so the replica learns it here.
+ */
+function markProfilesUsed(
+  existing: Record<string, Json>,
+  reading: AccountReading,
+  brandsMade: ReadonlyMap<string, { brand: string }>,
+): void {
+  const byProfile = new Map<string, string>();
+  for (const [profile, made] of brandsMade) byProfile.set(profile, made.brand);
+  for (const brand of reading.records['brands'] ?? []) {
+    if (typeof brand['profile_uuid'] === 'string' && typeof brand['brand_id'] === 'string')
+      byProfile.set(brand['profile_uuid'], brand['brand_id']);
+  }
+  const profiles = existing['profiles'];
+  if (!Array.isArray(profiles)) return;
+  for (const profile of profiles) {
+    if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) continue;
+    const brand = typeof profile['profile_uuid'] === 'string' ? byProfile.get(profile['profile_uuid']) : undefined;
+    if (brand !== undefined) profile['used_by_brand_id'] = brand;
+  }
 }

@@ -1,10 +1,13 @@
 // `telform snapshot`: a replica of the account in a file the emulator loads (`telform emulator --data
 // FILE`), for rehearsals (`plan --rehearse`) and for `telform test`. It reads every collection whole and
 // writes the objects as the API returned them (snapshot-format.ts): legacy values and unreturned fields
-// kept, no secret (the API never returns one). It sends no write and needs no state.
+// kept, no secret (the API never returns one). It sends no write and needs no state (one is read, when
+// there, for the brands deleted since: their profiles cannot register another).
 import { readAccountRecords, type AccountReading } from '../resources/account-records.js';
 import type { GlobalOptions, RunContext } from './context.js';
 import { snapshotDocument } from './snapshot-format.js';
+import { brandsMadeInState } from './brands-made.js';
+import { catalog } from '../resources/index.js';
 
 export interface Snapshot {
   /** The document to write (JSON). */
@@ -30,11 +33,13 @@ export async function takeSnapshot(input: SnapshotInput, context: RunContext): P
       Object.entries(reading.records).map(([name, records]) => [name, records?.length ?? 0]),
     );
     return {
-      document: snapshotDocument(reading, {
-        takenAt: input.now,
-        endpoint: session.endpointLabel,
-        account: session.account,
-      }),
+      document: snapshotDocument(
+        reading,
+        { takenAt: input.now, endpoint: session.endpointLabel, account: session.account },
+        // Brands deleted since are known only to the state (when there is one): their profiles stay used.
+        catalog,
+        await brandsMadeInState(input.globals, context.io),
+      ),
       account: session.account,
       counts,
       skipped: reading.skipped,

@@ -35,6 +35,7 @@ import type { StageTimer } from '../../util/stage-timer.js';
 import { type RunIo, type Session } from '../context.js';
 import { printable } from '../../util/printable.js';
 import type { ReconcileOptions } from './types.js';
+import { markUsedProfiles } from '../brands-made.js';
 
 interface OwnedPlanInputs {
   loaded: Loaded;
@@ -112,7 +113,12 @@ async function planWithin(scope: Scope, inputs: OwnedPlanInputs & { desired: Des
   await releaseOutOfScope(store, allKinds(), scope, options.lock, inputs.io.stderr);
   const desired = {
     ...inputs.desired,
-    resources: await resolveForeignRefs(inputs.desired.resources, allKinds(), scope, live),
+    // A brand from a profile that registered one before (the ledger and history know) breaks a create rule.
+    resources: await markUsedProfiles(
+      await resolveForeignRefs(inputs.desired.resources, allKinds(), scope, live),
+      store.ledger,
+      () => store.readHistory(),
+    ),
   };
   keepLiveNames(desired.resources, store.ledger, kinds);
   const prepared = await preparePlan({
