@@ -12,13 +12,13 @@ import type { GlobalOptions, RunIo } from './context.js';
 import { stateLocation } from './state-location.js';
 
 /** The brand a profile registered, and the apply that deleted it when the history recorded one. */
-export interface BrandMade {
+interface BrandMade {
   brand: string;
   deletedBy?: number;
 }
 
 /** Profile uuid → the brand it registered, from the ledger's brands and the history's brand changes (latest wins). */
-export function brandsMadeOf(ledger: Ledger | undefined, historyLines: readonly string[]): Map<string, BrandMade> {
+function brandsMadeOf(ledger: Ledger | undefined, historyLines: readonly string[]): Map<string, BrandMade> {
   const made = new Map<string, BrandMade>();
   // Specs name a managed profile by `{ ref }`: its id is the ledger's.
   const profileOf = (value: unknown): string | undefined =>
