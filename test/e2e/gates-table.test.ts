@@ -1,15 +1,16 @@
 // Every producer of a plan × every gate (docs/state-and-safety.md, one judgement): whatever made the
 // plan — apply -f, --target, --exclude, --destroy, a scoped state, a saved plan, a rehearsed saved
-// plan, revert, --accounts, waves, telform test — a change a gate refuses is refused, with nothing
-// written to the account. Each gate has its own account holding what its refusal needs (the
-// baseline); a refused run leaves it as it was, so every producer is tried on the same baseline.
-// A cell a producer cannot make says why.
+// plan, revert, --accounts, waves, telform test, serve --apply safe — a change a gate refuses is
+// refused (serve holds it), with nothing written to the account. Each gate has its own account
+// holding what its refusal needs (the baseline); a refused run leaves it as it was, so every producer
+// is tried on the same baseline. A cell a producer cannot make says why.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teaBrandAndCampaign } from './examples.js';
 import { advanceClock, cleanEnv, runCli, type CliRun } from './cli.js';
+import { startServeCli } from './serve-harness.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 
 const doc = (kind: string, name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
@@ -64,7 +65,8 @@ type Producer =
   | 'revert'
   | '--accounts'
   | 'waves'
-  | 'telform test';
+  | 'telform test'
+  | 'serve --apply safe';
 
 interface Gate {
   name: string;
@@ -223,6 +225,7 @@ const producers: Producer[] = [
   '--accounts',
   'waves',
   'telform test',
+  'serve --apply safe',
 ];
 
 let emulator: RunningEmulator;
@@ -336,6 +339,8 @@ async function produce(cell: Cell, producer: Producer): Promise<CliRun[]> {
     }
     case 'telform test':
       return [await cli(cell, ['test', await writeTestFile(cell)])];
+    case 'serve --apply safe':
+      return [await serveHeld(cell)];
     default: {
       const never: never = producer;
       throw new Error(`unknown producer ${String(never)}`);
@@ -351,6 +356,33 @@ async function writeAccounts(cell: Cell): Promise<string> {
     `defaults:\n  state: ${state}\naccounts:\n  - name: gate\n    manifests: after/\n    endpoint: ${emulator.url}\n    credentials: { auth_id_env: GATE_AUTH_ID, auth_token_env: GATE_AUTH_TOKEN }\n${cell.gate.policy ? '    policies: [policy.yaml]\n' : ''}`,
   );
   return path.basename(file);
+}
+
+/**
+ * `serve --apply safe` over the accounts file: its first check plans the gate's change and holds it
+ * (an `apply_held` event with the reasons; for an account its state may not write, an `applied` event
+ * that could not start), as a run of the CLI for the assertions.
+ */
+async function serveHeld(cell: Cell): Promise<CliRun> {
+  const accounts = await writeAccounts(cell);
+  const serve = await startServeCli(
+    ['--accounts', accounts, '--listen', '127.0.0.1:0', '--interval', '1h', '--apply', 'safe'],
+    { cwd: cell.folder, env: cell.env },
+  );
+  try {
+    const held = await serve.waitForEvent(
+      (event) =>
+        event.account === 'gate' &&
+        (event.type === 'apply_held' || (event.type === 'applied' && event.failed === true)),
+      { timeoutMs: 60_000 },
+    );
+    // Held: the reasons. An account the state may not write: an apply that could not start, and its errors.
+    const said = held.type === 'apply_held' ? held.reasons : held.errors;
+    const reasons = Array.isArray(said) ? said.join('\n') : JSON.stringify(held);
+    return { code: 1, stdout: reasons, stderr: '' };
+  } finally {
+    await serve.stop('SIGTERM');
+  }
 }
 
 /** A test file: the baseline applied on the test's own emulator, then the gate's change refused. */
