@@ -186,7 +186,7 @@ describe('apply plan.json after a failure finishes it (run/plan-resume.ts)', () 
         applyManifests(request({ savedPlan: at('v2.plan.json') }), globals, context(), { planned: () => ({}) }),
       ),
     ).toBe(
-      `plan_stale: ${at('v2.plan.json')} is stale: the state changed since it was made (serial 2 then, 4 now); make a new plan`,
+      `plan_stale: ${at('v2.plan.json')} is stale: the state changed since it was made (serial 2 then, 5 now); make a new plan`,
     );
     // Converged: the manifests plan nothing more.
     const again = await planManifests(
